@@ -1,0 +1,98 @@
+// Command recall is a grep-style memory of past Claude Code sessions.
+//
+// Each command lives in its own file with a Run method; the logic lives in
+// the indexer, filter, rank and search packages.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// version is set by the Makefile through -ldflags.
+var version = "dev"
+
+// cli is the whole command tree. Search is the default command, so
+// `recall jwt auth` and `recall search jwt auth` are the same.
+type cli struct {
+	Globals
+
+	Search    searchCmd    `cmd:"" default:"withargs" help:"Search past sessions (default command)."`
+	Index     indexCmd     `cmd:"" help:"Bring the index up to date with the transcripts."`
+	Stats     statsCmd     `cmd:"" help:"Show what the index holds and what it excluded."`
+	Watch     watchCmd     `cmd:"" help:"Keep the index up to date as Claude Code writes."`
+	Hook      hookCmd      `cmd:"" help:"Entry point for Claude Code hooks (reads the hook JSON on stdin)."`
+	Install   installCmd   `cmd:"" help:"Wire recall into Claude Code (hooks and skill)."`
+	Uninstall uninstallCmd `cmd:"" help:"Remove what 'recall install' added."`
+	Version   kong.VersionFlag `help:"Print the version and exit."`
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run parses args and runs the chosen command, returning the process exit
+// status: 0 success or match, 1 no match, 2 error (like grep).
+func run(args []string) int {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("recall"),
+		kong.Description("A grep-style memory of every past Claude Code session."),
+		kong.UsageOnError(),
+		kong.Vars{"version": version},
+		kong.Exit(func(code int) { panic(exitPanic(code)) }),
+	)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "recall:", err)
+		return 2
+	}
+	return runParsed(parser, &c, args)
+}
+
+// exitPanic carries kong's exit code (from --help or --version) out of Parse.
+type exitPanic int
+
+func runParsed(parser *kong.Kong, c *cli, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			ec, ok := r.(exitPanic)
+			if !ok {
+				panic(r)
+			}
+			code = int(ec)
+		}
+	}()
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "recall:", err)
+		return 2
+	}
+	if err := ctx.Run(&c.Globals); err != nil {
+		return exitCodeOf(err)
+	}
+	return 0
+}
+
+// exitCodeOf prints err (unless it is a silent no-match) and maps it to an
+// exit status.
+func exitCodeOf(err error) int {
+	var coder interface{ ExitCode() int }
+	if errors.As(err, &coder) {
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "recall:", msg)
+		}
+		return coder.ExitCode()
+	}
+	fmt.Fprintln(os.Stderr, "recall:", err)
+	return 2
+}
+
+// errNoMatch is returned by search-like commands when nothing matched:
+// exit status 1 and nothing on stderr, as grep does.
+type noMatchError struct{}
+
+func (noMatchError) Error() string { return "" }
+func (noMatchError) ExitCode() int { return 1 }
