@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/recall-dev/recall/indexer"
+)
+
+type indexCmd struct {
+	IncludeHeadless bool `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
+	Rebuild         bool `help:"Start over from the transcripts that still exist."`
+	Yes             bool `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
+	Quiet           bool `short:"q" help:"Print nothing unless something goes wrong."`
+}
+
+func (c *indexCmd) Run(g *Globals) error {
+	cfg, err := g.config()
+	if err != nil {
+		return err
+	}
+	ui := newStderrUI(g.Verbose, c.Quiet)
+	opts := indexer.Options{
+		Config:          cfg,
+		IncludeHeadless: c.IncludeHeadless,
+		Warn:            ui.warn,
+		Progress:        ui.progress,
+	}
+	var sum indexer.Summary
+	if c.Rebuild {
+		sum, err = indexer.Rebuild(opts, c.Yes)
+	} else {
+		sum, err = indexer.Run(opts)
+	}
+	ui.endProgress()
+	if err != nil {
+		return err
+	}
+	if !c.Quiet {
+		fmt.Fprintln(os.Stderr, indexer.FormatSummary(&sum))
+	}
+	return nil
+}

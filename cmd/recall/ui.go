@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// stderrUI writes diagnostics and, on a terminal, a progress line to
+// stderr. stdout is for results only.
+type stderrUI struct {
+	verbose  bool
+	quiet    bool
+	tty      bool
+	start    time.Time
+	last     time.Time
+	drawn    bool
+	warnings int
+}
+
+// progressDelay keeps short runs silent: the bar appears only once a run
+// has taken this long.
+const progressDelay = time.Second
+
+func newStderrUI(verbose, quiet bool) *stderrUI {
+	return &stderrUI{verbose: verbose, quiet: quiet, tty: isTerminal(os.Stderr), start: time.Now()}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// maxWarnings bounds per-file warnings on stderr; the rest are counted in
+// the summary.
+const maxWarnings = 20
+
+func (u *stderrUI) warn(msg string) {
+	u.warnings++
+	if u.warnings > maxWarnings && !u.verbose {
+		return
+	}
+	u.clearLine()
+	fmt.Fprintln(os.Stderr, "recall:", msg)
+}
+
+func (u *stderrUI) progress(done, total int, bytes int64) {
+	if !u.tty || u.quiet || time.Since(u.start) < progressDelay || time.Since(u.last) < 100*time.Millisecond && done != total {
+		return
+	}
+	u.last = time.Now()
+	secs := time.Since(u.start).Seconds()
+	fmt.Fprintf(os.Stderr, "\r\x1b[Kindexing %d/%d files  %.0f%%  %.0f MB  %.0f MB/s",
+		done, total, 100*float64(done)/float64(max(total, 1)), float64(bytes)/1e6, float64(bytes)/1e6/secs)
+	u.drawn = true
+}
+
+func (u *stderrUI) clearLine() {
+	if u.drawn {
+		fmt.Fprint(os.Stderr, "\r\x1b[K")
+		u.drawn = false
+	}
+}
+
+func (u *stderrUI) endProgress() {
+	if u.warnings > maxWarnings && !u.verbose {
+		u.warn(fmt.Sprintf("%d more warnings not shown (use -v)", u.warnings-maxWarnings))
+	}
+	u.clearLine()
+}

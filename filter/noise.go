@@ -1,0 +1,172 @@
+package filter
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// MinChars is the shortest message worth indexing, counted in characters
+// after noise is stripped (the classic pipeline's threshold).
+const MinChars = 10
+
+// noiseTags are tags whose whole element (open tag, body, close tag) is
+// machine text. Where one wraps part of a prompt, as IDE context does before
+// the real question, the element is cut out and the rest is kept. Matching
+// on tags rather than prose follows the format reference: the wording
+// inside changes between Claude Code versions, the tags do not.
+var noiseTags = []string{
+	"system-reminder",
+	"ide_opened_file",
+	"ide_selection",
+	"ide_diagnostics",
+	"command-name",
+	"command-message",
+	"command-args",
+	"local-command-stdout",
+	"local-command-stderr",
+	"local-command-caveat",
+	"bash-input",
+	"bash-stdout",
+	"bash-stderr",
+	"task-notification",
+	"user-prompt-submit-hook",
+	"persisted-output",
+	"function_calls",
+	"function_results",
+	"antml:function_calls",
+}
+
+// noisePrefixes mark a whole message as machine text when it starts with
+// them: interruptions, API and usage-limit errors, environment notices,
+// caveats, synthetic turns, compaction summaries and hook feedback.
+var noisePrefixes = []string{
+	"[Request interrupted",
+	"New environment",
+	"API Error",
+	"Please run /login",
+	"Limit reached",
+	"Claude AI usage limit reached",
+	"You've hit your session limit",
+	"Caveat:",
+	"No response requested.",
+	"Continue from where you left off.",
+	"This session is being continued from a previous conversation",
+	"Base directory for this skill:",
+	"Stop hook feedback:",
+	"Read the output file to retrieve the result:",
+	"Full transcript available at:",
+}
+
+// noiseFragments are tool-call XML pieces and tag openers the classic
+// pipeline dropped wherever they appeared. An element with both tags is
+// stripped above; a stray fragment left after that means the message is
+// tool syntax, not prose.
+var noiseFragments = []string{
+	"<ide_",
+	"<bash-",
+	"<function_calls",
+	"</function_calls>",
+	"<invoke",
+	"</invoke>",
+	"<parameter",
+	"</parameter>",
+}
+
+// Clean strips noise elements from a typed prompt or an assistant text block
+// and says whether what is left is worth indexing. The returned text is
+// trimmed; it is empty unless the reason is Kept.
+func Clean(text string) (string, Reason) {
+	stripped, hadNoise := stripNoiseTags(text)
+	stripped = strings.TrimSpace(stripped)
+	if hasNoisePrefix(stripped) || containsNoiseFragment(stripped) {
+		return "", Noise
+	}
+	if IsRecallOutput(stripped) {
+		return "", RecallOutput
+	}
+	if utf8.RuneCountInString(stripped) < MinChars {
+		if hadNoise {
+			return "", Noise
+		}
+		if IsAcknowledgement(stripped) {
+			return "", Acknowledgement
+		}
+		return "", TooShort
+	}
+	if IsAcknowledgement(stripped) {
+		return "", Acknowledgement
+	}
+	return stripped, Kept
+}
+
+// stripNoiseTags removes every <tag>…</tag> element of noiseTags. An opening
+// tag without its close removes the rest of the text, since the machine
+// text runs to the end.
+func stripNoiseTags(text string) (string, bool) {
+	if !strings.Contains(text, "<") {
+		return text, false
+	}
+	found := false
+	for _, tag := range noiseTags {
+		var had bool
+		text, had = stripElement(text, tag)
+		found = found || had
+	}
+	return text, found
+}
+
+func stripElement(text, tag string) (string, bool) {
+	open, closing := "<"+tag, "</"+tag+">"
+	found := false
+	for {
+		i := indexTagOpen(text, open)
+		if i < 0 {
+			return text, found
+		}
+		found = true
+		j := strings.Index(text[i:], closing)
+		if j < 0 {
+			return text[:i], true
+		}
+		text = text[:i] + "\n" + text[i+j+len(closing):]
+	}
+}
+
+// indexTagOpen finds "<tag" followed by '>' or whitespace, so that
+// "<command-name" does not match "<command-names-list".
+func indexTagOpen(text, open string) int {
+	from := 0
+	for {
+		i := strings.Index(text[from:], open)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		end := i + len(open)
+		if end >= len(text) || text[end] == '>' || text[end] == ' ' || text[end] == '\n' || text[end] == '\t' || text[end] == '/' {
+			return i
+		}
+		from = end
+	}
+}
+
+func hasNoisePrefix(text string) bool {
+	for _, p := range noisePrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsNoiseFragment(text string) bool {
+	if !strings.Contains(text, "<") {
+		return false
+	}
+	for _, f := range noiseFragments {
+		if strings.Contains(text, f) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,83 @@
+// Package filter decides what recall keeps: index-time exclusions (each
+// with a reason that is counted and reported), query parsing and matching,
+// and the windowed recall cutoff.
+package filter
+
+// Reason says why a message was left out of the index. Kept means it was
+// not left out.
+type Reason uint8
+
+// The reasons, in the order `recall index` and `recall stats` report them.
+// The numeric values are stored in the manifest's counters by name, never by
+// number, so the order may change.
+const (
+	Kept            Reason = iota
+	Noise                  // tool, system, IDE, hook or command text; synthetic turns
+	TooShort               // fewer than MinChars characters left after stripping noise
+	Acknowledgement        // "ok", "thanks", "I'll help with that" and the like, on their own
+	Fork                   // the transcript is a fork or headless run (first event queue-operation)
+	Copy                   // the message uuid was already indexed from another transcript
+	RecallOutput           // recall's own output pasted back
+	CurrentSession         // the session that is running now (picked up once it ends)
+	BadLine                // the line is not valid JSON
+	numReasons
+)
+
+var reasonNames = [numReasons]string{
+	Kept:            "kept",
+	Noise:           "noise",
+	TooShort:        "too_short",
+	Acknowledgement: "acknowledgement",
+	Fork:            "fork",
+	Copy:            "copy",
+	RecallOutput:    "recall_output",
+	CurrentSession:  "current_session",
+	BadLine:         "bad_line",
+}
+
+var reasonExplanations = [numReasons]string{
+	Kept:            "indexed",
+	Noise:           "tool, system, IDE, hook or slash-command text",
+	TooShort:        "shorter than 10 characters once noise is stripped",
+	Acknowledgement: "a bare acknowledgement such as \"ok\" or \"thanks\"",
+	Fork:            "fork or headless session (first event is queue-operation)",
+	Copy:            "already indexed from another transcript (same message uuid)",
+	RecallOutput:    "recall's own output pasted back",
+	CurrentSession:  "the session that is running now; indexed once it ends",
+	BadLine:         "not valid JSON",
+}
+
+// String is the reason's stable name, used in summaries and the manifest.
+func (r Reason) String() string {
+	if r < numReasons {
+		return reasonNames[r]
+	}
+	return "unknown"
+}
+
+// Explanation is a short human sentence for `recall stats`.
+func (r Reason) Explanation() string {
+	if r < numReasons {
+		return reasonExplanations[r]
+	}
+	return "unknown reason"
+}
+
+// Reasons lists every exclusion reason (Kept not included) in report order.
+func Reasons() []Reason {
+	out := make([]Reason, 0, numReasons-1)
+	for r := Noise; r < numReasons; r++ {
+		out = append(out, r)
+	}
+	return out
+}
+
+// ReasonByName is the inverse of String.
+func ReasonByName(name string) (Reason, bool) {
+	for r := Kept; r < numReasons; r++ {
+		if reasonNames[r] == name {
+			return r, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,35 @@
+package filter
+
+import (
+	"regexp"
+	"strings"
+)
+
+// OutputMarker is recall's output signature for formats that are pasted
+// into conversations as blocks: the markdown format opens with it. Human
+// output is recognised by its header line (headerPattern) and JSON output by
+// its leading fields. Text carrying any of them is recall's own output and
+// is never indexed again.
+const OutputMarker = "<!-- recall-output -->"
+
+// headerPattern is the session header recall prints, the same shape the
+// classic tool used: "[1/5] 3f2a9c1 • project | …". Keeping the classic
+// shape means output pasted from either tool is recognised.
+var headerPattern = regexp.MustCompile(`(?m)^\[[0-9]+/[0-9]+\]\s+[a-f0-9]{7}\s+•`)
+
+// jsonOutputPrefix opens every --json line recall prints.
+const jsonOutputPrefix = `{"rank":`
+
+// IsRecallOutput reports whether text carries recall's output signature.
+func IsRecallOutput(text string) bool {
+	if strings.Contains(text, OutputMarker) {
+		return true
+	}
+	if strings.Contains(text, "•") && headerPattern.MatchString(text) {
+		return true
+	}
+	if i := strings.Index(text, jsonOutputPrefix); i >= 0 && strings.Contains(text[i:], `"session_id":`) {
+		return true
+	}
+	return false
+}

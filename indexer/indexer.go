@@ -1,0 +1,432 @@
+// Package indexer finds Claude Code transcripts, tails their new lines,
+// extracts the human-readable messages and appends them to a compressed,
+// crash-safe TSV index. docs/index-format.md describes the files.
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/recall-dev/recall/filter"
+)
+
+// Options controls one indexing run.
+type Options struct {
+	Config
+	// IncludeHeadless keeps fork and headless (`claude -p`) sessions.
+	IncludeHeadless bool
+	// Warn receives diagnostics (unreadable files, bad lines), one line each.
+	Warn func(string)
+	// Progress, if set, is called now and then with files done, files to
+	// do and bytes read so far.
+	Progress func(done, total int, bytes int64)
+}
+
+// Summary reports what a run did.
+type Summary struct {
+	Files        int   // transcripts found
+	FilesRead    int   // transcripts with new bytes
+	BytesRead    int64 // transcript bytes read
+	RowsAdded    int64
+	Excluded     map[string]int64 // messages dropped this run, by reason name
+	ForkFiles    int              // transcripts excluded whole as forks
+	CurrentFiles int              // transcripts of the running session, left for later
+	Replaced     int              // transcripts re-read because they shrank or were replaced
+	Gone         int              // transcripts that disappeared this run (their rows are kept)
+	BadLines     int64
+	Compacted    bool
+	Elapsed      time.Duration
+}
+
+// checkpointBytes is how much transcript input a run reads between manifest
+// commits, so a long first run killed midway keeps most of its work.
+const checkpointBytes = 64 << 20
+
+// Run brings the index up to date, waiting for another indexer to finish
+// first. If a hook left a rerun note while it ran, it runs again.
+func Run(opts Options) (Summary, error) {
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	l, err := TryLock(opts.IndexDir)
+	if errors.Is(err, ErrLocked) {
+		opts.Warn(fmt.Sprintf("waiting for another indexer (pid %s) to finish", LockHolder(opts.IndexDir)))
+		l, err = WaitLock(opts.IndexDir)
+	}
+	if err != nil {
+		return Summary{}, err
+	}
+	defer l.Unlock()
+	return runLocked(opts)
+}
+
+// Update brings the index up to date unless another indexer holds the lock,
+// in which case it returns at once with ran false: searches then read the
+// last committed index rather than wait.
+func Update(opts Options) (sum Summary, ran bool, err error) {
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	l, err := TryLock(opts.IndexDir)
+	if errors.Is(err, ErrLocked) {
+		return Summary{}, false, nil
+	}
+	if err != nil {
+		return Summary{}, false, err
+	}
+	defer l.Unlock()
+	sum, err = runLocked(opts)
+	return sum, true, err
+}
+
+// maxReruns bounds how often one process honours rerun notes, so a storm of
+// hooks cannot keep it busy forever; the next hook starts a fresh one.
+const maxReruns = 3
+
+func runLocked(opts Options) (Summary, error) {
+	start := time.Now()
+	total := Summary{Excluded: map[string]int64{}}
+	for pass := 0; ; pass++ {
+		os.Remove(filepath.Join(opts.IndexDir, RerunName))
+		sum, err := runOnce(opts)
+		total.merge(sum)
+		if err != nil || pass >= maxReruns || !fileExists(filepath.Join(opts.IndexDir, RerunName)) {
+			total.Elapsed = time.Since(start)
+			return total, err
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// runOnce is one pass over the committed index.
+func runOnce(opts Options) (Summary, error) {
+	base, err := loadOrNew(opts.IndexDir)
+	if err != nil {
+		return Summary{Excluded: map[string]int64{}}, err
+	}
+	return runWith(opts, base, base.clone())
+}
+
+func loadOrNew(dir string) (*Manifest, error) {
+	m, err := readManifest(dir)
+	if errors.Is(err, ErrNoIndex) {
+		return newManifest(), nil
+	}
+	return m, err
+}
+
+// runWith plans against m, reads in parallel and commits in order. base is
+// the committed manifest; its data files are kept until a manifest naming
+// m's files is committed (m.Seq differs from base.Seq on a rebuild).
+func runWith(opts Options, base, m *Manifest) (Summary, error) {
+	sum := Summary{Excluded: map[string]int64{}}
+	found := discover(opts.Sources, opts.Warn)
+	sum.Files = len(found)
+	work, changed := plan(m, found, opts.Sources, &sum)
+	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
+		return sum, nil
+	}
+	if err := removeStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
+		return sum, err
+	}
+	w, err := openSegmentWriter(opts.IndexDir, m)
+	if err != nil {
+		return sum, err
+	}
+	defer w.close()
+	c := &committer{opts: opts, m: m, w: w, sum: &sum, forks: forkSessions(m)}
+	if err := c.run(work); err != nil {
+		return sum, err
+	}
+	w.close()
+	if m.Seq != base.Seq {
+		if err := removeStrays(opts.IndexDir, m.Seq); err != nil {
+			return sum, err
+		}
+	}
+	if m.DeadRows() > 0 {
+		if err := compact(opts.IndexDir, m); err != nil {
+			return sum, err
+		}
+		sum.Compacted = true
+	}
+	return sum, nil
+}
+
+// plan compares what is on disk with the manifest. It returns the files
+// with new bytes, and whether the manifest changed otherwise (files gone,
+// replaced or grown only in ways that need no reading).
+func plan(m *Manifest, found []transcript, roots []string, sum *Summary) ([]fileWork, bool) {
+	changed := false
+	seen := make(map[string]bool, len(found))
+	var work []fileWork
+	for _, t := range found {
+		seen[t.Path] = true
+		st := m.Files[t.Path]
+		if st == nil {
+			st = newFileState(m, t)
+			changed = true
+		} else if replaced(st, t.Info) {
+			m.Dead[st.Gen] += st.Rows
+			st = newFileState(m, t)
+			sum.Replaced++
+			changed = true
+		}
+		if st.Gone {
+			st.Gone, changed = false, true
+		}
+		if unchanged(st, t.Info) {
+			continue
+		}
+		if st.Verdict == VerdictFork {
+			noteStat(st, t.Info)
+			changed = true
+			continue
+		}
+		work = append(work, fileWork{t: t, state: *st})
+	}
+	for path, st := range m.Files {
+		if !seen[path] && !st.Gone && underAny(path, roots) {
+			st.Gone = true
+			sum.Gone++
+			changed = true
+		}
+	}
+	return work, changed
+}
+
+func newFileState(m *Manifest, t transcript) *FileState {
+	st := &FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: VerdictIndexed}
+	m.NextGen++
+	m.Files[t.Path] = st
+	return st
+}
+
+// replaced reports a transcript that is no longer the file we read: another
+// inode, or shorter than what we consumed.
+func replaced(st *FileState, info os.FileInfo) bool {
+	dev, ino := fileID(info)
+	if st.Ino != 0 && (dev != st.Dev || ino != st.Ino) {
+		return true
+	}
+	return info.Size() < st.Offset
+}
+
+func unchanged(st *FileState, info os.FileInfo) bool {
+	return st.Size == info.Size() && st.MtimeNs == info.ModTime().UnixNano() && st.Ino != 0
+}
+
+func noteStat(st *FileState, info os.FileInfo) {
+	st.Dev, st.Ino = fileID(info)
+	st.Size = info.Size()
+	st.MtimeNs = info.ModTime().UnixNano()
+}
+
+func underAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if strings.HasPrefix(path, r+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// forkSessions lists sessions whose main transcript was judged a fork, so
+// their subagent transcripts are excluded too.
+func forkSessions(m *Manifest) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range m.Files {
+		if st.Kind == KindMain && st.Verdict == VerdictFork {
+			out[st.Session] = true
+		}
+	}
+	return out
+}
+
+// committer applies read results to the index in file order.
+type committer struct {
+	opts       Options
+	m          *Manifest
+	w          *segmentWriter
+	sum        *Summary
+	forks      map[string]bool
+	keys       map[uint64]uint32 // row key → generation, loaded on first need
+	sinceCheck int64
+}
+
+func (c *committer) run(work []fileWork) error {
+	results := readAll(work, c.opts)
+	for i := range work {
+		res := <-results[i]
+		if err := c.apply(&res); err != nil {
+			return err
+		}
+		if c.opts.Progress != nil {
+			c.opts.Progress(i+1, len(work), c.sum.BytesRead)
+		}
+		if c.sinceCheck >= checkpointBytes {
+			if err := c.commit(); err != nil {
+				return err
+			}
+		}
+	}
+	return c.commit()
+}
+
+// readAll reads transcripts on all cores. Results arrive on one channel per
+// file so the committer can take them in order; a semaphore bounds how far
+// the readers run ahead, which bounds memory.
+func readAll(work []fileWork, opts Options) []chan fileResult {
+	results := make([]chan fileResult, len(work))
+	for i := range results {
+		results[i] = make(chan fileResult, 1)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	ahead := make(chan struct{}, 2*workers+2)
+	next := make(chan int)
+	go func() {
+		for i := range work {
+			ahead <- struct{}{}
+			next <- i
+		}
+		close(next)
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] <- readTranscript(work[i], opts.CurrentSession, opts.IncludeHeadless)
+				<-ahead
+			}
+		}()
+	}
+	return results
+}
+
+func (c *committer) apply(res *fileResult) error {
+	path := res.work.t.Path
+	if res.err != nil {
+		c.opts.Warn(res.err.Error())
+		return nil
+	}
+	if res.current {
+		c.sum.CurrentFiles++
+		return nil
+	}
+	if res.warning != "" {
+		c.opts.Warn(res.warning)
+		if res.badLines > 1 {
+			c.opts.Warn(fmt.Sprintf("%s: %d more lines skipped", path, res.badLines-1))
+		}
+	}
+	st := c.m.Files[path]
+	st.Session, st.Project = res.session, res.project
+	st.Offset, st.Lines = res.offset, res.lines
+	noteStat(st, res.work.t.Info)
+	c.sum.FilesRead++
+	c.sum.BytesRead += res.bytesRead
+	c.sum.BadLines += int64(res.badLines)
+	c.sinceCheck += res.bytesRead
+	c.m.Excluded[filter.BadLine.String()] += int64(res.badLines)
+	if res.fork || c.forks[st.Session] && st.Kind != KindMain {
+		c.markFork(st, res)
+		return nil
+	}
+	c.count(res.counts)
+	return c.addRows(st, res.rows)
+}
+
+func (c *committer) markFork(st *FileState, res *fileResult) {
+	st.Verdict = VerdictFork
+	st.Offset = res.work.t.Info.Size() // never read again
+	if st.Kind == KindMain {
+		c.forks[st.Session] = true
+	}
+	c.sum.ForkFiles++
+	c.m.Excluded[filter.Fork.String()]++
+	c.sum.Excluded[filter.Fork.String()]++
+}
+
+func (c *committer) count(counts [16]int64) {
+	for _, r := range filter.Reasons() {
+		if counts[r] > 0 {
+			c.m.Excluded[r.String()] += counts[r]
+			c.sum.Excluded[r.String()] += counts[r]
+		}
+	}
+}
+
+// addRows appends a file's rows, dropping messages already indexed from
+// another transcript (a fork's copies of its parent).
+func (c *committer) addRows(st *FileState, rows []extracted) error {
+	for i := range rows {
+		r := &rows[i]
+		if r.Key != 0 {
+			if c.isCopy(r.Key) {
+				c.m.Excluded[filter.Copy.String()]++
+				c.sum.Excluded[filter.Copy.String()]++
+				continue
+			}
+			c.keys[r.Key] = r.Gen
+		}
+		if err := c.w.add(&r.Row, r.Key); err != nil {
+			return err
+		}
+		st.Rows++
+		c.sum.RowsAdded++
+	}
+	return nil
+}
+
+func (c *committer) isCopy(key uint64) bool {
+	if c.keys == nil {
+		c.keys = loadKeys(c.w, c.m)
+	}
+	gen, ok := c.keys[key]
+	if !ok {
+		return false
+	}
+	_, dead := c.m.Dead[gen]
+	return !dead
+}
+
+// commit makes the rows written so far durable, then the manifest.
+func (c *committer) commit() error {
+	if err := c.w.sync(); err != nil {
+		return err
+	}
+	c.m.UpdatedNs = time.Now().UnixNano()
+	if err := commitManifest(c.opts.IndexDir, c.m); err != nil {
+		return err
+	}
+	c.sinceCheck = 0
+	return nil
+}
+
+func (s *Summary) merge(o Summary) {
+	s.Files = o.Files
+	s.FilesRead += o.FilesRead
+	s.BytesRead += o.BytesRead
+	s.RowsAdded += o.RowsAdded
+	for k, v := range o.Excluded {
+		s.Excluded[k] += v
+	}
+	s.ForkFiles += o.ForkFiles
+	s.CurrentFiles = o.CurrentFiles
+	s.Replaced += o.Replaced
+	s.Gone += o.Gone
+	s.BadLines += o.BadLines
+	s.Compacted = s.Compacted || o.Compacted
+}

@@ -1,0 +1,91 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// LockName is the writer lock in the index directory. It is never deleted:
+// deleting a lock file while another process waits on it lets two writers
+// in (one holds the old inode, one a new file).
+const LockName = "lock"
+
+// RerunName is the note a hook leaves when it finds an indexer running; the
+// indexer runs once more when it sees it.
+const RerunName = "rerun"
+
+// ErrLocked is returned by TryLock when another process holds the lock.
+var ErrLocked = errors.New("index is locked by another process")
+
+// Lock is a held writer lock.
+type Lock struct{ f *os.File }
+
+// TryLock takes the index lock without waiting.
+func TryLock(dir string) (*Lock, error) { return lock(dir, false) }
+
+// WaitLock takes the index lock, waiting for the holder to finish.
+func WaitLock(dir string) (*Lock, error) { return lock(dir, true) }
+
+func lock(dir string, wait bool) (*Lock, error) {
+	if err := ensureDir(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, LockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open lock %s: %w", path, err)
+	}
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		f.Close()
+		return nil, ErrLocked
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	// Record the holder so a waiting process can say who it waits for.
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return &Lock{f: f}, nil
+}
+
+// LockHolder returns the pid written by the current or last holder.
+func LockHolder(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, LockName))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// Unlock releases the lock. The file stays.
+func (l *Lock) Unlock() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	return errors.Join(err, l.f.Close())
+}
+
+// ensureDir creates the index directory private to the user.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create index dir %s: %w", dir, err)
+	}
+	return nil
+}

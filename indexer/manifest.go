@@ -1,0 +1,370 @@
+package indexer
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FormatVersion is the on-disk layout version. It appears in every file
+// name (rows-v1-…, blocks-v1-…, manifest-v1.tsv) and in the manifest's first
+// line; a reader that meets a version it does not know refuses the index and
+// asks for `recall index --rebuild`.
+const FormatVersion = 1
+
+const manifestName = "manifest-v1.tsv"
+
+// FileState is what the manifest remembers of one transcript.
+type FileState struct {
+	Path    string
+	Gen     uint32 // generation: rows carry it; a replaced file gets a new one
+	Dev     uint64
+	Ino     uint64
+	Size    int64 // size when last read
+	MtimeNs int64
+	Offset  int64 // bytes consumed: always just after a '\n'
+	Lines   int   // lines consumed
+	Rows    int64 // rows indexed from this generation
+	Session string
+	Project string
+	Kind    string // main, subagent or agent (older project-level layout)
+	Agent   string
+	Verdict string // indexed or fork
+	Gone    bool   // deleted from disk; its rows are kept
+}
+
+// File kinds and verdicts.
+const (
+	KindMain     = "main"
+	KindSubagent = "subagent"
+	KindAgentOld = "agent"
+
+	VerdictIndexed = "indexed"
+	VerdictFork    = "fork"
+)
+
+// Manifest is the committed state of the index. It is replaced whole by
+// atomic rename, so readers see either the old or the new one.
+type Manifest struct {
+	Seq         int   // data-file sequence: rows-v1-<seq>.zst and friends
+	RowsBytes   int64 // committed length of the rows file
+	BlocksBytes int64
+	UUIDBytes   int64
+	Frames      int
+	Rows        int64
+	NextGen     uint32
+	UpdatedNs   int64
+	Excluded    map[string]int64 // reason name → count
+	Dead        map[uint32]int64 // superseded generation → rows it left behind
+	Files       map[string]*FileState
+}
+
+func newManifest() *Manifest {
+	return &Manifest{
+		Seq:      1,
+		NextGen:  1,
+		Excluded: map[string]int64{},
+		Dead:     map[uint32]int64{},
+		Files:    map[string]*FileState{},
+	}
+}
+
+// DeadRows counts rows hidden because their transcript was replaced.
+func (m *Manifest) DeadRows() int64 {
+	var n int64
+	for _, r := range m.Dead {
+		n += r
+	}
+	return n
+}
+
+func (m *Manifest) rowsName() string { return fmt.Sprintf("rows-v%d-%06d.zst", FormatVersion, m.Seq) }
+func (m *Manifest) blocksName() string {
+	return fmt.Sprintf("blocks-v%d-%06d.bin", FormatVersion, m.Seq)
+}
+func (m *Manifest) uuidsName() string { return fmt.Sprintf("uuids-v%d-%06d.bin", FormatVersion, m.Seq) }
+
+// clone returns a deep copy, so a run can work on its own copy and commit it.
+func (m *Manifest) clone() *Manifest {
+	c := *m
+	c.Excluded = make(map[string]int64, len(m.Excluded))
+	for k, v := range m.Excluded {
+		c.Excluded[k] = v
+	}
+	c.Dead = make(map[uint32]int64, len(m.Dead))
+	for k, v := range m.Dead {
+		c.Dead[k] = v
+	}
+	c.Files = make(map[string]*FileState, len(m.Files))
+	for k, v := range m.Files {
+		fs := *v
+		c.Files[k] = &fs
+	}
+	return &c
+}
+
+// ErrNoIndex is returned when the index directory holds no manifest yet.
+var ErrNoIndex = errors.New("no index yet")
+
+// readManifest loads dir's committed manifest.
+func readManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, manifestName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if newer := newerFormat(dir); newer != "" {
+			return nil, fmt.Errorf("index in %s was written by a newer recall (%s); rebuild with `recall index --rebuild`", dir, newer)
+		}
+		return nil, ErrNoIndex
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m, err := parseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// newerFormat names a manifest of another version, if one is there.
+func newerFormat(dir string) string {
+	names, _ := filepath.Glob(filepath.Join(dir, "manifest-v*.tsv"))
+	for _, n := range names {
+		if filepath.Base(n) != manifestName {
+			return filepath.Base(n)
+		}
+	}
+	return ""
+}
+
+const manifestMagic = "recall-manifest"
+
+func parseManifest(data []byte) (*Manifest, error) {
+	m := newManifest()
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	first := true
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Split(sc.Text(), "\t")
+		if first {
+			if len(f) != 2 || f[0] != manifestMagic || f[1] != "v"+strconv.Itoa(FormatVersion) {
+				return nil, fmt.Errorf("line 1: not a v%d manifest", FormatVersion)
+			}
+			first = false
+			continue
+		}
+		if err := m.parseLine(f); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if first {
+		return nil, errors.New("empty manifest")
+	}
+	return m, nil
+}
+
+func (m *Manifest) parseLine(f []string) error {
+	p := fieldParser{f: f}
+	switch f[0] {
+	case "seq":
+		m.Seq = int(p.int(1))
+	case "rows":
+		m.RowsBytes, m.Frames, m.Rows = p.int(1), int(p.int(2)), p.int(3)
+	case "blocks":
+		m.BlocksBytes = p.int(1)
+	case "uuids":
+		m.UUIDBytes = p.int(1)
+	case "nextgen":
+		m.NextGen = uint32(p.int(1))
+	case "updated":
+		m.UpdatedNs = p.int(1)
+	case "excluded":
+		m.Excluded[p.str(1)] = p.int(2)
+	case "dead":
+		m.Dead[uint32(p.int(1))] = p.int(2)
+	case "file":
+		st := p.fileState()
+		if p.err == nil {
+			m.Files[st.Path] = st
+		}
+	default:
+		// Unknown keys come from a newer feature version; skip them.
+	}
+	return p.err
+}
+
+// fieldParser reads typed fields and keeps the first error.
+type fieldParser struct {
+	f   []string
+	err error
+}
+
+func (p *fieldParser) str(i int) string {
+	if i >= len(p.f) {
+		if p.err == nil {
+			p.err = fmt.Errorf("%s: want at least %d fields", p.f[0], i+1)
+		}
+		return ""
+	}
+	return Unescape([]byte(p.f[i]))
+}
+
+func (p *fieldParser) int(i int) int64 {
+	s := p.str(i)
+	if p.err != nil {
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		p.err = fmt.Errorf("%s field %d: %w", p.f[0], i, err)
+	}
+	return v
+}
+
+// File lines: file gen dev ino size mtime offset lines rows session project
+// kind agent verdict gone path.
+func (p *fieldParser) fileState() *FileState {
+	return &FileState{
+		Gen:     uint32(p.int(1)),
+		Dev:     uint64(p.int(2)),
+		Ino:     uint64(p.int(3)),
+		Size:    p.int(4),
+		MtimeNs: p.int(5),
+		Offset:  p.int(6),
+		Lines:   int(p.int(7)),
+		Rows:    p.int(8),
+		Session: p.str(9),
+		Project: p.str(10),
+		Kind:    p.str(11),
+		Agent:   p.str(12),
+		Verdict: p.str(13),
+		Gone:    p.str(14) == "1",
+		Path:    p.str(15),
+	}
+}
+
+func (m *Manifest) encode() []byte {
+	var b []byte
+	line := func(fields ...string) {
+		for i, f := range fields {
+			if i > 0 {
+				b = append(b, '\t')
+			}
+			b = append(b, f...)
+		}
+		b = append(b, '\n')
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	line(manifestMagic, "v"+strconv.Itoa(FormatVersion))
+	line("seq", strconv.Itoa(m.Seq))
+	line("rows", i64(m.RowsBytes), strconv.Itoa(m.Frames), i64(m.Rows))
+	line("blocks", i64(m.BlocksBytes))
+	line("uuids", i64(m.UUIDBytes))
+	line("nextgen", i64(int64(m.NextGen)))
+	line("updated", i64(m.UpdatedNs))
+	for _, name := range sortedKeys(m.Excluded) {
+		line("excluded", esc(name), i64(m.Excluded[name]))
+	}
+	gens := make([]uint32, 0, len(m.Dead))
+	for g := range m.Dead {
+		gens = append(gens, g)
+	}
+	sort.Slice(gens, func(i, j int) bool { return gens[i] < gens[j] })
+	for _, g := range gens {
+		line("dead", i64(int64(g)), i64(m.Dead[g]))
+	}
+	for _, path := range sortedKeys(m.Files) {
+		b = m.Files[path].appendLine(b)
+	}
+	return b
+}
+
+func (s *FileState) appendLine(b []byte) []byte {
+	b = append(b, "file\t"...)
+	for _, v := range []int64{int64(s.Gen), int64(s.Dev), int64(s.Ino), s.Size, s.MtimeNs, s.Offset, int64(s.Lines), s.Rows} {
+		b = strconv.AppendInt(b, v, 10)
+		b = append(b, '\t')
+	}
+	gone := "0"
+	if s.Gone {
+		gone = "1"
+	}
+	for _, v := range []string{s.Session, s.Project, s.Kind, s.Agent, s.Verdict, gone} {
+		b = appendEscaped(b, v)
+		b = append(b, '\t')
+	}
+	b = appendEscaped(b, s.Path)
+	return append(b, '\n')
+}
+
+func esc(s string) string { return string(appendEscaped(nil, s)) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// commitManifest writes m durably: temp file, fsync, rename over the old
+// manifest, fsync the directory. A crash at any point leaves either the old
+// or the new manifest, never a mix.
+func commitManifest(dir string, m *Manifest) error {
+	return writeFileAtomic(filepath.Join(dir, manifestName), m.encode(), 0o600)
+}
+
+// writeFileAtomic replaces path with data durably.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("create temp for %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("rename %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename or a file creation in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync dir %s: %w", dir, err)
+	}
+	return nil
+}

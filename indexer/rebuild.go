@@ -1,0 +1,53 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// ErrRebuildDrops is returned by Rebuild when it would drop rows whose
+// transcript no longer exists and the caller did not agree to that.
+var ErrRebuildDrops = errors.New("rebuild would drop rows")
+
+// Rebuild starts the index over from the transcripts that still exist. Rows
+// whose transcript is gone (Claude Code deletes transcripts after 30 days;
+// the index is their only copy) are dropped only with yes; otherwise it
+// says what it would drop and changes nothing.
+func Rebuild(opts Options, yes bool) (Summary, error) {
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	l, err := WaitLock(opts.IndexDir)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer l.Unlock()
+	base, err := loadOrNew(opts.IndexDir)
+	if err != nil {
+		// A damaged or newer-format index is what --rebuild is for.
+		opts.Warn(fmt.Sprintf("starting over: %v", err))
+		base = newManifest()
+	}
+	if files, rows := goneRows(base); rows > 0 && !yes {
+		return Summary{}, fmt.Errorf("%w: %d rows from %d transcripts that no longer exist would be lost; re-run with --yes to drop them", ErrRebuildDrops, rows, files)
+	}
+	fresh := newManifest()
+	fresh.Seq = base.Seq + 1
+	fresh.NextGen = base.NextGen
+	return runWith(opts, base, fresh)
+}
+
+// goneRows counts rows of transcripts that are no longer on disk.
+func goneRows(m *Manifest) (files int, rows int64) {
+	for path, st := range m.Files {
+		if st.Rows == 0 {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			files++
+			rows += st.Rows
+		}
+	}
+	return files, rows
+}

@@ -1,0 +1,250 @@
+package indexer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// blockTarget is the uncompressed size at which a block is closed and
+// written as one zstd frame. Larger blocks compress better; smaller ones let
+// a query skip more. 256 KiB keeps zstd within a few percent of whole-file
+// compression on transcript text while a rare word still rules out most
+// blocks through the trigram filter.
+const blockTarget = 256 << 10
+
+// uuidRecordSize is one entry of the uuids file: a row key (uint64) and the
+// generation it came from (uint32), little endian.
+const uuidRecordSize = 12
+
+// segmentWriter appends rows to the data files of the manifest's sequence.
+// Nothing it writes is visible until the manifest is committed; a crash
+// before that leaves bytes past the committed lengths, which the next writer
+// cuts off (repairTail).
+type segmentWriter struct {
+	dir    string
+	m      *Manifest
+	rows   *os.File
+	blocks *os.File
+	uuids  *os.File
+	enc    *zstd.Encoder
+	blk    blockBuilder
+	frame  []byte
+}
+
+// openSegmentWriter opens (creating if needed) the data files named by m
+// and cuts them back to m's committed lengths.
+func openSegmentWriter(dir string, m *Manifest) (*segmentWriter, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("zstd encoder: %w", err)
+	}
+	w := &segmentWriter{dir: dir, m: m, enc: enc, blk: newBlockBuilder()}
+	files := []struct {
+		f         **os.File
+		name      string
+		committed int64
+	}{
+		{&w.rows, m.rowsName(), m.RowsBytes},
+		{&w.blocks, m.blocksName(), m.BlocksBytes},
+		{&w.uuids, m.uuidsName(), m.UUIDBytes},
+	}
+	for _, spec := range files {
+		f, err := openRepaired(filepath.Join(dir, spec.name), spec.committed)
+		if err != nil {
+			w.close()
+			return nil, err
+		}
+		*spec.f = f
+	}
+	if m.RowsBytes == 0 {
+		if err := w.writeHeaderFrame(); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// openRepaired opens path for appending after cutting it to committed
+// bytes: anything past that is a torn tail from a crash.
+func openRepaired(path string, committed int64) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if info.Size() < committed {
+		f.Close()
+		return nil, fmt.Errorf("%s is shorter (%d bytes) than the manifest says (%d): the index is damaged; run `recall index --rebuild`", path, info.Size(), committed)
+	}
+	if info.Size() > committed {
+		if err := f.Truncate(committed); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("cut torn tail of %s: %w", path, err)
+		}
+	}
+	if _, err := f.Seek(committed, 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("seek %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// writeHeaderFrame starts a new rows file with the TSV header in a frame of
+// its own, so `zstdcat rows-*.zst` prints a header line then rows.
+func (w *segmentWriter) writeHeaderFrame() error {
+	frame := w.enc.EncodeAll([]byte(Header()), nil)
+	if _, err := w.rows.Write(frame); err != nil {
+		return fmt.Errorf("write header frame: %w", err)
+	}
+	w.m.RowsBytes += int64(len(frame))
+	w.m.Frames++
+	return nil
+}
+
+// add appends one row, closing the block when it is full.
+func (w *segmentWriter) add(r *Row, key uint64) error {
+	w.blk.add(r)
+	if key != 0 {
+		var rec [uuidRecordSize]byte
+		binary.LittleEndian.PutUint64(rec[:], key)
+		binary.LittleEndian.PutUint32(rec[8:], r.Gen)
+		if _, err := w.uuids.Write(rec[:]); err != nil {
+			return fmt.Errorf("write uuids: %w", err)
+		}
+		w.m.UUIDBytes += uuidRecordSize
+	}
+	if len(w.blk.buf) >= blockTarget {
+		return w.flushBlock()
+	}
+	return nil
+}
+
+// flushBlock writes the open block as one frame and its metadata record.
+func (w *segmentWriter) flushBlock() error {
+	if w.blk.rows == 0 {
+		return nil
+	}
+	w.frame = w.enc.EncodeAll(w.blk.buf, w.frame[:0])
+	meta := w.blk.finish(w.m.RowsBytes, int64(len(w.frame)))
+	if _, err := w.rows.Write(w.frame); err != nil {
+		return fmt.Errorf("write rows frame: %w", err)
+	}
+	rec := meta.appendRecord(nil)
+	if _, err := w.blocks.Write(rec); err != nil {
+		return fmt.Errorf("write block record: %w", err)
+	}
+	w.m.RowsBytes += int64(len(w.frame))
+	w.m.BlocksBytes += int64(len(rec))
+	w.m.Frames++
+	w.m.Rows += int64(meta.Rows)
+	return nil
+}
+
+// sync makes everything appended so far durable. The manifest that points
+// at it may be committed only after this returns.
+func (w *segmentWriter) sync() error {
+	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	for _, f := range []*os.File{w.rows, w.blocks, w.uuids} {
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", f.Name(), err)
+		}
+	}
+	return syncDir(w.dir)
+}
+
+// close releases the files; calling it again does nothing.
+func (w *segmentWriter) close() {
+	for _, f := range []**os.File{&w.rows, &w.blocks, &w.uuids} {
+		if *f != nil {
+			(*f).Close()
+			*f = nil
+		}
+	}
+	if w.enc != nil {
+		w.enc.Close()
+		w.enc = nil
+	}
+}
+
+// blockBuilder accumulates one block's rows and metadata.
+type blockBuilder struct {
+	buf      []byte
+	rows     int
+	minTime  int64
+	maxTime  int64
+	types    uint8
+	sessions bloom
+	projects bloom
+	trigrams *trigramSet
+}
+
+func newBlockBuilder() blockBuilder {
+	return blockBuilder{
+		buf:      make([]byte, 0, blockTarget+64<<10),
+		sessions: newBloom(sessionBloomBytes),
+		projects: newBloom(projectBloomBytes),
+		trigrams: newTrigramSet(),
+	}
+}
+
+func (b *blockBuilder) add(r *Row) {
+	b.buf = r.AppendTSV(b.buf)
+	b.rows++
+	if t, ok := parseTimestamp(r.Timestamp); ok {
+		if b.minTime == 0 || t < b.minTime {
+			b.minTime = t
+		}
+		if t > b.maxTime {
+			b.maxTime = t
+		}
+	}
+	b.types |= typeBit(r.Type)
+	b.sessions.add(hashString(r.Session))
+	b.projects.add(hashString(r.Project))
+	b.trigrams.addText([]byte(r.Text))
+}
+
+// finish returns the block's metadata and resets the builder.
+func (b *blockBuilder) finish(offset, size int64) Block {
+	meta := Block{
+		Offset:   offset,
+		Size:     size,
+		RawSize:  int64(len(b.buf)),
+		Rows:     b.rows,
+		MinTime:  b.minTime,
+		MaxTime:  b.maxTime,
+		Types:    b.types,
+		Sessions: b.sessions,
+		Projects: b.projects,
+		Trigrams: b.trigrams.bloomAndReset(),
+	}
+	b.buf = b.buf[:0]
+	b.rows, b.minTime, b.maxTime, b.types = 0, 0, 0, 0
+	b.sessions = newBloom(sessionBloomBytes)
+	b.projects = newBloom(projectBloomBytes)
+	return meta
+}
+
+// parseTimestamp reads a transcript timestamp as Unix milliseconds.
+func parseTimestamp(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}

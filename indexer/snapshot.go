@@ -1,0 +1,150 @@
+package indexer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Snapshot is a reader's view of the index: the committed manifest and the
+// blocks it covers. Writers only append past the committed lengths or write
+// new files, so a snapshot stays valid while an indexer runs.
+type Snapshot struct {
+	Dir    string
+	M      *Manifest
+	Blocks []Block
+	rows   *os.File
+}
+
+// OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
+// nothing has been indexed yet.
+func OpenSnapshot(dir string) (*Snapshot, error) {
+	// A compaction may remove the files of the manifest just read; the
+	// next manifest names the new ones, so try again.
+	for attempt := 0; ; attempt++ {
+		m, err := readManifest(dir)
+		if err != nil {
+			return nil, err
+		}
+		s, err := snapshotOf(dir, m)
+		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
+			continue
+		}
+		return s, err
+	}
+}
+
+func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
+	blocksData, err := readPrefix(filepath.Join(dir, m.blocksName()), m.BlocksBytes)
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := parseBlocks(blocksData)
+	if err != nil {
+		return nil, fmt.Errorf("index damaged (run `recall index --rebuild`): %w", err)
+	}
+	rows, err := os.Open(filepath.Join(dir, m.rowsName()))
+	if err != nil {
+		return nil, fmt.Errorf("open rows: %w", err)
+	}
+	return &Snapshot{Dir: dir, M: m, Blocks: blocks, rows: rows}, nil
+}
+
+// readPrefix reads the first n bytes of path.
+func readPrefix(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if n == 0 && errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	data := make([]byte, n)
+	if _, err := f.ReadAt(data, 0); err != nil && n > 0 {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// Close releases the rows file.
+func (s *Snapshot) Close() error { return s.rows.Close() }
+
+// Dead reports whether rows of generation gen are hidden (their transcript
+// was replaced or shrank and was read again).
+func (s *Snapshot) Dead(gen uint32) bool {
+	_, dead := s.M.Dead[gen]
+	return dead
+}
+
+// RowsPath is the rows file of this snapshot.
+func (s *Snapshot) RowsPath() string { return filepath.Join(s.Dir, s.M.rowsName()) }
+
+// ReadBlock decompresses block b into dst (reused if large enough). The
+// compressed bytes go through scratch, which is returned grown for reuse.
+func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (raw, scratchOut []byte, err error) {
+	if int64(cap(scratch)) < b.Size {
+		scratch = make([]byte, b.Size)
+	}
+	scratch = scratch[:b.Size]
+	if _, err := s.rows.ReadAt(scratch, b.Offset); err != nil {
+		return nil, scratch, fmt.Errorf("read block at %d: %w", b.Offset, err)
+	}
+	raw, err = dec.DecodeAll(scratch, dst[:0])
+	if err != nil {
+		return nil, scratch, fmt.Errorf("decode block at %d: %w", b.Offset, err)
+	}
+	return raw, scratch, nil
+}
+
+// NewDecoder returns a zstd decoder suited to ReadBlock; one per goroutine.
+func NewDecoder() (*zstd.Decoder, error) {
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
+}
+
+// EachRow calls fn for every row of every block in order, dead rows
+// included (fn decides). It stops at the first error.
+func (s *Snapshot) EachRow(fn func(*Row) error) error {
+	dec, err := NewDecoder()
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
+	var raw, scratch []byte
+	for i := range s.Blocks {
+		raw, scratch, err = s.ReadBlock(dec, &s.Blocks[i], raw, scratch)
+		if err != nil {
+			return err
+		}
+		if err := eachLine(raw, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func eachLine(raw []byte, fn func(*Row) error) error {
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\n')
+		if i < 0 {
+			i = len(raw)
+		}
+		r, err := ParseRow(raw[:i])
+		if err != nil {
+			return err
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+		if i == len(raw) {
+			break
+		}
+		raw = raw[i+1:]
+	}
+	return nil
+}
