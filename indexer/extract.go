@@ -3,6 +3,7 @@ package indexer
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -90,7 +91,7 @@ func worthParsing(line []byte) bool {
 // for a line that is not JSON; the caller counts and reports it.
 func (x *lineExtractor) add(line []byte, lineNo int) error {
 	if !worthParsing(line) {
-		return nil
+		return checkObjectShape(line)
 	}
 	var rec record
 	if err := json.Unmarshal(line, &rec); err != nil {
@@ -246,10 +247,10 @@ func rowKey(uuid string, block int) uint64 {
 const maxToolText = 400
 
 // toolArgKeys are the input fields that say what a tool call touched, in
-// the order they are tried.
+// the order they are tried; the first one present names the call.
 var toolArgKeys = []string{
-	"command", "file_path", "notebook_path", "path", "pattern", "url",
-	"query", "description", "prompt", "skill", "subject",
+	"command", "file_path", "notebook_path", "pattern", "url", "query",
+	"description", "prompt", "skill", "subject", "path",
 }
 
 // toolSummary renders one compact row for a tool call: "Bash: go test
@@ -260,24 +261,17 @@ func toolSummary(name string, input json.RawMessage) string {
 	}
 	var args map[string]json.RawMessage
 	_ = json.Unmarshal(input, &args)
-	var parts []string
+	text := name
 	for _, k := range toolArgKeys {
 		s := jsonString(args[k])
 		if s == "" {
 			continue
 		}
-		if k == "path" && len(parts) > 0 {
-			parts = append(parts, "in "+s)
-			break
+		text += ": " + s
+		if path := jsonString(args["path"]); k == "pattern" && path != "" {
+			text += " in " + path
 		}
-		parts = append(parts, s)
-		if k != "pattern" {
-			break
-		}
-	}
-	text := name
-	if len(parts) > 0 {
-		text += ": " + strings.Join(parts, " ")
+		break
 	}
 	return truncateRunes(text, maxToolText)
 }
@@ -303,6 +297,23 @@ func truncateRunes(s string, n int) string {
 		i += size
 	}
 	return s[:i] + "…"
+}
+
+var errNotObject = errors.New("not a JSON object")
+
+// checkObjectShape is the cheap validity check for lines recall does not
+// parse: a transcript line is one JSON object, so it starts with '{' and
+// ends with '}'. A torn or foreign line fails it and is counted as bad
+// without the cost of parsing every tool result in full.
+func checkObjectShape(line []byte) error {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil // blank lines are harmless
+	}
+	if line[0] != '{' || line[len(line)-1] != '}' {
+		return errNotObject
+	}
+	return nil
 }
 
 // firstType returns the "type" of a line for fork detection. It parses

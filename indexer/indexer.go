@@ -26,6 +26,9 @@ type Options struct {
 	// Progress, if set, is called now and then with files done, files to
 	// do and bytes read so far.
 	Progress func(done, total int, bytes int64)
+	// CheckpointBytes is how much input is read between commits; 0 means
+	// the default (checkpointBytes). Crash tests set it small.
+	CheckpointBytes int64
 }
 
 // Summary reports what a run did.
@@ -274,13 +277,20 @@ func (c *committer) run(work []fileWork) error {
 		if c.opts.Progress != nil {
 			c.opts.Progress(i+1, len(work), c.sum.BytesRead)
 		}
-		if c.sinceCheck >= checkpointBytes {
+		if c.sinceCheck >= c.checkpointEvery() {
 			if err := c.commit(); err != nil {
 				return err
 			}
 		}
 	}
 	return c.commit()
+}
+
+func (c *committer) checkpointEvery() int64 {
+	if c.opts.CheckpointBytes > 0 {
+		return c.opts.CheckpointBytes
+	}
+	return checkpointBytes
 }
 
 // readAll reads transcripts on all cores. Results arrive on one channel per
@@ -339,7 +349,10 @@ func (c *committer) apply(res *fileResult) error {
 	c.sum.BytesRead += res.bytesRead
 	c.sum.BadLines += int64(res.badLines)
 	c.sinceCheck += res.bytesRead
-	c.m.Excluded[filter.BadLine.String()] += int64(res.badLines)
+	if res.badLines > 0 {
+		c.m.Excluded[filter.BadLine.String()] += int64(res.badLines)
+		c.sum.Excluded[filter.BadLine.String()] += int64(res.badLines)
+	}
 	if res.fork || c.forks[st.Session] && st.Kind != KindMain {
 		c.markFork(st, res)
 		return nil

@@ -12,6 +12,7 @@ type indexCmd struct {
 	Rebuild         bool `help:"Start over from the transcripts that still exist."`
 	Yes             bool `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
 	Quiet           bool `short:"q" help:"Print nothing unless something goes wrong."`
+	CheckpointBytes int64 `name:"checkpoint-bytes" hidden:"" help:"Commit after this much input (tests)."`
 }
 
 func (c *indexCmd) Run(g *Globals) error {
@@ -25,6 +26,7 @@ func (c *indexCmd) Run(g *Globals) error {
 		IncludeHeadless: c.IncludeHeadless,
 		Warn:            ui.warn,
 		Progress:        ui.progress,
+		CheckpointBytes: c.CheckpointBytes,
 	}
 	var sum indexer.Summary
 	if c.Rebuild {

@@ -1,0 +1,115 @@
+package indexer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildRecall builds the recall binary once per test into a temp dir.
+func buildRecall(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "recall")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/recall-dev/recall/cmd/recall")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build recall: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// writeCrashCorpus writes sessions with enough lines that an index run
+// takes long enough to be killed in the middle, including forks (copies),
+// subagents and noise.
+func writeCrashCorpus(t *testing.T, src string, sessions, prompts int, rng *rand.Rand) {
+	t.Helper()
+	words := strings.Fields("jwt auth token cache mutex deadlock goroutine pricing checkout invoice retry backoff " +
+		"schema migration index query planner vacuum replica shard lock timeout channel select context cancel")
+	for s := range sessions {
+		dir := filepath.Join(src, fmt.Sprintf("-home-dev-p%d", s%4))
+		os.MkdirAll(dir, 0o755)
+		var b strings.Builder
+		for p := range prompts {
+			var text strings.Builder
+			for range 8 + rng.IntN(40) {
+				text.WriteString(words[rng.IntN(len(words))] + " ")
+			}
+			uuid := fmt.Sprintf("cccccccc-%04d-4000-8000-%012d", s, p)
+			if s%5 == 4 && p < prompts/2 {
+				uuid = fmt.Sprintf("cccccccc-%04d-4000-8000-%012d", s-1, p) // a fork's copy
+			}
+			fmt.Fprintf(&b, `{"type":"user","uuid":%q,"sessionId":"sess-%d","timestamp":"2026-05-01T10:00:00.000Z","cwd":"/p%d","message":{"role":"user","content":%q}}`+"\n",
+				uuid, s, s%4, text.String())
+			fmt.Fprintf(&b, `{"type":"user","uuid":"r-%d-%d","message":{"role":"user","content":[{"type":"tool_result","content":%q}]}}`+"\n",
+				s, p, strings.Repeat("tool output ", 60))
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("sess-%d.jsonl", s)), []byte(b.String()), 0o644)
+	}
+}
+
+// TestCrashSafety kills the indexer with SIGKILL at random points, many
+// times, while it indexes (with transcripts growing in between), then lets
+// it finish; the decompressed index must equal a clean build's.
+func TestCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test builds and runs the binary")
+	}
+	bin := buildRecall(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	src := t.TempDir()
+	idx := t.TempDir()
+	writeCrashCorpus(t, src, 40, 300, rng)
+	kills := 0
+	for round := range 25 {
+		cmd := exec.Command(bin, "index", "--source", src, "--index-dir", idx, "--checkpoint-bytes", "200000", "-q")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(120)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		if err := cmd.Wait(); err != nil && strings.Contains(err.Error(), "killed") {
+			kills++
+		}
+		if round%5 == 4 {
+			growOneTranscript(t, src, round, rng)
+		}
+	}
+	if kills < 10 {
+		t.Fatalf("only %d of 25 runs were killed before they finished; the test proves nothing", kills)
+	}
+	out, err := exec.Command(bin, "index", "--source", src, "--index-dir", idx, "-q").CombinedOutput()
+	if err != nil {
+		t.Fatalf("final run: %v\n%s", err, out)
+	}
+	clean := t.TempDir()
+	runIndex(t, src, clean, "")
+	got, want := rowLines(liveRows(t, idx), src), rowLines(liveRows(t, clean), src)
+	if len(want) == 0 {
+		t.Fatal("clean build is empty")
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after %d kills the index has %d rows, a clean build %d; first difference: %s", kills, len(got), len(want), firstDiff(got, want))
+	}
+	t.Logf("%d kills, %d rows identical to a clean build", kills, len(got))
+}
+
+func growOneTranscript(t *testing.T, src string, round int, rng *rand.Rand) {
+	t.Helper()
+	path := filepath.Join(src, fmt.Sprintf("-home-dev-p%d", round%4), fmt.Sprintf("sess-%d.jsonl", round%4))
+	line := fmt.Sprintf(`{"type":"user","uuid":"grow-%d","sessionId":"sess-%d","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/p","message":{"role":"user","content":"appended between kills number %d %d"}}`+"\n", round, round%4, round, rng.IntN(1000))
+	appendText(t, path, line)
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("row %d:\n got %.200s\nwant %.200s", i, a[i], b[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d vs %d", len(a), len(b))
+}

@@ -1,0 +1,90 @@
+package indexer
+
+import (
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixtureRoot is the hand-written projects tree shared by the tests.
+const fixtureRoot = "../testdata/transcripts/projects"
+
+// copyTree copies src into a fresh temp dir and returns it, so tests can
+// append, truncate and delete without touching the fixtures.
+func copyTree(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func runIndex(t testing.TB, src, idx, current string) Summary {
+	t.Helper()
+	var warnings []string
+	sum, err := Run(Options{
+		Config: Config{Sources: []string{src}, IndexDir: idx, CurrentSession: current},
+		Warn:   func(s string) { warnings = append(warnings, s) },
+	})
+	if err != nil {
+		t.Fatalf("index: %v (warnings %q)", err, warnings)
+	}
+	return sum
+}
+
+// liveRows returns the rows a reader sees: every committed row whose
+// generation is not dead.
+func liveRows(t testing.TB, idx string) []Row {
+	t.Helper()
+	snap, err := OpenSnapshot(idx)
+	if err != nil {
+		t.Fatalf("open snapshot: %v", err)
+	}
+	defer snap.Close()
+	var out []Row
+	err = snap.EachRow(func(r *Row) error {
+		if !snap.Dead(r.Gen) {
+			out = append(out, *r)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read rows: %v", err)
+	}
+	return out
+}
+
+// rowLines renders rows as sorted TSV lines with the source root replaced
+// by "$SRC" and the generation dropped (it depends on history, not content).
+func rowLines(rows []Row, srcRoot string) []string {
+	lines := make([]string, 0, len(rows))
+	for _, r := range rows {
+		r.Source = strings.Replace(r.Source, srcRoot, "$SRC", 1)
+		r.Gen = 0
+		lines = append(lines, strings.TrimSuffix(string(r.AppendTSV(nil)), "\n"))
+	}
+	sort.Strings(lines)
+	return lines
+}

@@ -1,0 +1,210 @@
+package indexer
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const testSession = "55555555-5555-4555-8555-555555555555"
+
+// promptLine is a typed-prompt transcript line.
+func promptLine(n int, text string) string {
+	rec := map[string]any{
+		"type": "user", "uuid": fmt.Sprintf("bbbbbbbb-0000-4000-8000-%012d", n),
+		"sessionId": testSession, "timestamp": fmt.Sprintf("2026-04-01T10:%02d:00.000Z", n%60),
+		"cwd": "/home/dev/src/inc", "message": map[string]any{"role": "user", "content": text},
+	}
+	b, _ := json.Marshal(rec)
+	return string(b) + "\n"
+}
+
+func newSessionFile(t *testing.T) (src, path string) {
+	t.Helper()
+	src = t.TempDir()
+	dir := filepath.Join(src, "-home-dev-src-inc")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return src, filepath.Join(dir, testSession+".jsonl")
+}
+
+func appendText(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func texts(rows []Row) map[string]int {
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Text]++
+	}
+	return out
+}
+
+func TestNoChangeReadsNothing(t *testing.T) {
+	src := copyTree(t, fixtureRoot)
+	idx := t.TempDir()
+	runIndex(t, src, idx, "")
+	before, _ := os.Stat(filepath.Join(idx, manifestName))
+	sum := runIndex(t, src, idx, "")
+	if sum.FilesRead != 0 || sum.BytesRead != 0 || sum.RowsAdded != 0 {
+		t.Fatalf("second run read %d files, %d bytes, added %d rows", sum.FilesRead, sum.BytesRead, sum.RowsAdded)
+	}
+	after, _ := os.Stat(filepath.Join(idx, manifestName))
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Error("manifest rewritten although nothing changed")
+	}
+}
+
+func TestAppendAddsExactlyTheNewRows(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "first prompt about caching layers")+promptLine(2, "second prompt about cache eviction"))
+	runIndex(t, src, idx, "")
+	appendText(t, path, promptLine(3, "third prompt about LRU policies"))
+	sum := runIndex(t, src, idx, "")
+	if sum.RowsAdded != 1 {
+		t.Fatalf("append added %d rows, want 1", sum.RowsAdded)
+	}
+	got := texts(liveRows(t, idx))
+	want := map[string]int{"first prompt about caching layers": 1, "second prompt about cache eviction": 1, "third prompt about LRU policies": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rows = %v, want %v", got, want)
+	}
+}
+
+func TestPartialLineWaitsForItsEnd(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	line := promptLine(1, "a prompt written in two pieces")
+	appendText(t, path, line[:20])
+	if sum := runIndex(t, src, idx, ""); sum.RowsAdded != 0 || sum.BadLines != 0 {
+		t.Fatalf("partial line: %d rows, %d bad lines", sum.RowsAdded, sum.BadLines)
+	}
+	appendText(t, path, line[20:])
+	if sum := runIndex(t, src, idx, ""); sum.RowsAdded != 1 || sum.BadLines != 0 {
+		t.Fatalf("completed line: %d rows, %d bad lines", sum.RowsAdded, sum.BadLines)
+	}
+	rows := liveRows(t, idx)
+	if len(rows) != 1 || rows[0].Line != 1 {
+		t.Fatalf("rows = %+v", rows)
+	}
+}
+
+func TestShrunkTranscriptIsReadAgain(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "original prompt number one")+promptLine(2, "original prompt number two"))
+	runIndex(t, src, idx, "")
+	if err := os.WriteFile(path, []byte(promptLine(3, "rewritten shorter content")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := runIndex(t, src, idx, "")
+	if sum.Replaced != 1 {
+		t.Errorf("Replaced = %d, want 1", sum.Replaced)
+	}
+	got := texts(liveRows(t, idx))
+	if len(got) != 1 || got["rewritten shorter content"] != 1 {
+		t.Fatalf("rows after shrink = %v", got)
+	}
+	if !sum.Compacted {
+		t.Error("dead rows left in the rows file (no compaction)")
+	}
+}
+
+func TestReplacedTranscriptIsReadAgain(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "before replacement, first")+promptLine(2, "before replacement, second"))
+	runIndex(t, src, idx, "")
+	tmp := path + ".new"
+	content := promptLine(1, "before replacement, first") + promptLine(2, "after replacement, changed") + promptLine(3, "after replacement, added")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	runIndex(t, src, idx, "")
+	got := texts(liveRows(t, idx))
+	want := map[string]int{"before replacement, first": 1, "after replacement, changed": 1, "after replacement, added": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rows = %v, want %v", got, want)
+	}
+}
+
+func TestDeletedTranscriptKeepsItsRows(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "a prompt that must outlive its transcript"))
+	runIndex(t, src, idx, "")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	sum := runIndex(t, src, idx, "")
+	if sum.Gone != 1 {
+		t.Errorf("Gone = %d, want 1", sum.Gone)
+	}
+	if got := texts(liveRows(t, idx)); got["a prompt that must outlive its transcript"] != 1 {
+		t.Fatalf("rows after deletion = %v", got)
+	}
+	m, _ := readManifest(idx)
+	if st := m.Files[path]; st == nil || !st.Gone {
+		t.Fatalf("manifest does not mark the transcript gone: %+v", st)
+	}
+}
+
+// TestTornTailIsCutBack: bytes past the committed lengths (a crash after
+// appending, before the manifest commit) are discarded by the next writer,
+// and readers never see them.
+func TestTornTailIsCutBack(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "committed before the crash"))
+	runIndex(t, src, idx, "")
+	m, _ := readManifest(idx)
+	for _, name := range []string{m.rowsName(), m.blocksName(), m.uuidsName()} {
+		appendText(t, filepath.Join(idx, name), "torn garbage from a crash")
+	}
+	if got := texts(liveRows(t, idx)); len(got) != 1 {
+		t.Fatalf("reader saw %v before repair", got)
+	}
+	appendText(t, path, promptLine(2, "written after the crash"))
+	runIndex(t, src, idx, "")
+	got := texts(liveRows(t, idx))
+	want := map[string]int{"committed before the crash": 1, "written after the crash": 1}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("rows = %v, want %v", got, want)
+	}
+}
+
+func TestRebuildRefusesToDropWithoutYes(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "only copy lives in the index"))
+	runIndex(t, src, idx, "")
+	os.Remove(path)
+	opts := Options{Config: Config{Sources: []string{src}, IndexDir: idx}}
+	if _, err := Rebuild(opts, false); err == nil {
+		t.Fatal("rebuild without --yes dropped rows silently")
+	}
+	if got := texts(liveRows(t, idx)); len(got) != 1 {
+		t.Fatalf("refused rebuild changed the index: %v", got)
+	}
+	if _, err := Rebuild(opts, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(liveRows(t, idx)); len(got) != 0 {
+		t.Fatalf("rebuild --yes kept %v", got)
+	}
+}
