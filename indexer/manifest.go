@@ -59,6 +59,7 @@ type Manifest struct {
 	UUIDBytes   int64
 	Frames      int
 	Rows        int64
+	TextBytes   int64 // bytes of the text column, for average message length
 	NextGen     uint32
 	UpdatedNs   int64
 	Excluded    map[string]int64 // reason name → count
@@ -180,6 +181,8 @@ func (m *Manifest) parseLine(f []string) error {
 		m.Seq = int(p.int(1))
 	case "rows":
 		m.RowsBytes, m.Frames, m.Rows = p.int(1), int(p.int(2)), p.int(3)
+	case "text":
+		m.TextBytes = p.int(1)
 	case "blocks":
 		m.BlocksBytes = p.int(1)
 	case "uuids":
@@ -268,6 +271,7 @@ func (m *Manifest) encode() []byte {
 	line(manifestMagic, "v"+strconv.Itoa(FormatVersion))
 	line("seq", strconv.Itoa(m.Seq))
 	line("rows", i64(m.RowsBytes), strconv.Itoa(m.Frames), i64(m.Rows))
+	line("text", i64(m.TextBytes))
 	line("blocks", i64(m.BlocksBytes))
 	line("uuids", i64(m.UUIDBytes))
 	line("nextgen", i64(int64(m.NextGen)))

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/recall-dev/recall/filter"
 )
 
 // blockTarget is the uncompressed size at which a block is closed and
@@ -114,6 +117,7 @@ func (w *segmentWriter) writeHeaderFrame() error {
 // add appends one row, closing the block when it is full.
 func (w *segmentWriter) add(r *Row, key uint64) error {
 	w.blk.add(r)
+	w.m.TextBytes += int64(len(r.Text))
 	if key != 0 {
 		var rec [uuidRecordSize]byte
 		binary.LittleEndian.PutUint64(rec[:], key)
@@ -211,6 +215,11 @@ func (b *blockBuilder) add(r *Row) {
 		}
 	}
 	b.types |= typeBit(r.Type)
+	if mayBeRecallEvent(r.Text) {
+		if _, ok := filter.DetectRecallEvent(r.Role, r.Text); ok {
+			b.types |= EventBit
+		}
+	}
 	b.sessions.add(hashString(r.Session))
 	b.projects.add(hashString(r.Project))
 	b.trigrams.addText([]byte(r.Text))
@@ -247,4 +256,10 @@ func parseTimestamp(s string) (int64, bool) {
 		return 0, false
 	}
 	return t.UnixMilli(), true
+}
+
+// mayBeRecallEvent is a cheap test before filter.DetectRecallEvent's
+// regular expressions: every event mentions recall, memory or remember.
+func mayBeRecallEvent(text string) bool {
+	return strings.Contains(text, "ecall") || strings.Contains(text, "emory") || strings.Contains(text, "emember")
 }

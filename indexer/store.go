@@ -69,7 +69,7 @@ func compact(dir string, m *Manifest) error {
 	defer snap.Close()
 	next := m.clone()
 	next.Seq++
-	next.RowsBytes, next.BlocksBytes, next.UUIDBytes, next.Frames, next.Rows = 0, 0, 0, 0, 0
+	next.RowsBytes, next.BlocksBytes, next.UUIDBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0
 	next.Dead = map[uint32]int64{}
 	if err := removeStrays(dir, m.Seq); err != nil {
 		return err

@@ -8,10 +8,10 @@ import (
 )
 
 type indexCmd struct {
-	IncludeHeadless bool `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
-	Rebuild         bool `help:"Start over from the transcripts that still exist."`
-	Yes             bool `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
-	Quiet           bool `short:"q" help:"Print nothing unless something goes wrong."`
+	IncludeHeadless bool  `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
+	Rebuild         bool  `help:"Start over from the transcripts that still exist."`
+	Yes             bool  `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
+	Quiet           bool  `short:"q" help:"Print nothing unless something goes wrong."`
 	CheckpointBytes int64 `name:"checkpoint-bytes" hidden:"" help:"Commit after this much input (tests)."`
 }
 

@@ -20,13 +20,13 @@ var version = "dev"
 type cli struct {
 	Globals
 
-	Search    searchCmd    `cmd:"" default:"withargs" help:"Search past sessions (default command)."`
-	Index     indexCmd     `cmd:"" help:"Bring the index up to date with the transcripts."`
-	Stats     statsCmd     `cmd:"" help:"Show what the index holds and what it excluded."`
-	Watch     watchCmd     `cmd:"" help:"Keep the index up to date as Claude Code writes."`
-	Hook      hookCmd      `cmd:"" help:"Entry point for Claude Code hooks (reads the hook JSON on stdin)."`
-	Install   installCmd   `cmd:"" help:"Wire recall into Claude Code (hooks and skill)."`
-	Uninstall uninstallCmd `cmd:"" help:"Remove what 'recall install' added."`
+	Search    searchCmd        `cmd:"" default:"withargs" help:"Search past sessions (default command)."`
+	Index     indexCmd         `cmd:"" help:"Bring the index up to date with the transcripts."`
+	Stats     statsCmd         `cmd:"" help:"Show what the index holds and what it excluded."`
+	Watch     watchCmd         `cmd:"" help:"Keep the index up to date as Claude Code writes."`
+	Hook      hookCmd          `cmd:"" help:"Entry point for Claude Code hooks (reads the hook JSON on stdin)."`
+	Install   installCmd       `cmd:"" help:"Wire recall into Claude Code (hooks and skill)."`
+	Uninstall uninstallCmd     `cmd:"" help:"Remove what 'recall install' added."`
 	Version   kong.VersionFlag `help:"Print the version and exit."`
 }
 

@@ -46,6 +46,14 @@ func (u *stderrUI) warn(msg string) {
 	fmt.Fprintln(os.Stderr, "recall:", msg)
 }
 
+// verboseWarn reports only with -v: a search's own index update stays quiet
+// about per-file problems that `recall index` reports.
+func (u *stderrUI) verboseWarn(msg string) {
+	if u.verbose {
+		u.warn(msg)
+	}
+}
+
 func (u *stderrUI) progress(done, total int, bytes int64) {
 	if !u.tty || u.quiet || time.Since(u.start) < progressDelay || time.Since(u.last) < 100*time.Millisecond && done != total {
 		return

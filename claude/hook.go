@@ -1,0 +1,225 @@
+package claude
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/indexer"
+)
+
+// HookLogFileName, in the index directory, collects one line per hook
+// call and the output of the indexers hooks start.
+const HookLogFileName = "hook.log"
+
+// maxHookLogBytes is where hook.log is set aside as hook.log.1 and
+// started afresh, so a log nobody reads cannot grow without bound.
+const maxHookLogBytes = 1 << 20
+
+// Hook is one call of `recall hook` from Claude Code: it reads the hook
+// payload and starts a detached incremental index, or, when an indexer is
+// already running, leaves it a note to run once more. It never fails:
+// problems go to hook.log, because a failing Stop hook can block Claude.
+type Hook struct {
+	// Stdin holds the hook JSON (see PayloadReader).
+	Stdin io.Reader
+	// StdinTimeout bounds the wait for a complete payload.
+	StdinTimeout time.Duration
+	IndexDir     string
+	Sources      []string
+	// Executable is the recall binary to run the index with.
+	Executable string
+	// Environ is this process's environment, passed on to the indexer.
+	Environ []string
+	Now     func() time.Time
+	Start   Starter
+	// Stderr gets the log line when hook.log cannot be opened.
+	Stderr io.Writer
+}
+
+// hookRecord is what one hook call writes as its log line.
+type hookRecord struct {
+	payload  Payload
+	outcome  string
+	problems []string
+}
+
+// Run does the hook's work and logs one line about it.
+func (h Hook) Run() {
+	var rec hookRecord
+	payload, err := ReadPayload(h.Stdin, h.StdinTimeout)
+	rec.payload = payload
+	if err != nil {
+		rec.problem(err.Error())
+	} else {
+		rec.checkFields()
+	}
+	logFile, err := h.openLog()
+	if err != nil {
+		rec.problem(err.Error())
+	}
+	rec.outcome = h.startOrNote(payload, logFile, &rec)
+	h.writeLog(logFile, rec.line(h.Now()))
+	if logFile != nil {
+		_ = logFile.Close()
+	}
+}
+
+// startOrNote starts the indexer unless one is running, in which case it
+// leaves the rerun note: a second indexer would only wait on the lock.
+func (h Hook) startOrNote(p Payload, logFile *os.File, rec *hookRecord) string {
+	held, err := lockHeld(filepath.Join(h.IndexDir, indexer.LockName))
+	if err != nil {
+		rec.problem(err.Error())
+	}
+	if held {
+		if err := touch(filepath.Join(h.IndexDir, indexer.RerunName)); err != nil {
+			rec.problem(err.Error())
+			return "indexer already running; could not leave the rerun note"
+		}
+		return "indexer already running; left the rerun note"
+	}
+	if h.Executable == "" {
+		rec.problem("cannot find the recall executable")
+		return "indexer not started"
+	}
+	cmd := h.indexCommand(p, rec)
+	cmd.Output = logFile
+	pid, err := h.Start(cmd)
+	if err != nil {
+		rec.problem(err.Error())
+		return "indexer not started"
+	}
+	return fmt.Sprintf("started indexer pid %d", pid)
+}
+
+// indexCommand is the incremental `recall index` a hook starts. The index
+// directory and sources are passed explicitly so the child uses this
+// process's configuration, wherever that came from.
+func (h Hook) indexCommand(p Payload, rec *hookRecord) Command {
+	args := []string{"index", "--index-dir", h.IndexDir}
+	for _, source := range h.Sources {
+		args = append(args, "--source", source)
+	}
+	env := h.Environ
+	switch {
+	case p.HookEventName == EventSessionEnd:
+		// The session has ended and is no longer current: with no
+		// current session (flag or the variables of
+		// indexer.CurrentSessionFromEnv) the indexer takes its
+		// transcript in whole.
+		env = withoutVars(env, "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
+	case plausibleSessionID(p.SessionID):
+		// The session is still being written; the indexer must leave
+		// its transcript for later.
+		args = append(args, "--current-session", p.SessionID)
+	case p.SessionID != "":
+		rec.problem(fmt.Sprintf("ignored session_id %q; the indexer takes the current session from the environment", p.SessionID))
+	}
+	return Command{Path: h.Executable, Args: args, Env: env, Dir: h.IndexDir}
+}
+
+// openLog opens hook.log for appending, creating the index directory
+// private to the user.
+func (h Hook) openLog() (*os.File, error) {
+	if err := os.MkdirAll(h.IndexDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	path := filepath.Join(h.IndexDir, HookLogFileName)
+	if info, err := os.Stat(path); err == nil && info.Size() > maxHookLogBytes {
+		_ = os.Rename(path, path+".1") // at worst the log grows a while longer
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open hook log: %w", err)
+	}
+	return f, nil
+}
+
+// writeLog appends the line in one write, so lines from hooks that run at
+// the same time do not interleave.
+func (h Hook) writeLog(logFile *os.File, line string) {
+	if logFile != nil {
+		if _, err := io.WriteString(logFile, line); err == nil {
+			return
+		}
+	}
+	if h.Stderr != nil {
+		_, _ = io.WriteString(h.Stderr, "recall hook: "+line)
+	}
+}
+
+func (r *hookRecord) problem(msg string) { r.problems = append(r.problems, msg) }
+
+// checkFields notes the fields recall needs that a well-formed payload
+// lacks.
+func (r *hookRecord) checkFields() {
+	if r.payload.HookEventName == "" {
+		r.problem("payload has no hook_event_name")
+	}
+	if r.payload.SessionID == "" {
+		r.problem("payload has no session_id")
+	}
+}
+
+// line formats the record as
+// "<time> <event> [source=…] [reason=…] [session=…]: <outcome>[; problem]…".
+func (r hookRecord) line(now time.Time) string {
+	var b strings.Builder
+	b.WriteString(now.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	b.WriteByte(' ')
+	b.WriteString(orDefault(r.payload.HookEventName, "unknown-event"))
+	for _, kv := range [][2]string{
+		{"source", r.payload.Source},
+		{"reason", r.payload.Reason},
+		{"session", r.payload.SessionID},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(r.outcome)
+	for _, p := range r.problems {
+		b.WriteString("; ")
+		b.WriteString(p)
+	}
+	// One record, one line, whatever an error message holds.
+	return strings.ReplaceAll(b.String(), "\n", `\n`) + "\n"
+}
+
+// orDefault returns s, or fallback when s is empty.
+func orDefault(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+// plausibleSessionID accepts the ids Claude Code uses (UUIDs) and refuses
+// anything the indexer's flag parser could take for a flag.
+func plausibleSessionID(id string) bool {
+	if id == "" || len(id) > 128 || id[0] == '-' {
+		return false
+	}
+	return strings.Trim(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == ""
+}
+
+// withoutVars returns env without the named variables.
+func withoutVars(env []string, names ...string) []string {
+	kept := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, n := range names {
+			drop = drop || name == n
+		}
+		if !drop {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}

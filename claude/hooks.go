@@ -1,0 +1,301 @@
+package claude
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+)
+
+// hookEvents are the events recall install hooks: Stop after every turn
+// and SessionEnd when a session closes, so the index follows each session
+// as it grows and takes it in whole once it ends.
+func hookEvents() []string { return []string{"SessionEnd", "Stop"} }
+
+// hookSubcommand is what identifies recall's hook handlers: a command
+// handler whose command is "<path to a program named recall> hook". That
+// pattern is the marker; no extra field is added to the handler, since
+// Claude Code validates settings.json and may reject unknown keys.
+const hookSubcommand = " hook"
+
+// HookCommand is the shell command Claude Code runs for recall's hooks.
+// Claude Code runs command hooks through a shell, so a path with spaces or
+// other special characters is single-quoted.
+func HookCommand(recallPath string) string {
+	return shellQuote(recallPath) + hookSubcommand
+}
+
+// recallHandler is the handler recall installs. It is async so a turn
+// never waits on it, and the timeout stays small because the hook only
+// starts a detached indexer and returns.
+func recallHandler(recallPath string) *Object {
+	h := &Object{}
+	h.Set("type", "command")
+	h.Set("command", HookCommand(recallPath))
+	h.Set("async", true)
+	h.Set("timeout", json.Number("10"))
+	return h
+}
+
+// isRecallHandler reports whether handler is one recall install wrote,
+// from this binary or from a recall at another path.
+func isRecallHandler(handler any) bool {
+	h, ok := handler.(*Object)
+	if !ok {
+		return false
+	}
+	if kind, _ := h.Get("type"); kind != "command" {
+		return false
+	}
+	command, _ := h.Get("command")
+	s, ok := command.(string)
+	if !ok {
+		return false
+	}
+	program, ok := strings.CutSuffix(strings.TrimSpace(s), hookSubcommand)
+	if !ok {
+		return false
+	}
+	return filepath.Base(shellUnquote(strings.TrimSpace(program))) == "recall"
+}
+
+// addHooks makes each hook event run recall exactly once, from recallPath,
+// and reports whether settings changed. An event already in that state is
+// left alone, so installing twice changes nothing and recall's group does
+// not move when other tools append theirs after it.
+func addHooks(settings *Object, recallPath string) (bool, error) {
+	hooks, err := hooksObject(settings, true)
+	if err != nil {
+		return false, err
+	}
+	want := recallHandler(recallPath)
+	changed := false
+	for _, event := range hookEvents() {
+		groups, err := eventGroups(hooks, event)
+		if err != nil {
+			return false, err
+		}
+		if hasOnly(groups, want) {
+			continue
+		}
+		groups, _ = withoutRecallHandlers(groups)
+		group := &Object{}
+		group.Set("hooks", []any{want})
+		hooks.Set(event, append(groups, group))
+		changed = true
+	}
+	return changed, nil
+}
+
+// containers says which of the containers recall's hooks live in existed
+// before recall first touched settings.json; uninstall keeps those even
+// when they end up empty.
+type containers struct {
+	hooks  bool
+	events map[string]bool
+}
+
+// removeHooks takes out every recall handler from the hook events, then
+// the groups, event arrays and "hooks" object that emptied and that were
+// not there originally. It reports whether settings changed.
+func removeHooks(settings *Object, original containers) (bool, error) {
+	hooks, err := hooksObject(settings, false)
+	if err != nil || hooks == nil {
+		return false, err
+	}
+	changed := false
+	for _, event := range hookEvents() {
+		groups, err := eventGroups(hooks, event)
+		if err != nil {
+			return false, err
+		}
+		kept, removed := withoutRecallHandlers(groups)
+		if !removed {
+			continue
+		}
+		changed = true
+		if len(kept) == 0 && !original.events[event] {
+			hooks.Delete(event)
+		} else {
+			hooks.Set(event, kept)
+		}
+	}
+	if changed && hooks.Len() == 0 && !original.hooks {
+		settings.Delete("hooks")
+	}
+	return changed, nil
+}
+
+// containersIn lists the hook containers present in a settings document.
+func containersIn(settings *Object) containers {
+	found := containers{events: map[string]bool{}}
+	v, ok := settings.Get("hooks")
+	hooks, isObject := v.(*Object)
+	if !ok || !isObject {
+		return found
+	}
+	found.hooks = true
+	for _, event := range hooks.Keys() {
+		found.events[event] = true
+	}
+	return found
+}
+
+// hooksObject returns settings["hooks"], creating it when create is set.
+// A "hooks" that is not an object is refused rather than overwritten:
+// it is the user's to fix.
+func hooksObject(settings *Object, create bool) (*Object, error) {
+	v, ok := settings.Get("hooks")
+	if !ok {
+		if !create {
+			return nil, nil
+		}
+		hooks := &Object{}
+		settings.Set("hooks", hooks)
+		return hooks, nil
+	}
+	hooks, isObject := v.(*Object)
+	if !isObject {
+		return nil, fmt.Errorf(`"hooks" is %s, want an object`, jsonKind(v))
+	}
+	return hooks, nil
+}
+
+// eventGroups returns hooks[event], the event's matcher groups.
+func eventGroups(hooks *Object, event string) ([]any, error) {
+	v, ok := hooks.Get(event)
+	if !ok {
+		return nil, nil
+	}
+	groups, isArray := v.([]any)
+	if !isArray {
+		return nil, fmt.Errorf(`"hooks.%s" is %s, want an array`, event, jsonKind(v))
+	}
+	return groups, nil
+}
+
+// hasOnly reports whether the groups hold exactly one recall handler and
+// it is want.
+func hasOnly(groups []any, want *Object) bool {
+	var found []any
+	for _, handler := range handlersIn(groups) {
+		if isRecallHandler(handler) {
+			found = append(found, handler)
+		}
+	}
+	return len(found) == 1 && reflect.DeepEqual(plain(found[0]), plain(want))
+}
+
+// handlersIn lists the handlers of every well-formed group.
+func handlersIn(groups []any) []any {
+	var all []any
+	for _, g := range groups {
+		if handlers, ok := groupHandlers(g); ok {
+			all = append(all, handlers...)
+		}
+	}
+	return all
+}
+
+// withoutRecallHandlers returns new groups with recall's handlers taken out
+// and the groups left with no handler dropped (they would do nothing).
+// Groups it does not understand are kept as they are.
+func withoutRecallHandlers(groups []any) (kept []any, removed bool) {
+	kept = []any{}
+	for _, g := range groups {
+		handlers, ok := groupHandlers(g)
+		if !ok {
+			kept = append(kept, g)
+			continue
+		}
+		others := []any{}
+		for _, h := range handlers {
+			if isRecallHandler(h) {
+				removed = true
+			} else {
+				others = append(others, h)
+			}
+		}
+		switch {
+		case len(others) == len(handlers):
+			kept = append(kept, g)
+		case len(others) > 0:
+			g.(*Object).Set("hooks", others)
+			kept = append(kept, g)
+		}
+	}
+	return kept, removed
+}
+
+func groupHandlers(group any) ([]any, bool) {
+	g, ok := group.(*Object)
+	if !ok {
+		return nil, false
+	}
+	v, _ := g.Get("hooks")
+	handlers, ok := v.([]any)
+	return handlers, ok
+}
+
+// plain converts order-preserving values to maps so two values compare
+// equal whatever their key order.
+func plain(v any) any {
+	switch v := v.(type) {
+	case *Object:
+		m := make(map[string]any, v.Len())
+		for _, k := range v.Keys() {
+			value, _ := v.Get(k)
+			m[k] = plain(value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case *Object:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, shellSafeChars) == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellSafeChars never need quoting in a POSIX shell word.
+const shellSafeChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-"
+
+// shellUnquote undoes shellQuote and plain double quotes, enough to read
+// back the program of a hook command written by recall or by hand.
+func shellUnquote(s string) string {
+	if len(s) >= 2 && (s[0] == '\'' && s[len(s)-1] == '\'') {
+		return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
+	}
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}

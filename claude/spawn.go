@@ -1,0 +1,107 @@
+package claude
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Command is a process for a hook to start and leave running.
+type Command struct {
+	Path string
+	// Args follow the program name: Args[0] is the subcommand.
+	Args []string
+	Env  []string
+	Dir  string
+	// Output receives the child's stdout and stderr; nil discards them.
+	Output *os.File
+}
+
+// Starter starts c without waiting for it and returns its process id.
+// Tests replace it to see the exact argv and environment.
+type Starter func(c Command) (pid int, err error)
+
+// StartDetached starts c in a session of its own, with stdin from
+// /dev/null and its output in c.Output, and does not wait for it. The new
+// session keeps it out of Claude Code's process group, so it survives
+// Claude Code cancelling or killing the hook (it does so for async hooks
+// at the end of `claude -p`), and no pipe of the hook's is left open in
+// it for Claude Code to wait on.
+func StartDetached(c Command) (int, error) {
+	devNull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", os.DevNull, err)
+	}
+	defer devNull.Close()
+	out := c.Output
+	if out == nil {
+		out = devNull
+	}
+	cmd := &exec.Cmd{
+		Path:        c.Path,
+		Args:        append([]string{c.Path}, c.Args...),
+		Env:         c.Env,
+		Dir:         c.Dir,
+		Stdin:       devNull,
+		Stdout:      out,
+		Stderr:      out,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start %s: %w", c.Path, err)
+	}
+	pid := cmd.Process.Pid
+	// Release, not Wait: the child outlives this process, and init (or
+	// the nearest subreaper) reaps it.
+	_ = cmd.Process.Release()
+	return pid, nil
+}
+
+// lockHeld reports whether another process holds the index lock, by
+// trying to take it without waiting and letting go at once. A missing
+// lock file means no indexer has run yet; the file is never created or
+// deleted here, since the indexer owns it.
+func lockHeld(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	err = flockRetryingEINTR(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := flockRetryingEINTR(int(f.Fd()), unix.LOCK_UN); err != nil {
+		return false, fmt.Errorf("unlock %s: %w", path, err)
+	}
+	return false, nil
+}
+
+func flockRetryingEINTR(fd, how int) error {
+	for {
+		err := unix.Flock(fd, how)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// touch creates path if it does not exist, leaving it as it is otherwise.
+func touch(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/indexer"
+)
+
+// hookCmd is what recall's Claude Code hooks run: it starts a detached
+// incremental index and returns at once. It always exits 0, because a
+// failing Stop hook can block Claude; problems go to <index dir>/hook.log.
+type hookCmd struct{}
+
+// hookStdinTimeout bounds the wait for the payload. Claude Code writes it
+// at once; the bound only matters when stdin is an open, silent pipe.
+const hookStdinTimeout = 2 * time.Second
+
+func (c *hookCmd) Run(g *Globals) error {
+	defer func() {
+		// Even a bug must not fail the hook; say what happened and exit 0.
+		if r := recover(); r != nil {
+			fmt.Fprintln(os.Stderr, "recall hook: internal error:", r)
+		}
+	}()
+	cfg, err := g.config()
+	if err != nil {
+		// No index dir, so no log to write to.
+		fmt.Fprintln(os.Stderr, "recall hook:", err)
+		return nil
+	}
+	newHook(cfg).Run()
+	return nil
+}
+
+// newHook wires a hook to this process: its stdin, environment, clock and
+// executable, and the real detached start.
+func newHook(cfg indexer.Config) claude.Hook {
+	exe, _ := os.Executable() // empty on error; the hook logs that
+	return claude.Hook{
+		Stdin:        claude.PayloadReader(os.Stdin),
+		StdinTimeout: hookStdinTimeout,
+		IndexDir:     cfg.IndexDir,
+		Sources:      cfg.Sources,
+		Executable:   exe,
+		Environ:      os.Environ(),
+		Now:          time.Now,
+		Start:        claude.StartDetached,
+		Stderr:       os.Stderr,
+	}
+}

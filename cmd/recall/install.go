@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/recall-dev/recall/claude"
+)
+
+// setupFlags are shared by install and uninstall.
+type setupFlags struct {
+	Settings string `placeholder:"PATH" help:"settings.json to change (default $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json); the skill goes to skills/recall next to it."`
+	DryRun   bool   `name:"dry-run" help:"Print the change as a diff on stdout and write nothing."`
+}
+
+type installCmd struct {
+	setupFlags
+}
+
+type uninstallCmd struct {
+	setupFlags
+}
+
+// Run adds recall's SessionEnd and Stop hooks to settings.json, keeping
+// everything else in it, and installs the recall skill.
+func (c *installCmd) Run(g *Globals) error {
+	s, err := c.setup()
+	if err != nil {
+		return err
+	}
+	if s.RecallPath, err = recallPath(); err != nil {
+		return err
+	}
+	if err := claude.Install(s); err != nil {
+		return err
+	}
+	if strings.HasPrefix(s.RecallPath, os.TempDir()+string(filepath.Separator)) {
+		fmt.Fprintf(os.Stderr, "recall: warning: %s is in the temp directory (go run?); the hooks break once it is removed\n", s.RecallPath)
+	}
+	return nil
+}
+
+// Run removes exactly what install added.
+func (c *uninstallCmd) Run(g *Globals) error {
+	s, err := c.setup()
+	if err != nil {
+		return err
+	}
+	return claude.Uninstall(s)
+}
+
+func (f setupFlags) setup() (claude.Setup, error) {
+	s, err := claude.DefaultSetup(f.Settings)
+	s.DryRun, s.Out, s.Log = f.DryRun, os.Stdout, os.Stderr
+	return s, err
+}
+
+// recallPath is the binary the hooks should run: recall as found on PATH
+// when that is this very binary, since a PATH entry such as a symlink in
+// /usr/local/bin outlives upgrades, else this executable's own path.
+func recallPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the recall executable: %w", err)
+	}
+	onPath, err := exec.LookPath("recall")
+	if err != nil {
+		return exe, nil
+	}
+	onPath, err = filepath.Abs(onPath)
+	if err != nil {
+		return exe, nil
+	}
+	if sameFile(onPath, exe) {
+		return onPath, nil
+	}
+	return exe, nil
+}
+
+func sameFile(a, b string) bool {
+	infoA, errA := os.Stat(a)
+	infoB, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(infoA, infoB)
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// A settings.json with other tools' hooks and settings, in the layout
+// Claude Code writes.
+const otherToolsSettings = `{
+  "model": "claude-opus-4-6",
+  "env": {
+    "DEBUG": "1"
+  },
+  "permissions": {
+    "allow": [
+      "Bash(git status)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "guard && echo ok"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "ccidx tail",
+            "async": true
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+
+type cliRun struct {
+	exitCode       int
+	stdout, stderr string
+}
+
+func runRecall(t *testing.T, bin string, env []string, args ...string) cliRun {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		t.Fatalf("run recall %v: %v", args, err)
+	}
+	return cliRun{exitCode: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+// hookCommands lists the commands of an event's handlers in order.
+func hookCommands(settings map[string]any, event string) []string {
+	var commands []string
+	hooks, _ := settings["hooks"].(map[string]any)
+	groups, _ := hooks[event].([]any)
+	for _, g := range groups {
+		handlers, _ := g.(map[string]any)["hooks"].([]any)
+		for _, h := range handlers {
+			command, _ := h.(map[string]any)["command"].(string)
+			commands = append(commands, command)
+		}
+	}
+	return commands
+}
+
+func TestInstallCommandRoundTrip(t *testing.T) {
+	bin := buildRecall(t)
+	// recall on PATH as a symlink to the binary: the hooks should name
+	// the PATH entry, which survives an upgrade that moves the binary.
+	pathDir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(pathDir, "recall")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(hermeticEnv(t), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	if err := os.WriteFile(settings, []byte(otherToolsSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	run := runRecall(t, bin, env, "install", "--settings", settings)
+	if run.exitCode != 0 || run.stdout != "" {
+		t.Fatalf("install: exit %d, stdout %q, stderr %q", run.exitCode, run.stdout, run.stderr)
+	}
+	if !strings.Contains(run.stderr, "add the recall hooks") || !strings.Contains(run.stderr, "wrote the recall skill") {
+		t.Errorf("install summary: %q", run.stderr)
+	}
+	installed := readJSON(t, settings)
+	want := filepath.Join(pathDir, "recall") + " hook"
+	if got := hookCommands(installed, "Stop"); !reflect.DeepEqual(got, []string{"ccidx tail", want}) {
+		t.Errorf("Stop commands = %q", got)
+	}
+	if got := hookCommands(installed, "SessionEnd"); !reflect.DeepEqual(got, []string{want}) {
+		t.Errorf("SessionEnd commands = %q", got)
+	}
+	skill := filepath.Join(filepath.Dir(settings), "skills", "recall", "SKILL.md")
+	if _, err := os.Stat(skill); err != nil {
+		t.Errorf("skill: %v", err)
+	}
+
+	run = runRecall(t, bin, env, "uninstall", "--settings", settings)
+	if run.exitCode != 0 || run.stdout != "" {
+		t.Fatalf("uninstall: exit %d, stdout %q, stderr %q", run.exitCode, run.stdout, run.stderr)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != otherToolsSettings {
+		t.Errorf("uninstall did not restore the original:\n%s", data)
+	}
+	if _, err := os.Stat(filepath.Dir(skill)); !os.IsNotExist(err) {
+		t.Errorf("skill dir left after uninstall: %v", err)
+	}
+}
+
+func TestInstallCommandHonoursClaudeConfigDir(t *testing.T) {
+	bin := buildRecall(t)
+	configDir := filepath.Join(t.TempDir(), "claude")
+	env := hermeticEnv(t)
+	home := strings.TrimPrefix(env[0], "HOME=")
+	env = append(env, "CLAUDE_CONFIG_DIR="+configDir)
+
+	run := runRecall(t, bin, env, "install")
+	if run.exitCode != 0 {
+		t.Fatalf("install: exit %d, stderr %q", run.exitCode, run.stderr)
+	}
+	settings := readJSON(t, filepath.Join(configDir, "settings.json"))
+	if got := hookCommands(settings, "SessionEnd"); len(got) != 1 || !strings.HasSuffix(got[0], "/recall hook") {
+		t.Errorf("SessionEnd commands = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(configDir, "skills", "recall", "SKILL.md")); err != nil {
+		t.Errorf("skill: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude")); !os.IsNotExist(err) {
+		t.Errorf("install wrote to ~/.claude despite CLAUDE_CONFIG_DIR: %v", err)
+	}
+}
+
+func TestInstallCommandRefusesInvalidJSON(t *testing.T) {
+	bin := buildRecall(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	const broken = "{\n  \"model\": \"opus\",\n}\n"
+	if err := os.WriteFile(settings, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, command := range []string{"install", "uninstall"} {
+		run := runRecall(t, bin, hermeticEnv(t), command, "--settings", settings)
+		if run.exitCode != 2 {
+			t.Errorf("%s: exit %d, want 2", command, run.exitCode)
+		}
+		if want := "recall: " + settings + " is not valid settings JSON, left it untouched: line 3"; !strings.HasPrefix(run.stderr, want) {
+			t.Errorf("%s: stderr %q, want it to start %q", command, run.stderr, want)
+		}
+		if data, _ := os.ReadFile(settings); string(data) != broken {
+			t.Errorf("%s changed an invalid file", command)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(settings)); len(entries) != 1 {
+		t.Errorf("files were created next to an invalid settings.json: %v", entries)
+	}
+}
+
+func TestInstallCommandDryRun(t *testing.T) {
+	bin := buildRecall(t)
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(settings, []byte(otherToolsSettings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := runRecall(t, bin, hermeticEnv(t), "install", "--dry-run", "--settings", settings)
+	if run.exitCode != 0 {
+		t.Fatalf("exit %d, stderr %q", run.exitCode, run.stderr)
+	}
+	for _, want := range []string{"--- " + settings + "\n", "+++ " + settings + " (after)\n", `+            "command": "` + bin + ` hook",`, "+name: recall"} {
+		if !strings.Contains(run.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, run.stdout)
+		}
+	}
+	if !strings.Contains(run.stderr, "dry run, nothing written") {
+		t.Errorf("stderr = %q", run.stderr)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != otherToolsSettings {
+		t.Errorf("dry run changed settings.json")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("dry run created files: %v", entries)
+	}
+}

@@ -1,0 +1,320 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/rank"
+)
+
+// Output controls how results are printed.
+type Output struct {
+	Format      string // "human", "json", "markdown", "list", "count"
+	MaxSessions int    // sessions shown (0: all)
+	MaxMessages int    // messages shown per session
+	Context     int    // snippet width in characters
+	Color       bool
+	Explain     bool
+}
+
+// Write prints res to w in the chosen format.
+func Write(w io.Writer, res *Result, out Output) error {
+	sessions := res.Sessions
+	if out.MaxSessions > 0 && len(sessions) > out.MaxSessions {
+		sessions = sessions[:out.MaxSessions]
+	}
+	switch out.Format {
+	case "json":
+		return writeJSON(w, sessions, out)
+	case "markdown":
+		return writeMarkdown(w, res, sessions, out)
+	case "list":
+		for _, s := range sessions {
+			if _, err := fmt.Fprintln(w, s.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "count":
+		_, err := fmt.Fprintln(w, len(res.Sessions))
+		return err
+	default:
+		return writeHuman(w, res, sessions, out)
+	}
+}
+
+// JSONSession is one line of --json output. docs/json-output.md documents
+// the fields; they are a contract: new fields may be added, none renamed.
+type JSONSession struct {
+	Rank           int           `json:"rank"`
+	SessionID      string        `json:"session_id"`
+	Project        string        `json:"project"`
+	Score          float64       `json:"score"`
+	Matches        int           `json:"matches"`
+	FirstTimestamp string        `json:"first_timestamp"`
+	LastTimestamp  string        `json:"last_timestamp"`
+	Source         string        `json:"source"`
+	Similar        []string      `json:"similar"`
+	Messages       []JSONMessage `json:"messages"`
+	Explain        []JSONFactor  `json:"explain,omitempty"`
+}
+
+// JSONMessage is one matched message inside a JSONSession.
+type JSONMessage struct {
+	Type      string       `json:"type"`
+	Timestamp string       `json:"timestamp"`
+	Source    string       `json:"source"`
+	Line      int          `json:"line"`
+	Text      string       `json:"text"`
+	Snippet   string       `json:"snippet"`
+	Score     float64      `json:"score"`
+	Explain   []JSONFactor `json:"explain,omitempty"`
+}
+
+// JSONFactor is one --explain line.
+type JSONFactor struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Note  string  `json:"note,omitempty"`
+}
+
+func writeJSON(w io.Writer, sessions []rank.Session, out Output) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i := range sessions {
+		if err := enc.Encode(toJSON(i+1, &sessions[i], out)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
+	js := JSONSession{
+		Rank: rankNo, SessionID: s.ID, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
+		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source,
+		Similar: s.Similar, Messages: []JSONMessage{},
+	}
+	if js.Similar == nil {
+		js.Similar = []string{}
+	}
+	if out.Explain {
+		js.Explain = jsonFactors(s.Factors)
+	}
+	for _, m := range shownMessages(s, out) {
+		sn := rank.MakeSnippet(m.Text, m.Hits, out.Context)
+		jm := JSONMessage{Type: m.Type, Timestamp: isoTime(m.Timestamp), Source: m.Source, Line: m.Line,
+			Text: m.Text, Snippet: elided(sn), Score: round3(m.Score)}
+		if out.Explain {
+			jm.Explain = jsonFactors(m.Factors)
+		}
+		js.Messages = append(js.Messages, jm)
+	}
+	return js
+}
+
+func jsonFactors(fs []rank.Factor) []JSONFactor {
+	out := make([]JSONFactor, len(fs))
+	for i, f := range fs {
+		out[i] = JSONFactor{Name: f.Name, Value: round3(f.Value), Note: f.Note}
+	}
+	return out
+}
+
+func shownMessages(s *rank.Session, out Output) []rank.ScoredMessage {
+	if out.MaxMessages > 0 && len(s.Messages) > out.MaxMessages {
+		return s.Messages[:out.MaxMessages]
+	}
+	return s.Messages
+}
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+func isoTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+func elided(sn rank.Snippet) string {
+	text := sn.Text
+	if sn.ElidedStart {
+		text = "…" + text
+	}
+	if sn.ElidedEnd {
+		text += "…"
+	}
+	return text
+}
+
+// ANSI styles, used only on a terminal and never with NO_COLOR.
+const (
+	styleBold  = "\x1b[1m"
+	styleDim   = "\x1b[2m"
+	styleMatch = "\x1b[1;31m"
+	styleReset = "\x1b[0m"
+)
+
+type painter struct{ on bool }
+
+func (p painter) paint(style, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return style + s + styleReset
+}
+
+// writeHuman prints, per session, a header in the classic shape
+// ("[1/5] 3f2a9c1 • …", recall's output signature) and its best messages.
+func writeHuman(w io.Writer, res *Result, sessions []rank.Session, out Output) error {
+	p := painter{on: out.Color}
+	var b strings.Builder
+	for i := range sessions {
+		s := &sessions[i]
+		fmt.Fprintf(&b, "%s %s\n", p.paint(styleBold, fmt.Sprintf("[%d/%d] %s •", i+1, len(res.Sessions), shortID(s.ID))),
+			headerFields(s))
+		if out.Explain {
+			writeFactors(&b, "    ", s.Factors)
+		}
+		shown := shownMessages(s, out)
+		for _, m := range shown {
+			writeHumanMessage(&b, &m, out, p)
+		}
+		if more := s.Matches - len(shown); more > 0 {
+			fmt.Fprintf(&b, "  %s\n", p.paint(styleDim, fmt.Sprintf("… and %d more matches", more)))
+		}
+		if len(s.Similar) > 0 {
+			fmt.Fprintf(&b, "  %s\n", p.paint(styleDim, similarNote(s.Similar)))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func headerFields(s *rank.Session) string {
+	return fmt.Sprintf("%s | %s | %d %s | %s | score %.2f",
+		displayProject(s.Project), s.ID, s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
+}
+
+func writeHumanMessage(b *strings.Builder, m *rank.ScoredMessage, out Output, p painter) {
+	sn := rank.MakeSnippet(m.Text, m.Hits, out.Context)
+	fmt.Fprintf(b, "  %s %s %s\n", p.paint(styleBold, typeLabel(m.Type)), p.paint(styleDim, localTime(m.Timestamp)),
+		highlight(sn, p))
+	fmt.Fprintf(b, "         %s\n", p.paint(styleDim, fmt.Sprintf("%s:%d", m.Source, m.Line)))
+	if out.Explain {
+		writeFactors(b, "         ", m.Factors)
+	}
+}
+
+func writeFactors(b *strings.Builder, indent string, fs []rank.Factor) {
+	for _, f := range fs {
+		fmt.Fprintf(b, "%s%-12s %8.3f  %s\n", indent, f.Name, f.Value, f.Note)
+	}
+}
+
+// highlight marks the matched words of a snippet.
+func highlight(sn rank.Snippet, p painter) string {
+	var b strings.Builder
+	if sn.ElidedStart {
+		b.WriteString("…")
+	}
+	last := 0
+	for _, h := range sn.Highlights {
+		if h.Start < last || h.End > len(sn.Text) {
+			continue
+		}
+		b.WriteString(sn.Text[last:h.Start])
+		if p.on {
+			b.WriteString(p.paint(styleMatch, sn.Text[h.Start:h.End]))
+		} else {
+			b.WriteString(sn.Text[h.Start:h.End])
+		}
+		last = h.End
+	}
+	b.WriteString(sn.Text[last:])
+	if sn.ElidedEnd {
+		b.WriteString("…")
+	}
+	return b.String()
+}
+
+func typeLabel(t string) string {
+	switch t {
+	case "assistant":
+		return "[asst] "
+	case "user":
+		return "[user] "
+	case "tool":
+		return "[tool] "
+	case "agent":
+		return "[agent]"
+	}
+	return "[" + t + "]"
+}
+
+func similarNote(ids []string) string {
+	short := make([]string, len(ids))
+	for i, id := range ids {
+		short[i] = shortID(id)
+	}
+	return fmt.Sprintf("+%d similar %s: %s", len(ids), plural(len(ids), "session", "sessions"), strings.Join(short, ", "))
+}
+
+func shortID(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
+}
+
+func displayProject(p string) string {
+	if p == "" {
+		return "(no project)"
+	}
+	return p
+}
+
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "----------------"
+	}
+	return t.Local().Format("2006-01-02 15:04")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// writeMarkdown prints a block meant to be injected into an agent's
+// context. It opens with recall's output marker, so that if it is pasted
+// back into a conversation the indexer recognises and skips it.
+func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, res.Query.String())
+	for i := range sessions {
+		s := &sessions[i]
+		fmt.Fprintf(&b, "### %d. %s — session `%s`\n", i+1, filepath.Base(displayProject(s.Project)), s.ID)
+		fmt.Fprintf(&b, "%s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
+			plural(s.Matches, "match", "matches"), s.Score, s.Source)
+		for _, m := range shownMessages(s, out) {
+			sn := rank.MakeSnippet(m.Text, m.Hits, out.Context)
+			fmt.Fprintf(&b, "- **%s** %s (`%s:%d`): %s\n", m.Type, localTime(m.Timestamp), m.Source, m.Line, elided(sn))
+		}
+		if len(s.Similar) > 0 {
+			fmt.Fprintf(&b, "- %s\n", similarNote(s.Similar))
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,368 @@
+package search
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/rank"
+)
+
+// Result is what a search found.
+type Result struct {
+	Query    *filter.Query
+	Sessions []rank.Session // best first, near-duplicates collapsed
+	Stats    Stats
+}
+
+// Stats says how much work a search did, for --explain and benchmarks.
+type Stats struct {
+	Blocks        int // blocks in the index
+	BlocksRead    int // blocks decompressed
+	RowsScanned   int
+	RowsMatched   int
+	CutoffDropped int // matches dropped by the recall cutoff
+}
+
+// Run searches the snapshot.
+func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
+	q, err := filter.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
+	if err != nil {
+		return nil, err
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	if req.Window == (filter.Window{}) {
+		req.Window = filter.DefaultWindow()
+	}
+	s := newScan(snap, q, &req)
+	found := s.run()
+	if err := found.err; err != nil {
+		return nil, err
+	}
+	matches := selectMatches(q, &req, found)
+	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned}
+	if req.Cutoff {
+		matches, stats.CutoffDropped = applyCutoff(matches, found.events, req.Window)
+	}
+	stats.RowsMatched = len(matches)
+	msgs := toRankMessages(matches, q)
+	rq := rankQuery(q, snap, found)
+	sessions := rank.Rank(msgs, rq, rank.Options{
+		Now:            req.Now,
+		HalfLife:       req.HalfLife,
+		CurrentProject: req.CurrentProject,
+	})
+	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
+}
+
+// match is a row that satisfied the query at its scope.
+type match struct {
+	row      indexer.Row
+	time     time.Time
+	positive uint64 // bit i: Positive()[i] occurs in the text
+	excluded bool
+}
+
+// selectMatches applies the scope. At message scope the scan already kept
+// only messages that satisfy the query; at session scope it kept every
+// message with a positive or excluded term, and whole sessions are judged
+// here.
+func selectMatches(q *filter.Query, req *Request, found *scanResult) []match {
+	if req.Scope != ScopeSession {
+		return found.matches
+	}
+	bySession := map[string]uint64{}
+	excluded := map[string]bool{}
+	for _, m := range found.matches {
+		bySession[m.row.Session] |= m.positive
+		excluded[m.row.Session] = excluded[m.row.Session] || m.excluded
+	}
+	out := found.matches[:0]
+	for _, m := range found.matches {
+		if excluded[m.row.Session] || m.positive == 0 || !q.Satisfied(bySession[m.row.Session]) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// applyCutoff drops matches that echo a recall: the event itself and the
+// messages in the window after it that share words with what was recalled.
+func applyCutoff(matches []match, events map[string][]filter.RecallEvent, w filter.Window) ([]match, int) {
+	if len(events) == 0 {
+		return matches, 0
+	}
+	out := matches[:0]
+	dropped := 0
+	for _, m := range matches {
+		if echoesRecall(&m, events[m.row.Session], w) {
+			dropped++
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, dropped
+}
+
+func echoesRecall(m *match, events []filter.RecallEvent, w filter.Window) bool {
+	for i := range events {
+		e := &events[i]
+		if m.row.Source == e.Source && m.row.Line == e.Line {
+			return true
+		}
+		if e.InWindow(w, m.time, m.row.Source, m.row.Line) && e.SharesWords(m.row.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// toRankMessages computes every positive term's spans in each match.
+func toRankMessages(matches []match, q *filter.Query) []rank.Message {
+	terms := q.Positive()
+	out := make([]rank.Message, len(matches))
+	var spans []filter.Span
+	for i := range matches {
+		m := &matches[i]
+		text := []byte(m.row.Text)
+		var hits []rank.Hit
+		for ti, t := range terms {
+			if m.positive&(1<<ti) == 0 {
+				continue
+			}
+			spans = t.FindAll(text, spans[:0])
+			for _, sp := range spans {
+				if sp.End > sp.Start {
+					hits = append(hits, rank.Hit{Term: ti, Start: sp.Start, End: sp.End})
+				}
+			}
+		}
+		sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
+		out[i] = rank.Message{
+			Session:   m.row.Session,
+			Project:   m.row.Project,
+			Type:      m.row.Type,
+			Timestamp: m.time,
+			Text:      m.row.Text,
+			Source:    m.row.Source,
+			Line:      m.row.Line,
+			Hits:      hits,
+		}
+	}
+	return out
+}
+
+func rankQuery(q *filter.Query, snap *indexer.Snapshot, found *scanResult) rank.Query {
+	terms := q.Positive()
+	rq := rank.Query{Terms: make([]string, len(terms)), DocFreq: found.docFreq, TotalDocs: int(snap.M.Rows)}
+	for i, t := range terms {
+		rq.Terms[i] = t.String()
+	}
+	if snap.M.Rows > 0 {
+		rq.AvgLen = float64(snap.M.TextBytes) / float64(snap.M.Rows)
+	}
+	return rq
+}
+
+// scan reads the blocks that may hold matches, on all cores.
+type scan struct {
+	snap   *indexer.Snapshot
+	q      *filter.Query
+	req    *Request
+	terms  []*filter.Term
+	filter rowFilter
+}
+
+type scanResult struct {
+	matches     []match
+	events      map[string][]filter.RecallEvent
+	docFreq     []int
+	blocksRead  int
+	rowsScanned int
+	err         error
+}
+
+func newScan(snap *indexer.Snapshot, q *filter.Query, req *Request) *scan {
+	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
+}
+
+// blockPlan says why a block is read: for matches, for recall events, or
+// both.
+type blockPlan struct {
+	index   int
+	matches bool
+	events  bool
+}
+
+func (s *scan) plan() []blockPlan {
+	var out []blockPlan
+	for i := range s.snap.Blocks {
+		b := &s.snap.Blocks[i]
+		p := blockPlan{index: i, matches: s.filter.blockMayPass(b) && s.blockMayMatch(b)}
+		p.events = s.req.Cutoff && b.HasEvent()
+		if p.matches || p.events {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// blockMayMatch uses the block's trigram filter: at message scope a block
+// needs one OR word (if any) and every required word; at session scope a
+// session's words may sit in different blocks, so a block is read if it
+// may hold any positive or excluded word.
+func (s *scan) blockMayMatch(b *indexer.Block) bool {
+	if s.req.Scope == ScopeSession {
+		return s.anyMay(b, s.terms) || s.anyMay(b, s.q.Exclude)
+	}
+	if len(s.q.Any) > 0 && !s.anyMay(b, s.q.Any) {
+		return false
+	}
+	for _, t := range s.q.Require {
+		if !termMay(b, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scan) anyMay(b *indexer.Block, terms []*filter.Term) bool {
+	for _, t := range terms {
+		if termMay(b, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// termMay reports whether block b may hold term t: every literal piece the
+// term needs must pass the block's trigram filter.
+func termMay(b *indexer.Block, t *filter.Term) bool {
+	for _, lit := range t.Literals() {
+		if !b.MayContainLiteral(lit) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scan) run() *scanResult {
+	plans := s.plan()
+	results := make([]blockResult, len(plans))
+	workers := min(runtime.GOMAXPROCS(0), max(len(plans), 1))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := newBlockWorker(s)
+			if err != nil {
+				for i := range next {
+					results[i].err = err
+				}
+				return
+			}
+			defer w.close()
+			for i := range next {
+				results[i] = w.process(plans[i])
+			}
+		}()
+	}
+	for i := range plans {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return s.merge(results)
+}
+
+// merge combines block results in block order, so output is deterministic.
+func (s *scan) merge(results []blockResult) *scanResult {
+	out := &scanResult{events: map[string][]filter.RecallEvent{}, docFreq: make([]int, len(s.terms))}
+	for i := range results {
+		r := &results[i]
+		if r.err != nil {
+			out.err = fmt.Errorf("search: %w", r.err)
+			return out
+		}
+		out.blocksRead++
+		out.rowsScanned += r.rows
+		out.matches = append(out.matches, r.matches...)
+		for j, n := range r.docFreq {
+			out.docFreq[j] += n
+		}
+		for _, e := range r.events {
+			out.events[e.session] = append(out.events[e.session], e.RecallEvent)
+		}
+	}
+	return out
+}
+
+// rowFilter holds the non-text filters.
+type rowFilter struct {
+	snap    *indexer.Snapshot
+	req     *Request
+	types   map[string]bool
+	since   int64 // Unix ms, 0 unbounded
+	until   int64
+	current string
+}
+
+func newRowFilter(snap *indexer.Snapshot, req *Request) rowFilter {
+	f := rowFilter{snap: snap, req: req, current: req.CurrentSession}
+	if len(req.Types) > 0 {
+		f.types = map[string]bool{}
+		for _, t := range req.Types {
+			f.types[t] = true
+		}
+	}
+	if !req.Since.IsZero() {
+		f.since = req.Since.UnixMilli()
+	}
+	if !req.Until.IsZero() {
+		f.until = req.Until.UnixMilli()
+	}
+	return f
+}
+
+// blockMayPass rules out blocks by time range, type and exact session.
+func (f *rowFilter) blockMayPass(b *indexer.Block) bool {
+	if f.since != 0 && b.MaxTime != 0 && b.MaxTime < f.since {
+		return false
+	}
+	if f.until != 0 && b.MinTime != 0 && b.MinTime > f.until {
+		return false
+	}
+	if f.types != nil {
+		any := false
+		for t := range f.types {
+			any = any || b.HasType(t)
+		}
+		if !any {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionMatches accepts a full id or a unique-looking prefix.
+func (f *rowFilter) sessionMatches(id string) bool {
+	if len(f.req.Sessions) == 0 {
+		return true
+	}
+	for _, s := range f.req.Sessions {
+		if strings.HasPrefix(id, s) {
+			return true
+		}
+	}
+	return false
+}

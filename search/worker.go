@@ -1,0 +1,177 @@
+package search
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer"
+)
+
+// blockWorker decodes and scans blocks; one per goroutine, reusing its
+// decoder and buffers.
+type blockWorker struct {
+	s       *scan
+	dec     *zstd.Decoder
+	raw     []byte
+	scratch []byte
+	text    []byte
+}
+
+type blockResult struct {
+	matches []match
+	events  []sessionEvent
+	docFreq []int
+	rows    int
+	err     error
+}
+
+type sessionEvent struct {
+	session string
+	filter.RecallEvent
+	remaining int // rows of the window still to count
+}
+
+func newBlockWorker(s *scan) (*blockWorker, error) {
+	dec, err := indexer.NewDecoder()
+	if err != nil {
+		return nil, err
+	}
+	return &blockWorker{s: s, dec: dec}, nil
+}
+
+func (w *blockWorker) close() { w.dec.Close() }
+
+func (w *blockWorker) process(p blockPlan) blockResult {
+	res := blockResult{docFreq: make([]int, len(w.s.terms))}
+	var err error
+	w.raw, w.scratch, err = w.s.snap.ReadBlock(w.dec, &w.s.snap.Blocks[p.index], w.raw, w.scratch)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	var f [indexer.NumColumns][]byte
+	raw := w.raw
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if !indexer.SplitRow(line, &f) {
+			continue
+		}
+		res.rows++
+		w.scanRow(&f, line, p, &res)
+	}
+	return res
+}
+
+// scanRow applies filters, the query and event detection to one row.
+func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, p blockPlan, res *blockResult) {
+	if gen, _ := strconv.ParseUint(string(f[indexer.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
+		return
+	}
+	text := w.unescapedText(f[indexer.ColText])
+	if p.events {
+		w.trackEvents(f, text, res)
+	}
+	if !p.matches {
+		return
+	}
+	positive, excluded := w.s.q.TermHits(text)
+	for i := range res.docFreq {
+		if positive&(1<<i) != 0 {
+			res.docFreq[i]++
+		}
+	}
+	if positive == 0 && !excluded {
+		return
+	}
+	if w.s.req.Scope != ScopeSession && (excluded || !w.s.q.Satisfied(positive)) {
+		return
+	}
+	if !w.passes(f) {
+		return
+	}
+	row, err := indexer.ParseRow(line)
+	if err != nil {
+		return
+	}
+	t, _ := time.Parse(time.RFC3339Nano, row.Timestamp)
+	res.matches = append(res.matches, match{row: row, time: t, positive: positive, excluded: excluded})
+}
+
+// passes applies the non-text filters to a row.
+func (w *blockWorker) passes(f *[indexer.NumColumns][]byte) bool {
+	rf := &w.s.filter
+	session := string(f[indexer.ColSession])
+	if rf.current != "" && session == rf.current {
+		return false
+	}
+	if !rf.sessionMatches(session) {
+		return false
+	}
+	if rf.types != nil && !rf.types[string(f[indexer.ColType])] {
+		return false
+	}
+	if rf.since != 0 || rf.until != 0 {
+		t, err := time.Parse(time.RFC3339Nano, string(f[indexer.ColTimestamp]))
+		if err != nil {
+			return false
+		}
+		ms := t.UnixMilli()
+		if rf.since != 0 && ms < rf.since || rf.until != 0 && ms > rf.until {
+			return false
+		}
+	}
+	return projectMatches(indexer.Unescape(f[indexer.ColProject]), w.s.req.Projects)
+}
+
+// unescapedText returns the text column as matched: escapes undone, in a
+// reused buffer when there are any.
+func (w *blockWorker) unescapedText(col []byte) []byte {
+	if bytes.IndexByte(col, '\\') < 0 {
+		return col
+	}
+	w.text = indexer.UnescapeAppend(w.text[:0], col)
+	return w.text
+}
+
+// trackEvents records recall events and counts the rows of each event's
+// window that follow it in the same transcript.
+func (w *blockWorker) trackEvents(f *[indexer.NumColumns][]byte, text []byte, res *blockResult) {
+	source := string(f[indexer.ColSource])
+	lineNo, _ := strconv.Atoi(string(f[indexer.ColLine]))
+	for i := range res.events {
+		e := &res.events[i]
+		if e.remaining > 0 && e.Source == indexer.Unescape(f[indexer.ColSource]) {
+			e.LineEnd = lineNo
+			e.remaining--
+		}
+	}
+	if !mayBeEvent(text) {
+		return
+	}
+	words, ok := filter.DetectRecallEvent(string(f[indexer.ColRole]), string(text))
+	if !ok {
+		return
+	}
+	t, _ := time.Parse(time.RFC3339Nano, string(f[indexer.ColTimestamp]))
+	res.events = append(res.events, sessionEvent{
+		session:     string(f[indexer.ColSession]),
+		RecallEvent: filter.RecallEvent{Time: t, Source: indexer.Unescape(f[indexer.ColSource]), Line: lineNo, LineEnd: lineNo, Words: words},
+		remaining:   w.s.req.Window.Messages,
+	})
+	_ = source
+}
+
+func mayBeEvent(text []byte) bool {
+	s := string(text)
+	return strings.Contains(s, "ecall") || strings.Contains(s, "emory") || strings.Contains(s, "emember")
+}
