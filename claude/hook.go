@@ -111,6 +111,11 @@ func (h Hook) indexCommand(p Payload, rec *hookRecord) Command {
 		// current session (flag or the variables of
 		// indexer.CurrentSessionFromEnv) the indexer takes its
 		// transcript in whole.
+		// After /clear the variables already name the new session,
+		// which is current and must still be left alone.
+		if next := envSession(env); next != "" && next != p.SessionID && plausibleSessionID(next) {
+			args = append(args, "--current-session", next)
+		}
 		env = withoutVars(env, "CLAUDE_CODE_SESSION_ID", "CLAUDE_SESSION_ID")
 	case plausibleSessionID(p.SessionID):
 		// The session is still being written; the indexer must leave
@@ -222,4 +227,19 @@ func withoutVars(env []string, names ...string) []string {
 		}
 	}
 	return kept
+}
+
+// envSession is the session the environment names as current, as
+// indexer.CurrentSessionFromEnv reads it.
+func envSession(env []string) string {
+	var older string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_CODE_SESSION_ID="); ok && v != "" {
+			return v
+		}
+		if v, ok := strings.CutPrefix(kv, "CLAUDE_SESSION_ID="); ok {
+			older = v
+		}
+	}
+	return older
 }

@@ -37,6 +37,13 @@ func ResolveConfig(in ConfigInput) (Config, error) {
 		}
 	}
 	if len(cfg.Sources) == 0 {
+		for _, s := range filepath.SplitList(os.Getenv("RECALL_SOURCE")) {
+			if s != "" {
+				cfg.Sources = append(cfg.Sources, s)
+			}
+		}
+	}
+	if len(cfg.Sources) == 0 {
 		root, err := DefaultSource()
 		if err != nil {
 			return cfg, err

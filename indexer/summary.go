@@ -12,7 +12,7 @@ import (
 func FormatSummary(s *Summary) string {
 	var b strings.Builder
 	secs := s.Elapsed.Seconds()
-	fmt.Fprintf(&b, "indexed %d of %d transcripts: %s read", s.FilesRead, s.Files, humanBytes(s.BytesRead))
+	fmt.Fprintf(&b, "indexed %d of %d transcripts: %s read", s.FilesRead, s.Files, HumanBytes(s.BytesRead))
 	if secs > 0 && s.BytesRead > 0 {
 		fmt.Fprintf(&b, " at %.0f MB/s", float64(s.BytesRead)/1e6/secs)
 	}
@@ -61,7 +61,8 @@ func formatExcluded(ex map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-func humanBytes(n int64) string {
+// HumanBytes renders a byte count for people.
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))

@@ -1,7 +1,71 @@
 package main
 
-import "errors"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
 
-type statsCmd struct{}
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer"
+)
 
-func (c *statsCmd) Run(g *Globals) error { return errors.New("not implemented yet") }
+type statsCmd struct {
+	JSON bool `help:"Print the statistics as one JSON object."`
+}
+
+func (c *statsCmd) Run(g *Globals) error {
+	cfg, err := g.config()
+	if err != nil {
+		return err
+	}
+	st, err := indexer.Stats(cfg.IndexDir)
+	if errors.Is(err, indexer.ErrNoIndex) {
+		return fmt.Errorf("no index in %s yet: run `recall index`", cfg.IndexDir)
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	return writeStats(st)
+}
+
+func writeStats(st *indexer.IndexStats) error {
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "index\t%s (format v%d, %s on disk)\n", st.Dir, st.FormatVersion, indexer.HumanBytes(st.DiskBytes))
+	fmt.Fprintf(tw, "updated\t%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(tw, "rows\t%d in %d blocks (%s of message text)\n", st.Rows, st.Blocks, indexer.HumanBytes(st.TextBytes))
+	if st.HiddenRows > 0 {
+		fmt.Fprintf(tw, "hidden\t%d rows of replaced transcripts (removed at the next compaction)\n", st.HiddenRows)
+	}
+	fmt.Fprintf(tw, "sessions\t%d in %d projects\n", st.Sessions, st.Projects)
+	fmt.Fprintf(tw, "transcripts\t%s\n", kindCounts(st.Transcripts))
+	fmt.Fprintf(tw, "archive\t%d transcripts deleted from disk; their %d rows live only in the index\n", st.GoneFiles, st.GoneRows)
+	fmt.Fprintln(tw, "excluded\t")
+	for _, r := range filter.Reasons() {
+		if n := st.Excluded[r.String()]; n > 0 {
+			fmt.Fprintf(tw, "  %s\t%d\t%s\n", r, n, r.Explanation())
+		}
+	}
+	return tw.Flush()
+}
+
+func kindCounts(kinds map[string]int) string {
+	var parts []string
+	for _, k := range []string{indexer.KindMain, indexer.KindSubagent, indexer.KindAgentOld} {
+		if n := kinds[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{
+				indexer.KindMain: "main", indexer.KindSubagent: "subagent", indexer.KindAgentOld: "old-layout agent"}[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,46 @@
+# recall — see README.md. Every target works on a fresh machine with Go.
+GO      ?= go
+BIN     := bin/recall
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+BENCH_SIZE ?= 1GB
+
+.PHONY: build index test lint bench microbench eval install clean
+
+## build: compile bin/recall and bin/recall-bench
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/recall
+	$(GO) build -o bin/recall-bench ./cmd/recall-bench
+
+## index: build, then index the default transcript location (~/.claude/projects)
+index: build
+	./$(BIN) index
+
+## test: formatting, vet, then every test (unit, golden, fuzz seeds, crash, end-to-end)
+test: lint
+	$(GO) test -count=1 ./...
+
+## lint: gofmt and go vet must be clean
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+## microbench: Go benchmarks of the hot paths
+microbench:
+	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./filter ./rank ./search
+
+## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd)
+bench: build
+	./bin/recall-bench run --recall ./$(BIN) --size $(BENCH_SIZE) --out docs/benchmarks.md
+
+## eval: ranking quality on the relevance set (hit@1, hit@5, MRR)
+eval:
+	$(GO) run ./cmd/recall-eval
+
+## install: go install recall into $GOBIN
+install:
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/recall
+
+clean:
+	rm -rf bin

@@ -1,0 +1,72 @@
+package indexer
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// IndexStats describes the committed index for `recall stats`.
+type IndexStats struct {
+	Dir            string           `json:"index_dir"`
+	FormatVersion  int              `json:"format_version"`
+	Updated        time.Time        `json:"updated"`
+	DiskBytes      int64            `json:"disk_bytes"`
+	Rows           int64            `json:"rows"`
+	HiddenRows     int64            `json:"hidden_rows"`
+	Blocks         int              `json:"blocks"`
+	TextBytes      int64            `json:"text_bytes"`
+	Transcripts    map[string]int   `json:"transcripts"` // by kind
+	Sessions       int              `json:"sessions"`
+	Projects       int              `json:"projects"`
+	GoneFiles      int              `json:"gone_transcripts"`
+	GoneRows       int64            `json:"gone_rows"`
+	ForkFiles      int              `json:"fork_transcripts"`
+	Excluded       map[string]int64 `json:"excluded"`
+}
+
+// Stats reads the committed manifest of dir.
+func Stats(dir string) (*IndexStats, error) {
+	m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	st := &IndexStats{
+		Dir: dir, FormatVersion: FormatVersion, Updated: time.Unix(0, m.UpdatedNs),
+		Rows: m.Rows, HiddenRows: m.DeadRows(), Blocks: m.Frames - 1, TextBytes: m.TextBytes,
+		Transcripts: map[string]int{}, Excluded: m.Excluded,
+	}
+	sessions, projects := map[string]bool{}, map[string]bool{}
+	for _, f := range m.Files {
+		st.Transcripts[f.Kind]++
+		if f.Verdict == VerdictFork {
+			st.ForkFiles++
+			continue
+		}
+		if f.Rows > 0 {
+			sessions[f.Session] = true
+			projects[f.Project] = true
+		}
+		if f.Gone {
+			st.GoneFiles++
+			st.GoneRows += f.Rows
+		}
+	}
+	st.Sessions, st.Projects = len(sessions), len(projects)
+	st.DiskBytes = dirSize(dir)
+	return st, nil
+}
+
+func dirSize(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && filepath.Ext(e.Name()) != ".log" {
+			n += info.Size()
+		}
+	}
+	return n
+}
