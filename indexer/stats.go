@@ -8,21 +8,21 @@ import (
 
 // IndexStats describes the committed index for `recall stats`.
 type IndexStats struct {
-	Dir            string           `json:"index_dir"`
-	FormatVersion  int              `json:"format_version"`
-	Updated        time.Time        `json:"updated"`
-	DiskBytes      int64            `json:"disk_bytes"`
-	Rows           int64            `json:"rows"`
-	HiddenRows     int64            `json:"hidden_rows"`
-	Blocks         int              `json:"blocks"`
-	TextBytes      int64            `json:"text_bytes"`
-	Transcripts    map[string]int   `json:"transcripts"` // by kind
-	Sessions       int              `json:"sessions"`
-	Projects       int              `json:"projects"`
-	GoneFiles      int              `json:"gone_transcripts"`
-	GoneRows       int64            `json:"gone_rows"`
-	ForkFiles      int              `json:"fork_transcripts"`
-	Excluded       map[string]int64 `json:"excluded"`
+	Dir           string           `json:"index_dir"`
+	FormatVersion int              `json:"format_version"`
+	Updated       time.Time        `json:"updated"`
+	DiskBytes     int64            `json:"disk_bytes"`
+	Rows          int64            `json:"rows"`
+	HiddenRows    int64            `json:"hidden_rows"`
+	Blocks        int              `json:"blocks"`
+	TextBytes     int64            `json:"text_bytes"`
+	Transcripts   map[string]int   `json:"transcripts"` // by kind
+	Sessions      int              `json:"sessions"`
+	Projects      int              `json:"projects"`
+	GoneFiles     int              `json:"gone_transcripts"`
+	GoneRows      int64            `json:"gone_rows"`
+	ForkFiles     int              `json:"fork_transcripts"`
+	Excluded      map[string]int64 `json:"excluded"`
 }
 
 // Stats reads the committed manifest of dir.
