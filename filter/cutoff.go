@@ -1,7 +1,7 @@
 package filter
 
 import (
-	"regexp"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -36,27 +36,90 @@ type RecallEvent struct {
 	Recalled bool     // Words came from a recall command's own query
 }
 
-// recallCommand finds recall run as a command in a shell line: at the start
-// or after a pipe, &&, ;, a subshell or a path ("~/go/bin/recall").
-var recallCommand = regexp.MustCompile(`(?:^|[|;&(\s/])recall(?:\s+search)?\s+([^|;&]*)`)
-
-// memorySearch is the classic tool's command and the phrasing its skill
-// used; the same list the classic pipeline detected.
-var recallPhrases = regexp.MustCompile(`(?i)memory search|memory recall|i'll search (?:my|the) (?:memory|past sessions|history)|go back to a memory|did you remember.*talked about`)
+// recallPhrases are the classic tool's command and the phrasing its skill
+// used, lowercased; the same list the classic pipeline detected, minus the
+// bare "I'll search" (which also opens "I'll search the codebase for…").
+var recallPhrases = []string{
+	"memory search",
+	"memory recall",
+	"i'll search my memory",
+	"i'll search the memory",
+	"i'll search my past sessions",
+	"i'll search the past sessions",
+	"i'll search my history",
+	"i'll search the history",
+	"go back to a memory",
+}
 
 // DetectRecallEvent reports whether a row (by role and text) ran or quoted
-// recall, and what was recalled.
+// recall, and what was recalled. It runs on every row that mentions recall
+// or memory, so it uses plain string search, not regular expressions.
 func DetectRecallEvent(role, text string) ([]string, bool) {
 	if role == "tool" {
 		return detectToolEvent(text)
 	}
-	if loc := recallPhrases.FindStringIndex(text); loc != nil {
-		return contentWords(text[loc[1]:]), true
+	lower := strings.ToLower(text)
+	if end := phraseEnd(lower); end >= 0 {
+		return contentWords(text[end:]), true
 	}
-	if m := recallCommand.FindStringSubmatch(text); m != nil && strings.Contains(text, "`") {
-		return queryWords(m[1]), true
+	if args, ok := quotedInvocation(text); ok {
+		return queryWords(args), true
 	}
 	return nil, false
+}
+
+// phraseEnd returns where the first recall phrase ends, or -1.
+func phraseEnd(lower string) int {
+	best := -1
+	for _, p := range recallPhrases {
+		if i := strings.Index(lower, p); i >= 0 && (best < 0 || i+len(p) < best) {
+			best = i + len(p)
+		}
+	}
+	if i := strings.Index(lower, "did you remember"); i >= 0 {
+		if j := strings.Index(lower[i:], "talked about"); j >= 0 && (best < 0 || i+j+len("talked about") < best) {
+			best = i + j + len("talked about")
+		}
+	}
+	return best
+}
+
+// recallInvocation finds recall run as a command in a shell line: the
+// first word of a command (after any VAR=value assignments), by name or by
+// path ("~/go/bin/recall"). It returns the arguments up to the end of that
+// command. "recall search …" is the same command.
+func recallInvocation(line string) (string, bool) {
+	for _, cmd := range strings.FieldsFunc(line, func(r rune) bool {
+		return r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '\n' || r == '`'
+	}) {
+		words := strings.Fields(cmd)
+		for len(words) > 0 && strings.Contains(words[0], "=") {
+			words = words[1:]
+		}
+		if len(words) == 0 || filepath.Base(words[0]) != "recall" {
+			continue
+		}
+		args := words[1:]
+		if len(args) > 0 && args[0] == "search" {
+			args = args[1:]
+		}
+		return strings.Join(args, " "), true
+	}
+	return "", false
+}
+
+// quotedInvocation finds recall quoted as inline code in prose:
+// "I ran `recall jwt auth`".
+func quotedInvocation(text string) (string, bool) {
+	i := strings.Index(text, "`recall ")
+	if i < 0 {
+		return "", false
+	}
+	rest := text[i+1:]
+	if j := strings.IndexByte(rest, '`'); j >= 0 {
+		rest = rest[:j]
+	}
+	return recallInvocation(rest)
 }
 
 func detectToolEvent(text string) ([]string, bool) {
@@ -67,11 +130,11 @@ func detectToolEvent(text string) ([]string, bool) {
 	if name != "Bash" {
 		return nil, false
 	}
-	if m := recallCommand.FindStringSubmatch(args); m != nil {
-		return queryWords(m[1]), true
+	if q, ok := recallInvocation(args); ok {
+		return queryWords(q), true
 	}
-	if loc := recallPhrases.FindStringIndex(args); loc != nil {
-		return queryWords(args[loc[1]:]), true
+	if end := phraseEnd(strings.ToLower(args)); end >= 0 {
+		return queryWords(args[end:]), true
 	}
 	return nil, false
 }
