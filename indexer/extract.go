@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -14,32 +13,108 @@ import (
 )
 
 // record is the part of a transcript line recall reads. Everything else is
-// ignored, so new fields in newer Claude Code versions cost nothing.
+// skipped unread, so new fields in newer Claude Code versions cost nothing.
 type record struct {
-	Type              string          `json:"type"`
-	UUID              string          `json:"uuid"`
-	SessionID         string          `json:"sessionId"`
-	Timestamp         string          `json:"timestamp"`
-	Cwd               string          `json:"cwd"`
-	AgentID           string          `json:"agentId"`
-	IsSidechain       bool            `json:"isSidechain"`
-	IsMeta            bool            `json:"isMeta"`
-	IsCompactSummary  bool            `json:"isCompactSummary"`
-	IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
-	Message           json.RawMessage `json:"message"`
+	Type              string
+	UUID              string
+	SessionID         string
+	Timestamp         string
+	Cwd               string
+	AgentID           string
+	IsSidechain       bool
+	IsMeta            bool
+	IsCompactSummary  bool
+	IsAPIErrorMessage bool
+	Message           []byte // raw JSON
+}
+
+// parseRecord reads the top-level members recall needs.
+func parseRecord(line []byte) (record, error) {
+	var r record
+	err := eachMember(line, func(key, val []byte) bool {
+		switch string(key) {
+		case "type":
+			r.Type, _ = decodeString(val)
+		case "uuid":
+			r.UUID, _ = decodeString(val)
+		case "sessionId":
+			r.SessionID, _ = decodeString(val)
+		case "timestamp":
+			r.Timestamp, _ = decodeString(val)
+		case "cwd":
+			r.Cwd, _ = decodeString(val)
+		case "agentId":
+			r.AgentID, _ = decodeString(val)
+		case "isSidechain":
+			r.IsSidechain = decodeBool(val)
+		case "isMeta":
+			r.IsMeta = decodeBool(val)
+		case "isCompactSummary":
+			r.IsCompactSummary = decodeBool(val)
+		case "isApiErrorMessage":
+			r.IsAPIErrorMessage = decodeBool(val)
+		case "message":
+			r.Message = val
+		}
+		return true
+	})
+	return r, err
 }
 
 type message struct {
-	Role    string          `json:"role"`
-	Model   string          `json:"model"`
-	Content json.RawMessage `json:"content"`
+	Role    string
+	Model   string
+	Content []byte // raw JSON: a string or an array of blocks
+}
+
+func parseMessage(raw []byte) (message, bool) {
+	var m message
+	err := eachMember(raw, func(key, val []byte) bool {
+		switch string(key) {
+		case "role":
+			m.Role, _ = decodeString(val)
+		case "model":
+			m.Model, _ = decodeString(val)
+		case "content":
+			m.Content = val
+		}
+		return true
+	})
+	return m, err == nil
 }
 
 type contentBlock struct {
-	Type  string          `json:"type"`
-	Text  string          `json:"text"`
-	Name  string          `json:"name"`
-	Input json.RawMessage `json:"input"`
+	Type  string
+	Text  string
+	Name  string
+	Input []byte // raw JSON
+}
+
+// eachBlock calls fn for each content block of an array content.
+func eachBlock(content []byte, fn func(i int, b *contentBlock) bool) bool {
+	i := 0
+	err := eachElement(content, func(val []byte) bool {
+		var b contentBlock
+		if eachMember(val, func(key, v []byte) bool {
+			switch string(key) {
+			case "type":
+				b.Type, _ = decodeString(v)
+			case "text":
+				b.Text, _ = decodeString(v)
+			case "name":
+				b.Name, _ = decodeString(v)
+			case "input":
+				b.Input = v
+			}
+			return true
+		}) != nil {
+			return true // a block that is not an object holds no text
+		}
+		ok := fn(i, &b)
+		i++
+		return ok
+	})
+	return err == nil
 }
 
 // extracted is one candidate row of a line before the index-wide checks
@@ -93,8 +168,8 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 	if !worthParsing(line) {
 		return checkObjectShape(line)
 	}
-	var rec record
-	if err := json.Unmarshal(line, &rec); err != nil {
+	rec, err := parseRecord(line)
+	if err != nil {
 		return err
 	}
 	if rec.Timestamp != "" {
@@ -116,8 +191,8 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 }
 
 func (x *lineExtractor) addUser(rec *record, lineNo int) {
-	var msg message
-	if json.Unmarshal(rec.Message, &msg) != nil {
+	msg, ok := parseMessage(rec.Message)
+	if !ok {
 		return
 	}
 	text, ok := userText(msg.Content)
@@ -133,50 +208,44 @@ func (x *lineExtractor) addUser(rec *record, lineNo int) {
 
 // userText returns a prompt's text: the string content, or its text blocks
 // joined. ok is false when the record holds no text (tool results).
-func userText(content json.RawMessage) (string, bool) {
+func userText(content []byte) (string, bool) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 {
 		return "", false
 	}
 	if content[0] == '"' {
-		var s string
-		if json.Unmarshal(content, &s) != nil {
-			return "", false
-		}
-		return s, true
-	}
-	var blocks []contentBlock
-	if json.Unmarshal(content, &blocks) != nil {
-		return "", false
+		return decodeString(content)
 	}
 	var parts []string
-	for _, b := range blocks {
-		if b.Type == "tool_result" {
-			return "", false
-		}
-		if b.Type == "text" {
+	toolResult := false
+	ok := eachBlock(content, func(_ int, b *contentBlock) bool {
+		switch b.Type {
+		case "tool_result":
+			toolResult = true
+			return false
+		case "text":
 			parts = append(parts, b.Text)
 		}
+		return true
+	})
+	if !ok || toolResult {
+		return "", false
 	}
 	return strings.Join(parts, "\n"), len(parts) > 0
 }
 
 func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
-	var msg message
-	if json.Unmarshal(rec.Message, &msg) != nil {
-		return
-	}
-	var blocks []contentBlock
-	if json.Unmarshal(msg.Content, &blocks) != nil {
+	msg, ok := parseMessage(rec.Message)
+	if !ok {
 		return
 	}
 	synthetic := msg.Model == "<synthetic>" || rec.IsAPIErrorMessage
-	for i, b := range blocks {
+	eachBlock(msg.Content, func(i int, b *contentBlock) bool {
 		switch b.Type {
 		case "text":
 			if synthetic {
 				x.counts[filter.Noise]++
-				continue
+				return true
 			}
 			x.addText(rec, lineNo, i, "assistant", b.Text)
 		case "tool_use":
@@ -184,7 +253,8 @@ func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
 				x.addRow(rec, lineNo, i, "tool", s)
 			}
 		}
-	}
+		return true
+	})
 }
 
 // addText cleans a prompt or reply and keeps it if it is worth indexing.
@@ -255,12 +325,17 @@ var toolArgKeys = []string{
 
 // toolSummary renders one compact row for a tool call: "Bash: go test
 // ./...", "Edit: /src/pricing.ts", "Grep: jwtSecret in /src".
-func toolSummary(name string, input json.RawMessage) string {
+func toolSummary(name string, input []byte) string {
 	if name == "" {
 		return ""
 	}
-	var args map[string]json.RawMessage
-	_ = json.Unmarshal(input, &args)
+	args := map[string][]byte{}
+	_ = eachMember(input, func(key, val []byte) bool {
+		if val[0] == '"' {
+			args[string(key)] = val
+		}
+		return true
+	})
 	text := name
 	for _, k := range toolArgKeys {
 		s := jsonString(args[k])
@@ -276,14 +351,8 @@ func toolSummary(name string, input json.RawMessage) string {
 	return truncateRunes(text, maxToolText)
 }
 
-func jsonString(raw json.RawMessage) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
+func jsonString(raw []byte) string {
+	s, _ := decodeString(raw)
 	return strings.TrimSpace(s)
 }
 
@@ -319,14 +388,8 @@ func checkObjectShape(line []byte) error {
 // firstType returns the "type" of a line for fork detection. It parses
 // only as much as it needs.
 func firstType(line []byte) (string, error) {
-	var head struct {
-		Type      string `json:"type"`
-		SessionID string `json:"sessionId"`
-	}
-	if err := json.Unmarshal(line, &head); err != nil {
-		return "", err
-	}
-	return head.Type, nil
+	rec, err := parseRecord(line)
+	return rec.Type, err
 }
 
 // badLineError describes an unparseable line for the one-per-file report.

@@ -1,0 +1,223 @@
+package indexer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/filter"
+)
+
+func TestToolSummary(t *testing.T) {
+	tests := []struct {
+		name, input, want string
+	}{
+		{"Bash", `{"command":"go test ./...","description":"run"}`, "Bash: go test ./..."},
+		{"Edit", `{"file_path":"/src/pricing.ts","old_string":"a","new_string":"b"}`, "Edit: /src/pricing.ts"},
+		{"Grep", `{"pattern":"jwtSecret","path":"/src"}`, "Grep: jwtSecret in /src"},
+		{"Glob", `{"pattern":"**/*.go"}`, "Glob: **/*.go"},
+		{"WebFetch", `{"url":"https://example.com/a","prompt":"summarise"}`, "WebFetch: https://example.com/a"},
+		{"TaskOutput", `{}`, "TaskOutput"},
+		{"Write", `{"file_path":"/a\tb.txt","content":"` + strings.Repeat("x", 5000) + `"}`, "Write: /a\tb.txt"},
+		{"Bash", `{"command":"` + strings.Repeat("y", 600) + `"}`, "Bash: " + strings.Repeat("y", maxToolText-len("Bash: ")) + "…"},
+		{"", `{"command":"x"}`, ""},
+	}
+	for _, tt := range tests {
+		if got := toolSummary(tt.name, []byte(tt.input)); got != tt.want {
+			t.Errorf("toolSummary(%s, %.40s) = %q, want %q", tt.name, tt.input, got, tt.want)
+		}
+	}
+}
+
+func TestJSONScannerSkipsValues(t *testing.T) {
+	line := `{"a":"x\"y\\","b":{"c":[1,{"d":"}]"}]},"n":-1.5e3,"t":true,"z":null,"s":"last"}`
+	var keys []string
+	if err := eachMember([]byte(line), func(k, v []byte) bool {
+		keys = append(keys, string(k)+"="+string(v))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := `[a="x\"y\\" b={"c":[1,{"d":"}]"}]} n=-1.5e3 t=true z=null s="last"]`
+	if fmt.Sprint(keys) != want {
+		t.Fatalf("members = %v\nwant      %v", keys, want)
+	}
+	for _, bad := range []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":"x}`, `{"a":1 "b":2}`, `[1]`, `{"a":{"b":1}`} {
+		if err := eachMember([]byte(bad), func(k, v []byte) bool { return true }); err == nil {
+			t.Errorf("eachMember accepted %q", bad)
+		}
+	}
+}
+
+// FuzzExtractAnyBytes: no input line makes the extractor panic, and every
+// row it keeps has text worth indexing.
+func FuzzExtractAnyBytes(f *testing.F) {
+	f.Add([]byte(`{"type":"user","message":{"content":"hello there, friend"}}`))
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"x"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}`))
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","content":"x"}]}}`))
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"\u0000\ud800"}]}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		x := &lineExtractor{kind: KindMain, source: "/s.jsonl"}
+		_ = x.add(line, 1)
+		for _, r := range x.rows {
+			if r.Role != "tool" && len([]rune(r.Text)) < filter.MinChars {
+				t.Fatalf("kept a short row %q from %q", r.Text, line)
+			}
+		}
+	})
+}
+
+// FuzzExtractMatchesEncodingJSON builds transcript lines from arbitrary
+// field values with encoding/json and checks that the scanner-based
+// extractor reads them exactly as a plain encoding/json decoder does.
+func FuzzExtractMatchesEncodingJSON(f *testing.F) {
+	f.Add(uint8(0), "How do we rotate the signing key?", "Bash", "go test ./...", false, false)
+	f.Add(uint8(1), "I'll implement it \"now\" with\ttabs\\ and \u00e9", "Edit", "/src/a.go", true, false)
+	f.Add(uint8(2), "<ide_opened_file>x</ide_opened_file>real question here", "Grep", "pattern", false, true)
+	f.Add(uint8(3), "\xff\xfe invalid utf8 text here", "Write", "\x00", false, false)
+	f.Fuzz(func(t *testing.T, shape uint8, text, tool, arg string, meta, sidechain bool) {
+		line := fuzzLine(shape, text, tool, arg, meta, sidechain)
+		got := &lineExtractor{kind: KindMain, source: "/s.jsonl"}
+		errGot := got.add(line, 7)
+		want, errWant := referenceExtract(line)
+		if (errGot != nil) != (errWant != nil) {
+			t.Fatalf("errors differ on %s: scanner %v, encoding/json %v", line, errGot, errWant)
+		}
+		if fmt.Sprint(rowTexts(got.rows)) != fmt.Sprint(want) {
+			t.Fatalf("rows differ on %s:\nscanner       %q\nencoding/json %q", line, rowTexts(got.rows), want)
+		}
+	})
+}
+
+func fuzzLine(shape uint8, text, tool, arg string, meta, sidechain bool) []byte {
+	rec := map[string]any{"uuid": "u-1", "sessionId": "s-1", "timestamp": "2026-01-01T00:00:00.000Z",
+		"cwd": "/p", "isMeta": meta, "isSidechain": sidechain}
+	switch shape % 4 {
+	case 0:
+		rec["type"] = "user"
+		rec["message"] = map[string]any{"role": "user", "content": text}
+	case 1:
+		rec["type"] = "assistant"
+		rec["message"] = map[string]any{"role": "assistant", "model": "m", "content": []any{
+			map[string]any{"type": "text", "text": text},
+		}}
+	case 2:
+		rec["type"] = "user"
+		rec["message"] = map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": text}, map[string]any{"type": "text", "text": arg},
+		}}
+	default:
+		rec["type"] = "assistant"
+		rec["message"] = map[string]any{"role": "assistant", "content": []any{
+			map[string]any{"type": "tool_use", "name": tool, "input": map[string]any{"command": arg, "file_path": text}},
+		}}
+	}
+	b, _ := json.Marshal(rec)
+	return b
+}
+
+func rowTexts(rows []extracted) []string {
+	out := []string{}
+	for _, r := range rows {
+		out = append(out, r.Role+":"+r.Text)
+	}
+	return out
+}
+
+// referenceExtract is the extractor written plainly with encoding/json,
+// kept as the reference the scanner must agree with.
+func referenceExtract(line []byte) ([]string, error) {
+	out := []string{}
+	if !worthParsing(line) {
+		return out, nil
+	}
+	var rec struct {
+		Type              string          `json:"type"`
+		IsMeta            bool            `json:"isMeta"`
+		IsCompactSummary  bool            `json:"isCompactSummary"`
+		IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
+		Message           json.RawMessage `json:"message"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return nil, err
+	}
+	var msg struct {
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(rec.Message, &msg) != nil {
+		return out, nil
+	}
+	type block struct {
+		Type  string                     `json:"type"`
+		Text  string                     `json:"text"`
+		Name  string                     `json:"name"`
+		Input map[string]json.RawMessage `json:"input"`
+	}
+	keep := func(role, text string) {
+		if clean, reason := filter.Clean(text); reason == filter.Kept {
+			out = append(out, role+":"+clean)
+		}
+	}
+	switch rec.Type {
+	case "user":
+		if c := bytes.TrimSpace(msg.Content); len(c) > 0 && c[0] == '"' {
+			var s string
+			json.Unmarshal(c, &s)
+			if !rec.IsMeta && !rec.IsCompactSummary {
+				keep("user", s)
+			}
+			return out, nil
+		}
+		var blocks []block
+		json.Unmarshal(msg.Content, &blocks)
+		var parts []string
+		for _, b := range blocks {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+		if len(parts) > 0 && !rec.IsMeta && !rec.IsCompactSummary {
+			keep("user", strings.Join(parts, "\n"))
+		}
+	case "assistant":
+		var blocks []block
+		json.Unmarshal(msg.Content, &blocks)
+		for _, b := range blocks {
+			switch {
+			case b.Type == "text" && msg.Model != "<synthetic>" && !rec.IsAPIErrorMessage:
+				keep("assistant", b.Text)
+			case b.Type == "tool_use":
+				if s := referenceToolSummary(b.Name, b.Input); s != "" {
+					out = append(out, "tool:"+s)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func referenceToolSummary(name string, args map[string]json.RawMessage) string {
+	if name == "" {
+		return ""
+	}
+	str := func(k string) string {
+		var s string
+		if json.Unmarshal(args[k], &s) != nil {
+			return ""
+		}
+		return strings.TrimSpace(s)
+	}
+	for _, k := range toolArgKeys {
+		if s := str(k); s != "" {
+			text := name + ": " + s
+			if path := str("path"); k == "pattern" && path != "" {
+				text += " in " + path
+			}
+			return truncateRunes(text, maxToolText)
+		}
+	}
+	return name
+}

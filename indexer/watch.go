@@ -1,0 +1,215 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Defaults for WatchOptions fields left zero.
+const (
+	// DefaultDebounce is the quiet time after the last event before a run:
+	// long enough to swallow the burst of lines one assistant turn writes.
+	DefaultDebounce = 200 * time.Millisecond
+	// DefaultMaxDelay bounds how long a continuous stream of events can put
+	// a run off.
+	DefaultMaxDelay = 2 * time.Second
+	// DefaultBackstop is how often everything is rescanned whatever the
+	// events said, in case some were lost.
+	DefaultBackstop = 5 * time.Minute
+)
+
+// WatchOptions configures a Watcher.
+type WatchOptions struct {
+	// Options are used for every run, exactly as `recall index` uses them.
+	Options
+	Debounce time.Duration // quiet time after the last event; 0 means DefaultDebounce
+	MaxDelay time.Duration // longest a burst can delay a run; 0 means DefaultMaxDelay
+	Backstop time.Duration // period of full rescans; 0 means DefaultBackstop
+	// Log receives one line per run (the run's FormatSummary). nil discards.
+	Log func(string)
+	// OnError receives failures the watcher survives: a run that failed, a
+	// folder it could not watch. nil sends them to Options.Warn.
+	OnError func(error)
+	// Index runs one incremental pass. nil means Run(Options), the same
+	// path as `recall index`; tests put a recording fake here.
+	Index func() (Summary, error)
+}
+
+// Watcher keeps an index up to date from filesystem events. It watches every
+// transcript root and the folders below it that can hold transcripts
+// (fsnotify is not recursive), coalesces bursts of events, and runs the
+// ordinary incremental indexer, which stats every transcript and reads only
+// new bytes. Events only say when to run, never what to read, so a lost or
+// misread event costs latency, not correctness.
+type Watcher struct {
+	opts  WatchOptions
+	roots []string
+	lock  *Lock // the watch lock, held until Close
+	fsw   *fsnotify.Watcher
+	// events and errs are fsw's channels; tests swap in their own to
+	// inject errors or to starve the watcher of events.
+	events <-chan fsnotify.Event
+	errs   <-chan error
+	// dirs are the folders under watch. Only the run goroutine touches it.
+	dirs map[string]bool
+}
+
+// NewWatcher takes the index's watch lock and prepares a watcher. If
+// another watcher holds the lock it returns a *WatchRunningError.
+func NewWatcher(opts WatchOptions) (*Watcher, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	lock, err := takeWatchLock(opts.IndexDir)
+	if err != nil {
+		return nil, err
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("watch %s: %w", opts.IndexDir, err), lock.Unlock())
+	}
+	w := &Watcher{
+		opts:   opts,
+		lock:   lock,
+		fsw:    fsw,
+		events: fsw.Events,
+		errs:   fsw.Errors,
+		dirs:   map[string]bool{},
+	}
+	for _, r := range opts.Sources {
+		w.roots = append(w.roots, filepath.Clean(r))
+	}
+	return w, nil
+}
+
+func (o WatchOptions) withDefaults() (WatchOptions, error) {
+	for name, d := range map[string]time.Duration{"debounce": o.Debounce, "max delay": o.MaxDelay, "backstop": o.Backstop} {
+		if d < 0 {
+			return o, fmt.Errorf("watch: %s %v is negative", name, d)
+		}
+	}
+	if o.Debounce == 0 {
+		o.Debounce = DefaultDebounce
+	}
+	if o.MaxDelay == 0 {
+		o.MaxDelay = DefaultMaxDelay
+	}
+	if o.Backstop == 0 {
+		o.Backstop = DefaultBackstop
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	if o.Log == nil {
+		o.Log = func(string) {}
+	}
+	if o.OnError == nil {
+		warn := o.Warn
+		o.OnError = func(err error) { warn(err.Error()) }
+	}
+	if o.Index == nil {
+		indexOpts := o.Options
+		o.Index = func() (Summary, error) { return Run(indexOpts) }
+	}
+	return o, nil
+}
+
+// Run watches and indexes until ctx is cancelled, then returns nil. A run
+// in progress when ctx is cancelled is finished (each run commits at its
+// end); changes still waiting for their debounce are left to the next
+// indexer, which finds them by stat like any other change. Run releases the
+// watcher and its lock when it returns; call it once.
+//
+// Runs happen on this goroutine, one at a time. Events that arrive during a
+// run wait in the kernel queue; if it overflows, the overflow rescan covers
+// them.
+func (w *Watcher) Run(ctx context.Context) error {
+	defer w.Close()
+	// Watch before the first run, so nothing written after that run's
+	// stat can slip by unseen.
+	w.watchRoots()
+	w.runIndex("start")
+
+	// This goroutine owns the debounce timer and the watched-folder set.
+	pending := newDebouncer(w.opts.Debounce, w.opts.MaxDelay)
+	backstop := time.NewTicker(w.opts.Backstop)
+	defer backstop.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.events:
+			if !ok {
+				return fmt.Errorf("watch %s: event stream closed", w.opts.IndexDir)
+			}
+			if w.handle(ev) {
+				pending.note(time.Now())
+			}
+		case err, ok := <-w.errs:
+			if !ok {
+				return fmt.Errorf("watch %s: error stream closed", w.opts.IndexDir)
+			}
+			pending.clear()
+			w.handleError(err)
+		case <-pending.due():
+			pending.clear()
+			if ctx.Err() == nil {
+				w.runIndex("changes")
+			}
+		case <-backstop.C:
+			pending.clear()
+			w.rescan("backstop")
+		}
+	}
+}
+
+// handleError rescans after any watch error: the kernel dropped events
+// (ErrEventOverflow) or may have, and a rescan finds whatever they said.
+func (w *Watcher) handleError(err error) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		w.rescan("event overflow")
+		return
+	}
+	w.opts.OnError(fmt.Errorf("watch: %w", err))
+	w.rescan("watch error")
+}
+
+// rescan rewatches every folder, in case events about new ones were lost,
+// and runs the indexer.
+func (w *Watcher) rescan(why string) {
+	w.watchRoots()
+	w.runIndex(why)
+}
+
+// runIndex runs the indexer once. A failed run is reported, not fatal: the
+// next event or the backstop tries again, and a watcher that exits on a
+// transient error (a full disk) would silently stop indexing.
+func (w *Watcher) runIndex(why string) {
+	sum, err := w.opts.Index()
+	if err != nil {
+		w.opts.OnError(fmt.Errorf("index (%s): %w", why, err))
+		return
+	}
+	w.opts.Log(why + ": " + FormatSummary(&sum))
+}
+
+// Close stops watching and releases the watch lock. Run calls it; call it
+// yourself only for a Watcher you never Run.
+func (w *Watcher) Close() error {
+	var errs []error
+	if w.fsw != nil {
+		errs = append(errs, w.fsw.Close())
+		w.fsw = nil
+	}
+	if w.lock != nil {
+		errs = append(errs, w.lock.Unlock())
+		w.lock = nil
+	}
+	return errors.Join(errs...)
+}
