@@ -31,7 +31,7 @@ type RecallEvent struct {
 	Time     time.Time
 	Source   string
 	Line     int
-	LineEnd  int      // last line of the Messages rows after it in Source
+	Ordinal  int      // position among the rows of Source
 	Words    []string // what was recalled, lowercased, for the shared-word test
 	Recalled bool     // Words came from a recall command's own query
 }
@@ -169,10 +169,12 @@ func contentWords(text string) []string {
 	return out
 }
 
-// InWindow reports whether a message at time t, line in source, falls in
-// the window after event e. Messages before the event never do.
-func (e *RecallEvent) InWindow(w Window, t time.Time, source string, line int) bool {
-	if source == e.Source && line > e.Line && line <= e.LineEnd {
+// InWindow reports whether a message at time t, the ordinal-th row of
+// source, falls in the window after event e: within w.Duration after it,
+// or among the w.Messages rows that follow it in the same transcript.
+// Messages before the event never do.
+func (e *RecallEvent) InWindow(w Window, t time.Time, source string, ordinal int) bool {
+	if source == e.Source && ordinal > e.Ordinal && ordinal-e.Ordinal <= w.Messages {
 		return true
 	}
 	if t.IsZero() || e.Time.IsZero() {

@@ -36,23 +36,24 @@ func TestDetectRecallEvent(t *testing.T) {
 
 func TestRecallWindow(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 10, 0, 0, time.UTC)
-	e := RecallEvent{Time: at, Source: "/a.jsonl", Line: 20, LineEnd: 25, Words: []string{"kubernetes", "ingress"}}
+	e := RecallEvent{Time: at, Source: "/a.jsonl", Line: 20, Ordinal: 8, Words: []string{"kubernetes", "ingress"}}
 	w := DefaultWindow()
 	tests := []struct {
 		name   string
 		t      time.Time
 		source string
-		line   int
+		ord    int
 		want   bool
 	}{
-		{"before the event", at.Add(-5 * time.Minute), "/a.jsonl", 10, false},
+		{"before the event", at.Add(-5 * time.Minute), "/a.jsonl", 5, false},
 		{"minutes after", at.Add(3 * time.Minute), "/a.jsonl", 40, true},
-		{"long after, far away", at.Add(2 * time.Hour), "/a.jsonl", 90, false},
-		{"long after but within five rows", at.Add(2 * time.Hour), "/a.jsonl", 24, true},
-		{"within rows of another file", at.Add(2 * time.Hour), "/b.jsonl", 24, false},
+		{"long after, far away", at.Add(2 * time.Hour), "/a.jsonl", 30, false},
+		{"long after but within five rows", at.Add(2 * time.Hour), "/a.jsonl", 13, true},
+		{"six rows after", at.Add(2 * time.Hour), "/a.jsonl", 14, false},
+		{"within rows of another file", at.Add(2 * time.Hour), "/b.jsonl", 10, false},
 	}
 	for _, tt := range tests {
-		if got := e.InWindow(w, tt.t, tt.source, tt.line); got != tt.want {
+		if got := e.InWindow(w, tt.t, tt.source, tt.ord); got != tt.want {
 			t.Errorf("%s: InWindow = %v, want %v", tt.name, got, tt.want)
 		}
 	}

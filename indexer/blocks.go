@@ -40,14 +40,6 @@ func typeBit(t string) uint8 {
 	return 16
 }
 
-// EventBit in Block.Types marks a block holding a recall event (a row that
-// ran or quoted recall). Searches always read such blocks, because the
-// recall cutoff needs every event of a session whatever the query.
-const EventBit uint8 = 32
-
-// HasEvent reports whether the block holds a recall event.
-func (b *Block) HasEvent() bool { return b.Types&EventBit != 0 }
-
 // HasType reports whether the block may hold rows of type t.
 func (b *Block) HasType(t string) bool { return b.Types&typeBit(t) != 0 }
 

@@ -415,6 +415,7 @@ func (c *committer) addRows(st *FileState, rows []extracted) error {
 			}
 			c.keys[r.Key] = r.Gen
 		}
+		r.Ordinal = int(st.Rows) + 1
 		if err := c.w.add(&r.Row, r.Key); err != nil {
 			return err
 		}

@@ -57,6 +57,7 @@ type Manifest struct {
 	RowsBytes   int64 // committed length of the rows file
 	BlocksBytes int64
 	UUIDBytes   int64
+	EventsBytes int64
 	Frames      int
 	Rows        int64
 	TextBytes   int64 // bytes of the text column, for average message length
@@ -91,6 +92,9 @@ func (m *Manifest) blocksName() string {
 	return fmt.Sprintf("blocks-v%d-%06d.bin", FormatVersion, m.Seq)
 }
 func (m *Manifest) uuidsName() string { return fmt.Sprintf("uuids-v%d-%06d.bin", FormatVersion, m.Seq) }
+func (m *Manifest) eventsName() string {
+	return fmt.Sprintf("events-v%d-%06d.tsv", FormatVersion, m.Seq)
+}
 
 // clone returns a deep copy, so a run can work on its own copy and commit it.
 func (m *Manifest) clone() *Manifest {
@@ -187,6 +191,8 @@ func (m *Manifest) parseLine(f []string) error {
 		m.BlocksBytes = p.int(1)
 	case "uuids":
 		m.UUIDBytes = p.int(1)
+	case "events":
+		m.EventsBytes = p.int(1)
 	case "nextgen":
 		m.NextGen = uint32(p.int(1))
 	case "updated":
@@ -274,6 +280,7 @@ func (m *Manifest) encode() []byte {
 	line("text", i64(m.TextBytes))
 	line("blocks", i64(m.BlocksBytes))
 	line("uuids", i64(m.UUIDBytes))
+	line("events", i64(m.EventsBytes))
 	line("nextgen", i64(int64(m.NextGen)))
 	line("updated", i64(m.UpdatedNs))
 	for _, name := range sortedKeys(m.Excluded) {

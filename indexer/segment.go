@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-
-	"github.com/recall-dev/recall/filter"
 )
 
 // blockTarget is the uncompressed size at which a block is closed and
@@ -34,6 +31,7 @@ type segmentWriter struct {
 	rows   *os.File
 	blocks *os.File
 	uuids  *os.File
+	events *os.File
 	enc    *zstd.Encoder
 	blk    blockBuilder
 	frame  []byte
@@ -55,6 +53,7 @@ func openSegmentWriter(dir string, m *Manifest) (*segmentWriter, error) {
 		{&w.rows, m.rowsName(), m.RowsBytes},
 		{&w.blocks, m.blocksName(), m.BlocksBytes},
 		{&w.uuids, m.uuidsName(), m.UUIDBytes},
+		{&w.events, m.eventsName(), m.EventsBytes},
 	}
 	for _, spec := range files {
 		f, err := openRepaired(filepath.Join(dir, spec.name), spec.committed)
@@ -118,6 +117,9 @@ func (w *segmentWriter) writeHeaderFrame() error {
 func (w *segmentWriter) add(r *Row, key uint64) error {
 	w.blk.add(r)
 	w.m.TextBytes += int64(len(r.Text))
+	if err := w.noteEvent(r); err != nil {
+		return err
+	}
 	if key != 0 {
 		var rec [uuidRecordSize]byte
 		binary.LittleEndian.PutUint64(rec[:], key)
@@ -160,7 +162,7 @@ func (w *segmentWriter) sync() error {
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
-	for _, f := range []*os.File{w.rows, w.blocks, w.uuids} {
+	for _, f := range []*os.File{w.rows, w.blocks, w.uuids, w.events} {
 		if err := f.Sync(); err != nil {
 			return fmt.Errorf("sync %s: %w", f.Name(), err)
 		}
@@ -170,7 +172,7 @@ func (w *segmentWriter) sync() error {
 
 // close releases the files; calling it again does nothing.
 func (w *segmentWriter) close() {
-	for _, f := range []**os.File{&w.rows, &w.blocks, &w.uuids} {
+	for _, f := range []**os.File{&w.rows, &w.blocks, &w.uuids, &w.events} {
 		if *f != nil {
 			(*f).Close()
 			*f = nil
@@ -215,11 +217,6 @@ func (b *blockBuilder) add(r *Row) {
 		}
 	}
 	b.types |= typeBit(r.Type)
-	if mayBeRecallEvent(r.Text) {
-		if _, ok := filter.DetectRecallEvent(r.Role, r.Text); ok {
-			b.types |= EventBit
-		}
-	}
 	b.sessions.add(hashString(r.Session))
 	b.projects.add(hashString(r.Project))
 	b.trigrams.addText([]byte(r.Text))
@@ -256,10 +253,4 @@ func parseTimestamp(s string) (int64, bool) {
 		return 0, false
 	}
 	return t.UnixMilli(), true
-}
-
-// mayBeRecallEvent is a cheap test before filter.DetectRecallEvent's
-// regular expressions: every event mentions recall, memory or remember.
-func mayBeRecallEvent(text string) bool {
-	return strings.Contains(text, "ecall") || strings.Contains(text, "emory") || strings.Contains(text, "emember")
 }

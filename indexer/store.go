@@ -33,7 +33,7 @@ func loadKeys(w *segmentWriter, m *Manifest) map[uint64]uint32 {
 	return keys
 }
 
-var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids)-v[0-9]+-([0-9]+)\.(zst|bin)$`)
+var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
 
 // removeStrays deletes data files of other sequences: leftovers of a
 // compaction or rebuild that a crash interrupted, or of one that finished
@@ -69,7 +69,7 @@ func compact(dir string, m *Manifest) error {
 	defer snap.Close()
 	next := m.clone()
 	next.Seq++
-	next.RowsBytes, next.BlocksBytes, next.UUIDBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0
+	next.RowsBytes, next.BlocksBytes, next.UUIDBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.Dead = map[uint32]int64{}
 	if err := removeStrays(dir, m.Seq); err != nil {
 		return err

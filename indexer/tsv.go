@@ -14,7 +14,7 @@ import (
 // each one.
 var columns = [...]string{
 	"session_id", "timestamp", "type", "text", "project_path",
-	"source", "line", "uuid", "agent_id", "role", "gen",
+	"source", "line", "uuid", "agent_id", "role", "gen", "ordinal",
 }
 
 // NumColumns is the number of TSV columns in a v1 row.
@@ -33,6 +33,7 @@ const (
 	ColAgent
 	ColRole
 	ColGen
+	ColOrdinal
 )
 
 // Header is the first line of the rows file.
@@ -70,6 +71,7 @@ type Row struct {
 	AgentID   string // subagent id for agent rows
 	Role      string // user, assistant or tool
 	Gen       uint32 // generation of Source this row came from
+	Ordinal   int    // 1-based position among the rows of this generation of Source
 }
 
 // AppendTSV appends r as one escaped TSV line ending in '\n'.
@@ -95,6 +97,8 @@ func (r *Row) AppendTSV(dst []byte) []byte {
 	dst = appendEscaped(dst, r.Role)
 	dst = append(dst, '\t')
 	dst = strconv.AppendUint(dst, uint64(r.Gen), 10)
+	dst = append(dst, '\t')
+	dst = strconv.AppendInt(dst, int64(r.Ordinal), 10)
 	return append(dst, '\n')
 }
 
@@ -115,6 +119,10 @@ func ParseRow(line []byte) (Row, error) {
 	if err != nil {
 		return Row{}, fmt.Errorf("%w: gen column: %v", ErrBadRow, err)
 	}
+	ordinal, err := strconv.Atoi(string(f[ColOrdinal]))
+	if err != nil {
+		return Row{}, fmt.Errorf("%w: ordinal column: %v", ErrBadRow, err)
+	}
 	return Row{
 		Session:   Unescape(f[ColSession]),
 		Timestamp: Unescape(f[ColTimestamp]),
@@ -127,6 +135,7 @@ func ParseRow(line []byte) (Row, error) {
 		AgentID:   Unescape(f[ColAgent]),
 		Role:      Unescape(f[ColRole]),
 		Gen:       uint32(gen),
+		Ordinal:   ordinal,
 	}, nil
 }
 

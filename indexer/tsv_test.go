@@ -10,7 +10,7 @@ func TestRowRoundTrip(t *testing.T) {
 		name string
 		row  Row
 	}{
-		{"plain", Row{Session: "s1", Timestamp: "2026-03-01T10:00:00.000Z", Type: TypeUser, Text: "hello world", Project: "/p", Source: "/p/s1.jsonl", Line: 3, UUID: "u", Role: "user", Gen: 7}},
+		{"plain", Row{Session: "s1", Timestamp: "2026-03-01T10:00:00.000Z", Type: TypeUser, Text: "hello world", Project: "/p", Source: "/p/s1.jsonl", Line: 3, UUID: "u", Role: "user", Gen: 7, Ordinal: 2}},
 		{"escapes", Row{Session: "s", Text: "a\tb\nc\\d\re\\n", Project: "/with\ttab", Source: "x", Line: 1, Gen: 1}},
 		{"empty fields", Row{Line: 0, Gen: 0}},
 		{"trailing backslash", Row{Text: `ends with \`, Line: 1}},
@@ -34,7 +34,7 @@ func TestRowRoundTrip(t *testing.T) {
 }
 
 func TestParseRowRejectsWrongColumnCount(t *testing.T) {
-	for _, line := range []string{"", "a\tb", "a\tb\tc\td\te\tf\tg\th\ti\tj\tk\tl"} {
+	for _, line := range []string{"", "a\tb", "a\tb\tc\td\te\tf\tg\th\ti\tj\tk", "a\tb\tc\td\te\tf\tg\th\ti\tj\tk\tl\tm"} {
 		if _, err := ParseRow([]byte(line)); err == nil {
 			t.Errorf("ParseRow(%q) accepted a malformed row", line)
 		}
@@ -59,7 +59,7 @@ func FuzzRowRoundTrip(f *testing.F) {
 	f.Add("\\", "\\t", "\n", "\r\n", "\x00", "\xff", -1, "\\\\", "\t", uint32(1<<31))
 	f.Fuzz(func(t *testing.T, session, ts, typ, text, project, source string, line int, uuid, agent string, gen uint32) {
 		r := Row{Session: session, Timestamp: ts, Type: typ, Text: text, Project: project, Source: source,
-			Line: line, UUID: uuid, AgentID: agent, Role: typ, Gen: gen}
+			Line: line, UUID: uuid, AgentID: agent, Role: typ, Gen: gen, Ordinal: line / 2}
 		enc := r.AppendTSV(nil)
 		if bytes.IndexByte(enc[:len(enc)-1], '\n') >= 0 {
 			t.Fatalf("encoded row holds a newline: %q", enc)

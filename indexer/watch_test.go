@@ -46,7 +46,7 @@ func watchLine(text string) string {
 	return string(b) + "\n"
 }
 
-func mkdirAll(t *testing.T, dirs ...string) {
+func watchMkdir(t *testing.T, dirs ...string) {
 	t.Helper()
 	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -132,11 +132,11 @@ func startRealWatcher(t *testing.T, src string) (idx string, real *realIndex) {
 	real = &realIndex{opts: opts.Options}
 	opts.Index = real.index
 	startWatcher(t, opts, nil)
-	waitUntil(t, "the first run", func() bool { return len(real.runs()) >= 1 })
+	pollUntil(t, "the first run", func() bool { return len(real.runs()) >= 1 })
 	return idx, real
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
+func pollUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(waitLimit)
 	for !cond() {
@@ -187,7 +187,7 @@ func waitForTexts(t *testing.T, idx string, want map[string]int) {
 	}
 }
 
-func writeFile(t *testing.T, path, content string) {
+func watchWrite(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
@@ -215,71 +215,83 @@ func TestWatchNewProjectFolderAndTranscripts(t *testing.T) {
 	l.Unlock()
 
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	main := filepath.Join(project, testSession+".jsonl")
-	writeFile(t, main, watchLine(textAlpha))
+	watchWrite(t, main, watchLine(textAlpha))
 	waitForTexts(t, idx, map[string]int{textAlpha: 1})
 
 	// A second transcript in the new folder proves the folder itself is
 	// watched, not just noticed once.
-	writeFile(t, filepath.Join(project, "66666666-6666-4666-8666-666666666666.jsonl"), watchLine(textBravo))
+	watchWrite(t, filepath.Join(project, "66666666-6666-4666-8666-666666666666.jsonl"), watchLine(textBravo))
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textBravo: 1})
 
 	appendText(t, main, watchLine(textCharlie))
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textBravo: 1, textCharlie: 1})
 }
 
-func TestWatchRootCreatedAfterStartAndAgain(t *testing.T) {
+func TestWatchRootCreatedAfterStart(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "projects")
 	idx, _ := startRealWatcher(t, src)
 
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
-	writeFile(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
+	watchMkdir(t, project)
+	watchWrite(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
+	waitForTexts(t, idx, map[string]int{textAlpha: 1})
+}
+
+// A root removed and made again (a user clearing ~/.claude): once its
+// removal is seen, the watcher waits for it again through its parent.
+func TestWatchRootRemovedAndMadeAgain(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "projects")
+	project := filepath.Join(src, "-home-dev-ledger")
+	watchMkdir(t, project)
+	watchWrite(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
+	idx, real := startRealWatcher(t, src)
 	waitForTexts(t, idx, map[string]int{textAlpha: 1})
 
-	// Removed and made again (a user clearing ~/.claude): the watcher goes
-	// back to waiting for it. Rows of the deleted transcript are kept.
 	if err := os.RemoveAll(src); err != nil {
 		t.Fatal(err)
 	}
-	mkdirAll(t, project)
-	writeFile(t, filepath.Join(project, "66666666-6666-4666-8666-666666666666.jsonl"), watchLine(textBravo))
+	pollUntil(t, "a run that notices the removal", func() bool {
+		return slices.ContainsFunc(real.runs(), func(s Summary) bool { return s.Gone == 1 })
+	})
+	watchMkdir(t, project)
+	watchWrite(t, filepath.Join(project, "66666666-6666-4666-8666-666666666666.jsonl"), watchLine(textBravo))
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textBravo: 1})
 }
 
 func TestWatchSubagentFoldersCreatedAfterStart(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
-	writeFile(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
+	watchMkdir(t, project)
+	watchWrite(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
 	idx, _ := startRealWatcher(t, src)
 	waitForTexts(t, idx, map[string]int{textAlpha: 1})
 
 	subagents := filepath.Join(project, testSession, "subagents")
-	mkdirAll(t, subagents)
-	writeFile(t, filepath.Join(subagents, "agent-a0123456789abcdef.jsonl"), watchLine(textDelta))
+	watchMkdir(t, subagents)
+	watchWrite(t, filepath.Join(subagents, "agent-a0123456789abcdef.jsonl"), watchLine(textDelta))
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textDelta: 1})
 
 	deeper := filepath.Join(subagents, "workflows", "wf_1")
-	mkdirAll(t, deeper)
-	writeFile(t, filepath.Join(deeper, "agent-afedcba9876543210.jsonl"), watchLine(textEcho))
+	watchMkdir(t, deeper)
+	watchWrite(t, filepath.Join(deeper, "agent-afedcba9876543210.jsonl"), watchLine(textEcho))
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textDelta: 1, textEcho: 1})
 }
 
 func TestWatchPartialLineWaitsForNewline(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	main := filepath.Join(project, testSession+".jsonl")
-	writeFile(t, main, watchLine(textAlpha))
+	watchWrite(t, main, watchLine(textAlpha))
 	idx, real := startRealWatcher(t, src)
 	waitForTexts(t, idx, map[string]int{textAlpha: 1})
 
 	line := watchLine(textBravo)
 	before := len(real.runs())
 	appendText(t, main, line[:len(line)-1])
-	waitUntil(t, "a run after the partial write", func() bool { return len(real.runs()) > before })
+	pollUntil(t, "a run after the partial write", func() bool { return len(real.runs()) > before })
 	got, err := indexedTexts(idx)
 	if err != nil {
 		t.Fatal(err)
@@ -295,31 +307,31 @@ func TestWatchPartialLineWaitsForNewline(t *testing.T) {
 func TestWatchTruncatedTranscriptIsReread(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	main := filepath.Join(project, testSession+".jsonl")
-	writeFile(t, main, watchLine(textAlpha)+watchLine(textBravo)+watchLine(textCharlie))
+	watchWrite(t, main, watchLine(textAlpha)+watchLine(textBravo)+watchLine(textCharlie))
 	idx, _ := startRealWatcher(t, src)
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textBravo: 1, textCharlie: 1})
 
 	// Shorter than what was read, so the indexer can tell it was rewritten.
-	writeFile(t, main, watchLine(textDelta))
+	watchWrite(t, main, watchLine(textDelta))
 	waitForTexts(t, idx, map[string]int{textDelta: 1})
 }
 
 func TestWatchRenames(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	first := filepath.Join(project, "11111111-1111-4111-8111-111111111111.jsonl")
 	second := filepath.Join(project, "22222222-2222-4222-8222-222222222222.jsonl")
-	writeFile(t, first, watchLine(textAlpha))
-	writeFile(t, second, watchLine(textBravo))
+	watchWrite(t, first, watchLine(textAlpha))
+	watchWrite(t, second, watchLine(textBravo))
 	idx, _ := startRealWatcher(t, src)
 	waitForTexts(t, idx, map[string]int{textAlpha: 1, textBravo: 1})
 
 	t.Run("moved in", func(t *testing.T) {
 		outside := filepath.Join(t.TempDir(), "33333333-3333-4333-8333-333333333333.jsonl")
-		writeFile(t, outside, watchLine(textCharlie))
+		watchWrite(t, outside, watchLine(textCharlie))
 		if err := os.Rename(outside, filepath.Join(project, filepath.Base(outside))); err != nil {
 			t.Fatal(err)
 		}
@@ -338,16 +350,16 @@ func TestWatchRenames(t *testing.T) {
 func TestWatchDeletedTranscriptKeepsRows(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	main := filepath.Join(project, testSession+".jsonl")
-	writeFile(t, main, watchLine(textAlpha))
+	watchWrite(t, main, watchLine(textAlpha))
 	idx, real := startRealWatcher(t, src)
 	waitForTexts(t, idx, map[string]int{textAlpha: 1})
 
 	if err := os.Remove(main); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "a run that notices the deletion", func() bool {
+	pollUntil(t, "a run that notices the deletion", func() bool {
 		return slices.ContainsFunc(real.runs(), func(s Summary) bool { return s.Gone == 1 })
 	})
 	got, err := indexedTexts(idx)
@@ -394,9 +406,9 @@ func nextCall(t *testing.T, calls <-chan fakeCall, what string) fakeCall {
 func TestWatchCoalescesBurstOfAppends(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	main := filepath.Join(project, testSession+".jsonl")
-	writeFile(t, main, "")
+	watchWrite(t, main, "")
 	barrier := filepath.Join(project, "barrier")
 
 	calls := make(chan fakeCall, 1000)
@@ -420,7 +432,7 @@ func TestWatchCoalescesBurstOfAppends(t *testing.T) {
 	}
 	// Events are handled in order, so a run that sees the barrier folder
 	// watched comes after every event of the burst: no run is left to come.
-	mkdirAll(t, barrier)
+	watchMkdir(t, barrier)
 	runs := 0
 	for {
 		c := nextCall(t, calls, "a run after the burst")
@@ -437,7 +449,7 @@ func TestWatchCoalescesBurstOfAppends(t *testing.T) {
 func TestWatchMaxDelayIndexesContinuousStream(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	main := filepath.Join(project, testSession+".jsonl")
 
 	calls := make(chan fakeCall, 1000)
@@ -483,7 +495,7 @@ func TestWatchOverflowRescans(t *testing.T) {
 	})
 	nextCall(t, calls, "the first run")
 
-	mkdirAll(t, lost)
+	watchMkdir(t, lost)
 	errs <- fsnotify.ErrEventOverflow
 	if c := nextCall(t, calls, "a rescan after the overflow"); !c.saw {
 		t.Errorf("the rescan ran before watching %s, which was made while events were lost", lost)
@@ -513,7 +525,7 @@ func TestWatchBackstopRescans(t *testing.T) {
 func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	idx := t.TempDir()
 
 	started, release := make(chan struct{}), make(chan struct{})
@@ -536,7 +548,7 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 	}
 	_, stop := startWatcher(t, opts, nil)
 
-	writeFile(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
+	watchWrite(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
 	select {
 	case <-started:
 	case <-time.After(waitLimit):
@@ -598,7 +610,7 @@ func TestWatchSecondWatcherIsRefused(t *testing.T) {
 func TestWatchSkipsMemoryAndToolResults(t *testing.T) {
 	src := t.TempDir()
 	project := filepath.Join(src, "-home-dev-ledger")
-	mkdirAll(t, project)
+	watchMkdir(t, project)
 	session := filepath.Join(project, testSession)
 	skipped := []string{filepath.Join(project, "memory"), filepath.Join(session, "tool-results")}
 	subagents := filepath.Join(session, "subagents")
@@ -618,8 +630,8 @@ func TestWatchSkipsMemoryAndToolResults(t *testing.T) {
 	_, stop := startWatcher(t, opts, func(started *Watcher) { w = started })
 	nextCall(t, calls, "the first run")
 
-	mkdirAll(t, skipped...)
-	mkdirAll(t, subagents) // after the skipped ones, so its run comes after their events
+	watchMkdir(t, skipped...)
+	watchMkdir(t, subagents) // after the skipped ones, so its run comes after their events
 	for !nextCall(t, calls, "a run that sees subagents/ watched").saw {
 	}
 	watchList := w.fsw.WatchList()
@@ -641,7 +653,7 @@ func TestWatchEventFilter(t *testing.T) {
 	project := filepath.Join(src, "-home-dev-ledger")
 	newDir := filepath.Join(project, testSession)
 	memory := filepath.Join(project, "memory")
-	mkdirAll(t, newDir, memory)
+	watchMkdir(t, newDir, memory)
 	opts := watchOptions(t, src, t.TempDir())
 	opts.Index = func() (Summary, error) { return Summary{}, nil }
 	w, err := NewWatcher(opts)

@@ -49,7 +49,11 @@ func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
 	matches := selectMatches(q, &req, found)
 	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned}
 	if req.Cutoff {
-		matches, stats.CutoffDropped = applyCutoff(matches, found.events, req.Window)
+		events, err := snap.Events()
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		matches, stats.CutoffDropped = applyCutoff(matches, events, req.Window)
 	}
 	stats.RowsMatched = len(matches)
 	msgs := toRankMessages(matches, q)
@@ -96,7 +100,7 @@ func selectMatches(q *filter.Query, req *Request, found *scanResult) []match {
 
 // applyCutoff drops matches that echo a recall: the event itself and the
 // messages in the window after it that share words with what was recalled.
-func applyCutoff(matches []match, events map[string][]filter.RecallEvent, w filter.Window) ([]match, int) {
+func applyCutoff(matches []match, events map[string][]indexer.Event, w filter.Window) ([]match, int) {
 	if len(events) == 0 {
 		return matches, 0
 	}
@@ -112,13 +116,13 @@ func applyCutoff(matches []match, events map[string][]filter.RecallEvent, w filt
 	return out, dropped
 }
 
-func echoesRecall(m *match, events []filter.RecallEvent, w filter.Window) bool {
+func echoesRecall(m *match, events []indexer.Event, w filter.Window) bool {
 	for i := range events {
-		e := &events[i]
+		e := &events[i].RecallEvent
 		if m.row.Source == e.Source && m.row.Line == e.Line {
 			return true
 		}
-		if e.InWindow(w, m.time, m.row.Source, m.row.Line) && e.SharesWords(m.row.Text) {
+		if e.InWindow(w, m.time, m.row.Source, m.row.Ordinal) && e.SharesWords(m.row.Text) {
 			return true
 		}
 	}
@@ -183,7 +187,6 @@ type scan struct {
 
 type scanResult struct {
 	matches     []match
-	events      map[string][]filter.RecallEvent
 	docFreq     []int
 	blocksRead  int
 	rowsScanned int
@@ -194,22 +197,13 @@ func newScan(snap *indexer.Snapshot, q *filter.Query, req *Request) *scan {
 	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
 }
 
-// blockPlan says why a block is read: for matches, for recall events, or
-// both.
-type blockPlan struct {
-	index   int
-	matches bool
-	events  bool
-}
-
-func (s *scan) plan() []blockPlan {
-	var out []blockPlan
+// plan lists the blocks that may hold matches.
+func (s *scan) plan() []int {
+	var out []int
 	for i := range s.snap.Blocks {
 		b := &s.snap.Blocks[i]
-		p := blockPlan{index: i, matches: s.filter.blockMayPass(b) && s.blockMayMatch(b)}
-		p.events = s.req.Cutoff && b.HasEvent()
-		if p.matches || p.events {
-			out = append(out, p)
+		if s.filter.blockMayPass(b) && s.blockMayMatch(b) {
+			out = append(out, i)
 		}
 	}
 	return out
@@ -287,7 +281,7 @@ func (s *scan) run() *scanResult {
 
 // merge combines block results in block order, so output is deterministic.
 func (s *scan) merge(results []blockResult) *scanResult {
-	out := &scanResult{events: map[string][]filter.RecallEvent{}, docFreq: make([]int, len(s.terms))}
+	out := &scanResult{docFreq: make([]int, len(s.terms))}
 	for i := range results {
 		r := &results[i]
 		if r.err != nil {
@@ -299,9 +293,6 @@ func (s *scan) merge(results []blockResult) *scanResult {
 		out.matches = append(out.matches, r.matches...)
 		for j, n := range r.docFreq {
 			out.docFreq[j] += n
-		}
-		for _, e := range r.events {
-			out.events[e.session] = append(out.events[e.session], e.RecallEvent)
 		}
 	}
 	return out

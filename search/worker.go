@@ -3,12 +3,10 @@ package search
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 )
 
@@ -24,16 +22,9 @@ type blockWorker struct {
 
 type blockResult struct {
 	matches []match
-	events  []sessionEvent
 	docFreq []int
 	rows    int
 	err     error
-}
-
-type sessionEvent struct {
-	session string
-	filter.RecallEvent
-	remaining int // rows of the window still to count
 }
 
 func newBlockWorker(s *scan) (*blockWorker, error) {
@@ -46,10 +37,10 @@ func newBlockWorker(s *scan) (*blockWorker, error) {
 
 func (w *blockWorker) close() { w.dec.Close() }
 
-func (w *blockWorker) process(p blockPlan) blockResult {
+func (w *blockWorker) process(block int) blockResult {
 	res := blockResult{docFreq: make([]int, len(w.s.terms))}
 	var err error
-	w.raw, w.scratch, err = w.s.snap.ReadBlock(w.dec, &w.s.snap.Blocks[p.index], w.raw, w.scratch)
+	w.raw, w.scratch, err = w.s.snap.ReadBlock(w.dec, &w.s.snap.Blocks[block], w.raw, w.scratch)
 	if err != nil {
 		res.err = err
 		return res
@@ -67,23 +58,17 @@ func (w *blockWorker) process(p blockPlan) blockResult {
 			continue
 		}
 		res.rows++
-		w.scanRow(&f, line, p, &res)
+		w.scanRow(&f, line, &res)
 	}
 	return res
 }
 
-// scanRow applies filters, the query and event detection to one row.
-func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, p blockPlan, res *blockResult) {
+// scanRow applies the query and the filters to one row.
+func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, res *blockResult) {
 	if gen, _ := strconv.ParseUint(string(f[indexer.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
 		return
 	}
 	text := w.unescapedText(f[indexer.ColText])
-	if p.events {
-		w.trackEvents(f, text, res)
-	}
-	if !p.matches {
-		return
-	}
 	positive, excluded := w.s.q.TermHits(text)
 	for i := range res.docFreq {
 		if positive&(1<<i) != 0 {
@@ -141,37 +126,4 @@ func (w *blockWorker) unescapedText(col []byte) []byte {
 	}
 	w.text = indexer.UnescapeAppend(w.text[:0], col)
 	return w.text
-}
-
-// trackEvents records recall events and counts the rows of each event's
-// window that follow it in the same transcript.
-func (w *blockWorker) trackEvents(f *[indexer.NumColumns][]byte, text []byte, res *blockResult) {
-	source := string(f[indexer.ColSource])
-	lineNo, _ := strconv.Atoi(string(f[indexer.ColLine]))
-	for i := range res.events {
-		e := &res.events[i]
-		if e.remaining > 0 && e.Source == indexer.Unescape(f[indexer.ColSource]) {
-			e.LineEnd = lineNo
-			e.remaining--
-		}
-	}
-	if !mayBeEvent(text) {
-		return
-	}
-	words, ok := filter.DetectRecallEvent(string(f[indexer.ColRole]), string(text))
-	if !ok {
-		return
-	}
-	t, _ := time.Parse(time.RFC3339Nano, string(f[indexer.ColTimestamp]))
-	res.events = append(res.events, sessionEvent{
-		session:     string(f[indexer.ColSession]),
-		RecallEvent: filter.RecallEvent{Time: t, Source: indexer.Unescape(f[indexer.ColSource]), Line: lineNo, LineEnd: lineNo, Words: words},
-		remaining:   w.s.req.Window.Messages,
-	})
-	_ = source
-}
-
-func mayBeEvent(text []byte) bool {
-	s := string(text)
-	return strings.Contains(s, "ecall") || strings.Contains(s, "emory") || strings.Contains(s, "emember")
 }

@@ -86,6 +86,11 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if g.Verbose {
+		st := res.Stats
+		fmt.Fprintf(os.Stderr, "recall: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
+			st.BlocksRead, st.Blocks, st.RowsScanned, st.RowsMatched, st.CutoffDropped)
+	}
 	if err := search.Write(os.Stdout, res, c.output()); err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}

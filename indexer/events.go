@@ -1,0 +1,99 @@
+package indexer
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/filter"
+)
+
+// Recall events (rows that ran or quoted recall) are found at index time
+// and listed in events-v1-NNNNNN.tsv, so a search applies the recall cutoff
+// from this short list instead of re-reading the rows. One line an event:
+// session, timestamp, source, line, ordinal, gen, recalled words (space
+// separated), each escaped like the rows.
+
+// Event is one recall event as stored.
+type Event struct {
+	Session string
+	filter.RecallEvent
+	Gen uint32
+}
+
+// noteEvent appends r to the events file if it is a recall event.
+func (w *segmentWriter) noteEvent(r *Row) error {
+	if !mayBeRecallEvent(r.Text) {
+		return nil
+	}
+	words, ok := filter.DetectRecallEvent(r.Role, r.Text)
+	if !ok {
+		return nil
+	}
+	var b []byte
+	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
+		strconv.FormatUint(uint64(r.Gen), 10), strings.Join(words, " ")} {
+		if i > 0 {
+			b = append(b, '\t')
+		}
+		b = appendEscaped(b, f)
+	}
+	b = append(b, '\n')
+	if _, err := w.events.Write(b); err != nil {
+		return fmt.Errorf("write events: %w", err)
+	}
+	w.m.EventsBytes += int64(len(b))
+	return nil
+}
+
+// mayBeRecallEvent is a cheap test before filter.DetectRecallEvent: every
+// event mentions recall, memory or remember.
+func mayBeRecallEvent(text string) bool {
+	return strings.Contains(text, "ecall") || strings.Contains(text, "emory") || strings.Contains(text, "emember")
+}
+
+// Events returns the committed recall events of live generations, by
+// session, in index order.
+func (s *Snapshot) Events() (map[string][]Event, error) {
+	data, err := readPrefix(filepath.Join(s.Dir, s.M.eventsName()), s.M.EventsBytes)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]Event{}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		e, ok := parseEvent(line)
+		if ok && !s.Dead(e.Gen) {
+			out[e.Session] = append(out[e.Session], e)
+		}
+	}
+	return out, nil
+}
+
+func parseEvent(line []byte) (Event, bool) {
+	f := bytes.Split(line, []byte{'\t'})
+	if len(f) != 7 {
+		return Event{}, false
+	}
+	lineNo, err1 := strconv.Atoi(string(f[3]))
+	ordinal, err2 := strconv.Atoi(string(f[4]))
+	gen, err3 := strconv.ParseUint(string(f[5]), 10, 32)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return Event{}, false
+	}
+	t, _ := time.Parse(time.RFC3339Nano, Unescape(f[1]))
+	e := Event{Session: Unescape(f[0]), Gen: uint32(gen)}
+	e.Time, e.Source, e.Line, e.Ordinal = t, Unescape(f[2]), lineNo, ordinal
+	if words := Unescape(f[6]); words != "" {
+		e.Words = strings.Fields(words)
+	}
+	return e, true
+}
