@@ -1,0 +1,269 @@
+package rank
+
+import (
+	"cmp"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultHalfLife is the recency half-life when Options.HalfLife is 0: two
+// months, about the span of one piece of work, so last week's sessions
+// still count as current and last year's are clearly old.
+const DefaultHalfLife = 60 * 24 * time.Hour
+
+const (
+	// recencyWeight is the share of a session's score that depends on age:
+	// a session from now keeps all of it, a very old one keeps
+	// 1-recencyWeight. A quarter keeps recency mild, a tie-breaker among
+	// comparable matches: a match a third better wins at any age.
+	recencyWeight = 0.25
+	// projectBoost outweighs the whole recency range
+	// (1/(1-recencyWeight) ≈ 1.33), so among equal matches the current
+	// project's session wins however old it is, while a clearly better
+	// match elsewhere (twice as good) still wins.
+	projectBoost = 1 + 2*recencyWeight
+	// sessionCoverageBonus is half the message coverage bonus: query words
+	// spread over different messages are weaker evidence than words in one
+	// message, which message coverage already rewards.
+	sessionCoverageBonus = coverageBonus / 2
+	// bestMessagesShown caps how many terms of the s1 + s2/2 + … series the
+	// explain note spells out; the rest add less than s1/8 together.
+	bestMessagesShown = 4
+)
+
+// Rank scores every message, groups them into sessions, ranks the sessions
+// best first and collapses near-duplicates into the best of them.
+//
+// Sessions with equal scores are ordered by Last (newer first), then by ID,
+// so equal inputs give equal output whatever the order of msgs. Messages
+// are copied; their Hits slices are shared with msgs.
+func Rank(msgs []Message, q Query, opt Options) []Session {
+	sessions := groupSessions(msgs, &q)
+	parallelFor(len(sessions), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			scoreSession(&sessions[i], len(q.Terms), opt)
+		}
+	})
+	slices.SortFunc(sessions, compareSessions)
+	return collapseDuplicates(sessions, opt.DedupThreshold)
+}
+
+// groupSessions scores each message and gathers them by session, sessions
+// in order of first appearance (the final sort makes that order moot).
+// Scoring is the costly part and runs in parallel.
+func groupSessions(msgs []Message, q *Query) []Session {
+	scored := make([]ScoredMessage, len(msgs))
+	parallelFor(len(msgs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			score, factors := ScoreMessage(&msgs[i], q)
+			scored[i] = ScoredMessage{Message: msgs[i], Score: score, Factors: factors}
+		}
+	})
+	index := make(map[string]int)
+	var sessions []Session
+	for _, m := range scored {
+		at, ok := index[m.Session]
+		if !ok {
+			at = len(sessions)
+			index[m.Session] = at
+			sessions = append(sessions, Session{ID: m.Session})
+		}
+		sessions[at].Messages = append(sessions[at].Messages, m)
+	}
+	return sessions
+}
+
+// scoreSession fills in everything but Similar.
+func scoreSession(s *Session, terms int, opt Options) {
+	describeSession(s)
+	slices.SortFunc(s.Messages, compareMessages)
+	s.Factors = []Factor{
+		bestMessagesFactor(s.Messages),
+		sessionCoverageFactor(s.Messages, terms),
+		recencyFactor(s.Last, opt.Now, opt.HalfLife),
+		projectFactor(s.Project, opt.CurrentProject),
+	}
+	s.Score = 1
+	for _, f := range s.Factors {
+		s.Score *= f.Value
+	}
+}
+
+// describeSession sets Matches, First, Last, Project and Source. It walks
+// the messages in transcript order so the choice of Project and Source
+// does not depend on the order Rank was given them in.
+func describeSession(s *Session) {
+	slices.SortFunc(s.Messages, compareChronological)
+	s.Matches = len(s.Messages)
+	s.First, s.Last = scoringSpan(s.Messages)
+	for _, m := range s.Messages {
+		if s.Project == "" {
+			s.Project = m.Project
+		}
+		if s.Source == "" && m.Type != typeAgent {
+			s.Source = m.Source
+		}
+	}
+	if s.Source == "" {
+		s.Source = s.Messages[0].Source // only subagent rows matched
+	}
+}
+
+// scoringSpan returns the times of the first and last message that
+// scores, so that a trailing "ok thanks" neither makes a session newer nor
+// wins it a tie; if nothing scores, of the first and last message. msgs
+// are in chronological order.
+func scoringSpan(msgs []ScoredMessage) (first, last time.Time) {
+	scoring := func(m ScoredMessage) bool { return m.Score > 0 }
+	i, j := slices.IndexFunc(msgs, scoring), lastIndexFunc(msgs, scoring)
+	if i < 0 {
+		i, j = 0, len(msgs)-1
+	}
+	return msgs[i].Timestamp, msgs[j].Timestamp
+}
+
+func lastIndexFunc[T any](s []T, f func(T) bool) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if f(s[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// compareMessages orders best first, then in transcript order.
+func compareMessages(a, b ScoredMessage) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	return compareChronological(a, b)
+}
+
+// compareChronological orders by time, then by place in the transcript;
+// the text breaks the last ties so the order is total.
+func compareChronological(a, b ScoredMessage) int {
+	if c := a.Timestamp.Compare(b.Timestamp); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Source, b.Source); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Line, b.Line); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Text, b.Text)
+}
+
+// compareSessions orders best first, then newer first, then by ID.
+func compareSessions(a, b Session) int {
+	if c := cmp.Compare(b.Score, a.Score); c != 0 {
+		return c
+	}
+	if c := b.Last.Compare(a.Last); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+// bestMessagesFactor combines message scores, best first, as
+// s1 + s2/2 + s3/4 + …: each further message counts half as much as the
+// one before, so the total stays below twice the best message and ten
+// passing mentions cannot add up to one good discussion.
+func bestMessagesFactor(best []ScoredMessage) Factor {
+	total, weight := 0.0, 1.0
+	var note strings.Builder
+	note.WriteString(plural(len(best), "message") + ": ")
+	for i, m := range best {
+		total += m.Score * weight
+		switch {
+		case i == 0:
+			note.WriteString(fmtFloat(m.Score))
+		case i < bestMessagesShown:
+			note.WriteString(" + " + fmtFloat(m.Score) + "/" + strconv.Itoa(1<<i))
+		case i == bestMessagesShown:
+			note.WriteString(" + …")
+		}
+		weight /= 2
+	}
+	return Factor{Name: "best messages", Value: total, Note: note.String()}
+}
+
+// sessionCoverageFactor rewards sessions that match more of the query's
+// distinct terms anywhere. Messages that score nothing (acknowledgements)
+// do not count.
+func sessionCoverageFactor(msgs []ScoredMessage, terms int) Factor {
+	matched := make([]bool, terms)
+	n := 0
+	for _, m := range msgs {
+		if m.Score <= 0 {
+			continue
+		}
+		for _, h := range validHits(m.Hits, len(m.Text), terms) {
+			if !matched[h.Term] {
+				matched[h.Term] = true
+				n++
+			}
+		}
+	}
+	return Factor{
+		Name:  "coverage",
+		Value: 1 + sessionCoverageBonus*coverageFraction(n, terms),
+		Note:  ofNote(n, terms, "terms across the session"),
+	}
+}
+
+// recencyFactor decays from 1 towards 1-recencyWeight with the age of the
+// session's last match, halving the distance every half-life. A zero now
+// disables it; a last match after now counts as new.
+func recencyFactor(last, now time.Time, halfLife time.Duration) Factor {
+	if now.IsZero() {
+		return Factor{Name: "recency", Value: 1, Note: "no reference time"}
+	}
+	if halfLife <= 0 {
+		halfLife = DefaultHalfLife
+	}
+	age := max(now.Sub(last), 0)
+	decay := math.Exp2(-age.Hours() / halfLife.Hours())
+	return Factor{
+		Name:  "recency",
+		Value: 1 - recencyWeight + recencyWeight*decay,
+		Note:  "last match " + fmtDays(age) + " ago, half-life " + fmtDays(halfLife),
+	}
+}
+
+// projectFactor boosts the current project.
+func projectFactor(project, current string) Factor {
+	if current == "" {
+		return Factor{Name: "project", Value: 1, Note: "no current project"}
+	}
+	if inProject(project, current) {
+		return Factor{Name: "project", Value: projectBoost, Note: "current project"}
+	}
+	return Factor{Name: "project", Value: 1, Note: "other project"}
+}
+
+// inProject reports whether project is dir or lies inside it, comparing
+// whole path elements: /src/app/web is inside /src/app, /src/application
+// is not.
+func inProject(project, dir string) bool {
+	if project == "" || dir == "" {
+		return false
+	}
+	project, dir = filepath.Clean(project), filepath.Clean(dir)
+	if project == dir {
+		return true
+	}
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	return strings.HasPrefix(project, prefix)
+}
+
+func fmtDays(d time.Duration) string {
+	return strconv.FormatFloat(d.Hours()/24, 'f', 1, 64) + " days"
+}
