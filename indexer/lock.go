@@ -26,16 +26,18 @@ var ErrLocked = errors.New("index is locked by another process")
 type Lock struct{ f *os.File }
 
 // TryLock takes the index lock without waiting.
-func TryLock(dir string) (*Lock, error) { return lock(dir, false) }
+func TryLock(dir string) (*Lock, error) { return lockFile(dir, LockName, false) }
 
 // WaitLock takes the index lock, waiting for the holder to finish.
-func WaitLock(dir string) (*Lock, error) { return lock(dir, true) }
+func WaitLock(dir string) (*Lock, error) { return lockFile(dir, LockName, true) }
 
-func lock(dir string, wait bool) (*Lock, error) {
+// lockFile takes an flock on dir/name and writes our pid in the file, so a
+// process that finds it held can say who holds it.
+func lockFile(dir, name string, wait bool) (*Lock, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, LockName)
+	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
@@ -65,8 +67,10 @@ func lock(dir string, wait bool) (*Lock, error) {
 }
 
 // LockHolder returns the pid written by the current or last holder.
-func LockHolder(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, LockName))
+func LockHolder(dir string) string { return lockHolder(dir, LockName) }
+
+func lockHolder(dir, name string) string {
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return ""
 	}

@@ -89,9 +89,13 @@ func NewWatcher(opts WatchOptions) (*Watcher, error) {
 }
 
 func (o WatchOptions) withDefaults() (WatchOptions, error) {
-	for name, d := range map[string]time.Duration{"debounce": o.Debounce, "max delay": o.MaxDelay, "backstop": o.Backstop} {
-		if d < 0 {
-			return o, fmt.Errorf("watch: %s %v is negative", name, d)
+	durations := []struct {
+		name string
+		d    time.Duration
+	}{{"debounce", o.Debounce}, {"max delay", o.MaxDelay}, {"backstop", o.Backstop}}
+	for _, f := range durations {
+		if f.d < 0 {
+			return o, fmt.Errorf("watch: %s %v is negative", f.name, f.d)
 		}
 	}
 	if o.Debounce == 0 {
@@ -120,7 +124,8 @@ func (o WatchOptions) withDefaults() (WatchOptions, error) {
 	return o, nil
 }
 
-// Run watches and indexes until ctx is cancelled, then returns nil. A run
+// Run watches and indexes until ctx is cancelled, then returns nil; it
+// returns an error only if fsnotify stops delivering events. A run
 // in progress when ctx is cancelled is finished (each run commits at its
 // end); changes still waiting for their debounce are left to the next
 // indexer, which finds them by stat like any other change. Run releases the

@@ -3,11 +3,7 @@ package indexer
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 )
 
 // WatchLockName is the lock a watcher holds for its whole life, so an index
@@ -36,54 +32,11 @@ func (e *WatchRunningError) Holder() string {
 	return e.PID
 }
 
-// takeWatchLock takes the watch lock without waiting and writes our pid in
-// it, so a second watcher can say who is running.
+// takeWatchLock takes the watch lock without waiting.
 func takeWatchLock(dir string) (*Lock, error) {
-	if err := ensureDir(dir); err != nil {
-		return nil, err
+	l, err := lockFile(dir, WatchLockName, false)
+	if errors.Is(err, ErrLocked) {
+		return nil, &WatchRunningError{Dir: dir, PID: lockHolder(dir, WatchLockName)}
 	}
-	path := filepath.Join(dir, WatchLockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open watch lock %s: %w", path, err)
-	}
-	err = flockNoWait(f)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		f.Close()
-		return nil, &WatchRunningError{Dir: dir, PID: watchLockHolder(path)}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := writePID(f); err != nil {
-		l := &Lock{f: f}
-		return nil, errors.Join(fmt.Errorf("write pid to %s: %w", path, err), l.Unlock())
-	}
-	return &Lock{f: f}, nil
-}
-
-func flockNoWait(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
-}
-
-func writePID(f *os.File) error {
-	if err := f.Truncate(0); err != nil {
-		return err
-	}
-	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	return err
-}
-
-func watchLockHolder(path string) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(data))
+	return l, err
 }

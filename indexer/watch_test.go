@@ -528,7 +528,7 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 	watchMkdir(t, project)
 	idx := t.TempDir()
 
-	started, release := make(chan struct{}), make(chan struct{})
+	firstRun, started, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	calls, finished := 0, 0
 	opts := watchOptions(t, src, idx)
@@ -537,7 +537,10 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 		calls++
 		n := calls
 		mu.Unlock()
-		if n == 2 { // the first run after start: hold it open
+		switch n {
+		case 1:
+			close(firstRun)
+		case 2: // the first run caused by an event: hold it open
 			close(started)
 			<-release
 		}
@@ -547,6 +550,11 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 		return Summary{}, nil
 	}
 	_, stop := startWatcher(t, opts, nil)
+	select {
+	case <-firstRun: // watches are in place
+	case <-time.After(waitLimit):
+		t.Fatal("no first run")
+	}
 
 	watchWrite(t, filepath.Join(project, testSession+".jsonl"), watchLine(textAlpha))
 	select {
@@ -688,5 +696,14 @@ func TestWatchEventFilter(t *testing.T) {
 	}
 	if w.dirs[newDir] || w.dirs[memory] {
 		t.Errorf("watched folders left: %v", slices.Sorted(maps.Keys(w.dirs)))
+	}
+}
+
+func TestWatchRejectsNegativeDurations(t *testing.T) {
+	opts := watchOptions(t, t.TempDir(), t.TempDir())
+	opts.Backstop = -time.Second
+	if w, err := NewWatcher(opts); err == nil {
+		w.Close()
+		t.Fatal("a negative backstop was accepted")
 	}
 }

@@ -1,7 +1,105 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
 
-type watchCmd struct{}
+	"github.com/recall-dev/recall/indexer"
+)
 
-func (c *watchCmd) Run(g *Globals) error { return errors.New("not implemented yet") }
+type watchCmd struct {
+	Debounce        time.Duration `default:"200ms" help:"Index this long after the last change, so a burst of writes becomes one run."`
+	MaxDelay        time.Duration `name:"max-delay" default:"2s" help:"Index at least this often while changes keep coming."`
+	Backstop        time.Duration `default:"5m" help:"Rescan everything this often, in case a filesystem event was lost."`
+	IncludeHeadless bool          `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
+}
+
+func (c *watchCmd) Run(g *Globals) error {
+	cfg, err := g.config()
+	if err != nil {
+		return err
+	}
+	// A watcher outlives the session it may have been started from: only
+	// an explicit --current-session is honoured, or that session would be
+	// skipped for the watcher's whole life.
+	cfg.CurrentSession = g.CurrentSession
+	w, err := indexer.NewWatcher(c.options(cfg, g.Verbose))
+	var running *indexer.WatchRunningError
+	if errors.As(err, &running) {
+		// Not an error: the index is being kept up to date, which is what
+		// the caller wanted (a login script may start a watcher every time).
+		fmt.Fprintf(os.Stderr, "recall watch is already running (pid %s)\n", running.Holder())
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if g.Verbose {
+		logLine(fmt.Sprintf("watching %s; index in %s", strings.Join(cfg.Sources, ", "), cfg.IndexDir))
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	return w.Run(ctx)
+}
+
+// options wires the watcher to stderr: per-file diagnostics and the
+// one-line run summaries only with -v, failures the watcher survives always.
+func (c *watchCmd) options(cfg indexer.Config, verbose bool) indexer.WatchOptions {
+	ui := newStderrUI(verbose, false)
+	opts := indexer.WatchOptions{
+		Options: indexer.Options{
+			Config:          cfg,
+			IncludeHeadless: c.IncludeHeadless,
+			Warn:            ui.verboseWarn,
+		},
+		Debounce: c.Debounce,
+		MaxDelay: c.MaxDelay,
+		Backstop: c.Backstop,
+		OnError:  func(err error) { logLine(err.Error()) },
+	}
+	if verbose {
+		opts.Log = logLine
+	}
+	return opts
+}
+
+// logLine writes one timestamped line: a watcher's stderr is read later, as
+// a log, so each line says when it happened.
+func logLine(msg string) {
+	fmt.Fprintf(os.Stderr, "%s recall: %s\n", time.Now().Format("15:04:05"), msg)
+}
+
+// interruptContext is cancelled by the first SIGINT or SIGTERM, which lets
+// the run in progress finish and commit. A second signal exits at once
+// (status 130): every commit is atomic, so only that run's uncommitted work
+// is lost, and the next run redoes it.
+func interruptContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	}
+}
