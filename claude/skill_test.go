@@ -56,7 +56,7 @@ func TestSkillTeachesTheInterface(t *testing.T) {
 		"OR'ed", "--require", "-r ", "--exclude", "-x ", `"double-quoted phrase"`, "`_`", "--regex",
 		"--scope session", "--project .", "--since 30d", "--type user|assistant|tool|agent",
 		"--json", "`rank`", "`session_id`", "`project`", "`score`", "`matches`", "`first_timestamp`",
-		"`last_timestamp`", "`source`", "`similar`", "{type, timestamp, line, text, snippet, score}",
+		"`last_timestamp`", "`source`", "`similar`", "{type, timestamp, source, line, text, snippet,",
 		"`-l`", "--count",
 		"0 when something matched", "1 when nothing matched", "2 on an error",
 		"sed -n '1234p'", "| jq",
