@@ -63,20 +63,20 @@ func TestCrashSafety(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	src := t.TempDir()
 	idx := t.TempDir()
-	writeCrashCorpus(t, src, 40, 300, rng)
+	writeCrashCorpus(t, src, 60, 600, rng)
 	kills := 0
 	for round := range 25 {
+		if round > 0 {
+			growOneTranscript(t, src, round, rng)
+		}
 		cmd := exec.Command(bin, "index", "--source", src, "--index-dir", idx, "--checkpoint-bytes", "200000", "-q")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.IntN(120)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		if err := cmd.Wait(); err != nil && strings.Contains(err.Error(), "killed") {
 			kills++
-		}
-		if round%5 == 4 {
-			growOneTranscript(t, src, round, rng)
 		}
 	}
 	if kills < 10 {
@@ -98,11 +98,20 @@ func TestCrashSafety(t *testing.T) {
 	t.Logf("%d kills, %d rows identical to a clean build", kills, len(got))
 }
 
+// growOneTranscript appends lines to a few transcripts so that every
+// round has work to be killed in.
 func growOneTranscript(t *testing.T, src string, round int, rng *rand.Rand) {
 	t.Helper()
-	path := filepath.Join(src, fmt.Sprintf("-home-dev-p%d", round%4), fmt.Sprintf("sess-%d.jsonl", round%4))
-	line := fmt.Sprintf(`{"type":"user","uuid":"grow-%d","sessionId":"sess-%d","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/p","message":{"role":"user","content":"appended between kills number %d %d"}}`+"\n", round, round%4, round, rng.IntN(1000))
-	appendText(t, path, line)
+	for k := range 4 {
+		s := rng.IntN(60)
+		path := filepath.Join(src, fmt.Sprintf("-home-dev-p%d", s%4), fmt.Sprintf("sess-%d.jsonl", s))
+		var b strings.Builder
+		for n := range 200 {
+			fmt.Fprintf(&b, `{"type":"user","uuid":"grow-%d-%d-%d","sessionId":"sess-%d","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/p","message":{"role":"user","content":"appended between kills, round %d line %d"}}`+"\n", round, k, n, s, round, n)
+			fmt.Fprintf(&b, `{"type":"user","uuid":"grow-r-%d-%d-%d","message":{"role":"user","content":[{"type":"tool_result","content":%q}]}}`+"\n", round, k, n, strings.Repeat("tool output ", 60))
+		}
+		appendText(t, path, b.String())
+	}
 }
 
 func firstDiff(a, b []string) string {

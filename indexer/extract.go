@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -139,38 +138,20 @@ type lineExtractor struct {
 	rows    []extracted
 }
 
-// Cheap byte tests that rule lines out before a JSON parse. The patterns
-// cannot occur inside a JSON string (its quotes would be escaped), so a
-// match is structural. A line that passes is parsed in full.
-var (
-	patUser       = []byte(`"type":"user"`)
-	patAssistant  = []byte(`"type":"assistant"`)
-	patToolResult = []byte(`"type":"tool_result"`)
-	patText       = []byte(`"type":"text"`)
-	patToolUse    = []byte(`"type":"tool_use"`)
-)
-
-// worthParsing reports whether a line may hold indexable text.
-func worthParsing(line []byte) bool {
-	if bytes.Contains(line, patAssistant) {
-		return bytes.Contains(line, patText) || bytes.Contains(line, patToolUse)
-	}
-	if bytes.Contains(line, patUser) {
-		// A user record carries at most one tool_result and then no prompt.
-		return !bytes.Contains(line, patToolResult)
-	}
-	return false
-}
-
 // add processes one complete line (without '\n'). It returns an error only
-// for a line that is not JSON; the caller counts and reports it.
+// for a line that is not a JSON object; the caller counts and reports it.
+// Only user and assistant records can hold indexable text; the walk that
+// finds the type skips every other value without decoding it.
 func (x *lineExtractor) add(line []byte, lineNo int) error {
-	if !worthParsing(line) {
-		return checkObjectShape(line)
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil // blank lines are harmless
 	}
 	rec, err := parseRecord(line)
 	if err != nil {
 		return err
+	}
+	if rec.Type != "user" && rec.Type != "assistant" {
+		return nil
 	}
 	if rec.Timestamp != "" {
 		x.lastTS = rec.Timestamp
@@ -366,23 +347,6 @@ func truncateRunes(s string, n int) string {
 		i += size
 	}
 	return s[:i] + "…"
-}
-
-var errNotObject = errors.New("not a JSON object")
-
-// checkObjectShape is the cheap validity check for lines recall does not
-// parse: a transcript line is one JSON object, so it starts with '{' and
-// ends with '}'. A torn or foreign line fails it and is counted as bad
-// without the cost of parsing every tool result in full.
-func checkObjectShape(line []byte) error {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil // blank lines are harmless
-	}
-	if line[0] != '{' || line[len(line)-1] != '}' {
-		return errNotObject
-	}
-	return nil
 }
 
 // firstType returns the "type" of a line for fork detection. It parses

@@ -130,9 +130,6 @@ func rowTexts(rows []extracted) []string {
 // kept as the reference the scanner must agree with.
 func referenceExtract(line []byte) ([]string, error) {
 	out := []string{}
-	if !worthParsing(line) {
-		return out, nil
-	}
 	var rec struct {
 		Type              string          `json:"type"`
 		IsMeta            bool            `json:"isMeta"`

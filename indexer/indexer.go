@@ -4,6 +4,7 @@
 package indexer
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -337,8 +338,9 @@ func readAll(work []fileWork, opts Options) []chan fileResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			br := bufio.NewReaderSize(nil, readBufferSize)
 			for i := range next {
-				results[i] <- readTranscript(work[i], opts.CurrentSession, opts.IncludeHeadless)
+				results[i] <- readTranscript(work[i], opts.CurrentSession, opts.IncludeHeadless, br)
 				<-ahead
 			}
 		}()

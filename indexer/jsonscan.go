@@ -152,25 +152,36 @@ func skipValue(b []byte, i int) (int, error) {
 }
 
 // skipNested skips an object or array by counting brackets outside
-// strings.
+// strings. It jumps from string to string with IndexByte: in transcript
+// JSON nearly every byte is inside a string, and the structure between two
+// strings is a few bytes long.
 func skipNested(b []byte, i int) (int, error) {
 	depth := 0
-	for j := i; j < len(b); j++ {
-		switch b[j] {
-		case '"':
-			end, err := skipString(b, j)
-			if err != nil {
-				return 0, err
-			}
-			j = end - 1
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return j + 1, nil
+	for j := i; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		stop := len(b)
+		if q >= 0 {
+			stop = j + q
+		}
+		for ; j < stop; j++ {
+			switch b[j] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
 			}
 		}
+		if q < 0 {
+			break
+		}
+		end, err := skipString(b, stop)
+		if err != nil {
+			return 0, err
+		}
+		j = end
 	}
 	return 0, errSyntax
 }

@@ -36,8 +36,9 @@ type fileResult struct {
 const readBufferSize = 1 << 20
 
 // readTranscript reads the complete lines after w.state.Offset. A last line
-// without its '\n' is still being written and is left for next time.
-func readTranscript(w fileWork, current string, includeHeadless bool) fileResult {
+// without its '\n' is still being written and is left for next time. br is
+// the calling worker's reader, reused from file to file.
+func readTranscript(w fileWork, current string, includeHeadless bool, br *bufio.Reader) fileResult {
 	res := fileResult{work: w, offset: w.state.Offset, lines: w.state.Lines,
 		session: w.state.Session, project: w.state.Project}
 	if w.t.Session != "" && w.t.Session == current {
@@ -56,7 +57,8 @@ func readTranscript(w fileWork, current string, includeHeadless bool) fileResult
 	}
 	x := &lineExtractor{kind: w.t.Kind, source: w.t.Path, session: res.session,
 		agent: w.t.Agent, project: res.project, gen: w.state.Gen}
-	res.err = scanLines(f, func(line []byte) bool {
+	br.Reset(f)
+	res.err = scanLines(br, func(line []byte) bool {
 		res.lines++
 		res.offset += int64(len(line)) + 1
 		return res.handleLine(x, line, current, includeHeadless)
@@ -89,10 +91,9 @@ func (res *fileResult) handleLine(x *lineExtractor, line []byte, current string,
 	return true
 }
 
-// scanLines calls fn for each complete line of r (without its '\n') until
+// scanLines calls fn for each complete line of br (without its '\n') until
 // fn returns false or the input ends. A trailing partial line is not passed.
-func scanLines(r io.Reader, fn func(line []byte) bool) error {
-	br := bufio.NewReaderSize(r, readBufferSize)
+func scanLines(br *bufio.Reader, fn func(line []byte) bool) error {
 	var long []byte
 	for {
 		chunk, err := br.ReadSlice('\n')

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Columns is the TSV header of the rows file, in order. The first five are
@@ -160,6 +161,9 @@ func SplitRow(line []byte, f *[NumColumns][]byte) bool {
 // appendEscaped writes s with '\\', '\t', '\n' and '\r' escaped so that a
 // row is always one line with a fixed number of columns.
 func appendEscaped(dst []byte, s string) []byte {
+	if !needsEscape(s) {
+		return append(dst, s...)
+	}
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '\\':
@@ -175,6 +179,13 @@ func appendEscaped(dst []byte, s string) []byte {
 		}
 	}
 	return dst
+}
+
+// needsEscape reports whether s holds a byte appendEscaped rewrites. Four
+// vectorised searches beat one byte-at-a-time loop on message text.
+func needsEscape(s string) bool {
+	return strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '\n') >= 0 ||
+		strings.IndexByte(s, '\t') >= 0 || strings.IndexByte(s, '\r') >= 0
 }
 
 // Unescape reverses appendEscaped. An unknown escape keeps both bytes, so
