@@ -14,7 +14,7 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 	for i := range rows {
 		b.add(&rows[i])
 	}
-	meta := b.finish(100, 42)
+	meta := finishBlock(&b, 100, 42)
 	got, n, err := parseBlockRecord(meta.appendRecord(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 func TestBlockRecordDetectsCorruption(t *testing.T) {
 	b := newBlockBuilder()
 	b.add(&Row{Session: "s", Text: "some text here"})
-	meta := b.finish(0, 1)
+	meta := finishBlock(&b, 0, 1)
 	rec := meta.appendRecord(nil)
 	for _, cut := range []int{0, 3, len(rec) - 1} {
 		if _, _, err := parseBlockRecord(rec[:cut]); err == nil {
@@ -78,7 +78,7 @@ func TestTrigramFilterHasNoFalseNegatives(t *testing.T) {
 		b.add(&Row{Text: "prefix " + w + " suffix"})
 	}
 	b.add(&Row{Text: "\u212Aelvin and \u017Fome"})
-	meta := b.finish(0, 1)
+	meta := finishBlock(&b, 0, 1)
 	for _, w := range words {
 		if !meta.MayContainLiteral([]byte(w)) {
 			t.Fatalf("filter ruled out %q, which the block holds", w)
@@ -89,4 +89,14 @@ func TestTrigramFilterHasNoFalseNegatives(t *testing.T) {
 			t.Errorf("filter ruled out %q, which folds from the block's text", lit)
 		}
 	}
+}
+
+// finishBlock closes a block as the encoder does, without compressing it.
+func finishBlock(b *blockBuilder, offset, size int64) Block {
+	p := b.take()
+	tri := newTrigramSet()
+	tri.addText(p.texts)
+	p.meta.Trigrams = tri.bloomAndReset()
+	p.meta.Offset, p.meta.Size = offset, size
+	return p.meta
 }

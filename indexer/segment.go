@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 )
 
 // blockTarget is the uncompressed size at which a block is closed and
@@ -24,7 +22,11 @@ const uuidRecordSize = 12
 // segmentWriter appends rows to the data files of the manifest's sequence.
 // Nothing it writes is visible until the manifest is committed; a crash
 // before that leaves bytes past the committed lengths, which the next writer
-// cuts off (repairTail).
+// cuts off (openRepaired).
+//
+// Closing a block (its trigram filter and its zstd frame) is most of the
+// writer's work, so full blocks go to an encoder pipeline that uses every
+// core; frames are written in block order by one goroutine (see encoder).
 type segmentWriter struct {
 	dir    string
 	m      *Manifest
@@ -32,19 +34,14 @@ type segmentWriter struct {
 	blocks *os.File
 	uuids  *os.File
 	events *os.File
-	enc    *zstd.Encoder
 	blk    blockBuilder
-	frame  []byte
+	pipe   *encoder
 }
 
 // openSegmentWriter opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
 func openSegmentWriter(dir string, m *Manifest) (*segmentWriter, error) {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return nil, fmt.Errorf("zstd encoder: %w", err)
-	}
-	w := &segmentWriter{dir: dir, m: m, enc: enc, blk: newBlockBuilder()}
+	w := &segmentWriter{dir: dir, m: m, blk: newBlockBuilder()}
 	files := []struct {
 		f         **os.File
 		name      string
@@ -63,6 +60,12 @@ func openSegmentWriter(dir string, m *Manifest) (*segmentWriter, error) {
 		}
 		*spec.f = f
 	}
+	pipe, err := newEncoder(w)
+	if err != nil {
+		w.close()
+		return nil, err
+	}
+	w.pipe = pipe
 	if m.RowsBytes == 0 {
 		if err := w.writeHeaderFrame(); err != nil {
 			w.close()
@@ -104,7 +107,7 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 // writeHeaderFrame starts a new rows file with the TSV header in a frame of
 // its own, so `zstdcat rows-*.zst` prints a header line then rows.
 func (w *segmentWriter) writeHeaderFrame() error {
-	frame := w.enc.EncodeAll([]byte(Header()), nil)
+	frame := w.pipe.encs[0].EncodeAll([]byte(Header()), nil)
 	if _, err := w.rows.Write(frame); err != nil {
 		return fmt.Errorf("write header frame: %w", err)
 	}
@@ -113,7 +116,7 @@ func (w *segmentWriter) writeHeaderFrame() error {
 	return nil
 }
 
-// add appends one row, closing the block when it is full.
+// add appends one row, handing the block to the encoders when it is full.
 func (w *segmentWriter) add(r *Row, key uint64) error {
 	w.blk.add(r)
 	w.m.TextBytes += int64(len(r.Text))
@@ -135,31 +138,21 @@ func (w *segmentWriter) add(r *Row, key uint64) error {
 	return nil
 }
 
-// flushBlock writes the open block as one frame and its metadata record.
+// flushBlock hands the open block to the encoders.
 func (w *segmentWriter) flushBlock() error {
 	if w.blk.rows == 0 {
 		return nil
 	}
-	w.frame = w.enc.EncodeAll(w.blk.buf, w.frame[:0])
-	meta := w.blk.finish(w.m.RowsBytes, int64(len(w.frame)))
-	if _, err := w.rows.Write(w.frame); err != nil {
-		return fmt.Errorf("write rows frame: %w", err)
-	}
-	rec := meta.appendRecord(nil)
-	if _, err := w.blocks.Write(rec); err != nil {
-		return fmt.Errorf("write block record: %w", err)
-	}
-	w.m.RowsBytes += int64(len(w.frame))
-	w.m.BlocksBytes += int64(len(rec))
-	w.m.Frames++
-	w.m.Rows += int64(meta.Rows)
-	return nil
+	return w.pipe.submit(w.blk.take())
 }
 
 // sync makes everything appended so far durable. The manifest that points
 // at it may be committed only after this returns.
 func (w *segmentWriter) sync() error {
 	if err := w.flushBlock(); err != nil {
+		return err
+	}
+	if err := w.pipe.drain(); err != nil {
 		return err
 	}
 	for _, f := range []*os.File{w.rows, w.blocks, w.uuids, w.events} {
@@ -170,43 +163,46 @@ func (w *segmentWriter) sync() error {
 	return syncDir(w.dir)
 }
 
-// close releases the files; calling it again does nothing.
+// close stops the encoders and releases the files; calling it again does
+// nothing. Blocks not synced are dropped (they were never committed).
 func (w *segmentWriter) close() {
+	if w.pipe != nil {
+		w.pipe.stop()
+		w.pipe = nil
+	}
 	for _, f := range []**os.File{&w.rows, &w.blocks, &w.uuids, &w.events} {
 		if *f != nil {
 			(*f).Close()
 			*f = nil
 		}
 	}
-	if w.enc != nil {
-		w.enc.Close()
-		w.enc = nil
-	}
 }
 
-// blockBuilder accumulates one block's rows and metadata.
+// blockBuilder accumulates one block's rows and the metadata that is
+// cheap to keep row by row; the trigram filter is built by the encoder.
 type blockBuilder struct {
-	buf      []byte
+	buf      []byte // TSV rows
+	texts    []byte // the text column, unescaped, one text a line
 	rows     int
 	minTime  int64
 	maxTime  int64
 	types    uint8
 	sessions bloom
 	projects bloom
-	trigrams *trigramSet
 }
 
 func newBlockBuilder() blockBuilder {
 	return blockBuilder{
 		buf:      make([]byte, 0, blockTarget+64<<10),
+		texts:    make([]byte, 0, blockTarget),
 		sessions: newBloom(sessionBloomBytes),
 		projects: newBloom(projectBloomBytes),
-		trigrams: newTrigramSet(),
 	}
 }
 
 func (b *blockBuilder) add(r *Row) {
 	b.buf = r.AppendTSV(b.buf)
+	b.texts = append(append(b.texts, r.Text...), '\n')
 	b.rows++
 	if t, ok := parseTimestamp(r.Timestamp); ok {
 		if b.minTime == 0 || t < b.minTime {
@@ -219,28 +215,25 @@ func (b *blockBuilder) add(r *Row) {
 	b.types |= typeBit(r.Type)
 	b.sessions.add(hashString(r.Session))
 	b.projects.add(hashString(r.Project))
-	b.trigrams.addText([]byte(r.Text))
 }
 
-// finish returns the block's metadata and resets the builder.
-func (b *blockBuilder) finish(offset, size int64) Block {
-	meta := Block{
-		Offset:   offset,
-		Size:     size,
-		RawSize:  int64(len(b.buf)),
-		Rows:     b.rows,
-		MinTime:  b.minTime,
-		MaxTime:  b.maxTime,
-		Types:    b.types,
-		Sessions: b.sessions,
-		Projects: b.projects,
-		Trigrams: b.trigrams.bloomAndReset(),
+// take returns the block to encode and starts an empty one.
+func (b *blockBuilder) take() *pendingBlock {
+	p := &pendingBlock{
+		raw:   b.buf,
+		texts: b.texts,
+		meta: Block{
+			RawSize:  int64(len(b.buf)),
+			Rows:     b.rows,
+			MinTime:  b.minTime,
+			MaxTime:  b.maxTime,
+			Types:    b.types,
+			Sessions: b.sessions,
+			Projects: b.projects,
+		},
 	}
-	b.buf = b.buf[:0]
-	b.rows, b.minTime, b.maxTime, b.types = 0, 0, 0, 0
-	b.sessions = newBloom(sessionBloomBytes)
-	b.projects = newBloom(projectBloomBytes)
-	return meta
+	*b = newBlockBuilder()
+	return p
 }
 
 // parseTimestamp reads a transcript timestamp as Unix milliseconds.

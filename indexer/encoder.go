@@ -1,0 +1,162 @@
+package indexer
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// pendingBlock is a full block on its way to the rows file.
+type pendingBlock struct {
+	raw   []byte // TSV rows
+	texts []byte // text column, for the trigram filter
+	meta  Block  // all but Offset, Size and Trigrams
+	frame []byte // the compressed frame, once encoded
+	done  chan struct{}
+}
+
+// encoder closes blocks on every core and writes them in order.
+//
+// submit hands a block to the workers (which build its trigram filter and
+// compress it) and queues it for the writer goroutine, which waits for each
+// block in submission order and appends its frame and metadata record. The
+// writer goroutine alone touches the rows and blocks files and the
+// manifest's rows counters between drains; drain waits until every
+// submitted block is written, so the committer may read them and fsync.
+type encoder struct {
+	w       *segmentWriter
+	encs    []*zstd.Encoder
+	jobs    chan *pendingBlock
+	order   chan *pendingBlock
+	wg      sync.WaitGroup // workers
+	written chan struct{}  // one token per block written
+	pending int            // submitted since the last drain
+	mu      sync.Mutex
+	err     error // first write error
+	writer  sync.WaitGroup
+}
+
+func newEncoder(w *segmentWriter) (*encoder, error) {
+	n := runtime.GOMAXPROCS(0)
+	e := &encoder{
+		w:       w,
+		jobs:    make(chan *pendingBlock, n),
+		order:   make(chan *pendingBlock, 2*n+2),
+		written: make(chan struct{}, 2*n+2),
+	}
+	for range n {
+		// SpeedDefault (about zstd -3) keeps the index near the size of
+		// `zstd -3` of the plain TSV; the work is spread over all cores.
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		if err != nil {
+			e.closeEncoders()
+			return nil, fmt.Errorf("zstd encoder: %w", err)
+		}
+		e.encs = append(e.encs, enc)
+	}
+	for i := range n {
+		e.wg.Add(1)
+		go e.work(e.encs[i])
+	}
+	e.writer.Add(1)
+	go e.writeInOrder()
+	return e, nil
+}
+
+// work builds filters and frames; each worker has its own zstd encoder and
+// trigram set (2 MiB), reused from block to block.
+func (e *encoder) work(enc *zstd.Encoder) {
+	defer e.wg.Done()
+	tri := newTrigramSet()
+	for p := range e.jobs {
+		tri.addText(p.texts)
+		p.meta.Trigrams = tri.bloomAndReset()
+		p.frame = enc.EncodeAll(p.raw, make([]byte, 0, len(p.raw)/4))
+		p.raw, p.texts = nil, nil
+		close(p.done)
+	}
+}
+
+// writeInOrder appends frames and block records in submission order.
+func (e *encoder) writeInOrder() {
+	defer e.writer.Done()
+	for p := range e.order {
+		<-p.done
+		if err := e.write(p); err != nil {
+			e.mu.Lock()
+			if e.err == nil {
+				e.err = err
+			}
+			e.mu.Unlock()
+		}
+		e.written <- struct{}{}
+	}
+}
+
+func (e *encoder) write(p *pendingBlock) error {
+	if e.firstErr() != nil {
+		return nil // a frame after a failed one would leave a hole
+	}
+	m := e.w.m
+	p.meta.Offset, p.meta.Size = m.RowsBytes, int64(len(p.frame))
+	if _, err := e.w.rows.Write(p.frame); err != nil {
+		return fmt.Errorf("write rows frame: %w", err)
+	}
+	rec := p.meta.appendRecord(nil)
+	if _, err := e.w.blocks.Write(rec); err != nil {
+		return fmt.Errorf("write block record: %w", err)
+	}
+	m.RowsBytes += p.meta.Size
+	m.BlocksBytes += int64(len(rec))
+	m.Frames++
+	m.Rows += int64(p.meta.Rows)
+	return nil
+}
+
+func (e *encoder) firstErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// submit queues a block. It blocks while the pipeline is full, which bounds
+// memory to a few blocks per core.
+func (e *encoder) submit(p *pendingBlock) error {
+	if err := e.firstErr(); err != nil {
+		return err
+	}
+	p.done = make(chan struct{})
+	for e.pending >= cap(e.written) {
+		<-e.written
+		e.pending--
+	}
+	e.pending++
+	e.order <- p
+	e.jobs <- p
+	return nil
+}
+
+// drain waits until every submitted block is written.
+func (e *encoder) drain() error {
+	for ; e.pending > 0; e.pending-- {
+		<-e.written
+	}
+	return e.firstErr()
+}
+
+// stop ends the goroutines after the blocks in flight.
+func (e *encoder) stop() {
+	close(e.jobs)
+	e.wg.Wait()
+	close(e.order)
+	e.writer.Wait()
+	e.closeEncoders()
+}
+
+func (e *encoder) closeEncoders() {
+	for _, enc := range e.encs {
+		enc.Close()
+	}
+}
