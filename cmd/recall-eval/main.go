@@ -1,0 +1,137 @@
+// Command recall-eval measures recall's ranking on the relevance set: it
+// generates the eval corpus into a temporary directory, indexes it, runs
+// every query of testdata/eval/queries.tsv through the CLI's search entry
+// point and prints hit@1, hit@5 and MRR with the misses.
+//
+// With --write it stores the figures in testdata/eval/results.txt;
+// otherwise it compares them with that file and exits 1 when they differ,
+// so a ranking change shows up as a diff to review. The logic lives in
+// package evalcorpus.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/recall-dev/recall/evalcorpus"
+)
+
+type cli struct {
+	Queries string `default:"testdata/eval/queries.tsv" placeholder:"FILE" help:"The relevance set (relative paths are read from the repository root)."`
+	Results string `default:"testdata/eval/results.txt" placeholder:"FILE" help:"The checked-in figures to compare with or write."`
+	Write   bool   `help:"Write the figures to --results instead of comparing."`
+	Seed    uint64 `default:"1" help:"Corpus seed (results.txt is measured with the default)."`
+	Keep    string `placeholder:"DIR" help:"Generate the corpus and index into DIR (must not exist) and keep them, to inspect with bin/recall --source DIR/projects --index-dir DIR/index."`
+}
+
+// errDiffers is the exit status 1 outcome: the figures changed.
+var errDiffers = errors.New("figures differ from the checked-in results; review the diff and rerun with --write to accept")
+
+func main() {
+	var c cli
+	kong.Parse(&c, kong.Name("recall-eval"), kong.Description("Measure recall's ranking on the relevance set."))
+	err := c.run(os.Stdout, os.Stderr)
+	switch {
+	case errors.Is(err, errDiffers):
+		fmt.Fprintln(os.Stderr, "recall-eval:", err)
+		os.Exit(1)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "recall-eval:", err)
+		os.Exit(2)
+	}
+}
+
+func (c *cli) run(stdout, stderr io.Writer) error {
+	root, err := repoRoot()
+	if err != nil {
+		return err
+	}
+	queries, err := evalcorpus.ReadQueries(fromRoot(root, c.Queries))
+	if err != nil {
+		return err
+	}
+	work, cleanup, err := c.workDir()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	cfg := evalcorpus.DefaultConfig()
+	cfg.Seed = c.Seed
+	start := time.Now()
+	rep, err := evalcorpus.Evaluate(work, cfg, queries)
+	if err != nil {
+		return err
+	}
+	got := rep.Format()
+	fmt.Fprint(stdout, got)
+	fmt.Fprintf(stderr, "recall-eval: %d queries over %d sessions in %s\n", len(queries), rep.Sessions, time.Since(start).Round(time.Millisecond))
+	return c.compareOrWrite(fromRoot(root, c.Results), got, stdout)
+}
+
+// workDir is --keep or a fresh temporary directory removed afterwards.
+func (c *cli) workDir() (string, func(), error) {
+	if c.Keep != "" {
+		if _, err := os.Stat(c.Keep); err == nil {
+			return "", nil, fmt.Errorf("--keep %s: already exists; pick a new directory", c.Keep)
+		}
+		return c.Keep, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "recall-eval-")
+	if err != nil {
+		return "", nil, fmt.Errorf("create work dir: %w", err)
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+func (c *cli) compareOrWrite(path, got string, stdout io.Writer) error {
+	if c.Write {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			return fmt.Errorf("write results: %w", err)
+		}
+		fmt.Fprintf(stdout, "\nwrote %s\n", path)
+		return nil
+	}
+	want, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no %s yet: run with --write to create it", path)
+	}
+	if err != nil {
+		return fmt.Errorf("read results: %w", err)
+	}
+	if diff := evalcorpus.LineDiff(string(want), got); diff != "" {
+		fmt.Fprintf(stdout, "\nchanges against %s (- checked in, + now):\n%s", path, diff)
+		return errDiffers
+	}
+	fmt.Fprintf(stdout, "\nsame figures as %s\n", path)
+	return nil
+}
+
+// repoRoot walks up from the working directory to the module root, so the
+// default paths work from anywhere inside the repository.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find repository root: %w", err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return dir, nil // not inside the module: paths are relative to here
+		}
+	}
+}
+
+func fromRoot(root, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(root, path)
+}

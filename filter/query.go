@@ -1,0 +1,396 @@
+package filter
+
+// The query language.
+//
+//	recall [--regex] [--case-sensitive] [--word] [-r TERMS]... [-x TERMS]... TERM...
+//
+//	query    = any require exclude
+//	any      = the positional arguments' terms, OR'ed
+//	require  = the terms of every --require/-r value, all of which must match
+//	exclude  = the terms of every --exclude/-x value, none of which may match
+//	argument = { space | word | phrase }    (one value may hold several terms)
+//	phrase   = '"' { character other than '"' } '"'
+//	word     = character other than space and '"' { same }
+//	space    = a Unicode white-space character
+//
+// Matching is a case-insensitive substring search, as `rg -i` does it
+// (Unicode simple case folding: "ÉCOLE" matches "école", "STRASSE" does
+// not match "Straße"). --case-sensitive compares exactly; --word keeps
+// only matches whose neighbours are not letters, digits or '_' (grep -w).
+// Both apply to every kind of term.
+//
+// Words. `_` in a word stands for any one character, so reset_windows
+// matches "reset windows", "reset-windows" and "reset_windows". A word
+// made only of underscores has no literal character to find and is taken
+// literally. Positional words are cleaned for natural-language questions
+// ("how did we implement jwt auth?"): leading and trailing punctuation
+// (?!,.;:()[]{}"'`“”‘’) is stripped — a single leading dot before a letter
+// or digit is kept for names like .env — words left empty are dropped,
+// and stop words (stopWords) are dropped as long as another positional
+// term remains. Words given to --require and --exclude are used as typed.
+//
+// Phrases. A double-quoted group is one term, spaces included and `_`
+// literal (a phrase is how to search for an underscore or for
+// punctuation). Its case is folded like a word's. An empty or all-space
+// phrase is dropped. An unbalanced double quote is an error: running the
+// phrase to the end of the argument would hide the mistake behind a query
+// that finds nothing. (Shells remove quotes: write '"jwt auth"'.)
+//
+// Regexes. With --regex each whitespace-separated word is an RE2 pattern
+// (quotes are not special: write \s or \x20 for a space); nothing is
+// stripped or dropped.
+//
+// Every error starts with "query:". A query needs at least one positional
+// or required term (--exclude alone is an error, not "everything but"),
+// and at most maxPositiveTerms distinct ones.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MatchOptions are the matching flags, applied to every term of a query.
+type MatchOptions struct {
+	Regex         bool // each word is an RE2 pattern
+	CaseSensitive bool // no case folding
+	Word          bool // whole words only, as grep -w
+}
+
+// maxPositiveTerms caps the distinct positional and required terms, so
+// that TermHits can report them as bits of a uint64.
+const maxPositiveTerms = 64
+
+// Query is a parsed search: Any terms OR'ed, every Require term, no
+// Exclude term. Build it with ParseQuery.
+type Query struct {
+	Any     []*Term // positional terms, OR'ed (empty when only --require is given)
+	Require []*Term
+	Exclude []*Term
+
+	opt      MatchOptions
+	positive []*Term // Any then Require, deduplicated
+	anyMask  uint64  // bits of positive that are Any terms
+	reqMask  uint64  // bits of positive that are Require terms
+}
+
+// stopWords are dropped from the positional words of a natural-language
+// question. The list is small on purpose: pronouns, articles, auxiliaries,
+// question words and prepositions that carry no topic, plus a few
+// conversational words ("remember", "please") people put in questions to
+// an assistant. Words that may name a topic (get, set, run, test, not) are
+// not in it.
+var stopWords = map[string]bool{
+	"a": true, "about": true, "am": true, "an": true, "and": true, "are": true,
+	"as": true, "at": true, "be": true, "been": true, "by": true, "can": true,
+	"could": true, "did": true, "do": true, "does": true, "for": true,
+	"from": true, "had": true, "has": true, "have": true, "he": true,
+	"her": true, "his": true, "how": true, "i": true, "i'm": true, "if": true,
+	"in": true, "into": true, "is": true, "it": true, "it's": true, "its": true,
+	"let's": true, "me": true, "my": true, "of": true, "on": true, "or": true,
+	"our": true, "please": true, "remember": true, "she": true, "should": true,
+	"so": true, "that": true, "the": true, "their": true, "them": true,
+	"then": true, "there": true, "these": true, "they": true, "this": true,
+	"those": true, "to": true, "us": true, "was": true, "we": true,
+	"we're": true, "were": true, "what": true, "what's": true, "when": true,
+	"where": true, "which": true, "who": true, "why": true, "with": true,
+	"would": true, "you": true, "your": true,
+}
+
+// IsStopWord reports whether word (any case) is in the stop-word list.
+// A typographic apostrophe counts as a straight one ("what’s").
+func IsStopWord(word string) bool {
+	return stopWords[strings.ReplaceAll(strings.ToLower(word), "’", "'")]
+}
+
+// token is one term as read from an argument, before compiling.
+type token struct {
+	text   string
+	phrase bool
+}
+
+// ParseQuery parses the positional arguments and the --require and
+// --exclude values into a Query.
+func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query, error) {
+	anyTokens, err := tokenizeArgs(positional, opt)
+	if err != nil {
+		return nil, err
+	}
+	requireTokens, err := tokenizeArgs(require, opt)
+	if err != nil {
+		return nil, err
+	}
+	excludeTokens, err := tokenizeArgs(exclude, opt)
+	if err != nil {
+		return nil, err
+	}
+	if !opt.Regex {
+		anyTokens = dropStopWords(stripPunctuation(anyTokens))
+	}
+	q := &Query{opt: opt}
+	if q.Any, err = compileTokens(anyTokens, opt); err != nil {
+		return nil, err
+	}
+	if q.Require, err = compileTokens(requireTokens, opt); err != nil {
+		return nil, err
+	}
+	if q.Exclude, err = compileTokens(excludeTokens, opt); err != nil {
+		return nil, err
+	}
+	if len(q.Any)+len(q.Require) == 0 {
+		if len(q.Exclude) > 0 {
+			return nil, fmt.Errorf("query: nothing to search for: --exclude needs a search term or --require")
+		}
+		return nil, fmt.Errorf("query: empty query: give at least one search term")
+	}
+	q.positive = dedupTerms(slices.Concat(q.Any, q.Require))
+	if n := len(q.positive); n > maxPositiveTerms {
+		return nil, fmt.Errorf("query: too many search terms: %d distinct, at most %d", n, maxPositiveTerms)
+	}
+	q.anyMask, q.reqMask = termMask(q.positive, q.Any), termMask(q.positive, q.Require)
+	return q, nil
+}
+
+// tokenizeArgs splits every argument into tokens. With --regex only
+// whitespace separates them.
+func tokenizeArgs(args []string, opt MatchOptions) ([]token, error) {
+	var tokens []token
+	for _, arg := range args {
+		var err error
+		if tokens, err = appendTokens(tokens, arg, !opt.Regex); err != nil {
+			return nil, err
+		}
+	}
+	return tokens, nil
+}
+
+// appendTokens appends the words and (when quotes is set) phrases of arg.
+func appendTokens(tokens []token, arg string, quotes bool) ([]token, error) {
+	for i := 0; i < len(arg); {
+		r, w := utf8.DecodeRuneInString(arg[i:])
+		switch {
+		case unicode.IsSpace(r):
+			i += w
+		case quotes && r == '"':
+			n := strings.IndexByte(arg[i+1:], '"')
+			if n < 0 {
+				return nil, fmt.Errorf("query: unbalanced double quote in %q", arg)
+			}
+			if phrase := arg[i+1 : i+1+n]; strings.TrimSpace(phrase) != "" {
+				tokens = append(tokens, token{text: phrase, phrase: true})
+			}
+			i += n + 2
+		default:
+			end := wordEnd(arg, i, quotes)
+			tokens = append(tokens, token{text: arg[i:end]})
+			i = end
+		}
+	}
+	return tokens, nil
+}
+
+// wordEnd returns where the word starting at i ends: at a space, at a
+// double quote when quotes are special, or at the end of arg.
+func wordEnd(arg string, i int, quotes bool) int {
+	for i < len(arg) {
+		r, w := utf8.DecodeRuneInString(arg[i:])
+		if unicode.IsSpace(r) || quotes && r == '"' {
+			break
+		}
+		i += w
+	}
+	return i
+}
+
+// isStrippedPunct reports whether r is punctuation that a question puts
+// around words: sentence marks, brackets, quotes and backticks.
+func isStrippedPunct(r rune) bool {
+	return strings.ContainsRune("?!,.;:()[]{}\"'`“”‘’", r)
+}
+
+// stripPunctuation trims punctuation off the ends of the words (not the
+// phrases) and drops the words it empties.
+func stripPunctuation(tokens []token) []token {
+	kept := tokens[:0:0]
+	for _, t := range tokens {
+		if !t.phrase {
+			t.text = trimWordPunct(t.text)
+			if t.text == "" {
+				continue
+			}
+		}
+		kept = append(kept, t)
+	}
+	return kept
+}
+
+// trimWordPunct trims leading and trailing punctuation off w, keeping a
+// single leading dot before a letter or digit (".env", ".gitignore") but
+// not an ellipsis ("...and").
+func trimWordPunct(w string) string {
+	rest := strings.TrimLeftFunc(w, isStrippedPunct)
+	trimmed := strings.TrimRightFunc(rest, isStrippedPunct)
+	if cut := len(w) - len(rest); trimmed != "" && keepsLeadingDot(w[:cut], trimmed) {
+		return "." + trimmed
+	}
+	return trimmed
+}
+
+// keepsLeadingDot reports whether the stripped prefix ends in a lone dot
+// that starts a name: "(.env" yes, "...and" and "." before "-x" no.
+func keepsLeadingDot(prefix, trimmed string) bool {
+	if !strings.HasSuffix(prefix, ".") || strings.HasSuffix(prefix, "..") {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(trimmed)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// dropStopWords removes stop words from the positional tokens when some
+// other token remains; a question made only of stop words is kept whole.
+func dropStopWords(tokens []token) []token {
+	kept := tokens[:0:0]
+	for _, t := range tokens {
+		if t.phrase || !IsStopWord(t.text) {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) == 0 {
+		return tokens
+	}
+	return kept
+}
+
+// compileTokens compiles tokens into terms, dropping duplicates.
+func compileTokens(tokens []token, opt MatchOptions) ([]*Term, error) {
+	terms := make([]*Term, 0, len(tokens))
+	for _, tok := range tokens {
+		kind := wordTerm
+		switch {
+		case opt.Regex:
+			kind = regexTerm
+		case tok.phrase:
+			kind = phraseTerm
+		}
+		t, err := compileTerm(tok.text, kind, opt)
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	return dedupTerms(terms), nil
+}
+
+// dedupTerms keeps the first of terms that match the same texts.
+func dedupTerms(terms []*Term) []*Term {
+	seen := make(map[string]bool, len(terms))
+	kept := terms[:0:0]
+	for _, t := range terms {
+		if !seen[t.key] {
+			seen[t.key] = true
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// termMask sets bit i for each positive[i] that has the key of one of
+// group.
+func termMask(positive, group []*Term) uint64 {
+	var mask uint64
+	for i, p := range positive {
+		if slices.ContainsFunc(group, func(t *Term) bool { return t.key == p.key }) {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// Options returns the matching flags the query was parsed with.
+func (q *Query) Options() MatchOptions { return q.opt }
+
+// Positive returns the Any terms then the Require terms, without
+// duplicates: the terms that ranking scores, in TermHits' bit order.
+func (q *Query) Positive() []*Term { return slices.Clone(q.positive) }
+
+// MatchMessage reports whether one message satisfies the query: at least
+// one Any term (when there are any), every Require term and no Exclude
+// term.
+func (q *Query) MatchMessage(text []byte) bool {
+	if len(q.Any) > 0 && !slices.ContainsFunc(q.Any, func(t *Term) bool { return t.Match(text) }) {
+		return false
+	}
+	for _, t := range q.Require {
+		if !t.Match(text) {
+			return false
+		}
+	}
+	for _, t := range q.Exclude {
+		if t.Match(text) {
+			return false
+		}
+	}
+	return true
+}
+
+// TermHits evaluates every term on text, for scopes wider than one
+// message (a session matches when its messages together satisfy the
+// query): bit i of positive is set when Positive()[i] matches, and
+// excluded is true when any Exclude term does.
+func (q *Query) TermHits(text []byte) (positive uint64, excluded bool) {
+	for i, t := range q.positive {
+		if t.Match(text) {
+			positive |= 1 << i
+		}
+	}
+	excluded = slices.ContainsFunc(q.Exclude, func(t *Term) bool { return t.Match(text) })
+	return positive, excluded
+}
+
+// Satisfied reports whether the positive hits of TermHits, OR'ed over a
+// scope, meet the query: some Any term (when there are any) and every
+// Require term. Exclusion is the caller's to apply.
+func (q *Query) Satisfied(positive uint64) bool {
+	return (q.anyMask == 0 || positive&q.anyMask != 0) && positive&q.reqMask == q.reqMask
+}
+
+// String is the query in a printable form for --explain, such as
+// `(or jwt auth) (and implement) (not test)`, followed by the options
+// that are set: `[regex case-sensitive word]`.
+func (q *Query) String() string {
+	var parts []string
+	for _, g := range []struct {
+		op    string
+		terms []*Term
+	}{{"or", q.Any}, {"and", q.Require}, {"not", q.Exclude}} {
+		if len(g.terms) == 0 {
+			continue
+		}
+		words := []string{g.op}
+		for _, t := range g.terms {
+			words = append(words, t.String())
+		}
+		parts = append(parts, "("+strings.Join(words, " ")+")")
+	}
+	if flags := q.opt.flagNames(); len(flags) > 0 {
+		parts = append(parts, "["+strings.Join(flags, " ")+"]")
+	}
+	return strings.Join(parts, " ")
+}
+
+// flagNames lists the options that are set, by their flag names.
+func (o MatchOptions) flagNames() []string {
+	var names []string
+	if o.Regex {
+		names = append(names, "regex")
+	}
+	if o.CaseSensitive {
+		names = append(names, "case-sensitive")
+	}
+	if o.Word {
+		names = append(names, "word")
+	}
+	return names
+}

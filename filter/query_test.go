@@ -1,0 +1,303 @@
+package filter
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseQueryString(t *testing.T) {
+	tests := []struct {
+		name                         string
+		positional, require, exclude []string
+		opt                          MatchOptions
+		want                         string
+	}{
+		{"one word", []string{"jwt"}, nil, nil, folded, "(or jwt)"},
+		{"arguments split on space", []string{"jwt auth", "token"}, nil, nil, folded, "(or jwt auth token)"},
+		{"all groups", []string{"jwt auth"}, []string{"implement"}, []string{"test"}, folded, "(or jwt auth) (and implement) (not test)"},
+		{"repeated flag values", []string{"x"}, []string{"a b", "c"}, []string{"d", "e f"}, folded, "(or x) (and a b c) (not d e f)"},
+		{"require only", nil, []string{"jwt"}, nil, folded, "(and jwt)"},
+		{"question", []string{"how did we implement jwt auth?"}, nil, nil, folded, "(or implement jwt auth)"},
+		{"question as separate args", []string{"how", "did", "we", "implement", "jwt", "auth?"}, nil, nil, folded, "(or implement jwt auth)"},
+		{"question with quoted phrase", []string{`where is the "rate limiter"?`}, nil, nil, folded, `(or "rate limiter")`},
+		{"only stop words kept", []string{"what is it"}, nil, nil, folded, "(or what is it)"},
+		{"stop words kept in require", []string{"jwt"}, []string{"the"}, []string{"a"}, folded, "(or jwt) (and the) (not a)"},
+		{"stop words dropped any case", []string{"How DID We fix Redis"}, nil, nil, folded, "(or fix Redis)"},
+		{"typographic apostrophe stop word", []string{"what’s the cache key"}, nil, nil, folded, "(or cache key)"},
+		{"punctuation stripped", []string{"(jwt), 'auth'; `config`!"}, nil, nil, folded, "(or jwt auth config)"},
+		{"inner punctuation kept", []string{"main.go reset_windows foo-bar a/b user's"}, nil, nil, folded, "(or main.go reset_windows foo-bar a/b user's)"},
+		{"trailing dot stripped", []string{"edit main.go."}, nil, nil, folded, "(or edit main.go)"},
+		{"leading dot of a name kept", []string{"(.env) .gitignore"}, nil, nil, folded, "(or .env .gitignore)"},
+		{"ellipsis stripped", []string{"...and then"}, nil, nil, folded, "(or and then)"},
+		{"punctuation-only words dropped", []string{"jwt ? ..."}, nil, nil, folded, "(or jwt)"},
+		{"require keeps punctuation", []string{"x"}, []string{"jwt?"}, nil, folded, "(or x) (and jwt?)"},
+		{"phrase keeps spaces and stop words", []string{`"how did we"`}, nil, nil, folded, `(or "how did we")`},
+		{"phrase adjacent to word", []string{`foo"bar baz"qux`}, nil, nil, folded, `(or foo "bar baz" qux)`},
+		{"empty phrase dropped", []string{`"" jwt " "`}, nil, nil, folded, "(or jwt)"},
+		{"phrase in require", []string{"x"}, []string{`"jwt auth" token`}, nil, folded, `(or x) (and "jwt auth" token)`},
+		{"duplicates dropped", []string{"jwt JWT jwt?"}, nil, nil, folded, "(or jwt)"},
+		{"case-sensitive keeps case variants", []string{"jwt JWT"}, nil, nil, exact, "(or jwt JWT) [case-sensitive]"},
+		{"wildcard differs from literal underscore", []string{`a_b "a_b"`}, nil, nil, folded, `(or a_b "a_b")`},
+		{"regex", []string{"mutex|deadlock dead\\w+"}, nil, nil, regex, `(or /mutex|deadlock/ /dead\w+/) [regex]`},
+		{"regex keeps punctuation and stop words", []string{"how? (a|b)"}, nil, nil, regex, `(or /how?/ /(a|b)/) [regex]`},
+		{"regex quotes not special", []string{`"a b"`}, nil, nil, regex, `(or /"a/ /b"/) [regex]`},
+		{"all options", []string{"x"}, nil, nil, MatchOptions{Regex: true, CaseSensitive: true, Word: true}, "(or /x/) [regex case-sensitive word]"},
+		{"unicode spaces split", []string{"jwt\u00a0auth\tx"}, nil, nil, folded, "(or jwt auth x)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := ParseQuery(tt.positional, tt.require, tt.exclude, tt.opt)
+			if err != nil {
+				t.Fatalf("ParseQuery: %v", err)
+			}
+			if got := q.String(); got != tt.want {
+				t.Errorf("String() = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseQueryErrors(t *testing.T) {
+	tests := []struct {
+		name                         string
+		positional, require, exclude []string
+		opt                          MatchOptions
+		want                         string // the error starts with it
+	}{
+		{"no arguments", nil, nil, nil, folded, "query: empty query"},
+		{"only spaces", []string{"  ", ""}, nil, nil, folded, "query: empty query"},
+		{"only punctuation", []string{"?!"}, nil, nil, folded, "query: empty query"},
+		{"only empty phrases", []string{`"" " "`}, nil, nil, folded, "query: empty query"},
+		{"only exclude", nil, nil, []string{"test"}, folded, "query: nothing to search for"},
+		{"unbalanced quote", []string{`jwt "auth`}, nil, nil, folded, "query: unbalanced double quote"},
+		{"unbalanced quote in require", []string{"x"}, []string{`"a" "b`}, nil, folded, "query: unbalanced double quote"},
+		{"bad regex", []string{"a(b"}, nil, nil, regex, "query: bad regex /a(b/"},
+		{"bad regex in exclude", []string{"x"}, nil, []string{"*a"}, regex, "query: bad regex /*a/"},
+		{"wrapping does not hide a bad regex", []string{"a)(b"}, nil, nil, regexWord, "query: bad regex"},
+		{"too many terms", []string{manyWords("w", 65)}, nil, nil, folded, "query: too many search terms: 65"},
+		{"too many with require", []string{manyWords("w", 40)}, []string{manyWords("r", 25) + " w00z"}, nil, folded, "query: too many search terms: 65"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseQuery(tt.positional, tt.require, tt.exclude, tt.opt)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error = %v, want one starting %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// manyWords returns n distinct words prefix00z … none of which contains
+// another.
+func manyWords(prefix string, n int) string {
+	words := make([]string, n)
+	for i := range words {
+		words[i] = fmt.Sprintf("%s%02dz", prefix, i)
+	}
+	return strings.Join(words, " ")
+}
+
+func TestParseQueryAcceptsSixtyFourTerms(t *testing.T) {
+	q, err := ParseQuery([]string{manyWords("w", 64)}, nil, []string{manyWords("x", 100)}, folded)
+	if err != nil {
+		t.Fatalf("64 positive terms (and 100 excluded) rejected: %v", err)
+	}
+	text := []byte("w63z only")
+	if hits, _ := q.TermHits(text); hits != 1<<63 {
+		t.Errorf("TermHits(%q) = %b, want bit 63", text, hits)
+	}
+}
+
+func TestStopWordsAreLowerCase(t *testing.T) {
+	for w := range stopWords {
+		if w != strings.ToLower(w) || strings.ContainsAny(w, " \t") {
+			t.Errorf("stop word %q is not a lower-case single word", w)
+		}
+	}
+	for _, w := range []string{"how", "did", "we", "the", "a", "an", "is", "what", "to", "of", "in", "for",
+		"and", "or", "it", "on", "with", "was", "do", "does", "i", "you", "my", "our", "that", "this", "be",
+		"are", "when", "where", "why", "which", "can", "should", "would", "could", "about", "from", "at", "by", "as"} {
+		if !IsStopWord(w) {
+			t.Errorf("%q from the issue's list is not a stop word", w)
+		}
+	}
+	for _, w := range []string{"jwt", "test", "get", "not", "run"} {
+		if IsStopWord(w) {
+			t.Errorf("topic word %q is a stop word", w)
+		}
+	}
+}
+
+func TestMatchMessage(t *testing.T) {
+	type check struct {
+		text string
+		want bool
+	}
+	tests := []struct {
+		name                         string
+		positional, require, exclude []string
+		checks                       []check
+	}{
+		{"or", []string{"jwt oauth"}, nil, nil, []check{
+			{"uses JWT", true}, {"uses OAuth", true}, {"uses both jwt and oauth", true}, {"uses saml", false},
+		}},
+		{"require", []string{"jwt oauth"}, []string{"token"}, nil, []check{
+			{"jwt token", true}, {"jwt only", false}, {"token only", false},
+		}},
+		{"every required", nil, []string{"jwt token"}, nil, []check{
+			{"jwt token", true}, {"jwt", false}, {"token", false},
+		}},
+		{"exclude", []string{"jwt"}, nil, []string{"test mock"}, []check{
+			{"jwt code", true}, {"jwt test", false}, {"jwt MOCK", false},
+		}},
+		{"all three", []string{"jwt oauth"}, []string{"token"}, []string{"test"}, []check{
+			{"oauth token", true}, {"oauth token test", false}, {"oauth", false},
+		}},
+		{"question", []string{"how did we implement jwt auth?"}, nil, nil, []check{
+			{"we did it", false}, {"the JWT middleware", true}, {"Authorization header", true},
+		}},
+		{"phrase", []string{`"rate limiter"`}, nil, nil, []check{
+			{"the Rate Limiter", true}, {"rate-limiter", false}, {"limiter rate", false},
+		}},
+		{"wildcard", []string{"reset_windows"}, nil, nil, []check{
+			{"Reset Windows", true}, {"reset-windows", true}, {"resetwindows", false},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := ParseQuery(tt.positional, tt.require, tt.exclude, folded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tt.checks {
+				if got := q.MatchMessage([]byte(c.text)); got != c.want {
+					t.Errorf("%s MatchMessage(%q) = %v, want %v", q, c.text, got, c.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMatchMessageOptions(t *testing.T) {
+	tests := []struct {
+		opt  MatchOptions
+		args string
+		text string
+		want bool
+	}{
+		{words, "auth", "oauth2", false},
+		{words, "auth", "jwt auth.", true},
+		{exact, "JWT", "jwt", false},
+		{regex, "jwt|oauth", "OAuth", true},
+		{MatchOptions{Regex: true, Word: true}, "o?auth", "oauth", true},
+		{MatchOptions{Regex: true, Word: true}, "auth", "oauth", false},
+	}
+	for _, tt := range tests {
+		q, err := ParseQuery([]string{tt.args}, nil, nil, tt.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.MatchMessage([]byte(tt.text)); got != tt.want {
+			t.Errorf("%s MatchMessage(%q) = %v, want %v", q, tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestPositiveAndTermHits(t *testing.T) {
+	q, err := ParseQuery([]string{"jwt oauth"}, []string{"token JWT"}, []string{"test"}, folded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, term := range q.Positive() {
+		names = append(names, term.String())
+	}
+	if want := []string{"jwt", "oauth", "token"}; !slices.Equal(names, want) {
+		t.Fatalf("Positive() = %v, want %v (JWT is jwt)", names, want)
+	}
+	tests := []struct {
+		text      string
+		positive  uint64
+		excluded  bool
+		satisfied bool // on this message alone
+	}{
+		{"jwt token", 0b101, false, true},
+		{"oauth", 0b010, false, false},
+		{"token test", 0b100, true, false},
+		{"nothing", 0, false, false},
+	}
+	for _, tt := range tests {
+		positive, excluded := q.TermHits([]byte(tt.text))
+		if positive != tt.positive || excluded != tt.excluded {
+			t.Errorf("TermHits(%q) = %03b, %v; want %03b, %v", tt.text, positive, excluded, tt.positive, tt.excluded)
+		}
+		if got := q.Satisfied(positive); got != tt.satisfied {
+			t.Errorf("Satisfied(%03b) = %v, want %v", positive, got, tt.satisfied)
+		}
+	}
+	// Across a session: "jwt" in one message, "token" in another.
+	if !q.Satisfied(0b001 | 0b100) {
+		t.Error("hits OR'ed over messages do not satisfy the query")
+	}
+	if q.Satisfied(0b010 | 0b100) {
+		t.Error("the query is satisfied without its required jwt")
+	}
+}
+
+func TestSatisfiedWithoutAnyTerms(t *testing.T) {
+	q, err := ParseQuery(nil, []string{"jwt token"}, nil, folded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Satisfied(0b01) || !q.Satisfied(0b11) {
+		t.Error("with only --require, every required term must hit")
+	}
+}
+
+func TestPositiveReturnsACopy(t *testing.T) {
+	q, err := ParseQuery([]string{"a b"}, nil, nil, folded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Positive()[0] = nil
+	if q.Positive()[0] == nil {
+		t.Error("Positive exposes the query's own slice")
+	}
+}
+
+// FuzzParseQuery checks that any input parses or fails with a "query:"
+// error, and that a parsed query evaluates without panicking.
+func FuzzParseQuery(f *testing.F) {
+	f.Add("how did we implement jwt auth?", "token", "test", false, false, false)
+	f.Add(`"rate limiter" reset_windows`, `"a b`, "", false, false, true)
+	f.Add("mutex|deadlock (a", "", "x", true, false, false)
+	f.Add("...", "", "", false, true, false)
+	f.Add("___ _", "\xff", "", false, false, false)
+	f.Fuzz(func(t *testing.T, positional, require, exclude string, regexMode, caseSensitive, word bool) {
+		opt := MatchOptions{Regex: regexMode, CaseSensitive: caseSensitive, Word: word}
+		q, err := ParseQuery([]string{positional}, []string{require}, []string{exclude}, opt)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "query:") {
+				t.Fatalf("error %q does not start with query:", err)
+			}
+			return
+		}
+		if len(q.Any)+len(q.Require) == 0 {
+			t.Fatal("a query without positive terms parsed")
+		}
+		if q.String() == "" {
+			t.Fatal("empty String()")
+		}
+		text := []byte(positional + " " + require)
+		q.MatchMessage(text)
+		positive, _ := q.TermHits(text)
+		for i, term := range q.Positive() {
+			if got := term.Match(text); got != (positive&(1<<i) != 0) {
+				t.Fatalf("TermHits bit %d = %v, %s.Match = %v", i, !got, term, got)
+			}
+			term.FindAll(text, nil)
+		}
+	})
+}

@@ -1,0 +1,97 @@
+package filter
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Span is a match: byte offsets into the text, End exclusive.
+type Span struct{ Start, End int }
+
+// Term is one compiled search term: a word, a quoted phrase or a regex.
+// A Term is immutable and safe for concurrent use.
+type Term struct {
+	display string // as the user wrote it: jwt, "jwt auth", /mutex|deadlock/
+	key     string // equal keys match exactly the same texts
+	lit     *literal
+	re      *regexMatcher
+}
+
+// String is the term's display form: a word as typed, a phrase in double
+// quotes, a regex between slashes.
+func (t *Term) String() string { return t.display }
+
+// Match reports whether text contains the term. Plain words and phrases
+// do not allocate.
+func (t *Term) Match(text []byte) bool {
+	if t.lit != nil {
+		return t.lit.match(text)
+	}
+	return t.re.match(text)
+}
+
+// FindAll appends every non-overlapping match, leftmost first, to dst and
+// returns it. A regex that can match the empty string reports empty
+// spans, as regexp's FindAllIndex does, except with --word.
+func (t *Term) FindAll(text []byte, dst []Span) []Span {
+	if t.lit != nil {
+		return t.lit.findAll(text, dst)
+	}
+	return t.re.findAll(text, dst)
+}
+
+// termKind says how a token's text is read.
+type termKind uint8
+
+const (
+	wordTerm   termKind = iota // `_` is a wildcard
+	phraseTerm                 // everything literal
+	regexTerm                  // an RE2 pattern
+)
+
+// compileTerm compiles one token. Invalid UTF-8 in a word or phrase is
+// replaced by U+FFFD, which matches invalid bytes in the text as it does
+// in regexp.
+func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
+	if kind == regexTerm {
+		re, err := compileRegex(text, opt)
+		if err != nil {
+			return nil, err
+		}
+		return &Term{display: "/" + text + "/", key: "r" + text, re: re}, nil
+	}
+	text = strings.ToValidUTF8(text, string(utf8.RuneError))
+	display := text
+	wildcards := kind == wordTerm && strings.Trim(text, "_") != ""
+	if kind == phraseTerm {
+		display = `"` + text + `"` // a phrase cannot hold a double quote
+	}
+	return &Term{
+		display: display,
+		key:     literalKey(text, wildcards, opt),
+		lit:     compileLiteral(text, wildcards, opt),
+	}, nil
+}
+
+// literalKey identifies what a literal matches: 'l', then one tagged
+// entry per character, 'w' for a wildcard, 'c' and the rune (case-folded
+// when folding) for a literal character. UTF-8 being self-delimiting, two
+// keys are equal only for the same sequence of entries. Term.Literals
+// (literals.go) reads this format back.
+func literalKey(text string, wildcards bool, opt MatchOptions) string {
+	var b strings.Builder
+	b.WriteByte('l')
+	for _, r := range text {
+		switch {
+		case wildcards && r == '_':
+			b.WriteByte('w')
+		case !opt.CaseSensitive:
+			b.WriteByte('c')
+			b.WriteRune(canonicalFold(r))
+		default:
+			b.WriteByte('c')
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
