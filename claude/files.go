@@ -1,6 +1,8 @@
 package claude
 
 import (
+	"github.com/recall-dev/recall/internal/atomicfile"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -120,37 +122,8 @@ func writeBackupOnce(path string, data []byte) (bool, error) {
 // a crash leaves one of the two on disk: temp file in the same directory,
 // fsync, rename, fsync of the directory. With owner set, the new file
 // keeps that file's owner and group (see keepOwner).
-func writeFileAtomic(path string, data []byte, perm fs.FileMode, owner fs.FileInfo) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temp file in %s: %w", dir, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
-	}
-	if err = keepOwner(tmp, owner); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", tmp.Name(), path, err)
-	}
-	return syncDir(dir)
+func writeFileAtomic(path string, data []byte, perm fs.FileMode, owner fs.FileInfo) error {
+	return atomicfile.Write(path, data, perm, func(f *os.File) error { return keepOwner(f, owner) })
 }
 
 // keepOwner gives f the owner and group of the file it replaces. It
@@ -174,17 +147,4 @@ func ownerOf(info fs.FileInfo) (*syscall.Stat_t, bool) {
 	}
 	st, ok := info.Sys().(*syscall.Stat_t)
 	return st, ok
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }

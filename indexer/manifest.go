@@ -1,6 +1,8 @@
 package indexer
 
 import (
+	"github.com/recall-dev/recall/internal/atomicfile"
+
 	"bufio"
 	"bytes"
 	"errors"
@@ -333,49 +335,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // manifest, fsync the directory. A crash at any point leaves either the old
 // or the new manifest, never a mix.
 func commitManifest(dir string, m *Manifest) error {
-	return writeFileAtomic(filepath.Join(dir, manifestName), m.encode(), 0o600)
-}
-
-// writeFileAtomic replaces path with data durably.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temp for %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, err)
-	}
-	return syncDir(dir)
+	return atomicfile.Write(filepath.Join(dir, manifestName), m.encode(), 0o600, nil)
 }
 
 // syncDir makes a rename or a file creation in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync dir %s: %w", dir, err)
-	}
-	return nil
-}
+func syncDir(dir string) error { return atomicfile.SyncDir(dir) }
