@@ -245,3 +245,41 @@ func TestAppendShingles(t *testing.T) {
 		})
 	}
 }
+
+// With a Limit, Rank returns the same best sessions as without one, and
+// duplicates of a shown session still collapse into it.
+func TestRankLimitKeepsTheBestAndCollapses(t *testing.T) {
+	q := newQuery([]string{"alpha"}, nil)
+	var msgs []Message
+	for s := range 60 {
+		sid := fmt.Sprintf("s%03d", s)
+		for line := range 1 + s%5 {
+			msgs = append(msgs, msg(q, sid, typeAssistant, line, "alpha "+filler(uint64(s*10+line), 15)))
+		}
+	}
+	// s999 is a copy of s004, the session with the most messages.
+	for _, m := range msgs {
+		if m.Session == "s004" {
+			c := m
+			c.Session = "s999"
+			msgs = append(msgs, c)
+		}
+	}
+	all := Rank(msgs, q, Options{})
+	top := Rank(msgs, q, Options{Limit: 5})
+	if len(top) != 5 {
+		t.Fatalf("Limit 5 returned %d sessions", len(top))
+	}
+	for i := range top {
+		if top[i].ID != all[i].ID || !slices.Equal(top[i].Similar, all[i].Similar) {
+			t.Fatalf("rank %d: limited %s %v, unlimited %s %v", i+1, top[i].ID, top[i].Similar, all[i].ID, all[i].Similar)
+		}
+	}
+	collapsed := false
+	for _, s := range top {
+		collapsed = collapsed || slices.Contains(s.Similar, "s999") || slices.Contains(s.Similar, "s004")
+	}
+	if !collapsed {
+		t.Fatal("the copy did not collapse under a limit")
+	}
+}

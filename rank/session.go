@@ -49,8 +49,23 @@ func Rank(msgs []Message, q Query, opt Options) []Session {
 		}
 	})
 	slices.SortFunc(sessions, compareSessions)
-	return collapseDuplicates(sessions, opt.DedupThreshold)
+	if opt.Limit > 0 {
+		sessions = sessions[:min(len(sessions), dedupPool(opt.Limit))]
+	}
+	sessions = collapseDuplicates(sessions, opt.DedupThreshold)
+	if opt.Limit > 0 && len(sessions) > opt.Limit {
+		sessions = sessions[:opt.Limit]
+	}
+	return sessions
 }
+
+// dedupPool is how many of the best sessions duplicate collapse looks at
+// when only limit are wanted: enough that every shown session's copies
+// (which score alike, so rank close to it) are among them, and that the
+// sessions collapsed away are replaced from the pool. Comparing every
+// pair of thousands of matched sessions was most of a common word's
+// query time.
+func dedupPool(limit int) int { return 5*limit + 50 }
 
 // groupSessions scores each message and gathers them by session, sessions
 // in order of first appearance (the final sort makes that order moot).

@@ -50,6 +50,10 @@ type Options struct {
 	// sessions are collapsed; 0 (or less) means DefaultDedupThreshold, and a
 	// value above 1 disables collapsing.
 	DedupThreshold float64
+	// Limit, if above zero, is how many sessions the caller will show:
+	// Rank returns at most that many, and collapses duplicates only among
+	// the best few times Limit. Zero ranks and collapses every session.
+	Limit int
 }
 
 // Factor is one line of the --explain breakdown: a named contribution to a

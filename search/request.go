@@ -43,6 +43,10 @@ type Request struct {
 
 	Cutoff bool
 	Window filter.Window
+
+	// Limit is how many sessions will be shown; 0 ranks them all (for
+	// --count, which reports how many matched).
+	Limit int
 }
 
 // ParseTime reads a --since/--until value: a duration back from now

@@ -62,6 +62,7 @@ func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
 		Now:            req.Now,
 		HalfLife:       req.HalfLife,
 		CurrentProject: req.CurrentProject,
+		Limit:          req.Limit,
 	})
 	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
 }

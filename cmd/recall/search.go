@@ -145,7 +145,16 @@ func (c *searchCmd) request(cfg indexer.Config) (search.Request, error) {
 		CurrentSession: cfg.CurrentSession, CurrentProject: search.ProjectRoot(cwd),
 		Now: now, HalfLife: c.HalfLife,
 		Cutoff: !c.NoRecallCutoff, Window: window,
+		Limit:  c.limit(),
 	}, nil
+}
+
+// limit is how many sessions need ranking: all of them for --count.
+func (c *searchCmd) limit() int {
+	if c.Count {
+		return 0
+	}
+	return c.Sessions
 }
 
 func (c *searchCmd) output() search.Output {
