@@ -145,7 +145,7 @@ func (c *searchCmd) request(cfg indexer.Config) (search.Request, error) {
 		CurrentSession: cfg.CurrentSession, CurrentProject: search.ProjectRoot(cwd),
 		Now: now, HalfLife: c.HalfLife,
 		Cutoff: !c.NoRecallCutoff, Window: window,
-		Limit:  c.limit(),
+		Limit: c.limit(),
 	}, nil
 }
 
