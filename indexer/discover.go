@@ -2,11 +2,14 @@ package indexer
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
 )
 
 // transcript is one JSONL file found under a source root.
@@ -15,7 +18,16 @@ type transcript struct {
 	Kind    string // KindMain, KindSubagent or KindAgentOld
 	Session string // known from the path for main and subagent files
 	Agent   string // subagent id for subagent files
-	Info    fs.FileInfo
+	Stat    fileStat
+}
+
+// fileStat is what the indexer needs of a stat: enough to tell an
+// unchanged, grown, shrunk or replaced transcript apart.
+type fileStat struct {
+	Size    int64
+	MtimeNs int64
+	Dev     uint64
+	Ino     uint64
 }
 
 // discover lists every transcript under the roots, sorted by path so that a
@@ -25,16 +37,23 @@ type transcript struct {
 // A root is a projects folder (~/.claude/projects): one folder per project.
 // A root that holds transcripts directly is taken as a single project folder,
 // so `--source ~/.claude/projects/-home-me-app` works too.
+//
+// This runs before every search, so it is built for many files: project
+// folders are scanned on all cores, and each file is stat'ed relative to
+// its open directory (fstatat), which spares the kernel the path walk.
 func discover(roots []string, warn func(string)) []transcript {
-	var out []transcript
+	var projects []string
 	for _, root := range roots {
-		out = append(out, discoverRoot(root, warn)...)
+		projects = append(projects, projectDirs(root, warn)...)
 	}
+	out := scanProjects(projects, warn)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 
-func discoverRoot(root string, warn func(string)) []transcript {
+// projectDirs lists the project folders of a root (or the root itself if
+// it holds transcripts).
+func projectDirs(root string, warn func(string)) []string {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if !os.IsNotExist(err) {
@@ -43,15 +62,15 @@ func discoverRoot(root string, warn func(string)) []transcript {
 		return nil
 	}
 	if holdsTranscripts(entries) {
-		return discoverProject(root, warn)
+		return []string{root}
 	}
-	var out []transcript
+	var dirs []string
 	for _, e := range entries {
 		if e.IsDir() {
-			out = append(out, discoverProject(filepath.Join(root, e.Name()), warn)...)
+			dirs = append(dirs, filepath.Join(root, e.Name()))
 		}
 	}
-	return out
+	return dirs
 }
 
 func holdsTranscripts(entries []os.DirEntry) bool {
@@ -63,63 +82,112 @@ func holdsTranscripts(entries []os.DirEntry) bool {
 	return false
 }
 
+// scanProjects scans project folders in parallel; warnings are collected
+// and reported in order afterwards, since warn is not safe for concurrent
+// use.
+func scanProjects(dirs []string, warn func(string)) []transcript {
+	results := make([][]transcript, len(dirs))
+	warnings := make([][]string, len(dirs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(dirs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = discoverProject(dirs[i], func(s string) { warnings[i] = append(warnings[i], s) })
+			}
+		}()
+	}
+	for i := range dirs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []transcript
+	for i := range dirs {
+		for _, w := range warnings[i] {
+			warn(w)
+		}
+		out = append(out, results[i]...)
+	}
+	return out
+}
+
 // discoverProject finds <session>.jsonl, the older project-level
 // agent-<id>.jsonl, and <session>/subagents/**/agent-<id>.jsonl. Folders
 // that are not transcripts (tool-results, memory) are never entered.
 func discoverProject(dir string, warn func(string)) []transcript {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		warn(fmt.Sprintf("read project %s: %v", dir, err))
-		return nil
-	}
 	var out []transcript
-	for _, e := range entries {
+	err := eachEntry(dir, func(d *os.File, e os.DirEntry) {
 		name := e.Name()
-		path := filepath.Join(dir, name)
 		switch {
 		case e.Type().IsRegular() && strings.HasSuffix(name, ".jsonl"):
-			out = appendFile(out, path, warn)
+			out = appendTranscript(out, d, dir, name, "", warn)
 		case e.IsDir() && name != "memory":
-			out = append(out, discoverSubagents(path, name, warn)...)
+			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), name, warn)...)
 		}
-	}
-	return out
-}
-
-func discoverSubagents(sessionDir, session string, warn func(string)) []transcript {
-	root := filepath.Join(sessionDir, "subagents")
-	var out []transcript
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if !os.IsNotExist(err) {
-				warn(fmt.Sprintf("read %s: %v", path, err))
-			}
-			return nil
-		}
-		name := d.Name()
-		if d.Type().IsRegular() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
-			out = appendFile(out, path, warn)
-			if n := len(out); n > 0 && out[n-1].Path == path {
-				out[n-1].Session = session
-			}
-		}
-		return nil
 	})
 	if err != nil {
-		warn(fmt.Sprintf("walk %s: %v", root, err))
+		warn(fmt.Sprintf("read project %s: %v", dir, err))
 	}
 	return out
 }
 
-// appendFile classifies one .jsonl by its name and place and stats it.
-func appendFile(out []transcript, path string, warn func(string)) []transcript {
-	info, err := os.Stat(path)
+// discoverSubagents walks a session's subagents folder (and the folders
+// below it, where workflow agents live) for agent-<id>.jsonl.
+func discoverSubagents(dir, session string, warn func(string)) []transcript {
+	var out []transcript
+	err := eachEntry(dir, func(d *os.File, e os.DirEntry) {
+		name := e.Name()
+		switch {
+		case e.Type().IsRegular() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl"):
+			out = appendTranscript(out, d, dir, name, session, warn)
+		case e.IsDir():
+			out = append(out, discoverSubagents(filepath.Join(dir, name), session, warn)...)
+		}
+	})
+	if err != nil && !os.IsNotExist(err) {
+		warn(fmt.Sprintf("read %s: %v", dir, err))
+	}
+	return out
+}
+
+// eachEntry calls fn for every entry of dir with the open directory, so
+// fn can stat relative to it.
+func eachEntry(dir string, fn func(d *os.File, e os.DirEntry)) error {
+	d, err := os.Open(dir)
 	if err != nil {
+		return err
+	}
+	defer d.Close()
+	entries, err := d.ReadDir(-1)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		fn(d, e)
+	}
+	return nil
+}
+
+// appendTranscript classifies one .jsonl by its name and place and stats
+// it relative to its directory.
+func appendTranscript(out []transcript, d *os.File, dir, name, session string, warn func(string)) []transcript {
+	path := filepath.Join(dir, name)
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(d.Fd()), name, &st, 0); err != nil {
 		warn(fmt.Sprintf("stat %s: %v", path, err))
 		return out
 	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return out
+	}
 	t := classify(path)
-	t.Info = info
+	if session != "" {
+		t.Session = session
+	}
+	t.Stat = fileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
 	return append(out, t)
 }
 

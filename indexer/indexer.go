@@ -201,7 +201,7 @@ func plan(m *Manifest, found []transcript, roots []string, sum *Summary) ([]file
 		if st == nil {
 			st = newFileState(m, t)
 			changed = true
-		} else if replaced(st, t.Info) {
+		} else if replaced(st, t.Stat) {
 			m.Dead[st.Gen] += st.Rows
 			st = newFileState(m, t)
 			sum.Replaced++
@@ -210,11 +210,11 @@ func plan(m *Manifest, found []transcript, roots []string, sum *Summary) ([]file
 		if st.Gone {
 			st.Gone, changed = false, true
 		}
-		if unchanged(st, t.Info) {
+		if unchanged(st, t.Stat) {
 			continue
 		}
 		if st.Verdict == VerdictFork {
-			noteStat(st, t.Info)
+			noteStat(st, t.Stat)
 			changed = true
 			continue
 		}
@@ -239,22 +239,19 @@ func newFileState(m *Manifest, t transcript) *FileState {
 
 // replaced reports a transcript that is no longer the file we read: another
 // inode, or shorter than what we consumed.
-func replaced(st *FileState, info os.FileInfo) bool {
-	dev, ino := fileID(info)
-	if st.Ino != 0 && (dev != st.Dev || ino != st.Ino) {
+func replaced(st *FileState, fs fileStat) bool {
+	if st.Ino != 0 && (fs.Dev != st.Dev || fs.Ino != st.Ino) {
 		return true
 	}
-	return info.Size() < st.Offset
+	return fs.Size < st.Offset
 }
 
-func unchanged(st *FileState, info os.FileInfo) bool {
-	return st.Size == info.Size() && st.MtimeNs == info.ModTime().UnixNano() && st.Ino != 0
+func unchanged(st *FileState, fs fileStat) bool {
+	return st.Size == fs.Size && st.MtimeNs == fs.MtimeNs && st.Ino != 0
 }
 
-func noteStat(st *FileState, info os.FileInfo) {
-	st.Dev, st.Ino = fileID(info)
-	st.Size = info.Size()
-	st.MtimeNs = info.ModTime().UnixNano()
+func noteStat(st *FileState, fs fileStat) {
+	st.Dev, st.Ino, st.Size, st.MtimeNs = fs.Dev, fs.Ino, fs.Size, fs.MtimeNs
 }
 
 func underAny(path string, roots []string) bool {
@@ -367,7 +364,7 @@ func (c *committer) apply(res *fileResult) error {
 	st := c.m.Files[path]
 	st.Session, st.Project = res.session, res.project
 	st.Offset, st.Lines = res.offset, res.lines
-	noteStat(st, res.work.t.Info)
+	noteStat(st, res.work.t.Stat)
 	c.sum.FilesRead++
 	c.sum.BytesRead += res.bytesRead
 	c.sum.BadLines += int64(res.badLines)
@@ -386,7 +383,7 @@ func (c *committer) apply(res *fileResult) error {
 
 func (c *committer) markFork(st *FileState, res *fileResult) {
 	st.Verdict = VerdictFork
-	st.Offset = res.work.t.Info.Size() // never read again
+	st.Offset = res.work.t.Stat.Size // never read again
 	if st.Kind == KindMain {
 		c.forks[st.Session] = true
 	}

@@ -3,7 +3,6 @@ package indexer
 import (
 	"github.com/recall-dev/recall/internal/atomicfile"
 
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // FormatVersion is the on-disk layout version. It appears in every file
@@ -153,36 +151,49 @@ func newerFormat(dir string) string {
 
 const manifestMagic = "recall-manifest"
 
+// parseManifest reads a manifest. It runs before every search, so it splits
+// lines and fields in place rather than through a scanner and strings.
 func parseManifest(data []byte) (*Manifest, error) {
 	m := newManifest()
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	first := true
-	for n := 1; sc.Scan(); n++ {
-		f := strings.Split(sc.Text(), "\t")
-		if first {
-			if len(f) != 2 || f[0] != manifestMagic || f[1] != "v"+strconv.Itoa(FormatVersion) {
+	fields := make([][]byte, 0, 16)
+	for n := 1; len(data) > 0; n++ {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		fields = splitTabs(line, fields[:0])
+		if n == 1 {
+			if len(fields) != 2 || string(fields[0]) != manifestMagic || string(fields[1]) != "v"+strconv.Itoa(FormatVersion) {
 				return nil, fmt.Errorf("line 1: not a v%d manifest", FormatVersion)
 			}
-			first = false
 			continue
 		}
-		if err := m.parseLine(f); err != nil {
+		if err := m.parseLine(fields); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if first {
+	if m.Seq == 0 {
 		return nil, errors.New("empty manifest")
 	}
 	return m, nil
 }
 
-func (m *Manifest) parseLine(f []string) error {
+func splitTabs(line []byte, dst [][]byte) [][]byte {
+	for {
+		i := bytes.IndexByte(line, '\t')
+		if i < 0 {
+			return append(dst, line)
+		}
+		dst = append(dst, line[:i])
+		line = line[i+1:]
+	}
+}
+
+func (m *Manifest) parseLine(f [][]byte) error {
 	p := fieldParser{f: f}
-	switch f[0] {
+	switch string(f[0]) {
 	case "seq":
 		m.Seq = int(p.int(1))
 	case "rows":
@@ -216,30 +227,59 @@ func (m *Manifest) parseLine(f []string) error {
 
 // fieldParser reads typed fields and keeps the first error.
 type fieldParser struct {
-	f   []string
+	f   [][]byte
 	err error
 }
 
-func (p *fieldParser) str(i int) string {
-	if i >= len(p.f) {
-		if p.err == nil {
-			p.err = fmt.Errorf("%s: want at least %d fields", p.f[0], i+1)
-		}
-		return ""
+func (p *fieldParser) has(i int) bool {
+	if i < len(p.f) {
+		return true
 	}
-	return Unescape([]byte(p.f[i]))
+	if p.err == nil {
+		p.err = fmt.Errorf("%s: want at least %d fields", p.f[0], i+1)
+	}
+	return false
 }
 
+func (p *fieldParser) str(i int) string {
+	if !p.has(i) {
+		return ""
+	}
+	return Unescape(p.f[i])
+}
+
+// int parses a decimal field without allocating.
 func (p *fieldParser) int(i int) int64 {
-	s := p.str(i)
-	if p.err != nil {
+	if !p.has(i) {
 		return 0
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		p.err = fmt.Errorf("%s field %d: %w", p.f[0], i, err)
+	b := p.f[i]
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		p.fail(i)
+		return 0
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			p.fail(i)
+			return 0
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
 	}
 	return v
+}
+
+func (p *fieldParser) fail(i int) {
+	if p.err == nil {
+		p.err = fmt.Errorf("%s field %d: not a number: %q", p.f[0], i, p.f[i])
+	}
 }
 
 // File lines: file gen dev ino size mtime offset lines rows session project

@@ -8,17 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"syscall"
 )
-
-// fileID returns the device and inode of a stat result; a transcript with
-// another inode at the same path was replaced and is read afresh.
-func fileID(info os.FileInfo) (dev, ino uint64) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino)
-	}
-	return 0, 0
-}
 
 // loadKeys reads the committed row keys (message identities) with the
 // generation each came from.
