@@ -3,7 +3,6 @@ package search
 import (
 	"fmt"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +55,10 @@ func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
 		matches, stats.CutoffDropped = applyCutoff(matches, events, req.Window)
 	}
 	stats.RowsMatched = len(matches)
-	msgs := toRankMessages(matches, q)
+	msgs := make([]rank.Message, len(matches))
+	for i := range matches {
+		msgs[i] = matches[i].msg
+	}
 	rq := rankQuery(q, snap, found)
 	sessions := rank.Rank(msgs, rq, rank.Options{
 		Now:            req.Now,
@@ -67,10 +69,11 @@ func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
 	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
 }
 
-// match is a row that satisfied the query at its scope.
+// match is a row that satisfied the query at its scope, already in the
+// form ranking takes (with the spans of every positive term).
 type match struct {
-	row      indexer.Row
-	time     time.Time
+	msg      rank.Message
+	ordinal  int    // position among its transcript's rows, for the cutoff window
 	positive uint64 // bit i: Positive()[i] occurs in the text
 	excluded bool
 }
@@ -86,12 +89,12 @@ func selectMatches(q *filter.Query, req *Request, found *scanResult) []match {
 	bySession := map[string]uint64{}
 	excluded := map[string]bool{}
 	for _, m := range found.matches {
-		bySession[m.row.Session] |= m.positive
-		excluded[m.row.Session] = excluded[m.row.Session] || m.excluded
+		bySession[m.msg.Session] |= m.positive
+		excluded[m.msg.Session] = excluded[m.msg.Session] || m.excluded
 	}
 	out := found.matches[:0]
 	for _, m := range found.matches {
-		if excluded[m.row.Session] || m.positive == 0 || !q.Satisfied(bySession[m.row.Session]) {
+		if excluded[m.msg.Session] || m.positive == 0 || !q.Satisfied(bySession[m.msg.Session]) {
 			continue
 		}
 		out = append(out, m)
@@ -108,7 +111,7 @@ func applyCutoff(matches []match, events map[string][]indexer.Event, w filter.Wi
 	out := matches[:0]
 	dropped := 0
 	for _, m := range matches {
-		if echoesRecall(&m, events[m.row.Session], w) {
+		if echoesRecall(&m, events[m.msg.Session], w) {
 			dropped++
 			continue
 		}
@@ -120,49 +123,14 @@ func applyCutoff(matches []match, events map[string][]indexer.Event, w filter.Wi
 func echoesRecall(m *match, events []indexer.Event, w filter.Window) bool {
 	for i := range events {
 		e := &events[i].RecallEvent
-		if m.row.Source == e.Source && m.row.Line == e.Line {
+		if m.msg.Source == e.Source && m.msg.Line == e.Line {
 			return true
 		}
-		if e.InWindow(w, m.time, m.row.Source, m.row.Ordinal) && e.SharesWords(m.row.Text) {
+		if e.InWindow(w, m.msg.Timestamp, m.msg.Source, m.ordinal) && e.SharesWords(m.msg.Text) {
 			return true
 		}
 	}
 	return false
-}
-
-// toRankMessages computes every positive term's spans in each match.
-func toRankMessages(matches []match, q *filter.Query) []rank.Message {
-	terms := q.Positive()
-	out := make([]rank.Message, len(matches))
-	var spans []filter.Span
-	for i := range matches {
-		m := &matches[i]
-		text := []byte(m.row.Text)
-		var hits []rank.Hit
-		for ti, t := range terms {
-			if m.positive&(1<<ti) == 0 {
-				continue
-			}
-			spans = t.FindAll(text, spans[:0])
-			for _, sp := range spans {
-				if sp.End > sp.Start {
-					hits = append(hits, rank.Hit{Term: ti, Start: sp.Start, End: sp.End})
-				}
-			}
-		}
-		sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
-		out[i] = rank.Message{
-			Session:   m.row.Session,
-			Project:   m.row.Project,
-			Type:      m.row.Type,
-			Timestamp: m.time,
-			Text:      m.row.Text,
-			Source:    m.row.Source,
-			Line:      m.row.Line,
-			Hits:      hits,
-		}
-	}
-	return out
 }
 
 func rankQuery(q *filter.Query, snap *indexer.Snapshot, found *scanResult) rank.Query {
@@ -283,6 +251,11 @@ func (s *scan) run() *scanResult {
 // merge combines block results in block order, so output is deterministic.
 func (s *scan) merge(results []blockResult) *scanResult {
 	out := &scanResult{docFreq: make([]int, len(s.terms))}
+	total := 0
+	for i := range results {
+		total += len(results[i].matches)
+	}
+	out.matches = make([]match, 0, total)
 	for i := range results {
 		r := &results[i]
 		if r.err != nil {

@@ -2,12 +2,15 @@ package search
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/rank"
 )
 
 // blockWorker decodes and scans blocks; one per goroutine, reusing its
@@ -18,6 +21,8 @@ type blockWorker struct {
 	raw     []byte
 	scratch []byte
 	text    []byte
+	spans   []filter.Span
+	strs    map[string]string // interned session ids, projects, sources, types
 }
 
 type blockResult struct {
@@ -32,7 +37,7 @@ func newBlockWorker(s *scan) (*blockWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &blockWorker{s: s, dec: dec}, nil
+	return &blockWorker{s: s, dec: dec, strs: map[string]string{}}, nil
 }
 
 func (w *blockWorker) close() { w.dec.Close() }
@@ -84,12 +89,58 @@ func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, res *b
 	if !w.passes(f) {
 		return
 	}
-	row, err := indexer.ParseRow(line)
-	if err != nil {
-		return
+	res.matches = append(res.matches, w.newMatch(f, text, positive, excluded))
+}
+
+// newMatch builds the rank message of a matched row: only the text is
+// copied; the columns that repeat from row to row are interned.
+func (w *blockWorker) newMatch(f *[indexer.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
+	lineNo, _ := strconv.Atoi(string(f[indexer.ColLine]))
+	ordinal, _ := strconv.Atoi(string(f[indexer.ColOrdinal]))
+	t, _ := time.Parse(time.RFC3339Nano, string(f[indexer.ColTimestamp]))
+	return match{
+		msg: rank.Message{
+			Session:   w.intern(f[indexer.ColSession]),
+			Project:   w.intern(f[indexer.ColProject]),
+			Type:      w.intern(f[indexer.ColType]),
+			Timestamp: t,
+			Text:      string(text),
+			Source:    w.intern(f[indexer.ColSource]),
+			Line:      lineNo,
+			Hits:      w.hits(text, positive),
+		},
+		ordinal:  ordinal,
+		positive: positive,
+		excluded: excluded,
 	}
-	t, _ := time.Parse(time.RFC3339Nano, row.Timestamp)
-	res.matches = append(res.matches, match{row: row, time: t, positive: positive, excluded: excluded})
+}
+
+// hits lists every match of every positive term in text, by position.
+func (w *blockWorker) hits(text []byte, positive uint64) []rank.Hit {
+	var hits []rank.Hit
+	for ti, t := range w.s.terms {
+		if positive&(1<<ti) == 0 {
+			continue
+		}
+		w.spans = t.FindAll(text, w.spans[:0])
+		for _, sp := range w.spans {
+			if sp.End > sp.Start {
+				hits = append(hits, rank.Hit{Term: ti, Start: sp.Start, End: sp.End})
+			}
+		}
+	}
+	sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
+	return hits
+}
+
+// intern returns one shared string for equal column values, unescaped.
+func (w *blockWorker) intern(col []byte) string {
+	if s, ok := w.strs[string(col)]; ok {
+		return s
+	}
+	s := indexer.Unescape(col)
+	w.strs[string(col)] = s
+	return s
 }
 
 // passes applies the non-text filters to a row.
@@ -115,7 +166,10 @@ func (w *blockWorker) passes(f *[indexer.NumColumns][]byte) bool {
 			return false
 		}
 	}
-	return projectMatches(indexer.Unescape(f[indexer.ColProject]), w.s.req.Projects)
+	if len(w.s.req.Projects) == 0 {
+		return true
+	}
+	return projectMatches(w.intern(f[indexer.ColProject]), w.s.req.Projects)
 }
 
 // unescapedText returns the text column as matched: escapes undone, in a
