@@ -63,6 +63,9 @@ Exit status: 0 something matched, 1 nothing matched, 2 error.`
 }
 
 func (c *searchCmd) Run(g *Globals) error {
+	if len(c.Terms) == 0 && len(c.Require) == 0 {
+		return errors.New("usage: recall [flags] TERM... (recall search --help shows the query syntax)")
+	}
 	cfg, err := g.config()
 	if err != nil {
 		return err
