@@ -8,6 +8,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// blockWindow is the zstd window: a frame holds one block of about
+// blockTarget bytes, so a larger window buys nothing and costs memory per
+// encoder (the default keeps 16 MiB of history each).
+const blockWindow = 1 << 19
+
 // pendingBlock is a full block on its way to the rows file.
 type pendingBlock struct {
 	raw   []byte // TSV rows
@@ -49,7 +54,8 @@ func newEncoder(w *segmentWriter) (*encoder, error) {
 	for range n {
 		// SpeedDefault (about zstd -3) keeps the index near the size of
 		// `zstd -3` of the plain TSV; the work is spread over all cores.
-		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(blockWindow), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			e.closeEncoders()
 			return nil, fmt.Errorf("zstd encoder: %w", err)
