@@ -1,0 +1,151 @@
+package benchrun
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/benchgen"
+)
+
+// report is what the markdown is rendered from.
+type report struct {
+	command string
+	machine machine
+	repeat  int
+	seed    uint64
+	// rssFloor is the peak RSS the launcher reports for `true`: the
+	// smallest value any measurement can show.
+	rssFloor int64
+	results  []sizeResult
+}
+
+func renderReport(r report) string {
+	var b strings.Builder
+	b.WriteString("# recall benchmarks\n\n")
+	fmt.Fprintf(&b, "Measured by `recall-bench run` on %s:\n\n```sh\n%s\n```\n\n", r.machine.Date.Format("2006-01-02 15:04 MST"), r.command)
+	writeMachine(&b, r.machine)
+	writeMethod(&b, r.repeat, r.rssFloor)
+	for _, res := range r.results {
+		writeSizeResult(&b, res, r.seed)
+	}
+	return b.String()
+}
+
+func writeMachine(b *strings.Builder, m machine) {
+	b.WriteString("## Machine\n\n| | |\n|---|---|\n")
+	rows := [][2]string{
+		{"CPUs (nproc)", fmt.Sprint(m.CPUs)},
+		{"CPU", m.CPUModel},
+		{"Memory", m.Memory},
+		{"Kernel", m.Kernel},
+		{"Go", m.GoVersion},
+		{"recall", m.Recall},
+		{"ripgrep", m.Rg},
+		{"zstd", m.Zstd},
+	}
+	for _, row := range rows {
+		fmt.Fprintf(b, "| %s | %s |\n", row[0], tableCell(row[1]))
+	}
+	b.WriteString("\n")
+}
+
+func writeMethod(b *strings.Builder, repeat int, rssFloor int64) {
+	fmt.Fprintf(b, `## Method
+
+- Every time is the wall-clock time of a whole process, start to exit: the median of %d timed runs after one untimed warm-up run, with min–max in brackets.
+- "recall ÷ baseline" is the ratio of the medians; below 1 recall is faster.
+- Full index: `+"`recall index`"+` into an empty index directory, against one raw `+"`rg`"+` pass over the same transcripts (the least any indexer has to do: read every byte once).
+- Incremental index: %d records appended to one transcript before each run. No-change index: nothing appended.
+- Queries: `+"`recall --no-update`"+` (matching, ranking and printing the top sessions) against `+"`rg -i`"+` over the index's own rows as plain TSV (`+"`zstd -dc IDX/*.zst > rows.tsv`"+`), so both search the same text. rg has no AND or NOT across patterns, so `+"`--require`/`--exclude`"+` are rg pipes run through `+"`bash -c`"+`.
+- Peak RSS is ru_maxrss of the command as reported by wait4 (for a pipeline, its largest process), the largest over the timed runs. Each command runs under a small launcher process (`+"`recall-bench measure`"+`), because on Linux a child's ru_maxrss starts at the peak RSS of the process that started it; the launcher's %s (what `+"`true`"+` reports) is the floor of every RSS figure. rg memory-maps a single input file, so its RSS includes the pages of rows.tsv it touched.
+- Index size is the whole index directory against the rows TSV compressed with `+"`zstd -3`"+`.
+- The corpus is synthetic (`+"`recall-bench gen`"+`): Claude Code transcripts with prose and code sampled from the Go source tree; see the corpus line of each section.
+
+`, repeat, appendedLines, formatRSS(rssFloor))
+}
+
+func writeSizeResult(b *strings.Builder, res sizeResult, seed uint64) {
+	c := res.corpus
+	fmt.Fprintf(b, "## %s corpus\n\n", res.label)
+	fmt.Fprintf(b, "Corpus: %d files (%d sessions, of which %d forks and %d headless runs; %d subagent transcripts) in %d projects, %s, human text %.1f%% of bytes; `recall-bench gen --size %s --seed %d`.",
+		c.Files, c.Sessions, c.Forks, c.Headless, c.Subagents, c.Projects, benchgen.FormatSize(c.Bytes), percent(c.HumanText, c.Bytes), res.label, seed)
+	fmt.Fprintf(b, " Index: %d rows (%s as TSV).\n\n", res.rowCount, benchgen.FormatSize(res.rowsBytes))
+	if res.indexSummary != "" {
+		fmt.Fprintf(b, "Last full index said: `%s`\n\n", res.indexSummary)
+	}
+	b.WriteString("| Measurement | recall | baseline | recall ÷ baseline | recall peak RSS | baseline peak RSS |\n|---|---|---|---|---|---|\n")
+	timedRow(b, "Full index", res.fullIndex, &res.rawScan)
+	timedRow(b, fmt.Sprintf("Incremental index (+%d lines)", appendedLines), res.incremental, nil)
+	timedRow(b, "No-change index", res.noChange, nil)
+	for _, q := range res.queries {
+		timedRow(b, "Query: "+q.q.name, q.recallRuns, &q.baseRuns)
+	}
+	fmt.Fprintf(b, "| Index size | %s | %s | %s | — | — |\n\n", benchgen.FormatSize(res.indexBytes), benchgen.FormatSize(res.rowsZstdBytes), ratio(float64(res.indexBytes), float64(res.rowsZstdBytes)))
+	writeCommands(b, res)
+}
+
+// timedRow writes one table row; base is nil for measurements without
+// a baseline.
+func timedRow(b *strings.Builder, name string, recall sample, base *sample) {
+	baseCell, ratioCell, baseRSS := "—", "—", "—"
+	if base != nil {
+		baseCell = spread(*base)
+		ratioCell = ratio(float64(recall.median()), float64(base.median()))
+		baseRSS = formatRSS(base.peakRSS())
+	}
+	fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", tableCell(name), spread(recall), baseCell, ratioCell, formatRSS(recall.peakRSS()), baseRSS)
+}
+
+func writeCommands(b *strings.Builder, res sizeResult) {
+	b.WriteString("Commands (run in the work directory):\n\n")
+	fmt.Fprintf(b, "- Full index: `%s` — baseline `%s`\n", res.indexCmd, res.scanCmd)
+	fmt.Fprintf(b, "- Incremental and no-change index: the same `recall index`, appending to `%s`\n", res.appendTarget)
+	for _, q := range res.queries {
+		fmt.Fprintf(b, "- Query %s: `%s` (exit %d, %d output lines) — baseline `%s` (%d rows matched)\n",
+			q.q.name, q.recallCmd, q.recallRuns.last().exitCode, q.recallRuns.last().stdoutLines, q.baseCmd, q.baseRuns.last().stdoutLines)
+	}
+	fmt.Fprintf(b, "- Index size: the index directory — baseline `%s`\n\n", res.zstdCmd)
+}
+
+// spread renders "median (min–max)".
+func spread(s sample) string {
+	if len(s.runs) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%s (%s–%s)", formatDuration(s.median()), formatDuration(s.min()), formatDuration(s.max()))
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= 10*time.Millisecond:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	}
+	return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+}
+
+func formatRSS(bytes int64) string {
+	if bytes <= 0 {
+		return "—"
+	}
+	return benchgen.FormatSize(bytes)
+}
+
+func ratio(a, b float64) string {
+	if b <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+func percent(part, whole int64) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
+}
+
+// tableCell escapes the pipe, which would otherwise end a markdown cell.
+func tableCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -1,0 +1,354 @@
+// Package benchrun is the side-by-side benchmark harness behind
+// `recall-bench run`: it generates (or reuses) a corpus, times recall's
+// index and queries as whole processes against plain rg and zstd doing
+// the equivalent work, and writes the results as markdown.
+package benchrun
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/benchgen"
+)
+
+// Config is one harness run.
+type Config struct {
+	Recall  string // path to the recall binary under test
+	Size    int64  // corpus size; Also4x adds a second corpus 4 times larger
+	Seed    uint64
+	Repeat  int // timed runs per measurement (after one warm-up)
+	Also4x  bool
+	Out     string // markdown report path
+	Workdir string // corpora, indexes and rows.tsv live here
+	// Command is the exact command line, quoted into the report.
+	Command string
+	// Launcher prefixes every measured command; it must behave like
+	// RunMeasured. Nil means this executable's `measure --`.
+	Launcher []string
+	Log      io.Writer // progress; the report itself goes to Stdout
+	Stdout   io.Writer
+}
+
+// ToolError is a setup problem the user must fix (a missing program);
+// it exits with status 2.
+type ToolError struct{ msg string }
+
+func (e ToolError) Error() string { return e.msg }
+func (ToolError) ExitCode() int   { return 2 }
+
+// appendedLines is how many records the incremental benchmark appends
+// before each run.
+const appendedLines = 10
+
+// Run performs the benchmark and writes the report.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Repeat < 1 {
+		return fmt.Errorf("--repeat must be at least 1, got %d", cfg.Repeat)
+	}
+	if err := checkTools(exec.LookPath); err != nil {
+		return err
+	}
+	recall, err := resolveRecall(cfg.Recall)
+	if err != nil {
+		return err
+	}
+	workdir, err := filepath.Abs(cfg.Workdir)
+	if err != nil {
+		return fmt.Errorf("workdir %s: %w", cfg.Workdir, err)
+	}
+	if err := os.MkdirAll(workdir, 0o755); err != nil {
+		return fmt.Errorf("create workdir: %w", err)
+	}
+	launcher, err := launcherOrDefault(cfg.Launcher)
+	if err != nil {
+		return err
+	}
+	rn := runner{dir: workdir, env: cleanEnv(os.Environ()), launcher: launcher}
+	floor, err := rn.run(ctx, tool("true"))
+	if err != nil {
+		return fmt.Errorf("launcher self-test: %w", err)
+	}
+	rep := report{command: cfg.Command, machine: describeMachine(ctx, recall, time.Now()), repeat: cfg.Repeat, seed: cfg.Seed, rssFloor: floor.maxRSSBytes}
+	sizes := []int64{cfg.Size}
+	if cfg.Also4x {
+		sizes = append(sizes, 4*cfg.Size)
+	}
+	for _, size := range sizes {
+		res, err := benchSize(ctx, cfg, rn, recall, size)
+		if err != nil {
+			return fmt.Errorf("%s corpus: %w", sizeLabel(size), err)
+		}
+		rep.results = append(rep.results, res)
+	}
+	md := renderReport(rep)
+	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
+		return fmt.Errorf("create report directory: %w", err)
+	}
+	if err := os.WriteFile(cfg.Out, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	fmt.Fprintf(cfg.Log, "recall-bench: wrote %s\n", cfg.Out)
+	_, err = io.WriteString(cfg.Stdout, md)
+	return err
+}
+
+func launcherOrDefault(launcher []string) ([]string, error) {
+	if len(launcher) > 0 {
+		return launcher, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable for the launcher: %w", err)
+	}
+	return []string{self, "measure", "--"}, nil
+}
+
+// requiredTools maps each program the harness runs to its Debian/Ubuntu
+// package.
+func requiredTools() []struct{ program, pkg string } {
+	return []struct{ program, pkg string }{
+		{"rg", "ripgrep"},
+		{"zstd", "zstd"},
+		{"bash", "bash"},
+	}
+}
+
+// checkTools reports every missing program at once, with the exact
+// install command. The harness installs nothing itself.
+func checkTools(lookPath func(string) (string, error)) error {
+	var missing, pkgs []string
+	for _, t := range requiredTools() {
+		if _, err := lookPath(t.program); err != nil {
+			missing = append(missing, t.program)
+			pkgs = append(pkgs, t.pkg)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return ToolError{fmt.Sprintf("%s not found on PATH; install with: apt-get install %s", strings.Join(missing, ", "), strings.Join(pkgs, " "))}
+}
+
+func resolveRecall(path string) (string, error) {
+	if path == "" {
+		return "", ToolError{"--recall is required: build it with `go build -o /tmp/recall ./cmd/recall`"}
+	}
+	found, err := exec.LookPath(path)
+	if err != nil {
+		return "", ToolError{fmt.Sprintf("recall binary %s: %v (build it with `go build -o /tmp/recall ./cmd/recall`)", path, err)}
+	}
+	return filepath.Abs(found)
+}
+
+// sizeLabel names a size in paths and headings: 1GB, 50MB, 4GB.
+func sizeLabel(size int64) string {
+	switch {
+	case size >= 1<<30 && size%(1<<30) == 0:
+		return fmt.Sprintf("%dGB", size>>30)
+	case size >= 1<<20 && size%(1<<20) == 0:
+		return fmt.Sprintf("%dMB", size>>20)
+	case size >= 1<<10 && size%(1<<10) == 0:
+		return fmt.Sprintf("%dKB", size>>10)
+	}
+	return fmt.Sprintf("%dB", size)
+}
+
+// sizeResult is everything measured on one corpus.
+type sizeResult struct {
+	label                   string
+	corpus                  corpusInfo
+	corpusDir               string
+	indexCmd, scanCmd       command
+	fullIndex, rawScan      sample
+	incremental, noChange   sample
+	indexSummary            string
+	appendTarget            string
+	queries                 []queryResult
+	indexBytes, rowsBytes   int64
+	rowsZstdBytes, rowCount int64
+	zstdCmd                 command
+}
+
+type queryResult struct {
+	q                    query
+	recallCmd, baseCmd   command
+	recallRuns, baseRuns sample
+}
+
+// benchSize measures one corpus size. Paths in commands are relative to
+// the workdir, where the commands run, so the report shows them exactly
+// as they were run.
+func benchSize(ctx context.Context, cfg Config, rn runner, recall string, size int64) (sizeResult, error) {
+	label := sizeLabel(size)
+	res := sizeResult{label: label, corpusDir: fmt.Sprintf("corpus-%s-seed%d", label, cfg.Seed)}
+	info, err := ensureCorpus(filepath.Join(rn.dir, res.corpusDir), size, cfg.Seed, cfg.Log)
+	if err != nil {
+		return res, err
+	}
+	res.corpus = info
+	projects := filepath.Join(res.corpusDir, "projects")
+	indexDir := "index-" + label
+	res.indexCmd = tool(recall, "index", "--source", projects, "--index-dir", indexDir)
+	res.scanCmd = search("rg", "-c", `"type":"user"`, projects)
+	if err := measureIndexing(ctx, cfg, rn, &res, indexDir); err != nil {
+		return res, err
+	}
+	if err := measureIncremental(ctx, cfg, rn, &res, projects); err != nil {
+		return res, err
+	}
+	rowsPath := "rows-" + label + ".tsv"
+	if err := measureSizes(ctx, rn, &res, indexDir, rowsPath); err != nil {
+		return res, err
+	}
+	for _, q := range queryMix() {
+		qr, err := measureQuery(ctx, cfg, rn, q, recall, indexDir, rowsPath)
+		if err != nil {
+			return res, fmt.Errorf("query %s: %w", q.name, err)
+		}
+		res.queries = append(res.queries, qr)
+	}
+	return res, nil
+}
+
+// measureIndexing times full indexing into an empty directory against one
+// raw rg pass over the transcripts. One untimed run of each warms the
+// page cache, so neither side pays for the disk alone.
+func measureIndexing(ctx context.Context, cfg Config, rn runner, res *sizeResult, indexDir string) error {
+	clear := func() error { return os.RemoveAll(filepath.Join(rn.dir, indexDir)) }
+	fmt.Fprintf(cfg.Log, "recall-bench: %s full index, %d runs each\n", res.label, cfg.Repeat)
+	if _, err := rn.run(ctx, res.scanCmd); err != nil {
+		return err
+	}
+	if err := clear(); err != nil {
+		return err
+	}
+	if _, err := rn.run(ctx, res.indexCmd); err != nil {
+		return err
+	}
+	var err error
+	if res.fullIndex, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, clear); err != nil {
+		return err
+	}
+	res.indexSummary = lastLine(res.fullIndex.last().stderrTail)
+	res.rawScan, err = rn.repeat(ctx, cfg.Repeat, res.scanCmd, nil)
+	return err
+}
+
+// measureIncremental appends to one transcript before each run, then
+// times runs with nothing new. The transcript is cut back to its
+// original size afterwards so the corpus stays reusable.
+func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeResult, projects string) (err error) {
+	target, err := appendTarget(filepath.Join(rn.dir, projects))
+	if err != nil {
+		return err
+	}
+	res.appendTarget, _ = filepath.Rel(rn.dir, target)
+	st, err := os.Stat(target)
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", target, err)
+	}
+	defer func() {
+		if terr := os.Truncate(target, st.Size()); terr != nil {
+			err = errors.Join(err, fmt.Errorf("restore %s: %w", target, terr))
+		}
+	}()
+	fmt.Fprintf(cfg.Log, "recall-bench: %s incremental index\n", res.label)
+	appended := 0
+	appendLines := func() error {
+		appended++
+		return benchgen.AppendTurns(target, appendedLines, cfg.Seed+uint64(appended))
+	}
+	if res.incremental, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, appendLines); err != nil {
+		return err
+	}
+	res.noChange, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, nil)
+	return err
+}
+
+// measureSizes writes the index's rows as plain TSV (the baseline's
+// input) and compares the index directory with zstd -3 of that TSV.
+func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, rowsPath string) error {
+	segments, err := filepath.Glob(filepath.Join(rn.dir, indexDir, "*.zst"))
+	if err != nil || len(segments) == 0 {
+		return fmt.Errorf("no *.zst rows file in %s (%v)", indexDir, err)
+	}
+	for i, s := range segments {
+		segments[i], _ = filepath.Rel(rn.dir, s)
+	}
+	rows, err := os.Create(filepath.Join(rn.dir, rowsPath))
+	if err != nil {
+		return fmt.Errorf("create %s: %w", rowsPath, err)
+	}
+	unpack := tool(append([]string{"zstd", "-dcq"}, segments...)...)
+	unpack.stdout = rows
+	_, err = rn.run(ctx, unpack)
+	if cerr := rows.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", rowsPath, cerr)
+	}
+	if err != nil {
+		return err
+	}
+	if res.rowsBytes, res.rowCount, err = tsvRows(filepath.Join(rn.dir, rowsPath)); err != nil {
+		return err
+	}
+	res.zstdCmd = tool("zstd", "-3", "-c", "-q", rowsPath)
+	z, err := rn.run(ctx, res.zstdCmd)
+	if err != nil {
+		return err
+	}
+	res.rowsZstdBytes = z.stdoutBytes
+	res.indexBytes, err = dirBytes(filepath.Join(rn.dir, indexDir))
+	return err
+}
+
+func measureQuery(ctx context.Context, cfg Config, rn runner, q query, recall, indexDir, rowsPath string) (queryResult, error) {
+	qr := queryResult{q: q, recallCmd: q.recallCommand(recall, indexDir), baseCmd: q.baselineCommand(rowsPath)}
+	fmt.Fprintf(cfg.Log, "recall-bench: query %s\n", q.name)
+	for _, c := range []command{qr.recallCmd, qr.baseCmd} { // warm-up
+		if _, err := rn.run(ctx, c); err != nil {
+			return qr, err
+		}
+	}
+	var err error
+	if qr.recallRuns, err = rn.repeat(ctx, cfg.Repeat, qr.recallCmd, nil); err != nil {
+		return qr, err
+	}
+	qr.baseRuns, err = rn.repeat(ctx, cfg.Repeat, qr.baseCmd, nil)
+	return qr, err
+}
+
+// tsvRows returns the size of a rows TSV and its row count, not counting
+// the header line each segment may start with.
+func tsvRows(path string) (size, rows int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 256<<20)
+	for sc.Scan() {
+		size += int64(len(sc.Bytes())) + 1
+		if !bytes.HasPrefix(sc.Bytes(), []byte("session_id\t")) {
+			rows++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return size, rows, nil
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
