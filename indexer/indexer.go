@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/recall-dev/recall/filter"
@@ -135,11 +134,11 @@ func fileExists(path string) bool {
 
 // runOnce is one pass over the committed index.
 func runOnce(opts Options) (Summary, error) {
-	base, err := loadOrNew(opts.IndexDir)
+	m, err := loadOrNew(opts.IndexDir)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
-	return runWith(opts, base, base.clone())
+	return runWith(opts, m.committed(), m)
 }
 
 func loadOrNew(dir string) (*Manifest, error) {
@@ -150,10 +149,20 @@ func loadOrNew(dir string) (*Manifest, error) {
 	return m, err
 }
 
-// runWith plans against m, reads in parallel and commits in order. base is
-// the committed manifest; its data files are kept until a manifest naming
-// m's files is committed (m.Seq differs from base.Seq on a rebuild).
-func runWith(opts Options, base, m *Manifest) (Summary, error) {
+// baseState is what a run needs to remember of the committed manifest it
+// started from: which data files it names and whether it holds rows.
+type baseState struct {
+	Seq       int
+	RowsBytes int64
+}
+
+func (m *Manifest) committed() baseState { return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes} }
+
+// runWith plans against m, reads in parallel and commits in order. base
+// describes the committed manifest; its data files are kept until a
+// manifest naming m's files is committed (m.Seq differs from base.Seq on a
+// rebuild).
+func runWith(opts Options, base baseState, m *Manifest) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
 	found := discover(opts.Sources, opts.Warn)
 	sum.Files = len(found)
@@ -287,9 +296,10 @@ type committer struct {
 }
 
 func (c *committer) run(work []fileWork) error {
-	results := readAll(work, c.opts)
+	reads := startReads(work, c.opts)
+	defer reads.stop()
 	for i := range work {
-		res := <-results[i]
+		res := reads.take(i)
 		if err := c.apply(&res); err != nil {
 			return err
 		}
@@ -312,38 +322,68 @@ func (c *committer) checkpointEvery() int64 {
 	return checkpointBytes
 }
 
-// readAll reads transcripts on all cores. Results arrive on one channel per
-// file so the committer can take them in order; a semaphore bounds how far
-// the readers run ahead, which bounds memory.
-func readAll(work []fileWork, opts Options) []chan fileResult {
-	results := make([]chan fileResult, len(work))
-	for i := range results {
-		results[i] = make(chan fileResult, 1)
-	}
+// reads reads transcripts on all cores ahead of the committer. A file is
+// handed to a reader only while fewer than cap(ahead) files are being read
+// or wait for the committer, which bounds memory whatever the corpus size.
+// File i's result goes to slot i mod cap(ahead): when i is handed out, file
+// i-cap(ahead) has been taken, so its slot is free.
+type reads struct {
+	slots []chan fileResult
+	ahead chan struct{} // one token per file being read or waiting
+	quit  chan struct{}
+}
+
+func startReads(work []fileWork, opts Options) *reads {
 	workers := runtime.GOMAXPROCS(0)
-	ahead := make(chan struct{}, 2*workers+2)
+	inFlight := 2*workers + 2
+	r := &reads{
+		slots: make([]chan fileResult, inFlight),
+		ahead: make(chan struct{}, inFlight),
+		quit:  make(chan struct{}),
+	}
+	for i := range r.slots {
+		r.slots[i] = make(chan fileResult, 1)
+	}
 	next := make(chan int)
-	go func() {
-		for i := range work {
-			ahead <- struct{}{}
-			next <- i
-		}
-		close(next)
-	}()
-	var wg sync.WaitGroup
+	go r.feed(len(work), next)
 	for range workers {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			br := bufio.NewReaderSize(nil, readBufferSize)
 			for i := range next {
-				results[i] <- readTranscript(work[i], opts.CurrentSession, opts.IncludeHeadless, br)
-				<-ahead
+				r.slots[i%len(r.slots)] <- readTranscript(work[i], opts.CurrentSession, opts.IncludeHeadless, br)
 			}
 		}()
 	}
-	return results
+	return r
 }
+
+// feed hands out file indexes, waiting for a token for each.
+func (r *reads) feed(n int, next chan<- int) {
+	defer close(next)
+	for i := range n {
+		select {
+		case r.ahead <- struct{}{}:
+		case <-r.quit:
+			return
+		}
+		select {
+		case next <- i:
+		case <-r.quit:
+			return
+		}
+	}
+}
+
+// take waits for file i's result and frees its token.
+func (r *reads) take(i int) fileResult {
+	res := <-r.slots[i%len(r.slots)]
+	<-r.ahead
+	return res
+}
+
+// stop lets the feeder end if the committer gave up early; readers finish
+// the file they hold (their result channels are buffered) and exit.
+func (r *reads) stop() { close(r.quit) }
 
 func (c *committer) apply(res *fileResult) error {
 	path := res.work.t.Path

@@ -305,7 +305,9 @@ func (p *fieldParser) fileState() *FileState {
 }
 
 func (m *Manifest) encode() []byte {
-	var b []byte
+	// Each file line is about 250 bytes; sizing the buffer up front keeps
+	// a large manifest from being copied as it grows.
+	b := make([]byte, 0, 512+300*len(m.Files))
 	line := func(fields ...string) {
 		for i, f := range fields {
 			if i > 0 {

@@ -35,7 +35,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	fresh := newManifest()
 	fresh.Seq = base.Seq + 1
 	fresh.NextGen = base.NextGen
-	return runWith(opts, base, fresh)
+	return runWith(opts, base.committed(), fresh)
 }
 
 // goneRows counts rows of transcripts that are no longer on disk.

@@ -16,6 +16,7 @@ type indexCmd struct {
 }
 
 func (c *indexCmd) Run(g *Globals) error {
+	limitIndexerMemory()
 	cfg, err := g.config()
 	if err != nil {
 		return err

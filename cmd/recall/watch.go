@@ -21,6 +21,7 @@ type watchCmd struct {
 }
 
 func (c *watchCmd) Run(g *Globals) error {
+	limitIndexerMemory()
 	cfg, err := g.config()
 	if err != nil {
 		return err
