@@ -32,7 +32,7 @@ microbench:
 
 ## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd)
 bench: build
-	./bin/recall-bench run --recall ./$(BIN) --size $(BENCH_SIZE) --out docs/benchmarks.md
+	./bin/recall-bench run --recall ./$(BIN) --size $(BENCH_SIZE) --also-4x --out docs/benchmarks.md
 
 ## eval: ranking quality on the relevance set (hit@1, hit@5, MRR)
 eval:
