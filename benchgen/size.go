@@ -1,6 +1,8 @@
 package benchgen
 
 import (
+	"github.com/recall-dev/recall/indexer"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,15 +39,5 @@ func ParseSize(s string) (int64, error) {
 }
 
 // FormatSize prints n with a binary unit, e.g. "1.00 GB", matching the
-// units ParseSize reads.
-func FormatSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+// units ParseSize reads; it is the indexer's own rendering.
+func FormatSize(n int64) string { return indexer.HumanBytes(n) }
