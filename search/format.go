@@ -299,6 +299,9 @@ func plural(n int, one, many string) string {
 // context. It opens with recall's output marker, so that if it is pasted
 // back into a conversation the indexer recognises and skips it.
 func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output) error {
+	if len(sessions) == 0 {
+		return nil // nothing matched: no block at all, as with the other formats
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, res.Query.String())
 	for i := range sessions {

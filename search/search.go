@@ -26,6 +26,7 @@ type Stats struct {
 	RowsScanned   int
 	RowsMatched   int
 	CutoffDropped int // matches dropped by the recall cutoff
+	BadRows       int // rows that are not v1 rows (a damaged index)
 }
 
 // Run searches the snapshot.
@@ -46,7 +47,7 @@ func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
 		return nil, err
 	}
 	matches := selectMatches(q, &req, found)
-	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned}
+	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows}
 	if req.Cutoff {
 		events, err := snap.Events()
 		if err != nil {
@@ -159,6 +160,7 @@ type scanResult struct {
 	docFreq     []int
 	blocksRead  int
 	rowsScanned int
+	badRows     int
 	err         error
 }
 
@@ -264,6 +266,7 @@ func (s *scan) merge(results []blockResult) *scanResult {
 		}
 		out.blocksRead++
 		out.rowsScanned += r.rows
+		out.badRows += r.badRows
 		out.matches = append(out.matches, r.matches...)
 		for j, n := range r.docFreq {
 			out.docFreq[j] += n

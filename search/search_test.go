@@ -96,3 +96,13 @@ func TestHighlightMarksMatchesOnlyWithColor(t *testing.T) {
 		t.Errorf("colour = %q", got)
 	}
 }
+
+func TestNoSessionsPrintNothing(t *testing.T) {
+	q, _ := filter.ParseQuery([]string{"jwt"}, nil, nil, filter.MatchOptions{})
+	for _, format := range []string{"human", "json", "markdown", "list"} {
+		var b bytes.Buffer
+		if err := Write(&b, &Result{Query: q}, Output{Format: format}); err != nil || b.Len() != 0 {
+			t.Errorf("%s: printed %q (err %v) for no sessions", format, b.String(), err)
+		}
+	}
+}

@@ -29,6 +29,7 @@ type blockResult struct {
 	matches []match
 	docFreq []int
 	rows    int
+	badRows int
 	err     error
 }
 
@@ -60,6 +61,7 @@ func (w *blockWorker) process(block int) blockResult {
 			raw = nil
 		}
 		if !indexer.SplitRow(line, &f) {
+			res.badRows++
 			continue
 		}
 		res.rows++

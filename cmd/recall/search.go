@@ -89,6 +89,9 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if n := res.Stats.BadRows; n > 0 {
+		fmt.Fprintf(os.Stderr, "recall: %d index rows could not be read and were skipped; `recall index --rebuild` rebuilds the index\n", n)
+	}
 	if g.Verbose {
 		st := res.Stats
 		fmt.Fprintf(os.Stderr, "recall: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
