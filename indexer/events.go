@@ -3,7 +3,6 @@ package indexer
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -58,11 +57,14 @@ func mayBeRecallEvent(text string) bool {
 // Events returns the committed recall events of live generations, by
 // session, in index order.
 func (s *Snapshot) Events() (map[string][]Event, error) {
-	data, err := readPrefix(filepath.Join(s.Dir, s.M.eventsName()), s.M.EventsBytes)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string][]Event{}
+	if s.events == nil || s.M.EventsBytes == 0 {
+		return out, nil
+	}
+	data := make([]byte, s.M.EventsBytes)
+	if _, err := s.events.ReadAt(data, 0); err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

@@ -208,3 +208,31 @@ func TestRebuildRefusesToDropWithoutYes(t *testing.T) {
 		t.Fatalf("rebuild --yes kept %v", got)
 	}
 }
+
+// A reader that opened the index before a compaction keeps reading the
+// files it opened, rows and recall events alike.
+func TestSnapshotSurvivesCompaction(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "first prompt before the rewrite")+promptLine(2, "I'll search my memory for the cache eviction work"))
+	runIndex(t, src, idx, "")
+	snap, err := OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if err := os.WriteFile(path, []byte(promptLine(3, "rewritten, which forces a compaction")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum := runIndex(t, src, idx, ""); !sum.Compacted {
+		t.Fatal("no compaction happened")
+	}
+	n := 0
+	if err := snap.EachRow(func(*Row) error { n++; return nil }); err != nil || n != 2 {
+		t.Fatalf("old snapshot read %d rows, err %v", n, err)
+	}
+	events, err := snap.Events()
+	if err != nil || len(events[testSession]) != 1 {
+		t.Fatalf("old snapshot events %v, err %v", events, err)
+	}
+}

@@ -19,6 +19,7 @@ type Snapshot struct {
 	M      *Manifest
 	Blocks []Block
 	rows   *os.File
+	events *os.File // nil when the index has no events file
 }
 
 // OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
@@ -52,7 +53,14 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open rows: %w", err)
 	}
-	return &Snapshot{Dir: dir, M: m, Blocks: blocks, rows: rows}, nil
+	// The events file is opened now, with the rows, so a compaction that
+	// replaces both before Events is called cannot take it away.
+	events, err := os.Open(filepath.Join(dir, m.eventsName()))
+	if err != nil && !(errors.Is(err, fs.ErrNotExist) && m.EventsBytes == 0) {
+		rows.Close()
+		return nil, fmt.Errorf("open events: %w", err)
+	}
+	return &Snapshot{Dir: dir, M: m, Blocks: blocks, rows: rows, events: events}, nil
 }
 
 // readPrefix reads the first n bytes of path.
@@ -72,8 +80,13 @@ func readPrefix(path string, n int64) ([]byte, error) {
 	return data, nil
 }
 
-// Close releases the rows file.
-func (s *Snapshot) Close() error { return s.rows.Close() }
+// Close releases the files.
+func (s *Snapshot) Close() error {
+	if s.events != nil {
+		s.events.Close()
+	}
+	return s.rows.Close()
+}
 
 // Dead reports whether rows of generation gen are hidden (their transcript
 // was replaced or shrank and was read again).
