@@ -49,7 +49,7 @@ type Summary struct {
 
 // checkpointBytes is how much transcript input a run reads between manifest
 // commits, so a long first run killed midway keeps most of its work.
-const checkpointBytes = 64 << 20
+const checkpointBytes = 256 << 20
 
 // Run brings the index up to date, waiting for another indexer to finish
 // first. If a hook left a rerun note while it ran, it runs again.
