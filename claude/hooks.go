@@ -19,20 +19,25 @@ func hookEvents() []string { return []string{"SessionEnd", "Stop"} }
 // Claude Code validates settings.json and may reject unknown keys.
 const hookSubcommand = " hook"
 
-// HookCommand is the shell command Claude Code runs for recall's hooks.
-// Claude Code runs command hooks through a shell, so a path with spaces or
-// other special characters is single-quoted.
-func HookCommand(recallPath string) string {
-	return shellQuote(recallPath) + hookSubcommand
+// HookCommand is the shell command Claude Code runs for recall's hooks:
+// the binary, "hook", then args (flags such as --index-dir that were given
+// at install time). Claude Code runs command hooks through a shell, so
+// words with spaces or other special characters are single-quoted.
+func HookCommand(recallPath string, args ...string) string {
+	cmd := shellQuote(recallPath) + hookSubcommand
+	for _, a := range args {
+		cmd += " " + shellQuote(a)
+	}
+	return cmd
 }
 
 // recallHandler is the handler recall installs. It is async so a turn
 // never waits on it, and the timeout stays small because the hook only
 // starts a detached indexer and returns.
-func recallHandler(recallPath string) *Object {
+func recallHandler(recallPath string, args []string) *Object {
 	h := &Object{}
 	h.Set("type", "command")
-	h.Set("command", HookCommand(recallPath))
+	h.Set("command", HookCommand(recallPath, args...))
 	h.Set("async", true)
 	h.Set("timeout", json.Number("10"))
 	return h
@@ -53,23 +58,37 @@ func isRecallHandler(handler any) bool {
 	if !ok {
 		return false
 	}
-	program, ok := strings.CutSuffix(strings.TrimSpace(s), hookSubcommand)
-	if !ok {
-		return false
+	return isRecallHookCommand(strings.TrimSpace(s))
+}
+
+// isRecallHookCommand accepts "<recall> hook" optionally followed by
+// flags. Every " hook" in the command is tried as the split point, so a
+// quoted path that itself contains " hook" is still read right.
+func isRecallHookCommand(s string) bool {
+	for from := 0; ; {
+		i := strings.Index(s[from:], hookSubcommand)
+		if i < 0 {
+			return false
+		}
+		i += from
+		program, rest := s[:i], s[i+len(hookSubcommand):]
+		if (rest == "" || strings.HasPrefix(rest, " -")) && filepath.Base(shellUnquote(strings.TrimSpace(program))) == "recall" {
+			return true
+		}
+		from = i + 1
 	}
-	return filepath.Base(shellUnquote(strings.TrimSpace(program))) == "recall"
 }
 
 // addHooks makes each hook event run recall exactly once, from recallPath,
 // and reports whether settings changed. An event already in that state is
 // left alone, so installing twice changes nothing and recall's group does
 // not move when other tools append theirs after it.
-func addHooks(settings *Object, recallPath string) (bool, error) {
+func addHooks(settings *Object, recallPath string, args []string) (bool, error) {
 	hooks, err := hooksObject(settings, true)
 	if err != nil {
 		return false, err
 	}
-	want := recallHandler(recallPath)
+	want := recallHandler(recallPath, args)
 	changed := false
 	for _, event := range hookEvents() {
 		groups, err := eventGroups(hooks, event)

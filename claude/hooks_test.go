@@ -18,7 +18,8 @@ func TestIsRecallHandler(t *testing.T) {
 		{`{"type":"command","command":"/usr/bin/recall index"}`, false},
 		{`{"type":"command","command":"/usr/bin/recall-dev hook"}`, false},
 		{`{"type":"command","command":"/usr/bin/notrecall hook"}`, false},
-		{`{"type":"command","command":"recall hook --verbose"}`, false},
+		{`{"type":"command","command":"recall hook --index-dir /data/recall"}`, true},
+		{`{"type":"command","command":"recall hook extra-word"}`, false},
 		{`{"type":"command","command":"echo recall hook"}`, false},
 		{`{"type":"http","command":"recall hook"}`, false},
 		{`{"type":"command","command":["recall","hook"]}`, false},
@@ -57,9 +58,19 @@ func TestHookCommandQuotesForTheShell(t *testing.T) {
 // A hook command recall wrote is always recognised as recall's, whatever
 // the path.
 func TestRecallHandlerIsRecognised(t *testing.T) {
-	for _, path := range []string{"/usr/bin/recall", "/home/me/my tools/recall", "/home/o'brien/recall", "/tmp/a\"b/recall"} {
-		if !isRecallHandler(recallHandler(path)) {
-			t.Errorf("the handler for %q is not recognised", path)
+	for _, path := range []string{"/usr/bin/recall", "/home/me/my tools/recall", "/home/o'brien/recall", "/tmp/a\"b/recall", "/home/my hook dir/recall"} {
+		for _, args := range [][]string{nil, {"--index-dir", "/data/my recall"}, {"--source", "/a", "--source", "/b"}} {
+			if !isRecallHandler(recallHandler(path, args)) {
+				t.Errorf("the handler for %q %q is not recognised", path, args)
+			}
+		}
+	}
+	for _, cmd := range []string{"/usr/bin/recall", "/usr/bin/recall hooks", "/usr/bin/other hook", "/usr/bin/recall hook; rm -rf x", "echo recall hook"} {
+		h := &Object{}
+		h.Set("type", "command")
+		h.Set("command", cmd)
+		if isRecallHandler(h) {
+			t.Errorf("%q taken for recall's hook", cmd)
 		}
 	}
 }

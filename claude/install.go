@@ -20,6 +20,10 @@ type Setup struct {
 	SkillDir string
 	// RecallPath is the absolute path of the recall binary the hooks run.
 	RecallPath string
+	// HookArgs are flags the hook command passes to `recall hook`: the
+	// index directory and sources when they are not the defaults, so the
+	// hooks index where searches from this shell look.
+	HookArgs []string
 	// DryRun prints the change to Out and writes nothing.
 	DryRun bool
 	// Out receives the dry-run diff: it is the command's result.
@@ -69,7 +73,7 @@ func Install(s Setup) error {
 	if err != nil {
 		return err
 	}
-	changed, err := addHooks(f.root, s.RecallPath)
+	changed, err := addHooks(f.root, s.RecallPath, s.HookArgs)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left it untouched", s.SettingsPath, err)
 	}

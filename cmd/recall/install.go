@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/indexer"
 )
 
 // setupFlags are shared by install and uninstall.
@@ -34,6 +35,9 @@ func (c *installCmd) Run(g *Globals) error {
 	if s.RecallPath, err = recallPath(); err != nil {
 		return err
 	}
+	if s.HookArgs, err = hookArgs(g); err != nil {
+		return err
+	}
 	if err := claude.Install(s); err != nil {
 		return err
 	}
@@ -50,6 +54,27 @@ func (c *uninstallCmd) Run(g *Globals) error {
 		return err
 	}
 	return claude.Uninstall(s)
+}
+
+// hookArgs passes the index directory and sources to the hooks when they
+// are not the defaults: Claude Code runs hooks in its own environment, where
+// a RECALL_INDEX_DIR set in this shell may not exist, and the hooks must
+// index where searches from here look.
+func hookArgs(g *Globals) ([]string, error) {
+	cfg, err := g.config()
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	if dir, err := indexer.DefaultIndexDir(); err != nil || dir != cfg.IndexDir {
+		args = append(args, "--index-dir", cfg.IndexDir)
+	}
+	if root, err := indexer.DefaultSource(); err != nil || len(cfg.Sources) != 1 || cfg.Sources[0] != root {
+		for _, s := range cfg.Sources {
+			args = append(args, "--source", s)
+		}
+	}
+	return args, nil
 }
 
 func (f setupFlags) setup() (claude.Setup, error) {
