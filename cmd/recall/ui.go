@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // stderrUI writes diagnostics and, on a terminal, a progress line to
@@ -29,10 +29,7 @@ func newStderrUI(verbose, quiet bool) *stderrUI {
 	return &stderrUI{verbose: verbose, quiet: quiet, tty: isTerminal(os.Stderr), start: time.Now()}
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // indexerMemoryLimit is a soft ceiling for the indexer's heap. What an
 // indexing run keeps live is bounded (a few files ahead, a few blocks in
