@@ -20,11 +20,12 @@ index: build
 test: lint
 	$(GO) test -count=1 ./...
 
-## lint: gofmt and go vet must be clean
+## lint: gofmt and go vet must be clean, and recall must build for macOS
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall
 
 ## microbench: Go benchmarks of the hot paths
 microbench:
