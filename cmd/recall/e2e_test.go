@@ -31,18 +31,7 @@ type runResult struct {
 // user configuration.
 func runBinary(t *testing.T, bin string, args ...string) runResult {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return runResult{stdout.String(), stderr.String(), code}
+	return runBinaryIn(t, bin, "", args...)
 }
 
 const fixtures = "../../testdata/transcripts/projects"

@@ -97,8 +97,8 @@ func parseResults(t *testing.T, stdout string) []scenarioResult {
 	return out
 }
 
-// runBinaryIn is runBinary with a working directory, for the project
-// scenarios.
+// runBinaryIn runs recall in dir (the current directory if empty) with a
+// clean environment: no running session, no user configuration.
 func runBinaryIn(t *testing.T, bin, dir string, args ...string) runResult {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
