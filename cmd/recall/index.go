@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/recall-dev/recall/indexer"
 )
@@ -41,6 +42,11 @@ func (c *indexCmd) Run(g *Globals) error {
 	}
 	if !c.Quiet {
 		fmt.Fprintln(os.Stderr, indexer.FormatSummary(&sum))
+	}
+	if sum.Files == 0 {
+		// Not an error (a new machine has no sessions yet), but most often
+		// a wrong --source or CLAUDE_CONFIG_DIR: say where we looked.
+		fmt.Fprintf(os.Stderr, "recall: no transcripts found under %s\n", strings.Join(cfg.Sources, ", "))
 	}
 	return nil
 }
