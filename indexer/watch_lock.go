@@ -3,7 +3,9 @@ package indexer
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // WatchLockName is the lock a watcher holds for its whole life, so an index
@@ -39,4 +41,22 @@ func takeWatchLock(dir string) (*Lock, error) {
 		return nil, &WatchRunningError{Dir: dir, PID: lockHolder(dir, WatchLockName)}
 	}
 	return l, err
+}
+
+// WatcherRunning reports whether a `recall watch` keeps the index in dir up
+// to date, that is whether its lock is held. It only probes: a shared,
+// non-blocking flock on a read-only descriptor, released at once, so it
+// neither creates nor writes anything.
+func WatcherRunning(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, WatchLockName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return false
+	}
+	return errors.Is(err, syscall.EWOULDBLOCK)
 }

@@ -707,3 +707,21 @@ func TestWatchRejectsNegativeDurations(t *testing.T) {
 		t.Fatal("a negative backstop was accepted")
 	}
 }
+
+func TestWatcherRunningProbe(t *testing.T) {
+	dir := t.TempDir()
+	if WatcherRunning(dir) {
+		t.Fatal("no watcher, but the probe says one runs")
+	}
+	l, err := takeWatchLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !WatcherRunning(dir) {
+		t.Fatal("watcher lock held, but the probe says none runs")
+	}
+	l.Unlock()
+	if WatcherRunning(dir) {
+		t.Fatal("lock released, but the probe still says a watcher runs")
+	}
+}

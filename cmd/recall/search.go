@@ -74,7 +74,9 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if !c.NoUpdate {
+	if !c.NoUpdate && !indexer.WatcherRunning(cfg.IndexDir) {
+		// A running `recall watch` keeps the index current within its
+		// debounce; checking every transcript again would only cost time.
 		c.update(g, cfg)
 	}
 	snap, err := indexer.OpenSnapshot(cfg.IndexDir)
