@@ -112,7 +112,7 @@ func TestHookCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			indexDir := filepath.Join(t.TempDir(), "index")
-			source := t.TempDir()
+			source := sourceWithOneTranscript(t)
 			run := runHook(t, bin, hermeticEnv(t), tt.stdin, tt.payload, "--index-dir", indexDir, "--source", source)
 			if run.exitCode != 0 || run.stdout != "" {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and no output", run.exitCode, run.stdout, run.stderr)
@@ -122,6 +122,23 @@ func TestHookCommand(t *testing.T) {
 			assertChildAcceptedArgs(t, indexDir)
 		})
 	}
+}
+
+// sourceWithOneTranscript is a transcript root holding one short session,
+// so the indexer the hook starts has something to do and reports no
+// warning.
+func sourceWithOneTranscript(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "-home-dev-p")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"user","uuid":"u-1","sessionId":"s-1","timestamp":"2026-04-01T10:00:00.000Z","cwd":"/home/dev/p","message":{"role":"user","content":"a prompt for the hook's indexer"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "s-1.jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // firstLogLinePID checks hook.log's first line and returns the pid in it.
