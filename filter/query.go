@@ -308,9 +308,6 @@ func termMask(positive, group []*Term) uint64 {
 	return mask
 }
 
-// Options returns the matching flags the query was parsed with.
-func (q *Query) Options() MatchOptions { return q.opt }
-
 // Positive returns the Any terms then the Require terms, without
 // duplicates: the terms that ranking scores, in TermHits' bit order.
 func (q *Query) Positive() []*Term { return slices.Clone(q.positive) }

@@ -71,13 +71,3 @@ func Reasons() []Reason {
 	}
 	return out
 }
-
-// ReasonByName is the inverse of String.
-func ReasonByName(name string) (Reason, bool) {
-	for r := Kept; r < numReasons; r++ {
-		if reasonNames[r] == name {
-			return r, true
-		}
-	}
-	return 0, false
-}

@@ -10,7 +10,7 @@ import (
 )
 
 // Block describes one zstd frame of the rows file: where it is, what time
-// span, sessions and projects it covers, and which trigrams its text holds.
+// span and sessions it covers, and which trigrams its text holds.
 // A query reads these first and decompresses only the frames that can match.
 type Block struct {
 	Offset   int64 // byte offset of the frame in the rows file
@@ -21,7 +21,6 @@ type Block struct {
 	MaxTime  int64 // latest row timestamp, Unix milliseconds
 	Types    uint8 // bit set of row types present (typeBit)
 	Sessions bloom // session ids
-	Projects bloom // project paths
 	Trigrams bloom // ASCII-lowercased byte trigrams of the text column
 }
 
@@ -43,12 +42,10 @@ func typeBit(t string) uint8 {
 // HasType reports whether the block may hold rows of type t.
 func (b *Block) HasType(t string) bool { return b.Types&typeBit(t) != 0 }
 
-// Fixed bloom sizes for the small sets. A block holds rows of a few files,
-// so a few sessions and projects: 512 and 128 bits keep false positives
-// well under 1% at that load.
+// Bloom sizes. A block holds rows of a few files, so a few sessions: 512
+// bits keep false positives well under 1% at that load.
 const (
 	sessionBloomBytes = 64
-	projectBloomBytes = 16
 	// trigramBitsPerKey sizes the trigram filter: 8 bits a distinct trigram
 	// with two probes gives about 5% false positives per trigram, and a
 	// word needs all of its trigrams, so a five-letter word (three
@@ -82,7 +79,7 @@ func (f bloom) mayContain(h uint64) bool {
 	return f[a/8]&(1<<(a%8)) != 0 && f[b/8]&(1<<(b%8)) != 0
 }
 
-// hashString is the bloom hash of session ids and project paths.
+// hashString is the bloom hash of session ids.
 func hashString(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
@@ -104,9 +101,6 @@ func mix64(x uint64) uint64 {
 
 // MaySession reports whether the block may hold rows of session id.
 func (b *Block) MaySession(id string) bool { return b.Sessions.mayContain(hashString(id)) }
-
-// MayProject reports whether the block may hold rows of project path p.
-func (b *Block) MayProject(p string) bool { return b.Projects.mayContain(hashString(p)) }
 
 // MayContainLiteral reports whether the block's text may contain lit,
 // compared case-insensitively. Only ASCII literals of three bytes or more
@@ -198,7 +192,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 const blockFixedSize = 8*5 + 4 + 1
 
 func (b *Block) appendRecord(dst []byte) []byte {
-	payload := make([]byte, 0, blockFixedSize+12+len(b.Sessions)+len(b.Projects)+len(b.Trigrams))
+	payload := make([]byte, 0, blockFixedSize+8+len(b.Sessions)+len(b.Trigrams))
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.Offset))
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.Size))
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.RawSize))
@@ -206,7 +200,7 @@ func (b *Block) appendRecord(dst []byte) []byte {
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.MaxTime))
 	payload = binary.LittleEndian.AppendUint32(payload, uint32(b.Rows))
 	payload = append(payload, b.Types)
-	for _, f := range []bloom{b.Sessions, b.Projects, b.Trigrams} {
+	for _, f := range []bloom{b.Sessions, b.Trigrams} {
 		payload = binary.LittleEndian.AppendUint32(payload, uint32(len(f)))
 		payload = append(payload, f...)
 	}
@@ -253,7 +247,7 @@ func parseBlockRecord(data []byte) (Block, int, error) {
 	b.Types = p[44]
 	rest := p[blockFixedSize:]
 	var err error
-	for _, f := range []*bloom{&b.Sessions, &b.Projects, &b.Trigrams} {
+	for _, f := range []*bloom{&b.Sessions, &b.Trigrams} {
 		if *f, rest, err = takeBloom(rest); err != nil {
 			return Block{}, 0, err
 		}

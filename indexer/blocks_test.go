@@ -43,7 +43,7 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 			t.Errorf("MayContainLiteral(%q) = %v, want %v", tt.lit, g, tt.want)
 		}
 	}
-	if !got.MaySession("s1") || !got.MaySession("s2") || !got.MayProject("/p2") {
+	if !got.MaySession("s1") || !got.MaySession("s2") {
 		t.Error("session or project filter lost a member")
 	}
 	if !got.HasType(TypeUser) || !got.HasType(TypeTool) || got.HasType(TypeAgent) {

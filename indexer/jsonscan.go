@@ -206,7 +206,3 @@ func decodeString(raw []byte) (string, bool) {
 
 // decodeBool reads a raw JSON true.
 func decodeBool(raw []byte) bool { return string(raw) == "true" }
-
-// keyIs compares a raw key with a name. Keys with escapes never match,
-// which is fine: Claude Code writes plain keys.
-func keyIs(key []byte, name string) bool { return string(key) == name }

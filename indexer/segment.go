@@ -188,7 +188,6 @@ type blockBuilder struct {
 	maxTime  int64
 	types    uint8
 	sessions bloom
-	projects bloom
 }
 
 func newBlockBuilder() blockBuilder {
@@ -196,7 +195,6 @@ func newBlockBuilder() blockBuilder {
 		buf:      make([]byte, 0, blockTarget+64<<10),
 		texts:    make([]byte, 0, blockTarget),
 		sessions: newBloom(sessionBloomBytes),
-		projects: newBloom(projectBloomBytes),
 	}
 }
 
@@ -214,7 +212,6 @@ func (b *blockBuilder) add(r *Row) {
 	}
 	b.types |= typeBit(r.Type)
 	b.sessions.add(hashString(r.Session))
-	b.projects.add(hashString(r.Project))
 }
 
 // take returns the block to encode and starts an empty one.
@@ -229,7 +226,6 @@ func (b *blockBuilder) take() *pendingBlock {
 			MaxTime:  b.maxTime,
 			Types:    b.types,
 			Sessions: b.sessions,
-			Projects: b.projects,
 		},
 	}
 	*b = newBlockBuilder()

@@ -95,9 +95,6 @@ func (s *Snapshot) Dead(gen uint32) bool {
 	return dead
 }
 
-// RowsPath is the rows file of this snapshot.
-func (s *Snapshot) RowsPath() string { return filepath.Join(s.Dir, s.M.rowsName()) }
-
 // ReadBlock decompresses block b into dst (reused if large enough). The
 // compressed bytes go through scratch, which is returned grown for reuse.
 func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (raw, scratchOut []byte, err error) {
