@@ -1,14 +1,12 @@
 package claude
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/recall-dev/recall/indexer"
 )
 
 // Command is a process for a hook to start and leave running.
@@ -62,40 +60,10 @@ func StartDetached(c Command) (int, error) {
 	return pid, nil
 }
 
-// lockHeld reports whether another process holds the index lock, by
-// trying to take it without waiting and letting go at once. A missing
-// lock file means no indexer has run yet; the file is never created or
-// deleted here, since the indexer owns it.
-func lockHeld(path string) (bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	err = flockRetryingEINTR(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if errors.Is(err, unix.EWOULDBLOCK) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := flockRetryingEINTR(int(f.Fd()), unix.LOCK_UN); err != nil {
-		return false, fmt.Errorf("unlock %s: %w", path, err)
-	}
-	return false, nil
-}
-
-func flockRetryingEINTR(fd, how int) error {
-	for {
-		err := unix.Flock(fd, how)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
-	}
-}
+// lockHeld reports whether another process holds the index lock; the
+// probe is the indexer's own, so hook and indexer agree on what "held"
+// means.
+func lockHeld(path string) (bool, error) { return indexer.LockHeld(path) }
 
 // touch creates path if it does not exist, leaving it as it is otherwise.
 func touch(path string) error {

@@ -46,12 +46,7 @@ func lockFile(dir, name string, wait bool) (*Lock, error) {
 	if !wait {
 		how |= syscall.LOCK_NB
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	err = flock(f, how)
 	if errors.Is(err, syscall.EWOULDBLOCK) {
 		f.Close()
 		return nil, ErrLocked
@@ -77,12 +72,48 @@ func lockHolder(dir, name string) string {
 	return strings.TrimSpace(string(data))
 }
 
+// LockHeld reports whether another process holds the lock file at path,
+// by trying to take it without waiting and letting go at once. A missing
+// file means nobody ever took it; the file is never created here, so a
+// probe leaves no trace.
+func LockHeld(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := flock(f, syscall.LOCK_UN); err != nil {
+		return false, fmt.Errorf("unlock %s: %w", path, err)
+	}
+	return false, nil
+}
+
+// flock is flock(2), retried when a signal interrupts it.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}
+
 // Unlock releases the lock. The file stays.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	err := syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	err := flock(l.f, syscall.LOCK_UN)
 	return errors.Join(err, l.f.Close())
 }
 

@@ -3,9 +3,7 @@ package indexer
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // WatchLockName is the lock a watcher holds for its whole life, so an index
@@ -44,19 +42,8 @@ func takeWatchLock(dir string) (*Lock, error) {
 }
 
 // WatcherRunning reports whether a `recall watch` keeps the index in dir up
-// to date, that is whether its lock is held. It only probes: a shared,
-// non-blocking flock on a read-only descriptor, released at once, so it
-// neither creates nor writes anything.
+// to date, that is whether its lock is held. It only probes (LockHeld).
 func WatcherRunning(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, WatchLockName))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-	if err == nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		return false
-	}
-	return errors.Is(err, syscall.EWOULDBLOCK)
+	held, err := LockHeld(filepath.Join(dir, WatchLockName))
+	return err == nil && held
 }
