@@ -23,9 +23,11 @@ func foldOrbit(r rune) []rune {
 	return orbit
 }
 
-// canonicalFold is the smallest rune of r's orbit: two runes fold equal
-// exactly when their canonical folds are equal.
-func canonicalFold(r rune) rune {
+// CanonicalFold is the smallest rune of r's orbit: two runes fold equal
+// exactly when their canonical folds are equal. The term index stores its
+// tokens folded this way, so a case-insensitive term's pieces
+// (Term.Literals, folded the same way) are found by substring search.
+func CanonicalFold(r rune) rune {
 	least := r
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
 		least = min(least, f)
@@ -104,17 +106,19 @@ func (r rareString) in(text []byte) bool {
 	return false
 }
 
-// isWordRune reports whether r is a word character for --word: a letter,
+// IsWordRune reports whether r is a word character for --word: a letter,
 // a digit or the underscore, as grep -w defines it (Unicode letters and
-// numbers, so "école" is one word).
-func isWordRune(r rune) bool {
+// numbers, so "école" is one word). The term index's tokens are runs of
+// word characters, so a term made of word characters only never matches
+// across two tokens.
+func IsWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
 		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 	}
 	return unicode.IsLetter(r) || unicode.IsNumber(r)
 }
 
-// wordRegexClass and nonWordRegexClass spell isWordRune in RE2 syntax.
+// wordRegexClass and nonWordRegexClass spell IsWordRune in RE2 syntax.
 const (
 	wordRegexClass    = `[\p{L}\p{N}_]`
 	nonWordRegexClass = `[^\p{L}\p{N}_]`
@@ -126,13 +130,13 @@ const (
 func atWordBoundaries(text []byte, start, end int) bool {
 	if start > 0 {
 		r, _ := utf8.DecodeLastRune(text[:start])
-		if isWordRune(r) {
+		if IsWordRune(r) {
 			return false
 		}
 	}
 	if end < len(text) {
 		r, _ := utf8.DecodeRune(text[end:])
-		if isWordRune(r) {
+		if IsWordRune(r) {
 			return false
 		}
 	}

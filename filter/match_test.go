@@ -416,7 +416,7 @@ func FuzzMatch(f *testing.F) {
 	})
 }
 
-// TestWordRuneClassesAgree keeps isWordRune and the regex classes used for
+// TestWordRuneClassesAgree keeps IsWordRune and the regex classes used for
 // --word regexes in step.
 func TestWordRuneClassesAgree(t *testing.T) {
 	class := regexp.MustCompile(`^` + wordRegexClass + `$`)
@@ -424,8 +424,8 @@ func TestWordRuneClassesAgree(t *testing.T) {
 		if r >= 0xD800 && r <= 0xDFFF {
 			continue
 		}
-		if got, want := isWordRune(r), class.MatchString(string(r)); got != want {
-			t.Fatalf("isWordRune(%U) = %v, regex class says %v", r, got, want)
+		if got, want := IsWordRune(r), class.MatchString(string(r)); got != want {
+			t.Fatalf("IsWordRune(%U) = %v, regex class says %v", r, got, want)
 		}
 	}
 }

@@ -59,6 +59,7 @@ type regexMatcher struct {
 	prefilter []*literal // nil: no prefilter could be derived
 	exact     bool       // the prefilter's answer is the match's
 	word      bool
+	shape     Shape // for the term index
 	// first is the expression. With --word it captures the pattern as
 	// group 1 between consumed non-word characters (Go's \b only knows
 	// ASCII), and rest is the variant without the ^ alternative that
@@ -92,7 +93,9 @@ func compileRegex(pattern string, opt MatchOptions) (*regexMatcher, error) {
 		return nil, fmt.Errorf("query: bad regex /%s/: %w", pattern, err)
 	}
 	m := &regexMatcher{word: opt.Word}
-	m.prefilter, m.exact = prefilterFor(tree.Simplify(), opt.Word)
+	simple := tree.Simplify()
+	m.prefilter, m.exact = prefilterFor(simple, opt.Word)
+	m.shape = regexShape(simple)
 	expr := flags + pattern
 	if opt.Word {
 		// Wrap the parsed form, which carries its flags, rather than the

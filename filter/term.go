@@ -15,6 +15,8 @@ type Term struct {
 	key     string // equal keys match exactly the same texts
 	lit     *literal
 	re      *regexMatcher
+	shape   Shape
+	runs    [][]*literal // shape.Alts as case-insensitive matchers
 }
 
 // String is the term's display form: a word as typed, a phrase in double
@@ -58,7 +60,7 @@ func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Term{display: "/" + text + "/", key: "r" + text, re: re}, nil
+		return withShape(&Term{display: "/" + text + "/", key: "r" + text, re: re}, re.shape), nil
 	}
 	text = strings.ToValidUTF8(text, string(utf8.RuneError))
 	display := text
@@ -66,11 +68,11 @@ func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
 	if kind == phraseTerm {
 		display = `"` + text + `"` // a phrase cannot hold a double quote
 	}
-	return &Term{
+	return withShape(&Term{
 		display: display,
 		key:     literalKey(text, wildcards, opt),
 		lit:     compileLiteral(text, wildcards, opt),
-	}, nil
+	}, literalShape(text, wildcards, opt)), nil
 }
 
 // literalKey identifies what a literal matches: 'l', then one tagged
@@ -87,7 +89,7 @@ func literalKey(text string, wildcards bool, opt MatchOptions) string {
 			b.WriteByte('w')
 		case !opt.CaseSensitive:
 			b.WriteByte('c')
-			b.WriteRune(canonicalFold(r))
+			b.WriteRune(CanonicalFold(r))
 		default:
 			b.WriteByte('c')
 			b.WriteRune(r)

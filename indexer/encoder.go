@@ -16,22 +16,23 @@ const blockWindow = 1 << 19
 // pendingBlock is a full block on its way to the rows file.
 type pendingBlock struct {
 	raw   []byte // TSV rows
-	texts []byte // text column, for the trigram filter
-	meta  Block  // all but Offset, Size and Trigrams
+	meta  Block  // all but Offset and Size
 	frame []byte // the compressed frame, once encoded
 	done  chan struct{}
 }
 
 // encoder closes blocks on every core and writes them in order.
 //
-// submit hands a block to the workers (which build its trigram filter and
-// compress it) and queues it for the writer goroutine, which waits for each
-// block in submission order and appends its frame and metadata record. The
-// writer goroutine alone touches the rows and blocks files and the
+// submit hands a block to the workers, which compress it, and queues it
+// for the writer goroutine, which waits for each block in submission order,
+// appends its frame and metadata record and passes its rows on to the
+// term index (termsPipeline). The writer goroutine alone touches the rows and blocks files and the
 // manifest's rows counters between drains; drain waits until every
 // submitted block is written, so the committer may read them and fsync.
 type encoder struct {
 	w       *segmentWriter
+	terms   *termsPipeline
+	block   int // number of the next block written
 	encs    []*zstd.Encoder
 	jobs    chan *pendingBlock
 	order   chan *pendingBlock
@@ -47,6 +48,8 @@ func newEncoder(w *segmentWriter) (*encoder, error) {
 	n := runtime.GOMAXPROCS(0)
 	e := &encoder{
 		w:       w,
+		terms:   newTermsPipeline(w.dir, w.m.Seq),
+		block:   w.m.blockCount(),
 		jobs:    make(chan *pendingBlock, n),
 		order:   make(chan *pendingBlock, 2*n+2),
 		written: make(chan struct{}, 2*n+2),
@@ -71,16 +74,12 @@ func newEncoder(w *segmentWriter) (*encoder, error) {
 	return e, nil
 }
 
-// work builds filters and frames; each worker has its own zstd encoder and
-// trigram set (2 MiB), reused from block to block.
+// work compresses blocks; each worker has its own zstd encoder, reused
+// from block to block.
 func (e *encoder) work(enc *zstd.Encoder) {
 	defer e.wg.Done()
-	tri := newTrigramSet()
 	for p := range e.jobs {
-		tri.addText(p.texts)
-		p.meta.Trigrams = tri.bloomAndReset()
 		p.frame = enc.EncodeAll(p.raw, make([]byte, 0, len(p.raw)/4))
-		p.raw, p.texts = nil, nil
 		close(p.done)
 	}
 }
@@ -118,6 +117,9 @@ func (e *encoder) write(p *pendingBlock) error {
 	m.BlocksBytes += int64(len(rec))
 	m.Frames++
 	m.Rows += int64(p.meta.Rows)
+	e.terms.add(e.block, p.raw)
+	e.block++
+	p.raw, p.frame = nil, nil
 	return nil
 }
 
@@ -158,6 +160,8 @@ func (e *encoder) stop() {
 	e.wg.Wait()
 	close(e.order)
 	e.writer.Wait()
+	// Segments of blocks never committed are strays the next run removes.
+	_ = e.terms.flush()
 	e.closeEncoders()
 }
 

@@ -57,6 +57,13 @@ func mayBeRecallEvent(text string) bool {
 // Events returns the committed recall events of live generations, by
 // session, in index order.
 func (s *Snapshot) Events() (map[string][]Event, error) {
+	return s.EventsOf(nil)
+}
+
+// EventsOf is Events for the sessions for which want returns true (all if
+// want is nil). Only their lines are parsed: a search that shows a few
+// sessions need not parse the events of thousands.
+func (s *Snapshot) EventsOf(want func(session string) bool) (map[string][]Event, error) {
 	out := map[string][]Event{}
 	if s.events == nil || s.M.EventsBytes == 0 {
 		return out, nil
@@ -72,12 +79,23 @@ func (s *Snapshot) Events() (map[string][]Event, error) {
 		} else {
 			data = nil
 		}
+		if want != nil && !want(sessionField(line)) {
+			continue
+		}
 		e, ok := parseEvent(line)
 		if ok && !s.Dead(e.Gen) {
 			out[e.Session] = append(out[e.Session], e)
 		}
 	}
 	return out, nil
+}
+
+// sessionField returns an event line's session id, unescaped.
+func sessionField(line []byte) string {
+	if i := bytes.IndexByte(line, '\t'); i >= 0 {
+		line = line[:i]
+	}
+	return Unescape(line)
 }
 
 func parseEvent(line []byte) (Event, bool) {

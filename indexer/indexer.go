@@ -168,12 +168,13 @@ func runWith(opts Options, base baseState, m *Manifest) (Summary, error) {
 	sum.Files = len(found)
 	work, changed := plan(m, found, opts.Sources, &sum)
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
+		ensureTerms(opts.IndexDir, m, opts.Warn)
 		return sum, nil
 	}
 	if err := removeStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
 		return sum, err
 	}
-	w, err := openSegmentWriter(opts.IndexDir, m)
+	w, err := openSegmentWriter(opts.IndexDir, m, opts.Warn)
 	if err != nil {
 		return sum, err
 	}
@@ -189,11 +190,12 @@ func runWith(opts Options, base baseState, m *Manifest) (Summary, error) {
 		}
 	}
 	if m.DeadRows() > 0 {
-		if err := compact(opts.IndexDir, m); err != nil {
+		if err := compact(opts.IndexDir, m, opts.Warn); err != nil {
 			return sum, err
 		}
 		sum.Compacted = true
 	}
+	ensureTerms(opts.IndexDir, m, opts.Warn)
 	return sum, nil
 }
 

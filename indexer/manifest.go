@@ -1,16 +1,17 @@
 package indexer
 
 import (
-	"github.com/recall-dev/recall/internal/atomicfile"
-
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+
+	"github.com/recall-dev/recall/internal/atomicfile"
 )
 
 // FormatVersion is the on-disk layout version. It appears in every file
@@ -137,6 +138,42 @@ func readManifest(dir string) (*Manifest, error) {
 	}
 	return m, nil
 }
+
+// readManifestHead loads what a reader needs of dir's committed manifest:
+// everything but the file lines, which come last and make up nearly all
+// of it. Only the start of the file is read when that holds them all.
+func readManifestHead(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, manifestName)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return readManifest(dir) // for its messages
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, manifestHeadBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	head := buf[:n]
+	if i := bytes.Index(head, []byte("\nfile\t")); i >= 0 {
+		head = head[:i+1]
+	} else if n == len(buf) {
+		return readManifest(dir) // a head this long: read it all
+	}
+	m, err := parseManifest(head)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// manifestHeadBytes is read first by readManifestHead: the lines before
+// the files (counters, exclusions, dead generations) take a few hundred
+// bytes unless thousands of generations are dead.
+const manifestHeadBytes = 64 << 10
 
 // newerFormat names a manifest of another version, if one is there.
 func newerFormat(dir string) string {

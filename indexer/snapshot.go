@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/recall-dev/recall/indexer/terms"
 )
 
 // Snapshot is a reader's view of the index: the committed manifest and the
@@ -19,7 +21,8 @@ type Snapshot struct {
 	M      *Manifest
 	Blocks []Block
 	rows   *os.File
-	events *os.File // nil when the index has no events file
+	events *os.File         // nil when the index has no events file
+	terms  []*terms.Segment // opened by TermSegments
 }
 
 // OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
@@ -28,7 +31,7 @@ func OpenSnapshot(dir string) (*Snapshot, error) {
 	// A compaction may remove the files of the manifest just read; the
 	// next manifest names the new ones, so try again.
 	for attempt := 0; ; attempt++ {
-		m, err := readManifest(dir)
+		m, err := readManifestHead(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -85,7 +88,44 @@ func (s *Snapshot) Close() error {
 	if s.events != nil {
 		s.events.Close()
 	}
+	for _, seg := range s.terms {
+		seg.Close()
+	}
 	return s.rows.Close()
+}
+
+// TermSegments opens the term-index segments that cover the snapshot's
+// blocks, in block order. It returns nil, nil when they do not cover them
+// all (an index from before the term index, or a run that failed to build
+// it): the search then reads the rows.
+func (s *Snapshot) TermSegments() ([]*terms.Segment, error) {
+	if s.terms != nil || len(s.Blocks) == 0 {
+		return s.terms, nil
+	}
+	refs, err := termsRefs(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cover, covered := terms.Cover(refs, s.M.Seq, len(s.Blocks))
+	if covered < len(s.Blocks) {
+		return nil, nil
+	}
+	segs := make([]*terms.Segment, 0, len(cover))
+	for _, r := range cover {
+		seg, err := terms.Open(s.Dir, r)
+		if err != nil {
+			for _, open := range segs {
+				open.Close()
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, nil // a merge replaced it since the listing
+			}
+			return nil, err
+		}
+		segs = append(segs, seg)
+	}
+	s.terms = segs
+	return segs, nil
 }
 
 // Dead reports whether rows of generation gen are hidden (their transcript

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/recall-dev/recall/indexer/terms"
 )
 
 // loadKeys reads the committed row keys (message identities) with the
@@ -34,6 +36,12 @@ func removeStrays(dir string, keep ...int) error {
 		return fmt.Errorf("read index dir: %w", err)
 	}
 	for _, e := range entries {
+		if r, ok := terms.ParseName(e.Name()); ok && !slices.Contains(keep, r.Seq) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("remove stale %s: %w", e.Name(), err)
+			}
+			continue
+		}
 		mm := dataFilePattern.FindStringSubmatch(e.Name())
 		if mm == nil {
 			continue
@@ -51,7 +59,7 @@ func removeStrays(dir string, keep ...int) error {
 // generations, into the next sequence, and commits a manifest that points
 // at it. Until that commit the old files stay the index; a crash leaves only
 // strays that the next run removes.
-func compact(dir string, m *Manifest) error {
+func compact(dir string, m *Manifest, warn func(string)) error {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return err
@@ -64,7 +72,7 @@ func compact(dir string, m *Manifest) error {
 	if err := removeStrays(dir, m.Seq); err != nil {
 		return err
 	}
-	w, err := openSegmentWriter(dir, next)
+	w, err := openSegmentWriter(dir, next, warn)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@ package rank
 
 import "strings"
 
-// codeSpans returns the byte ranges of text that are code, in order:
+// CodeSpans returns the byte ranges of text that are code, in order:
 // fenced blocks (a line opening with ``` or ~~~ up to the line closing
 // it, or to the end of the text if it never closes, as Markdown renders it)
 // and inline `code` outside them.
@@ -11,7 +11,10 @@ import "strings"
 // lines of a paragraph, but in transcripts a stray backtick is far more
 // common than a wrapped code span, and it would turn the rest of the
 // message into "code".
-func codeSpans(text string) []Span {
+//
+// The term index records with it which token occurrences are code, so
+// that a score computed from the index equals one computed from the text.
+func CodeSpans(text string) []Span {
 	if strings.IndexByte(text, '`') < 0 && !strings.Contains(text, "~~~") {
 		return nil // most prose: skip the line walk
 	}

@@ -73,7 +73,7 @@ func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
 	}
 	counts := hitsPerTerm(hits, len(q.Terms))
 	factors := make([]Factor, 0, len(q.Terms)+4)
-	factors, relevance := appendTermFactors(factors, counts, lengthRatio(m, q), q)
+	factors, relevance := appendTermFactors(factors, counts, lengthRatio(m.Type, len(m.Text), q), q)
 	score := relevance
 	for _, f := range [...]Factor{
 		typeFactor(m.Type),
@@ -136,12 +136,12 @@ func hitsPerTerm(hits []Hit, terms int) []int {
 // BM25's short-message bonus ten of them would outweigh the long messages
 // where the work is explained. User prompts and tool rows are short by
 // nature and precise, so they keep the bonus.
-func lengthRatio(m *Message, q *Query) float64 {
+func lengthRatio(typ string, textLen int, q *Query) float64 {
 	if q.AvgLen <= 0 {
 		return 1
 	}
-	ratio := float64(len(m.Text)) / q.AvgLen
-	if m.Type == typeAssistant || m.Type == typeAgent {
+	ratio := float64(textLen) / q.AvgLen
+	if typ == typeAssistant || typ == typeAgent {
 		ratio = max(ratio, 1)
 	}
 	return ratio
@@ -202,6 +202,19 @@ func saturatedTermFreq(hits int, lengthRatio float64) float64 {
 	tf := float64(hits)
 	norm := bm25K1 * (1 - bm25B + bm25B*lengthRatio)
 	return tf * (bm25K1 + 1) / (tf + norm)
+}
+
+// typeWeight is typeFactor's value.
+func typeWeight(typ string) float64 {
+	switch typ {
+	case typeUser:
+		return userWeight
+	case typeTool:
+		return toolWeight
+	case typeAgent:
+		return agentWeight
+	}
+	return assistantWeight
 }
 
 // typeFactor weighs who wrote the message.
@@ -285,7 +298,7 @@ func smallestGap(hits []Hit, terms int) (int, bool) {
 
 // codeFactor rewards hits inside fenced or inline code.
 func codeFactor(text string, hits []Hit) Factor {
-	inCode := countInCode(codeSpans(text), hits)
+	inCode := countInCode(CodeSpans(text), hits)
 	fraction := float64(inCode) / float64(len(hits))
 	return Factor{
 		Name:  "code",

@@ -279,11 +279,11 @@ func TestCodeSpans(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, s := range codeSpans(tt.text) {
+			for _, s := range CodeSpans(tt.text) {
 				got = append(got, tt.text[s.Start:s.End])
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("codeSpans(%q) = %q, want %q", tt.text, got, tt.want)
+				t.Errorf("CodeSpans(%q) = %q, want %q", tt.text, got, tt.want)
 			}
 		})
 	}

@@ -65,7 +65,7 @@ func Rank(msgs []Message, q Query, opt Options) []Session {
 // sessions collapsed away are replaced from the pool. Comparing every
 // pair of thousands of matched sessions was most of a common word's
 // query time.
-func dedupPool(limit int) int { return 5*limit + 50 }
+func dedupPool(limit int) int { return 2*limit + 10 }
 
 // groupSessions scores each message and gathers them by session, sessions
 // in order of first appearance (the final sort makes that order moot).

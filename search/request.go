@@ -47,6 +47,10 @@ type Request struct {
 	// Limit is how many sessions will be shown; 0 ranks them all (for
 	// --count, which reports how many matched).
 	Limit int
+
+	// FullScan reads every row instead of ranking from the term index;
+	// the results are the same (tests compare them), only slower.
+	FullScan bool
 }
 
 // ParseTime reads a --since/--until value: a duration back from now

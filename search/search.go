@@ -41,6 +41,11 @@ func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
 	if req.Window == (filter.Window{}) {
 		req.Window = filter.DefaultWindow()
 	}
+	if !req.FullScan {
+		if res, ok, err := runAccelerated(snap, q, &req); ok || err != nil {
+			return res, err
+		}
+	}
 	s := newScan(snap, q, &req)
 	found := s.run()
 	if err := found.err; err != nil {
@@ -168,55 +173,17 @@ func newScan(snap *indexer.Snapshot, q *filter.Query, req *Request) *scan {
 	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
 }
 
-// plan lists the blocks that may hold matches.
+// plan lists the blocks to read: all of them, even those the filters
+// rule out, since every live row counts towards the terms' document
+// frequencies, as in the term index. The full scan is the fallback for
+// what the term index cannot answer, and the reference it is tested
+// against.
 func (s *scan) plan() []int {
-	var out []int
-	for i := range s.snap.Blocks {
-		b := &s.snap.Blocks[i]
-		if s.filter.blockMayPass(b) && s.blockMayMatch(b) {
-			out = append(out, i)
-		}
+	out := make([]int, len(s.snap.Blocks))
+	for i := range out {
+		out[i] = i
 	}
 	return out
-}
-
-// blockMayMatch uses the block's trigram filter: at message scope a block
-// needs one OR word (if any) and every required word; at session scope a
-// session's words may sit in different blocks, so a block is read if it
-// may hold any positive or excluded word.
-func (s *scan) blockMayMatch(b *indexer.Block) bool {
-	if s.req.Scope == ScopeSession {
-		return s.anyMay(b, s.terms) || s.anyMay(b, s.q.Exclude)
-	}
-	if len(s.q.Any) > 0 && !s.anyMay(b, s.q.Any) {
-		return false
-	}
-	for _, t := range s.q.Require {
-		if !termMay(b, t) {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *scan) anyMay(b *indexer.Block, terms []*filter.Term) bool {
-	for _, t := range terms {
-		if termMay(b, t) {
-			return true
-		}
-	}
-	return false
-}
-
-// termMay reports whether block b may hold term t: every literal piece the
-// term needs must pass the block's trigram filter.
-func termMay(b *indexer.Block, t *filter.Term) bool {
-	for _, lit := range t.Literals() {
-		if !b.MayContainLiteral(lit) {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *scan) run() *scanResult {

@@ -77,11 +77,7 @@ func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, res *b
 	}
 	text := w.unescapedText(f[indexer.ColText])
 	positive, excluded := w.s.q.TermHits(text)
-	for i := range res.docFreq {
-		if positive&(1<<i) != 0 {
-			res.docFreq[i]++
-		}
-	}
+	w.countDocFreq(text, positive, res.docFreq)
 	if positive == 0 && !excluded {
 		return
 	}
@@ -92,6 +88,25 @@ func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, res *b
 		return
 	}
 	res.matches = append(res.matches, w.newMatch(f, text, positive, excluded))
+}
+
+// countDocFreq counts the row towards each term's document frequency as
+// the term index does (filter.Term.IndexMatch): for a plain word, when it
+// matches; for a phrase or pattern, when the row holds its words. The
+// full scan and the index then weigh every term alike.
+func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
+	for i, t := range w.s.terms {
+		shape := t.Shape()
+		if shape.Exact || shape.Alts == nil {
+			if positive&(1<<i) != 0 {
+				df[i]++
+			}
+			continue
+		}
+		if positive&(1<<i) != 0 || t.IndexMatch(text) {
+			df[i]++
+		}
+	}
 }
 
 // newMatch builds the rank message of a matched row: only the text is

@@ -44,6 +44,7 @@ type searchCmd struct {
 	RecallWindow   string        `name:"recall-window" default:"10m,5" placeholder:"DUR,N" help:"Window after a recall event whose echoes are dropped: a duration, a message count, or both."`
 	Now            string        `placeholder:"TIME" help:"Fix the clock for recency (reproducible output)."`
 	HalfLife       time.Duration `name:"half-life" default:"1440h" help:"Recency half-life."`
+	FullScan       bool          `name:"full-scan" help:"Read every row instead of ranking from the term index (same results, slower; for checking)."`
 }
 
 // Help is shown under `recall search --help`.
@@ -153,7 +154,7 @@ func (c *searchCmd) request(cfg indexer.Config) (search.Request, error) {
 		CurrentSession: cfg.CurrentSession, CurrentProject: search.ProjectRoot(cwd),
 		Now: now, HalfLife: c.HalfLife,
 		Cutoff: !c.NoRecallCutoff, Window: window,
-		Limit: c.limit(),
+		Limit: c.limit(), FullScan: c.FullScan,
 	}, nil
 }
 

@@ -1,0 +1,280 @@
+package terms
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/internal/atomicfile"
+)
+
+// Row is what the builder needs of one indexed row.
+type Row struct {
+	TimeMs           int64 // Unix milliseconds, 0 unknown
+	Type             uint8 // TypeCode
+	Gen              uint32
+	Session, Project string
+	Text             []byte // unescaped
+}
+
+// Builder collects rows, in rows-file order, into one segment.
+type Builder struct {
+	tok   tokenizer
+	ids   tokenTable // token → index into lists
+	lists []postingList
+	rows  []byte // row table
+	keys  map[key]uint32
+	order []key
+	nrows int32
+	raw   int64 // rows bytes covered, for the header
+}
+
+type key struct{ session, project string }
+
+// postingList is one token's encoded postings and its open entry.
+type postingList struct {
+	token    string
+	data     []byte
+	prev     int32 // row of the last encoded entry, -1 none
+	row      int32 // row of the open entry, -1 none
+	hits     uint32
+	codeHits uint32
+}
+
+// NewBuilder returns an empty builder.
+func NewBuilder() *Builder {
+	return &Builder{ids: newTokenTable(1 << 14), keys: map[key]uint32{}}
+}
+
+// AddRawBytes counts n more uncompressed rows bytes as covered.
+func (b *Builder) AddRawBytes(n int) { b.raw += int64(n) }
+
+// Rows is how many rows have been added.
+func (b *Builder) Rows() int { return int(b.nrows) }
+
+// Add adds the next row.
+func (b *Builder) Add(r *Row) {
+	row := b.nrows
+	b.nrows++
+	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
+	b.tok.each(r.Text, func(tok []byte, inCode bool) {
+		b.lists[b.idOf(tok)].hit(row, inCode)
+	})
+}
+
+// idOf returns tok's index in lists, adding it if new.
+func (b *Builder) idOf(tok []byte) int32 {
+	h := hashToken(tok)
+	slot, id := b.ids.find(h, tok, b.lists)
+	if id >= 0 {
+		return id
+	}
+	id = int32(len(b.lists))
+	b.lists = append(b.lists, postingList{token: string(tok), prev: -1, row: -1})
+	b.ids.insert(slot, h, id)
+	return id
+}
+
+func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
+	var flags uint8
+	if len(r.Text) <= maxAckBytes && filter.IsAcknowledgement(string(r.Text)) {
+		flags |= FlagAck
+	}
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(r.TimeMs))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(min(len(r.Text), 1<<32-1)))
+	dst = binary.LittleEndian.AppendUint32(dst, k)
+	dst = binary.LittleEndian.AppendUint32(dst, r.Gen)
+	return append(dst, r.Type, flags, 0, 0)
+}
+
+// maxAckBytes bounds the texts checked for acknowledgements: the longest
+// acknowledgement filter.IsAcknowledgement accepts is far shorter, and
+// checking every long message would cost a normalisation pass each.
+const maxAckBytes = 512
+
+func (b *Builder) keyOf(session, project string) uint32 {
+	k := key{session, project}
+	if id, ok := b.keys[k]; ok {
+		return id
+	}
+	id := uint32(len(b.order))
+	b.keys[k] = id
+	b.order = append(b.order, k)
+	return id
+}
+
+func (p *postingList) hit(row int32, inCode bool) {
+	if p.row != row {
+		p.close()
+		p.row = row
+	}
+	p.hits++
+	if inCode {
+		p.codeHits++
+	}
+}
+
+// close encodes the open entry.
+func (p *postingList) close() {
+	if p.row < 0 {
+		return
+	}
+	delta := uint64(p.row - p.prev)
+	if p.hits == 1 && p.codeHits == 0 {
+		p.data = binary.AppendUvarint(p.data, delta<<1)
+	} else {
+		p.data = binary.AppendUvarint(p.data, delta<<1|1)
+		p.data = binary.AppendUvarint(p.data, uint64(p.hits))
+		p.data = binary.AppendUvarint(p.data, uint64(p.codeHits))
+	}
+	p.prev, p.row, p.hits, p.codeHits = p.row, -1, 0, 0
+}
+
+// WriteFile writes the segment of blocks [first, end) of sequence seq to
+// dir, durably and atomically (temp file, fsync, rename).
+func (b *Builder) WriteFile(dir string, seq, first, end int) (Ref, error) {
+	ref := Ref{Name: FileName(seq, first, end), Seq: seq, First: first, End: end}
+	data := b.encode(uint64(first), uint64(end))
+	if err := atomicfile.Write(ref.Path(dir), data, 0o600, nil); err != nil {
+		return ref, fmt.Errorf("write term index %s: %w", ref.Name, err)
+	}
+	return ref, nil
+}
+
+func (b *Builder) encode(first, end uint64) []byte {
+	for i := range b.lists {
+		b.lists[i].close()
+	}
+	order := make([]int32, len(b.lists))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.lists[x].token, b.lists[y].token) })
+
+	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw)}
+	out := make([]byte, preambleSize+headerSize, preambleSize+headerSize+len(b.rows))
+	h.RowsOff = uint64(len(out))
+	out = append(out, b.rows...)
+	h.KeysOff = uint64(len(out))
+	for _, k := range b.order {
+		out = appendEscaped(out, k.session)
+		out = append(out, '\t')
+		out = appendEscaped(out, k.project)
+		out = append(out, '\n')
+	}
+	h.KeysLen = uint64(len(out)) - h.KeysOff
+	h.VocabOff = uint64(len(out))
+	for _, id := range order {
+		out = append(append(out, b.lists[id].token...), '\n')
+	}
+	h.VocabLen = uint64(len(out)) - h.VocabOff
+	h.TokOff = uint64(len(out))
+	off := uint32(0)
+	for _, id := range order {
+		out = binary.LittleEndian.AppendUint32(out, off)
+		off += uint32(len(b.lists[id].token)) + 1
+	}
+	out = binary.LittleEndian.AppendUint32(out, off)
+	h.PostOff = uint64(len(out))
+	off = 0
+	for _, id := range order {
+		out = binary.LittleEndian.AppendUint32(out, off)
+		off += uint32(len(b.lists[id].data))
+	}
+	out = binary.LittleEndian.AppendUint32(out, off)
+	h.PostingsOff = uint64(len(out))
+	for _, id := range order {
+		out = append(out, b.lists[id].data...)
+	}
+	h.PostingsLen = uint64(len(out)) - h.PostingsOff
+	copy(out, h.encode())
+	return out
+}
+
+// appendEscaped escapes the characters that would break a key line, as
+// the indexer's TSV does.
+func appendEscaped(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// tokenTable maps tokens to their index in Builder.lists: open
+// addressing with linear probing. A slot holds the token's hash beside
+// its index, so a probe reads the token only when the hashes agree. It is
+// the builder's hot path (one lookup per word of every message), where it
+// takes half the time of a Go map with string keys.
+type tokenTable struct {
+	slots []uint64 // hash<<32 | index+1; 0 for empty
+	used  int
+}
+
+func newTokenTable(size int) tokenTable { return tokenTable{slots: make([]uint64, size)} }
+
+// find returns the slot holding tok and its index, or the empty slot
+// where it belongs and -1.
+func (t *tokenTable) find(h uint32, tok []byte, lists []postingList) (int, int32) {
+	mask := len(t.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		v := t.slots[i]
+		if v == 0 {
+			return i, -1
+		}
+		if uint32(v>>32) == h {
+			if id := int32(uint32(v)) - 1; lists[id].token == string(tok) {
+				return i, id
+			}
+		}
+	}
+}
+
+// insert puts id in the empty slot find returned, growing the table to
+// keep it at most half full.
+func (t *tokenTable) insert(slot int, h uint32, id int32) {
+	t.slots[slot] = uint64(h)<<32 | uint64(id+1)
+	t.used++
+	if t.used*2 <= len(t.slots) {
+		return
+	}
+	grown := make([]uint64, len(t.slots)*2)
+	mask := len(grown) - 1
+	for _, v := range t.slots {
+		if v == 0 {
+			continue
+		}
+		i := int(v>>32) & mask
+		for grown[i] != 0 {
+			i = (i + 1) & mask
+		}
+		grown[i] = v
+	}
+	t.slots = grown
+}
+
+// hashToken is FNV-1a with a final mix, so that the low bits the table
+// indexes by depend on every byte.
+func hashToken(tok []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range tok {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	h ^= h >> 15
+	h *= 0x2c1b3c6d
+	h ^= h >> 12
+	return h
+}

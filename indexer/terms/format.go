@@ -1,0 +1,251 @@
+package terms
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// FormatVersion is the version in segment file names and headers.
+const FormatVersion = 1
+
+// magic opens every segment file.
+const magic = "RCLTERMS"
+
+// A segment file is, little endian:
+//
+//	magic [8]byte, version u32, header CRC-32 (Castagnoli) u32
+//	header: headerFields × u64 (see header)
+//	row table: rows × rowSize bytes
+//	keys: one "session\tproject\n" line per key (indexer TSV escaping)
+//	vocabulary: the tokens, sorted, each followed by '\n'
+//	token offsets: (tokens+1) × u32, where each token starts in the vocabulary
+//	posting offsets: (tokens+1) × u32, where each token's postings start
+//	postings: per token, one entry per row holding it, rows ascending
+//
+// A posting entry is uvarint(delta<<1 | more), delta being the row minus
+// the previous entry's row (the first counts from -1); if more is set,
+// uvarint(hits) and uvarint(hits in code) follow, else hits is 1 and hits
+// in code 0.
+const (
+	preambleSize = 16
+	headerFields = 15
+	headerSize   = headerFields * 8
+)
+
+// header locates the sections; offsets are from the file start.
+type header struct {
+	FirstBlock, EndBlock uint64 // blocks [FirstBlock, EndBlock) of the rows file
+	Rows, Keys, Tokens   uint64
+	RowsOff              uint64
+	KeysOff, KeysLen     uint64
+	VocabOff, VocabLen   uint64
+	TokOff, PostOff      uint64
+	PostingsOff          uint64
+	PostingsLen          uint64
+	RawBytes             uint64 // uncompressed rows bytes of the blocks covered
+}
+
+func (h *header) fields() []*uint64 {
+	return []*uint64{&h.FirstBlock, &h.EndBlock, &h.Rows, &h.Keys, &h.Tokens, &h.RowsOff,
+		&h.KeysOff, &h.KeysLen, &h.VocabOff, &h.VocabLen, &h.TokOff, &h.PostOff, &h.PostingsOff, &h.PostingsLen, &h.RawBytes}
+}
+
+func (h *header) encode() []byte {
+	b := make([]byte, preambleSize, preambleSize+headerSize)
+	copy(b, magic)
+	binary.LittleEndian.PutUint32(b[8:], FormatVersion)
+	for _, f := range h.fields() {
+		b = binary.LittleEndian.AppendUint64(b, *f)
+	}
+	binary.LittleEndian.PutUint32(b[12:], crc32.Checksum(b[preambleSize:], castagnoli))
+	return b
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errDamaged wraps every reason a segment cannot be read.
+var errDamaged = errors.New("term index segment damaged")
+
+func decodeHeader(data []byte, size uint64) (header, error) {
+	var h header
+	if len(data) < preambleSize+headerSize || string(data[:8]) != magic {
+		return h, fmt.Errorf("%w: no header", errDamaged)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
+		return h, fmt.Errorf("%w: version %d", errDamaged, v)
+	}
+	body := data[preambleSize : preambleSize+headerSize]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[12:]) {
+		return h, fmt.Errorf("%w: header checksum", errDamaged)
+	}
+	for i, f := range h.fields() {
+		*f = binary.LittleEndian.Uint64(body[i*8:])
+	}
+	return h, h.check(size)
+}
+
+// check bounds every section inside the file, so readers may slice freely.
+func (h *header) check(size uint64) error {
+	type section struct{ off, n uint64 }
+	const maxCount = 1 << 31
+	if h.Rows > maxCount || h.Keys > maxCount || h.Tokens > maxCount || h.EndBlock < h.FirstBlock {
+		return fmt.Errorf("%w: counts", errDamaged)
+	}
+	for _, s := range []section{
+		{h.RowsOff, h.Rows * rowSize},
+		{h.KeysOff, h.KeysLen},
+		{h.VocabOff, h.VocabLen},
+		{h.TokOff, (h.Tokens + 1) * 4},
+		{h.PostOff, (h.Tokens + 1) * 4},
+		{h.PostingsOff, h.PostingsLen},
+	} {
+		if s.off > size || s.n > size-s.off {
+			return fmt.Errorf("%w: section past the end", errDamaged)
+		}
+	}
+	return nil
+}
+
+// rowSize is one row table entry: time i64 (Unix ms, 0 unknown), text
+// length u32, key u32, generation u32, type u8, flags u8, 2 bytes zero.
+const rowSize = 24
+
+// Row types as stored, and flags.
+const (
+	TypeUser uint8 = iota + 1
+	TypeAssistant
+	TypeTool
+	TypeAgent
+	TypeOther
+
+	// FlagAck marks an acknowledgement, which scores nothing.
+	FlagAck uint8 = 1
+)
+
+// TypeCode maps a row type name to its stored code.
+func TypeCode(t string) uint8 {
+	switch t {
+	case "user":
+		return TypeUser
+	case "assistant":
+		return TypeAssistant
+	case "tool":
+		return TypeTool
+	case "agent":
+		return TypeAgent
+	}
+	return TypeOther
+}
+
+// TypeName is the inverse of TypeCode ("" for TypeOther).
+func TypeName(c uint8) string {
+	switch c {
+	case TypeUser:
+		return "user"
+	case TypeAssistant:
+		return "assistant"
+	case TypeTool:
+		return "tool"
+	case TypeAgent:
+		return "agent"
+	}
+	return ""
+}
+
+// FileName names the segment of blocks [first, end) of data sequence seq.
+func FileName(seq, first, end int) string {
+	return fmt.Sprintf("terms-v%d-%06d-%08d-%08d.bin", FormatVersion, seq, first, end)
+}
+
+var fileNamePattern = regexp.MustCompile(`^terms-v([0-9]+)-([0-9]+)-([0-9]+)-([0-9]+)\.bin$`)
+
+// Ref names one segment file.
+type Ref struct {
+	Name       string
+	Seq        int
+	First, End int // blocks
+}
+
+// ParseName reads a segment file name; ok is false for other files and
+// other format versions.
+func ParseName(name string) (Ref, bool) {
+	m := fileNamePattern.FindStringSubmatch(name)
+	if m == nil {
+		return Ref{}, false
+	}
+	n := make([]int, 4)
+	for i := range n {
+		v, err := strconv.Atoi(m[i+1])
+		if err != nil {
+			return Ref{}, false
+		}
+		n[i] = v
+	}
+	if n[0] != FormatVersion || n[3] <= n[2] {
+		return Ref{}, false
+	}
+	return Ref{Name: name, Seq: n[1], First: n[2], End: n[3]}, true
+}
+
+// Cover picks, among refs, segments of sequence seq that cover blocks
+// [0, blocks) without overlap, preferring the longest at each point (a
+// merge writes its segment before removing the ones it replaces). It
+// returns the chosen segments in block order and the blocks they cover
+// from 0: blocks if complete.
+func Cover(refs []Ref, seq, blocks int) ([]Ref, int) {
+	var usable []Ref
+	for _, r := range refs {
+		if r.Seq == seq && r.End <= blocks {
+			usable = append(usable, r)
+		}
+	}
+	slices.SortFunc(usable, func(a, b Ref) int {
+		if a.First != b.First {
+			return a.First - b.First
+		}
+		return b.End - a.End
+	})
+	var chosen []Ref
+	at := 0
+	for _, r := range usable {
+		if r.First == at {
+			chosen = append(chosen, r)
+			at = r.End
+		}
+	}
+	return chosen, at
+}
+
+// Path joins dir and a ref's name.
+func (r Ref) Path(dir string) string { return filepath.Join(dir, r.Name) }
+
+// ReadRawBytes returns how many uncompressed rows bytes a segment covers,
+// reading only its header.
+func ReadRawBytes(dir string, ref Ref) (int64, error) {
+	f, err := os.Open(ref.Path(dir))
+	if err != nil {
+		return 0, fmt.Errorf("open term index: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, preambleSize+headerSize)
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return 0, fmt.Errorf("read %s: %w", ref.Name, err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", ref.Name, err)
+	}
+	h, err := decodeHeader(buf, uint64(info.Size()))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", ref.Name, err)
+	}
+	return int64(h.RawBytes), nil
+}

@@ -1,0 +1,266 @@
+package terms
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Segment is an open segment file, memory-mapped: a query touches only
+// the vocabulary and the postings and rows it needs.
+type Segment struct {
+	Ref
+	h        header
+	data     []byte
+	rows     []byte
+	keys     []Key
+	vocab    []byte
+	tokOff   []byte
+	postOff  []byte
+	postings []byte
+}
+
+// Key is a row's session and project.
+type Key struct{ Session, Project string }
+
+// RowInfo is one row table entry.
+type RowInfo struct {
+	TimeMs int64
+	Len    int
+	Key    uint32
+	Gen    uint32
+	Type   uint8
+	Flags  uint8
+}
+
+// Open maps the segment at path.
+func Open(dir string, ref Ref) (*Segment, error) {
+	path := ref.Path(dir)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open term index: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	size := info.Size()
+	if size < preambleSize+headerSize || size > 1<<40 {
+		return nil, fmt.Errorf("%s: %w: size %d", path, errDamaged, size)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	s, err := newSegment(ref, data)
+	if err != nil {
+		_ = unix.Munmap(data)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// newSegment checks data and slices its sections.
+func newSegment(ref Ref, data []byte) (*Segment, error) {
+	h, err := decodeHeader(data, uint64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	if int(h.FirstBlock) != ref.First || int(h.EndBlock) != ref.End {
+		return nil, fmt.Errorf("%w: blocks %d-%d, name says %d-%d", errDamaged, h.FirstBlock, h.EndBlock, ref.First, ref.End)
+	}
+	s := &Segment{Ref: ref, h: h, data: data}
+	s.rows = data[h.RowsOff : h.RowsOff+h.Rows*rowSize]
+	s.vocab = data[h.VocabOff : h.VocabOff+h.VocabLen]
+	s.tokOff = data[h.TokOff : h.TokOff+(h.Tokens+1)*4]
+	s.postOff = data[h.PostOff : h.PostOff+(h.Tokens+1)*4]
+	s.postings = data[h.PostingsOff : h.PostingsOff+h.PostingsLen]
+	populate(data, h.RowsOff, h.RowsOff+h.Rows*rowSize)
+	populate(data, h.VocabOff, h.VocabOff+h.VocabLen)
+	if s.keys, err = parseKeys(data[h.KeysOff:h.KeysOff+h.KeysLen], int(h.Keys)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func parseKeys(data []byte, n int) ([]Key, error) {
+	keys := make([]Key, 0, n)
+	for len(data) > 0 {
+		line := data
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return nil, fmt.Errorf("%w: keys", errDamaged)
+		}
+		line, data = data[:i], data[i+1:]
+		tab := bytes.IndexByte(line, '\t')
+		if tab < 0 {
+			return nil, fmt.Errorf("%w: key line", errDamaged)
+		}
+		keys = append(keys, Key{unescape(line[:tab]), unescape(line[tab+1:])})
+	}
+	if len(keys) != n {
+		return nil, fmt.Errorf("%w: %d keys, header says %d", errDamaged, len(keys), n)
+	}
+	return keys, nil
+}
+
+func unescape(b []byte) string {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '\\' && i+1 < len(b) {
+			i++
+			switch b[i] {
+			case 't':
+				c = '\t'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			default:
+				c = b[i]
+			}
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+// Close unmaps the segment.
+func (s *Segment) Close() error {
+	if s.data == nil {
+		return nil
+	}
+	err := unix.Munmap(s.data)
+	s.data = nil
+	return err
+}
+
+// Rows is the number of rows in the segment.
+func (s *Segment) Rows() int { return int(s.h.Rows) }
+
+// Keys are the segment's session/project pairs, indexed by RowInfo.Key.
+func (s *Segment) Keys() []Key { return s.keys }
+
+// Row returns row i's table entry; a key out of range reads as 0.
+func (s *Segment) Row(i int) RowInfo {
+	e := s.rows[i*rowSize : i*rowSize+rowSize]
+	r := RowInfo{
+		TimeMs: int64(binary.LittleEndian.Uint64(e)),
+		Len:    int(binary.LittleEndian.Uint32(e[8:])),
+		Key:    binary.LittleEndian.Uint32(e[12:]),
+		Gen:    binary.LittleEndian.Uint32(e[16:]),
+		Type:   e[20],
+		Flags:  e[21],
+	}
+	if int(r.Key) >= len(s.keys) {
+		r.Key = 0
+	}
+	return r
+}
+
+func (s *Segment) tokens() int { return int(s.h.Tokens) }
+
+// token returns token id's text, or nil if the offsets are damaged.
+// Offsets are checked where they are read, not all on open: a search
+// reads a few of them.
+func (s *Segment) token(id int) []byte {
+	a, b := offsets(s.tokOff, id)
+	if a >= b || b > len(s.vocab) {
+		return nil
+	}
+	return s.vocab[a : b-1]
+}
+
+// offsets returns entries id and id+1 of an offset table.
+func offsets(table []byte, id int) (int, int) {
+	return int(binary.LittleEndian.Uint32(table[id*4:])), int(binary.LittleEndian.Uint32(table[id*4+4:]))
+}
+
+// FindTokens calls fn with every token that contains run (equals it, if
+// whole) and how many times it holds it, without overlaps. run must be
+// folded like the tokens (filter.Shape) and hold no '\n'.
+func (s *Segment) FindTokens(run string, whole bool, fn func(id, times int)) {
+	if run == "" || strings.IndexByte(run, '\n') >= 0 {
+		return
+	}
+	if whole {
+		n := s.tokens()
+		i := sort.Search(n, func(i int) bool { return string(s.token(i)) >= run })
+		if i < n && string(s.token(i)) == run {
+			fn(i, 1)
+		}
+		return
+	}
+	needle := []byte(run)
+	// Matches come in vocabulary order, so a token's number is the number
+	// of the previous match's token plus the lines between them.
+	id, counted := 0, 0
+	for from := 0; from < len(s.vocab); {
+		at := bytes.Index(s.vocab[from:], needle)
+		if at < 0 {
+			return
+		}
+		at += from
+		id += bytes.Count(s.vocab[counted:at], newline)
+		end := bytes.IndexByte(s.vocab[at:], '\n')
+		if end < 0 || id >= s.tokens() {
+			return // damaged: the vocabulary ends in '\n'
+		}
+		end += at
+		start := bytes.LastIndexByte(s.vocab[:at], '\n') + 1
+		fn(id, bytes.Count(s.vocab[start:end], needle))
+		from, counted = end+1, end+1
+		id++
+	}
+}
+
+var newline = []byte{'\n'}
+
+// Postings calls fn for each row holding token id, rows ascending, with
+// its hits and hits in code. It stops at the first malformed entry and
+// reports it.
+func (s *Segment) Postings(id int, fn func(row, hits, codeHits int)) error {
+	if id < 0 || id >= s.tokens() {
+		return fmt.Errorf("%s: %w: token %d", s.Name, errDamaged, id)
+	}
+	a, b := offsets(s.postOff, id)
+	if a > b || b > len(s.postings) {
+		return fmt.Errorf("%s: %w: posting offsets", s.Name, errDamaged)
+	}
+	p := s.postings[a:b]
+	row := -1
+	for len(p) > 0 {
+		v, n := binary.Uvarint(p)
+		if n <= 0 {
+			return fmt.Errorf("%s: %w: posting", s.Name, errDamaged)
+		}
+		p = p[n:]
+		row += int(v >> 1)
+		hits, code := uint64(1), uint64(0)
+		if v&1 != 0 {
+			if hits, n = binary.Uvarint(p); n <= 0 {
+				return fmt.Errorf("%s: %w: posting", s.Name, errDamaged)
+			}
+			p = p[n:]
+			if code, n = binary.Uvarint(p); n <= 0 {
+				return fmt.Errorf("%s: %w: posting", s.Name, errDamaged)
+			}
+			p = p[n:]
+		}
+		if row < 0 || row >= s.Rows() || v>>1 == 0 {
+			return fmt.Errorf("%s: %w: posting row", s.Name, errDamaged)
+		}
+		fn(row, int(hits), int(code))
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package terms
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/rank"
+)
+
+// asciiFold maps an ASCII word byte to its folded form (filter.CanonicalFold:
+// the upper-case letter) and any other ASCII byte to 0.
+var asciiFold = func() (t [utf8.RuneSelf]byte) {
+	for c := range utf8.RuneSelf {
+		if filter.IsWordRune(rune(c)) {
+			t[c] = byte(filter.CanonicalFold(rune(c)))
+		}
+	}
+	return t
+}()
+
+// tokenizer cuts text into tokens, reusing its buffers.
+type tokenizer struct {
+	tok   []byte
+	spans []rank.Span
+}
+
+// each calls fn with every token of text, folded, and whether it starts in
+// a code span (rank.CodeSpans). A token is a maximal run of word
+// characters; tok is only valid during the call.
+func (z *tokenizer) each(text []byte, fn func(tok []byte, inCode bool)) {
+	z.spans = z.spans[:0]
+	if bytes.IndexByte(text, '`') >= 0 || bytes.Contains(text, []byte("~~~")) {
+		z.spans = rank.CodeSpans(string(text))
+	}
+	span := 0
+	start := -1
+	z.tok = z.tok[:0]
+	emit := func() {
+		for span < len(z.spans) && z.spans[span].End <= start {
+			span++
+		}
+		inCode := span < len(z.spans) && z.spans[span].Start <= start
+		fn(z.tok, inCode)
+		z.tok = z.tok[:0]
+		start = -1
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if f := asciiFold[c]; f != 0 {
+				if start < 0 {
+					start = i
+				}
+				z.tok = append(z.tok, f)
+			} else if start >= 0 {
+				emit()
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(text[i:])
+		if filter.IsWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			z.tok = utf8.AppendRune(z.tok, filter.CanonicalFold(r))
+		} else if start >= 0 {
+			emit()
+		}
+		i += size
+	}
+	if start >= 0 {
+		emit()
+	}
+}

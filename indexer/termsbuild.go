@@ -1,0 +1,159 @@
+package indexer
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/recall-dev/recall/indexer/terms"
+)
+
+// termsGroupBytes is the raw TSV a term-index segment covers when built
+// during a run: large enough that a query scans few vocabularies, small
+// enough that a segment's builder stays a few tens of MB.
+const termsGroupBytes = 16 << 20
+
+// termsPipeline builds term-index segments from the blocks the encoder
+// writes, a group of blocks per segment, groups on all cores. Segments are
+// derived data: a failure here loses no rows, a search falls back to
+// reading the rows, and the next run builds what is missing.
+type termsPipeline struct {
+	dir   string
+	seq   int
+	slots chan struct{} // one token per group being built
+	open  *termsGroup
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	err   error
+}
+
+// termsGroup is one segment being built from blocks [first, end).
+type termsGroup struct {
+	first, end int
+	bytes      int
+	blocks     chan []byte
+}
+
+func newTermsPipeline(dir string, seq int) *termsPipeline {
+	return &termsPipeline{dir: dir, seq: seq, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+}
+
+// add takes block number block's raw TSV; blocks come in order.
+func (t *termsPipeline) add(block int, raw []byte) {
+	if t.open != nil && t.open.end != block {
+		t.closeGroup() // a gap cannot happen; never build across one
+	}
+	if t.open == nil {
+		t.startGroup(block)
+	}
+	g := t.open
+	g.blocks <- raw
+	g.end = block + 1
+	g.bytes += len(raw)
+	if g.bytes >= termsGroupBytes {
+		t.closeGroup()
+	}
+}
+
+func (t *termsPipeline) startGroup(first int) {
+	t.slots <- struct{}{}
+	// The channel holds a whole group, so the writer never waits for a
+	// builder and the next group's builder starts on another core.
+	g := &termsGroup{first: first, end: first, blocks: make(chan []byte, termsGroupBytes/blockTarget+1)}
+	t.open = g
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		defer func() { <-t.slots }()
+		b := terms.NewBuilder()
+		for raw := range g.blocks {
+			addBlockRows(b, raw)
+		}
+		if _, err := b.WriteFile(t.dir, t.seq, g.first, g.end); err != nil {
+			t.fail(err)
+		}
+	}()
+}
+
+func (t *termsPipeline) closeGroup() {
+	if t.open != nil {
+		close(t.open.blocks)
+		t.open = nil
+	}
+}
+
+func (t *termsPipeline) fail(err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		t.err = err
+	}
+}
+
+// flush closes the open group and waits until every segment is written;
+// it returns the first error since the last flush.
+func (t *termsPipeline) flush() error {
+	t.closeGroup()
+	t.wg.Wait()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	err := t.err
+	t.err = nil
+	return err
+}
+
+// addBlockRows adds every line of a block as one row. A line that is not
+// a row still takes its place, empty, so that row numbers stay those of
+// the block's lines.
+func addBlockRows(b *terms.Builder, raw []byte) {
+	b.AddRawBytes(len(raw))
+	var f [NumColumns][]byte
+	var text []byte
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		if !SplitRow(line, &f) {
+			b.Add(&terms.Row{Type: terms.TypeOther})
+			continue
+		}
+		text = UnescapeAppend(text[:0], f[ColText])
+		ms, _ := parseTimestamp(string(f[ColTimestamp]))
+		gen, _ := parseUint32(f[ColGen])
+		b.Add(&terms.Row{
+			TimeMs:  ms,
+			Type:    terms.TypeCode(string(f[ColType])),
+			Gen:     gen,
+			Session: Unescape(f[ColSession]),
+			Project: Unescape(f[ColProject]),
+			Text:    text,
+		})
+	}
+}
+
+func parseUint32(b []byte) (uint32, bool) {
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return uint32(v), v <= 1<<32-1
+}
+
+// blockCount is the number of data blocks the manifest commits: every
+// frame but the header frame.
+func (m *Manifest) blockCount() int { return max(m.Frames-1, 0) }
+
+// termsError words a term-index failure as the warning it is.
+func termsError(err error) string {
+	return fmt.Sprintf("term index: %v (searches read the rows instead until the next run rebuilds it)", err)
+}

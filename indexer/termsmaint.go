@@ -1,0 +1,202 @@
+package indexer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/recall-dev/recall/indexer/terms"
+)
+
+// termsRefs lists the term-index segment files in dir.
+func termsRefs(dir string) ([]terms.Ref, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read index dir: %w", err)
+	}
+	var refs []terms.Ref
+	for _, e := range entries {
+		if r, ok := terms.ParseName(e.Name()); ok {
+			refs = append(refs, r)
+		}
+	}
+	return refs, nil
+}
+
+// removeStaleTerms deletes the segments of sequence seq that reach past
+// its committed blocks, and temp files a crash left behind.
+func removeStaleTerms(dir string, seq, blocks int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read index dir: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		r, ok := terms.ParseName(name)
+		stale := ok && r.Seq == seq && r.End > blocks
+		tmp := strings.HasPrefix(name, ".terms-") && strings.HasSuffix(name, ".tmp")
+		if stale || tmp {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("remove stale %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Merging of small segments. Every run that adds rows ends with a segment
+// of its own, often of a few KB (a hook run after one reply), so small
+// segments are merged, a tier at a time: when the last mergeFanIn
+// segments are all of one tier, they are rebuilt from their blocks as one.
+// A tier is four times the one below, so each row is rebuilt about once
+// per tier; segments of maxMergeBytes or more (those of a first run) are
+// never merged.
+const (
+	mergeFanIn     = 4
+	firstTierBytes = 1 << 20
+	maxMergeBytes  = termsGroupBytes
+)
+
+// tier is the merge tier of a segment of raw bytes; -1 for segments that
+// are never merged.
+func tier(raw int64) int {
+	if raw >= maxMergeBytes {
+		return -1
+	}
+	t := 0
+	for limit := int64(firstTierBytes); raw >= limit; limit *= 4 {
+		t++
+	}
+	return t
+}
+
+// ensureTerms completes the term index of the committed snapshot: it
+// builds segments for blocks no segment covers (an index written before
+// the term index existed, or a run that failed to write one), merges small
+// segments, and removes segments a merge replaced. Failures are warnings:
+// searches fall back to the rows.
+func ensureTerms(dir string, m *Manifest, warn func(string)) {
+	if err := completeTerms(dir, m); err != nil && warn != nil {
+		warn(termsError(err))
+	}
+}
+
+func completeTerms(dir string, m *Manifest) error {
+	refs, err := termsRefs(dir)
+	if err != nil {
+		return err
+	}
+	blocks := m.blockCount()
+	cover, covered := terms.Cover(refs, m.Seq, blocks)
+	merge, err := mergeStart(dir, cover)
+	if err != nil {
+		return err
+	}
+	if covered == blocks && merge < 0 {
+		return removeUnused(dir, refs, cover)
+	}
+	snap, err := snapshotOf(dir, m)
+	if err != nil {
+		return err
+	}
+	defer snap.Close()
+	if covered < blocks {
+		built, err := buildTerms(dir, snap, covered, blocks)
+		if err != nil {
+			return err
+		}
+		cover = append(cover, built...)
+	}
+	for {
+		if merge, err = mergeStart(dir, cover); err != nil || merge < 0 {
+			break
+		}
+		merged, err := buildTerms(dir, snap, cover[merge].First, cover[len(cover)-1].End)
+		if err != nil {
+			return err
+		}
+		cover = append(cover[:merge], merged...)
+	}
+	if err != nil {
+		return err
+	}
+	refs, err = termsRefs(dir)
+	if err != nil {
+		return err
+	}
+	return removeUnused(dir, refs, cover)
+}
+
+// mergeStart returns where the tail of cover to merge starts: the last
+// mergeFanIn segments if they share a tier, or -1.
+func mergeStart(dir string, cover []terms.Ref) (int, error) {
+	if len(cover) < mergeFanIn {
+		return -1, nil
+	}
+	at := len(cover) - mergeFanIn
+	want := -2
+	for _, r := range cover[at:] {
+		raw, err := terms.ReadRawBytes(dir, r)
+		if err != nil {
+			return -1, err
+		}
+		t := tier(raw)
+		if t < 0 || want != -2 && t != want {
+			return -1, nil
+		}
+		want = t
+	}
+	return at, nil
+}
+
+// buildTerms builds segments for blocks [first, end) from the rows file,
+// one per termsGroupBytes of raw rows.
+func buildTerms(dir string, snap *Snapshot, first, end int) ([]terms.Ref, error) {
+	dec, err := NewDecoder()
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	var out []terms.Ref
+	var raw, scratch []byte
+	for first < end {
+		b := terms.NewBuilder()
+		size, at := 0, first
+		for ; at < end && (at == first || size < termsGroupBytes); at++ {
+			raw, scratch, err = snap.ReadBlock(dec, &snap.Blocks[at], raw, scratch)
+			if err != nil {
+				return out, err
+			}
+			addBlockRows(b, raw)
+			size += len(raw)
+		}
+		ref, err := b.WriteFile(dir, snap.M.Seq, first, at)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ref)
+		first = at
+	}
+	return out, nil
+}
+
+// removeUnused deletes the segments of the cover's sequence that the
+// cover does not use: those a merge replaced.
+func removeUnused(dir string, refs, cover []terms.Ref) error {
+	if len(cover) == 0 {
+		return nil
+	}
+	used := make(map[string]bool, len(cover))
+	for _, r := range cover {
+		used[r.Name] = true
+	}
+	for _, r := range refs {
+		if r.Seq == cover[0].Seq && !used[r.Name] {
+			if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("remove replaced %s: %w", r.Name, err)
+			}
+		}
+	}
+	return nil
+}

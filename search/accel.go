@@ -1,0 +1,309 @@
+package search
+
+import (
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/indexer/terms"
+)
+
+// The accelerated search ranks sessions from the term index: postings
+// give every candidate message (one that may match) with an upper bound
+// of its hits, the row table its session, time, type and length. From
+// those, rank.UpperBound and rank.SessionUpperBound bound every session's
+// score. Sessions are then confirmed best bound first: their candidate
+// rows are read from the rows file, matched exactly and scored exactly,
+// until the best rank.DedupPool(limit) exact scores are at least the bound
+// of every session not yet read. The result is the one a full scan gives;
+// only the text of the sessions near the top is ever decompressed.
+
+// candidate is a row that may match the query, with what ranking needs
+// of its row table entry.
+type candidate struct {
+	seg, row int32
+	key      uint32 // into the segment's keys
+	present  uint64 // bit i: positive term i may occur
+	at       int32  // where its per-term counts start in segResult.hits
+	timeMs   int64
+	length   int32
+	typ      uint8
+	flags    uint8
+}
+
+// segResult is what one segment contributes.
+type segResult struct {
+	cands []candidate
+	hits  []int32 // per candidate, one entry per positive term
+	code  []int32
+	df    []int // per positive term: live rows holding it (for IDF)
+	err   error
+}
+
+// accelerable reports whether the term index can answer q: every
+// positive term has runs to look up, and the request ranks a limited
+// number of sessions at message scope.
+func accelerable(q *filter.Query, req *Request) bool {
+	if req.Limit <= 0 || req.Scope == ScopeSession {
+		return false
+	}
+	positive := q.Positive()
+	if len(positive) == 0 {
+		return false
+	}
+	for _, t := range positive {
+		if t.Shape().Alts == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// candidatesOf runs the postings of every segment, on all cores.
+func (a *accel) candidatesOf() []segResult {
+	results := make([]segResult, len(a.segs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(a.segs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var c counter
+			for i := range next {
+				results[i] = a.segment(i, &c)
+			}
+		}()
+	}
+	for i := range a.segs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+// segment finds one segment's candidates.
+func (a *accel) segment(i int, c *counter) segResult {
+	seg := a.segs[i]
+	n := len(a.positive)
+	res := segResult{df: make([]int, n)}
+	c.reset(seg.Rows(), n, len(a.exclude))
+	for t, shape := range a.shapes {
+		if err := c.fill(seg, shape, &c.terms[t]); err != nil {
+			res.err = err
+			return res
+		}
+	}
+	for t, shape := range a.exclude {
+		if shape.Exact {
+			if err := c.fill(seg, shape, &c.excluded[t]); err != nil {
+				res.err = err
+				return res
+			}
+		}
+	}
+	keys := seg.Keys()
+	for _, row := range c.union() {
+		info := seg.Row(int(row))
+		if a.snap.Dead(info.Gen) {
+			continue
+		}
+		var present uint64
+		for t := range n {
+			if c.terms[t].hits[row] > 0 {
+				present |= 1 << t
+				res.df[t]++
+			}
+		}
+		if !a.q.Satisfied(present) || c.isExcluded(row) || !a.passes(&info, keys[info.Key]) {
+			continue
+		}
+		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, present: present, at: int32(len(res.hits)),
+			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags})
+		for t := range n {
+			res.hits = append(res.hits, c.terms[t].hits[row])
+			res.code = append(res.code, c.terms[t].code[row])
+		}
+	}
+	return res
+}
+
+// passes applies the non-text filters to a row's table entry; they are
+// applied again, exactly, when the row is read.
+func (a *accel) passes(info *terms.RowInfo, k terms.Key) bool {
+	f := &a.filter
+	if f.current != "" && k.Session == f.current {
+		return false
+	}
+	if !f.sessionMatches(k.Session) {
+		return false
+	}
+	if f.types != nil && !f.types[terms.TypeName(info.Type)] {
+		return false
+	}
+	if f.since != 0 && (info.TimeMs == 0 || info.TimeMs < f.since) {
+		return false
+	}
+	if f.until != 0 && (info.TimeMs == 0 || info.TimeMs > f.until) {
+		return false
+	}
+	return len(a.req.Projects) == 0 || projectMatches(k.Project, a.req.Projects)
+}
+
+// counter accumulates per-row hit counts of terms in dense arrays, reset
+// through the rows it touched.
+type counter struct {
+	terms    []rowCounts
+	excluded []rowCounts
+	runs     []rowCounts // scratch for terms of several runs
+	mark     []bool
+	all      []int32
+}
+
+type rowCounts struct {
+	hits, code []int32
+	touched    []int32
+}
+
+func (r *rowCounts) reset(rows int) {
+	if cap(r.hits) < rows {
+		r.hits, r.code = make([]int32, rows), make([]int32, rows)
+	} else {
+		for _, row := range r.touched {
+			r.hits[row], r.code[row] = 0, 0
+		}
+		r.hits, r.code = r.hits[:rows], r.code[:rows]
+	}
+	r.touched = r.touched[:0]
+}
+
+func (r *rowCounts) add(row int32, hits, code int32) {
+	if r.hits[row] == 0 {
+		r.touched = append(r.touched, row)
+	}
+	r.hits[row] += hits
+	r.code[row] += code
+}
+
+func (c *counter) reset(rows, positive, excluded int) {
+	for len(c.terms) < positive {
+		c.terms = append(c.terms, rowCounts{})
+	}
+	for len(c.excluded) < excluded {
+		c.excluded = append(c.excluded, rowCounts{})
+	}
+	for i := range c.terms {
+		c.terms[i].reset(rows)
+	}
+	for i := range c.excluded {
+		c.excluded[i].reset(rows)
+	}
+	if cap(c.mark) < rows {
+		c.mark = make([]bool, rows)
+	}
+	c.mark = c.mark[:rows]
+}
+
+// fill counts, per row, the hits of a term's shape: for each alternative
+// the fewest occurrences of any of its runs (every match holds one of
+// each), summed over alternatives. Hits in code are those of the first
+// run, where an anchored shape's matches start.
+func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) error {
+	if len(shape.Alts) == 1 && len(shape.Alts[0]) == 1 {
+		return addRun(seg, shape.Alts[0][0], shape.Exact && shape.Whole, out)
+	}
+	for _, alt := range shape.Alts {
+		for len(c.runs) < len(alt) {
+			c.runs = append(c.runs, rowCounts{})
+		}
+		for j, run := range alt {
+			c.runs[j].reset(seg.Rows())
+			if err := addRun(seg, run, false, &c.runs[j]); err != nil {
+				return err
+			}
+		}
+		for _, row := range c.runs[0].touched {
+			least := c.runs[0].hits[row]
+			for j := range alt {
+				least = min(least, c.runs[j].hits[row])
+			}
+			if least > 0 {
+				out.add(row, least, min(least, c.runs[0].code[row]))
+			}
+		}
+	}
+	return nil
+}
+
+// addRun adds the postings of every token holding run.
+func addRun(seg *terms.Segment, run string, whole bool, out *rowCounts) error {
+	var err error
+	seg.FindTokens(run, whole, func(id, times int) {
+		if err != nil {
+			return
+		}
+		err = seg.Postings(id, func(row, hits, code int) {
+			out.add(int32(row), int32(hits*times), int32(code*times))
+		})
+	})
+	return err
+}
+
+// union returns every row a positive term touched, once each.
+func (c *counter) union() []int32 {
+	c.all = c.all[:0]
+	for i := range c.terms {
+		for _, row := range c.terms[i].touched {
+			if !c.mark[row] {
+				c.mark[row] = true
+				c.all = append(c.all, row)
+			}
+		}
+	}
+	for _, row := range c.all {
+		c.mark[row] = false
+	}
+	return c.all
+}
+
+func (c *counter) isExcluded(row int32) bool {
+	for i := range c.excluded {
+		if c.excluded[i].hits[row] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// blockOf maps a segment row to its block and line within the block.
+func (a *accel) blockOf(seg int, row int) (block, line int) {
+	starts := a.rowStarts[seg]
+	// starts[k] is the first row of block seg.First+k; find the last ≤ row.
+	lo, hi := 0, len(starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if starts[mid] <= row {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return a.segs[seg].First + lo, row - starts[lo]
+}
+
+// rowStartsOf returns, per segment, the first row of each of its blocks.
+func rowStartsOf(snap *indexer.Snapshot, segs []*terms.Segment) [][]int {
+	out := make([][]int, len(segs))
+	for i, s := range segs {
+		starts := make([]int, 0, s.End-s.First)
+		n := 0
+		for b := s.First; b < s.End; b++ {
+			starts = append(starts, n)
+			n += snap.Blocks[b].Rows
+		}
+		out[i] = starts
+	}
+	return out
+}

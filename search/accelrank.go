@@ -1,0 +1,371 @@
+package search
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/rank"
+)
+
+// accel is one accelerated search.
+type accel struct {
+	snap      *indexer.Snapshot
+	q         *filter.Query
+	req       *Request
+	segs      []*terms.Segment
+	rowStarts [][]int
+	positive  []*filter.Term
+	shapes    []filter.Shape
+	exclude   []filter.Shape
+	filter    rowFilter
+	scan      *scan // the exact matcher, shared with the full scan
+
+	blocks     map[int][][]byte // decoded blocks, as lines
+	blocksRead int
+}
+
+// boundSlack inflates every bound a little, so that a bound computed in
+// another order of floating-point operations than the exact score is still
+// not below it, and an exact tie is never taken for a win.
+const boundSlack = 1 + 1e-9
+
+// runAccelerated answers the request from the term index. ok is false
+// when the index cannot (no complete term index, or a query shape it does
+// not serve); the caller then scans.
+func runAccelerated(snap *indexer.Snapshot, q *filter.Query, req *Request) (res *Result, ok bool, err error) {
+	if !accelerable(q, req) {
+		return nil, false, nil
+	}
+	segs, err := snap.TermSegments()
+	if err != nil || segs == nil {
+		return nil, false, nil // read the rows instead: they are the truth
+	}
+	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStartsOf(snap, segs),
+		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
+	for _, s := range segs {
+		if s.Rows() != rowsIn(snap, s) {
+			return nil, false, nil // a damaged segment: the rows are the truth
+		}
+	}
+	for _, t := range a.positive {
+		a.shapes = append(a.shapes, t.Shape())
+	}
+	for _, t := range q.Exclude {
+		a.exclude = append(a.exclude, t.Shape())
+	}
+	results := a.candidatesOf()
+	for _, r := range results {
+		if r.err != nil {
+			return nil, false, nil
+		}
+	}
+	res, err = a.rank(results)
+	return res, err == nil, err
+}
+
+func rowsIn(snap *indexer.Snapshot, s *terms.Segment) int {
+	n := 0
+	for b := s.First; b < s.End; b++ {
+		n += snap.Blocks[b].Rows
+	}
+	return n
+}
+
+// sessionBound is one session's candidates and the bound of its score.
+type sessionBound struct {
+	id    string
+	cands []*candidate
+	sb    rank.SessionBound
+	bound float64
+}
+
+func (a *accel) rank(results []segResult) (*Result, error) {
+	df := make([]int, len(a.positive))
+	for _, r := range results {
+		for i, n := range r.df {
+			df[i] += n
+		}
+	}
+	rq := rankQuery(a.q, a.snap, &scanResult{docFreq: df})
+	sessions := a.bounds(results, &rq)
+	slices.SortFunc(sessions, func(x, y *sessionBound) int { return cmp.Compare(y.bound, x.bound) })
+
+	pool := rank.DedupPool(a.req.Limit)
+	var kept []match
+	var exact []float64 // exact scores of the confirmed sessions
+	stats := Stats{Blocks: len(a.snap.Blocks)}
+	for next := 0; next < len(sessions); {
+		if len(exact) >= pool && nthBest(exact, pool) >= sessions[next].bound {
+			break
+		}
+		batch := sessions[next:min(next+max(pool-len(exact), 4), len(sessions))]
+		next += len(batch)
+		found, err := a.confirm(batch)
+		if err != nil {
+			return nil, err
+		}
+		events, err := a.eventsOf(batch)
+		if err != nil {
+			return nil, err
+		}
+		for _, ms := range found {
+			stats.RowsScanned += ms.scanned
+			matches, dropped := ms.matches, 0
+			if a.req.Cutoff {
+				matches, dropped = applyCutoff(matches, events, a.req.Window)
+			}
+			stats.CutoffDropped += dropped
+			if len(matches) == 0 {
+				continue
+			}
+			kept = append(kept, matches...)
+			exact = append(exact, a.exactScore(matches, rq))
+		}
+	}
+	stats.BlocksRead = a.blocksRead
+	stats.RowsMatched = len(kept)
+	msgs := make([]rank.Message, len(kept))
+	for i := range kept {
+		msgs[i] = kept[i].msg
+	}
+	ranked := rank.Rank(msgs, rq, rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, Limit: a.req.Limit})
+	return &Result{Query: a.q, Sessions: ranked, Stats: stats}, nil
+}
+
+// eventsOf loads the recall events of a batch of sessions, if the cutoff
+// applies.
+func (a *accel) eventsOf(batch []*sessionBound) (map[string][]indexer.Event, error) {
+	if !a.req.Cutoff {
+		return nil, nil
+	}
+	ids := make(map[string]bool, len(batch))
+	for _, sb := range batch {
+		ids[sb.id] = true
+	}
+	events, err := a.snap.EventsOf(func(s string) bool { return ids[s] })
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return events, nil
+}
+
+// nthBest returns the n-th largest of scores (n ≥ 1, n ≤ len(scores)).
+func nthBest(scores []float64, n int) float64 {
+	s := slices.Clone(scores)
+	slices.SortFunc(s, func(x, y float64) int { return cmp.Compare(y, x) })
+	return s[n-1]
+}
+
+// exactScore scores one session's confirmed matches as Rank does.
+func (a *accel) exactScore(matches []match, rq rank.Query) float64 {
+	msgs := make([]rank.Message, len(matches))
+	for i := range matches {
+		msgs[i] = matches[i].msg
+	}
+	s := rank.Rank(msgs, rq, rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, DedupThreshold: math.Inf(1)})
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0].Score
+}
+
+// bounds groups candidates by session and bounds each session's score.
+// Message bounds are worked out per segment on all cores, gathered per
+// session key; only the keys are then merged into sessions.
+func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
+	bounder := rank.NewBounder(rq)
+	perSeg := make([][]keyBound, len(results))
+	parallelEach(len(results), func(i int) { perSeg[i] = a.segmentBounds(&results[i], bounder) })
+	bySession := map[string]*sessionBound{}
+	var order []*sessionBound
+	for i := range perSeg {
+		for _, kb := range perSeg[i] {
+			if kb.cands == nil {
+				continue
+			}
+			sb := bySession[kb.key.Session]
+			if sb == nil {
+				sb = &sessionBound{id: kb.key.Session}
+				bySession[kb.key.Session] = sb
+				order = append(order, sb)
+			}
+			sb.cands = append(sb.cands, kb.cands...)
+			sb.sb.Merge(&kb.sb)
+		}
+	}
+	opt := rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject}
+	parallelEach(len(order), func(i int) {
+		order[i].bound = order[i].sb.Bound(len(a.positive), opt) * boundSlack
+	})
+	return order
+}
+
+// keyBound gathers the candidates of one segment key (session and
+// project).
+type keyBound struct {
+	key   terms.Key
+	cands []*candidate
+	sb    rank.SessionBound
+}
+
+// segmentBounds bounds the candidates of one segment, by key.
+func (a *accel) segmentBounds(r *segResult, bounder *rank.Bounder) []keyBound {
+	if len(r.cands) == 0 {
+		return nil
+	}
+	allExact, codeKnown := true, true
+	for _, s := range a.shapes {
+		allExact = allExact && s.Exact
+		codeKnown = codeKnown && (s.Exact || s.Anchored)
+	}
+	keys := a.segs[r.cands[0].seg].Keys()
+	out := make([]keyBound, len(keys))
+	current := make([]int8, len(keys)) // 0 unknown, 1 in the current project, -1 not
+	hits, code := make([]int, len(a.positive)), make([]int, len(a.positive))
+	for ci := range r.cands {
+		c := &r.cands[ci]
+		kb := &out[c.key]
+		if current[c.key] == 0 {
+			kb.key = keys[c.key]
+			current[c.key] = -1
+			if a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject) {
+				current[c.key] = 1
+			}
+		}
+		kb.cands = append(kb.cands, c)
+		for t := range hits {
+			hits[t], code[t] = int(r.hits[int(c.at)+t]), int(r.code[int(c.at)+t])
+		}
+		f := rank.Features{Type: terms.TypeName(c.typ), Len: int(c.length), Ack: c.flags&terms.FlagAck != 0,
+			Hits: hits, CodeHits: code, Exact: allExact, CodeKnown: codeKnown}
+		kb.sb.Add(bounder.UpperBound(&f)*boundSlack, time.UnixMilli(c.timeMs), c.present, current[c.key] > 0)
+	}
+	return out
+}
+
+// parallelEach calls fn(i) for i in [0, n) on all cores.
+func parallelEach(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// confirmed is what reading one session's candidates found.
+type confirmed struct {
+	matches []match
+	scanned int
+}
+
+// confirm reads the candidate rows of a batch of sessions and matches
+// them exactly, decoding each block once.
+func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
+	var need []int
+	for _, sb := range batch {
+		for _, c := range sb.cands {
+			b, _ := a.blockOf(int(c.seg), int(c.row))
+			if _, ok := a.blocks[b]; !ok {
+				a.blocks[b] = nil
+				need = append(need, b)
+			}
+		}
+	}
+	if err := a.decode(need); err != nil {
+		return nil, err
+	}
+	w, err := newBlockWorker(a.scan)
+	if err != nil {
+		return nil, err
+	}
+	defer w.close()
+	out := make([]confirmed, len(batch))
+	var f [indexer.NumColumns][]byte
+	for i, sb := range batch {
+		var res blockResult
+		res.docFreq = make([]int, len(a.positive))
+		for _, c := range sb.cands {
+			b, line := a.blockOf(int(c.seg), int(c.row))
+			lines := a.blocks[b]
+			if line >= len(lines) || !indexer.SplitRow(lines[line], &f) {
+				res.badRows++
+				continue
+			}
+			res.rows++
+			w.scanRow(&f, lines[line], &res)
+		}
+		out[i] = confirmed{matches: res.matches, scanned: res.rows}
+	}
+	return out, nil
+}
+
+// decode decompresses blocks on all cores and splits them into lines.
+func (a *accel) decode(blocks []int) error {
+	lines := make([][][]byte, len(blocks))
+	errs := make([]error, len(blocks))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dec, err := indexer.NewDecoder()
+			if err != nil {
+				for i := range next {
+					errs[i] = err
+				}
+				return
+			}
+			defer dec.Close()
+			var scratch []byte
+			for i := range next {
+				var raw []byte
+				raw, scratch, errs[i] = a.snap.ReadBlock(dec, &a.snap.Blocks[blocks[i]], nil, scratch)
+				lines[i] = splitLines(raw)
+			}
+		}()
+	}
+	for i := range blocks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, b := range blocks {
+		if errs[i] != nil {
+			return fmt.Errorf("search: %w", errs[i])
+		}
+		a.blocks[b] = lines[i]
+	}
+	a.blocksRead += len(blocks)
+	return nil
+}
+
+func splitLines(raw []byte) [][]byte {
+	lines := make([][]byte, 0, bytes.Count(raw, []byte{'\n'})+1)
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\n')
+		if i < 0 {
+			lines = append(lines, raw)
+			break
+		}
+		lines = append(lines, raw[:i])
+		raw = raw[i+1:]
+	}
+	return lines
+}
