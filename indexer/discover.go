@@ -119,12 +119,11 @@ func scanProjects(dirs []string, warn func(string)) []transcript {
 // that are not transcripts (tool-results, memory) are never entered.
 func discoverProject(dir string, warn func(string)) []transcript {
 	var out []transcript
-	err := eachEntry(dir, func(d *os.File, e os.DirEntry) {
-		name := e.Name()
+	err := eachEntry(dir, func(dirfd int, name string, typ entryType) {
 		switch {
-		case e.Type().IsRegular() && strings.HasSuffix(name, ".jsonl"):
-			out = appendTranscript(out, d, dir, name, "", warn)
-		case e.IsDir() && name != "memory":
+		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
+			out = appendTranscript(out, dirfd, dir, name, "", warn)
+		case typ == entryDir && name != "memory":
 			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), name, warn)...)
 		}
 	})
@@ -138,12 +137,11 @@ func discoverProject(dir string, warn func(string)) []transcript {
 // below it, where workflow agents live) for agent-<id>.jsonl.
 func discoverSubagents(dir, session string, warn func(string)) []transcript {
 	var out []transcript
-	err := eachEntry(dir, func(d *os.File, e os.DirEntry) {
-		name := e.Name()
+	err := eachEntry(dir, func(dirfd int, name string, typ entryType) {
 		switch {
-		case e.Type().IsRegular() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl"):
-			out = appendTranscript(out, d, dir, name, session, warn)
-		case e.IsDir():
+		case typ == entryFile && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl"):
+			out = appendTranscript(out, dirfd, dir, name, session, warn)
+		case typ == entryDir:
 			out = append(out, discoverSubagents(filepath.Join(dir, name), session, warn)...)
 		}
 	})
@@ -153,30 +151,21 @@ func discoverSubagents(dir, session string, warn func(string)) []transcript {
 	return out
 }
 
-// eachEntry calls fn for every entry of dir with the open directory, so
-// fn can stat relative to it.
-func eachEntry(dir string, fn func(d *os.File, e os.DirEntry)) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	entries, err := d.ReadDir(-1)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		fn(d, e)
-	}
-	return nil
-}
+// entryType is what discovery needs to know of a directory entry.
+type entryType uint8
+
+const (
+	entryOther entryType = iota // links, devices, sockets: skipped
+	entryFile
+	entryDir
+)
 
 // appendTranscript classifies one .jsonl by its name and place and stats
 // it relative to its directory.
-func appendTranscript(out []transcript, d *os.File, dir, name, session string, warn func(string)) []transcript {
+func appendTranscript(out []transcript, dirfd int, dir, name, session string, warn func(string)) []transcript {
 	path := filepath.Join(dir, name)
 	var st unix.Stat_t
-	if err := unix.Fstatat(int(d.Fd()), name, &st, 0); err != nil {
+	if err := unix.Fstatat(dirfd, name, &st, 0); err != nil {
 		warn(fmt.Sprintf("stat %s: %v", path, err))
 		return out
 	}

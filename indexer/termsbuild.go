@@ -12,7 +12,7 @@ import (
 // termsGroupBytes is the raw TSV a term-index segment covers when built
 // during a run: large enough that a query scans few vocabularies, small
 // enough that a segment's builder stays a few tens of MB.
-const termsGroupBytes = 16 << 20
+const termsGroupBytes = 32 << 20
 
 // termsPipeline builds term-index segments from the blocks the encoder
 // writes, a group of blocks per segment, groups on all cores. Segments are

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/recall-dev/recall/indexer/terms"
@@ -88,6 +89,9 @@ func completeTerms(dir string, m *Manifest) error {
 		return err
 	}
 	blocks := m.blockCount()
+	if refs, err = dropDamaged(dir, refs, m.Seq, blocks); err != nil {
+		return err
+	}
 	cover, covered := terms.Cover(refs, m.Seq, blocks)
 	merge, err := mergeStart(dir, cover)
 	if err != nil {
@@ -126,6 +130,26 @@ func completeTerms(dir string, m *Manifest) error {
 		return err
 	}
 	return removeUnused(dir, refs, cover)
+}
+
+// dropDamaged removes the segments of the cover whose header does not
+// read back (a damaged disk, a file cut short), so that their blocks are
+// indexed again; it returns the refs left.
+func dropDamaged(dir string, refs []terms.Ref, seq, blocks int) ([]terms.Ref, error) {
+	cover, _ := terms.Cover(refs, seq, blocks)
+	bad := map[string]bool{}
+	for _, r := range cover {
+		if _, err := terms.ReadRawBytes(dir, r); err != nil {
+			if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {
+				return nil, fmt.Errorf("remove damaged %s: %w", r.Name, err)
+			}
+			bad[r.Name] = true
+		}
+	}
+	if len(bad) == 0 {
+		return refs, nil
+	}
+	return slices.DeleteFunc(refs, func(r terms.Ref) bool { return bad[r.Name] }), nil
 }
 
 // mergeStart returns where the tail of cover to merge starts: the last

@@ -146,10 +146,10 @@ func (s *SessionBound) Merge(o *SessionBound) {
 // Bound returns a score at least Rank's for a session whose matched
 // messages are among those added, scoring at most their bounds.
 func (s *SessionBound) Bound(terms int, opt Options) float64 {
-	slices.SortFunc(s.scores, compareFloatDesc)
+	slices.Sort(s.scores)
 	total, weight := 0.0, 1.0
-	for _, v := range s.scores {
-		total += v * weight
+	for i := len(s.scores) - 1; i >= 0; i-- {
+		total += s.scores[i] * weight
 		weight /= 2
 		if weight < 1e-12 {
 			break // what is left cannot change the sum's first digits
@@ -160,7 +160,7 @@ func (s *SessionBound) Bound(terms int, opt Options) float64 {
 	}
 	n := bits.OnesCount64(s.seen)
 	coverage := 1 + sessionCoverageBonus*coverageFraction(n, terms)
-	score := total * coverage * recencyFactor(s.last, opt.Now, opt.HalfLife).Value
+	score := total * coverage * recencyValue(s.last, opt.Now, opt.HalfLife)
 	if s.current && opt.CurrentProject != "" {
 		score *= projectBoost
 	}
@@ -170,16 +170,6 @@ func (s *SessionBound) Bound(terms int, opt Options) float64 {
 // InProject reports whether a project lies in the current project, as
 // the project factor judges it.
 func InProject(project, current string) bool { return inProject(project, current) }
-
-func compareFloatDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
-}
 
 // DedupPool is how many of the best sessions Rank compares for
 // duplicates when limit are shown; a search that ranks from bounds must

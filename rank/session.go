@@ -42,6 +42,14 @@ const (
 // so equal inputs give equal output whatever the order of msgs. Messages
 // are copied; their Hits slices are shared with msgs.
 func Rank(msgs []Message, q Query, opt Options) []Session {
+	sessions, _ := RankPool(msgs, q, opt)
+	return sessions
+}
+
+// RankPool is Rank that also says how many of the best sessions duplicate
+// collapse looked at (all of them when opt.Limit is 0): a caller that
+// scored only the best sessions exactly needs at least that many.
+func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 	sessions := groupSessions(msgs, &q)
 	parallelFor(len(sessions), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -49,23 +57,26 @@ func Rank(msgs []Message, q Query, opt Options) []Session {
 		}
 	})
 	slices.SortFunc(sessions, compareSessions)
-	if opt.Limit > 0 {
-		sessions = sessions[:min(len(sessions), dedupPool(opt.Limit))]
+	if opt.Limit <= 0 {
+		return collapseDuplicates(sessions, opt.DedupThreshold), len(sessions)
 	}
-	sessions = collapseDuplicates(sessions, opt.DedupThreshold)
-	if opt.Limit > 0 && len(sessions) > opt.Limit {
-		sessions = sessions[:opt.Limit]
+	for pool := dedupPool(opt.Limit); ; pool += opt.Limit {
+		pool = min(pool, len(sessions))
+		kept := collapseDuplicates(sessions[:pool], opt.DedupThreshold)
+		if len(kept) >= opt.Limit || pool == len(sessions) {
+			return kept[:min(len(kept), opt.Limit)], pool
+		}
 	}
-	return sessions
 }
 
 // dedupPool is how many of the best sessions duplicate collapse looks at
-// when only limit are wanted: enough that every shown session's copies
-// (which score alike, so rank close to it) are among them, and that the
-// sessions collapsed away are replaced from the pool. Comparing every
-// pair of thousands of matched sessions was most of a common word's
-// query time.
-func dedupPool(limit int) int { return 2*limit + 10 }
+// first when only limit are wanted: enough that a shown session's copies
+// (which score alike, so rank close to it) are among them; when copies
+// collapse away, the pool grows by limit until limit sessions remain.
+// Comparing every pair of thousands of matched sessions was most of a
+// common word's query time, and a search that ranks from the term index
+// reads the text of every session in the pool.
+func dedupPool(limit int) int { return limit + 5 }
 
 // groupSessions scores each message and gathers them by session, sessions
 // in order of first appearance (the final sort makes that order moot).
@@ -242,12 +253,24 @@ func recencyFactor(last, now time.Time, halfLife time.Duration) Factor {
 		halfLife = DefaultHalfLife
 	}
 	age := max(now.Sub(last), 0)
-	decay := math.Exp2(-age.Hours() / halfLife.Hours())
 	return Factor{
 		Name:  "recency",
-		Value: 1 - recencyWeight + recencyWeight*decay,
+		Value: recencyValue(last, now, halfLife),
 		Note:  "last match " + fmtDays(age) + " ago, half-life " + fmtDays(halfLife),
 	}
+}
+
+// recencyValue is recencyFactor's value, without the note.
+func recencyValue(last, now time.Time, halfLife time.Duration) float64 {
+	if now.IsZero() {
+		return 1
+	}
+	if halfLife <= 0 {
+		halfLife = DefaultHalfLife
+	}
+	age := max(now.Sub(last), 0)
+	decay := math.Exp2(-age.Hours() / halfLife.Hours())
+	return 1 - recencyWeight + recencyWeight*decay
 }
 
 // projectFactor boosts the current project.

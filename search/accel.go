@@ -251,19 +251,27 @@ func addRun(seg *terms.Segment, run string, whole bool, out *rowCounts) error {
 	return err
 }
 
-// union returns every row a positive term touched, once each.
+// union returns every row a positive term touched, once each, in
+// ascending order, so that the row table is read front to back.
 func (c *counter) union() []int32 {
 	c.all = c.all[:0]
+	n := 0
 	for i := range c.terms {
 		for _, row := range c.terms[i].touched {
 			if !c.mark[row] {
 				c.mark[row] = true
-				c.all = append(c.all, row)
+				n++
 			}
 		}
 	}
-	for _, row := range c.all {
-		c.mark[row] = false
+	if n == 0 {
+		return c.all
+	}
+	for row, marked := range c.mark {
+		if marked {
+			c.all = append(c.all, int32(row))
+			c.mark[row] = false
+		}
 	}
 	return c.all
 }

@@ -100,45 +100,66 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	slices.SortFunc(sessions, func(x, y *sessionBound) int { return cmp.Compare(y.bound, x.bound) })
 
 	pool := rank.DedupPool(a.req.Limit)
-	var kept []match
-	var exact []float64 // exact scores of the confirmed sessions
-	stats := Stats{Blocks: len(a.snap.Blocks)}
-	for next := 0; next < len(sessions); {
-		if len(exact) >= pool && nthBest(exact, pool) >= sessions[next].bound {
-			break
+	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks)}}
+	opt := rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, Limit: a.req.Limit}
+	for {
+		if err := a.confirmBest(sessions, pool, &c, rq); err != nil {
+			return nil, err
 		}
-		batch := sessions[next:min(next+max(pool-len(exact), 4), len(sessions))]
-		next += len(batch)
+		msgs := make([]rank.Message, len(c.kept))
+		for i := range c.kept {
+			msgs[i] = c.kept[i].msg
+		}
+		ranked, used := rank.RankPool(msgs, rq, opt)
+		if used <= pool || c.next == len(sessions) {
+			c.stats.BlocksRead = a.blocksRead
+			c.stats.RowsMatched = len(c.kept)
+			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil
+		}
+		pool = used // duplicates collapsed: the pool must hold more exact scores
+	}
+}
+
+// confirmation is the state of reading sessions best bound first.
+type confirmation struct {
+	next  int       // sessions[:next] are read
+	kept  []match   // their matches
+	exact []float64 // their exact scores
+	stats Stats
+}
+
+// confirmBest reads sessions, best bound first, until the pool best exact
+// scores are at least the bound of every session not read.
+func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation, rq rank.Query) error {
+	for c.next < len(sessions) {
+		if len(c.exact) >= pool && nthBest(c.exact, pool) >= sessions[c.next].bound {
+			return nil
+		}
+		batch := sessions[c.next:min(c.next+max(pool-len(c.exact), 4), len(sessions))]
+		c.next += len(batch)
 		found, err := a.confirm(batch)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		events, err := a.eventsOf(batch)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, ms := range found {
-			stats.RowsScanned += ms.scanned
+			c.stats.RowsScanned += ms.scanned
 			matches, dropped := ms.matches, 0
 			if a.req.Cutoff {
 				matches, dropped = applyCutoff(matches, events, a.req.Window)
 			}
-			stats.CutoffDropped += dropped
+			c.stats.CutoffDropped += dropped
 			if len(matches) == 0 {
 				continue
 			}
-			kept = append(kept, matches...)
-			exact = append(exact, a.exactScore(matches, rq))
+			c.kept = append(c.kept, matches...)
+			c.exact = append(c.exact, a.exactScore(matches, rq))
 		}
 	}
-	stats.BlocksRead = a.blocksRead
-	stats.RowsMatched = len(kept)
-	msgs := make([]rank.Message, len(kept))
-	for i := range kept {
-		msgs[i] = kept[i].msg
-	}
-	ranked := rank.Rank(msgs, rq, rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, Limit: a.req.Limit})
-	return &Result{Query: a.q, Sessions: ranked, Stats: stats}, nil
+	return nil
 }
 
 // eventsOf loads the recall events of a batch of sessions, if the cutoff

@@ -269,47 +269,6 @@ func newRowFilter(snap *indexer.Snapshot, req *Request) rowFilter {
 	return f
 }
 
-// blockMayPass rules out blocks by time range, type and exact session.
-func (f *rowFilter) blockMayPass(b *indexer.Block) bool {
-	if f.since != 0 && b.MaxTime != 0 && b.MaxTime < f.since {
-		return false
-	}
-	if f.until != 0 && b.MinTime != 0 && b.MinTime > f.until {
-		return false
-	}
-	if !f.blockMaySession(b) {
-		return false
-	}
-	if f.types != nil {
-		any := false
-		for t := range f.types {
-			any = any || b.HasType(t)
-		}
-		if !any {
-			return false
-		}
-	}
-	return true
-}
-
-// blockMaySession uses the block's session filter when every --session
-// value is a whole session id (a prefix cannot be looked up in a Bloom
-// filter).
-func (f *rowFilter) blockMaySession(b *indexer.Block) bool {
-	if len(f.req.Sessions) == 0 {
-		return true
-	}
-	for _, s := range f.req.Sessions {
-		if len(s) < fullSessionIDLen || b.MaySession(s) {
-			return true
-		}
-	}
-	return false
-}
-
-// fullSessionIDLen is the length of a Claude Code session id (a UUID).
-const fullSessionIDLen = 36
-
 // sessionMatches accepts a full id or a unique-looking prefix.
 func (f *rowFilter) sessionMatches(id string) bool {
 	if len(f.req.Sessions) == 0 {

@@ -81,7 +81,6 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 	s.tokOff = data[h.TokOff : h.TokOff+(h.Tokens+1)*4]
 	s.postOff = data[h.PostOff : h.PostOff+(h.Tokens+1)*4]
 	s.postings = data[h.PostingsOff : h.PostingsOff+h.PostingsLen]
-	populate(data, h.RowsOff, h.RowsOff+h.Rows*rowSize)
 	populate(data, h.VocabOff, h.VocabOff+h.VocabLen)
 	if s.keys, err = parseKeys(data[h.KeysOff:h.KeysOff+h.KeysLen], int(h.Keys)); err != nil {
 		return nil, err

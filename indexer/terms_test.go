@@ -1,0 +1,515 @@
+package indexer
+
+import (
+	"fmt"
+	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/indexer/terms"
+)
+
+// runIndexOpts is runIndex with a checkpoint size: 1 commits after every
+// transcript, so each transcript ends a block and a term segment.
+func runIndexOpts(t testing.TB, src, idx string, checkpoint int64) Summary {
+	t.Helper()
+	var warnings []string
+	sum, err := Run(Options{
+		Config:          Config{Sources: []string{src}, IndexDir: idx},
+		Warn:            func(s string) { warnings = append(warnings, s) },
+		CheckpointBytes: checkpoint,
+	})
+	if err != nil {
+		t.Fatalf("index: %v (warnings %q)", err, warnings)
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, "term index") {
+			t.Errorf("term index warning: %s", w)
+		}
+	}
+	return sum
+}
+
+func mustTermsRefs(t testing.TB, idx string) []terms.Ref {
+	t.Helper()
+	refs, err := termsRefs(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return refs
+}
+
+// checkTerms checks the term index of the committed snapshot: the
+// segments on disk are exactly a complete cover of the committed blocks,
+// the snapshot opens them all, and each segment describes its blocks row
+// for row (count, session, project, time, type, generation, text length
+// and raw bytes). It returns the cover.
+func checkTerms(t testing.TB, idx string) []terms.Ref {
+	t.Helper()
+	m, err := readManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := m.blockCount()
+	refs := mustTermsRefs(t, idx)
+	cover, covered := terms.Cover(refs, m.Seq, blocks)
+	if covered != blocks {
+		t.Fatalf("segments %v cover %d of %d blocks", names(refs), covered, blocks)
+	}
+	if len(refs) != len(cover) {
+		t.Errorf("segments on disk %v, but the cover is %v: leftovers", names(refs), names(cover))
+	}
+	snap, err := OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if len(snap.Blocks) != blocks {
+		t.Fatalf("snapshot has %d blocks, manifest %d", len(snap.Blocks), blocks)
+	}
+	segs, err := snap.TermSegments()
+	if err != nil {
+		t.Fatalf("TermSegments: %v", err)
+	}
+	if blocks > 0 && len(segs) != len(cover) {
+		t.Fatalf("TermSegments opened %d segments, want %d (%v)", len(segs), len(cover), names(cover))
+	}
+	var infos []terms.RowInfo
+	var keys []terms.Key
+	for i, seg := range segs {
+		if seg.Ref != cover[i] {
+			t.Errorf("segment %d is %s, want %s", i, seg.Name, cover[i].Name)
+		}
+		rows, raw := 0, int64(0)
+		for b := seg.First; b < seg.End; b++ {
+			rows += snap.Blocks[b].Rows
+			raw += snap.Blocks[b].RawSize
+		}
+		if seg.Rows() != rows {
+			t.Errorf("%s has %d rows, its blocks %d", seg.Name, seg.Rows(), rows)
+		}
+		if got, err := terms.ReadRawBytes(idx, seg.Ref); err != nil || got != raw {
+			t.Errorf("%s covers %d raw bytes (%v), its blocks %d", seg.Name, got, err, raw)
+		}
+		for r := range seg.Rows() {
+			info := seg.Row(r)
+			infos = append(infos, info)
+			keys = append(keys, seg.Keys()[info.Key])
+		}
+	}
+	i := 0
+	err = snap.EachRow(func(r *Row) error {
+		if i >= len(infos) {
+			i++
+			return nil
+		}
+		ms, _ := parseTimestamp(r.Timestamp)
+		want := terms.RowInfo{TimeMs: ms, Len: len(r.Text), Key: infos[i].Key, Gen: r.Gen, Type: terms.TypeCode(r.Type), Flags: infos[i].Flags}
+		if infos[i] != want || keys[i] != (terms.Key{Session: r.Session, Project: r.Project}) {
+			t.Errorf("row %d: segment has %+v %+v, rows file %+v %q %q", i, infos[i], keys[i], want, r.Session, r.Project)
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i != len(infos) {
+		t.Errorf("rows file has %d rows, segments %d", i, len(infos))
+	}
+	return cover
+}
+
+func names(refs []terms.Ref) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.Name
+	}
+	slices.Sort(out)
+	return out
+}
+
+// segmentsHolding lists the segments of the committed snapshot that hold
+// token (folded, whole).
+func segmentsHolding(t testing.TB, idx, token string) []string {
+	t.Helper()
+	snap, err := OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	segs, err := snap.TermSegments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range segs {
+		s.FindTokens(token, true, func(int, int) { out = append(out, s.Name) })
+	}
+	return out
+}
+
+func TestTermsCoverEveryBlock(t *testing.T) {
+	for _, checkpoint := range []int64{0, 1} {
+		t.Run(fmt.Sprintf("checkpoint=%d", checkpoint), func(t *testing.T) {
+			src := copyTree(t, fixtureRoot)
+			idx := t.TempDir()
+			runIndexOpts(t, src, idx, checkpoint)
+			cover := checkTerms(t, idx)
+			m, _ := readManifest(idx)
+			if m.blockCount() == 0 || len(cover) == 0 {
+				t.Fatalf("%d blocks, %d segments", m.blockCount(), len(cover))
+			}
+			if checkpoint == 1 && m.blockCount() < 3 {
+				t.Errorf("a commit per transcript made only %d blocks", m.blockCount())
+			}
+			// Words of the fixtures are found in the index.
+			if got := segmentsHolding(t, idx, "JWT"); len(got) == 0 {
+				t.Error("no segment holds JWT")
+			}
+		})
+	}
+}
+
+// TestStaleTermsSegmentIsNeverUsed: segments reaching past the committed
+// blocks (a crash after writing them, before the manifest commit) are
+// ignored by snapshots and removed by the next run, whose new blocks take
+// the same numbers.
+func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "first prompt about caching")+promptLine(2, "second prompt about eviction"))
+	runIndex(t, src, idx, "")
+	manifest := filepath.Join(idx, manifestName)
+	committed, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := readManifest(idx)
+	blocks := m.blockCount()
+
+	// The crashed run: it wrote a block and its segment, then died
+	// before committing (the old manifest is put back).
+	appendText(t, path, promptLine(3, "zanzibar appears in the lost run"))
+	runIndex(t, src, idx, "")
+	if err := os.WriteFile(manifest, committed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// And a longer stale segment that Cover would prefer if it counted,
+	// plus a temp file of an unfinished write.
+	b := terms.NewBuilder()
+	b.Add(&terms.Row{Session: testSession, Project: "/x", Text: []byte("phantom row")})
+	phantom, err := b.WriteFile(idx, m.Seq, 0, blocks+3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(idx, "."+terms.FileName(m.Seq, blocks, blocks+1)+".123.tmp")
+	if err := os.WriteFile(tmp, []byte("torn"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stale int
+	for _, r := range mustTermsRefs(t, idx) {
+		if r.End > blocks {
+			stale++
+		}
+	}
+	if stale < 2 {
+		t.Fatalf("the simulated crash left %d stale segments (%v), want 2 or more", stale, names(mustTermsRefs(t, idx)))
+	}
+	for _, tok := range []string{"ZANZIBAR", "PHANTOM"} {
+		if got := segmentsHolding(t, idx, tok); got != nil {
+			t.Errorf("the snapshot uses stale segments %v holding %s", got, tok)
+		}
+	}
+	snap, err := OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, _ := snap.TermSegments()
+	if len(segs) == 0 {
+		t.Error("the stale segments made the snapshot lose its term index")
+	}
+	for _, s := range segs {
+		if s.End > len(snap.Blocks) {
+			t.Errorf("snapshot of %d blocks uses %s", len(snap.Blocks), s.Name)
+		}
+	}
+	snap.Close()
+
+	// The next run reads the lost line again (and one more), writing
+	// blocks with the stale segments' numbers.
+	appendText(t, path, promptLine(4, "quokka after the crash"))
+	if sum := runIndex(t, src, idx, ""); sum.RowsAdded != 2 {
+		t.Fatalf("run after the crash added %d rows, want 2", sum.RowsAdded)
+	}
+	checkTerms(t, idx)
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("temp file %s left behind (%v)", filepath.Base(tmp), err)
+	}
+	if _, err := os.Stat(phantom.Path(idx)); !os.IsNotExist(err) {
+		t.Errorf("stale %s left behind (%v)", phantom.Name, err)
+	}
+	if got := segmentsHolding(t, idx, "PHANTOM"); got != nil {
+		t.Errorf("segments %v hold the stale segment's word", got)
+	}
+	for _, tok := range []string{"ZANZIBAR", "QUOKKA", "CACHING"} {
+		if got := segmentsHolding(t, idx, tok); len(got) != 1 {
+			t.Errorf("%s is in segments %v, want exactly one", tok, got)
+		}
+	}
+}
+
+// TestStaleTermsSegmentRemovedByRunWithoutChanges: a run with nothing to
+// read still drops a segment past the committed blocks.
+func TestStaleTermsSegmentRemovedByRunWithoutChanges(t *testing.T) {
+	src := copyTree(t, fixtureRoot)
+	idx := t.TempDir()
+	runIndex(t, src, idx, "")
+	m, _ := readManifest(idx)
+	b := terms.NewBuilder()
+	b.Add(&terms.Row{Session: "s", Project: "/x", Text: []byte("phantom")})
+	ref, err := b.WriteFile(idx, m.Seq, m.blockCount(), m.blockCount()+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := runIndex(t, src, idx, ""); sum.FilesRead != 0 {
+		t.Fatalf("second run read %d files", sum.FilesRead)
+	}
+	if _, err := os.Stat(ref.Path(idx)); !os.IsNotExist(err) {
+		t.Errorf("stale %s left behind (%v)", ref.Name, err)
+	}
+	checkTerms(t, idx)
+}
+
+// TestTermsBackfill: an index without term segments (written before the
+// term index existed, or whose segments were lost) gets them on the next
+// run, even when no transcript changed.
+func TestTermsBackfill(t *testing.T) {
+	tests := []struct {
+		name   string
+		remove func(refs []terms.Ref) []terms.Ref
+	}{
+		{"all", func(refs []terms.Ref) []terms.Ref { return refs }},
+		{"first", func(refs []terms.Ref) []terms.Ref { return refs[:1] }},
+		{"last", func(refs []terms.Ref) []terms.Ref { return refs[len(refs)-1:] }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := copyTree(t, fixtureRoot)
+			idx := t.TempDir()
+			runIndexOpts(t, src, idx, 1)
+			before := checkTerms(t, idx)
+			slices.SortFunc(before, func(a, b terms.Ref) int { return a.First - b.First })
+			for _, r := range tt.remove(before) {
+				if err := os.Remove(r.Path(idx)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			snap, err := OpenSnapshot(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if segs, err := snap.TermSegments(); segs != nil || err != nil {
+				t.Errorf("TermSegments with segments missing = %d segments, %v; want nil, nil", len(segs), err)
+			}
+			snap.Close()
+			if sum := runIndexOpts(t, src, idx, 1); sum.FilesRead != 0 || sum.RowsAdded != 0 {
+				t.Fatalf("backfill run read %d files, added %d rows", sum.FilesRead, sum.RowsAdded)
+			}
+			checkTerms(t, idx)
+			if got := segmentsHolding(t, idx, "JWT"); len(got) == 0 {
+				t.Error("no segment holds JWT after the backfill")
+			}
+		})
+	}
+}
+
+// TestDamagedTermsSegmentIsRebuilt: a segment that exists but cannot be
+// read (here cut short) makes every search read the rows; the next run
+// should rebuild it, as it rebuilds missing ones.
+func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
+	src := copyTree(t, fixtureRoot)
+	idx := t.TempDir()
+	runIndex(t, src, idx, "")
+	cover := checkTerms(t, idx)
+	path := cover[0].Path(idx)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, info.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	runIndex(t, src, idx, "")
+	snap, err := OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	if segs, err := snap.TermSegments(); err != nil || segs == nil {
+		t.Errorf("after a run, the truncated %s is still unreadable: TermSegments = %d segments, %v", cover[0].Name, len(segs), err)
+	}
+}
+
+// TestManySmallRunsAreMerged: every run ends a block and a segment of its
+// own; merging keeps the segment count below mergeFanIn while the blocks
+// grow.
+func TestManySmallRunsAreMerged(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	const runs = 12
+	most := 0
+	for i := 1; i <= runs; i++ {
+		appendText(t, path, promptLine(i, fmt.Sprintf("prompt number %d mentions token%02d and deadlock", i, i)))
+		if sum := runIndex(t, src, idx, ""); sum.RowsAdded != 1 {
+			t.Fatalf("run %d added %d rows", i, sum.RowsAdded)
+		}
+		cover := checkTerms(t, idx)
+		most = max(most, len(cover))
+		if len(cover) >= mergeFanIn {
+			t.Errorf("after run %d: %d segments %v, want fewer than %d", i, len(cover), names(cover), mergeFanIn)
+		}
+	}
+	m, _ := readManifest(idx)
+	if m.blockCount() < runs {
+		t.Errorf("%d runs made %d blocks, want one each", runs, m.blockCount())
+	}
+	if most < 2 {
+		t.Errorf("never more than %d segment: the runs did not write segments of their own", most)
+	}
+	for i := 1; i <= runs; i++ {
+		if got := segmentsHolding(t, idx, fmt.Sprintf("TOKEN%02d", i)); len(got) != 1 {
+			t.Errorf("TOKEN%02d in segments %v, want one", i, got)
+		}
+	}
+}
+
+func TestTier(t *testing.T) {
+	// A tier is four times the one below, from firstTierBytes up;
+	// segments of maxMergeBytes or more are never merged.
+	want := func(raw int64) int {
+		if raw >= maxMergeBytes {
+			return -1
+		}
+		if raw < firstTierBytes {
+			return 0
+		}
+		return (bits.Len64(uint64(raw/firstTierBytes))-1)/2 + 1
+	}
+	tests := []struct {
+		raw  int64
+		want int
+	}{
+		{0, 0},
+		{1, 0},
+		{firstTierBytes - 1, 0},
+		{firstTierBytes, 1},
+		{4*firstTierBytes - 1, 1},
+		{4 * firstTierBytes, 2},
+		{16*firstTierBytes - 1, 2},
+		{maxMergeBytes - 1, want(maxMergeBytes - 1)},
+		{maxMergeBytes, -1},
+		{1 << 40, -1},
+	}
+	for _, tt := range tests {
+		if got := tier(tt.raw); got != tt.want || got != want(tt.raw) {
+			t.Errorf("tier(%d) = %d, want %d", tt.raw, got, tt.want)
+		}
+	}
+	if maxMergeBytes > 4*firstTierBytes && tier(maxMergeBytes-1) < 2 {
+		t.Errorf("tier(maxMergeBytes-1) = %d", tier(maxMergeBytes-1))
+	}
+}
+
+func TestMergeStart(t *testing.T) {
+	const mb = 1 << 20
+	tests := []struct {
+		name string
+		raws []int64
+		want int
+	}{
+		{"none", nil, -1},
+		{"fewer than the fan-in", []int64{10, 10, 10}, -1},
+		{"fan-in of one tier", []int64{10, 20, 30, 40}, 0},
+		{"tail of one tier", []int64{20 * mb, 2 * mb, 10, 20, 30, 40}, 2},
+		{"mixed tiers", []int64{10, 20, 2 * mb, 40}, -1},
+		{"higher tier", []int64{2 * mb, 2 * mb, 3 * mb, 3 * mb}, 0},
+		{"never merged", []int64{maxMergeBytes, maxMergeBytes, maxMergeBytes, maxMergeBytes}, -1},
+		{"one too big", []int64{10, 10, 10, maxMergeBytes}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var cover []terms.Ref
+			for i, raw := range tt.raws {
+				b := terms.NewBuilder()
+				for left := raw; left > 0; left -= min(left, 1<<30) {
+					b.AddRawBytes(int(min(left, 1<<30)))
+				}
+				ref, err := b.WriteFile(dir, 1, i, i+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cover = append(cover, ref)
+			}
+			got, err := mergeStart(dir, cover)
+			if err != nil || got != tt.want {
+				t.Errorf("mergeStart = %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	missing := []terms.Ref{{Name: terms.FileName(1, 0, 1), Seq: 1, First: 0, End: 1}, {Name: terms.FileName(1, 1, 2), Seq: 1, First: 1, End: 2},
+		{Name: terms.FileName(1, 2, 3), Seq: 1, First: 2, End: 3}, {Name: terms.FileName(1, 3, 4), Seq: 1, First: 3, End: 4}}
+	if _, err := mergeStart(dir, missing); err == nil {
+		t.Error("mergeStart of missing segments did not fail")
+	}
+}
+
+// TestCompactionRebuildsTerms: a replaced transcript leaves dead rows,
+// so the run compacts into the next sequence; that sequence must have a
+// complete term index and the old one none.
+func TestCompactionRebuildsTerms(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "before replacement, walrus")+promptLine(2, "before replacement, second"))
+	other := filepath.Join(filepath.Dir(path), "66666666-6666-4666-8666-666666666666.jsonl")
+	appendText(t, other, strings.ReplaceAll(promptLine(5, "another session about penguins"), testSession, "66666666-6666-4666-8666-666666666666"))
+	runIndex(t, src, idx, "")
+	old, _ := readManifest(idx)
+	checkTerms(t, idx)
+
+	tmp := path + ".new"
+	content := promptLine(1, "after replacement, narwhal") + promptLine(2, "after replacement, changed") + promptLine(3, "added")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	sum := runIndex(t, src, idx, "")
+	if !sum.Compacted || sum.Replaced != 1 {
+		t.Fatalf("replacement: Compacted %v, Replaced %d", sum.Compacted, sum.Replaced)
+	}
+	m, _ := readManifest(idx)
+	if m.Seq == old.Seq {
+		t.Fatalf("compaction kept sequence %d", m.Seq)
+	}
+	checkTerms(t, idx)
+	for _, r := range mustTermsRefs(t, idx) {
+		if r.Seq != m.Seq {
+			t.Errorf("segment %s of old sequence %d remains (now %d)", r.Name, r.Seq, m.Seq)
+		}
+	}
+	if got := segmentsHolding(t, idx, "WALRUS"); got != nil {
+		t.Errorf("dead row's word WALRUS still in segments %v", got)
+	}
+	for _, tok := range []string{"NARWHAL", "PENGUINS"} {
+		if got := segmentsHolding(t, idx, tok); len(got) != 1 {
+			t.Errorf("%s in segments %v, want one", tok, got)
+		}
+	}
+}
