@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/recall-dev/recall/indexer/terms"
 )
 
 // IndexStats describes the committed index for `recall stats`.
@@ -15,6 +17,8 @@ type IndexStats struct {
 	Rows          int64            `json:"rows"`
 	HiddenRows    int64            `json:"hidden_rows"`
 	Blocks        int              `json:"blocks"`
+	TermSegments  int              `json:"term_segments"`       // term-index segments in use
+	TermBlocks    int              `json:"term_blocks_covered"` // blocks they cover; below Blocks, searches read the rows
 	TextBytes     int64            `json:"text_bytes"`
 	Transcripts   map[string]int   `json:"transcripts"` // by kind
 	Sessions      int              `json:"sessions"`
@@ -54,6 +58,10 @@ func Stats(dir string) (*IndexStats, error) {
 	}
 	st.Sessions, st.Projects = len(sessions), len(projects)
 	st.DiskBytes = dirSize(dir)
+	if refs, err := termsRefs(dir); err == nil {
+		cover, covered := terms.Cover(refs, m.Seq, m.blockCount())
+		st.TermSegments, st.TermBlocks = len(cover), covered
+	}
 	return st, nil
 }
 

@@ -41,6 +41,7 @@ func writeStats(st *indexer.IndexStats) error {
 	fmt.Fprintf(tw, "index\t%s (format v%d, %s on disk)\n", st.Dir, st.FormatVersion, indexer.HumanBytes(st.DiskBytes))
 	fmt.Fprintf(tw, "updated\t%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"))
 	fmt.Fprintf(tw, "rows\t%d in %d blocks (%s of message text)\n", st.Rows, st.Blocks, indexer.HumanBytes(st.TextBytes))
+	fmt.Fprintf(tw, "term index\t%d segments covering %d of %d blocks\n", st.TermSegments, st.TermBlocks, st.Blocks)
 	if st.HiddenRows > 0 {
 		fmt.Fprintf(tw, "hidden\t%d rows of replaced transcripts (removed at the next compaction)\n", st.HiddenRows)
 	}
