@@ -309,12 +309,12 @@ func (c *committer) run(work []fileWork) error {
 			c.opts.Progress(i+1, len(work), c.sum.BytesRead)
 		}
 		if c.sinceCheck >= c.checkpointEvery() {
-			if err := c.commit(); err != nil {
+			if err := c.commit(false); err != nil {
 				return err
 			}
 		}
 	}
-	return c.commit()
+	return c.commit(true)
 }
 
 func (c *committer) checkpointEvery() int64 {
@@ -478,9 +478,10 @@ func (c *committer) isCopy(key uint64) bool {
 	return !dead
 }
 
-// commit makes the rows written so far durable, then the manifest.
-func (c *committer) commit() error {
-	if err := c.w.sync(); err != nil {
+// commit makes the rows written so far durable, then the manifest; final
+// is the run's last commit.
+func (c *committer) commit(final bool) error {
+	if err := c.w.sync(final); err != nil {
 		return err
 	}
 	c.m.UpdatedNs = time.Now().UnixNano()

@@ -155,16 +155,23 @@ func (w *segmentWriter) flushBlock() error {
 }
 
 // sync makes everything appended so far durable. The manifest that points
-// at it may be committed only after this returns.
-func (w *segmentWriter) sync() error {
+// at it may be committed only after this returns. On the last sync of a
+// run (final), the term index of the blocks written is completed too;
+// between checkpoints its segments keep growing, so that a long first run
+// does not leave a small segment at every checkpoint. Blocks committed
+// without their segment are read in full by searches, and indexed by the
+// next run if this one is killed.
+func (w *segmentWriter) sync(final bool) error {
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
 	if err := w.pipe.drain(); err != nil {
 		return err
 	}
-	if err := w.pipe.terms.flush(); err != nil && w.warn != nil {
-		w.warn(termsError(err))
+	if final {
+		if err := w.pipe.terms.flush(); err != nil && w.warn != nil {
+			w.warn(termsError(err))
+		}
 	}
 	for _, f := range []*os.File{w.rows, w.blocks, w.uuids, w.events} {
 		if err := f.Sync(); err != nil {

@@ -93,7 +93,7 @@ func compact(dir string, m *Manifest, warn func(string)) error {
 	if err := w.appendKeys(keys); err != nil {
 		return err
 	}
-	if err := w.sync(); err != nil {
+	if err := w.sync(true); err != nil {
 		return err
 	}
 	if err := commitManifest(dir, next); err != nil {

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"os"
@@ -328,29 +329,58 @@ func TestTermsBackfill(t *testing.T) {
 }
 
 // TestDamagedTermsSegmentIsRebuilt: a segment that exists but cannot be
-// read (here cut short) makes every search read the rows; the next run
-// should rebuild it, as it rebuilds missing ones.
+// opened makes every search read the rows; the next run rebuilds it, as
+// it rebuilds missing ones.
 func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
-	src := copyTree(t, fixtureRoot)
-	idx := t.TempDir()
-	runIndex(t, src, idx, "")
-	cover := checkTerms(t, idx)
-	path := cover[0].Path(idx)
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, data []byte) []byte
+	}{
+		{"cut short", func(t *testing.T, data []byte) []byte { return data[:len(data)/2] }},
+		{"header intact, keys section damaged", func(t *testing.T, data []byte) []byte {
+			// A key line is "session\tproject\n"; without its tab it
+			// does not parse. The header, and its checksum, are untouched.
+			i := bytes.Index(data, []byte("\t/home/dev/src/"))
+			if i < 0 {
+				t.Fatal("no key line found in the segment")
+			}
+			data[i] = 'x'
+			return data
+		}},
 	}
-	if err := os.Truncate(path, info.Size()/2); err != nil {
-		t.Fatal(err)
-	}
-	runIndex(t, src, idx, "")
-	snap, err := OpenSnapshot(idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer snap.Close()
-	if segs, err := snap.TermSegments(); err != nil || segs == nil {
-		t.Errorf("after a run, the truncated %s is still unreadable: TermSegments = %d segments, %v", cover[0].Name, len(segs), err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := copyTree(t, fixtureRoot)
+			idx := t.TempDir()
+			runIndex(t, src, idx, "")
+			cover := checkTerms(t, idx)
+			path := cover[0].Path(idx)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, tt.damage(t, data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := OpenSnapshot(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if segs, err := snap.TermSegments(); err == nil && segs != nil {
+				t.Fatalf("the damaged segment opens: the damage is not damage")
+			}
+			snap.Close()
+			runIndex(t, src, idx, "")
+			snap, err = OpenSnapshot(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer snap.Close()
+			if segs, err := snap.TermSegments(); err != nil || segs == nil {
+				t.Fatalf("after a run, %s is still unreadable: TermSegments = %d segments, %v", cover[0].Name, len(segs), err)
+			}
+			checkTerms(t, idx)
+		})
 	}
 }
 

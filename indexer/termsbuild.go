@@ -118,11 +118,14 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			raw = nil
 		}
 		if !SplitRow(line, &f) {
-			b.Add(&terms.Row{Type: terms.TypeOther})
+			b.Add(&terms.Row{TimeMs: terms.UnknownTime, Type: terms.TypeOther})
 			continue
 		}
 		text = UnescapeAppend(text[:0], f[ColText])
-		ms, _ := parseTimestamp(string(f[ColTimestamp]))
+		ms, ok := parseTimestamp(string(f[ColTimestamp]))
+		if !ok {
+			ms = terms.UnknownTime
+		}
 		gen, _ := parseUint32(f[ColGen])
 		b.Add(&terms.Row{
 			TimeMs:  ms,

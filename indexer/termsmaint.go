@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -132,19 +133,27 @@ func completeTerms(dir string, m *Manifest) error {
 	return removeUnused(dir, refs, cover)
 }
 
-// dropDamaged removes the segments of the cover whose header does not
-// read back (a damaged disk, a file cut short), so that their blocks are
-// indexed again; it returns the refs left.
+// dropDamaged removes the segments of the cover that do not open (a
+// damaged disk, a file cut short), so that their blocks are indexed
+// again; it returns the refs left. Opening checks the header, every
+// section's bounds and the keys; postings are checked as searches read
+// them, and one that does not decode makes the search read the rows.
 func dropDamaged(dir string, refs []terms.Ref, seq, blocks int) ([]terms.Ref, error) {
 	cover, _ := terms.Cover(refs, seq, blocks)
 	bad := map[string]bool{}
 	for _, r := range cover {
-		if _, err := terms.ReadRawBytes(dir, r); err != nil {
-			if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {
-				return nil, fmt.Errorf("remove damaged %s: %w", r.Name, err)
-			}
-			bad[r.Name] = true
+		seg, err := terms.Open(dir, r)
+		if err == nil {
+			seg.Close()
+			continue
 		}
+		if !errors.Is(err, terms.ErrDamaged) {
+			return nil, err
+		}
+		if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("remove damaged %s: %w", r.Name, err)
+		}
+		bad[r.Name] = true
 	}
 	if len(bad) == 0 {
 		return refs, nil

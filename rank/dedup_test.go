@@ -253,11 +253,17 @@ func TestRankLimitKeepsTheBestAndCollapses(t *testing.T) {
 	var msgs []Message
 	for s := range 60 {
 		sid := fmt.Sprintf("s%03d", s)
-		for line := range 1 + s%5 {
+		n := 1 + s%5
+		if s == 4 {
+			n = 6 // the best session; its copy ties with it alone
+		}
+		for line := range n {
 			msgs = append(msgs, msg(q, sid, typeAssistant, line, "alpha "+filler(uint64(s*10+line), 15)))
 		}
 	}
-	// s999 is a copy of s004, the session with the most messages.
+	// s999 is a copy of s004, the session with the most messages. Copies
+	// score alike, so they rank next to each other and the pool that
+	// duplicate collapse looks at under a limit holds both.
 	for _, m := range msgs {
 		if m.Session == "s004" {
 			c := m

@@ -47,8 +47,10 @@ func Rank(msgs []Message, q Query, opt Options) []Session {
 }
 
 // RankPool is Rank that also says how many of the best sessions duplicate
-// collapse looked at (all of them when opt.Limit is 0): a caller that
-// scored only the best sessions exactly needs at least that many.
+// collapse needed (all of them when opt.Limit is 0): a caller that scored
+// only the best sessions exactly needs at least that many. When copies
+// collapse until fewer than opt.Limit sessions are left, it asks for more
+// than it was given, since more sessions would have filled the limit.
 func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 	sessions := groupSessions(msgs, &q)
 	parallelFor(len(sessions), func(lo, hi int) {
@@ -61,10 +63,12 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 		return collapseDuplicates(sessions, opt.DedupThreshold), len(sessions)
 	}
 	for pool := dedupPool(opt.Limit); ; pool += opt.Limit {
-		pool = min(pool, len(sessions))
-		kept := collapseDuplicates(sessions[:pool], opt.DedupThreshold)
-		if len(kept) >= opt.Limit || pool == len(sessions) {
-			return kept[:min(len(kept), opt.Limit)], pool
+		kept := collapseDuplicates(sessions[:min(pool, len(sessions))], opt.DedupThreshold)
+		switch {
+		case len(kept) >= opt.Limit:
+			return kept[:opt.Limit], pool
+		case pool >= len(sessions):
+			return kept, max(pool, len(sessions)+1) // more sessions would have filled it
 		}
 	}
 }

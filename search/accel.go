@@ -143,10 +143,10 @@ func (a *accel) passes(info *terms.RowInfo, k terms.Key) bool {
 	if f.types != nil && !f.types[terms.TypeName(info.Type)] {
 		return false
 	}
-	if f.since != 0 && (info.TimeMs == 0 || info.TimeMs < f.since) {
-		return false
+	if (f.since != 0 || f.until != 0) && info.TimeMs == terms.UnknownTime {
+		return false // as the full scan: an unreadable time passes no time filter
 	}
-	if f.until != 0 && (info.TimeMs == 0 || info.TimeMs > f.until) {
+	if f.since != 0 && info.TimeMs < f.since || f.until != 0 && info.TimeMs > f.until {
 		return false
 	}
 	return len(a.req.Projects) == 0 || projectMatches(k.Project, a.req.Projects)

@@ -48,7 +48,7 @@ var (
 		"the spinlock in the allocator", "unlock order in the scheduler", "Deadlock again", "DEADLOCK detected",
 		"a dead lock between two goroutines", "the dead-lock on shutdown", "deadline exceeded errors",
 		"pricing.ts rounding", "the pricing rules", "pricing", "the checkout flow", "invoice totals",
-		"JWT auth", "token refresh", "École des données", "ecole", "the \u212Aelvin scale", "kelvin units",
+		"JWT auth", "token refresh", "École des données", "l'école", "ecole", "the \u212Aelvin scale", "kelvin units",
 		"snake_case_name", "reset windows", "reset-windows", "the v2 api", "42 ms latency", "goroutine leak",
 		"context cancel", "channel select", "schema migration", "vacuum", "replica lag", "Lock ordering",
 		"lockfile drift", "blocking reads", "clock skew",
@@ -58,7 +58,10 @@ var (
 	genCode = []string{"`mu.Lock()`", "`deadlock`", "`pricing.ts`", "`race`", "`ctx.Done()`", "`snake_case_name`",
 		"```go\nmu.Lock()\ndefer mu.Unlock()\n// deadlock here if the pool is full\n```",
 		"```\nrace: data race on cache map\n```", "~~~\npricing.ts:42 rounding\n~~~"}
-	genAcks = []string{"ok thanks", "thanks!", "ok", "great, thanks", "Thanks"}
+	// Acknowledgements alone are dropped by the indexer; inside a longer
+	// message they are text like any other.
+	genAcks = []string{"ok thanks", "thanks!", "ok", "great, thanks", "Thanks", "ok thanks, that fixed the deadlock",
+		"thanks, now the pricing page loads"}
 )
 
 func (g *genSession) add(kind, text string) {
@@ -90,12 +93,16 @@ func genMessage(r *rand.Rand) string {
 	return b.String()
 }
 
+// accelSessions is enough sessions that a search confirms only some of
+// them: a search with limit 10 confirms about rank.DedupPool(10).
+const accelSessions = 180
+
 // genCorpus plans the sessions: varied projects, times, types, code,
 // acknowledgements, recall events and near-duplicate sessions.
 func genCorpus() []*genSession {
 	r := rand.New(rand.NewPCG(42, 7))
 	var out []*genSession
-	for i := range 36 {
+	for i := range accelSessions {
 		g := &genSession{
 			id:    fmt.Sprintf("%08x-1111-4111-8111-%012d", r.Uint32(), i),
 			cwd:   genProjects[r.IntN(len(genProjects))],
@@ -103,7 +110,7 @@ func genCorpus() []*genSession {
 		}
 		topic := genTopics[r.IntN(len(genTopics))]
 		g.add("user", "Can you help with "+topic+"? "+genMessage(r))
-		for range 4 + r.IntN(20) {
+		for range 2 + r.IntN(12) {
 			switch n := r.IntN(10); {
 			case n < 3:
 				g.add("user", genMessage(r))
@@ -127,6 +134,9 @@ func genCorpus() []*genSession {
 		if i == 5 {
 			g.add("user", "the zanzibar migration is done")
 		}
+		if i == 3 {
+			g.add("user", "the quetzal deploy failed with a deadlock in pricing")
+		}
 		if i%9 == 2 {
 			g.agents = map[string][]genTurn{fmt.Sprintf("a%016x", r.Uint64()): {
 				{kind: "user", text: "Find every deadlock and mutex in the pool"},
@@ -138,10 +148,16 @@ func genCorpus() []*genSession {
 	}
 	// Near-duplicates: the same conversation under another session id
 	// (other message ids, so not a fork), a little later.
-	for i, src := range []*genSession{out[0], out[7], out[13]} {
+	// Session 3 has many copies, so that collapsing them leaves fewer
+	// sessions than the limit unless more are ranked.
+	copies := []*genSession{out[0], out[7], out[13]}
+	for range 7 {
+		copies = append(copies, out[3])
+	}
+	for i, src := range copies {
 		dup := *src
 		dup.id = fmt.Sprintf("dddddddd-%04d-4111-8111-%012d", i, i)
-		dup.start = src.start.Add(3 * time.Minute)
+		dup.start = src.start.Add(time.Duration(3+i) * time.Minute)
 		dup.agents = nil
 		out = append(out, &dup)
 	}
@@ -244,7 +260,6 @@ func copyFixtures(t *testing.T, dst string) {
 
 // accelIndex is one way of building the index of the same corpus.
 type accelIndex struct {
-	name string
 	// batches of sessions indexed one run after another (a run per
 	// batch gives the index segments of several runs); checkpoint 1
 	// commits, and so ends a block, after every transcript.
@@ -344,6 +359,9 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"limit 1", Request{Terms: words("deadlock"), Limit: 1}, true},
 		{"limit 3", Request{Terms: words("race", "pricing"), Limit: 3}, true},
 		{"limit 50", Request{Terms: words("lock"), Limit: 50}, true},
+		{"many copies limit 1", Request{Terms: words("quetzal", "deadlock"), Limit: 1}, true},
+		{"many copies limit 3", Request{Terms: words("quetzal", "deadlock"), Limit: 3}, true},
+		{"many copies only", Request{Terms: words("quetzal"), Limit: 3}, true},
 		{"cutoff", Request{Terms: words("deadlock"), Cutoff: true}, true},
 		{"cutoff pricing", Request{Terms: words("pricing", "rules"), Cutoff: true, Limit: 3}, true},
 		{"cutoff narrow window", Request{Terms: words("race"), Cutoff: true, Window: filter.Window{Duration: time.Minute, Messages: 1}}, true},
@@ -356,52 +374,59 @@ func accelCases(sessions []*genSession) []accelCase {
 }
 
 func TestAcceleratedMatchesFullScan(t *testing.T) {
+	// One run committing every 64 KiB of transcripts: many blocks.
+	testAcceleratedMatchesFullScan(t, accelIndex{batches: 1, checkpoint: 64 << 10})
+}
+
+func TestAcceleratedMatchesFullScanAfterSeveralRuns(t *testing.T) {
+	// Three runs: segments written by each run, and merged.
+	testAcceleratedMatchesFullScan(t, accelIndex{batches: 3})
+}
+
+func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 	sessions := genCorpus()
-	for _, how := range []accelIndex{
-		{name: "one run, a block per transcript", batches: 1, checkpoint: 1},
-		{name: "three runs", batches: 3},
-	} {
-		t.Run(how.name, func(t *testing.T) {
-			snap := buildAccelIndex(t, sessions, how)
-			segs, _ := snap.TermSegments()
-			t.Logf("%d blocks, %d term segments, %d rows", len(snap.Blocks), len(segs), snap.M.Rows)
-			accelerated := 0
-			for _, tc := range accelCases(sessions) {
-				t.Run(tc.name, func(t *testing.T) {
-					req := tc.req
-					req.Now = accelNow
-					if req.Limit == 0 {
-						req.Limit = 10
-					}
-					full := req
-					full.FullScan = true
-					want, err := Run(snap, full)
-					if err != nil {
-						t.Fatalf("full scan: %v", err)
-					}
-					got, err := Run(snap, req)
-					if err != nil {
-						t.Fatalf("accelerated: %v", err)
-					}
-					if want.Stats.BlocksRead != want.Stats.Blocks {
-						t.Errorf("full scan read %d of %d blocks", want.Stats.BlocksRead, want.Stats.Blocks)
-					}
-					compareSessions(t, got.Sessions, want.Sessions)
-					t.Logf("%d sessions; rows scanned %d (full scan %d), blocks read %d of %d",
-						len(want.Sessions), got.Stats.RowsScanned, want.Stats.RowsScanned, got.Stats.BlocksRead, got.Stats.Blocks)
-					// The term index was used when the search read fewer
-					// rows than the full scan; a fallback reads them all.
-					if got.Stats.RowsScanned < want.Stats.RowsScanned {
-						accelerated++
-					} else if tc.accel {
-						t.Errorf("not accelerated: scanned %d rows, the full scan %d", got.Stats.RowsScanned, want.Stats.RowsScanned)
-					}
-				})
+	snap := buildAccelIndex(t, sessions, how)
+	segs, _ := snap.TermSegments()
+	t.Logf("%d blocks, %d term segments, %d rows", len(snap.Blocks), len(segs), snap.M.Rows)
+	accelerated := 0
+	for _, tc := range accelCases(sessions) {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Now = accelNow
+			if req.Limit == 0 {
+				req.Limit = 10
 			}
-			if accelerated == 0 {
-				t.Error("no query used the term index")
+			full := req
+			full.FullScan = true
+			want, err := Run(snap, full)
+			if err != nil {
+				t.Fatalf("full scan: %v", err)
+			}
+			got, err := Run(snap, req)
+			if err != nil {
+				t.Fatalf("accelerated: %v", err)
+			}
+			if want.Stats.BlocksRead != want.Stats.Blocks {
+				t.Errorf("full scan read %d of %d blocks", want.Stats.BlocksRead, want.Stats.Blocks)
+			}
+			compareSessions(t, got.Sessions, want.Sessions)
+			collapsed := 0
+			for _, s := range want.Sessions {
+				collapsed += len(s.Similar)
+			}
+			t.Logf("%d sessions (%d copies collapsed); rows scanned %d (full scan %d), blocks read %d of %d",
+				len(want.Sessions), collapsed, got.Stats.RowsScanned, want.Stats.RowsScanned, got.Stats.BlocksRead, got.Stats.Blocks)
+			// The term index was used when the search read fewer rows
+			// than the full scan; a fallback to the scan reads them all.
+			if got.Stats.RowsScanned < want.Stats.RowsScanned {
+				accelerated++
+			} else if tc.accel {
+				t.Errorf("not accelerated: scanned %d rows, the full scan %d", got.Stats.RowsScanned, want.Stats.RowsScanned)
 			}
 		})
+	}
+	if accelerated == 0 {
+		t.Error("no query used the term index")
 	}
 }
 
@@ -409,7 +434,7 @@ func TestAcceleratedMatchesFullScan(t *testing.T) {
 // the blocks holding it, not from all of them.
 func TestAcceleratedReadsFewBlocks(t *testing.T) {
 	sessions := genCorpus()
-	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 1})
+	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 64 << 10})
 	if len(snap.Blocks) < 10 {
 		t.Fatalf("only %d blocks: the corpus is too small for this test", len(snap.Blocks))
 	}
@@ -479,5 +504,105 @@ func compareSessions(t *testing.T, got, want []rank.Session) {
 				t.Errorf("session %d (%s) message %d: factors %+v, want %+v", i, w.ID, j, gm.Factors, wm.Factors)
 			}
 		}
+	}
+}
+
+// TestAcceleratedFillsLimitWhenCopiesCollapse: when the best sessions are
+// copies of one another, collapsing them leaves fewer than the limit, and
+// more sessions must be ranked to fill it, as the full scan does.
+func TestAcceleratedFillsLimitWhenCopiesCollapse(t *testing.T) {
+	var sessions []*genSession
+	copied := &genSession{cwd: "/home/dev/src/shop", start: accelNow.Add(-48 * time.Hour)}
+	for i := range 3 {
+		copied.add("user", fmt.Sprintf("step %d: the quokka service keeps timing out when the nightly export runs, "+
+			"so we traced the quokka client, raised the pool size, added a retry with backoff and wrote "+
+			"a regression test for the quokka export path number %d", i, i))
+	}
+	for i := range 8 {
+		c := *copied
+		c.id = fmt.Sprintf("cccccccc-%04d-4111-8111-%012d", i, i)
+		c.start = copied.start.Add(time.Duration(i) * time.Minute)
+		sessions = append(sessions, &c)
+	}
+	for i := range 10 {
+		g := &genSession{id: fmt.Sprintf("%08x-2222-4222-8222-%012d", 0xa0000000+i, i), cwd: "/home/dev/src/api",
+			start: accelNow.Add(-time.Duration(72+i) * time.Hour)}
+		g.add("user", fmt.Sprintf("unrelated note %d mentions quokka once among other words like %s", i, genTopics[i]))
+		sessions = append(sessions, g)
+	}
+	src := filepath.Join(t.TempDir(), "projects")
+	idx := t.TempDir()
+	writeCorpus(t, src, sessions)
+	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := indexer.OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	for _, limit := range []int{1, 3, 5} {
+		req := Request{Terms: []string{"quokka"}, Limit: limit, Now: accelNow}
+		full := req
+		full.FullScan = true
+		want, err := Run(snap, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Sessions) != limit || len(want.Sessions[0].Similar) == 0 {
+			t.Fatalf("limit %d: the full scan shows %d sessions, the first with %d copies; the corpus does not test what it should",
+				limit, len(want.Sessions), len(want.Sessions[0].Similar))
+		}
+		got, err := Run(snap, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) { compareSessions(t, got.Sessions, want.Sessions) })
+	}
+}
+
+// TestAcceleratedTimeFilterAtEpoch: a row stamped 1970-01-01T00:00:00Z
+// has time 0 in the row table, which the term index also uses for "no
+// time". --until (or a --since before 1970) keeps it in a full scan, so
+// the index must not drop it either.
+func TestAcceleratedTimeFilterAtEpoch(t *testing.T) {
+	g := &genSession{id: "e0000000-3333-4333-8333-000000000000", cwd: "/home/dev/src/shop", start: time.Unix(0, 0)}
+	g.add("user", "the ptarmigan importer was written at the epoch")
+	g.add("user", "a later ptarmigan message, forty seconds on")
+	src := filepath.Join(t.TempDir(), "projects")
+	idx := t.TempDir()
+	writeCorpus(t, src, []*genSession{g})
+	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := indexer.OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	for _, tc := range []struct {
+		name         string
+		since, until time.Time
+	}{
+		{"until", time.Time{}, accelNow},
+		{"since before 1970", time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC), time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := Request{Terms: []string{"ptarmigan"}, Limit: 10, Now: accelNow, Since: tc.since, Until: tc.until}
+			full := req
+			full.FullScan = true
+			want, err := Run(snap, full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Sessions) != 1 || want.Sessions[0].Matches != 2 {
+				t.Fatalf("full scan: %d sessions; want the session with both messages", len(want.Sessions))
+			}
+			got, err := Run(snap, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareSessions(t, got.Sessions, want.Sessions)
+		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // Row is what the builder needs of one indexed row.
 type Row struct {
-	TimeMs           int64 // Unix milliseconds, 0 unknown
+	TimeMs           int64 // Unix milliseconds, UnknownTime if unknown
 	Type             uint8 // TypeCode
 	Gen              uint32
 	Session, Project string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,20 +72,21 @@ func (h *header) encode() []byte {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// errDamaged wraps every reason a segment cannot be read.
-var errDamaged = errors.New("term index segment damaged")
+// ErrDamaged wraps every reason a segment cannot be read: the writer
+// deletes such a segment and indexes its blocks again.
+var ErrDamaged = errors.New("term index segment damaged")
 
 func decodeHeader(data []byte, size uint64) (header, error) {
 	var h header
 	if len(data) < preambleSize+headerSize || string(data[:8]) != magic {
-		return h, fmt.Errorf("%w: no header", errDamaged)
+		return h, fmt.Errorf("%w: no header", ErrDamaged)
 	}
 	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
-		return h, fmt.Errorf("%w: version %d", errDamaged, v)
+		return h, fmt.Errorf("%w: version %d", ErrDamaged, v)
 	}
 	body := data[preambleSize : preambleSize+headerSize]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[12:]) {
-		return h, fmt.Errorf("%w: header checksum", errDamaged)
+		return h, fmt.Errorf("%w: header checksum", ErrDamaged)
 	}
 	for i, f := range h.fields() {
 		*f = binary.LittleEndian.Uint64(body[i*8:])
@@ -97,7 +99,13 @@ func (h *header) check(size uint64) error {
 	type section struct{ off, n uint64 }
 	const maxCount = 1 << 31
 	if h.Rows > maxCount || h.Keys > maxCount || h.Tokens > maxCount || h.EndBlock < h.FirstBlock {
-		return fmt.Errorf("%w: counts", errDamaged)
+		return fmt.Errorf("%w: counts", ErrDamaged)
+	}
+	// Every key line and every token takes at least two bytes, and every
+	// row names a key: counts that their sections cannot hold are damage,
+	// caught before anything is allocated for them.
+	if h.Keys > h.KeysLen/2 || h.Tokens > h.VocabLen/2 || h.Rows > 0 && h.Keys == 0 {
+		return fmt.Errorf("%w: counts do not fit their sections", ErrDamaged)
 	}
 	for _, s := range []section{
 		{h.RowsOff, h.Rows * rowSize},
@@ -108,13 +116,16 @@ func (h *header) check(size uint64) error {
 		{h.PostingsOff, h.PostingsLen},
 	} {
 		if s.off > size || s.n > size-s.off {
-			return fmt.Errorf("%w: section past the end", errDamaged)
+			return fmt.Errorf("%w: section past the end", ErrDamaged)
 		}
 	}
 	return nil
 }
 
-// rowSize is one row table entry: time i64 (Unix ms, 0 unknown), text
+// UnknownTime is the row time of a row whose timestamp could not be read.
+const UnknownTime = math.MinInt64
+
+// rowSize is one row table entry: time i64 (Unix ms, UnknownTime), text
 // length u32, key u32, generation u32, type u8, flags u8, 2 bytes zero.
 const rowSize = 24
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,14 +16,15 @@ import (
 // the vocabulary and the postings and rows it needs.
 type Segment struct {
 	Ref
-	h        header
-	data     []byte
-	rows     []byte
-	keys     []Key
-	vocab    []byte
-	tokOff   []byte
-	postOff  []byte
-	postings []byte
+	h         header
+	populated sync.Once // the vocabulary's pages, mapped on first search
+	data      []byte
+	rows      []byte
+	keys      []Key
+	vocab     []byte
+	tokOff    []byte
+	postOff   []byte
+	postings  []byte
 }
 
 // Key is a row's session and project.
@@ -52,7 +54,7 @@ func Open(dir string, ref Ref) (*Segment, error) {
 	}
 	size := info.Size()
 	if size < preambleSize+headerSize || size > 1<<40 {
-		return nil, fmt.Errorf("%s: %w: size %d", path, errDamaged, size)
+		return nil, fmt.Errorf("%s: %w: size %d", path, ErrDamaged, size)
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
@@ -73,7 +75,7 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 		return nil, err
 	}
 	if int(h.FirstBlock) != ref.First || int(h.EndBlock) != ref.End {
-		return nil, fmt.Errorf("%w: blocks %d-%d, name says %d-%d", errDamaged, h.FirstBlock, h.EndBlock, ref.First, ref.End)
+		return nil, fmt.Errorf("%w: blocks %d-%d, name says %d-%d", ErrDamaged, h.FirstBlock, h.EndBlock, ref.First, ref.End)
 	}
 	s := &Segment{Ref: ref, h: h, data: data}
 	s.rows = data[h.RowsOff : h.RowsOff+h.Rows*rowSize]
@@ -81,7 +83,6 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 	s.tokOff = data[h.TokOff : h.TokOff+(h.Tokens+1)*4]
 	s.postOff = data[h.PostOff : h.PostOff+(h.Tokens+1)*4]
 	s.postings = data[h.PostingsOff : h.PostingsOff+h.PostingsLen]
-	populate(data, h.VocabOff, h.VocabOff+h.VocabLen)
 	if s.keys, err = parseKeys(data[h.KeysOff:h.KeysOff+h.KeysLen], int(h.Keys)); err != nil {
 		return nil, err
 	}
@@ -94,17 +95,17 @@ func parseKeys(data []byte, n int) ([]Key, error) {
 		line := data
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			return nil, fmt.Errorf("%w: keys", errDamaged)
+			return nil, fmt.Errorf("%w: keys", ErrDamaged)
 		}
 		line, data = data[:i], data[i+1:]
 		tab := bytes.IndexByte(line, '\t')
 		if tab < 0 {
-			return nil, fmt.Errorf("%w: key line", errDamaged)
+			return nil, fmt.Errorf("%w: key line", ErrDamaged)
 		}
 		keys = append(keys, Key{unescape(line[:tab]), unescape(line[tab+1:])})
 	}
 	if len(keys) != n {
-		return nil, fmt.Errorf("%w: %d keys, header says %d", errDamaged, len(keys), n)
+		return nil, fmt.Errorf("%w: %d keys, header says %d", ErrDamaged, len(keys), n)
 	}
 	return keys, nil
 }
@@ -200,6 +201,7 @@ func (s *Segment) FindTokens(run string, whole bool, fn func(id, times int)) {
 		}
 		return
 	}
+	s.populated.Do(func() { populate(s.data, s.h.VocabOff, s.h.VocabOff+s.h.VocabLen) })
 	needle := []byte(run)
 	// Matches come in vocabulary order, so a token's number is the number
 	// of the previous match's token plus the lines between them.
@@ -230,34 +232,34 @@ var newline = []byte{'\n'}
 // reports it.
 func (s *Segment) Postings(id int, fn func(row, hits, codeHits int)) error {
 	if id < 0 || id >= s.tokens() {
-		return fmt.Errorf("%s: %w: token %d", s.Name, errDamaged, id)
+		return fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
 	}
 	a, b := offsets(s.postOff, id)
 	if a > b || b > len(s.postings) {
-		return fmt.Errorf("%s: %w: posting offsets", s.Name, errDamaged)
+		return fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
 	}
 	p := s.postings[a:b]
 	row := -1
 	for len(p) > 0 {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
-			return fmt.Errorf("%s: %w: posting", s.Name, errDamaged)
+			return fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
 		}
 		p = p[n:]
 		row += int(v >> 1)
 		hits, code := uint64(1), uint64(0)
 		if v&1 != 0 {
 			if hits, n = binary.Uvarint(p); n <= 0 {
-				return fmt.Errorf("%s: %w: posting", s.Name, errDamaged)
+				return fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
 			}
 			p = p[n:]
 			if code, n = binary.Uvarint(p); n <= 0 {
-				return fmt.Errorf("%s: %w: posting", s.Name, errDamaged)
+				return fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
 			}
 			p = p[n:]
 		}
 		if row < 0 || row >= s.Rows() || v>>1 == 0 {
-			return fmt.Errorf("%s: %w: posting row", s.Name, errDamaged)
+			return fmt.Errorf("%s: %w: posting row", s.Name, ErrDamaged)
 		}
 		fn(row, int(hits), int(code))
 	}
