@@ -293,7 +293,7 @@ type committer struct {
 	w          *segmentWriter
 	sum        *Summary
 	forks      map[string]bool
-	keys       map[uint64]uint32 // row key → generation, loaded on first need
+	keys       *keySet // row key → generation, loaded on first need
 	sinceCheck int64
 }
 
@@ -454,7 +454,7 @@ func (c *committer) addRows(st *FileState, rows []extracted) error {
 				c.sum.Excluded[filter.Copy.String()]++
 				continue
 			}
-			c.keys[r.Key] = r.Gen
+			c.keys.put(r.Key, r.Gen)
 		}
 		r.Ordinal = int(st.Rows) + 1
 		if err := c.w.add(&r.Row, r.Key); err != nil {
@@ -470,7 +470,7 @@ func (c *committer) isCopy(key uint64) bool {
 	if c.keys == nil {
 		c.keys = loadKeys(c.w, c.m)
 	}
-	gen, ok := c.keys[key]
+	gen, ok := c.keys.get(key)
 	if !ok {
 		return false
 	}

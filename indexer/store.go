@@ -14,15 +14,10 @@ import (
 
 // loadKeys reads the committed row keys (message identities) with the
 // generation each came from.
-func loadKeys(w *segmentWriter, m *Manifest) map[uint64]uint32 {
+func loadKeys(w *segmentWriter, m *Manifest) *keySet {
 	data := make([]byte, m.UUIDBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
-	data = data[:n-n%uuidRecordSize]
-	keys := make(map[uint64]uint32, len(data)/uuidRecordSize+1024)
-	for off := 0; off+uuidRecordSize <= len(data); off += uuidRecordSize {
-		keys[binary.LittleEndian.Uint64(data[off:])] = binary.LittleEndian.Uint32(data[off+8:])
-	}
-	return keys
+	return newKeySet(data[:n])
 }
 
 var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)

@@ -1,0 +1,44 @@
+package indexer
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+// keySet answers the same whether it scans the records or has built its
+// table, with later records winning over earlier ones for the same key.
+func TestKeySetScanAndTableAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var raw []byte
+	want := map[uint64]uint32{}
+	for i := range 5000 {
+		key := uint64(r.IntN(3000) + 1) // repeats: a later record wins
+		gen := uint32(i)
+		raw = binary.LittleEndian.AppendUint64(raw, key)
+		raw = binary.LittleEndian.AppendUint32(raw, gen)
+		want[key] = gen
+	}
+	raw = append(raw, 1, 2, 3) // a torn record is ignored
+	s := newKeySet(raw)
+	for i := range 200 { // past scanLookups: the table gets built midway
+		key := uint64(i*7 + 1)
+		got, ok := s.get(key)
+		if wantGen, wantOK := want[key]; got != wantGen || ok != wantOK {
+			t.Fatalf("lookup %d of key %d = %d, %v; want %d, %v", i, key, got, ok, wantGen, wantOK)
+		}
+		s.put(key+100000, uint32(i))
+		want[key+100000] = uint32(i)
+	}
+	if s.table.slots == nil {
+		t.Fatal("the table was never built")
+	}
+	for key, gen := range want {
+		if got, ok := s.get(key); !ok || got != gen {
+			t.Fatalf("key %d = %d, %v; want %d", key, got, ok, gen)
+		}
+	}
+	if _, ok := s.get(999999999); ok {
+		t.Fatal("a key never added was found")
+	}
+}
