@@ -47,10 +47,7 @@ func Rank(msgs []Message, q Query, opt Options) []Session {
 }
 
 // RankPool is Rank that also says how many of the best sessions duplicate
-// collapse needed (all of them when opt.Limit is 0): a caller that scored
-// only the best sessions exactly needs at least that many. When copies
-// collapse until fewer than opt.Limit sessions are left, it asks for more
-// than it was given, since more sessions would have filled the limit.
+// collapse needed; see Order.
 func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 	sessions := groupSessions(msgs, &q)
 	parallelFor(len(sessions), func(lo, hi int) {
@@ -58,6 +55,27 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 			scoreSession(&sessions[i], len(q.Terms), opt)
 		}
 	})
+	return Order(sessions, opt)
+}
+
+// ScoreSession scores the messages of one session as Rank does, for a
+// caller that gathers sessions one at a time and then calls Order.
+func ScoreSession(msgs []Message, q Query, opt Options) Session {
+	sessions := groupSessions(msgs, &q)
+	if len(sessions) != 1 {
+		panic("rank.ScoreSession: messages of several sessions")
+	}
+	scoreSession(&sessions[0], len(q.Terms), opt)
+	return sessions[0]
+}
+
+// Order ranks scored sessions best first and collapses near-duplicates,
+// as Rank does after scoring. It also says how many of the best sessions
+// duplicate collapse needed (all of them when opt.Limit is 0): a caller
+// that scored only the best sessions exactly needs at least that many.
+// When copies collapse until fewer than opt.Limit sessions are left, it
+// asks for more than it was given, since more would have filled the limit.
+func Order(sessions []Session, opt Options) ([]Session, int) {
 	slices.SortFunc(sessions, compareSessions)
 	if opt.Limit <= 0 {
 		return collapseDuplicates(sessions, opt.DedupThreshold), len(sessions)

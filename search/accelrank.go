@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -106,14 +105,9 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 		if err := a.confirmBest(sessions, pool, &c, rq); err != nil {
 			return nil, err
 		}
-		msgs := make([]rank.Message, len(c.kept))
-		for i := range c.kept {
-			msgs[i] = c.kept[i].msg
-		}
-		ranked, used := rank.RankPool(msgs, rq, opt)
+		ranked, used := rank.Order(slices.Clone(c.scored), opt)
 		if used <= pool || c.next == len(sessions) {
 			c.stats.BlocksRead = a.blocksRead
-			c.stats.RowsMatched = len(c.kept)
 			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil
 		}
 		pool = used // duplicates collapsed: the pool must hold more exact scores
@@ -122,10 +116,10 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 
 // confirmation is the state of reading sessions best bound first.
 type confirmation struct {
-	next  int       // sessions[:next] are read
-	kept  []match   // their matches
-	exact []float64 // their exact scores
-	stats Stats
+	next   int            // sessions[:next] are read
+	scored []rank.Session // those with matches, scored exactly
+	exact  []float64      // their scores
+	stats  Stats
 }
 
 // confirmBest reads sessions, best bound first, until the pool best exact
@@ -155,8 +149,10 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 			if len(matches) == 0 {
 				continue
 			}
-			c.kept = append(c.kept, matches...)
-			c.exact = append(c.exact, a.exactScore(matches, rq))
+			c.stats.RowsMatched += len(matches)
+			scored := a.score(matches, rq)
+			c.scored = append(c.scored, scored)
+			c.exact = append(c.exact, scored.Score)
 		}
 	}
 	return nil
@@ -186,17 +182,13 @@ func nthBest(scores []float64, n int) float64 {
 	return s[n-1]
 }
 
-// exactScore scores one session's confirmed matches as Rank does.
-func (a *accel) exactScore(matches []match, rq rank.Query) float64 {
+// score scores one session's confirmed matches as Rank does.
+func (a *accel) score(matches []match, rq rank.Query) rank.Session {
 	msgs := make([]rank.Message, len(matches))
 	for i := range matches {
 		msgs[i] = matches[i].msg
 	}
-	s := rank.Rank(msgs, rq, rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, DedupThreshold: math.Inf(1)})
-	if len(s) == 0 {
-		return 0
-	}
-	return s[0].Score
+	return rank.ScoreSession(msgs, rq, rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject})
 }
 
 // bounds groups candidates by session and bounds each session's score.
