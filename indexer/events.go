@@ -60,18 +60,25 @@ func (s *Snapshot) Events() (map[string][]Event, error) {
 	return s.EventsOf(nil)
 }
 
-// EventsOf is Events for the sessions for which want returns true (all if
-// want is nil). Only their lines are parsed: a search that shows a few
-// sessions need not parse the events of thousands.
-func (s *Snapshot) EventsOf(want func(session string) bool) (map[string][]Event, error) {
+// EventsOf is Events for the given sessions (all if sessions is nil).
+// Only their lines are parsed, and the file is read once per snapshot: a
+// search that shows a few sessions need not parse the events of
+// thousands, nor read them again for every batch it confirms.
+func (s *Snapshot) EventsOf(sessions map[string]bool) (map[string][]Event, error) {
 	out := map[string][]Event{}
 	if s.events == nil || s.M.EventsBytes == 0 {
 		return out, nil
 	}
-	data := make([]byte, s.M.EventsBytes)
-	if _, err := s.events.ReadAt(data, 0); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
+	s.eventsOnce.Do(func() {
+		s.eventsData = make([]byte, s.M.EventsBytes)
+		if _, err := s.events.ReadAt(s.eventsData, 0); err != nil {
+			s.eventsErr = fmt.Errorf("read events: %w", err)
+		}
+	})
+	if s.eventsErr != nil {
+		return nil, s.eventsErr
 	}
+	data := s.eventsData
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -79,7 +86,7 @@ func (s *Snapshot) EventsOf(want func(session string) bool) (map[string][]Event,
 		} else {
 			data = nil
 		}
-		if want != nil && !want(sessionField(line)) {
+		if sessions != nil && !wantedSession(sessions, line) {
 			continue
 		}
 		e, ok := parseEvent(line)
@@ -90,12 +97,16 @@ func (s *Snapshot) EventsOf(want func(session string) bool) (map[string][]Event,
 	return out, nil
 }
 
-// sessionField returns an event line's session id, unescaped.
-func sessionField(line []byte) string {
+// wantedSession reports whether an event line's session is in sessions,
+// without allocating for ids that need no unescaping (all real ones).
+func wantedSession(sessions map[string]bool, line []byte) bool {
 	if i := bytes.IndexByte(line, '\t'); i >= 0 {
 		line = line[:i]
 	}
-	return Unescape(line)
+	if bytes.IndexByte(line, '\\') < 0 {
+		return sessions[string(line)]
+	}
+	return sessions[Unescape(line)]
 }
 
 func parseEvent(line []byte) (Event, bool) {

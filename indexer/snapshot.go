@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -23,6 +24,10 @@ type Snapshot struct {
 	rows   *os.File
 	events *os.File         // nil when the index has no events file
 	terms  []*terms.Segment // opened by TermSegments
+
+	eventsOnce sync.Once // reads the events file once, for EventsOf
+	eventsData []byte
+	eventsErr  error
 }
 
 // OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if

@@ -104,8 +104,11 @@ func (a *accel) segment(i int, c *counter) segResult {
 			}
 		}
 	}
-	keys := seg.Keys()
-	for _, row := range c.union() {
+	rows := c.union()
+	if len(rows) == 0 {
+		return res
+	}
+	for _, row := range rows {
 		info := seg.Row(int(row))
 		if a.snap.Dead(info.Gen) {
 			continue
@@ -117,7 +120,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 				res.df[t]++
 			}
 		}
-		if !a.q.Satisfied(present) || c.isExcluded(row) || !a.passes(&info, keys[info.Key]) {
+		if !a.q.Satisfied(present) || c.isExcluded(row) || !a.passes(&info, seg) {
 			continue
 		}
 		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, present: present, at: int32(len(res.hits)),
@@ -132,14 +135,8 @@ func (a *accel) segment(i int, c *counter) segResult {
 
 // passes applies the non-text filters to a row's table entry; they are
 // applied again, exactly, when the row is read.
-func (a *accel) passes(info *terms.RowInfo, k terms.Key) bool {
+func (a *accel) passes(info *terms.RowInfo, seg *terms.Segment) bool {
 	f := &a.filter
-	if f.current != "" && k.Session == f.current {
-		return false
-	}
-	if !f.sessionMatches(k.Session) {
-		return false
-	}
 	if f.types != nil && !f.types[terms.TypeName(info.Type)] {
 		return false
 	}
@@ -147,6 +144,13 @@ func (a *accel) passes(info *terms.RowInfo, k terms.Key) bool {
 		return false // as the full scan: an unreadable time passes no time filter
 	}
 	if f.since != 0 && info.TimeMs < f.since || f.until != 0 && info.TimeMs > f.until {
+		return false
+	}
+	if f.current == "" && len(a.req.Sessions) == 0 && len(a.req.Projects) == 0 {
+		return true // no filter needs the row's session or project
+	}
+	k := seg.Key(info.Key)
+	if f.current != "" && k.Session == f.current || !f.sessionMatches(k.Session) {
 		return false
 	}
 	return len(a.req.Projects) == 0 || projectMatches(k.Project, a.req.Projects)

@@ -168,7 +168,7 @@ func (a *accel) eventsOf(batch []*sessionBound) (map[string][]indexer.Event, err
 	for _, sb := range batch {
 		ids[sb.id] = true
 	}
-	events, err := a.snap.EventsOf(func(s string) bool { return ids[s] })
+	events, err := a.snap.EventsOf(ids)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -240,15 +240,15 @@ func (a *accel) segmentBounds(r *segResult, bounder *rank.Bounder) []keyBound {
 		allExact = allExact && s.Exact
 		codeKnown = codeKnown && (s.Exact || s.Anchored)
 	}
-	keys := a.segs[r.cands[0].seg].Keys()
-	out := make([]keyBound, len(keys))
-	current := make([]int8, len(keys)) // 0 unknown, 1 in the current project, -1 not
+	seg := a.segs[r.cands[0].seg]
+	out := make([]keyBound, seg.KeyCount())
+	current := make([]int8, len(out)) // 0 unknown, 1 in the current project, -1 not
 	hits, code := make([]int, len(a.positive)), make([]int, len(a.positive))
 	for ci := range r.cands {
 		c := &r.cands[ci]
 		kb := &out[c.key]
 		if current[c.key] == 0 {
-			kb.key = keys[c.key]
+			kb.key = seg.Key(c.key)
 			current[c.key] = -1
 			if a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject) {
 				current[c.key] = 1

@@ -20,7 +20,12 @@ type Segment struct {
 	populated sync.Once // the vocabulary's pages, mapped on first search
 	data      []byte
 	rows      []byte
-	keys      []Key
+	keyData   []byte    // the keys section, checked on open
+	keysOnce  sync.Once // finds where each key starts, on first use
+	keyAt     []uint32  // key i is keyData[keyAt[i]:keyAt[i+1]-1]
+	keyMu     sync.Mutex
+	keys      []Key // parsed as asked for (keyDone)
+	keyDone   []bool
 	vocab     []byte
 	tokOff    []byte
 	postOff   []byte
@@ -83,31 +88,37 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 	s.tokOff = data[h.TokOff : h.TokOff+(h.Tokens+1)*4]
 	s.postOff = data[h.PostOff : h.PostOff+(h.Tokens+1)*4]
 	s.postings = data[h.PostingsOff : h.PostingsOff+h.PostingsLen]
-	if s.keys, err = parseKeys(data[h.KeysOff:h.KeysOff+h.KeysLen], int(h.Keys)); err != nil {
+	s.keyData = data[h.KeysOff : h.KeysOff+h.KeysLen]
+	if err := eachKey(s.keyData, int(h.Keys), func(_, _ []byte) {}); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-func parseKeys(data []byte, n int) ([]Key, error) {
-	keys := make([]Key, 0, n)
+// eachKey calls fn with the session and project of every key line, still
+// escaped, after checking there are n well-formed lines. Opening checks
+// the keys this way without allocating; Keys builds the strings when a
+// search first needs them (most segments, for a rare word, never do).
+func eachKey(data []byte, n int, fn func(session, project []byte)) error {
+	count := 0
 	for len(data) > 0 {
-		line := data
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
-			return nil, fmt.Errorf("%w: keys", ErrDamaged)
+			return fmt.Errorf("%w: keys", ErrDamaged)
 		}
-		line, data = data[:i], data[i+1:]
+		line := data[:i]
+		data = data[i+1:]
 		tab := bytes.IndexByte(line, '\t')
 		if tab < 0 {
-			return nil, fmt.Errorf("%w: key line", ErrDamaged)
+			return fmt.Errorf("%w: key line", ErrDamaged)
 		}
-		keys = append(keys, Key{unescape(line[:tab]), unescape(line[tab+1:])})
+		fn(line[:tab], line[tab+1:])
+		count++
 	}
-	if len(keys) != n {
-		return nil, fmt.Errorf("%w: %d keys, header says %d", ErrDamaged, len(keys), n)
+	if count != n {
+		return fmt.Errorf("%w: %d keys, header says %d", ErrDamaged, count, n)
 	}
-	return keys, nil
+	return nil
 }
 
 func unescape(b []byte) string {
@@ -149,7 +160,44 @@ func (s *Segment) Close() error {
 func (s *Segment) Rows() int { return int(s.h.Rows) }
 
 // Keys are the segment's session/project pairs, indexed by RowInfo.Key.
-func (s *Segment) Keys() []Key { return s.keys }
+func (s *Segment) Keys() []Key {
+	out := make([]Key, s.h.Keys)
+	for i := range out {
+		out[i] = s.Key(uint32(i))
+	}
+	return out
+}
+
+// KeyCount is the number of keys.
+func (s *Segment) KeyCount() int { return int(s.h.Keys) }
+
+// Key returns key i (RowInfo.Key). Keys are parsed as they are asked for:
+// a search needs those of its candidates only. Safe for concurrent use.
+func (s *Segment) Key(i uint32) Key {
+	s.keysOnce.Do(func() {
+		s.keyAt = make([]uint32, 0, s.h.Keys+1)
+		off := 0
+		_ = eachKey(s.keyData, int(s.h.Keys), func(session, project []byte) {
+			s.keyAt = append(s.keyAt, uint32(off))
+			off += len(session) + 1 + len(project) + 1
+		}) // checked by newSegment
+		s.keyAt = append(s.keyAt, uint32(off))
+		s.keys = make([]Key, s.h.Keys)
+		s.keyDone = make([]bool, s.h.Keys)
+	})
+	if uint64(i) >= s.h.Keys {
+		return Key{}
+	}
+	s.keyMu.Lock()
+	defer s.keyMu.Unlock()
+	if !s.keyDone[i] {
+		line := s.keyData[s.keyAt[i] : s.keyAt[i+1]-1]
+		tab := bytes.IndexByte(line, '\t')
+		s.keys[i] = Key{unescape(line[:tab]), unescape(line[tab+1:])}
+		s.keyDone[i] = true
+	}
+	return s.keys[i]
+}
 
 // Row returns row i's table entry; a key out of range reads as 0.
 func (s *Segment) Row(i int) RowInfo {
@@ -162,7 +210,7 @@ func (s *Segment) Row(i int) RowInfo {
 		Type:   e[20],
 		Flags:  e[21],
 	}
-	if int(r.Key) >= len(s.keys) {
+	if uint64(r.Key) >= s.h.Keys {
 		r.Key = 0
 	}
 	return r
