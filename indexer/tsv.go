@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/recall-dev/recall/internal/tsvfield"
 )
 
 // Columns is the TSV header of the rows file, in order. The first five are
@@ -159,65 +160,12 @@ func SplitRow(line []byte, f *[NumColumns][]byte) bool {
 }
 
 // appendEscaped writes s with '\\', '\t', '\n' and '\r' escaped so that a
-// row is always one line with a fixed number of columns.
-func appendEscaped(dst []byte, s string) []byte {
-	if !needsEscape(s) {
-		return append(dst, s...)
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
-}
-
-// needsEscape reports whether s holds a byte appendEscaped rewrites. Four
-// vectorised searches beat one byte-at-a-time loop on message text.
-func needsEscape(s string) bool {
-	return strings.IndexByte(s, '\\') >= 0 || strings.IndexByte(s, '\n') >= 0 ||
-		strings.IndexByte(s, '\t') >= 0 || strings.IndexByte(s, '\r') >= 0
-}
+// row is always one line with a fixed number of columns (tsvfield).
+func appendEscaped(dst []byte, s string) []byte { return tsvfield.Append(dst, s) }
 
 // Unescape reverses appendEscaped. An unknown escape keeps both bytes, so
 // any input decodes without error.
-func Unescape(b []byte) string {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return string(b)
-	}
-	return string(UnescapeAppend(nil, b))
-}
+func Unescape(b []byte) string { return tsvfield.Unescape(b) }
 
 // UnescapeAppend appends the unescaped form of b to dst.
-func UnescapeAppend(dst, b []byte) []byte {
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' || i+1 == len(b) {
-			dst = append(dst, c)
-			continue
-		}
-		i++
-		switch b[i] {
-		case '\\':
-			dst = append(dst, '\\')
-		case 't':
-			dst = append(dst, '\t')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		default:
-			dst = append(dst, '\\', b[i])
-		}
-	}
-	return dst
-}
+func UnescapeAppend(dst, b []byte) []byte { return tsvfield.UnescapeAppend(dst, b) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/tsvfield"
 )
 
 // Row is what the builder needs of one indexed row.
@@ -159,9 +160,9 @@ func (b *Builder) encode(first, end uint64) []byte {
 	out = append(out, b.rows...)
 	h.KeysOff = uint64(len(out))
 	for _, k := range b.order {
-		out = appendEscaped(out, k.session)
+		out = tsvfield.Append(out, k.session)
 		out = append(out, '\t')
-		out = appendEscaped(out, k.project)
+		out = tsvfield.Append(out, k.project)
 		out = append(out, '\n')
 	}
 	h.KeysLen = uint64(len(out)) - h.KeysOff
@@ -191,26 +192,6 @@ func (b *Builder) encode(first, end uint64) []byte {
 	h.PostingsLen = uint64(len(out)) - h.PostingsOff
 	copy(out, h.encode())
 	return out
-}
-
-// appendEscaped escapes the characters that would break a key line, as
-// the indexer's TSV does.
-func appendEscaped(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
 }
 
 // tokenTable maps tokens to their index in Builder.lists: open

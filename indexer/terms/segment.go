@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/internal/tsvfield"
 )
 
 // Segment is an open segment file, memory-mapped: a query touches only
@@ -121,31 +123,6 @@ func eachKey(data []byte, n int, fn func(session, project []byte)) error {
 	return nil
 }
 
-func unescape(b []byte) string {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return string(b)
-	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c == '\\' && i+1 < len(b) {
-			i++
-			switch b[i] {
-			case 't':
-				c = '\t'
-			case 'n':
-				c = '\n'
-			case 'r':
-				c = '\r'
-			default:
-				c = b[i]
-			}
-		}
-		out = append(out, c)
-	}
-	return string(out)
-}
-
 // Close unmaps the segment.
 func (s *Segment) Close() error {
 	if s.data == nil {
@@ -193,7 +170,7 @@ func (s *Segment) Key(i uint32) Key {
 	if !s.keyDone[i] {
 		line := s.keyData[s.keyAt[i] : s.keyAt[i+1]-1]
 		tab := bytes.IndexByte(line, '\t')
-		s.keys[i] = Key{unescape(line[:tab]), unescape(line[tab+1:])}
+		s.keys[i] = Key{tsvfield.Unescape(line[:tab]), tsvfield.Unescape(line[tab+1:])}
 		s.keyDone[i] = true
 	}
 	return s.keys[i]
