@@ -80,12 +80,8 @@ func (s *Snapshot) EventsOf(sessions map[string]bool) (map[string][]Event, error
 	}
 	data := s.eventsData
 	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		if sessions != nil && !wantedSession(sessions, line) {
 			continue
 		}

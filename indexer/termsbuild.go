@@ -111,12 +111,8 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 	var f [NumColumns][]byte
 	var text []byte
 	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
-		}
+		var line []byte
+		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
 		if !SplitRow(line, &f) {
 			b.Add(&terms.Row{TimeMs: terms.UnknownTime, Type: terms.TypeOther})
 			continue

@@ -54,12 +54,8 @@ func (w *blockWorker) process(block int) blockResult {
 	var f [indexer.NumColumns][]byte
 	raw := w.raw
 	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i], raw[i+1:]
-		} else {
-			raw = nil
-		}
+		var line []byte
+		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
 		if !indexer.SplitRow(line, &f) {
 			res.badRows++
 			continue
