@@ -99,7 +99,7 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	slices.SortFunc(sessions, func(x, y *sessionBound) int { return cmp.Compare(y.bound, x.bound) })
 
 	pool := rank.DedupPool(a.req.Limit)
-	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks)}}
+	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks), TermIndex: true}}
 	opt := rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, Limit: a.req.Limit}
 	for {
 		if err := a.confirmBest(sessions, pool, &c, rq); err != nil {

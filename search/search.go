@@ -27,6 +27,9 @@ type Stats struct {
 	RowsMatched   int
 	CutoffDropped int // matches dropped by the recall cutoff
 	BadRows       int // rows that are not v1 rows (a damaged index)
+	// TermIndex: sessions were ranked from the term index, and only the
+	// blocks of those near the top were read.
+	TermIndex bool
 }
 
 // Run searches the snapshot.

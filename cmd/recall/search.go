@@ -97,8 +97,12 @@ func (c *searchCmd) Run(g *Globals) error {
 	}
 	if g.Verbose {
 		st := res.Stats
-		fmt.Fprintf(os.Stderr, "recall: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
-			st.BlocksRead, st.Blocks, st.RowsScanned, st.RowsMatched, st.CutoffDropped)
+		how := "read every row"
+		if st.TermIndex {
+			how = "ranked from the term index"
+		}
+		fmt.Fprintf(os.Stderr, "recall: %s: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
+			how, st.BlocksRead, st.Blocks, st.RowsScanned, st.RowsMatched, st.CutoffDropped)
 	}
 	if err := search.Write(os.Stdout, res, c.output()); err != nil {
 		return fmt.Errorf("write results: %w", err)
