@@ -13,12 +13,13 @@ import (
 // The accelerated search ranks sessions from the term index: postings
 // give every candidate message (one that may match) with an upper bound
 // of its hits, the row table its session, time, type and length. From
-// those, rank.UpperBound and rank.SessionUpperBound bound every session's
-// score. Sessions are then confirmed best bound first: their candidate
-// rows are read from the rows file, matched exactly and scored exactly,
-// until the best rank.DedupPool(limit) exact scores are at least the bound
-// of every session not yet read. The result is the one a full scan gives;
-// only the text of the sessions near the top is ever decompressed.
+// those, rank.Bounder and rank.SessionBound bound every session's score.
+// Sessions are then confirmed best bound first: their candidate rows are
+// read from the rows file, matched exactly and scored exactly, until the
+// best rank.DedupPool(limit) exact scores (more when copies collapse) are
+// at least the bound of every session not yet read. The result is the one
+// a full scan gives; only the text of the sessions near the top is ever
+// decompressed. docs/performance.md tells the story with numbers.
 
 // candidate is a row that may match the query, with what ranking needs
 // of its row table entry.
