@@ -188,9 +188,16 @@ func (r *rowCounts) add(row int32, hits, code int32) {
 	if r.hits[row] == 0 {
 		r.touched = append(r.touched, row)
 	}
-	r.hits[row] += hits
-	r.code[row] += code
+	r.hits[row] = min(r.hits[row]+hits, maxCount)
+	r.code[row] = min(r.code[row]+code, maxCount)
 }
+
+// maxCount caps hit counts: past it a count is only a bound anyway (BM25
+// saturates long before), and the cap keeps sums from overflowing int32,
+// which would turn a match into a miss.
+const maxCount = 1 << 30
+
+func clampCount(n int) int32 { return int32(min(max(n, 0), maxCount)) }
 
 func (c *counter) reset(rows, positive, excluded int) {
 	for len(c.terms) < positive {
@@ -250,7 +257,7 @@ func addRun(seg *terms.Segment, run string, whole bool, out *rowCounts) error {
 			return
 		}
 		err = seg.Postings(id, func(row, hits, code int) {
-			out.add(int32(row), int32(hits*times), int32(code*times))
+			out.add(int32(row), clampCount(hits*times), clampCount(code*times))
 		})
 	})
 	return err
