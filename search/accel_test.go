@@ -612,3 +612,31 @@ func TestAcceleratedTimeFilterAtEpoch(t *testing.T) {
 		})
 	}
 }
+
+// A search the term index cannot answer (here --scope session) skips the
+// blocks its filters rule out, as before there was a term index; one it
+// could answer reads them all when it falls back to the scan, so that its
+// document frequencies, and so its scores, are those of the index.
+func TestFallbackScanSkipsFilteredBlocks(t *testing.T) {
+	sessions := genCorpus()
+	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 64 << 10})
+	if len(snap.Blocks) < 10 {
+		t.Fatalf("only %d blocks: the corpus is too small for this test", len(snap.Blocks))
+	}
+	one := []string{sessions[5].id}
+	scoped, err := Run(snap, Request{Terms: []string{"the"}, Sessions: one, Scope: ScopeSession, Limit: 10, Now: accelNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scoped.Stats.TermIndex || scoped.Stats.BlocksRead == 0 || scoped.Stats.BlocksRead > len(snap.Blocks)/2 {
+		t.Errorf("--scope session --session %s read %d of %d blocks (term index %v), want only the few holding it",
+			one[0], scoped.Stats.BlocksRead, len(snap.Blocks), scoped.Stats.TermIndex)
+	}
+	full, err := Run(snap, Request{Terms: []string{"the"}, Sessions: one, Limit: 10, Now: accelNow, FullScan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Stats.BlocksRead != len(snap.Blocks) {
+		t.Errorf("--full-scan with --session read %d of %d blocks, want all", full.Stats.BlocksRead, len(snap.Blocks))
+	}
+}

@@ -176,15 +176,20 @@ func newScan(snap *indexer.Snapshot, q *filter.Query, req *Request) *scan {
 	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
 }
 
-// plan lists the blocks to read: all of them, even those the filters
-// rule out, since every live row counts towards the terms' document
-// frequencies, as in the term index. The full scan is the fallback for
-// what the term index cannot answer, and the reference it is tested
-// against.
+// plan lists the blocks to read. A search the term index could answer
+// reads every block, even those its filters rule out, since every live row
+// counts towards the terms' document frequencies as in the term index: the
+// results are then the same with or without the index (and --full-scan
+// can check them). Other searches (--count, --scope session, patterns
+// without words) skip the blocks whose time range, types or session
+// filter rule them out, and count frequencies over the blocks read.
 func (s *scan) plan() []int {
-	out := make([]int, len(s.snap.Blocks))
-	for i := range out {
-		out[i] = i
+	everyBlock := s.req.FullScan || accelerable(s.q, s.req)
+	var out []int
+	for i := range s.snap.Blocks {
+		if everyBlock || s.filter.blockMayPass(&s.snap.Blocks[i]) {
+			out = append(out, i)
+		}
 	}
 	return out
 }
@@ -271,6 +276,47 @@ func newRowFilter(snap *indexer.Snapshot, req *Request) rowFilter {
 	}
 	return f
 }
+
+// blockMayPass rules out blocks by time range, type and exact session.
+func (f *rowFilter) blockMayPass(b *indexer.Block) bool {
+	if f.since != 0 && b.MaxTime != 0 && b.MaxTime < f.since {
+		return false
+	}
+	if f.until != 0 && b.MinTime != 0 && b.MinTime > f.until {
+		return false
+	}
+	if !f.blockMaySession(b) {
+		return false
+	}
+	if f.types != nil {
+		any := false
+		for t := range f.types {
+			any = any || b.HasType(t)
+		}
+		if !any {
+			return false
+		}
+	}
+	return true
+}
+
+// blockMaySession uses the block's session filter when every --session
+// value is a whole session id (a prefix cannot be looked up in a Bloom
+// filter).
+func (f *rowFilter) blockMaySession(b *indexer.Block) bool {
+	if len(f.req.Sessions) == 0 {
+		return true
+	}
+	for _, s := range f.req.Sessions {
+		if len(s) < fullSessionIDLen || b.MaySession(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// fullSessionIDLen is the length of a Claude Code session id (a UUID).
+const fullSessionIDLen = 36
 
 // sessionMatches accepts a full id or a unique-looking prefix.
 func (f *rowFilter) sessionMatches(id string) bool {
