@@ -314,8 +314,10 @@ func (a *accel) blockOf(seg int, row int) (block, line int) {
 }
 
 // rowStartsOf returns, per segment, the first row of each of its blocks.
-func rowStartsOf(snap *indexer.Snapshot, segs []*terms.Segment) [][]int {
-	out := make([][]int, len(segs))
+// ok is false when a segment's row count is not that of its blocks: a
+// damaged segment, which the search must not trust.
+func rowStartsOf(snap *indexer.Snapshot, segs []*terms.Segment) (out [][]int, ok bool) {
+	out = make([][]int, len(segs))
 	for i, s := range segs {
 		starts := make([]int, 0, s.End-s.First)
 		n := 0
@@ -323,7 +325,10 @@ func rowStartsOf(snap *indexer.Snapshot, segs []*terms.Segment) [][]int {
 			starts = append(starts, n)
 			n += snap.Blocks[b].Rows
 		}
+		if n != s.Rows() {
+			return nil, false
+		}
 		out[i] = starts
 	}
-	return out
+	return out, true
 }

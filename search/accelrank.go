@@ -48,13 +48,12 @@ func runAccelerated(snap *indexer.Snapshot, q *filter.Query, req *Request) (res 
 	if err != nil || segs == nil {
 		return nil, false, nil // read the rows instead: they are the truth
 	}
-	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStartsOf(snap, segs),
-		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
-	for _, s := range segs {
-		if s.Rows() != rowsIn(snap, s) {
-			return nil, false, nil // a damaged segment: the rows are the truth
-		}
+	rowStarts, sound := rowStartsOf(snap, segs)
+	if !sound {
+		return nil, false, nil // a damaged segment: the rows are the truth
 	}
+	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
+		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
 	for _, t := range a.positive {
 		a.shapes = append(a.shapes, t.Shape())
 	}
@@ -69,14 +68,6 @@ func runAccelerated(snap *indexer.Snapshot, q *filter.Query, req *Request) (res 
 	}
 	res, err = a.rank(results)
 	return res, err == nil, err
-}
-
-func rowsIn(snap *indexer.Snapshot, s *terms.Segment) int {
-	n := 0
-	for b := s.First; b < s.End; b++ {
-		n += snap.Blocks[b].Rows
-	}
-	return n
 }
 
 // sessionBound is one session's candidates and the bound of its score.
