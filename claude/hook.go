@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/store"
 )
 
 // HookLogFileName, in the index directory, collects one line per hook
@@ -71,12 +71,12 @@ func (h Hook) Run() {
 // startOrNote starts the indexer unless one is running, in which case it
 // leaves the rerun note: a second indexer would only wait on the lock.
 func (h Hook) startOrNote(p Payload, logFile *os.File, rec *hookRecord) string {
-	held, err := lockHeld(filepath.Join(h.IndexDir, indexer.LockName))
+	held, err := lockHeld(filepath.Join(h.IndexDir, store.LockName))
 	if err != nil {
 		rec.problem(err.Error())
 	}
 	if held {
-		if err := touch(filepath.Join(h.IndexDir, indexer.RerunName)); err != nil {
+		if err := touch(filepath.Join(h.IndexDir, store.RerunName)); err != nil {
 			rec.problem(err.Error())
 			return "indexer already running; could not leave the rerun note"
 		}

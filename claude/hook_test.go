@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/indexer"
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // fixedNow is the clock of every hook test, so log lines can be compared
@@ -236,7 +237,7 @@ func TestHookPayloadWithoutEOF(t *testing.T) {
 
 func TestHookLeavesRerunNoteWhenIndexerRunning(t *testing.T) {
 	rig := newHookRig(t, strings.NewReader(`{"hook_event_name":"Stop","session_id":"`+sid+`"}`))
-	lockPath := filepath.Join(rig.indexDir, indexer.LockName)
+	lockPath := filepath.Join(rig.indexDir, store.LockName)
 	holdLock(t, lockPath)
 
 	rig.hook.Run()
@@ -244,7 +245,7 @@ func TestHookLeavesRerunNoteWhenIndexerRunning(t *testing.T) {
 	if len(rig.started.commands) != 0 {
 		t.Errorf("started %v while the indexer runs", rig.started.commands)
 	}
-	if _, err := os.Stat(filepath.Join(rig.indexDir, indexer.RerunName)); err != nil {
+	if _, err := os.Stat(filepath.Join(rig.indexDir, store.RerunName)); err != nil {
 		t.Errorf("rerun note: %v", err)
 	}
 	if _, err := os.Stat(lockPath); err != nil {
@@ -258,7 +259,7 @@ func TestHookLeavesRerunNoteWhenIndexerRunning(t *testing.T) {
 
 func TestHookStartsWhenLockFileFree(t *testing.T) {
 	rig := newHookRig(t, strings.NewReader(`{"hook_event_name":"Stop","session_id":"`+sid+`"}`))
-	lockPath := filepath.Join(rig.indexDir, indexer.LockName)
+	lockPath := filepath.Join(rig.indexDir, store.LockName)
 	if err := os.MkdirAll(rig.indexDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestHookStartsWhenLockFileFree(t *testing.T) {
 	rig.hook.Run()
 
 	assertStarted(t, rig, append(baseArgs(rig), "--current-session", sid), hookEnv())
-	if _, err := os.Stat(filepath.Join(rig.indexDir, indexer.RerunName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(rig.indexDir, store.RerunName)); !os.IsNotExist(err) {
 		t.Errorf("rerun note left with no indexer running: %v", err)
 	}
 	if _, err := os.Stat(lockPath); err != nil {

@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"syscall"
 
-	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/store"
 )
 
 // Command is a process for a hook to start and leave running.
@@ -63,7 +63,7 @@ func StartDetached(c Command) (int, error) {
 // lockHeld reports whether another process holds the index lock; the
 // probe is the indexer's own, so hook and indexer agree on what "held"
 // means.
-func lockHeld(path string) (bool, error) { return indexer.LockHeld(path) }
+func lockHeld(path string) (bool, error) { return store.LockHeld(path) }
 
 // touch creates path if it does not exist, leaving it as it is otherwise.
 func touch(path string) error {

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/indexer"
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // StartDetached must give the child a session of its own, /dev/null as
@@ -97,7 +98,7 @@ func waitForLine(t *testing.T, path, last string) map[string]string {
 
 func TestLockHeld(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, indexer.LockName)
+	path := filepath.Join(dir, store.LockName)
 
 	if held, err := lockHeld(path); err != nil || held {
 		t.Errorf("missing lock file: held=%v err=%v, want free", held, err)

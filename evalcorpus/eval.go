@@ -12,6 +12,7 @@ import (
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/store"
 )
 
 // Outcome is how one query did.
@@ -77,7 +78,7 @@ func Evaluate(workDir string, cfg Config, queries []Query) (*Report, error) {
 
 // evaluation holds what running one query needs.
 type evaluation struct {
-	snap   *indexer.Snapshot
+	snap   *store.Snapshot
 	corpus *Corpus
 	info   map[string]SessionInfo
 	topics map[string]Topic
@@ -112,7 +113,7 @@ func topicIndex(topics []Topic) map[string]Topic {
 }
 
 // buildIndex indexes the projects tree into indexDir and opens it.
-func buildIndex(projectsDir, indexDir string) (*indexer.Snapshot, error) {
+func buildIndex(projectsDir, indexDir string) (*store.Snapshot, error) {
 	if err := os.MkdirAll(indexDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create index dir: %w", err)
 	}
@@ -129,7 +130,7 @@ func buildIndex(projectsDir, indexDir string) (*indexer.Snapshot, error) {
 		// generator wrote something the indexer could not read.
 		return nil, fmt.Errorf("index corpus: %d warnings, first: %s", len(warnings), warnings[0])
 	}
-	snap, err := indexer.OpenSnapshot(indexDir)
+	snap, err := store.OpenSnapshot(indexDir)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}

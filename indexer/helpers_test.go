@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/store"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -56,15 +58,15 @@ func runIndex(t testing.TB, src, idx, current string) Summary {
 
 // liveRows returns the rows a reader sees: every committed row whose
 // generation is not dead.
-func liveRows(t testing.TB, idx string) []Row {
+func liveRows(t testing.TB, idx string) []store.Row {
 	t.Helper()
-	snap, err := OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatalf("open snapshot: %v", err)
 	}
 	defer snap.Close()
-	var out []Row
-	err = snap.EachRow(func(r *Row) error {
+	var out []store.Row
+	err = snap.EachRow(func(r *store.Row) error {
 		if !snap.Dead(r.Gen) {
 			out = append(out, *r)
 		}
@@ -78,7 +80,7 @@ func liveRows(t testing.TB, idx string) []Row {
 
 // rowLines renders rows as sorted TSV lines with the source root replaced
 // by "$SRC" and the generation dropped (it depends on history, not content).
-func rowLines(rows []Row, srcRoot string) []string {
+func rowLines(rows []store.Row, srcRoot string) []string {
 	lines := make([]string, 0, len(rows))
 	for _, r := range rows {
 		r.Source = strings.Replace(r.Source, srcRoot, "$SRC", 1)

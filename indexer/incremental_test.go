@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/recall-dev/recall/store"
 )
 
 const testSession = "55555555-5555-4555-8555-555555555555"
@@ -43,7 +45,7 @@ func appendText(t *testing.T, path, text string) {
 	}
 }
 
-func texts(rows []Row) map[string]int {
+func texts(rows []store.Row) map[string]int {
 	out := map[string]int{}
 	for _, r := range rows {
 		out[r.Text]++
@@ -55,12 +57,12 @@ func TestNoChangeReadsNothing(t *testing.T) {
 	src := copyTree(t, fixtureRoot)
 	idx := t.TempDir()
 	runIndex(t, src, idx, "")
-	before, _ := os.Stat(filepath.Join(idx, manifestName))
+	before, _ := os.Stat(filepath.Join(idx, store.ManifestName))
 	sum := runIndex(t, src, idx, "")
 	if sum.FilesRead != 0 || sum.BytesRead != 0 || sum.RowsAdded != 0 {
 		t.Fatalf("second run read %d files, %d bytes, added %d rows", sum.FilesRead, sum.BytesRead, sum.RowsAdded)
 	}
-	after, _ := os.Stat(filepath.Join(idx, manifestName))
+	after, _ := os.Stat(filepath.Join(idx, store.ManifestName))
 	if !after.ModTime().Equal(before.ModTime()) {
 		t.Error("manifest rewritten although nothing changed")
 	}
@@ -158,7 +160,7 @@ func TestDeletedTranscriptKeepsItsRows(t *testing.T) {
 	if got := texts(liveRows(t, idx)); got["a prompt that must outlive its transcript"] != 1 {
 		t.Fatalf("rows after deletion = %v", got)
 	}
-	m, _ := readManifest(idx)
+	m, _ := store.ReadManifest(idx)
 	if st := m.Files[path]; st == nil || !st.Gone {
 		t.Fatalf("manifest does not mark the transcript gone: %+v", st)
 	}
@@ -172,8 +174,8 @@ func TestTornTailIsCutBack(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "committed before the crash"))
 	runIndex(t, src, idx, "")
-	m, _ := readManifest(idx)
-	for _, name := range []string{m.rowsName(), m.blocksName(), m.uuidsName()} {
+	m, _ := store.ReadManifest(idx)
+	for _, name := range []string{m.RowsName(), m.BlocksName(), m.KeysName()} {
 		appendText(t, filepath.Join(idx, name), "torn garbage from a crash")
 	}
 	if got := texts(liveRows(t, idx)); len(got) != 1 {
@@ -216,7 +218,7 @@ func TestSnapshotSurvivesCompaction(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "first prompt before the rewrite")+promptLine(2, "I'll search my memory for the cache eviction work"))
 	runIndex(t, src, idx, "")
-	snap, err := OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +230,7 @@ func TestSnapshotSurvivesCompaction(t *testing.T) {
 		t.Fatal("no compaction happened")
 	}
 	n := 0
-	if err := snap.EachRow(func(*Row) error { n++; return nil }); err != nil || n != 2 {
+	if err := snap.EachRow(func(*store.Row) error { n++; return nil }); err != nil || n != 2 {
 		t.Fatalf("old snapshot read %d rows, err %v", n, err)
 	}
 	events, err := snap.Events()

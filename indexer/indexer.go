@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/transcript"
+
 	"github.com/recall-dev/recall/filter"
 )
 
@@ -57,10 +60,10 @@ func Run(opts Options) (Summary, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := TryLock(opts.IndexDir)
-	if errors.Is(err, ErrLocked) {
-		opts.Warn(fmt.Sprintf("waiting for another indexer (pid %s) to finish", LockHolder(opts.IndexDir)))
-		l, err = WaitLock(opts.IndexDir)
+	l, err := store.TryLock(opts.IndexDir)
+	if errors.Is(err, store.ErrLocked) {
+		opts.Warn(fmt.Sprintf("waiting for another indexer (pid %s) to finish", store.LockHolder(opts.IndexDir)))
+		l, err = store.WaitLock(opts.IndexDir)
 	}
 	if err != nil {
 		return Summary{}, err
@@ -73,14 +76,14 @@ func Run(opts Options) (Summary, error) {
 // more: a hook that found the lock held just before the release left one
 // that the loop in runLocked did not see. If another process takes the
 // lock first, the note is its to honour.
-func honourLateRerun(opts Options, l *Lock, sum Summary, err error) (Summary, error) {
+func honourLateRerun(opts Options, l *store.Lock, sum Summary, err error) (Summary, error) {
 	if uerr := l.Unlock(); err == nil && uerr != nil {
 		err = uerr
 	}
-	if err != nil || !fileExists(filepath.Join(opts.IndexDir, RerunName)) {
+	if err != nil || !fileExists(filepath.Join(opts.IndexDir, store.RerunName)) {
 		return sum, err
 	}
-	l2, lerr := TryLock(opts.IndexDir)
+	l2, lerr := store.TryLock(opts.IndexDir)
 	if lerr != nil {
 		return sum, nil
 	}
@@ -97,8 +100,8 @@ func Update(opts Options) (sum Summary, ran bool, err error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := TryLock(opts.IndexDir)
-	if errors.Is(err, ErrLocked) {
+	l, err := store.TryLock(opts.IndexDir)
+	if errors.Is(err, store.ErrLocked) {
 		return Summary{}, false, nil
 	}
 	if err != nil {
@@ -117,10 +120,10 @@ func runLocked(opts Options) (Summary, error) {
 	start := time.Now()
 	total := Summary{Excluded: map[string]int64{}}
 	for pass := 0; ; pass++ {
-		os.Remove(filepath.Join(opts.IndexDir, RerunName))
+		os.Remove(filepath.Join(opts.IndexDir, store.RerunName))
 		sum, err := runOnce(opts)
 		total.merge(sum)
-		if err != nil || pass >= maxReruns || !fileExists(filepath.Join(opts.IndexDir, RerunName)) {
+		if err != nil || pass >= maxReruns || !fileExists(filepath.Join(opts.IndexDir, store.RerunName)) {
 			total.Elapsed = time.Since(start)
 			return total, err
 		}
@@ -138,13 +141,13 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
-	return runWith(opts, m.committed(), m)
+	return runWith(opts, committed(m), m)
 }
 
-func loadOrNew(dir string) (*Manifest, error) {
-	m, err := readManifest(dir)
-	if errors.Is(err, ErrNoIndex) {
-		return newManifest(), nil
+func loadOrNew(dir string) (*store.Manifest, error) {
+	m, err := store.ReadManifest(dir)
+	if errors.Is(err, store.ErrNoIndex) {
+		return store.NewManifest(), nil
 	}
 	return m, err
 }
@@ -156,56 +159,56 @@ type baseState struct {
 	RowsBytes int64
 }
 
-func (m *Manifest) committed() baseState { return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes} }
+func committed(m *store.Manifest) baseState { return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes} }
 
 // runWith plans against m, reads in parallel and commits in order. base
 // describes the committed manifest; its data files are kept until a
 // manifest naming m's files is committed (m.Seq differs from base.Seq on a
 // rebuild).
-func runWith(opts Options, base baseState, m *Manifest) (Summary, error) {
+func runWith(opts Options, base baseState, m *store.Manifest) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
-	found := discover(opts.Sources, opts.Warn)
+	found := transcript.Discover(opts.Sources, opts.Warn)
 	sum.Files = len(found)
 	work, changed := plan(m, found, opts.Sources, &sum)
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
-		ensureTerms(opts.IndexDir, m, opts.Warn)
+		store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 		return sum, nil
 	}
-	if err := removeStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
+	if err := store.RemoveStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
 		return sum, err
 	}
-	w, err := openSegmentWriter(opts.IndexDir, m, opts.Warn)
+	w, err := store.OpenRowsWriter(opts.IndexDir, m, opts.Warn)
 	if err != nil {
 		return sum, err
 	}
-	defer w.close()
+	defer w.Close()
 	c := &committer{opts: opts, m: m, w: w, sum: &sum, forks: forkSessions(m)}
 	if err := c.run(work); err != nil {
 		return sum, err
 	}
-	w.close()
+	w.Close()
 	if m.Seq != base.Seq {
-		if err := removeStrays(opts.IndexDir, m.Seq); err != nil {
+		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
 			return sum, err
 		}
 	}
 	if m.DeadRows() > 0 {
-		if err := compact(opts.IndexDir, m, opts.Warn); err != nil {
+		if err := store.Compact(opts.IndexDir, m, opts.Warn); err != nil {
 			return sum, err
 		}
 		sum.Compacted = true
 	}
-	ensureTerms(opts.IndexDir, m, opts.Warn)
+	store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 	return sum, nil
 }
 
 // plan compares what is on disk with the manifest. It returns the files
 // with new bytes, and whether the manifest changed otherwise (files gone,
 // replaced or grown only in ways that need no reading).
-func plan(m *Manifest, found []transcript, roots []string, sum *Summary) ([]fileWork, bool) {
+func plan(m *store.Manifest, found []transcript.Transcript, roots []string, sum *Summary) ([]transcript.Work, bool) {
 	changed := false
 	seen := make(map[string]bool, len(found))
-	var work []fileWork
+	var work []transcript.Work
 	for _, t := range found {
 		seen[t.Path] = true
 		st := m.Files[t.Path]
@@ -224,12 +227,12 @@ func plan(m *Manifest, found []transcript, roots []string, sum *Summary) ([]file
 		if unchanged(st, t.Stat) {
 			continue
 		}
-		if st.Verdict == VerdictFork {
+		if st.Verdict == store.VerdictFork {
 			noteStat(st, t.Stat)
 			changed = true
 			continue
 		}
-		work = append(work, fileWork{t: t, state: *st})
+		work = append(work, transcript.Work{T: t, State: *st})
 	}
 	for path, st := range m.Files {
 		if !seen[path] && !st.Gone && underAny(path, roots) {
@@ -241,8 +244,8 @@ func plan(m *Manifest, found []transcript, roots []string, sum *Summary) ([]file
 	return work, changed
 }
 
-func newFileState(m *Manifest, t transcript) *FileState {
-	st := &FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: VerdictIndexed}
+func newFileState(m *store.Manifest, t transcript.Transcript) *store.FileState {
+	st := &store.FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: store.VerdictIndexed}
 	m.NextGen++
 	m.Files[t.Path] = st
 	return st
@@ -250,18 +253,18 @@ func newFileState(m *Manifest, t transcript) *FileState {
 
 // replaced reports a transcript that is no longer the file we read: another
 // inode, or shorter than what we consumed.
-func replaced(st *FileState, fs fileStat) bool {
+func replaced(st *store.FileState, fs transcript.FileStat) bool {
 	if st.Ino != 0 && (fs.Dev != st.Dev || fs.Ino != st.Ino) {
 		return true
 	}
 	return fs.Size < st.Offset
 }
 
-func unchanged(st *FileState, fs fileStat) bool {
+func unchanged(st *store.FileState, fs transcript.FileStat) bool {
 	return st.Size == fs.Size && st.MtimeNs == fs.MtimeNs && st.Ino != 0
 }
 
-func noteStat(st *FileState, fs fileStat) {
+func noteStat(st *store.FileState, fs transcript.FileStat) {
 	st.Dev, st.Ino, st.Size, st.MtimeNs = fs.Dev, fs.Ino, fs.Size, fs.MtimeNs
 }
 
@@ -276,10 +279,10 @@ func underAny(path string, roots []string) bool {
 
 // forkSessions lists sessions whose main transcript was judged a fork, so
 // their subagent transcripts are excluded too.
-func forkSessions(m *Manifest) map[string]bool {
+func forkSessions(m *store.Manifest) map[string]bool {
 	out := map[string]bool{}
 	for _, st := range m.Files {
-		if st.Kind == KindMain && st.Verdict == VerdictFork {
+		if st.Kind == store.KindMain && st.Verdict == store.VerdictFork {
 			out[st.Session] = true
 		}
 	}
@@ -289,15 +292,15 @@ func forkSessions(m *Manifest) map[string]bool {
 // committer applies read results to the index in file order.
 type committer struct {
 	opts       Options
-	m          *Manifest
-	w          *segmentWriter
+	m          *store.Manifest
+	w          *store.RowsWriter
 	sum        *Summary
 	forks      map[string]bool
-	keys       *keySet // row key → generation, loaded on first need
+	keys       *store.KeySet // row key → generation, loaded on first need
 	sinceCheck int64
 }
 
-func (c *committer) run(work []fileWork) error {
+func (c *committer) run(work []transcript.Work) error {
 	reads := startReads(work, c.opts)
 	defer reads.stop()
 	for i := range work {
@@ -330,29 +333,29 @@ func (c *committer) checkpointEvery() int64 {
 // File i's result goes to slot i mod cap(ahead): when i is handed out, file
 // i-cap(ahead) has been taken, so its slot is free.
 type reads struct {
-	slots []chan fileResult
+	slots []chan transcript.Result
 	ahead chan struct{} // one token per file being read or waiting
 	quit  chan struct{}
 }
 
-func startReads(work []fileWork, opts Options) *reads {
+func startReads(work []transcript.Work, opts Options) *reads {
 	workers := runtime.GOMAXPROCS(0)
 	inFlight := 2*workers + 2
 	r := &reads{
-		slots: make([]chan fileResult, inFlight),
+		slots: make([]chan transcript.Result, inFlight),
 		ahead: make(chan struct{}, inFlight),
 		quit:  make(chan struct{}),
 	}
 	for i := range r.slots {
-		r.slots[i] = make(chan fileResult, 1)
+		r.slots[i] = make(chan transcript.Result, 1)
 	}
 	next := make(chan int)
 	go r.feed(len(work), next)
 	for range workers {
 		go func() {
-			br := bufio.NewReaderSize(nil, readBufferSize)
+			br := bufio.NewReaderSize(nil, transcript.ReadBufferSize)
 			for i := range next {
-				r.slots[i%len(r.slots)] <- readTranscript(work[i], opts.CurrentSession, opts.IncludeHeadless, br)
+				r.slots[i%len(r.slots)] <- transcript.Read(work[i], opts.CurrentSession, opts.IncludeHeadless, br)
 			}
 		}()
 	}
@@ -377,7 +380,7 @@ func (r *reads) feed(n int, next chan<- int) {
 }
 
 // take waits for file i's result and frees its token.
-func (r *reads) take(i int) fileResult {
+func (r *reads) take(i int) transcript.Result {
 	res := <-r.slots[i%len(r.slots)]
 	<-r.ahead
 	return res
@@ -387,46 +390,46 @@ func (r *reads) take(i int) fileResult {
 // the file they hold (their result channels are buffered) and exit.
 func (r *reads) stop() { close(r.quit) }
 
-func (c *committer) apply(res *fileResult) error {
-	path := res.work.t.Path
-	if res.err != nil {
-		c.opts.Warn(res.err.Error())
+func (c *committer) apply(res *transcript.Result) error {
+	path := res.Work.T.Path
+	if res.Err != nil {
+		c.opts.Warn(res.Err.Error())
 		return nil
 	}
-	if res.current {
+	if res.Current {
 		c.sum.CurrentFiles++
 		return nil
 	}
-	if res.warning != "" {
-		c.opts.Warn(res.warning)
-		if res.badLines > 1 {
-			c.opts.Warn(fmt.Sprintf("%s: %d more lines skipped", path, res.badLines-1))
+	if res.Warning != "" {
+		c.opts.Warn(res.Warning)
+		if res.BadLines > 1 {
+			c.opts.Warn(fmt.Sprintf("%s: %d more lines skipped", path, res.BadLines-1))
 		}
 	}
 	st := c.m.Files[path]
-	st.Session, st.Project = res.session, res.project
-	st.Offset, st.Lines = res.offset, res.lines
-	noteStat(st, res.work.t.Stat)
+	st.Session, st.Project = res.Session, res.Project
+	st.Offset, st.Lines = res.Offset, res.Lines
+	noteStat(st, res.Work.T.Stat)
 	c.sum.FilesRead++
-	c.sum.BytesRead += res.bytesRead
-	c.sum.BadLines += int64(res.badLines)
-	c.sinceCheck += res.bytesRead
-	if res.badLines > 0 {
-		c.m.Excluded[filter.BadLine.String()] += int64(res.badLines)
-		c.sum.Excluded[filter.BadLine.String()] += int64(res.badLines)
+	c.sum.BytesRead += res.BytesRead
+	c.sum.BadLines += int64(res.BadLines)
+	c.sinceCheck += res.BytesRead
+	if res.BadLines > 0 {
+		c.m.Excluded[filter.BadLine.String()] += int64(res.BadLines)
+		c.sum.Excluded[filter.BadLine.String()] += int64(res.BadLines)
 	}
-	if res.fork || c.forks[st.Session] && st.Kind != KindMain {
+	if res.Fork || c.forks[st.Session] && st.Kind != store.KindMain {
 		c.markFork(st, res)
 		return nil
 	}
-	c.count(res.counts)
-	return c.addRows(st, res.rows)
+	c.count(res.Counts)
+	return c.addRows(st, res.Rows)
 }
 
-func (c *committer) markFork(st *FileState, res *fileResult) {
-	st.Verdict = VerdictFork
-	st.Offset = res.work.t.Stat.Size // never read again
-	if st.Kind == KindMain {
+func (c *committer) markFork(st *store.FileState, res *transcript.Result) {
+	st.Verdict = store.VerdictFork
+	st.Offset = res.Work.T.Stat.Size // never read again
+	if st.Kind == store.KindMain {
 		c.forks[st.Session] = true
 	}
 	c.sum.ForkFiles++
@@ -445,7 +448,7 @@ func (c *committer) count(counts [16]int64) {
 
 // addRows appends a file's rows, dropping messages already indexed from
 // another transcript (a fork's copies of its parent).
-func (c *committer) addRows(st *FileState, rows []extracted) error {
+func (c *committer) addRows(st *store.FileState, rows []transcript.Extracted) error {
 	for i := range rows {
 		r := &rows[i]
 		if r.Key != 0 {
@@ -454,10 +457,10 @@ func (c *committer) addRows(st *FileState, rows []extracted) error {
 				c.sum.Excluded[filter.Copy.String()]++
 				continue
 			}
-			c.keys.put(r.Key, r.Gen)
+			c.keys.Put(r.Key, r.Gen)
 		}
 		r.Ordinal = int(st.Rows) + 1
-		if err := c.w.add(&r.Row, r.Key); err != nil {
+		if err := c.w.Add(&r.Row, r.Key); err != nil {
 			return err
 		}
 		st.Rows++
@@ -468,9 +471,9 @@ func (c *committer) addRows(st *FileState, rows []extracted) error {
 
 func (c *committer) isCopy(key uint64) bool {
 	if c.keys == nil {
-		c.keys = loadKeys(c.w, c.m)
+		c.keys = store.LoadKeys(c.w, c.m)
 	}
-	gen, ok := c.keys.get(key)
+	gen, ok := c.keys.Get(key)
 	if !ok {
 		return false
 	}
@@ -481,11 +484,11 @@ func (c *committer) isCopy(key uint64) bool {
 // commit makes the rows written so far durable, then the manifest; final
 // is the run's last commit.
 func (c *committer) commit(final bool) error {
-	if err := c.w.sync(final); err != nil {
+	if err := c.w.Sync(final); err != nil {
 		return err
 	}
 	c.m.UpdatedNs = time.Now().UnixNano()
-	if err := commitManifest(c.opts.IndexDir, c.m); err != nil {
+	if err := store.CommitManifest(c.opts.IndexDir, c.m); err != nil {
 		return err
 	}
 	c.sinceCheck = 0

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // TestFixturesGolden indexes the hand-written fixtures and compares the
@@ -53,7 +55,7 @@ func TestExclusionReasons(t *testing.T) {
 			t.Errorf("excluded[%s] = %d, want %d", reason, sum.Excluded[reason], n)
 		}
 	}
-	m, err := readManifest(idx)
+	m, err := store.ReadManifest(idx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // ErrRebuildDrops is returned by Rebuild when it would drop rows whose
@@ -18,7 +20,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := WaitLock(opts.IndexDir)
+	l, err := store.WaitLock(opts.IndexDir)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -27,19 +29,19 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	if err != nil {
 		// A damaged or newer-format index is what --rebuild is for.
 		opts.Warn(fmt.Sprintf("starting over: %v", err))
-		base = newManifest()
+		base = store.NewManifest()
 	}
 	if files, rows := goneRows(base); rows > 0 && !yes {
 		return Summary{}, fmt.Errorf("%w: %d rows from %d transcripts that no longer exist would be lost; re-run with --yes to drop them", ErrRebuildDrops, rows, files)
 	}
-	fresh := newManifest()
+	fresh := store.NewManifest()
 	fresh.Seq = base.Seq + 1
 	fresh.NextGen = base.NextGen
-	return runWith(opts, base.committed(), fresh)
+	return runWith(opts, committed(base), fresh)
 }
 
 // goneRows counts rows of transcripts that are no longer on disk.
-func goneRows(m *Manifest) (files int, rows int64) {
+func goneRows(m *store.Manifest) (files int, rows int64) {
 	for path, st := range m.Files {
 		if st.Rows == 0 {
 			continue

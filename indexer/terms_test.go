@@ -3,14 +3,15 @@ package indexer
 import (
 	"bytes"
 	"fmt"
-	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store"
+
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // runIndexOpts is runIndex with a checkpoint size: 1 commits after every
@@ -36,7 +37,7 @@ func runIndexOpts(t testing.TB, src, idx string, checkpoint int64) Summary {
 
 func mustTermsRefs(t testing.TB, idx string) []terms.Ref {
 	t.Helper()
-	refs, err := termsRefs(idx)
+	refs, err := store.TermRefs(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +51,11 @@ func mustTermsRefs(t testing.TB, idx string) []terms.Ref {
 // and raw bytes). It returns the cover.
 func checkTerms(t testing.TB, idx string) []terms.Ref {
 	t.Helper()
-	m, err := readManifest(idx)
+	m, err := store.ReadManifest(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := m.blockCount()
+	blocks := m.BlockCount()
 	refs := mustTermsRefs(t, idx)
 	cover, covered := terms.Cover(refs, m.Seq, blocks)
 	if covered != blocks {
@@ -63,7 +64,7 @@ func checkTerms(t testing.TB, idx string) []terms.Ref {
 	if len(refs) != len(cover) {
 		t.Errorf("segments on disk %v, but the cover is %v: leftovers", names(refs), names(cover))
 	}
-	snap, err := OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +103,12 @@ func checkTerms(t testing.TB, idx string) []terms.Ref {
 		}
 	}
 	i := 0
-	err = snap.EachRow(func(r *Row) error {
+	err = snap.EachRow(func(r *store.Row) error {
 		if i >= len(infos) {
 			i++
 			return nil
 		}
-		ms, _ := parseTimestamp(r.Timestamp)
+		ms, _ := store.ParseTimestamp(r.Timestamp)
 		want := terms.RowInfo{TimeMs: ms, Len: len(r.Text), Key: infos[i].Key, Gen: r.Gen, Type: terms.TypeCode(r.Type), Flags: infos[i].Flags}
 		if infos[i] != want || keys[i] != (terms.Key{Session: r.Session, Project: r.Project}) {
 			t.Errorf("row %d: segment has %+v %+v, rows file %+v %q %q", i, infos[i], keys[i], want, r.Session, r.Project)
@@ -137,7 +138,7 @@ func names(refs []terms.Ref) []string {
 // token (folded, whole).
 func segmentsHolding(t testing.TB, idx, token string) []string {
 	t.Helper()
-	snap, err := OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +161,12 @@ func TestTermsCoverEveryBlock(t *testing.T) {
 			idx := t.TempDir()
 			runIndexOpts(t, src, idx, checkpoint)
 			cover := checkTerms(t, idx)
-			m, _ := readManifest(idx)
-			if m.blockCount() == 0 || len(cover) == 0 {
-				t.Fatalf("%d blocks, %d segments", m.blockCount(), len(cover))
+			m, _ := store.ReadManifest(idx)
+			if m.BlockCount() == 0 || len(cover) == 0 {
+				t.Fatalf("%d blocks, %d segments", m.BlockCount(), len(cover))
 			}
-			if checkpoint == 1 && m.blockCount() < 3 {
-				t.Errorf("a commit per transcript made only %d blocks", m.blockCount())
+			if checkpoint == 1 && m.BlockCount() < 3 {
+				t.Errorf("a commit per transcript made only %d blocks", m.BlockCount())
 			}
 			// Words of the fixtures are found in the index.
 			if got := segmentsHolding(t, idx, "JWT"); len(got) == 0 {
@@ -184,13 +185,13 @@ func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "first prompt about caching")+promptLine(2, "second prompt about eviction"))
 	runIndex(t, src, idx, "")
-	manifest := filepath.Join(idx, manifestName)
+	manifest := filepath.Join(idx, store.ManifestName)
 	committed, err := os.ReadFile(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := readManifest(idx)
-	blocks := m.blockCount()
+	m, _ := store.ReadManifest(idx)
+	blocks := m.BlockCount()
 
 	// The crashed run: it wrote a block and its segment, then died
 	// before committing (the old manifest is put back).
@@ -225,7 +226,7 @@ func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
 			t.Errorf("the snapshot uses stale segments %v holding %s", got, tok)
 		}
 	}
-	snap, err := OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,10 +270,10 @@ func TestStaleTermsSegmentRemovedByRunWithoutChanges(t *testing.T) {
 	src := copyTree(t, fixtureRoot)
 	idx := t.TempDir()
 	runIndex(t, src, idx, "")
-	m, _ := readManifest(idx)
+	m, _ := store.ReadManifest(idx)
 	b := terms.NewBuilder()
 	b.Add(&terms.Row{Session: "s", Project: "/x", Text: []byte("phantom")})
-	ref, err := b.WriteFile(idx, m.Seq, m.blockCount(), m.blockCount()+1)
+	ref, err := b.WriteFile(idx, m.Seq, m.BlockCount(), m.BlockCount()+1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +310,7 @@ func TestTermsBackfill(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			snap, err := OpenSnapshot(idx)
+			snap, err := store.OpenSnapshot(idx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,7 +363,7 @@ func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
 			if err := os.WriteFile(path, tt.damage(t, data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			snap, err := OpenSnapshot(idx)
+			snap, err := store.OpenSnapshot(idx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -371,7 +372,7 @@ func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
 			}
 			snap.Close()
 			runIndex(t, src, idx, "")
-			snap, err = OpenSnapshot(idx)
+			snap, err = store.OpenSnapshot(idx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +386,7 @@ func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
 }
 
 // TestManySmallRunsAreMerged: every run ends a block and a segment of its
-// own; merging keeps the segment count below mergeFanIn while the blocks
+// own; merging keeps the segment count below store.MergeFanIn while the blocks
 // grow.
 func TestManySmallRunsAreMerged(t *testing.T) {
 	src, path := newSessionFile(t)
@@ -399,13 +400,13 @@ func TestManySmallRunsAreMerged(t *testing.T) {
 		}
 		cover := checkTerms(t, idx)
 		most = max(most, len(cover))
-		if len(cover) >= mergeFanIn {
-			t.Errorf("after run %d: %d segments %v, want fewer than %d", i, len(cover), names(cover), mergeFanIn)
+		if len(cover) >= store.MergeFanIn {
+			t.Errorf("after run %d: %d segments %v, want fewer than %d", i, len(cover), names(cover), store.MergeFanIn)
 		}
 	}
-	m, _ := readManifest(idx)
-	if m.blockCount() < runs {
-		t.Errorf("%d runs made %d blocks, want one each", runs, m.blockCount())
+	m, _ := store.ReadManifest(idx)
+	if m.BlockCount() < runs {
+		t.Errorf("%d runs made %d blocks, want one each", runs, m.BlockCount())
 	}
 	if most < 2 {
 		t.Errorf("never more than %d segment: the runs did not write segments of their own", most)
@@ -417,91 +418,6 @@ func TestManySmallRunsAreMerged(t *testing.T) {
 	}
 }
 
-func TestTier(t *testing.T) {
-	// A tier is four times the one below, from firstTierBytes up;
-	// segments of maxMergeBytes or more are never merged.
-	want := func(raw int64) int {
-		if raw >= maxMergeBytes {
-			return -1
-		}
-		if raw < firstTierBytes {
-			return 0
-		}
-		return (bits.Len64(uint64(raw/firstTierBytes))-1)/2 + 1
-	}
-	tests := []struct {
-		raw  int64
-		want int
-	}{
-		{0, 0},
-		{1, 0},
-		{firstTierBytes - 1, 0},
-		{firstTierBytes, 1},
-		{4*firstTierBytes - 1, 1},
-		{4 * firstTierBytes, 2},
-		{16*firstTierBytes - 1, 2},
-		{maxMergeBytes - 1, want(maxMergeBytes - 1)},
-		{maxMergeBytes, -1},
-		{1 << 40, -1},
-	}
-	for _, tt := range tests {
-		if got := tier(tt.raw); got != tt.want || got != want(tt.raw) {
-			t.Errorf("tier(%d) = %d, want %d", tt.raw, got, tt.want)
-		}
-	}
-	if maxMergeBytes > 4*firstTierBytes && tier(maxMergeBytes-1) < 2 {
-		t.Errorf("tier(maxMergeBytes-1) = %d", tier(maxMergeBytes-1))
-	}
-}
-
-func TestMergeStart(t *testing.T) {
-	const mb = 1 << 20
-	tests := []struct {
-		name string
-		raws []int64
-		want int
-	}{
-		{"none", nil, -1},
-		{"fewer than the fan-in", []int64{10, 10, 10}, -1},
-		{"fan-in of one tier", []int64{10, 20, 30, 40}, 0},
-		{"tail of one tier", []int64{20 * mb, 2 * mb, 10, 20, 30, 40}, 2},
-		{"mixed tiers", []int64{10, 20, 2 * mb, 40}, -1},
-		{"higher tier", []int64{2 * mb, 2 * mb, 3 * mb, 3 * mb}, 0},
-		{"never merged", []int64{maxMergeBytes, maxMergeBytes, maxMergeBytes, maxMergeBytes}, -1},
-		{"one too big", []int64{10, 10, 10, maxMergeBytes}, -1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			var cover []terms.Ref
-			for i, raw := range tt.raws {
-				b := terms.NewBuilder()
-				for left := raw; left > 0; left -= min(left, 1<<30) {
-					b.AddRawBytes(int(min(left, 1<<30)))
-				}
-				ref, err := b.WriteFile(dir, 1, i, i+1)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cover = append(cover, ref)
-			}
-			got, err := mergeStart(dir, cover)
-			if err != nil || got != tt.want {
-				t.Errorf("mergeStart = %d, %v; want %d", got, err, tt.want)
-			}
-		})
-	}
-	dir := t.TempDir()
-	missing := []terms.Ref{{Name: terms.FileName(1, 0, 1), Seq: 1, First: 0, End: 1}, {Name: terms.FileName(1, 1, 2), Seq: 1, First: 1, End: 2},
-		{Name: terms.FileName(1, 2, 3), Seq: 1, First: 2, End: 3}, {Name: terms.FileName(1, 3, 4), Seq: 1, First: 3, End: 4}}
-	if _, err := mergeStart(dir, missing); err == nil {
-		t.Error("mergeStart of missing segments did not fail")
-	}
-}
-
-// TestCompactionRebuildsTerms: a replaced transcript leaves dead rows,
-// so the run compacts into the next sequence; that sequence must have a
-// complete term index and the old one none.
 func TestCompactionRebuildsTerms(t *testing.T) {
 	src, path := newSessionFile(t)
 	idx := t.TempDir()
@@ -509,7 +425,7 @@ func TestCompactionRebuildsTerms(t *testing.T) {
 	other := filepath.Join(filepath.Dir(path), "66666666-6666-4666-8666-666666666666.jsonl")
 	appendText(t, other, strings.ReplaceAll(promptLine(5, "another session about penguins"), testSession, "66666666-6666-4666-8666-666666666666"))
 	runIndex(t, src, idx, "")
-	old, _ := readManifest(idx)
+	old, _ := store.ReadManifest(idx)
 	checkTerms(t, idx)
 
 	tmp := path + ".new"
@@ -524,7 +440,7 @@ func TestCompactionRebuildsTerms(t *testing.T) {
 	if !sum.Compacted || sum.Replaced != 1 {
 		t.Fatalf("replacement: Compacted %v, Replaced %d", sum.Compacted, sum.Replaced)
 	}
-	m, _ := readManifest(idx)
+	m, _ := store.ReadManifest(idx)
 	if m.Seq == old.Seq {
 		t.Fatalf("compaction kept sequence %d", m.Seq)
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // WatchLockName is the lock a watcher holds for its whole life, so an index
@@ -33,10 +35,10 @@ func (e *WatchRunningError) Holder() string {
 }
 
 // takeWatchLock takes the watch lock without waiting.
-func takeWatchLock(dir string) (*Lock, error) {
-	l, err := lockFile(dir, WatchLockName, false)
-	if errors.Is(err, ErrLocked) {
-		return nil, &WatchRunningError{Dir: dir, PID: lockHolder(dir, WatchLockName)}
+func takeWatchLock(dir string) (*store.Lock, error) {
+	l, err := store.LockFile(dir, WatchLockName, false)
+	if errors.Is(err, store.ErrLocked) {
+		return nil, &WatchRunningError{Dir: dir, PID: store.HolderOf(dir, WatchLockName)}
 	}
 	return l, err
 }
@@ -44,6 +46,6 @@ func takeWatchLock(dir string) (*Lock, error) {
 // WatcherRunning reports whether a `recall watch` keeps the index in dir up
 // to date, that is whether its lock is held. It only probes (LockHeld).
 func WatcherRunning(dir string) bool {
-	held, err := LockHeld(filepath.Join(dir, WatchLockName))
+	held, err := store.LockHeld(filepath.Join(dir, WatchLockName))
 	return err == nil && held
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store"
+
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -150,8 +152,8 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 // indexedTexts is what a reader sees: the text of every committed row
 // whose generation is not dead, with its count.
 func indexedTexts(idx string) (map[string]int, error) {
-	snap, err := OpenSnapshot(idx)
-	if errors.Is(err, ErrNoIndex) {
+	snap, err := store.OpenSnapshot(idx)
+	if errors.Is(err, store.ErrNoIndex) {
 		return map[string]int{}, nil
 	}
 	if err != nil {
@@ -159,7 +161,7 @@ func indexedTexts(idx string) (map[string]int, error) {
 	}
 	defer snap.Close()
 	out := map[string]int{}
-	err = snap.EachRow(func(r *Row) error {
+	err = snap.EachRow(func(r *store.Row) error {
 		if !snap.Dead(r.Gen) {
 			out[r.Text]++
 		}
@@ -208,7 +210,7 @@ func TestWatchNewProjectFolderAndTranscripts(t *testing.T) {
 
 	// The watcher must not hold the writer lock between runs: hooks and
 	// searches take it.
-	l, err := TryLock(idx)
+	l, err := store.TryLock(idx)
 	if err != nil {
 		t.Fatalf("writer lock while the watcher idles: %v", err)
 	}

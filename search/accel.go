@@ -6,8 +6,8 @@ import (
 	"sync"
 
 	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/indexer"
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // The accelerated search ranks sessions from the term index: postings
@@ -316,7 +316,7 @@ func (a *accel) blockOf(seg int, row int) (block, line int) {
 // rowStartsOf returns, per segment, the first row of each of its blocks.
 // ok is false when a segment's row count is not that of its blocks: a
 // damaged segment, which the search must not trust.
-func rowStartsOf(snap *indexer.Snapshot, segs []*terms.Segment) (out [][]int, ok bool) {
+func rowStartsOf(snap *store.Snapshot, segs []*terms.Segment) (out [][]int, ok bool) {
 	out = make([][]int, len(segs))
 	for i, s := range segs {
 		starts := make([]int, 0, s.End-s.First)

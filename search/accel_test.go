@@ -16,6 +16,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/store"
 )
 
 // The differential test: every query, filter and option must give the
@@ -267,7 +268,7 @@ type accelIndex struct {
 	checkpoint int64
 }
 
-func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *indexer.Snapshot {
+func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *store.Snapshot {
 	t.Helper()
 	src := filepath.Join(t.TempDir(), "projects")
 	idx := t.TempDir()
@@ -287,7 +288,7 @@ func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *inde
 			}
 		}
 	}
-	snap, err := indexer.OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +543,7 @@ func TestAcceleratedFillsLimitWhenCopiesCollapse(t *testing.T) {
 	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := indexer.OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +582,7 @@ func TestAcceleratedTimeFilterAtEpoch(t *testing.T) {
 	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := indexer.OpenSnapshot(idx)
+	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/indexer"
-	"github.com/recall-dev/recall/indexer/terms"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // accel is one accelerated search.
 type accel struct {
-	snap      *indexer.Snapshot
+	snap      *store.Snapshot
 	q         *filter.Query
 	req       *Request
 	segs      []*terms.Segment
@@ -40,7 +40,7 @@ const boundSlack = 1 + 1e-9
 // runAccelerated answers the request from the term index. ok is false
 // when the index cannot (no complete term index, or a query shape it does
 // not serve); the caller then scans.
-func runAccelerated(snap *indexer.Snapshot, q *filter.Query, req *Request) (res *Result, ok bool, err error) {
+func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, ok bool, err error) {
 	if !accelerable(q, req) {
 		return nil, false, nil
 	}
@@ -151,7 +151,7 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 
 // eventsOf loads the recall events of a batch of sessions, if the cutoff
 // applies.
-func (a *accel) eventsOf(batch []*sessionBound) (map[string][]indexer.Event, error) {
+func (a *accel) eventsOf(batch []*sessionBound) (map[string][]store.Event, error) {
 	if !a.req.Cutoff {
 		return nil, nil
 	}
@@ -300,14 +300,14 @@ func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
 	}
 	defer w.close()
 	out := make([]confirmed, len(batch))
-	var f [indexer.NumColumns][]byte
+	var f [store.NumColumns][]byte
 	for i, sb := range batch {
 		var res blockResult
 		res.docFreq = make([]int, len(a.positive))
 		for _, c := range sb.cands {
 			b, line := a.blockOf(int(c.seg), int(c.row))
 			lines := a.blocks[b]
-			if line >= len(lines) || !indexer.SplitRow(lines[line], &f) {
+			if line >= len(lines) || !store.SplitRow(lines[line], &f) {
 				res.badRows++
 				continue
 			}
@@ -329,7 +329,7 @@ func (a *accel) decode(blocks []int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dec, err := indexer.NewDecoder()
+			dec, err := store.NewDecoder()
 			if err != nil {
 				for i := range next {
 					errs[i] = err

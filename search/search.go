@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/store"
 )
 
 // Result is what a search found.
@@ -33,7 +33,7 @@ type Stats struct {
 }
 
 // Run searches the snapshot.
-func Run(snap *indexer.Snapshot, req Request) (*Result, error) {
+func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	q, err := filter.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func selectMatches(q *filter.Query, req *Request, found *scanResult) []match {
 
 // applyCutoff drops matches that echo a recall: the event itself and the
 // messages in the window after it that share words with what was recalled.
-func applyCutoff(matches []match, events map[string][]indexer.Event, w filter.Window) ([]match, int) {
+func applyCutoff(matches []match, events map[string][]store.Event, w filter.Window) ([]match, int) {
 	if len(events) == 0 {
 		return matches, 0
 	}
@@ -129,7 +129,7 @@ func applyCutoff(matches []match, events map[string][]indexer.Event, w filter.Wi
 	return out, dropped
 }
 
-func echoesRecall(m *match, events []indexer.Event, w filter.Window) bool {
+func echoesRecall(m *match, events []store.Event, w filter.Window) bool {
 	for i := range events {
 		e := &events[i].RecallEvent
 		if m.msg.Source == e.Source && m.msg.Line == e.Line {
@@ -142,7 +142,7 @@ func echoesRecall(m *match, events []indexer.Event, w filter.Window) bool {
 	return false
 }
 
-func rankQuery(q *filter.Query, snap *indexer.Snapshot, found *scanResult) rank.Query {
+func rankQuery(q *filter.Query, snap *store.Snapshot, found *scanResult) rank.Query {
 	terms := q.Positive()
 	rq := rank.Query{Terms: make([]string, len(terms)), DocFreq: found.docFreq, TotalDocs: int(snap.M.Rows)}
 	for i, t := range terms {
@@ -156,7 +156,7 @@ func rankQuery(q *filter.Query, snap *indexer.Snapshot, found *scanResult) rank.
 
 // scan reads the blocks that may hold matches, on all cores.
 type scan struct {
-	snap   *indexer.Snapshot
+	snap   *store.Snapshot
 	q      *filter.Query
 	req    *Request
 	terms  []*filter.Term
@@ -172,7 +172,7 @@ type scanResult struct {
 	err         error
 }
 
-func newScan(snap *indexer.Snapshot, q *filter.Query, req *Request) *scan {
+func newScan(snap *store.Snapshot, q *filter.Query, req *Request) *scan {
 	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
 }
 
@@ -252,7 +252,7 @@ func (s *scan) merge(results []blockResult) *scanResult {
 
 // rowFilter holds the non-text filters.
 type rowFilter struct {
-	snap    *indexer.Snapshot
+	snap    *store.Snapshot
 	req     *Request
 	types   map[string]bool
 	since   int64 // Unix ms, 0 unbounded
@@ -260,7 +260,7 @@ type rowFilter struct {
 	current string
 }
 
-func newRowFilter(snap *indexer.Snapshot, req *Request) rowFilter {
+func newRowFilter(snap *store.Snapshot, req *Request) rowFilter {
 	f := rowFilter{snap: snap, req: req, current: req.CurrentSession}
 	if len(req.Types) > 0 {
 		f.types = map[string]bool{}
@@ -278,7 +278,7 @@ func newRowFilter(snap *indexer.Snapshot, req *Request) rowFilter {
 }
 
 // blockMayPass rules out blocks by time range, type and exact session.
-func (f *rowFilter) blockMayPass(b *indexer.Block) bool {
+func (f *rowFilter) blockMayPass(b *store.Block) bool {
 	if f.since != 0 && b.MaxTime != 0 && b.MaxTime < f.since {
 		return false
 	}
@@ -303,7 +303,7 @@ func (f *rowFilter) blockMayPass(b *indexer.Block) bool {
 // blockMaySession uses the block's session filter when every --session
 // value is a whole session id (a prefix cannot be looked up in a Bloom
 // filter).
-func (f *rowFilter) blockMaySession(b *indexer.Block) bool {
+func (f *rowFilter) blockMaySession(b *store.Block) bool {
 	if len(f.req.Sessions) == 0 {
 		return true
 	}

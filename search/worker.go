@@ -9,8 +9,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/store"
 )
 
 // blockWorker decodes and scans blocks; one per goroutine, reusing its
@@ -34,7 +34,7 @@ type blockResult struct {
 }
 
 func newBlockWorker(s *scan) (*blockWorker, error) {
-	dec, err := indexer.NewDecoder()
+	dec, err := store.NewDecoder()
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +51,12 @@ func (w *blockWorker) process(block int) blockResult {
 		res.err = err
 		return res
 	}
-	var f [indexer.NumColumns][]byte
+	var f [store.NumColumns][]byte
 	raw := w.raw
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
-		if !indexer.SplitRow(line, &f) {
+		if !store.SplitRow(line, &f) {
 			res.badRows++
 			continue
 		}
@@ -67,11 +67,11 @@ func (w *blockWorker) process(block int) blockResult {
 }
 
 // scanRow applies the query and the filters to one row.
-func (w *blockWorker) scanRow(f *[indexer.NumColumns][]byte, line []byte, res *blockResult) {
-	if gen, _ := strconv.ParseUint(string(f[indexer.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
+func (w *blockWorker) scanRow(f *[store.NumColumns][]byte, line []byte, res *blockResult) {
+	if gen, _ := strconv.ParseUint(string(f[store.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
 		return
 	}
-	text := w.unescapedText(f[indexer.ColText])
+	text := w.unescapedText(f[store.ColText])
 	positive, excluded := w.s.q.TermHits(text)
 	w.countDocFreq(text, positive, res.docFreq)
 	if positive == 0 && !excluded {
@@ -107,18 +107,18 @@ func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
 
 // newMatch builds the rank message of a matched row: only the text is
 // copied; the columns that repeat from row to row are interned.
-func (w *blockWorker) newMatch(f *[indexer.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
-	lineNo, _ := strconv.Atoi(string(f[indexer.ColLine]))
-	ordinal, _ := strconv.Atoi(string(f[indexer.ColOrdinal]))
-	t, _ := time.Parse(time.RFC3339Nano, string(f[indexer.ColTimestamp]))
+func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
+	lineNo, _ := strconv.Atoi(string(f[store.ColLine]))
+	ordinal, _ := strconv.Atoi(string(f[store.ColOrdinal]))
+	t, _ := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
 	return match{
 		msg: rank.Message{
-			Session:   w.intern(f[indexer.ColSession]),
-			Project:   w.intern(f[indexer.ColProject]),
-			Type:      w.intern(f[indexer.ColType]),
+			Session:   w.intern(f[store.ColSession]),
+			Project:   w.intern(f[store.ColProject]),
+			Type:      w.intern(f[store.ColType]),
 			Timestamp: t,
 			Text:      string(text),
-			Source:    w.intern(f[indexer.ColSource]),
+			Source:    w.intern(f[store.ColSource]),
 			Line:      lineNo,
 			Hits:      w.hits(text, positive),
 		},
@@ -151,26 +151,26 @@ func (w *blockWorker) intern(col []byte) string {
 	if s, ok := w.strs[string(col)]; ok {
 		return s
 	}
-	s := indexer.Unescape(col)
+	s := store.Unescape(col)
 	w.strs[string(col)] = s
 	return s
 }
 
 // passes applies the non-text filters to a row.
-func (w *blockWorker) passes(f *[indexer.NumColumns][]byte) bool {
+func (w *blockWorker) passes(f *[store.NumColumns][]byte) bool {
 	rf := &w.s.filter
-	session := string(f[indexer.ColSession])
+	session := string(f[store.ColSession])
 	if rf.current != "" && session == rf.current {
 		return false
 	}
 	if !rf.sessionMatches(session) {
 		return false
 	}
-	if rf.types != nil && !rf.types[string(f[indexer.ColType])] {
+	if rf.types != nil && !rf.types[string(f[store.ColType])] {
 		return false
 	}
 	if rf.since != 0 || rf.until != 0 {
-		t, err := time.Parse(time.RFC3339Nano, string(f[indexer.ColTimestamp]))
+		t, err := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
 		if err != nil {
 			return false
 		}
@@ -182,7 +182,7 @@ func (w *blockWorker) passes(f *[indexer.NumColumns][]byte) bool {
 	if len(w.s.req.Projects) == 0 {
 		return true
 	}
-	return projectMatches(w.intern(f[indexer.ColProject]), w.s.req.Projects)
+	return projectMatches(w.intern(f[store.ColProject]), w.s.req.Projects)
 }
 
 // unescapedText returns the text column as matched: escapes undone, in a
@@ -191,6 +191,6 @@ func (w *blockWorker) unescapedText(col []byte) []byte {
 	if bytes.IndexByte(col, '\\') < 0 {
 		return col
 	}
-	w.text = indexer.UnescapeAppend(w.text[:0], col)
+	w.text = store.UnescapeAppend(w.text[:0], col)
 	return w.text
 }

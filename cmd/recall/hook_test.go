@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/indexer"
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // buildRecall builds this command once for a test or benchmark, so hooks
@@ -214,7 +215,7 @@ func TestHookCommandWhenIndexerRunning(t *testing.T) {
 	if run.exitCode != 0 {
 		t.Errorf("exit %d, stderr %q", run.exitCode, run.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(indexDir, indexer.RerunName)); err != nil {
+	if _, err := os.Stat(filepath.Join(indexDir, store.RerunName)); err != nil {
 		t.Errorf("rerun note: %v", err)
 	}
 	data, _ := os.ReadFile(filepath.Join(indexDir, "hook.log"))
@@ -227,7 +228,7 @@ func TestHookCommandWhenIndexerRunning(t *testing.T) {
 // holdIndexLock takes the index lock as a running indexer does.
 func holdIndexLock(tb testing.TB, indexDir string) {
 	tb.Helper()
-	l, err := indexer.TryLock(indexDir)
+	l, err := store.TryLock(indexDir)
 	if err != nil {
 		tb.Fatalf("take the index lock: %v", err)
 	}

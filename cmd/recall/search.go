@@ -11,6 +11,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/store"
 )
 
 type searchCmd struct {
@@ -80,8 +81,8 @@ func (c *searchCmd) Run(g *Globals) error {
 		// debounce; checking every transcript again would only cost time.
 		c.update(g, cfg)
 	}
-	snap, err := indexer.OpenSnapshot(cfg.IndexDir)
-	if errors.Is(err, indexer.ErrNoIndex) {
+	snap, err := store.OpenSnapshot(cfg.IndexDir)
+	if errors.Is(err, store.ErrNoIndex) {
 		return noMatchError{}
 	}
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/store"
 )
 
 type statsCmd struct {
@@ -21,8 +22,8 @@ func (c *statsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	st, err := indexer.Stats(cfg.IndexDir)
-	if errors.Is(err, indexer.ErrNoIndex) {
+	st, err := store.Stats(cfg.IndexDir)
+	if errors.Is(err, store.ErrNoIndex) {
 		return fmt.Errorf("no index in %s yet: run `recall index`", cfg.IndexDir)
 	}
 	if err != nil {
@@ -36,7 +37,7 @@ func (c *statsCmd) Run(g *Globals) error {
 	return writeStats(st)
 }
 
-func writeStats(st *indexer.IndexStats) error {
+func writeStats(st *store.IndexStats) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "index\t%s (format v%d, %s on disk)\n", st.Dir, st.FormatVersion, indexer.HumanBytes(st.DiskBytes))
 	fmt.Fprintf(tw, "updated\t%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"))
@@ -59,10 +60,10 @@ func writeStats(st *indexer.IndexStats) error {
 
 func kindCounts(kinds map[string]int) string {
 	var parts []string
-	for _, k := range []string{indexer.KindMain, indexer.KindSubagent, indexer.KindAgentOld} {
+	for _, k := range []string{store.KindMain, store.KindSubagent, store.KindAgentOld} {
 		if n := kinds[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{
-				indexer.KindMain: "main", indexer.KindSubagent: "subagent", indexer.KindAgentOld: "old-layout agent"}[k]))
+				store.KindMain: "main", store.KindSubagent: "subagent", store.KindAgentOld: "old-layout agent"}[k]))
 		}
 	}
 	if len(parts) == 0 {

@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"encoding/binary"
@@ -20,7 +20,7 @@ const blockTarget = 128 << 10
 // generation it came from (uint32), little endian.
 const uuidRecordSize = 12
 
-// segmentWriter appends rows to the data files of the manifest's sequence.
+// RowsWriter appends rows to the data files of the manifest's sequence.
 // Nothing it writes is visible until the manifest is committed; a crash
 // before that leaves bytes past the committed lengths, which the next writer
 // cuts off (openRepaired).
@@ -28,7 +28,7 @@ const uuidRecordSize = 12
 // Compressing a block and indexing its terms is most of the writer's
 // work, so full blocks go to an encoder pipeline that uses every core;
 // frames are written in block order by one goroutine (see encoder).
-type segmentWriter struct {
+type RowsWriter struct {
 	dir    string
 	m      *Manifest
 	rows   *os.File
@@ -40,43 +40,43 @@ type segmentWriter struct {
 	warn   func(string) // term-index failures, which lose no rows
 }
 
-// openSegmentWriter opens (creating if needed) the data files named by m
+// OpenRowsWriter opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
-func openSegmentWriter(dir string, m *Manifest, warn func(string)) (*segmentWriter, error) {
-	w := &segmentWriter{dir: dir, m: m, blk: newBlockBuilder(), warn: warn}
+func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, error) {
+	w := &RowsWriter{dir: dir, m: m, blk: newBlockBuilder(), warn: warn}
 	files := []struct {
 		f         **os.File
 		name      string
 		committed int64
 	}{
-		{&w.rows, m.rowsName(), m.RowsBytes},
-		{&w.blocks, m.blocksName(), m.BlocksBytes},
-		{&w.uuids, m.uuidsName(), m.UUIDBytes},
-		{&w.events, m.eventsName(), m.EventsBytes},
+		{&w.rows, m.RowsName(), m.RowsBytes},
+		{&w.blocks, m.BlocksName(), m.BlocksBytes},
+		{&w.uuids, m.KeysName(), m.UUIDBytes},
+		{&w.events, m.EventsName(), m.EventsBytes},
 	}
 	for _, spec := range files {
 		f, err := openRepaired(filepath.Join(dir, spec.name), spec.committed)
 		if err != nil {
-			w.close()
+			w.Close()
 			return nil, err
 		}
 		*spec.f = f
 	}
 	// Segments past the committed blocks describe blocks a crash lost;
 	// the blocks about to be written would reuse their numbers.
-	if err := removeStaleTerms(dir, m.Seq, m.blockCount()); err != nil {
-		w.close()
+	if err := removeStaleTerms(dir, m.Seq, m.BlockCount()); err != nil {
+		w.Close()
 		return nil, err
 	}
 	pipe, err := newEncoder(w)
 	if err != nil {
-		w.close()
+		w.Close()
 		return nil, err
 	}
 	w.pipe = pipe
 	if m.RowsBytes == 0 {
 		if err := w.writeHeaderFrame(); err != nil {
-			w.close()
+			w.Close()
 			return nil, err
 		}
 	}
@@ -114,7 +114,7 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 
 // writeHeaderFrame starts a new rows file with the TSV header in a frame of
 // its own, so `zstdcat rows-*.zst` prints a header line then rows.
-func (w *segmentWriter) writeHeaderFrame() error {
+func (w *RowsWriter) writeHeaderFrame() error {
 	frame := w.pipe.encs[0].EncodeAll([]byte(Header()), nil)
 	if _, err := w.rows.Write(frame); err != nil {
 		return fmt.Errorf("write header frame: %w", err)
@@ -124,8 +124,8 @@ func (w *segmentWriter) writeHeaderFrame() error {
 	return nil
 }
 
-// add appends one row, handing the block to the encoders when it is full.
-func (w *segmentWriter) add(r *Row, key uint64) error {
+// Add appends one row, handing the block to the encoders when it is full.
+func (w *RowsWriter) Add(r *Row, key uint64) error {
 	w.blk.add(r)
 	w.m.TextBytes += int64(len(r.Text))
 	if err := w.noteEvent(r); err != nil {
@@ -147,21 +147,21 @@ func (w *segmentWriter) add(r *Row, key uint64) error {
 }
 
 // flushBlock hands the open block to the encoders.
-func (w *segmentWriter) flushBlock() error {
+func (w *RowsWriter) flushBlock() error {
 	if w.blk.rows == 0 {
 		return nil
 	}
 	return w.pipe.submit(w.blk.take())
 }
 
-// sync makes everything appended so far durable. The manifest that points
-// at it may be committed only after this returns. On the last sync of a
+// Sync makes everything appended so far durable. The manifest that points
+// at it may be committed only after this returns. On the last Sync of a
 // run (final), the term index of the blocks written is completed too;
 // between checkpoints its segments keep growing, so that a long first run
 // does not leave a small segment at every checkpoint. Blocks committed
 // without their segment are read in full by searches, and indexed by the
 // next run if this one is killed.
-func (w *segmentWriter) sync(final bool) error {
+func (w *RowsWriter) Sync(final bool) error {
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
@@ -181,9 +181,9 @@ func (w *segmentWriter) sync(final bool) error {
 	return syncDir(w.dir)
 }
 
-// close stops the encoders and releases the files; calling it again does
+// Close stops the encoders and releases the files; calling it again does
 // nothing. Blocks not synced are dropped (they were never committed).
-func (w *segmentWriter) close() {
+func (w *RowsWriter) Close() {
 	if w.pipe != nil {
 		w.pipe.stop()
 		w.pipe = nil
@@ -217,7 +217,7 @@ func newBlockBuilder() blockBuilder {
 func (b *blockBuilder) add(r *Row) {
 	b.buf = r.AppendTSV(b.buf)
 	b.rows++
-	if t, ok := parseTimestamp(r.Timestamp); ok {
+	if t, ok := ParseTimestamp(r.Timestamp); ok {
 		if b.minTime == 0 || t < b.minTime {
 			b.minTime = t
 		}
@@ -246,8 +246,8 @@ func (b *blockBuilder) take() *pendingBlock {
 	return p
 }
 
-// parseTimestamp reads a transcript timestamp as Unix milliseconds.
-func parseTimestamp(s string) (int64, bool) {
+// ParseTimestamp reads a transcript timestamp as Unix milliseconds.
+func ParseTimestamp(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
 	}

@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // termsGroupBytes is the raw TSV a term-index segment covers when built
@@ -118,7 +118,7 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			continue
 		}
 		text = UnescapeAppend(text[:0], f[ColText])
-		ms, ok := parseTimestamp(string(f[ColTimestamp]))
+		ms, ok := ParseTimestamp(string(f[ColTimestamp]))
 		if !ok {
 			ms = terms.UnknownTime
 		}
@@ -148,9 +148,9 @@ func parseUint32(b []byte) (uint32, bool) {
 	return uint32(v), v <= 1<<32-1
 }
 
-// blockCount is the number of data blocks the manifest commits: every
+// BlockCount is the number of data blocks the manifest commits: every
 // frame but the header frame.
-func (m *Manifest) blockCount() int { return max(m.Frames-1, 0) }
+func (m *Manifest) BlockCount() int { return max(m.Frames-1, 0) }
 
 // termsError words a term-index failure as the warning it is.
 func termsError(err error) string {

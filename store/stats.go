@@ -1,11 +1,11 @@
-package indexer
+package store
 
 import (
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // IndexStats describes the committed index for `recall stats`.
@@ -31,7 +31,7 @@ type IndexStats struct {
 
 // Stats reads the committed manifest of dir.
 func Stats(dir string) (*IndexStats, error) {
-	m, err := readManifest(dir)
+	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +58,8 @@ func Stats(dir string) (*IndexStats, error) {
 	}
 	st.Sessions, st.Projects = len(sessions), len(projects)
 	st.DiskBytes = dirSize(dir)
-	if refs, err := termsRefs(dir); err == nil {
-		cover, covered := terms.Cover(refs, m.Seq, m.blockCount())
+	if refs, err := TermRefs(dir); err == nil {
+		cover, covered := terms.Cover(refs, m.Seq, m.BlockCount())
 		st.TermSegments, st.TermBlocks = len(cover), covered
 	}
 	return st, nil

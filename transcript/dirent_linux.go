@@ -1,4 +1,4 @@
-package indexer
+package transcript
 
 import (
 	"encoding/binary"

@@ -1,14 +1,14 @@
-package indexer
+package store
 
 import "encoding/binary"
 
-// keySet holds the identities of the indexed messages (the uuids file)
+// KeySet holds the identities of the indexed messages (the uuids file)
 // and the generation each came from, to drop copies. A small run looks a
 // few keys up: it scans the committed records for each, from the newest,
 // instead of loading them all. After scanLookups lookups it builds an
 // open-addressing table, which holds 1.5 million keys (a 4 GB corpus) in
 // about 32 MB where a Go map took twice that.
-type keySet struct {
+type KeySet struct {
 	raw     []byte            // committed records, uuidRecordSize each
 	added   map[uint64]uint32 // keys added since, while scanning
 	table   keyTable
@@ -20,12 +20,12 @@ type keySet struct {
 // inserting a few thousand of them.
 const scanLookups = 64
 
-func newKeySet(raw []byte) *keySet {
-	return &keySet{raw: raw[:len(raw)-len(raw)%uuidRecordSize], added: map[uint64]uint32{}}
+func newKeySet(raw []byte) *KeySet {
+	return &KeySet{raw: raw[:len(raw)-len(raw)%uuidRecordSize], added: map[uint64]uint32{}}
 }
 
-// get returns the generation key was last indexed from.
-func (s *keySet) get(key uint64) (uint32, bool) {
+// Get returns the generation key was last indexed from.
+func (s *KeySet) Get(key uint64) (uint32, bool) {
 	s.lookups++
 	if s.table.slots == nil && s.lookups > scanLookups {
 		s.build()
@@ -44,8 +44,8 @@ func (s *keySet) get(key uint64) (uint32, bool) {
 	return 0, false
 }
 
-// put records key as indexed from generation gen.
-func (s *keySet) put(key uint64, gen uint32) {
+// Put records key as indexed from generation gen.
+func (s *KeySet) Put(key uint64, gen uint32) {
 	if s.table.slots != nil {
 		s.table.put(key, gen)
 		return
@@ -55,7 +55,7 @@ func (s *keySet) put(key uint64, gen uint32) {
 
 // build moves every key into the table, in file order so later records
 // win, as a rescan from the newest would find them.
-func (s *keySet) build() {
+func (s *KeySet) build() {
 	s.table = newKeyTable(len(s.raw)/uuidRecordSize + len(s.added))
 	for off := 0; off+uuidRecordSize <= len(s.raw); off += uuidRecordSize {
 		s.table.put(binary.LittleEndian.Uint64(s.raw[off:]), binary.LittleEndian.Uint32(s.raw[off+8:]))

@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"fmt"
@@ -30,7 +30,7 @@ type pendingBlock struct {
 // manifest's rows counters between drains; drain waits until every
 // submitted block is written, so the committer may read them and fsync.
 type encoder struct {
-	w       *segmentWriter
+	w       *RowsWriter
 	terms   *termsPipeline
 	block   int // number of the next block written
 	encs    []*zstd.Encoder
@@ -44,12 +44,12 @@ type encoder struct {
 	writer  sync.WaitGroup
 }
 
-func newEncoder(w *segmentWriter) (*encoder, error) {
+func newEncoder(w *RowsWriter) (*encoder, error) {
 	n := runtime.GOMAXPROCS(0)
 	e := &encoder{
 		w:       w,
 		terms:   newTermsPipeline(w.dir, w.m.Seq),
-		block:   w.m.blockCount(),
+		block:   w.m.BlockCount(),
 		jobs:    make(chan *pendingBlock, n),
 		order:   make(chan *pendingBlock, 2*n+2),
 		written: make(chan struct{}, 2*n+2),

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package indexer
+package transcript
 
 import "os"
 

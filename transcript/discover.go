@@ -1,4 +1,4 @@
-package indexer
+package transcript
 
 import (
 	"fmt"
@@ -9,28 +9,30 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/recall-dev/recall/store"
+
 	"golang.org/x/sys/unix"
 )
 
-// transcript is one JSONL file found under a source root.
-type transcript struct {
+// Transcript is one JSONL file found under a source root.
+type Transcript struct {
 	Path    string
 	Kind    string // KindMain, KindSubagent or KindAgentOld
 	Session string // known from the path for main and subagent files
 	Agent   string // subagent id for subagent files
-	Stat    fileStat
+	Stat    FileStat
 }
 
-// fileStat is what the indexer needs of a stat: enough to tell an
+// FileStat is what the indexer needs of a stat: enough to tell an
 // unchanged, grown, shrunk or replaced transcript apart.
-type fileStat struct {
+type FileStat struct {
 	Size    int64
 	MtimeNs int64
 	Dev     uint64
 	Ino     uint64
 }
 
-// discover lists every transcript under the roots, sorted by path so that a
+// Discover lists every transcript under the roots, sorted by path so that a
 // session's main file comes before its subagents (".jsonl" sorts before
 // "/") and every run processes files in the same order.
 //
@@ -41,7 +43,7 @@ type fileStat struct {
 // This runs before every search, so it is built for many files: project
 // folders are scanned on all cores, and each file is stat'ed relative to
 // its open directory (fstatat), which spares the kernel the path walk.
-func discover(roots []string, warn func(string)) []transcript {
+func Discover(roots []string, warn func(string)) []Transcript {
 	var projects []string
 	for _, root := range roots {
 		projects = append(projects, projectDirs(root, warn)...)
@@ -85,8 +87,8 @@ func holdsTranscripts(entries []os.DirEntry) bool {
 // scanProjects scans project folders in parallel; warnings are collected
 // and reported in order afterwards, since warn is not safe for concurrent
 // use.
-func scanProjects(dirs []string, warn func(string)) []transcript {
-	results := make([][]transcript, len(dirs))
+func scanProjects(dirs []string, warn func(string)) []Transcript {
+	results := make([][]Transcript, len(dirs))
 	warnings := make([][]string, len(dirs))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -104,7 +106,7 @@ func scanProjects(dirs []string, warn func(string)) []transcript {
 	}
 	close(next)
 	wg.Wait()
-	var out []transcript
+	var out []Transcript
 	for i := range dirs {
 		for _, w := range warnings[i] {
 			warn(w)
@@ -117,8 +119,8 @@ func scanProjects(dirs []string, warn func(string)) []transcript {
 // discoverProject finds <session>.jsonl, the older project-level
 // agent-<id>.jsonl, and <session>/subagents/**/agent-<id>.jsonl. Folders
 // that are not transcripts (tool-results, memory) are never entered.
-func discoverProject(dir string, warn func(string)) []transcript {
-	var out []transcript
+func discoverProject(dir string, warn func(string)) []Transcript {
+	var out []Transcript
 	err := eachEntry(dir, func(dirfd int, name string, typ entryType) {
 		switch {
 		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
@@ -135,8 +137,8 @@ func discoverProject(dir string, warn func(string)) []transcript {
 
 // discoverSubagents walks a session's subagents folder (and the folders
 // below it, where workflow agents live) for agent-<id>.jsonl.
-func discoverSubagents(dir, session string, warn func(string)) []transcript {
-	var out []transcript
+func discoverSubagents(dir, session string, warn func(string)) []Transcript {
+	var out []Transcript
 	err := eachEntry(dir, func(dirfd int, name string, typ entryType) {
 		switch {
 		case typ == entryFile && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl"):
@@ -162,7 +164,7 @@ const (
 
 // appendTranscript classifies one .jsonl by its name and place and stats
 // it relative to its directory.
-func appendTranscript(out []transcript, dirfd int, dir, name, session string, warn func(string)) []transcript {
+func appendTranscript(out []Transcript, dirfd int, dir, name, session string, warn func(string)) []Transcript {
 	path := filepath.Join(dir, name)
 	var st unix.Stat_t
 	if err := unix.Fstatat(dirfd, name, &st, 0); err != nil {
@@ -176,20 +178,20 @@ func appendTranscript(out []transcript, dirfd int, dir, name, session string, wa
 	if session != "" {
 		t.Session = session
 	}
-	t.Stat = fileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
+	t.Stat = FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
 	return append(out, t)
 }
 
-func classify(path string) transcript {
+func classify(path string) Transcript {
 	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	inSubagents := filepath.Base(filepath.Dir(path)) == "subagents" ||
 		strings.Contains(filepath.ToSlash(path), "/subagents/")
 	switch {
 	case strings.HasPrefix(name, "agent-") && inSubagents:
-		return transcript{Path: path, Kind: KindSubagent, Agent: strings.TrimPrefix(name, "agent-")}
+		return Transcript{Path: path, Kind: store.KindSubagent, Agent: strings.TrimPrefix(name, "agent-")}
 	case strings.HasPrefix(name, "agent-"):
-		return transcript{Path: path, Kind: KindAgentOld, Agent: strings.TrimPrefix(name, "agent-")}
+		return Transcript{Path: path, Kind: store.KindAgentOld, Agent: strings.TrimPrefix(name, "agent-")}
 	default:
-		return transcript{Path: path, Kind: KindMain, Session: name}
+		return Transcript{Path: path, Kind: store.KindMain, Session: name}
 	}
 }

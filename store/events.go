@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ type Event struct {
 }
 
 // noteEvent appends r to the events file if it is a recall event.
-func (w *segmentWriter) noteEvent(r *Row) error {
+func (w *RowsWriter) noteEvent(r *Row) error {
 	if !mayBeRecallEvent(r.Text) {
 		return nil
 	}

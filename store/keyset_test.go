@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"encoding/binary"
@@ -23,22 +23,22 @@ func TestKeySetScanAndTableAgree(t *testing.T) {
 	s := newKeySet(raw)
 	for i := range 200 { // past scanLookups: the table gets built midway
 		key := uint64(i*7 + 1)
-		got, ok := s.get(key)
+		got, ok := s.Get(key)
 		if wantGen, wantOK := want[key]; got != wantGen || ok != wantOK {
 			t.Fatalf("lookup %d of key %d = %d, %v; want %d, %v", i, key, got, ok, wantGen, wantOK)
 		}
-		s.put(key+100000, uint32(i))
+		s.Put(key+100000, uint32(i))
 		want[key+100000] = uint32(i)
 	}
 	if s.table.slots == nil {
 		t.Fatal("the table was never built")
 	}
 	for key, gen := range want {
-		if got, ok := s.get(key); !ok || got != gen {
+		if got, ok := s.Get(key); !ok || got != gen {
 			t.Fatalf("key %d = %d, %v; want %d", key, got, ok, gen)
 		}
 	}
-	if _, ok := s.get(999999999); ok {
+	if _, ok := s.Get(999999999); ok {
 		t.Fatal("a key never added was found")
 	}
 }

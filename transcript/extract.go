@@ -1,4 +1,4 @@
-package indexer
+package transcript
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/store"
 
 	"github.com/recall-dev/recall/filter"
 )
@@ -116,10 +118,10 @@ func eachBlock(content []byte, fn func(i int, b *contentBlock) bool) bool {
 	return err == nil
 }
 
-// extracted is one candidate row of a line before the index-wide checks
+// Extracted is one candidate row of a line before the index-wide checks
 // (copies) run.
-type extracted struct {
-	Row
+type Extracted struct {
+	store.Row
 	Key uint64 // identity across files: hash of uuid and block position
 }
 
@@ -135,7 +137,7 @@ type lineExtractor struct {
 	lastTS  string
 	gen     uint32
 	counts  [16]int64 // by filter.Reason
-	rows    []extracted
+	rows    []Extracted
 }
 
 // add processes one complete line (without '\n'). It returns an error only
@@ -250,16 +252,16 @@ func (x *lineExtractor) addText(rec *record, lineNo, block int, role, text strin
 
 func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string) {
 	typ := role
-	if x.kind != KindMain || (rec.IsSidechain && rec.AgentID != "") {
-		typ = TypeAgent
+	if x.kind != store.KindMain || (rec.IsSidechain && rec.AgentID != "") {
+		typ = store.TypeAgent
 	}
 	agent := x.agent
-	if agent == "" && typ == TypeAgent {
+	if agent == "" && typ == store.TypeAgent {
 		agent = rec.AgentID
 	}
 	x.counts[filter.Kept]++
-	x.rows = append(x.rows, extracted{
-		Row: Row{
+	x.rows = append(x.rows, Extracted{
+		Row: store.Row{
 			Session:   x.session,
 			Timestamp: x.lastTS,
 			Type:      typ,

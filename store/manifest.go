@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // asks for `recall index --rebuild`.
 const FormatVersion = 1
 
-const manifestName = "manifest-v1.tsv"
+const ManifestName = "manifest-v1.tsv"
 
 // FileState is what the manifest remembers of one transcript.
 type FileState struct {
@@ -69,7 +69,7 @@ type Manifest struct {
 	Files       map[string]*FileState
 }
 
-func newManifest() *Manifest {
+func NewManifest() *Manifest {
 	return &Manifest{
 		Seq:      1,
 		NextGen:  1,
@@ -88,12 +88,12 @@ func (m *Manifest) DeadRows() int64 {
 	return n
 }
 
-func (m *Manifest) rowsName() string { return fmt.Sprintf("rows-v%d-%06d.zst", FormatVersion, m.Seq) }
-func (m *Manifest) blocksName() string {
+func (m *Manifest) RowsName() string { return fmt.Sprintf("rows-v%d-%06d.zst", FormatVersion, m.Seq) }
+func (m *Manifest) BlocksName() string {
 	return fmt.Sprintf("blocks-v%d-%06d.bin", FormatVersion, m.Seq)
 }
-func (m *Manifest) uuidsName() string { return fmt.Sprintf("uuids-v%d-%06d.bin", FormatVersion, m.Seq) }
-func (m *Manifest) eventsName() string {
+func (m *Manifest) KeysName() string { return fmt.Sprintf("uuids-v%d-%06d.bin", FormatVersion, m.Seq) }
+func (m *Manifest) EventsName() string {
 	return fmt.Sprintf("events-v%d-%06d.tsv", FormatVersion, m.Seq)
 }
 
@@ -119,9 +119,9 @@ func (m *Manifest) clone() *Manifest {
 // ErrNoIndex is returned when the index directory holds no manifest yet.
 var ErrNoIndex = errors.New("no index yet")
 
-// readManifest loads dir's committed manifest.
-func readManifest(dir string) (*Manifest, error) {
-	path := filepath.Join(dir, manifestName)
+// ReadManifest loads dir's committed manifest.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
@@ -143,10 +143,10 @@ func readManifest(dir string) (*Manifest, error) {
 // everything but the file lines, which come last and make up nearly all
 // of it. Only the start of the file is read when that holds them all.
 func readManifestHead(dir string) (*Manifest, error) {
-	path := filepath.Join(dir, manifestName)
+	path := filepath.Join(dir, ManifestName)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return readManifest(dir) // for its messages
+		return ReadManifest(dir) // for its messages
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
@@ -161,7 +161,7 @@ func readManifestHead(dir string) (*Manifest, error) {
 	if i := bytes.Index(head, []byte("\nfile\t")); i >= 0 {
 		head = head[:i+1]
 	} else if n == len(buf) {
-		return readManifest(dir) // a head this long: read it all
+		return ReadManifest(dir) // a head this long: read it all
 	}
 	m, err := parseManifest(head)
 	if err != nil {
@@ -179,7 +179,7 @@ const manifestHeadBytes = 64 << 10
 func newerFormat(dir string) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "manifest-v*.tsv"))
 	for _, n := range names {
-		if filepath.Base(n) != manifestName {
+		if filepath.Base(n) != ManifestName {
 			return filepath.Base(n)
 		}
 	}
@@ -191,7 +191,7 @@ const manifestMagic = "recall-manifest"
 // parseManifest reads a manifest. It runs before every search, so it splits
 // lines and fields in place rather than through a scanner and strings.
 func parseManifest(data []byte) (*Manifest, error) {
-	m := newManifest()
+	m := NewManifest()
 	fields := make([][]byte, 0, 16)
 	for n := 1; len(data) > 0; n++ {
 		line := data
@@ -410,11 +410,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// commitManifest writes m durably: temp file, fsync, rename over the old
+// CommitManifest writes m durably: temp file, fsync, rename over the old
 // manifest, fsync the directory. A crash at any point leaves either the old
 // or the new manifest, never a mix.
-func commitManifest(dir string, m *Manifest) error {
-	return atomicfile.Write(filepath.Join(dir, manifestName), m.encode(), 0o600, nil)
+func CommitManifest(dir string, m *Manifest) error {
+	return atomicfile.Write(filepath.Join(dir, ManifestName), m.encode(), 0o600, nil)
 }
 
 // syncDir makes a rename or a file creation in dir durable.

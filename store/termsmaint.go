@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store/terms"
 )
 
-// termsRefs lists the term-index segment files in dir.
-func termsRefs(dir string) ([]terms.Ref, error) {
+// TermRefs lists the term-index segment files in dir.
+func TermRefs(dir string) ([]terms.Ref, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read index dir: %w", err)
@@ -49,13 +49,13 @@ func removeStaleTerms(dir string, seq, blocks int) error {
 
 // Merging of small segments. Every run that adds rows ends with a segment
 // of its own, often of a few KB (a hook run after one reply), so small
-// segments are merged, a tier at a time: when the last mergeFanIn
+// segments are merged, a tier at a time: when the last MergeFanIn
 // segments are all of one tier, they are rebuilt from their blocks as one.
 // A tier is four times the one below, so each row is rebuilt about once
 // per tier; segments of maxMergeBytes or more (those of a first run) are
 // never merged.
 const (
-	mergeFanIn     = 4
+	MergeFanIn     = 4
 	firstTierBytes = 1 << 20
 	maxMergeBytes  = termsGroupBytes
 )
@@ -73,23 +73,23 @@ func tier(raw int64) int {
 	return t
 }
 
-// ensureTerms completes the term index of the committed snapshot: it
+// EnsureTerms completes the term index of the committed snapshot: it
 // builds segments for blocks no segment covers (an index written before
 // the term index existed, or a run that failed to write one), merges small
 // segments, and removes segments a merge replaced. Failures are warnings:
 // searches fall back to the rows.
-func ensureTerms(dir string, m *Manifest, warn func(string)) {
+func EnsureTerms(dir string, m *Manifest, warn func(string)) {
 	if err := completeTerms(dir, m); err != nil && warn != nil {
 		warn(termsError(err))
 	}
 }
 
 func completeTerms(dir string, m *Manifest) error {
-	refs, err := termsRefs(dir)
+	refs, err := TermRefs(dir)
 	if err != nil {
 		return err
 	}
-	blocks := m.blockCount()
+	blocks := m.BlockCount()
 	if refs, err = dropDamaged(dir, refs, m.Seq, blocks); err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func completeTerms(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	refs, err = termsRefs(dir)
+	refs, err = TermRefs(dir)
 	if err != nil {
 		return err
 	}
@@ -164,10 +164,10 @@ func dropDamaged(dir string, refs []terms.Ref, seq, blocks int) ([]terms.Ref, er
 // mergeStart returns where the tail of cover to merge starts: the last
 // mergeFanIn segments if they share a tier, or -1.
 func mergeStart(dir string, cover []terms.Ref) (int, error) {
-	if len(cover) < mergeFanIn {
+	if len(cover) < MergeFanIn {
 		return -1, nil
 	}
-	at := len(cover) - mergeFanIn
+	at := len(cover) - MergeFanIn
 	want := -2
 	for _, r := range cover[at:] {
 		raw, err := terms.ReadRawBytes(dir, r)

@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // Snapshot is a reader's view of the index: the committed manifest and the
@@ -49,7 +49,7 @@ func OpenSnapshot(dir string) (*Snapshot, error) {
 }
 
 func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
-	blocksData, err := readPrefix(filepath.Join(dir, m.blocksName()), m.BlocksBytes)
+	blocksData, err := readPrefix(filepath.Join(dir, m.BlocksName()), m.BlocksBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -57,13 +57,13 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index damaged (run `recall index --rebuild`): %w", err)
 	}
-	rows, err := os.Open(filepath.Join(dir, m.rowsName()))
+	rows, err := os.Open(filepath.Join(dir, m.RowsName()))
 	if err != nil {
 		return nil, fmt.Errorf("open rows: %w", err)
 	}
 	// The events file is opened now, with the rows, so a compaction that
 	// replaces both before Events is called cannot take it away.
-	events, err := os.Open(filepath.Join(dir, m.eventsName()))
+	events, err := os.Open(filepath.Join(dir, m.EventsName()))
 	if err != nil && !(errors.Is(err, fs.ErrNotExist) && m.EventsBytes == 0) {
 		rows.Close()
 		return nil, fmt.Errorf("open events: %w", err)
@@ -107,7 +107,7 @@ func (s *Snapshot) TermSegments() ([]*terms.Segment, error) {
 	if s.terms != nil || len(s.Blocks) == 0 {
 		return s.terms, nil
 	}
-	refs, err := termsRefs(s.Dir)
+	refs, err := TermRefs(s.Dir)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"errors"
@@ -26,14 +26,14 @@ var ErrLocked = errors.New("index is locked by another process")
 type Lock struct{ f *os.File }
 
 // TryLock takes the index lock without waiting.
-func TryLock(dir string) (*Lock, error) { return lockFile(dir, LockName, false) }
+func TryLock(dir string) (*Lock, error) { return LockFile(dir, LockName, false) }
 
 // WaitLock takes the index lock, waiting for the holder to finish.
-func WaitLock(dir string) (*Lock, error) { return lockFile(dir, LockName, true) }
+func WaitLock(dir string) (*Lock, error) { return LockFile(dir, LockName, true) }
 
-// lockFile takes an flock on dir/name and writes our pid in the file, so a
+// LockFile takes an flock on dir/name and writes our pid in the file, so a
 // process that finds it held can say who holds it.
-func lockFile(dir, name string, wait bool) (*Lock, error) {
+func LockFile(dir, name string, wait bool) (*Lock, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
@@ -62,9 +62,9 @@ func lockFile(dir, name string, wait bool) (*Lock, error) {
 }
 
 // LockHolder returns the pid written by the current or last holder.
-func LockHolder(dir string) string { return lockHolder(dir, LockName) }
+func LockHolder(dir string) string { return HolderOf(dir, LockName) }
 
-func lockHolder(dir, name string) string {
+func HolderOf(dir, name string) string {
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return ""

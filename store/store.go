@@ -1,4 +1,4 @@
-package indexer
+package store
 
 import (
 	"encoding/binary"
@@ -9,12 +9,12 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/recall-dev/recall/indexer/terms"
+	"github.com/recall-dev/recall/store/terms"
 )
 
-// loadKeys reads the committed row keys (message identities) with the
+// LoadKeys reads the committed row keys (message identities) with the
 // generation each came from.
-func loadKeys(w *segmentWriter, m *Manifest) *keySet {
+func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
 	data := make([]byte, m.UUIDBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
 	return newKeySet(data[:n])
@@ -22,10 +22,10 @@ func loadKeys(w *segmentWriter, m *Manifest) *keySet {
 
 var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
 
-// removeStrays deletes data files of other sequences: leftovers of a
+// RemoveStrays deletes data files of other sequences: leftovers of a
 // compaction or rebuild that a crash interrupted, or of one that finished
 // (the old sequence is removed once the new manifest is committed).
-func removeStrays(dir string, keep ...int) error {
+func RemoveStrays(dir string, keep ...int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("read index dir: %w", err)
@@ -50,11 +50,11 @@ func removeStrays(dir string, keep ...int) error {
 	return nil
 }
 
-// compact rewrites the data files without the rows of superseded
+// Compact rewrites the data files without the rows of superseded
 // generations, into the next sequence, and commits a manifest that points
 // at it. Until that commit the old files stay the index; a crash leaves only
 // strays that the next run removes.
-func compact(dir string, m *Manifest, warn func(string)) error {
+func Compact(dir string, m *Manifest, warn func(string)) error {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return err
@@ -64,14 +64,14 @@ func compact(dir string, m *Manifest, warn func(string)) error {
 	next.Seq++
 	next.RowsBytes, next.BlocksBytes, next.UUIDBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.Dead = map[uint32]int64{}
-	if err := removeStrays(dir, m.Seq); err != nil {
+	if err := RemoveStrays(dir, m.Seq); err != nil {
 		return err
 	}
-	w, err := openSegmentWriter(dir, next, warn)
+	w, err := OpenRowsWriter(dir, next, warn)
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	keys, err := snap.liveKeys()
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func compact(dir string, m *Manifest, warn func(string)) error {
 		if snap.Dead(r.Gen) {
 			return nil
 		}
-		return w.add(r, 0)
+		return w.Add(r, 0)
 	})
 	if err != nil {
 		return err
@@ -88,20 +88,20 @@ func compact(dir string, m *Manifest, warn func(string)) error {
 	if err := w.appendKeys(keys); err != nil {
 		return err
 	}
-	if err := w.sync(true); err != nil {
+	if err := w.Sync(true); err != nil {
 		return err
 	}
-	if err := commitManifest(dir, next); err != nil {
+	if err := CommitManifest(dir, next); err != nil {
 		return err
 	}
 	*m = *next
-	return removeStrays(dir, next.Seq)
+	return RemoveStrays(dir, next.Seq)
 }
 
 // liveKeys returns the uuids records of generations that are not dead.
 func (s *Snapshot) liveKeys() ([]byte, error) {
 	data := make([]byte, s.M.UUIDBytes)
-	f, err := os.Open(filepath.Join(s.Dir, s.M.uuidsName()))
+	f, err := os.Open(filepath.Join(s.Dir, s.M.KeysName()))
 	if err != nil {
 		return nil, fmt.Errorf("open uuids: %w", err)
 	}
@@ -118,7 +118,7 @@ func (s *Snapshot) liveKeys() ([]byte, error) {
 	return out, nil
 }
 
-func (w *segmentWriter) appendKeys(recs []byte) error {
+func (w *RowsWriter) appendKeys(recs []byte) error {
 	if _, err := w.uuids.Write(recs); err != nil {
 		return fmt.Errorf("write uuids: %w", err)
 	}

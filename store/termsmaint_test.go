@@ -1,0 +1,94 @@
+package store
+
+import (
+	"math/bits"
+	"testing"
+
+	"github.com/recall-dev/recall/store/terms"
+)
+
+func TestTier(t *testing.T) {
+	// A tier is four times the one below, from firstTierBytes up;
+	// segments of maxMergeBytes or more are never merged.
+	want := func(raw int64) int {
+		if raw >= maxMergeBytes {
+			return -1
+		}
+		if raw < firstTierBytes {
+			return 0
+		}
+		return (bits.Len64(uint64(raw/firstTierBytes))-1)/2 + 1
+	}
+	tests := []struct {
+		raw  int64
+		want int
+	}{
+		{0, 0},
+		{1, 0},
+		{firstTierBytes - 1, 0},
+		{firstTierBytes, 1},
+		{4*firstTierBytes - 1, 1},
+		{4 * firstTierBytes, 2},
+		{16*firstTierBytes - 1, 2},
+		{maxMergeBytes - 1, want(maxMergeBytes - 1)},
+		{maxMergeBytes, -1},
+		{1 << 40, -1},
+	}
+	for _, tt := range tests {
+		if got := tier(tt.raw); got != tt.want || got != want(tt.raw) {
+			t.Errorf("tier(%d) = %d, want %d", tt.raw, got, tt.want)
+		}
+	}
+	if maxMergeBytes > 4*firstTierBytes && tier(maxMergeBytes-1) < 2 {
+		t.Errorf("tier(maxMergeBytes-1) = %d", tier(maxMergeBytes-1))
+	}
+}
+
+func TestMergeStart(t *testing.T) {
+	const mb = 1 << 20
+	tests := []struct {
+		name string
+		raws []int64
+		want int
+	}{
+		{"none", nil, -1},
+		{"fewer than the fan-in", []int64{10, 10, 10}, -1},
+		{"fan-in of one tier", []int64{10, 20, 30, 40}, 0},
+		{"tail of one tier", []int64{20 * mb, 2 * mb, 10, 20, 30, 40}, 2},
+		{"mixed tiers", []int64{10, 20, 2 * mb, 40}, -1},
+		{"higher tier", []int64{2 * mb, 2 * mb, 3 * mb, 3 * mb}, 0},
+		{"never merged", []int64{maxMergeBytes, maxMergeBytes, maxMergeBytes, maxMergeBytes}, -1},
+		{"one too big", []int64{10, 10, 10, maxMergeBytes}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var cover []terms.Ref
+			for i, raw := range tt.raws {
+				b := terms.NewBuilder()
+				for left := raw; left > 0; left -= min(left, 1<<30) {
+					b.AddRawBytes(int(min(left, 1<<30)))
+				}
+				ref, err := b.WriteFile(dir, 1, i, i+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cover = append(cover, ref)
+			}
+			got, err := mergeStart(dir, cover)
+			if err != nil || got != tt.want {
+				t.Errorf("mergeStart = %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
+	dir := t.TempDir()
+	missing := []terms.Ref{{Name: terms.FileName(1, 0, 1), Seq: 1, First: 0, End: 1}, {Name: terms.FileName(1, 1, 2), Seq: 1, First: 1, End: 2},
+		{Name: terms.FileName(1, 2, 3), Seq: 1, First: 2, End: 3}, {Name: terms.FileName(1, 3, 4), Seq: 1, First: 3, End: 4}}
+	if _, err := mergeStart(dir, missing); err == nil {
+		t.Error("mergeStart of missing segments did not fail")
+	}
+}
+
+// TestCompactionRebuildsTerms: a replaced transcript leaves dead rows,
+// so the run compacts into the next sequence; that sequence must have a
+// complete term index and the old one none.

@@ -1,0 +1,121 @@
+package transcript
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/recall-dev/recall/store"
+)
+
+// Work is one transcript with new bytes to read.
+type Work struct {
+	T     Transcript
+	State store.FileState // the state to continue from (Offset 0 for a new generation)
+}
+
+// Result is what reading one transcript produced.
+type Result struct {
+	Work      Work
+	Rows      []Extracted
+	Counts    [16]int64
+	Offset    int64 // new consumed offset
+	Lines     int   // new consumed line count
+	Session   string
+	Project   string
+	Fork      bool // first event is queue-operation
+	Current   bool // the file belongs to the running session: not consumed
+	BytesRead int64
+	BadLines  int
+	Warning   string // first bad line, reported once per file
+	Err       error  // the file could not be read; its state is not advanced
+}
+
+// ReadBufferSize is the reader's buffer. Lines longer than it (api-request
+// records can be megabytes) are assembled in a growing slice.
+const ReadBufferSize = 1 << 20
+
+// Read reads the complete lines after w.state.Offset. A last line
+// without its '\n' is still being written and is left for next time. br is
+// the calling worker's reader, reused from file to file.
+func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result {
+	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines,
+		Session: w.State.Session, Project: w.State.Project}
+	if w.T.Session != "" && w.T.Session == current {
+		res.Current = true
+		return res
+	}
+	f, err := os.Open(w.T.Path)
+	if err != nil {
+		res.Err = fmt.Errorf("open %s: %w", w.T.Path, err)
+		return res
+	}
+	defer f.Close()
+	if _, err := f.Seek(w.State.Offset, io.SeekStart); err != nil {
+		res.Err = fmt.Errorf("seek %s: %w", w.T.Path, err)
+		return res
+	}
+	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session,
+		agent: w.T.Agent, project: res.Project, gen: w.State.Gen}
+	br.Reset(f)
+	res.Err = scanLines(br, func(line []byte) bool {
+		res.Lines++
+		res.Offset += int64(len(line)) + 1
+		return res.handleLine(x, line, current, includeHeadless)
+	})
+	res.BytesRead = res.Offset - w.State.Offset
+	res.Rows, res.Counts = x.rows, x.counts
+	res.Session, res.Project = x.session, x.project
+	return res
+}
+
+// handleLine feeds one line to the extractor. It returns false to stop
+// reading the file (a fork, or the running session).
+func (res *Result) handleLine(x *lineExtractor, line []byte, current string, includeHeadless bool) bool {
+	if res.Lines == 1 && res.Work.T.Kind == store.KindMain && !includeHeadless {
+		if typ, err := firstType(line); err == nil && typ == "queue-operation" {
+			res.Fork = true
+			return false
+		}
+	}
+	if err := x.add(line, res.Lines); err != nil {
+		res.BadLines++
+		if res.Warning == "" {
+			res.Warning = badLineError(res.Work.T.Path, res.Lines, err)
+		}
+	}
+	if current != "" && x.session == current {
+		res.Current = true
+		return false
+	}
+	return true
+}
+
+// scanLines calls fn for each complete line of br (without its '\n') until
+// fn returns false or the input ends. A trailing partial line is not passed.
+func scanLines(br *bufio.Reader, fn func(line []byte) bool) error {
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long, chunk...)
+			continue
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read: %w", err)
+		}
+		line := chunk[:len(chunk)-1]
+		if len(long) > 0 {
+			line = append(long, line...)
+			long = long[:0]
+		}
+		if !fn(line) {
+			return nil
+		}
+	}
+}
