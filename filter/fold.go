@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"math"
 	"slices"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Case folding here is Unicode simple case folding, the rule of `rg -i`
@@ -13,35 +14,13 @@ import (
 // one into the other ("É" and "é", "K" and the Kelvin sign). Full folding,
 // where one character becomes several ("ß" and "SS"), is not done.
 
-// foldOrbit returns r followed by every other rune that simple case folding
-// makes equal to it. The longest orbit in Unicode has four runes.
-func foldOrbit(r rune) []rune {
-	orbit := []rune{r}
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		orbit = append(orbit, f)
-	}
-	return orbit
-}
-
-// CanonicalFold is the smallest rune of r's orbit: two runes fold equal
-// exactly when their canonical folds are equal. The term index stores its
-// tokens folded this way, so a case-insensitive term's pieces
-// (Term.Literals, folded the same way) are found by substring search.
-func CanonicalFold(r rune) rune {
-	least := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return least
-}
-
 // nonASCIIFolds returns the encodings of the non-ASCII runes that fold to
 // ASCII rune r. Only 'k' (Kelvin sign U+212A) and 's' (long s U+017F) have
 // any; they are derived from the tables rather than listed so that a new
 // Unicode version cannot silently break the ASCII fast path.
 func nonASCIIFolds(r rune) [][]byte {
 	var encs [][]byte
-	for _, f := range foldOrbit(r)[1:] {
+	for _, f := range textrules.FoldOrbit(r)[1:] {
 		if f >= utf8.RuneSelf {
 			encs = append(encs, utf8.AppendRune(nil, f))
 		}
@@ -106,18 +85,6 @@ func (r rareString) in(text []byte) bool {
 	return false
 }
 
-// IsWordRune reports whether r is a word character for --word: a letter,
-// a digit or the underscore, as grep -w defines it (Unicode letters and
-// numbers, so "école" is one word). The term index's tokens are runs of
-// word characters, so a term made of word characters only never matches
-// across two tokens.
-func IsWordRune(r rune) bool {
-	if r < utf8.RuneSelf {
-		return r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
-	}
-	return unicode.IsLetter(r) || unicode.IsNumber(r)
-}
-
 // wordRegexClass and nonWordRegexClass spell IsWordRune in RE2 syntax.
 const (
 	wordRegexClass    = `[\p{L}\p{N}_]`
@@ -130,13 +97,13 @@ const (
 func atWordBoundaries(text []byte, start, end int) bool {
 	if start > 0 {
 		r, _ := utf8.DecodeLastRune(text[:start])
-		if IsWordRune(r) {
+		if textrules.IsWordRune(r) {
 			return false
 		}
 	}
 	if end < len(text) {
 		r, _ := utf8.DecodeRune(text[end:])
-		if IsWordRune(r) {
+		if textrules.IsWordRune(r) {
 			return false
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // The literal matcher. A plain word or phrase compiles to a sequence of
@@ -117,7 +119,7 @@ type unit struct {
 func newUnit(r rune, fold bool) unit {
 	alts := []rune{r}
 	if fold {
-		alts = foldOrbit(r)
+		alts = textrules.FoldOrbit(r)
 	}
 	u := unit{alts: alts, lo: 0xFF, up: 0xFF}
 	for _, a := range alts {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // mustTerm compiles one term or fails the test.
@@ -424,8 +426,8 @@ func TestWordRuneClassesAgree(t *testing.T) {
 		if r >= 0xD800 && r <= 0xDFFF {
 			continue
 		}
-		if got, want := IsWordRune(r), class.MatchString(string(r)); got != want {
-			t.Fatalf("IsWordRune(%U) = %v, regex class says %v", r, got, want)
+		if got, want := textrules.IsWordRune(r), class.MatchString(string(r)); got != want {
+			t.Fatalf("textrules.IsWordRune(%U) = %v, regex class says %v", r, got, want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package filter
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // MinChars is the shortest message worth indexing, counted in characters
@@ -88,12 +90,12 @@ func Clean(text string) (string, Reason) {
 		if hadNoise {
 			return "", Noise
 		}
-		if IsAcknowledgement(stripped) {
+		if textrules.IsAcknowledgement(stripped) {
 			return "", Acknowledgement
 		}
 		return "", TooShort
 	}
-	if IsAcknowledgement(stripped) {
+	if textrules.IsAcknowledgement(stripped) {
 		return "", Acknowledgement
 	}
 	return stripped, Kept

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Shape is what the term index needs to look a term up. The index holds
@@ -90,12 +92,12 @@ func literalShape(text string, wildcards bool, opt MatchOptions) Shape {
 
 func startsWithWordRune(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return s != "" && IsWordRune(r)
+	return s != "" && textrules.IsWordRune(r)
 }
 
 func onlyWordRunes(s string) bool {
 	for _, r := range s {
-		if !IsWordRune(r) {
+		if !textrules.IsWordRune(r) {
 			return false
 		}
 	}
@@ -204,8 +206,8 @@ func wordRuns(s string) []string {
 	var runs []string
 	var cur []byte
 	for _, r := range s {
-		if IsWordRune(r) {
-			cur = utf8.AppendRune(cur, CanonicalFold(r))
+		if textrules.IsWordRune(r) {
+			cur = utf8.AppendRune(cur, textrules.CanonicalFold(r))
 			continue
 		}
 		if len(cur) > 0 {

@@ -3,6 +3,8 @@ package filter
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Span is a match: byte offsets into the text, End exclusive.
@@ -89,7 +91,7 @@ func literalKey(text string, wildcards bool, opt MatchOptions) string {
 			b.WriteByte('w')
 		case !opt.CaseSensitive:
 			b.WriteByte('c')
-			b.WriteRune(CanonicalFold(r))
+			b.WriteRune(textrules.CanonicalFold(r))
 		default:
 			b.WriteByte('c')
 			b.WriteRune(r)

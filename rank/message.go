@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // BM25 parameters: the values Lucene, Elasticsearch and most engines ship
@@ -64,7 +64,7 @@ const (
 // The score is Σ(term relevance) × type × coverage × proximity × code;
 // see the package documentation.
 func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
-	if filter.IsAcknowledgement(m.Text) {
+	if textrules.IsAcknowledgement(m.Text) {
 		return 0, []Factor{{Name: "acknowledgement", Value: 0, Note: "says only \"go on\"; weighs nothing"}}
 	}
 	hits := validHits(m.Hits, len(m.Text), len(q.Terms))
@@ -298,7 +298,7 @@ func smallestGap(hits []Hit, terms int) (int, bool) {
 
 // codeFactor rewards hits inside fenced or inline code.
 func codeFactor(text string, hits []Hit) Factor {
-	inCode := countInCode(CodeSpans(text), hits)
+	inCode := countInCode(textrules.CodeSpans(text), hits)
 	fraction := float64(inCode) / float64(len(hits))
 	return Factor{
 		Name:  "code",
@@ -309,7 +309,7 @@ func codeFactor(text string, hits []Hit) Factor {
 
 // countInCode counts the hits that start inside a code span. Both lists
 // are sorted, so one pass suffices.
-func countInCode(spans []Span, hits []Hit) int {
+func countInCode(spans []textrules.Span, hits []Hit) int {
 	n, i := 0, 0
 	for _, h := range hits {
 		for i < len(spans) && spans[i].End <= h.Start {

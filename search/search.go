@@ -30,6 +30,9 @@ type Stats struct {
 	// TermIndex: sessions were ranked from the term index, and only the
 	// blocks of those near the top were read.
 	TermIndex bool
+	// Fallback says why a search the term index could have answered read
+	// the rows instead ("" when it did not): -v prints it.
+	Fallback string
 }
 
 // Run searches the snapshot.

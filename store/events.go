@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Recall events (rows that ran or quoted recall) are found at index time
@@ -25,10 +26,7 @@ type Event struct {
 
 // noteEvent appends r to the events file if it is a recall event.
 func (w *RowsWriter) noteEvent(r *Row) error {
-	if !mayBeRecallEvent(r.Text) {
-		return nil
-	}
-	words, ok := filter.DetectRecallEvent(r.Role, r.Text)
+	words, ok := textrules.DetectRecallEvent(r.Role, r.Text)
 	if !ok {
 		return nil
 	}
@@ -46,12 +44,6 @@ func (w *RowsWriter) noteEvent(r *Row) error {
 	}
 	w.m.EventsBytes += int64(len(b))
 	return nil
-}
-
-// mayBeRecallEvent is a cheap test before filter.DetectRecallEvent: every
-// event mentions recall, memory or remember.
-func mayBeRecallEvent(text string) bool {
-	return strings.Contains(text, "ecall") || strings.Contains(text, "emory") || strings.Contains(text, "emember")
 }
 
 // Events returns the committed recall events of live generations, by

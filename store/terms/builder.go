@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Row is what the builder needs of one indexed row.
@@ -22,7 +22,7 @@ type Row struct {
 
 // Builder collects rows, in rows-file order, into one segment.
 type Builder struct {
-	tok   tokenizer
+	tok   textrules.Tokenizer
 	ids   tokenTable // token → index into lists
 	lists []postingList
 	rows  []byte // row table
@@ -60,7 +60,7 @@ func (b *Builder) Add(r *Row) {
 	row := b.nrows
 	b.nrows++
 	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
-	b.tok.each(r.Text, func(tok []byte, inCode bool) {
+	b.tok.Each(r.Text, func(tok []byte, inCode bool) {
 		b.lists[b.idOf(tok)].hit(row, inCode)
 	})
 }
@@ -80,7 +80,7 @@ func (b *Builder) idOf(tok []byte) int32 {
 
 func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	var flags uint8
-	if len(r.Text) <= maxAckBytes && filter.IsAcknowledgement(string(r.Text)) {
+	if len(r.Text) <= maxAckBytes && textrules.IsAcknowledgement(string(r.Text)) {
 		flags |= FlagAck
 	}
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(r.TimeMs))
@@ -91,7 +91,7 @@ func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 }
 
 // maxAckBytes bounds the texts checked for acknowledgements: the longest
-// acknowledgement filter.IsAcknowledgement accepts is far shorter, and
+// acknowledgement textrules.IsAcknowledgement accepts is far shorter, and
 // checking every long message would cost a normalisation pass each.
 const maxAckBytes = 512
 

@@ -15,8 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // refToken is one token occurrence as the reference tokenizer sees it.
@@ -26,11 +25,11 @@ type refToken struct {
 }
 
 // refTokens is a plain re-statement of the tokenizer's contract: maximal
-// runs of filter.IsWordRune characters (invalid UTF-8 is not a word
-// character), each rune folded with filter.CanonicalFold, in code when
-// the run starts inside a span of rank.CodeSpans.
+// runs of textrules.IsWordRune characters (invalid UTF-8 is not a word
+// character), each rune folded with textrules.CanonicalFold, in code when
+// the run starts inside a span of textrules.CodeSpans.
 func refTokens(text string) []refToken {
-	spans := rank.CodeSpans(text)
+	spans := textrules.CodeSpans(text)
 	inCode := func(at int) bool {
 		for _, s := range spans {
 			if s.Start <= at && at < s.End {
@@ -50,23 +49,23 @@ func refTokens(text string) []refToken {
 		start = -1
 	}
 	for i, r := range text { // invalid bytes decode as U+FFFD, not a word rune
-		if !filter.IsWordRune(r) {
+		if !textrules.IsWordRune(r) {
 			flush()
 			continue
 		}
 		if start < 0 {
 			start = i
 		}
-		cur.WriteRune(filter.CanonicalFold(r))
+		cur.WriteRune(textrules.CanonicalFold(r))
 	}
 	flush()
 	return out
 }
 
 func collectTokens(text string) []refToken {
-	var z tokenizer
+	var z textrules.Tokenizer
 	var out []refToken
-	z.each([]byte(text), func(tok []byte, inCode bool) {
+	z.Each([]byte(text), func(tok []byte, inCode bool) {
 		out = append(out, refToken{string(tok), inCode})
 	})
 	return out
@@ -240,7 +239,7 @@ func (m *model) check(t *testing.T, s *Segment, runs []string) {
 	}
 	for i, r := range m.rows {
 		var flags uint8
-		if len(r.Text) <= maxAckBytes && filter.IsAcknowledgement(string(r.Text)) {
+		if len(r.Text) <= maxAckBytes && textrules.IsAcknowledgement(string(r.Text)) {
 			flags = FlagAck
 		}
 		want := RowInfo{TimeMs: r.TimeMs, Len: len(r.Text), Key: m.keyOf[i], Gen: r.Gen, Type: r.Type, Flags: flags}

@@ -1,6 +1,9 @@
-package rank
+package textrules
 
 import "strings"
+
+// Span is a byte range [Start, End) of a text.
+type Span struct{ Start, End int }
 
 // CodeSpans returns the byte ranges of text that are code, in order:
 // fenced blocks (a line opening with ``` or ~~~ up to the line closing

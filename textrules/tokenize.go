@@ -1,37 +1,35 @@
-package terms
+package textrules
 
 import (
 	"bytes"
 	"unicode/utf8"
-
-	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/rank"
 )
 
-// asciiFold maps an ASCII word byte to its folded form (filter.CanonicalFold:
+// asciiFold maps an ASCII word byte to its folded form (CanonicalFold:
 // the upper-case letter) and any other ASCII byte to 0.
 var asciiFold = func() (t [utf8.RuneSelf]byte) {
 	for c := range utf8.RuneSelf {
-		if filter.IsWordRune(rune(c)) {
-			t[c] = byte(filter.CanonicalFold(rune(c)))
+		if IsWordRune(rune(c)) {
+			t[c] = byte(CanonicalFold(rune(c)))
 		}
 	}
 	return t
 }()
 
-// tokenizer cuts text into tokens, reusing its buffers.
-type tokenizer struct {
+// Tokenizer cuts text into the term index's tokens, reusing its buffers.
+// The zero value is ready to use.
+type Tokenizer struct {
 	tok   []byte
-	spans []rank.Span
+	spans []Span
 }
 
-// each calls fn with every token of text, folded, and whether it starts in
-// a code span (rank.CodeSpans). A token is a maximal run of word
+// Each calls fn with every token of text, folded, and whether it starts in
+// a code span (CodeSpans). A token is a maximal run of word
 // characters; tok is only valid during the call.
-func (z *tokenizer) each(text []byte, fn func(tok []byte, inCode bool)) {
+func (z *Tokenizer) Each(text []byte, fn func(tok []byte, inCode bool)) {
 	z.spans = z.spans[:0]
 	if bytes.IndexByte(text, '`') >= 0 || bytes.Contains(text, []byte("~~~")) {
-		z.spans = rank.CodeSpans(string(text))
+		z.spans = CodeSpans(string(text))
 	}
 	span := 0
 	start := -1
@@ -60,11 +58,11 @@ func (z *tokenizer) each(text []byte, fn func(tok []byte, inCode bool)) {
 			continue
 		}
 		r, size := utf8.DecodeRune(text[i:])
-		if filter.IsWordRune(r) {
+		if IsWordRune(r) {
 			if start < 0 {
 				start = i
 			}
-			z.tok = utf8.AppendRune(z.tok, filter.CanonicalFold(r))
+			z.tok = utf8.AppendRune(z.tok, CanonicalFold(r))
 		} else if start >= 0 {
 			emit()
 		}

@@ -1,0 +1,153 @@
+package textrules
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// Recall events: rows that ran or quoted recall (or the classic `memory
+// search`). The index lists them at index time (store's events file) so
+// that a search applies the recall cutoff (package filter) from a short list.
+
+// recallPhrases are the classic tool's command and the phrasing its skill
+// used, lowercased; the same list the classic pipeline detected, minus the
+// bare "I'll search" (which also opens "I'll search the codebase for…").
+var recallPhrases = []string{
+	"memory search",
+	"memory recall",
+	"i'll search my memory",
+	"i'll search the memory",
+	"i'll search my past sessions",
+	"i'll search the past sessions",
+	"i'll search my history",
+	"i'll search the history",
+	"go back to a memory",
+}
+
+// DetectRecallEvent reports whether a row (by role and text) ran or quoted
+// recall, and what was recalled. It runs on every row that mentions recall
+// or memory, so it uses plain string search, not regular expressions.
+func DetectRecallEvent(role, text string) ([]string, bool) {
+	if !mayBeRecallEvent(text) {
+		return nil, false
+	}
+	if role == "tool" {
+		return detectToolEvent(text)
+	}
+	lower := strings.ToLower(text)
+	if end := phraseEnd(lower); end >= 0 {
+		return contentWords(text[end:]), true
+	}
+	if args, ok := quotedInvocation(text); ok {
+		return queryWords(args), true
+	}
+	return nil, false
+}
+
+// phraseEnd returns where the first recall phrase ends, or -1.
+func phraseEnd(lower string) int {
+	best := -1
+	for _, p := range recallPhrases {
+		if i := strings.Index(lower, p); i >= 0 && (best < 0 || i+len(p) < best) {
+			best = i + len(p)
+		}
+	}
+	if i := strings.Index(lower, "did you remember"); i >= 0 {
+		if j := strings.Index(lower[i:], "talked about"); j >= 0 && (best < 0 || i+j+len("talked about") < best) {
+			best = i + j + len("talked about")
+		}
+	}
+	return best
+}
+
+// recallInvocation finds recall run as a command in a shell line: the
+// first word of a command (after any VAR=value assignments), by name or by
+// path ("~/go/bin/recall"). It returns the arguments up to the end of that
+// command. "recall search …" is the same command.
+func recallInvocation(line string) (string, bool) {
+	for _, cmd := range strings.FieldsFunc(line, func(r rune) bool {
+		return r == '|' || r == ';' || r == '&' || r == '(' || r == ')' || r == '\n' || r == '`'
+	}) {
+		words := strings.Fields(cmd)
+		for len(words) > 0 && strings.Contains(words[0], "=") {
+			words = words[1:]
+		}
+		if len(words) == 0 || filepath.Base(words[0]) != "recall" {
+			continue
+		}
+		args := words[1:]
+		if len(args) > 0 && args[0] == "search" {
+			args = args[1:]
+		}
+		return strings.Join(args, " "), true
+	}
+	return "", false
+}
+
+// quotedInvocation finds recall quoted as inline code in prose:
+// "I ran `recall jwt auth`".
+func quotedInvocation(text string) (string, bool) {
+	i := strings.Index(text, "`recall ")
+	if i < 0 {
+		return "", false
+	}
+	rest := text[i+1:]
+	if j := strings.IndexByte(rest, '`'); j >= 0 {
+		rest = rest[:j]
+	}
+	return recallInvocation(rest)
+}
+
+func detectToolEvent(text string) ([]string, bool) {
+	name, args, _ := strings.Cut(text, ": ")
+	if strings.Contains(strings.ToLower(name), "recall") {
+		return queryWords(args), true // an MCP tool of recall's
+	}
+	if name != "Bash" {
+		return nil, false
+	}
+	if q, ok := recallInvocation(args); ok {
+		return queryWords(q), true
+	}
+	if end := phraseEnd(strings.ToLower(args)); end >= 0 {
+		return queryWords(args[end:]), true
+	}
+	return nil, false
+}
+
+// queryWords takes the words of a recall command line: flags are dropped,
+// flag values and positional words kept (both are what was looked for).
+func queryWords(args string) []string {
+	var out []string
+	for _, f := range strings.Fields(args) {
+		if strings.HasPrefix(f, "-") {
+			continue
+		}
+		out = append(out, contentWords(f)...)
+	}
+	return out
+}
+
+// contentWords lowercases text and keeps the words of three letters or more
+// that are not stop words.
+func contentWords(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_'
+	}) {
+		if len(w) < 3 || IsStopWord(w) || seen[w] || w == "recall" {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}
+
+// mayBeRecallEvent is the cheap test DetectRecallEvent starts with: every
+// event mentions recall, memory or remember, and most rows none of them.
+func mayBeRecallEvent(text string) bool {
+	return strings.Contains(text, "ecall") || strings.Contains(text, "emory") || strings.Contains(text, "emember")
+}
