@@ -32,6 +32,12 @@ type Options struct {
 	// CheckpointBytes is how much input is read between commits; 0 means
 	// the default (checkpointBytes). Crash tests set it small.
 	CheckpointBytes int64
+	// Notice, if set, receives what a user should hear once even without
+	// -v: that the derived data was rebuilt from the rows, and why.
+	Notice func(string)
+	// Rebuilding, if set, is called now and then with blocks done and
+	// blocks to do while derived data is rebuilt from the rows.
+	Rebuilding func(done, total int)
 }
 
 // Summary reports what a run did.
@@ -47,7 +53,10 @@ type Summary struct {
 	Gone         int              // transcripts that disappeared this run (their rows are kept)
 	BadLines     int64
 	Compacted    bool
-	Elapsed      time.Duration
+	// Rederived says why the derived data (block records, keys, events,
+	// term index) was rebuilt from the rows this run, "" if it was not.
+	Rederived string
+	Elapsed   time.Duration
 }
 
 // checkpointBytes is how much transcript input a run reads between manifest
@@ -141,7 +150,23 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
-	return runWith(opts, committed(m), m)
+	why, err := rederive(opts, m)
+	if err != nil {
+		return Summary{Excluded: map[string]int64{}}, err
+	}
+	sum, err := runWith(opts, committed(m), m)
+	sum.Rederived = why
+	return sum, err
+}
+
+// rederive rebuilds derived data that other rules or an older format built
+// (store.Rederive), from the rows, and says so once.
+func rederive(opts Options, m *store.Manifest) (string, error) {
+	why, err := store.Rederive(opts.IndexDir, m, opts.Warn, opts.Rebuilding)
+	if why != "" && err == nil && opts.Notice != nil {
+		opts.Notice(fmt.Sprintf("rebuilt the block records, keys, recall events and term index from the rows (%d blocks): %s", m.BlockCount(), why))
+	}
+	return why, err
 }
 
 func loadOrNew(dir string) (*store.Manifest, error) {
@@ -189,6 +214,9 @@ func runWith(opts Options, base baseState, m *store.Manifest) (Summary, error) {
 	w.Close()
 	if m.Seq != base.Seq {
 		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
+			return sum, err
+		}
+		if err := store.RemoveOldManifests(opts.IndexDir); err != nil {
 			return sum, err
 		}
 	}
@@ -509,4 +537,7 @@ func (s *Summary) merge(o Summary) {
 	s.Gone += o.Gone
 	s.BadLines += o.BadLines
 	s.Compacted = s.Compacted || o.Compacted
+	if o.Rederived != "" {
+		s.Rederived = o.Rederived
+	}
 }

@@ -37,20 +37,21 @@ type accel struct {
 // not below it, and an exact tie is never taken for a win.
 const boundSlack = 1 + 1e-9
 
-// runAccelerated answers the request from the term index. ok is false
-// when the index cannot (no complete term index, or a query shape it does
-// not serve); the caller then scans.
-func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, ok bool, err error) {
+// runAccelerated answers the request from the term index. It returns a
+// nil result when the index cannot: a query shape it does not serve (why
+// is "") or a term index that cannot answer (why says what is wrong); the
+// caller then scans.
+func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, why string, err error) {
 	if !accelerable(q, req) {
-		return nil, false, nil
+		return nil, "", nil
 	}
-	segs, err := snap.TermSegments()
-	if err != nil || segs == nil {
-		return nil, false, nil // read the rows instead: they are the truth
+	segs, why := snap.TermSegments()
+	if segs == nil {
+		return nil, why, nil // read the rows instead: they are the truth
 	}
 	rowStarts, sound := rowStartsOf(snap, segs)
 	if !sound {
-		return nil, false, nil // a damaged segment: the rows are the truth
+		return nil, "a term segment's row count disagrees with the blocks it covers (damaged); `recall index` rebuilds it", nil
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
@@ -63,11 +64,11 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	results := a.candidatesOf()
 	for _, r := range results {
 		if r.err != nil {
-			return nil, false, nil
+			return nil, fmt.Sprintf("%v; `recall index` rebuilds it from the rows", r.err), nil
 		}
 	}
 	res, err = a.rank(results)
-	return res, err == nil, err
+	return res, "", err
 }
 
 // sessionBound is one session's candidates and the bound of its score.

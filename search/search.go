@@ -47,10 +47,13 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	if req.Window == (filter.Window{}) {
 		req.Window = filter.DefaultWindow()
 	}
+	fallback := ""
 	if !req.FullScan {
-		if res, ok, err := runAccelerated(snap, q, &req); ok || err != nil {
+		res, why, err := runAccelerated(snap, q, &req)
+		if res != nil || err != nil {
 			return res, err
 		}
+		fallback = why
 	}
 	s := newScan(snap, q, &req)
 	found := s.run()
@@ -58,7 +61,7 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 		return nil, err
 	}
 	matches := selectMatches(q, &req, found)
-	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows}
+	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows, Fallback: fallback}
 	if req.Cutoff {
 		events, err := snap.Events()
 		if err != nil {
@@ -185,9 +188,10 @@ func newScan(snap *store.Snapshot, q *filter.Query, req *Request) *scan {
 // results are then the same with or without the index (and --full-scan
 // can check them). Other searches (--count, --scope session, patterns
 // without words) skip the blocks whose time range, types or session
-// filter rule them out, and count frequencies over the blocks read.
+// filter rule them out, and count frequencies over the blocks read. Block
+// summaries built under other rules (Snapshot.SkipBlocks) rule nothing out.
 func (s *scan) plan() []int {
-	everyBlock := s.req.FullScan || accelerable(s.q, s.req)
+	everyBlock := s.req.FullScan || accelerable(s.q, s.req) || !s.snap.SkipBlocks()
 	var out []int
 	for i := range s.snap.Blocks {
 		if everyBlock || s.filter.blockMayPass(&s.snap.Blocks[i]) {

@@ -30,7 +30,17 @@ func (w *RowsWriter) noteEvent(r *Row) error {
 	if !ok {
 		return nil
 	}
-	var b []byte
+	b := appendEventLine(nil, r, words)
+	if _, err := w.events.Write(b); err != nil {
+		return fmt.Errorf("write events: %w", err)
+	}
+	w.m.EventsBytes += int64(len(b))
+	return nil
+}
+
+// appendEventLine appends the events-file line of row r, a recall event
+// that recalled words.
+func appendEventLine(b []byte, r *Row, words []string) []byte {
 	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
 		strconv.FormatUint(uint64(r.Gen), 10), strings.Join(words, " ")} {
 		if i > 0 {
@@ -38,12 +48,7 @@ func (w *RowsWriter) noteEvent(r *Row) error {
 		}
 		b = appendEscaped(b, f)
 	}
-	b = append(b, '\n')
-	if _, err := w.events.Write(b); err != nil {
-		return fmt.Errorf("write events: %w", err)
-	}
-	w.m.EventsBytes += int64(len(b))
-	return nil
+	return append(b, '\n')
 }
 
 // Events returns the committed recall events of live generations, by
@@ -58,15 +63,10 @@ func (s *Snapshot) Events() (map[string][]Event, error) {
 // thousands, nor read them again for every batch it confirms.
 func (s *Snapshot) EventsOf(sessions map[string]bool) (map[string][]Event, error) {
 	out := map[string][]Event{}
-	if s.events == nil || s.M.EventsBytes == 0 {
+	if s.stale == "" && (s.events == nil || s.M.EventsBytes == 0) {
 		return out, nil
 	}
-	s.eventsOnce.Do(func() {
-		s.eventsData = make([]byte, s.M.EventsBytes)
-		if _, err := s.events.ReadAt(s.eventsData, 0); err != nil {
-			s.eventsErr = fmt.Errorf("read events: %w", err)
-		}
-	})
+	s.eventsOnce.Do(s.loadEvents)
 	if s.eventsErr != nil {
 		return nil, s.eventsErr
 	}
@@ -83,6 +83,46 @@ func (s *Snapshot) EventsOf(sessions map[string]bool) (map[string][]Event, error
 		}
 	}
 	return out, nil
+}
+
+// loadEvents reads the committed events file once, past its header. When
+// the derived data is stale the file's events were detected by other
+// rules, so they are found again in the rows, with these rules.
+func (s *Snapshot) loadEvents() {
+	if s.stale != "" {
+		s.eventsData, s.eventsErr = s.eventsFromRows()
+		return
+	}
+	data := make([]byte, s.M.EventsBytes)
+	if _, err := s.events.ReadAt(data, 0); err != nil {
+		s.eventsErr = fmt.Errorf("read events: %w", err)
+		return
+	}
+	if s.M.Format >= 2 {
+		header, rest, _ := bytes.Cut(data, []byte{'\n'})
+		if string(header)+"\n" != eventsHeader() {
+			s.eventsErr = fmt.Errorf("events file: header %q, want %q", header, strings.TrimSpace(eventsHeader()))
+			return
+		}
+		data = rest
+	}
+	s.eventsData = data
+}
+
+// eventsFromRows detects the recall events of every row, as the writer
+// does, and returns them as events-file lines.
+func (s *Snapshot) eventsFromRows() ([]byte, error) {
+	var b []byte
+	err := s.EachRow(func(r *Row) error {
+		if words, ok := textrules.DetectRecallEvent(r.Role, r.Text); ok {
+			b = appendEventLine(b, r, words)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find recall events in the rows: %w", err)
+	}
+	return b, nil
 }
 
 // wantedSession reports whether an event line's session is in sessions,

@@ -12,15 +12,14 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/textrules"
 )
 
-// FormatVersion is the on-disk layout version. It appears in every file
-// name (rows-v1-…, blocks-v1-…, manifest-v1.tsv) and in the manifest's first
-// line; a reader that meets a version it does not know refuses the index and
-// asks for `recall index --rebuild`.
-const FormatVersion = 1
+// ManifestName is the committed manifest of the current format
+// (manifestName(FormatVersion), which a test checks).
+const ManifestName = "manifest-v2.tsv"
 
-const ManifestName = "manifest-v1.tsv"
+func manifestName(format int) string { return fmt.Sprintf("manifest-v%d.tsv", format) }
 
 // FileState is what the manifest remembers of one transcript.
 type FileState struct {
@@ -54,10 +53,12 @@ const (
 // Manifest is the committed state of the index. It is replaced whole by
 // atomic rename, so readers see either the old or the new one.
 type Manifest struct {
-	Seq         int   // data-file sequence: rows-v1-<seq>.zst and friends
-	RowsBytes   int64 // committed length of the rows file
+	Format      int    // layout version the manifest and its files were written in
+	Feature     uint32 // textrules.FeatureVersion its derived files were built under (0: unrecorded)
+	Seq         int    // data-file sequence: rows-v1-<seq>.zst and friends
+	RowsBytes   int64  // committed length of the rows file
 	BlocksBytes int64
-	UUIDBytes   int64
+	KeysBytes   int64
 	EventsBytes int64
 	Frames      int
 	Rows        int64
@@ -71,6 +72,8 @@ type Manifest struct {
 
 func NewManifest() *Manifest {
 	return &Manifest{
+		Format:   FormatVersion,
+		Feature:  textrules.FeatureVersion,
 		Seq:      1,
 		NextGen:  1,
 		Excluded: map[string]int64{},
@@ -88,13 +91,20 @@ func (m *Manifest) DeadRows() int64 {
 	return n
 }
 
-func (m *Manifest) RowsName() string { return fmt.Sprintf("rows-v%d-%06d.zst", FormatVersion, m.Seq) }
-func (m *Manifest) BlocksName() string {
-	return fmt.Sprintf("blocks-v%d-%06d.bin", FormatVersion, m.Seq)
+// RowsName, BlocksName, KeysName and EventsName name the data files of
+// the manifest's sequence, in its format.
+func (m *Manifest) RowsName() string   { return m.dataName("rows", "zst") }
+func (m *Manifest) BlocksName() string { return m.dataName("blocks", "bin") }
+func (m *Manifest) EventsName() string { return m.dataName("events", "tsv") }
+func (m *Manifest) KeysName() string {
+	if m.Format == 1 {
+		return m.dataName("uuids", "bin")
+	}
+	return m.dataName("keys", "bin")
 }
-func (m *Manifest) KeysName() string { return fmt.Sprintf("uuids-v%d-%06d.bin", FormatVersion, m.Seq) }
-func (m *Manifest) EventsName() string {
-	return fmt.Sprintf("events-v%d-%06d.tsv", FormatVersion, m.Seq)
+
+func (m *Manifest) dataName(kind, ext string) string {
+	return fmt.Sprintf("%s-v%d-%06d.%s", kind, m.Format, m.Seq, ext)
 }
 
 // clone returns a deep copy, so a run can work on its own copy and commit it.
@@ -123,6 +133,10 @@ var ErrNoIndex = errors.New("no index yet")
 func ReadManifest(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	data, err := os.ReadFile(path)
+	for format := FormatVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
+		path = filepath.Join(dir, manifestName(format))
+		data, err = os.ReadFile(path)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
 			return nil, fmt.Errorf("index in %s was written by a newer recall (%s); rebuild with `recall index --rebuild`", dir, newer)
@@ -146,7 +160,7 @@ func readManifestHead(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return ReadManifest(dir) // for its messages
+		return ReadManifest(dir) // an older format, or none: for its messages
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
@@ -175,11 +189,12 @@ func readManifestHead(dir string) (*Manifest, error) {
 // bytes unless thousands of generations are dead.
 const manifestHeadBytes = 64 << 10
 
-// newerFormat names a manifest of another version, if one is there.
+// newerFormat names a manifest of a newer format, if one is there.
 func newerFormat(dir string) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "manifest-v*.tsv"))
 	for _, n := range names {
-		if filepath.Base(n) != ManifestName {
+		var v int
+		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > FormatVersion {
 			return filepath.Base(n)
 		}
 	}
@@ -192,6 +207,7 @@ const manifestMagic = "recall-manifest"
 // lines and fields in place rather than through a scanner and strings.
 func parseManifest(data []byte) (*Manifest, error) {
 	m := NewManifest()
+	m.Feature = 0 // unrecorded unless a feature line says otherwise
 	fields := make([][]byte, 0, 16)
 	for n := 1; len(data) > 0; n++ {
 		line := data
@@ -202,9 +218,11 @@ func parseManifest(data []byte) (*Manifest, error) {
 		}
 		fields = splitTabs(line, fields[:0])
 		if n == 1 {
-			if len(fields) != 2 || string(fields[0]) != manifestMagic || string(fields[1]) != "v"+strconv.Itoa(FormatVersion) {
-				return nil, fmt.Errorf("line 1: not a v%d manifest", FormatVersion)
+			format, ok := manifestFormat(fields)
+			if !ok {
+				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, FormatVersion)
 			}
+			m.Format = format
 			continue
 		}
 		if err := m.parseLine(fields); err != nil {
@@ -215,6 +233,15 @@ func parseManifest(data []byte) (*Manifest, error) {
 		return nil, errors.New("empty manifest")
 	}
 	return m, nil
+}
+
+// manifestFormat reads the first line: the magic and a known version.
+func manifestFormat(fields [][]byte) (int, bool) {
+	if len(fields) != 2 || string(fields[0]) != manifestMagic || len(fields[1]) < 2 || fields[1][0] != 'v' {
+		return 0, false
+	}
+	v, err := strconv.Atoi(string(fields[1][1:]))
+	return v, err == nil && v >= oldestFormat && v <= FormatVersion
 }
 
 func splitTabs(line []byte, dst [][]byte) [][]byte {
@@ -239,8 +266,10 @@ func (m *Manifest) parseLine(f [][]byte) error {
 		m.TextBytes = p.int(1)
 	case "blocks":
 		m.BlocksBytes = p.int(1)
-	case "uuids":
-		m.UUIDBytes = p.int(1)
+	case "keys", "uuids": // uuids in format 1
+		m.KeysBytes = p.int(1)
+	case "feature":
+		m.Feature = uint32(p.int(1))
 	case "events":
 		m.EventsBytes = p.int(1)
 	case "nextgen":
@@ -356,11 +385,12 @@ func (m *Manifest) encode() []byte {
 	}
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	line(manifestMagic, "v"+strconv.Itoa(FormatVersion))
+	line("feature", i64(int64(m.Feature)))
 	line("seq", strconv.Itoa(m.Seq))
 	line("rows", i64(m.RowsBytes), strconv.Itoa(m.Frames), i64(m.Rows))
 	line("text", i64(m.TextBytes))
 	line("blocks", i64(m.BlocksBytes))
-	line("uuids", i64(m.UUIDBytes))
+	line("keys", i64(m.KeysBytes))
 	line("events", i64(m.EventsBytes))
 	line("nextgen", i64(int64(m.NextGen)))
 	line("updated", i64(m.UpdatedNs))
@@ -413,7 +443,13 @@ func sortedKeys[V any](m map[string]V) []string {
 // CommitManifest writes m durably: temp file, fsync, rename over the old
 // manifest, fsync the directory. A crash at any point leaves either the old
 // or the new manifest, never a mix.
+//
+// Only a manifest of the current format is ever written: a run over an
+// older index rewrites its data files first (Rederive).
 func CommitManifest(dir string, m *Manifest) error {
+	if m.Format != FormatVersion {
+		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, FormatVersion)
+	}
 	return atomicfile.Write(filepath.Join(dir, ManifestName), m.encode(), 0o600, nil)
 }
 

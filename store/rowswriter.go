@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // blockTarget is the uncompressed size at which a block is closed and
@@ -43,6 +45,9 @@ type RowsWriter struct {
 // OpenRowsWriter opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
 func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, error) {
+	if m.Format != FormatVersion || m.Feature != textrules.FeatureVersion {
+		return nil, fmt.Errorf("append to an index in format v%d, rules v%d: rebuild its derived data first", m.Format, m.Feature)
+	}
 	w := &RowsWriter{dir: dir, m: m, blk: newBlockBuilder(), warn: warn}
 	files := []struct {
 		f         **os.File
@@ -51,7 +56,7 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, er
 	}{
 		{&w.rows, m.RowsName(), m.RowsBytes},
 		{&w.blocks, m.BlocksName(), m.BlocksBytes},
-		{&w.uuids, m.KeysName(), m.UUIDBytes},
+		{&w.uuids, m.KeysName(), m.KeysBytes},
 		{&w.events, m.EventsName(), m.EventsBytes},
 	}
 	for _, spec := range files {
@@ -74,13 +79,42 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, er
 		return nil, err
 	}
 	w.pipe = pipe
-	if m.RowsBytes == 0 {
-		if err := w.writeHeaderFrame(); err != nil {
-			w.Close()
-			return nil, err
-		}
+	if err := w.writeHeaders(); err != nil {
+		w.Close()
+		return nil, err
 	}
 	return w, nil
+}
+
+// writeHeaders starts each new file with its header: the rows file with
+// the TSV header line, the derived files with the format and feature
+// version that build them.
+func (w *RowsWriter) writeHeaders() error {
+	if w.m.RowsBytes == 0 {
+		if err := w.writeHeaderFrame(); err != nil {
+			return err
+		}
+	}
+	headers := []struct {
+		f       *os.File
+		length  *int64
+		header  []byte
+		purpose string
+	}{
+		{w.blocks, &w.m.BlocksBytes, appendBinaryHeader(nil, blocksMagic), "blocks"},
+		{w.uuids, &w.m.KeysBytes, appendBinaryHeader(nil, keysMagic), "keys"},
+		{w.events, &w.m.EventsBytes, []byte(eventsHeader()), "events"},
+	}
+	for _, h := range headers {
+		if *h.length != 0 {
+			continue
+		}
+		if _, err := h.f.Write(h.header); err != nil {
+			return fmt.Errorf("write %s header: %w", h.purpose, err)
+		}
+		*h.length = int64(len(h.header))
+	}
+	return nil
 }
 
 // openRepaired opens path for appending after cutting it to committed
@@ -138,7 +172,7 @@ func (w *RowsWriter) Add(r *Row, key uint64) error {
 		if _, err := w.uuids.Write(rec[:]); err != nil {
 			return fmt.Errorf("write uuids: %w", err)
 		}
-		w.m.UUIDBytes += uuidRecordSize
+		w.m.KeysBytes += uuidRecordSize
 	}
 	if len(w.blk.buf) >= blockTarget {
 		return w.flushBlock()

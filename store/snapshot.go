@@ -21,6 +21,9 @@ type Snapshot struct {
 	Dir    string
 	M      *Manifest
 	Blocks []Block
+	// stale says why the derived files may not be used for bounds or
+	// skipping ("" when they may): see StaleReason.
+	stale  string
 	rows   *os.File
 	events *os.File         // nil when the index has no events file
 	terms  []*terms.Segment // opened by TermSegments
@@ -53,7 +56,7 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks, err := parseBlocks(blocksData)
+	blocks, stale, err := parseBlocksFile(blocksData, m)
 	if err != nil {
 		return nil, fmt.Errorf("index damaged (run `recall index --rebuild`): %w", err)
 	}
@@ -68,8 +71,36 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 		rows.Close()
 		return nil, fmt.Errorf("open events: %w", err)
 	}
-	return &Snapshot{Dir: dir, M: m, Blocks: blocks, rows: rows, events: events}, nil
+	return &Snapshot{Dir: dir, M: m, Blocks: blocks, stale: stale, rows: rows, events: events}, nil
 }
+
+// parseBlocksFile decodes the committed bytes of a blocks file. Block
+// records locate the frames, which any format needs; whether their time,
+// type and session summaries may be used to skip blocks is stale's to say.
+func parseBlocksFile(data []byte, m *Manifest) (blocks []Block, stale string, err error) {
+	stale = StaleReason(m)
+	if m.Format >= 2 && len(data) > 0 {
+		feature, err := readBinaryHeader(data, blocksMagic)
+		if err != nil {
+			return nil, "", fmt.Errorf("blocks file: %w", err)
+		}
+		if feature != m.Feature && stale == "" {
+			stale = fmt.Sprintf("its block records were built under text rules v%d, the manifest says v%d", feature, m.Feature)
+		}
+		data = data[binaryHeaderSize:]
+	}
+	blocks, err = parseBlocks(data)
+	return blocks, stale, err
+}
+
+// Stale says why the snapshot's derived data (block summaries, events,
+// term segments) was built under other rules and is not used, or "".
+// Searches then read every row and find recall events in them; the next
+// `recall index` rebuilds the derived data (Rederive).
+func (s *Snapshot) Stale() string { return s.stale }
+
+// SkipBlocks reports whether block summaries may rule blocks out.
+func (s *Snapshot) SkipBlocks() bool { return s.stale == "" }
 
 // readPrefix reads the first n bytes of path.
 func readPrefix(path string, n int64) ([]byte, error) {
@@ -100,22 +131,26 @@ func (s *Snapshot) Close() error {
 }
 
 // TermSegments opens the term-index segments that cover the snapshot's
-// blocks, in block order. It returns nil, nil when they do not cover them
-// all (an index from before the term index, or a run that failed to build
-// it): the search then reads the rows.
-func (s *Snapshot) TermSegments() ([]*terms.Segment, error) {
+// blocks, in block order. It returns nil and why when they cannot answer
+// (derived data built by other rules, an index from before the term index,
+// a run that failed to build it, a segment that does not open): the search
+// then reads the rows, and -v says why.
+func (s *Snapshot) TermSegments() (segs []*terms.Segment, why string) {
 	if s.terms != nil || len(s.Blocks) == 0 {
-		return s.terms, nil
+		return s.terms, ""
+	}
+	if s.stale != "" {
+		return nil, s.stale
 	}
 	refs, err := TermRefs(s.Dir)
 	if err != nil {
-		return nil, err
+		return nil, err.Error()
 	}
 	cover, covered := terms.Cover(refs, s.M.Seq, len(s.Blocks))
 	if covered < len(s.Blocks) {
-		return nil, nil
+		return nil, fmt.Sprintf("the term index covers %d of %d blocks; `recall index` completes it", covered, len(s.Blocks))
 	}
-	segs := make([]*terms.Segment, 0, len(cover))
+	segs = make([]*terms.Segment, 0, len(cover))
 	for _, r := range cover {
 		seg, err := terms.Open(s.Dir, r)
 		if err != nil {
@@ -123,14 +158,14 @@ func (s *Snapshot) TermSegments() ([]*terms.Segment, error) {
 				open.Close()
 			}
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, nil // a merge replaced it since the listing
+				return nil, "a merge replaced a term segment while the search opened it"
 			}
-			return nil, err
+			return nil, fmt.Sprintf("%v; `recall index` rebuilds it from the rows", err)
 		}
 		segs = append(segs, seg)
 	}
 	s.terms = segs
-	return segs, nil
+	return segs, ""
 }
 
 // Dead reports whether rows of generation gen are hidden (their transcript
@@ -164,7 +199,10 @@ func NewDecoder() (*zstd.Decoder, error) {
 
 // EachRow calls fn for every row of every block in order, dead rows
 // included (fn decides). It stops at the first error.
-func (s *Snapshot) EachRow(fn func(*Row) error) error {
+func (s *Snapshot) EachRow(fn func(*Row) error) error { return s.eachRow(fn, nil) }
+
+// eachRow is EachRow, reporting the blocks done to progress (if set).
+func (s *Snapshot) eachRow(fn func(*Row) error, progress func(done, total int)) error {
 	dec, err := NewDecoder()
 	if err != nil {
 		return err
@@ -178,6 +216,9 @@ func (s *Snapshot) EachRow(fn func(*Row) error) error {
 		}
 		if err := eachLine(raw, fn); err != nil {
 			return err
+		}
+		if progress != nil {
+			progress(i+1, len(s.Blocks))
 		}
 	}
 	return nil

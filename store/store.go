@@ -10,17 +10,26 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/store/terms"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // LoadKeys reads the committed row keys (message identities) with the
 // generation each came from.
 func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
-	data := make([]byte, m.UUIDBytes)
+	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
-	return newKeySet(data[:n])
+	return newKeySet(keyRecords(data[:n], m.Format))
 }
 
-var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
+// keyRecords strips the header of a keys file's bytes (format 2 on).
+func keyRecords(data []byte, format int) []byte {
+	if format >= 2 {
+		return data[min(binaryHeaderSize, len(data)):]
+	}
+	return data
+}
+
+var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|keys|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
 
 // RemoveStrays deletes data files of other sequences: leftovers of a
 // compaction or rebuild that a crash interrupted, or of one that finished
@@ -55,6 +64,27 @@ func RemoveStrays(dir string, keep ...int) error {
 // at it. Until that commit the old files stay the index; a crash leaves only
 // strays that the next run removes.
 func Compact(dir string, m *Manifest, warn func(string)) error {
+	return compact(dir, m, warn, nil)
+}
+
+// Rederive rebuilds every derived file (block records, keys, events, term
+// segments) from the rows when StaleReason(m) says they were built by
+// other rules or in an older format, and returns that reason ("" when
+// there was nothing to do). It is a compaction into the current format:
+// the rows are read back and written again, never the transcripts, which
+// may be gone. progress, if set, is called as blocks are rewritten.
+func Rederive(dir string, m *Manifest, warn func(string), progress func(done, total int)) (string, error) {
+	why := StaleReason(m)
+	if why == "" {
+		return "", nil
+	}
+	if err := compact(dir, m, warn, progress); err != nil {
+		return why, fmt.Errorf("rebuild derived data: %w", err)
+	}
+	return why, nil
+}
+
+func compact(dir string, m *Manifest, warn func(string), progress func(done, total int)) error {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return err
@@ -62,7 +92,8 @@ func Compact(dir string, m *Manifest, warn func(string)) error {
 	defer snap.Close()
 	next := m.clone()
 	next.Seq++
-	next.RowsBytes, next.BlocksBytes, next.UUIDBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
+	next.Format, next.Feature = FormatVersion, textrules.FeatureVersion
+	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.Dead = map[uint32]int64{}
 	if err := RemoveStrays(dir, m.Seq); err != nil {
 		return err
@@ -76,12 +107,12 @@ func Compact(dir string, m *Manifest, warn func(string)) error {
 	if err != nil {
 		return err
 	}
-	err = snap.EachRow(func(r *Row) error {
+	err = snap.eachRow(func(r *Row) error {
 		if snap.Dead(r.Gen) {
 			return nil
 		}
 		return w.Add(r, 0)
-	})
+	}, progress)
 	if err != nil {
 		return err
 	}
@@ -95,20 +126,36 @@ func Compact(dir string, m *Manifest, warn func(string)) error {
 		return err
 	}
 	*m = *next
-	return RemoveStrays(dir, next.Seq)
+	if err := RemoveStrays(dir, next.Seq); err != nil {
+		return err
+	}
+	return RemoveOldManifests(dir)
 }
 
-// liveKeys returns the uuids records of generations that are not dead.
+// RemoveOldManifests deletes manifests of older formats. Call it only once
+// a manifest of the current format is committed: they name files that
+// RemoveStrays has removed.
+func RemoveOldManifests(dir string) error {
+	for format := oldestFormat; format < FormatVersion; format++ {
+		if err := os.Remove(filepath.Join(dir, manifestName(format))); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("remove old manifest: %w", err)
+		}
+	}
+	return syncDir(dir)
+}
+
+// liveKeys returns the key records of generations that are not dead.
 func (s *Snapshot) liveKeys() ([]byte, error) {
-	data := make([]byte, s.M.UUIDBytes)
+	data := make([]byte, s.M.KeysBytes)
 	f, err := os.Open(filepath.Join(s.Dir, s.M.KeysName()))
 	if err != nil {
-		return nil, fmt.Errorf("open uuids: %w", err)
+		return nil, fmt.Errorf("open keys: %w", err)
 	}
 	defer f.Close()
-	if _, err := f.ReadAt(data, 0); err != nil && s.M.UUIDBytes > 0 {
-		return nil, fmt.Errorf("read uuids: %w", err)
+	if _, err := f.ReadAt(data, 0); err != nil && s.M.KeysBytes > 0 {
+		return nil, fmt.Errorf("read keys: %w", err)
 	}
+	data = keyRecords(data, s.M.Format)
 	out := data[:0]
 	for off := 0; off+uuidRecordSize <= len(data); off += uuidRecordSize {
 		if !s.Dead(binary.LittleEndian.Uint32(data[off+8:])) {
@@ -122,6 +169,6 @@ func (w *RowsWriter) appendKeys(recs []byte) error {
 	if _, err := w.uuids.Write(recs); err != nil {
 		return fmt.Errorf("write uuids: %w", err)
 	}
-	w.m.UUIDBytes += int64(len(recs))
+	w.m.KeysBytes += int64(len(recs))
 	return nil
 }

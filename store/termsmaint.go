@@ -147,7 +147,7 @@ func dropDamaged(dir string, refs []terms.Ref, seq, blocks int) ([]terms.Ref, er
 			seg.Close()
 			continue
 		}
-		if !errors.Is(err, terms.ErrDamaged) {
+		if !errors.Is(err, terms.ErrDamaged) && !errors.Is(err, terms.ErrStale) {
 			return nil, err
 		}
 		if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {

@@ -154,7 +154,7 @@ func (b *Builder) encode(first, end uint64) []byte {
 	}
 	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.lists[x].token, b.lists[y].token) })
 
-	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw)}
+	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw), Feature: textrules.FeatureVersion}
 	out := make([]byte, preambleSize+headerSize, preambleSize+headerSize+len(b.rows))
 	h.RowsOff = uint64(len(out))
 	out = append(out, b.rows...)

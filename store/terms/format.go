@@ -12,10 +12,16 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/recall-dev/recall/textrules"
 )
 
 // FormatVersion is the version in segment file names and headers.
-const FormatVersion = 1
+//
+//	1: the first term index.
+//	2: the header records the feature version (textrules.FeatureVersion)
+//	   of the rules that built the segment.
+const FormatVersion = 2
 
 // magic opens every segment file.
 const magic = "RCLTERMS"
@@ -37,7 +43,7 @@ const magic = "RCLTERMS"
 // in code 0.
 const (
 	preambleSize = 16
-	headerFields = 15
+	headerFields = 16
 	headerSize   = headerFields * 8
 )
 
@@ -52,11 +58,12 @@ type header struct {
 	PostingsOff          uint64
 	PostingsLen          uint64
 	RawBytes             uint64 // uncompressed rows bytes of the blocks covered
+	Feature              uint64 // textrules.FeatureVersion of the rules that built it
 }
 
 func (h *header) fields() []*uint64 {
 	return []*uint64{&h.FirstBlock, &h.EndBlock, &h.Rows, &h.Keys, &h.Tokens, &h.RowsOff,
-		&h.KeysOff, &h.KeysLen, &h.VocabOff, &h.VocabLen, &h.TokOff, &h.PostOff, &h.PostingsOff, &h.PostingsLen, &h.RawBytes}
+		&h.KeysOff, &h.KeysLen, &h.VocabOff, &h.VocabLen, &h.TokOff, &h.PostOff, &h.PostingsOff, &h.PostingsLen, &h.RawBytes, &h.Feature}
 }
 
 func (h *header) encode() []byte {
@@ -76,13 +83,19 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // deletes such a segment and indexes its blocks again.
 var ErrDamaged = errors.New("term index segment damaged")
 
+// ErrStale wraps the reasons a sound segment must not be used: it was
+// built in another format or under other text rules, so its bounds may be
+// below the scores the rules of this recall give. It is rebuilt from the
+// rows like a damaged one.
+var ErrStale = errors.New("term index segment built by other rules")
+
 func decodeHeader(data []byte, size uint64) (header, error) {
 	var h header
 	if len(data) < preambleSize+headerSize || string(data[:8]) != magic {
 		return h, fmt.Errorf("%w: no header", ErrDamaged)
 	}
 	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
-		return h, fmt.Errorf("%w: version %d", ErrDamaged, v)
+		return h, fmt.Errorf("%w: format v%d, want v%d", ErrStale, v, FormatVersion)
 	}
 	body := data[preambleSize : preambleSize+headerSize]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[12:]) {
@@ -90,6 +103,9 @@ func decodeHeader(data []byte, size uint64) (header, error) {
 	}
 	for i, f := range h.fields() {
 		*f = binary.LittleEndian.Uint64(body[i*8:])
+	}
+	if h.Feature != textrules.FeatureVersion {
+		return h, fmt.Errorf("%w: text rules v%d, want v%d", ErrStale, h.Feature, textrules.FeatureVersion)
 	}
 	return h, h.check(size)
 }
@@ -181,12 +197,13 @@ var fileNamePattern = regexp.MustCompile(`^terms-v([0-9]+)-([0-9]+)-([0-9]+)-([0
 // Ref names one segment file.
 type Ref struct {
 	Name       string
+	Version    int // format version; Cover takes only FormatVersion
 	Seq        int
 	First, End int // blocks
 }
 
-// ParseName reads a segment file name; ok is false for other files and
-// other format versions.
+// ParseName reads a segment file name of any format version; ok is false
+// for other files.
 func ParseName(name string) (Ref, bool) {
 	m := fileNamePattern.FindStringSubmatch(name)
 	if m == nil {
@@ -200,10 +217,10 @@ func ParseName(name string) (Ref, bool) {
 		}
 		n[i] = v
 	}
-	if n[0] != FormatVersion || n[3] <= n[2] {
+	if n[3] <= n[2] {
 		return Ref{}, false
 	}
-	return Ref{Name: name, Seq: n[1], First: n[2], End: n[3]}, true
+	return Ref{Name: name, Version: n[0], Seq: n[1], First: n[2], End: n[3]}, true
 }
 
 // Cover picks, among refs, segments of sequence seq that cover blocks
@@ -214,7 +231,7 @@ func ParseName(name string) (Ref, bool) {
 func Cover(refs []Ref, seq, blocks int) ([]Ref, int) {
 	var usable []Ref
 	for _, r := range refs {
-		if r.Seq == seq && r.End <= blocks {
+		if r.Version == FormatVersion && r.Seq == seq && r.End <= blocks {
 			usable = append(usable, r)
 		}
 	}

@@ -632,10 +632,15 @@ func TestHugeKeyCountIsRejected(t *testing.T) {
 }
 
 func TestFileNameAndParseName(t *testing.T) {
-	if got := FileName(1, 0, 4); got != "terms-v1-000001-00000000-00000004.bin" {
+	if got := FileName(1, 0, 4); got != "terms-v2-000001-00000000-00000004.bin" {
 		t.Errorf("FileName(1, 0, 4) = %q", got)
 	}
-	for _, r := range []Ref{{Seq: 1, First: 0, End: 1}, {Seq: 42, First: 17, End: 1000}, {Seq: 1234567, First: 99999999, End: 123456789}} {
+	// Names of other format versions parse (so that they can be removed);
+	// Cover never picks them.
+	if r, ok := ParseName("terms-v1-000001-00000000-00000004.bin"); !ok || r.Version != 1 {
+		t.Errorf("ParseName of a v1 name = %+v, %v; want version 1", r, ok)
+	}
+	for _, r := range []Ref{{Version: FormatVersion, Seq: 1, First: 0, End: 1}, {Version: FormatVersion, Seq: 42, First: 17, End: 1000}, {Version: FormatVersion, Seq: 1234567, First: 99999999, End: 123456789}} {
 		r.Name = FileName(r.Seq, r.First, r.End)
 		got, ok := ParseName(r.Name)
 		if !ok || got != r {
@@ -648,8 +653,6 @@ func TestFileNameAndParseName(t *testing.T) {
 	for _, name := range []string{
 		"",
 		"rows-v1-000001.zst",
-		"terms-v2-000001-00000000-00000004.bin",
-		"terms-v0-000001-00000000-00000004.bin",
 		"terms-v1-000001-00000004-00000004.bin", // empty range
 		"terms-v1-000001-00000005-00000004.bin", // backwards
 		"terms-v1-000001-00000000-00000004.bin.tmp",
@@ -669,7 +672,10 @@ func TestFileNameAndParseName(t *testing.T) {
 
 func TestCover(t *testing.T) {
 	seg := func(seq, first, end int) Ref {
-		return Ref{Name: FileName(seq, first, end), Seq: seq, First: first, End: end}
+		return Ref{Name: FileName(seq, first, end), Version: FormatVersion, Seq: seq, First: first, End: end}
+	}
+	old := func(seq, first, end int) Ref {
+		return Ref{Name: fmt.Sprintf("terms-v1-%06d-%08d-%08d.bin", seq, first, end), Version: 1, Seq: seq, First: first, End: end}
 	}
 	tests := []struct {
 		name    string
@@ -692,6 +698,7 @@ func TestCover(t *testing.T) {
 		{"overlap off the boundaries", []Ref{seg(1, 0, 4), seg(1, 2, 6), seg(1, 4, 8)}, 1, 8, []Ref{seg(1, 0, 4), seg(1, 4, 8)}, 8},
 		{"other sequence ignored", []Ref{seg(2, 0, 8), seg(1, 0, 3)}, 1, 8, []Ref{seg(1, 0, 3)}, 3},
 		{"only other sequence", []Ref{seg(2, 0, 8)}, 1, 8, nil, 0},
+		{"older format ignored", []Ref{old(1, 0, 8), seg(1, 0, 3)}, 1, 8, []Ref{seg(1, 0, 3)}, 3},
 		{"past the block count", []Ref{seg(1, 0, 4), seg(1, 4, 10)}, 1, 8, []Ref{seg(1, 0, 4)}, 4},
 		{"stale longer segment from a crash", []Ref{seg(1, 0, 9), seg(1, 0, 4), seg(1, 4, 8)}, 1, 8, []Ref{seg(1, 0, 4), seg(1, 4, 8)}, 8},
 		{"stale segment after the end", []Ref{seg(1, 0, 4), seg(1, 4, 8), seg(1, 8, 10)}, 1, 8, []Ref{seg(1, 0, 4), seg(1, 4, 8)}, 8},

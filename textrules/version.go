@@ -1,0 +1,14 @@
+package textrules
+
+// FeatureVersion is the version of the rules in this package. Rows are
+// canonical; everything the index computes from them (term segments, block
+// records, keys, recall events) records the feature version it was built
+// under, and a file built under another is rebuilt from the rows, never
+// used for bounds or skipping. Bump it, with one line below, whenever a rule
+// here changes what such a file would hold; TestFingerprint fails until
+// the bump and its golden fingerprint are committed together.
+//
+//	1: first recorded: simple case folding, word runes (letters, numbers,
+//	   '_'), code spans (fences, one-line inline code), acknowledgement
+//	   lists, stop words, recall-event phrases and invocations.
+const FeatureVersion = 1
