@@ -1,0 +1,175 @@
+package search
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/textrules"
+)
+
+// upgradeCases are searches over the generated corpus of testdata/index-v1:
+// plain words, OR, --require, --exclude, a phrase, a wildcard, a regex,
+// whole words and a type filter.
+func upgradeCases() []Request {
+	return []Request{
+		{Terms: []string{"secret"}},
+		{Terms: []string{"crypto", "telemetry", "vendor"}},
+		{Terms: []string{"server"}, Require: []string{"config"}},
+		{Terms: []string{"buffer"}, Exclude: []string{"return"}},
+		{Terms: []string{`"should be"`}},
+		{Terms: []string{"sum_ary"}},
+		{Terms: []string{"derive[sd]"}, Match: filter.MatchOptions{Regex: true}},
+		{Terms: []string{"master"}, Match: filter.MatchOptions{Word: true}},
+		{Terms: []string{"function"}, Types: []string{"user"}},
+		{Terms: []string{"how did we implement the transcript summary?"}},
+	}
+}
+
+// copyIndex copies an index directory's files into a new temporary one.
+func copyIndex(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// checkSameAsFullScan runs every upgrade case both ways on the committed
+// index of dir and requires identical sessions and scores. It returns how
+// many searches the term index answered.
+func checkSameAsFullScan(t *testing.T, dir string) (termIndex int) {
+	t.Helper()
+	snap, err := store.OpenSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	for _, req := range upgradeCases() {
+		req.Now, req.Limit, req.Cutoff, req.Window = accelNow, 30, true, filter.DefaultWindow()
+		full := req
+		full.FullScan = true
+		want, err := Run(snap, full)
+		if err != nil {
+			t.Fatalf("%v full scan: %v", req.Terms, err)
+		}
+		got, err := Run(snap, req)
+		if err != nil {
+			t.Fatalf("%v: %v", req.Terms, err)
+		}
+		if len(want.Sessions) == 0 {
+			t.Errorf("%v finds nothing: not a useful case", req.Terms)
+		}
+		compareSessions(t, got.Sessions, want.Sessions)
+		if got.Stats.TermIndex {
+			termIndex++
+		} else if got.Stats.Fallback == "" && accelerableRequest(req) {
+			t.Errorf("%v read every row and says nothing about why", req.Terms)
+		}
+	}
+	return termIndex
+}
+
+// TestUpgradeFromFormatV1: an index written by recall 97be3e4 (format v1,
+// no feature versions) is searched with the same results as a full scan,
+// without trusting its derived files; the first `recall index`, with every
+// transcript gone, rebuilds them from the rows and keeps every row.
+func TestUpgradeFromFormatV1(t *testing.T) {
+	dir := copyIndex(t, filepath.Join("..", "testdata", "index-v1"))
+	before := liveRowTexts(t, dir)
+
+	if n := checkSameAsFullScan(t, dir); n != 0 {
+		t.Errorf("%d searches used the v1 term index, built under unrecorded rules", n)
+	}
+	snap, err := store.OpenSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Stale() == "" || snap.SkipBlocks() {
+		t.Errorf("a v1 snapshot is not stale: %q", snap.Stale())
+	}
+	snap.Close()
+
+	var notices []string
+	sum, err := indexer.Run(indexer.Options{
+		Config: indexer.Config{IndexDir: dir, Sources: []string{t.TempDir()}},
+		Notice: func(s string) { notices = append(notices, s) },
+	})
+	if err != nil {
+		t.Fatalf("index: %v", err)
+	}
+	if sum.Rederived == "" || len(notices) != 1 {
+		t.Errorf("the run did not say once why it rebuilt: %q, notices %q", sum.Rederived, notices)
+	}
+	m, err := store.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Format != store.FormatVersion || m.Feature != textrules.FeatureVersion {
+		t.Errorf("after index: format v%d, feature %d", m.Format, m.Feature)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest-v1.tsv")); !os.IsNotExist(err) {
+		t.Errorf("the v1 manifest is still there: %v", err)
+	}
+	if after := liveRowTexts(t, dir); !equalCounts(before, after) {
+		t.Errorf("rows changed: %d before, %d after", len(before), len(after))
+	}
+	if n := checkSameAsFullScan(t, dir); n == 0 {
+		t.Error("after the rebuild no search used the term index")
+	}
+}
+
+// accelerableRequest reports whether the term index could answer req's
+// query shape (so a search that read rows must say why).
+func accelerableRequest(req Request) bool {
+	q, err := filter.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
+	return err == nil && accelerable(q, &req)
+}
+
+// liveRowTexts counts the committed rows by their full TSV line.
+func liveRowTexts(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	snap, err := store.OpenSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	out := map[string]int{}
+	err = snap.EachRow(func(r *store.Row) error {
+		if !snap.Dead(r.Gen) {
+			r.Gen = 0 // a rebuild keeps generations; count rows by content
+			out[string(r.AppendTSV(nil))]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
