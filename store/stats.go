@@ -12,6 +12,10 @@ import (
 type IndexStats struct {
 	Dir           string           `json:"index_dir"`
 	FormatVersion int              `json:"format_version"`
+	Feature       uint32           `json:"feature_version"` // text rules the derived files were built under
+	// TermIndex says why searches cannot rank from the term index (they
+	// read every row instead), "" when they can.
+	TermIndex string `json:"term_index_problem,omitempty"`
 	Updated       time.Time        `json:"updated"`
 	DiskBytes     int64            `json:"disk_bytes"`
 	Rows          int64            `json:"rows"`
@@ -36,7 +40,7 @@ func Stats(dir string) (*IndexStats, error) {
 		return nil, err
 	}
 	st := &IndexStats{
-		Dir: dir, FormatVersion: FormatVersion, Updated: time.Unix(0, m.UpdatedNs),
+		Dir: dir, FormatVersion: m.Format, Feature: m.Feature, Updated: time.Unix(0, m.UpdatedNs),
 		Rows: m.Rows, HiddenRows: m.DeadRows(), Blocks: m.Frames - 1, TextBytes: m.TextBytes,
 		Transcripts: map[string]int{}, Excluded: m.Excluded,
 	}
@@ -62,7 +66,20 @@ func Stats(dir string) (*IndexStats, error) {
 		cover, covered := terms.Cover(refs, m.Seq, m.BlockCount())
 		st.TermSegments, st.TermBlocks = len(cover), covered
 	}
+	st.TermIndex = termIndexProblem(dir)
 	return st, nil
+}
+
+// termIndexProblem opens the term index as a search would and says why it
+// cannot answer, "" when it can (or the index is empty).
+func termIndexProblem(dir string) string {
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		return err.Error()
+	}
+	defer snap.Close()
+	_, why := snap.TermSegments()
+	return why
 }
 
 func dirSize(dir string) int64 {
