@@ -33,7 +33,7 @@ lint:
 
 ## microbench: Go benchmarks of the hot paths
 microbench:
-	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./indexer/terms ./filter ./rank ./search
+	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./store ./store/terms ./transcript ./textrules ./filter ./rank ./search
 
 ## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd)
 bench: build

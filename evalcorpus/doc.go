@@ -12,8 +12,10 @@
 // the topic they look for; a query's targets are that topic's target and
 // its forks. Nothing in the corpus is chosen by looking at search results.
 //
-// Evaluate indexes the corpus with indexer.Run, runs every query through
-// search.Run — the CLI's own search entry point — and reports hit@1,
-// hit@5 and MRR overall and per query kind, with the misses listed. The
-// cmd/recall-eval command writes or checks testdata/eval/results.txt.
+// Evaluate indexes the corpus with indexer.Run, runs every query as the
+// CLI does — search.Params with the CLI's defaults (the number of sessions
+// shown included, so the term index ranks them), then search.Run — and
+// reports hit@1, hit@5 and MRR overall and per query kind, with the
+// misses listed. The cmd/recall-eval command writes or checks
+// testdata/eval/results.txt.
 package evalcorpus

@@ -35,6 +35,11 @@ type Outcome struct {
 	// matched messages show the topic's own text: text the indexer or the
 	// recall cutoff should have dropped.
 	Leaks []Role
+	// TermIndex: recall ranked from the term index (Fallback empty) or
+	// read every row (Fallback says why, when the term index could have
+	// answered), as search.Stats reports.
+	TermIndex bool
+	Fallback  string
 }
 
 // maxAbove bounds the sessions a miss reports as ranked above the target.
@@ -50,7 +55,7 @@ type Report struct {
 
 // Evaluate generates cfg's corpus in workDir (which must be empty or
 // missing), indexes it with the indexer the CLI uses and runs every query
-// through search.Run, the CLI's search entry point.
+// as the CLI does: search.Params with the CLI's defaults, then search.Run.
 func Evaluate(workDir string, cfg Config, queries []Query) (*Report, error) {
 	if err := CheckQueries(queries, cfg.Topics); err != nil {
 		return nil, err
@@ -86,7 +91,11 @@ type evaluation struct {
 }
 
 func (e *evaluation) run(q Query) (Outcome, error) {
-	req := q.Request(e.now)
+	params := q.Params(e.now)
+	req, err := params.Request()
+	if err != nil {
+		return Outcome{}, err
+	}
 	res, err := search.Run(e.snap, req)
 	if err != nil {
 		return Outcome{}, err
@@ -95,7 +104,14 @@ func (e *evaluation) run(q Query) (Outcome, error) {
 	o := outcome(q, res.Sessions, targets, e.info)
 	o.Leaks = leaks(res.Sessions, e.topics[q.Topic], e.info)
 	o.Faces = e.corpus.Distractors(q.Topic)
-	req.Cutoff = false
+	o.TermIndex, o.Fallback = res.Stats.TermIndex, res.Stats.Fallback
+
+	// The classic tool ordered every matching session, with no cutoff.
+	all := 0
+	params.NoRecallCutoff, params.Limit = true, &all
+	if req, err = params.Request(); err != nil {
+		return Outcome{}, err
+	}
 	classic, err := search.Run(e.snap, req)
 	if err != nil {
 		return Outcome{}, err

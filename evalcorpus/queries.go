@@ -133,20 +133,13 @@ func CheckQueries(queries []Query, topics []Topic) error {
 	return nil
 }
 
-// Request is the search the CLI would run for q at now, with its defaults
-// (recall cutoff on, default window and half-life).
-func (q *Query) Request(now time.Time) search.Request {
-	req := search.Request{
+// Params is the search the CLI would run for q at now: `recall QUERY
+// [flags] --now NOW` asked from q.Cwd, every other setting at the CLI's
+// default (search.Params applies the same defaults for both).
+func (q *Query) Params(now time.Time) search.Params {
+	return search.Params{
 		Terms: []string{q.Text}, Require: q.Require, Exclude: q.Exclude,
-		Scope: search.ScopeMessage, Projects: q.Projects,
-		CurrentProject: q.Cwd, Now: now, HalfLife: cliHalfLife, Cutoff: true,
+		Scope: q.Scope, Projects: q.Projects,
+		Now: now.Format(time.RFC3339Nano), Cwd: q.Cwd,
 	}
-	if q.Scope != "" {
-		req.Scope = search.Scope(q.Scope)
-	}
-	return req
 }
-
-// cliHalfLife is the CLI's --half-life default (cmd/recall/search.go), so
-// the eval ranks as the shipped command does.
-const cliHalfLife = 1440 * time.Hour

@@ -255,3 +255,34 @@ func lcsTable(a, c []string) [][]int {
 	}
 	return t
 }
+
+// Paths says how recall ranked the queries, one line per path: from the
+// term index, or by reading every row, for a query the term index does
+// not serve or because it could not answer (the reason, which a freshly
+// built index should never give).
+func (r *Report) Paths() []string {
+	index := 0
+	read := map[string]int{}
+	for _, o := range r.Outcomes {
+		if o.TermIndex {
+			index++
+		} else {
+			read[o.Fallback]++
+		}
+	}
+	lines := []string{fmt.Sprintf("%d of %d queries ranked from the term index", index, len(r.Outcomes))}
+	if n := read[""]; n > 0 {
+		lines = append(lines, fmt.Sprintf("%d read every row: a query the term index does not serve", n))
+	}
+	reasons := make([]string, 0, len(read))
+	for why := range read {
+		if why != "" {
+			reasons = append(reasons, why)
+		}
+	}
+	slices.Sort(reasons)
+	for _, why := range reasons {
+		lines = append(lines, fmt.Sprintf("%d read every row: %s", read[why], why))
+	}
+	return lines
+}

@@ -363,14 +363,15 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"many copies limit 1", Request{Terms: words("quetzal", "deadlock"), Limit: 1}, true},
 		{"many copies limit 3", Request{Terms: words("quetzal", "deadlock"), Limit: 3}, true},
 		{"many copies only", Request{Terms: words("quetzal"), Limit: 3}, true},
-		{"cutoff", Request{Terms: words("deadlock"), Cutoff: true}, true},
-		{"cutoff pricing", Request{Terms: words("pricing", "rules"), Cutoff: true, Limit: 3}, true},
+		{"cutoff", Request{Terms: words("deadlock"), Cutoff: true, Window: filter.DefaultWindow()}, true},
+		{"cutoff pricing", Request{Terms: words("pricing", "rules"), Cutoff: true, Limit: 3, Window: filter.DefaultWindow()}, true},
+		{"cutoff zero window", Request{Terms: words("deadlock"), Cutoff: true}, true},
 		{"cutoff narrow window", Request{Terms: words("race"), Cutoff: true, Window: filter.Window{Duration: time.Minute, Messages: 1}}, true},
 		{"half-life", Request{Terms: words("deadlock"), HalfLife: 24 * time.Hour}, true},
 		{"session scope", Request{Terms: words("deadlock"), Require: words("pricing"), Scope: ScopeSession}, false},
 		{"acknowledgement words", Request{Terms: words("thanks")}, true},
 		{"all filters", Request{Terms: words("deadlock", "race"), Exclude: words("pricing"), Types: words("user", "assistant"),
-			Since: accelNow.AddDate(0, 0, -60), Projects: words("src"), CurrentProject: "/home/dev/src/shop", Cutoff: true, Limit: 5}, false},
+			Since: accelNow.AddDate(0, 0, -60), Projects: words("src"), CurrentProject: "/home/dev/src/shop", Cutoff: true, Window: filter.DefaultWindow(), Limit: 5}, false},
 	}
 }
 

@@ -4,14 +4,17 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/rank"
 )
 
 // Scope says where --require and --exclude apply.
@@ -41,6 +44,8 @@ type Request struct {
 	Now      time.Time
 	HalfLife time.Duration
 
+	// Cutoff drops recall events and, within Window after each, the
+	// messages that echo them. A zero Window drops only the events.
 	Cutoff bool
 	Window filter.Window
 
@@ -51,6 +56,211 @@ type Request struct {
 	// FullScan reads every row instead of ranking from the term index;
 	// the results are the same (tests compare them), only slower.
 	FullScan bool
+}
+
+// The defaults of a search, defined here once: the CLI's flags take them
+// through kong variables, and the eval and the MCP server through Params.
+const (
+	DefaultSessions = 10                   // sessions ranked and shown (-n)
+	DefaultMessages = 5                    // messages shown per session (-m)
+	DefaultContext  = 300                  // snippet width in characters (-C)
+	DefaultHalfLife = rank.DefaultHalfLife // recency half-life (--half-life)
+)
+
+// DefaultRecallWindow is the recall cutoff's window (--recall-window) as
+// ParseWindow reads it: filter.DefaultWindow.
+var DefaultRecallWindow = FormatWindow(filter.DefaultWindow())
+
+// Params is a search as a caller states it, before parsing and defaults:
+// the CLI fills it from its flags, the eval from a query line and the MCP
+// server from a tool call. Request turns it into a Request, so every
+// caller gets the same parsing, checks and defaults.
+type Params struct {
+	Terms, Require, Exclude    []string
+	Regex, CaseSensitive, Word bool
+	Scope                      string // "message" (also "") or "session"
+
+	Projects     []string // --project values: ".", a path or a name fragment
+	Since, Until string   // ParseTime's forms; "" unbounded
+	Now          string   // the clock for recency, ParseTime's forms; "" the real clock
+	Types        []string // user, assistant, tool, agent; none: all
+	Sessions     []string // session ids or prefixes
+
+	// Limit is how many sessions to rank and show: nil DefaultSessions,
+	// 0 all of them.
+	Limit *int
+	// Messages is how many messages to show per session: nil
+	// DefaultMessages, 0 all of them.
+	Messages *int
+	// Context is the snippet width in characters: nil DefaultContext.
+	Context *int
+	// HalfLife is the recency half-life: nil DefaultHalfLife (0 is also
+	// rank's default).
+	HalfLife *time.Duration
+	// RecallWindow is ParseWindow's form: "" DefaultRecallWindow, "0"
+	// drops the recall events themselves and nothing after them.
+	RecallWindow   string
+	NoRecallCutoff bool
+	FullScan       bool
+
+	// Cwd is the caller's working directory: what --project . and
+	// relative paths mean, and the project ranked first among equals.
+	// "": none.
+	Cwd            string
+	CurrentSession string // never shown
+}
+
+// Request checks p and turns it into a Request, defaults applied.
+func (p Params) Request() (Request, error) {
+	now := time.Now()
+	if p.Now != "" {
+		t, err := ParseTime(p.Now, now)
+		if err != nil {
+			return Request{}, fmt.Errorf("--now: %w", err)
+		}
+		now = t
+	}
+	since, err := ParseTime(p.Since, now)
+	if err != nil {
+		return Request{}, fmt.Errorf("--since: %w", err)
+	}
+	until, err := ParseTime(p.Until, now)
+	if err != nil {
+		return Request{}, fmt.Errorf("--until: %w", err)
+	}
+	if !since.IsZero() && !until.IsZero() && until.Before(since) {
+		return Request{}, fmt.Errorf("--until %s is before --since %s: nothing can match", p.Until, p.Since)
+	}
+	windowArg := p.RecallWindow
+	if windowArg == "" {
+		windowArg = DefaultRecallWindow
+	}
+	window, err := ParseWindow(windowArg)
+	if err != nil {
+		return Request{}, err
+	}
+	halfLife := DefaultHalfLife
+	if p.HalfLife != nil {
+		if *p.HalfLife < 0 {
+			return Request{}, fmt.Errorf("--half-life %v: must not be negative", *p.HalfLife)
+		}
+		halfLife = *p.HalfLife
+	}
+	limit, err := count(p.Limit, DefaultSessions, "-n/--sessions")
+	if err != nil {
+		return Request{}, err
+	}
+	scope := Scope(p.Scope)
+	switch scope {
+	case "":
+		scope = ScopeMessage
+	case ScopeMessage, ScopeSession:
+	default:
+		return Request{}, fmt.Errorf("--scope %q: want %s or %s", p.Scope, ScopeMessage, ScopeSession)
+	}
+	for _, t := range p.Types {
+		if !slices.Contains(MessageTypes, t) {
+			return Request{}, fmt.Errorf("--type %q: want one of %s", t, strings.Join(MessageTypes, ", "))
+		}
+	}
+	projects := make([]string, len(p.Projects))
+	for i, arg := range p.Projects {
+		if arg == "." && p.Cwd == "" {
+			return Request{}, errors.New("--project .: no working directory to take the project from")
+		}
+		projects[i] = ResolveProject(arg, p.Cwd)
+	}
+	req := Request{
+		Terms: p.Terms, Require: p.Require, Exclude: p.Exclude,
+		Match:    filter.MatchOptions{Regex: p.Regex, CaseSensitive: p.CaseSensitive, Word: p.Word},
+		Scope:    scope,
+		Projects: projects, Since: since, Until: until, Types: p.Types, Sessions: p.Sessions,
+		CurrentSession: p.CurrentSession,
+		Now:            now, HalfLife: halfLife,
+		Cutoff: !p.NoRecallCutoff, Window: window,
+		Limit: limit, FullScan: p.FullScan,
+	}
+	if p.Cwd != "" {
+		req.CurrentProject = ProjectRoot(p.Cwd)
+	}
+	return req, nil
+}
+
+// Output is how much of the result to print: MaxSessions, MaxMessages
+// and Context, defaults applied. The caller sets the format, colour and
+// --explain.
+func (p Params) Output() (Output, error) {
+	sessions, err := count(p.Limit, DefaultSessions, "-n/--sessions")
+	if err != nil {
+		return Output{}, err
+	}
+	messages, err := count(p.Messages, DefaultMessages, "-m/--messages")
+	if err != nil {
+		return Output{}, err
+	}
+	width := DefaultContext
+	if p.Context != nil {
+		width = *p.Context
+	}
+	if width <= 0 {
+		return Output{}, fmt.Errorf("-C/--context %d: the snippet width must be at least 1 character", width)
+	}
+	return Output{MaxSessions: sessions, MaxMessages: messages, Context: width}, nil
+}
+
+// count is *n, or def when n is nil; negative counts are refused.
+func count(n *int, def int, name string) (int, error) {
+	if n == nil {
+		return def, nil
+	}
+	if *n < 0 {
+		return 0, fmt.Errorf("%s %d: must not be negative (0 means all)", name, *n)
+	}
+	return *n, nil
+}
+
+// MessageTypes are the values --type takes.
+var MessageTypes = []string{"user", "assistant", "tool", "agent"}
+
+// ParseWindow reads a --recall-window value: a duration ("10m"), a
+// message count ("5") or both ("10m,5"). What is not given is zero, so
+// "0" is the zero window: only the recall event itself is dropped.
+func ParseWindow(s string) (filter.Window, error) {
+	var w filter.Window
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if n, err := strconv.Atoi(part); err == nil && n >= 0 {
+			w.Messages = n
+			continue
+		}
+		d, err := time.ParseDuration(part)
+		if err != nil || d < 0 {
+			return w, fmt.Errorf("--recall-window %q: want a duration (10m), a message count (5) or both (10m,5)", s)
+		}
+		w.Duration = d
+	}
+	return w, nil
+}
+
+// FormatWindow writes w as ParseWindow reads it ("10m,5").
+func FormatWindow(w filter.Window) string {
+	return FormatDuration(w.Duration) + "," + strconv.Itoa(w.Messages)
+}
+
+// FormatDuration writes d without zero trailing units: "10m" for 10m0s,
+// "1440h" for 1440h0m0s.
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // ParseTime reads a --since/--until value: a duration back from now
@@ -106,13 +316,18 @@ func ProjectRoot(dir string) string {
 
 // ResolveProject turns a --project value into what sessions are matched
 // against: "." is the current project; an existing path is made absolute;
-// anything else is a fragment of the project path.
+// anything else is a fragment of the project path. Relative paths are
+// read from cwd (the process's directory when cwd is "").
 func ResolveProject(arg, cwd string) string {
 	if arg == "." {
 		return ProjectRoot(cwd)
 	}
-	if info, err := os.Stat(arg); err == nil && info.IsDir() {
-		if abs, err := filepath.Abs(arg); err == nil {
+	path := arg
+	if !filepath.IsAbs(path) && cwd != "" {
+		path = filepath.Join(cwd, path)
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		if abs, err := filepath.Abs(path); err == nil {
 			return abs
 		}
 	}

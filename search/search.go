@@ -44,9 +44,6 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
-	if req.Window == (filter.Window{}) {
-		req.Window = filter.DefaultWindow()
-	}
 	fallback := ""
 	if !req.FullScan {
 		res, why, err := runAccelerated(snap, q, &req)

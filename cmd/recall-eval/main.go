@@ -1,7 +1,9 @@
 // Command recall-eval measures recall's ranking on the relevance set: it
 // generates the eval corpus into a temporary directory, indexes it, runs
-// every query of testdata/eval/queries.tsv through the CLI's search entry
-// point and prints hit@1, hit@5 and MRR with the misses.
+// every query of testdata/eval/queries.tsv as the CLI does (search.Params,
+// then search.Run) and prints hit@1, hit@5 and MRR with the misses, and on
+// stderr how the queries were ranked: from the term index or by reading
+// every row.
 //
 // With --write it stores the figures in testdata/eval/results.txt;
 // otherwise it compares them with that file and exits 1 when they differ,
@@ -71,6 +73,9 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 	got := rep.Format()
 	fmt.Fprint(stdout, got)
 	fmt.Fprintf(stderr, "recall-eval: %d queries over %d sessions in %s\n", len(queries), rep.Sessions, time.Since(start).Round(time.Millisecond))
+	for _, line := range rep.Paths() {
+		fmt.Fprintln(stderr, "recall-eval:", line)
+	}
 	return c.compareOrWrite(fromRoot(root, c.Results), got, stdout)
 }
 

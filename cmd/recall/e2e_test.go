@@ -11,36 +11,12 @@ import (
 	"testing"
 )
 
-// buildBinary builds the recall binary under test once per test.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "recall")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-type runResult struct {
-	stdout, stderr string
-	code           int
-}
-
-// runBinary runs recall with a clean environment: no running session, no
-// user configuration.
-func runBinary(t *testing.T, bin string, args ...string) runResult {
-	t.Helper()
-	return runBinaryIn(t, bin, "", args...)
-}
-
 const fixtures = "../../testdata/transcripts/projects"
 
 func TestEndToEndIndexAndZstdcat(t *testing.T) {
-	bin := buildBinary(t)
 	idx := filepath.Join(t.TempDir(), "index")
 	src, _ := filepath.Abs(fixtures)
-	r := runBinary(t, bin, "index", "--source", src, "--index-dir", idx)
+	r := runCLI(t, "index", "--source", src, "--index-dir", idx)
 	if r.code != 0 || r.stdout != "" {
 		t.Fatalf("index: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
@@ -84,11 +60,10 @@ func TestEndToEndIndexAndZstdcat(t *testing.T) {
 }
 
 func TestEndToEndExitCodesAndJSON(t *testing.T) {
-	bin := buildBinary(t)
 	idx := t.TempDir()
 	src, _ := filepath.Abs(fixtures)
 	common := []string{"--source", src, "--index-dir", idx}
-	hit := runBinary(t, bin, append([]string{"--json", "jwt"}, common...)...)
+	hit := runCLI(t, append([]string{"--json", "jwt"}, common...)...)
 	if hit.code != 0 {
 		t.Fatalf("match: code %d, stderr %q", hit.code, hit.stderr)
 	}
@@ -115,30 +90,29 @@ func TestEndToEndExitCodesAndJSON(t *testing.T) {
 			}
 		}
 	}
-	miss := runBinary(t, bin, append([]string{"zzqxjnotthere"}, common...)...)
+	miss := runCLI(t, append([]string{"zzqxjnotthere"}, common...)...)
 	if miss.code != 1 || miss.stdout != "" {
 		t.Errorf("no match: code %d, stdout %q", miss.code, miss.stdout)
 	}
-	bad := runBinary(t, bin, append([]string{"-e", "(unclosed"}, common...)...)
+	bad := runCLI(t, append([]string{"-e", "(unclosed"}, common...)...)
 	if bad.code != 2 || bad.stdout != "" || !strings.Contains(bad.stderr, "query:") {
 		t.Errorf("bad regex: code %d, stdout %q, stderr %q", bad.code, bad.stdout, bad.stderr)
 	}
-	badFlag := runBinary(t, bin, append([]string{"--no-such-flag", "x"}, common...)...)
+	badFlag := runCLI(t, append([]string{"--no-such-flag", "x"}, common...)...)
 	if badFlag.code != 2 {
 		t.Errorf("bad flag: code %d", badFlag.code)
 	}
 }
 
 func TestEndToEndCurrentSessionNeverShown(t *testing.T) {
-	bin := buildBinary(t)
 	idx := t.TempDir()
 	src, _ := filepath.Abs(fixtures)
 	const shop = "11111111-1111-4111-8111-111111111111"
-	r := runBinary(t, bin, "-l", "jwt", "--source", src, "--index-dir", idx, "--current-session", shop)
+	r := runCLI(t, "-l", "jwt", "--source", src, "--index-dir", idx, "--current-session", shop)
 	if strings.Contains(r.stdout, shop) {
 		t.Fatalf("current session listed: %q", r.stdout)
 	}
-	r = runBinary(t, bin, "-l", "jwt", "--source", src, "--index-dir", idx)
+	r = runCLI(t, "-l", "jwt", "--source", src, "--index-dir", idx)
 	if !strings.Contains(r.stdout, shop) {
 		t.Fatalf("session missing once no longer current: %q (stderr %q)", r.stdout, r.stderr)
 	}

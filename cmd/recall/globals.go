@@ -1,22 +1,50 @@
 package main
 
 import (
+	"io"
+	"path/filepath"
+
 	"github.com/recall-dev/recall/indexer"
 )
 
-// Globals are the flags every command shares.
+// Globals are the flags every command shares, and the process a command
+// runs in (set by run, never by kong: the field is unexported).
 type Globals struct {
 	IndexDir       string   `name:"index-dir" env:"RECALL_INDEX_DIR" placeholder:"DIR" help:"Index directory (default $XDG_DATA_HOME/recall, else ~/.local/share/recall)."`
 	Source         []string `name:"source" sep:"none" placeholder:"DIR" help:"Transcript root, repeatable (default $RECALL_SOURCE, a colon-separated list, else $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects)."`
 	CurrentSession string   `name:"current-session" placeholder:"ID" help:"Session to treat as current (default $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID)."`
 	Verbose        bool     `short:"v" help:"Log progress details on stderr."`
+
+	env env
+}
+
+// env is what a command reads and writes besides files: commands use it
+// instead of os.Stdin, os.Stdout, os.Stderr and os.Getwd, so tests can run
+// the CLI in process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer // results only
+	stderr io.Writer // diagnostics, progress, summaries
+	cwd    string    // the working directory; "" when it cannot be found
 }
 
 // config resolves the global flags and environment into indexer settings.
 func (g *Globals) config() (indexer.Config, error) {
+	sources := make([]string, len(g.Source))
+	for i, s := range g.Source {
+		sources[i] = g.fromCwd(s)
+	}
 	return indexer.ResolveConfig(indexer.ConfigInput{
-		IndexDir:       g.IndexDir,
-		Sources:        g.Source,
+		IndexDir:       g.fromCwd(g.IndexDir),
+		Sources:        sources,
 		CurrentSession: g.CurrentSession,
 	})
+}
+
+// fromCwd reads a relative path from the command's working directory.
+func (g *Globals) fromCwd(path string) string {
+	if path == "" || filepath.IsAbs(path) || g.env.cwd == "" {
+		return path
+	}
+	return filepath.Join(g.env.cwd, path)
 }

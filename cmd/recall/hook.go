@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/recall-dev/recall/claude"
@@ -22,25 +24,25 @@ func (c *hookCmd) Run(g *Globals) error {
 	defer func() {
 		// Even a bug must not fail the hook; say what happened and exit 0.
 		if r := recover(); r != nil {
-			fmt.Fprintln(os.Stderr, "recall hook: internal error:", r)
+			fmt.Fprintln(g.env.stderr, "recall hook: internal error:", r)
 		}
 	}()
 	cfg, err := g.config()
 	if err != nil {
 		// No index dir, so no log to write to.
-		fmt.Fprintln(os.Stderr, "recall hook:", err)
+		fmt.Fprintln(g.env.stderr, "recall hook:", err)
 		return nil
 	}
-	newHook(cfg).Run()
+	newHook(cfg, g.env).Run()
 	return nil
 }
 
 // newHook wires a hook to this process: its stdin, environment, clock and
 // executable, and the real detached start.
-func newHook(cfg indexer.Config) claude.Hook {
+func newHook(cfg indexer.Config, e env) claude.Hook {
 	exe, _ := os.Executable() // empty on error; the hook logs that
 	return claude.Hook{
-		Stdin:        claude.PayloadReader(os.Stdin),
+		Stdin:        payloadReader(e.stdin),
 		StdinTimeout: hookStdinTimeout,
 		IndexDir:     cfg.IndexDir,
 		Sources:      cfg.Sources,
@@ -48,6 +50,18 @@ func newHook(cfg indexer.Config) claude.Hook {
 		Environ:      os.Environ(),
 		Now:          time.Now,
 		Start:        claude.StartDetached,
-		Stderr:       os.Stderr,
+		Stderr:       e.stderr,
 	}
+}
+
+// payloadReader is what to read the hook payload from: a file (the real
+// stdin) as claude.PayloadReader says, any other reader as it is.
+func payloadReader(stdin io.Reader) io.Reader {
+	if f, ok := stdin.(*os.File); ok {
+		return claude.PayloadReader(f)
+	}
+	if stdin == nil {
+		return strings.NewReader("")
+	}
+	return stdin
 }

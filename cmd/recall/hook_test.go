@@ -19,22 +19,6 @@ import (
 	"github.com/recall-dev/recall/store"
 )
 
-// buildRecall builds this command once for a test or benchmark, so hooks
-// are run exactly as Claude Code runs them: a fresh process per call.
-func buildRecall(tb testing.TB) string {
-	tb.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		tb.Skip("no go tool to build recall with")
-	}
-	bin := filepath.Join(tb.TempDir(), "recall")
-	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		tb.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // hermeticEnv is this process's environment without anything that would
 // point recall at the real ~/.claude or index, with HOME in a temp dir.
 func hermeticEnv(tb testing.TB) []string {
@@ -78,9 +62,10 @@ const testSession = "ed01c0de-0000-4000-8000-000000000001"
 const logStamp = `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z `
 
 // The hook exits 0 whatever it is given, writes its line to hook.log, and
-// the indexer it starts accepts the arguments it is given.
+// the indexer it starts accepts the arguments it is given. It runs the
+// binary, as Claude Code does: the hook starts it again, detached.
 func TestHookCommand(t *testing.T) {
-	bin := buildRecall(t)
+	bin := recallBinary(t)
 	devNull, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
@@ -205,15 +190,15 @@ func processGone(pid int) bool {
 	return len(afterName) > 0 && afterName[0] == 'Z'
 }
 
+// With the lock held the hook starts nothing, so it runs in process.
 func TestHookCommandWhenIndexerRunning(t *testing.T) {
-	bin := buildRecall(t)
 	indexDir := t.TempDir()
 	holdIndexLock(t, indexDir)
 
-	run := runHook(t, bin, hermeticEnv(t), nil, `{"session_id":"`+testSession+`","hook_event_name":"Stop"}`,
-		"--index-dir", indexDir, "--source", t.TempDir())
-	if run.exitCode != 0 {
-		t.Errorf("exit %d, stderr %q", run.exitCode, run.stderr)
+	run := runCLIWith(t, "", `{"session_id":"`+testSession+`","hook_event_name":"Stop"}`,
+		"hook", "--index-dir", indexDir, "--source", t.TempDir())
+	if run.code != 0 {
+		t.Errorf("exit %d, stderr %q", run.code, run.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(indexDir, store.RerunName)); err != nil {
 		t.Errorf("rerun note: %v", err)
@@ -235,9 +220,10 @@ func holdIndexLock(tb testing.TB, indexDir string) {
 	tb.Cleanup(func() { _ = l.Unlock() })
 }
 
-// Even with nowhere to log, the hook exits 0 and says why on stderr.
+// Even with nowhere to log, the hook exits 0 and says why on stderr. It
+// runs the binary: the hook may still start an indexer.
 func TestHookCommandCannotLog(t *testing.T) {
-	bin := buildRecall(t)
+	bin := recallBinary(t)
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -277,7 +263,7 @@ func TestHookCommandCannotLog(t *testing.T) {
 // starts the detached indexer. Each reports the median per call besides
 // the mean (ns/op).
 func BenchmarkHookReturn(b *testing.B) {
-	bin := buildRecall(b)
+	bin := recallBinary(b)
 	env := hermeticEnv(b)
 	payload := `{"session_id":"` + testSession + `","transcript_path":"/x.jsonl","cwd":"/x","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"` + strings.Repeat("Done. ", 200) + `"}`
 

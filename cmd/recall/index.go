@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/recall-dev/recall/indexer"
@@ -22,14 +21,12 @@ func (c *indexCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	ui := newStderrUI(g.Verbose, c.Quiet)
-	opts := indexer.Options{
+	ui := newStderrUI(g.env.stderr, g.Verbose, c.Quiet)
+	opts := ui.indexOptions(indexer.Options{
 		Config:          cfg,
 		IncludeHeadless: c.IncludeHeadless,
-		Warn:            ui.warn,
-		Progress:        ui.progress,
 		CheckpointBytes: c.CheckpointBytes,
-	}
+	}, ui.warn)
 	var sum indexer.Summary
 	if c.Rebuild {
 		sum, err = indexer.Rebuild(opts, c.Yes)
@@ -41,12 +38,12 @@ func (c *indexCmd) Run(g *Globals) error {
 		return err
 	}
 	if !c.Quiet {
-		fmt.Fprintln(os.Stderr, indexer.FormatSummary(&sum))
+		fmt.Fprintln(g.env.stderr, indexer.FormatSummary(&sum))
 	}
 	if sum.Files == 0 {
 		// Not an error (a new machine has no sessions yet), but most often
 		// a wrong --source or CLAUDE_CONFIG_DIR: say where we looked.
-		fmt.Fprintf(os.Stderr, "recall: no transcripts found under %s\n", strings.Join(cfg.Sources, ", "))
+		fmt.Fprintf(g.env.stderr, "recall: no transcripts found under %s\n", strings.Join(cfg.Sources, ", "))
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ type uninstallCmd struct {
 // Run adds recall's SessionEnd and Stop hooks to settings.json, keeping
 // everything else in it, and installs the recall skill.
 func (c *installCmd) Run(g *Globals) error {
-	s, err := c.setup()
+	s, err := c.setup(g)
 	if err != nil {
 		return err
 	}
@@ -42,14 +42,14 @@ func (c *installCmd) Run(g *Globals) error {
 		return err
 	}
 	if strings.HasPrefix(s.RecallPath, os.TempDir()+string(filepath.Separator)) {
-		fmt.Fprintf(os.Stderr, "recall: warning: %s is in the temp directory (go run?); the hooks break once it is removed\n", s.RecallPath)
+		fmt.Fprintf(g.env.stderr, "recall: warning: %s is in the temp directory (go run?); the hooks break once it is removed\n", s.RecallPath)
 	}
 	return nil
 }
 
 // Run removes exactly what install added.
 func (c *uninstallCmd) Run(g *Globals) error {
-	s, err := c.setup()
+	s, err := c.setup(g)
 	if err != nil {
 		return err
 	}
@@ -77,9 +77,9 @@ func hookArgs(g *Globals) ([]string, error) {
 	return args, nil
 }
 
-func (f setupFlags) setup() (claude.Setup, error) {
-	s, err := claude.DefaultSetup(f.Settings)
-	s.DryRun, s.Out, s.Log = f.DryRun, os.Stdout, os.Stderr
+func (f setupFlags) setup(g *Globals) (claude.Setup, error) {
+	s, err := claude.DefaultSetup(g.fromCwd(f.Settings))
+	s.DryRun, s.Out, s.Log = f.DryRun, g.env.stdout, g.env.stderr
 	return s, err
 }
 

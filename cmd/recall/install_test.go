@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -51,23 +48,24 @@ const otherToolsSettings = `{
 }
 `
 
-type cliRun struct {
-	exitCode       int
-	stdout, stderr string
-}
-
-func runRecall(t *testing.T, bin string, env []string, args ...string) cliRun {
+// recallOnPath puts recall on PATH, in a fresh directory, as a symlink to
+// the executable install finds (this test binary, which runs the CLI in
+// process), gives the test a fresh HOME and returns the PATH entry: what
+// install names in the hooks.
+func recallOnPath(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) {
-		t.Fatalf("run recall %v: %v", args, err)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return cliRun{exitCode: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	pathDir := t.TempDir()
+	link := filepath.Join(pathDir, "recall")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("HOME", t.TempDir())
+	return link
 }
 
 func readJSON(t *testing.T, path string) map[string]any {
@@ -99,28 +97,23 @@ func hookCommands(settings map[string]any, event string) []string {
 }
 
 func TestInstallCommandRoundTrip(t *testing.T) {
-	bin := buildRecall(t)
 	// recall on PATH as a symlink to the binary: the hooks should name
 	// the PATH entry, which survives an upgrade that moves the binary.
-	pathDir := t.TempDir()
-	if err := os.Symlink(bin, filepath.Join(pathDir, "recall")); err != nil {
-		t.Fatal(err)
-	}
-	env := append(hermeticEnv(t), "PATH="+pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	link := recallOnPath(t)
 	settings := filepath.Join(t.TempDir(), "settings.json")
 	if err := os.WriteFile(settings, []byte(otherToolsSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	run := runRecall(t, bin, env, "install", "--settings", settings)
-	if run.exitCode != 0 || run.stdout != "" {
-		t.Fatalf("install: exit %d, stdout %q, stderr %q", run.exitCode, run.stdout, run.stderr)
+	run := runCLI(t, "install", "--settings", settings)
+	if run.code != 0 || run.stdout != "" {
+		t.Fatalf("install: exit %d, stdout %q, stderr %q", run.code, run.stdout, run.stderr)
 	}
 	if !strings.Contains(run.stderr, "add the recall hooks") || !strings.Contains(run.stderr, "wrote the recall skill") {
 		t.Errorf("install summary: %q", run.stderr)
 	}
 	installed := readJSON(t, settings)
-	want := filepath.Join(pathDir, "recall") + " hook"
+	want := link + " hook"
 	if got := hookCommands(installed, "Stop"); !reflect.DeepEqual(got, []string{"ccidx tail", want}) {
 		t.Errorf("Stop commands = %q", got)
 	}
@@ -132,9 +125,9 @@ func TestInstallCommandRoundTrip(t *testing.T) {
 		t.Errorf("skill: %v", err)
 	}
 
-	run = runRecall(t, bin, env, "uninstall", "--settings", settings)
-	if run.exitCode != 0 || run.stdout != "" {
-		t.Fatalf("uninstall: exit %d, stdout %q, stderr %q", run.exitCode, run.stdout, run.stderr)
+	run = runCLI(t, "uninstall", "--settings", settings)
+	if run.code != 0 || run.stdout != "" {
+		t.Fatalf("uninstall: exit %d, stdout %q, stderr %q", run.code, run.stdout, run.stderr)
 	}
 	if data, _ := os.ReadFile(settings); string(data) != otherToolsSettings {
 		t.Errorf("uninstall did not restore the original:\n%s", data)
@@ -145,15 +138,14 @@ func TestInstallCommandRoundTrip(t *testing.T) {
 }
 
 func TestInstallCommandHonoursClaudeConfigDir(t *testing.T) {
-	bin := buildRecall(t)
+	recallOnPath(t)
 	configDir := filepath.Join(t.TempDir(), "claude")
-	env := hermeticEnv(t)
-	home := strings.TrimPrefix(env[0], "HOME=")
-	env = append(env, "CLAUDE_CONFIG_DIR="+configDir)
+	home := os.Getenv("HOME")
+	t.Setenv("CLAUDE_CONFIG_DIR", configDir)
 
-	run := runRecall(t, bin, env, "install")
-	if run.exitCode != 0 {
-		t.Fatalf("install: exit %d, stderr %q", run.exitCode, run.stderr)
+	run := runCLI(t, "install")
+	if run.code != 0 {
+		t.Fatalf("install: exit %d, stderr %q", run.code, run.stderr)
 	}
 	settings := readJSON(t, filepath.Join(configDir, "settings.json"))
 	if got := hookCommands(settings, "SessionEnd"); len(got) != 1 || !strings.HasSuffix(got[0], "/recall hook") {
@@ -168,16 +160,16 @@ func TestInstallCommandHonoursClaudeConfigDir(t *testing.T) {
 }
 
 func TestInstallCommandRefusesInvalidJSON(t *testing.T) {
-	bin := buildRecall(t)
+	recallOnPath(t)
 	settings := filepath.Join(t.TempDir(), "settings.json")
 	const broken = "{\n  \"model\": \"opus\",\n}\n"
 	if err := os.WriteFile(settings, []byte(broken), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, command := range []string{"install", "uninstall"} {
-		run := runRecall(t, bin, hermeticEnv(t), command, "--settings", settings)
-		if run.exitCode != 2 {
-			t.Errorf("%s: exit %d, want 2", command, run.exitCode)
+		run := runCLI(t, command, "--settings", settings)
+		if run.code != 2 {
+			t.Errorf("%s: exit %d, want 2", command, run.code)
 		}
 		if want := "recall: " + settings + " is not valid settings JSON, left it untouched: line 3"; !strings.HasPrefix(run.stderr, want) {
 			t.Errorf("%s: stderr %q, want it to start %q", command, run.stderr, want)
@@ -192,15 +184,15 @@ func TestInstallCommandRefusesInvalidJSON(t *testing.T) {
 }
 
 func TestInstallCommandDryRun(t *testing.T) {
-	bin := buildRecall(t)
+	bin := recallOnPath(t)
 	dir := t.TempDir()
 	settings := filepath.Join(dir, "settings.json")
 	if err := os.WriteFile(settings, []byte(otherToolsSettings), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := runRecall(t, bin, hermeticEnv(t), "install", "--dry-run", "--settings", settings)
-	if run.exitCode != 0 {
-		t.Fatalf("exit %d, stderr %q", run.exitCode, run.stderr)
+	run := runCLI(t, "install", "--dry-run", "--settings", settings)
+	if run.code != 0 {
+		t.Fatalf("exit %d, stderr %q", run.code, run.stderr)
 	}
 	for _, want := range []string{"--- " + settings + "\n", "+++ " + settings + " (after)\n", `+            "command": "` + bin + ` hook",`, "+name: recall"} {
 		if !strings.Contains(run.stdout, want) {

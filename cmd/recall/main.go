@@ -7,9 +7,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/recall-dev/recall/search"
 )
 
 // version is set by the Makefile through -ldflags.
@@ -31,25 +34,44 @@ type cli struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run parses args and runs the chosen command, returning the process exit
-// status: 0 success or match, 1 no match, 2 error (like grep).
-func run(args []string) int {
-	var c cli
+// run parses args and runs the chosen command on the given streams in the
+// process's working directory, returning the exit status: 0 success or
+// match, 1 no match, 2 error (like grep).
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cwd, _ := os.Getwd() // "" if the directory is gone; --project . then says so
+	return runWith(env{stdin: stdin, stdout: stdout, stderr: stderr, cwd: cwd}, args)
+}
+
+// runWith is run with every part of the process it touches given.
+func runWith(e env, args []string) int {
+	c := cli{Globals: Globals{env: e}}
 	parser, err := kong.New(&c,
 		kong.Name("recall"),
 		kong.Description("A grep-style memory of every past Claude Code session."),
 		kong.UsageOnError(),
 		kong.Vars{"version": version},
+		searchDefaults,
+		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitPanic(code)) }),
 	)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "recall:", err)
+		fmt.Fprintln(e.stderr, "recall:", err)
 		return 2
 	}
 	return runParsed(parser, &c, args)
+}
+
+// searchDefaults gives the search flags their defaults from package
+// search, where each is defined once.
+var searchDefaults = kong.Vars{
+	"default_sessions":      fmt.Sprint(search.DefaultSessions),
+	"default_messages":      fmt.Sprint(search.DefaultMessages),
+	"default_context":       fmt.Sprint(search.DefaultContext),
+	"default_half_life":     search.FormatDuration(search.DefaultHalfLife),
+	"default_recall_window": search.DefaultRecallWindow,
 }
 
 // exitPanic carries kong's exit code (from --help or --version) out of Parse.
@@ -67,26 +89,26 @@ func runParsed(parser *kong.Kong, c *cli, args []string) (code int) {
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "recall:", err)
+		fmt.Fprintln(c.env.stderr, "recall:", err)
 		return 2
 	}
 	if err := ctx.Run(&c.Globals); err != nil {
-		return exitCodeOf(err)
+		return exitCodeOf(c.env.stderr, err)
 	}
 	return 0
 }
 
 // exitCodeOf prints err (unless it is a silent no-match) and maps it to an
 // exit status.
-func exitCodeOf(err error) int {
+func exitCodeOf(stderr io.Writer, err error) int {
 	var coder interface{ ExitCode() int }
 	if errors.As(err, &coder) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(os.Stderr, "recall:", msg)
+			fmt.Fprintln(stderr, "recall:", msg)
 		}
 		return coder.ExitCode()
 	}
-	fmt.Fprintln(os.Stderr, "recall:", err)
+	fmt.Fprintln(stderr, "recall:", err)
 	return 2
 }
 

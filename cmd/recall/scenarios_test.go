@@ -1,16 +1,14 @@
 package main
 
 // End-to-end scenarios from the seed report (the classic tool's five
-// problems, /work/shared/docs/filtering-design-report.md), run against the
-// built binary: each writes a small transcript tree, indexes it with
+// problems, /work/shared/docs/filtering-design-report.md), run through the
+// CLI in process: each writes a small transcript tree, indexes it with
 // `recall index` and asserts on `recall --json` output.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,19 +34,18 @@ type scenarioMessage struct {
 	Text      string `json:"text"`
 }
 
-// scenario is one transcript tree with an index, searched by one binary.
+// scenario is one transcript tree with an index.
 type scenario struct {
 	t        *testing.T
-	bin      string
 	projects string // the --source root
 	index    string
 }
 
 // newScenario writes sessions into a fresh tree and indexes it.
-func newScenario(t *testing.T, bin string, sessions ...evalcorpus.Session) *scenario {
+func newScenario(t *testing.T, sessions ...evalcorpus.Session) *scenario {
 	t.Helper()
 	root := t.TempDir()
-	sc := &scenario{t: t, bin: bin, projects: filepath.Join(root, "projects"), index: filepath.Join(root, "index")}
+	sc := &scenario{t: t, projects: filepath.Join(root, "projects"), index: filepath.Join(root, "index")}
 	for i := range sessions {
 		if err := sessions[i].Write(sc.projects); err != nil {
 			t.Fatal(err)
@@ -61,12 +58,12 @@ func newScenario(t *testing.T, bin string, sessions ...evalcorpus.Session) *scen
 	return sc
 }
 
-// run runs the binary in dir (the test's own directory when empty) with
-// the scenario's source and index.
+// run runs recall in dir (the test's own directory when empty) with the
+// scenario's source and index.
 func (sc *scenario) run(dir string, args ...string) runResult {
 	sc.t.Helper()
 	args = append(args, "--source", sc.projects, "--index-dir", sc.index)
-	return runBinaryIn(sc.t, sc.bin, dir, args...)
+	return runCLIIn(sc.t, dir, args...)
 }
 
 // search runs a --json search without updating the index and returns the
@@ -95,25 +92,6 @@ func parseResults(t *testing.T, stdout string) []scenarioResult {
 		out = append(out, r)
 	}
 	return out
-}
-
-// runBinaryIn runs recall in dir (the current directory if empty) with a
-// clean environment: no running session, no user configuration.
-func runBinaryIn(t *testing.T, bin, dir string, args ...string) runResult {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "NO_COLOR=1"}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return runResult{stdout.String(), stderr.String(), code}
 }
 
 // ids lists the session ids of results in rank order.
@@ -199,19 +177,18 @@ func unrelatedParagraph(i int, mention string) string {
 }
 
 func TestSeedReportScenarios(t *testing.T) {
-	bin := buildBinary(t)
-	t.Run("passing mentions rank below in-depth discussion", func(t *testing.T) { t.Parallel(); scenarioQuality(t, bin) })
-	t.Run("recall cutoff keeps work before the recall", func(t *testing.T) { t.Parallel(); scenarioRecallCutoff(t, bin) })
-	t.Run("forked copies collapse", func(t *testing.T) { t.Parallel(); scenarioDuplicates(t, bin) })
-	t.Run("current project ranks first", func(t *testing.T) { t.Parallel(); scenarioProject(t, bin) })
-	t.Run("exclude and session scope", func(t *testing.T) { t.Parallel(); scenarioScope(t, bin) })
-	t.Run("output formats and exit codes", func(t *testing.T) { t.Parallel(); scenarioFormats(t, bin) })
+	t.Run("passing mentions rank below in-depth discussion", func(t *testing.T) { t.Parallel(); scenarioQuality(t) })
+	t.Run("recall cutoff keeps work before the recall", func(t *testing.T) { t.Parallel(); scenarioRecallCutoff(t) })
+	t.Run("forked copies collapse", func(t *testing.T) { t.Parallel(); scenarioDuplicates(t) })
+	t.Run("current project ranks first", func(t *testing.T) { t.Parallel(); scenarioProject(t) })
+	t.Run("exclude and session scope", func(t *testing.T) { t.Parallel(); scenarioScope(t) })
+	t.Run("output formats and exit codes", func(t *testing.T) { t.Parallel(); scenarioFormats(t) })
 }
 
 // Problem 4: ten passing mentions of "chrome" must not beat two in-depth
 // discussions of Chrome DevTools. The passing session is also newer, so
 // recency pulls the wrong way too.
-func scenarioQuality(t *testing.T, bin string) {
+func scenarioQuality(t *testing.T) {
 	passing := startAt("2026-03-08T09:00:00Z").user("Can you clean up the spacing on the storefront pages?")
 	for i := range 10 {
 		passing.assistant(unrelatedParagraph(i, "I checked the result in Chrome as well."))
@@ -226,7 +203,7 @@ func scenarioQuality(t *testing.T, bin string) {
 		user("Why does the sitemap generator skip the archived product pages?").
 		assistant("The sitemap generator filters on the published flag, and archived products have it cleared; I added them back with a lower priority.")
 	passingID, deepID := sessionID('1'), sessionID('2')
-	sc := newScenario(t, bin, passing.session(passingID, "/home/dev/src/shop"),
+	sc := newScenario(t, passing.session(passingID, "/home/dev/src/shop"),
 		deep.session(deepID, "/home/dev/src/shop"), other.session(sessionID('3'), "/home/dev/src/shop"))
 
 	res, code := sc.search("", "chrome", "devtools")
@@ -245,7 +222,7 @@ func scenarioQuality(t *testing.T, bin string) {
 
 // Problem 2: work done before an unrelated recall stays findable; the
 // recall's echo does not.
-func scenarioRecallCutoff(t *testing.T, bin string) {
+func scenarioRecallCutoff(t *testing.T) {
 	day := "2026-03-01T"
 	authID, ingressID := sessionID('4'), sessionID('5')
 	auth := evalcorpus.Session{ID: authID, Cwd: "/home/dev/src/admin", Turns: []evalcorpus.Turn{
@@ -259,8 +236,8 @@ func scenarioRecallCutoff(t *testing.T, bin string) {
 		user("Set up a kubernetes ingress for the admin service with TLS.").
 		assistant("The ingress now terminates TLS at the nginx controller and routes /api to the admin service; the certificate comes from cert-manager.").
 		session(ingressID, "/home/dev/src/infra")
-	sc := newScenario(t, bin, auth, ingress)
-	echoAt, workAt := mustTime(day+"10:11:00Z"), mustTime(day+"10:05:00Z")
+	sc := newScenario(t, auth, ingress)
+	echoAt, workAt, recallAt := mustTime(day+"10:11:00Z"), mustTime(day+"10:05:00Z"), mustTime(day+"10:10:00Z")
 
 	res, code := sc.search("", "jwt")
 	if r := find(res, authID); code != 0 || r == nil || !r.hasMessageAt(workAt) {
@@ -274,8 +251,14 @@ func scenarioRecallCutoff(t *testing.T, bin string) {
 		t.Errorf("ingress: the real ingress session is missing: %v", ids(res))
 	}
 	res, _ = sc.search("", "ingress", "--no-recall-cutoff")
-	if r := find(res, authID); r == nil || !r.hasMessageAt(echoAt) {
-		t.Errorf("ingress --no-recall-cutoff: the 10:11 echo should be back: %v", ids(res))
+	if r := find(res, authID); r == nil || !r.hasMessageAt(echoAt) || !r.hasMessageAt(recallAt) {
+		t.Errorf("ingress --no-recall-cutoff: the 10:10 recall and the 10:11 echo should be back: %+v", r)
+	}
+	// An explicit zero window is not the default: only the recall itself
+	// is dropped, and the echo a minute later stays.
+	res, _ = sc.search("", "ingress", "--recall-window", "0")
+	if r := find(res, authID); r == nil || !r.hasMessageAt(echoAt) || r.hasMessageAt(recallAt) {
+		t.Errorf("ingress --recall-window 0: want the 10:11 echo and not the 10:10 recall: %+v", r)
 	}
 }
 
@@ -291,7 +274,7 @@ func mustTime(s string) time.Time {
 // discussion plus one message) collapses into one result. The extra
 // message is a one-line remark, or a reply of ordinary length that goes on
 // about the same subject, as resumed work does.
-func scenarioDuplicates(t *testing.T, bin string) {
+func scenarioDuplicates(t *testing.T) {
 	tests := []struct {
 		name, extra string
 	}{
@@ -301,11 +284,11 @@ func scenarioDuplicates(t *testing.T, bin string) {
 			"The flaky reconnect test still passed 200 runs in a row with the jitter on."},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { checkForkCollapses(t, bin, tt.extra) })
+		t.Run(tt.name, func(t *testing.T) { checkForkCollapses(t, tt.extra) })
 	}
 }
 
-func checkForkCollapses(t *testing.T, bin, extra string) {
+func checkForkCollapses(t *testing.T, extra string) {
 	discussion := func() *conversation {
 		return startAt("2026-03-02T15:00:00Z").
 			user("The websocket reconnect test is flaky on CI again; it fails about one run in ten.").
@@ -319,7 +302,7 @@ func checkForkCollapses(t *testing.T, bin, extra string) {
 	other := startAt("2026-02-25T10:00:00Z").
 		user("Turn on permessage-deflate compression for the websocket server.").
 		assistant("Compression is on for websocket frames above 1 KB; small frames skip it because the deflate overhead outweighs the gain.")
-	sc := newScenario(t, bin, discussion().session(origID, "/home/dev/src/chat"),
+	sc := newScenario(t, discussion().session(origID, "/home/dev/src/chat"),
 		resumed.session(copyID, "/home/dev/src/chat"), other.session(otherID, "/home/dev/src/chat"))
 
 	res, code := sc.search("", "websocket", "reconnect")
@@ -345,7 +328,7 @@ func checkForkCollapses(t *testing.T, bin, extra string) {
 // Problem 5: the current project's session ranks first among equals, and
 // --project . keeps only it. The project's session is older, so without
 // the project preference it would rank last.
-func scenarioProject(t *testing.T, bin string) {
+func scenarioProject(t *testing.T) {
 	project := evalSymlinks(t, t.TempDir())
 	sub := filepath.Join(project, "internal", "cache")
 	for _, d := range []string{filepath.Join(project, ".git"), sub} {
@@ -360,7 +343,7 @@ func scenarioProject(t *testing.T, bin string) {
 			user(fmt.Sprintf("Which redis eviction policy should the %s use?", store)).
 			assistant(fmt.Sprintf("Use the allkeys-lru redis eviction policy for the %s: %s, and maxmemory is set to 512mb.", store, reason))
 	}
-	sc := newScenario(t, bin,
+	sc := newScenario(t,
 		eviction("2025-12-01T10:00:00Z", "cart cache", "every key there can be rebuilt from the database").session(mine, project),
 		eviction("2026-03-08T10:00:00Z", "session store", "old sessions are the cheapest keys to lose").session(otherA, "/home/dev/src/accounts"),
 		eviction("2026-03-07T10:00:00Z", "rate limiter", "stale counters expire soon anyway").session(otherB, "/home/dev/src/gateway"))
@@ -384,8 +367,8 @@ func scenarioProject(t *testing.T, bin string) {
 	}
 }
 
-// evalSymlinks resolves dir so it equals what the binary's os.Getwd
-// reports (a temp dir may sit behind a symlink, as on macOS).
+// evalSymlinks resolves dir so it equals what os.Getwd reports there (a
+// temp dir may sit behind a symlink, as on macOS).
 func evalSymlinks(t *testing.T, dir string) string {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(dir)
@@ -397,10 +380,10 @@ func evalSymlinks(t *testing.T, dir string) string {
 
 // The classic pipeline's --exclude dropped lines, not sessions; --scope
 // session judges whole sessions.
-func scenarioScope(t *testing.T, bin string) {
+func scenarioScope(t *testing.T) {
 	refresh, spread, plain := sessionID('d'), sessionID('e'), sessionID('f')
 	rotationAt := mustTime("2026-03-03T10:01:00Z")
-	sc := newScenario(t, bin,
+	sc := newScenario(t,
 		startAt("2026-03-03T10:00:00Z").
 			user("Add refresh token rotation to the JWT login flow.").
 			assistant("JWT refresh tokens now rotate on every use: the old refresh token is revoked when the new pair is issued.").
@@ -447,8 +430,8 @@ func scenarioScope(t *testing.T, bin string) {
 }
 
 // --count, -l, --format markdown and the grep exit codes.
-func scenarioFormats(t *testing.T, bin string) {
-	sc := newScenario(t, bin,
+func scenarioFormats(t *testing.T) {
+	sc := newScenario(t,
 		startAt("2026-03-01T09:00:00Z").
 			user("Why does the nightly backup job time out on the reports database?").
 			assistant("The backup job streams the reports database through gzip on one core; switching to zstd with four threads brings it under the timeout.").

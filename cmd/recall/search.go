@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
@@ -34,17 +32,17 @@ type searchCmd struct {
 	Format   string `default:"human" enum:"human,json,markdown" help:"Output format: ${enum}."`
 	List     bool   `short:"l" help:"Print matching session ids only."`
 	Count    bool   `short:"c" help:"Print the number of matching sessions only."`
-	Sessions int    `short:"n" default:"10" help:"Sessions to show."`
-	Messages int    `short:"m" default:"5" help:"Messages to show per session."`
-	Context  int    `short:"C" default:"300" help:"Snippet width in characters."`
+	Sessions int    `short:"n" default:"${default_sessions}" help:"Sessions to show (0: all)."`
+	Messages int    `short:"m" default:"${default_messages}" help:"Messages to show per session (0: all)."`
+	Context  int    `short:"C" default:"${default_context}" help:"Snippet width in characters."`
 	Explain  bool   `help:"Show how each score was made."`
 	Color    string `default:"auto" enum:"auto,always,never" help:"Colour: ${enum} (auto: on a terminal, unless NO_COLOR is set)."`
 
 	NoUpdate       bool          `name:"no-update" help:"Search the index as it is; do not index new transcript lines first."`
 	NoRecallCutoff bool          `name:"no-recall-cutoff" help:"Keep messages that echo an earlier recall."`
-	RecallWindow   string        `name:"recall-window" default:"10m,5" placeholder:"DUR,N" help:"Window after a recall event whose echoes are dropped: a duration, a message count, or both."`
+	RecallWindow   string        `name:"recall-window" default:"${default_recall_window}" placeholder:"DUR,N" help:"Window after a recall event whose echoes are dropped: a duration, a message count, or both (default ${default}; 0: only the recall itself)."`
 	Now            string        `placeholder:"TIME" help:"Fix the clock for recency (reproducible output)."`
-	HalfLife       time.Duration `name:"half-life" default:"1440h" help:"Recency half-life."`
+	HalfLife       time.Duration `name:"half-life" default:"${default_half_life}" help:"Recency half-life."`
 	FullScan       bool          `name:"full-scan" help:"Read every row instead of ranking from the term index (same results, slower; for checking)."`
 }
 
@@ -72,10 +70,16 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	req, err := c.request(cfg)
+	params := c.params(g, cfg)
+	req, err := params.Request()
 	if err != nil {
 		return err
 	}
+	out, err := params.Output()
+	if err != nil {
+		return err
+	}
+	out.Format, out.Color, out.Explain = c.format(), wantColor(c.Color, g.env.stdout), c.Explain
 	if !c.NoUpdate && !indexer.WatcherRunning(cfg.IndexDir) {
 		// A running `recall watch` keeps the index current within its
 		// debounce; checking every transcript again would only cost time.
@@ -94,7 +98,7 @@ func (c *searchCmd) Run(g *Globals) error {
 		return err
 	}
 	if n := res.Stats.BadRows; n > 0 {
-		fmt.Fprintf(os.Stderr, "recall: %d index rows could not be read and were skipped; `recall index --rebuild` rebuilds the index\n", n)
+		fmt.Fprintf(g.env.stderr, "recall: %d index rows could not be read and were skipped; `recall index --rebuild` rebuilds the index\n", n)
 	}
 	if g.Verbose {
 		st := res.Stats
@@ -102,10 +106,15 @@ func (c *searchCmd) Run(g *Globals) error {
 		if st.TermIndex {
 			how = "ranked from the term index"
 		}
-		fmt.Fprintf(os.Stderr, "recall: %s: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
+		fmt.Fprintf(g.env.stderr, "recall: %s: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
 			how, st.BlocksRead, st.Blocks, st.RowsScanned, st.RowsMatched, st.CutoffDropped)
+		if st.Fallback != "" {
+			// The term index could have answered but could not: say why
+			// once, since the search is slower until it is rebuilt.
+			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", st.Fallback)
+		}
 	}
-	if err := search.Write(os.Stdout, res, c.output()); err != nil {
+	if err := search.Write(g.env.stdout, res, out); err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}
 	if len(res.Sessions) == 0 {
@@ -117,101 +126,55 @@ func (c *searchCmd) Run(g *Globals) error {
 // update indexes new transcript lines first. Problems are reported and the
 // search goes on over what is already indexed.
 func (c *searchCmd) update(g *Globals, cfg indexer.Config) {
-	ui := newStderrUI(g.Verbose, false)
-	_, _, err := indexer.Update(indexer.Options{Config: cfg, Warn: ui.verboseWarn, Progress: ui.progress})
+	ui := newStderrUI(g.env.stderr, g.Verbose, false)
+	_, _, err := indexer.Update(ui.indexOptions(indexer.Options{Config: cfg}, ui.verboseWarn))
 	ui.endProgress()
 	if err != nil {
 		ui.warn("index update failed, searching the index as it is: " + err.Error())
 	}
 }
 
-func (c *searchCmd) request(cfg indexer.Config) (search.Request, error) {
-	now := time.Now()
-	if c.Now != "" {
-		t, err := search.ParseTime(c.Now, now)
-		if err != nil {
-			return search.Request{}, fmt.Errorf("--now: %w", err)
-		}
-		now = t
+// params is the search the flags ask for; search.Params applies the
+// defaults and checks shared with the eval and the MCP server.
+func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
+	limit := c.Sessions
+	if c.Count && limit > 0 {
+		limit = 0 // --count reports how many matched: rank them all
 	}
-	since, err := search.ParseTime(c.Since, now)
-	if err != nil {
-		return search.Request{}, fmt.Errorf("--since: %w", err)
-	}
-	until, err := search.ParseTime(c.Until, now)
-	if err != nil {
-		return search.Request{}, fmt.Errorf("--until: %w", err)
-	}
-	window, err := parseWindow(c.RecallWindow)
-	if err != nil {
-		return search.Request{}, err
-	}
-	cwd, _ := os.Getwd()
-	projects := make([]string, len(c.Project))
-	for i, p := range c.Project {
-		projects[i] = search.ResolveProject(p, cwd)
-	}
-	return search.Request{
+	halfLife := c.HalfLife
+	return search.Params{
 		Terms: c.Terms, Require: c.Require, Exclude: c.Exclude,
-		Match:    filter.MatchOptions{Regex: c.Regex, CaseSensitive: c.CaseSensitive, Word: c.Word},
-		Scope:    search.Scope(c.Scope),
-		Projects: projects, Since: since, Until: until, Types: c.Type, Sessions: c.Session,
-		CurrentSession: cfg.CurrentSession, CurrentProject: search.ProjectRoot(cwd),
-		Now: now, HalfLife: c.HalfLife,
-		Cutoff: !c.NoRecallCutoff, Window: window,
-		Limit: c.limit(), FullScan: c.FullScan,
-	}, nil
-}
-
-// limit is how many sessions need ranking: all of them for --count.
-func (c *searchCmd) limit() int {
-	if c.Count {
-		return 0
+		Regex: c.Regex, CaseSensitive: c.CaseSensitive, Word: c.Word,
+		Scope:    c.Scope,
+		Projects: c.Project, Since: c.Since, Until: c.Until, Now: c.Now, Types: c.Type, Sessions: c.Session,
+		Limit: &limit, Messages: &c.Messages, Context: &c.Context,
+		HalfLife: &halfLife, RecallWindow: c.RecallWindow,
+		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan,
+		Cwd: g.env.cwd, CurrentSession: cfg.CurrentSession,
 	}
-	return c.Sessions
 }
 
-func (c *searchCmd) output() search.Output {
-	format := c.Format
+// format is the output format the flags choose.
+func (c *searchCmd) format() string {
 	switch {
 	case c.Count:
-		format = "count"
+		return "count"
 	case c.List:
-		format = "list"
+		return "list"
 	case c.JSON:
-		format = "json"
+		return "json"
 	}
-	return search.Output{Format: format, MaxSessions: c.Sessions, MaxMessages: c.Messages, Context: c.Context,
-		Color: wantColor(c.Color), Explain: c.Explain}
+	return c.Format
 }
 
-func wantColor(mode string) bool {
+// wantColor reads --color: auto colours output on a terminal unless
+// NO_COLOR is set.
+func wantColor(mode string, stdout io.Writer) bool {
 	switch mode {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	return os.Getenv("NO_COLOR") == "" && isTerminal(os.Stdout)
-}
-
-// parseWindow reads "10m,5", "10m" or "5".
-func parseWindow(s string) (filter.Window, error) {
-	var w filter.Window
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		if n, err := strconv.Atoi(part); err == nil && n >= 0 {
-			w.Messages = n
-			continue
-		}
-		d, err := time.ParseDuration(part)
-		if err != nil || d < 0 {
-			return w, fmt.Errorf("--recall-window %q: want a duration (10m), a message count (5) or both (10m,5)", s)
-		}
-		w.Duration = d
-	}
-	return w, nil
+	return os.Getenv("NO_COLOR") == "" && isTerminal(stdout)
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -30,19 +30,22 @@ func (c *statsCmd) Run(g *Globals) error {
 		return err
 	}
 	if c.JSON {
-		enc := json.NewEncoder(os.Stdout)
+		enc := json.NewEncoder(g.env.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	return writeStats(st)
+	return writeStats(g.env.stdout, st)
 }
 
-func writeStats(st *store.IndexStats) error {
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "index\t%s (format v%d, %s on disk)\n", st.Dir, st.FormatVersion, indexer.HumanBytes(st.DiskBytes))
+func writeStats(w io.Writer, st *store.IndexStats) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "index\t%s (format v%d, text rules v%d, %s on disk)\n", st.Dir, st.FormatVersion, st.Feature, indexer.HumanBytes(st.DiskBytes))
 	fmt.Fprintf(tw, "updated\t%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"))
 	fmt.Fprintf(tw, "rows\t%d in %d blocks (%s of message text)\n", st.Rows, st.Blocks, indexer.HumanBytes(st.TextBytes))
 	fmt.Fprintf(tw, "term index\t%d segments covering %d of %d blocks\n", st.TermSegments, st.TermBlocks, st.Blocks)
+	if st.TermIndex != "" {
+		fmt.Fprintf(tw, "  not used\tsearches read every row: %s\n", st.TermIndex)
+	}
 	if st.HiddenRows > 0 {
 		fmt.Fprintf(tw, "hidden\t%d rows of replaced transcripts (removed at the next compaction)\n", st.HiddenRows)
 	}

@@ -2,16 +2,19 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"time"
 
+	"github.com/recall-dev/recall/indexer"
 	"golang.org/x/term"
 )
 
 // stderrUI writes diagnostics and, on a terminal, a progress line to
 // stderr. stdout is for results only.
 type stderrUI struct {
+	w        io.Writer // stderr
 	verbose  bool
 	quiet    bool
 	tty      bool
@@ -25,11 +28,15 @@ type stderrUI struct {
 // has taken this long.
 const progressDelay = time.Second
 
-func newStderrUI(verbose, quiet bool) *stderrUI {
-	return &stderrUI{verbose: verbose, quiet: quiet, tty: isTerminal(os.Stderr), start: time.Now()}
+func newStderrUI(stderr io.Writer, verbose, quiet bool) *stderrUI {
+	return &stderrUI{w: stderr, verbose: verbose, quiet: quiet, tty: isTerminal(stderr), start: time.Now()}
 }
 
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+// isTerminal reports whether w is a terminal: only an *os.File can be.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // indexerMemoryLimit is a soft ceiling for the indexer's heap, and
 // indexerGCPercent its garbage collector's pacing. What an indexing run
@@ -60,7 +67,7 @@ func (u *stderrUI) warn(msg string) {
 		return
 	}
 	u.clearLine()
-	fmt.Fprintln(os.Stderr, "recall:", msg)
+	fmt.Fprintln(u.w, "recall:", msg)
 }
 
 // verboseWarn reports only with -v: a search's own index update stays quiet
@@ -77,14 +84,44 @@ func (u *stderrUI) progress(done, total int, bytes int64) {
 	}
 	u.last = time.Now()
 	secs := time.Since(u.start).Seconds()
-	fmt.Fprintf(os.Stderr, "\r\x1b[Kindexing %d/%d files  %.0f%%  %.0f MB  %.0f MB/s",
+	fmt.Fprintf(u.w, "\r\x1b[Kindexing %d/%d files  %.0f%%  %.0f MB  %.0f MB/s",
 		done, total, 100*float64(done)/float64(max(total, 1)), float64(bytes)/1e6, float64(bytes)/1e6/secs)
 	u.drawn = true
 }
 
+// rebuilding draws the progress of a rebuild of derived data from the
+// rows (indexer.Options.Rebuilding), on a terminal only.
+func (u *stderrUI) rebuilding(done, total int) {
+	if !u.tty || u.quiet || time.Since(u.start) < progressDelay || time.Since(u.last) < 100*time.Millisecond && done != total {
+		return
+	}
+	u.last = time.Now()
+	fmt.Fprintf(u.w, "\r\x1b[Krebuilding derived data from the rows: block %d/%d  %.0f%%",
+		done, total, 100*float64(done)/float64(max(total, 1)))
+	u.drawn = true
+}
+
+// notice says something once, -v or not (unless quiet): what a user
+// should hear even from a search, such as a rebuild and its reason.
+func (u *stderrUI) notice(msg string) {
+	if u.quiet {
+		return
+	}
+	u.clearLine()
+	fmt.Fprintln(u.w, "recall:", msg)
+}
+
+// indexOptions wires an indexing run's callbacks to this UI: per-file
+// warnings through warn, progress and rebuild progress on a terminal, and
+// the once-only notices.
+func (u *stderrUI) indexOptions(opts indexer.Options, warn func(string)) indexer.Options {
+	opts.Warn, opts.Progress, opts.Rebuilding, opts.Notice = warn, u.progress, u.rebuilding, u.notice
+	return opts
+}
+
 func (u *stderrUI) clearLine() {
 	if u.drawn {
-		fmt.Fprint(os.Stderr, "\r\x1b[K")
+		fmt.Fprint(u.w, "\r\x1b[K")
 		u.drawn = false
 	}
 }

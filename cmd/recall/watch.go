@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -30,12 +31,13 @@ func (c *watchCmd) Run(g *Globals) error {
 	// an explicit --current-session is honoured, or that session would be
 	// skipped for the watcher's whole life.
 	cfg.CurrentSession = g.CurrentSession
-	w, err := indexer.NewWatcher(c.options(cfg, g.Verbose))
+	logLine := logTo(g.env.stderr)
+	w, err := indexer.NewWatcher(c.options(cfg, g.Verbose, g.env.stderr))
 	var running *indexer.WatchRunningError
 	if errors.As(err, &running) {
 		// Not an error: the index is being kept up to date, which is what
 		// the caller wanted (a login script may start a watcher every time).
-		fmt.Fprintf(os.Stderr, "recall watch is already running (pid %s)\n", running.Holder())
+		fmt.Fprintf(g.env.stderr, "recall watch is already running (pid %s)\n", running.Holder())
 		return nil
 	}
 	if err != nil {
@@ -51,13 +53,15 @@ func (c *watchCmd) Run(g *Globals) error {
 
 // options wires the watcher to stderr: per-file diagnostics and the
 // one-line run summaries only with -v, failures the watcher survives always.
-func (c *watchCmd) options(cfg indexer.Config, verbose bool) indexer.WatchOptions {
-	ui := newStderrUI(verbose, false)
+func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) indexer.WatchOptions {
+	ui := newStderrUI(stderr, verbose, false)
+	logLine := logTo(stderr)
 	opts := indexer.WatchOptions{
 		Options: indexer.Options{
 			Config:          cfg,
 			IncludeHeadless: c.IncludeHeadless,
 			Warn:            ui.verboseWarn,
+			Notice:          logLine, // a rebuild of derived data, once
 		},
 		Debounce: c.Debounce,
 		MaxDelay: c.MaxDelay,
@@ -70,10 +74,13 @@ func (c *watchCmd) options(cfg indexer.Config, verbose bool) indexer.WatchOption
 	return opts
 }
 
-// logLine writes one timestamped line: a watcher's stderr is read later, as
-// a log, so each line says when it happened.
-func logLine(msg string) {
-	fmt.Fprintf(os.Stderr, "%s recall: %s\n", time.Now().Format("15:04:05"), msg)
+// logTo returns a logger of one timestamped line per message to w: a
+// watcher's stderr is read later, as a log, so each line says when it
+// happened.
+func logTo(w io.Writer) func(msg string) {
+	return func(msg string) {
+		fmt.Fprintf(w, "%s recall: %s\n", time.Now().Format("15:04:05"), msg)
+	}
 }
 
 // interruptContext is cancelled by the first SIGINT or SIGTERM, which lets

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/recall-dev/recall/search"
+)
+
+// Most tests run the CLI in process through runWith. Only those that need
+// a process of their own (a hook starting its detached indexer) run the
+// real binary, built once for the whole test run by recallBinary.
+
+// buildEnv is the environment the tests started with, for `go build`
+// (its caches live under the real HOME).
+var buildEnv []string
+
+// binDir holds the binary recallBinary builds; TestMain removes it.
+var binDir string
+
+func TestMain(m *testing.M) {
+	buildEnv = os.Environ()
+	code, err := runTests(m)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(code)
+}
+
+func runTests(m *testing.M) (int, error) {
+	dir, err := os.MkdirTemp("", "recall-test-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	binDir = filepath.Join(dir, "bin")
+	if err := hermeticProcess(filepath.Join(dir, "home")); err != nil {
+		return 0, err
+	}
+	return m.Run(), nil
+}
+
+// hermeticProcess clears this process's environment of anything that
+// would point recall at the real ~/.claude or index, with HOME in a temp
+// dir, as a fresh process of the CLI got from runBinaryIn before the tests
+// ran it in process.
+func hermeticProcess(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "XDG_DATA_HOME" || strings.HasPrefix(name, "CLAUDE") || strings.HasPrefix(name, "RECALL_") {
+			os.Unsetenv(name)
+		}
+	}
+	return os.Setenv("HOME", home)
+}
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// recallBinary builds recall once per test run, for the tests that must
+// run it as Claude Code does: a fresh process per call.
+func recallBinary(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		bin := filepath.Join(binDir, "recall")
+		cmd := exec.Command(goTool, "build", "-o", bin, ".")
+		cmd.Env = buildEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		builtBin = bin
+	})
+	if buildErr != nil {
+		if _, err := exec.LookPath("go"); err != nil {
+			tb.Skip("no go tool to build recall with")
+		}
+		tb.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+type runResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCLI runs recall in process in the test's directory, with no stdin.
+func runCLI(t *testing.T, args ...string) runResult {
+	t.Helper()
+	return runCLIIn(t, "", args...)
+}
+
+// runCLIIn runs recall in process as if started in dir (the test's
+// directory when empty), with no stdin.
+func runCLIIn(t *testing.T, dir string, args ...string) runResult {
+	t.Helper()
+	return runCLIWith(t, dir, "", args...)
+}
+
+// runCLIWith runs recall in process in dir with stdin holding input.
+func runCLIWith(t *testing.T, dir, input string, args ...string) runResult {
+	t.Helper()
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = wd
+	}
+	var stdout, stderr bytes.Buffer
+	code := runWith(env{stdin: strings.NewReader(input), stdout: &stdout, stderr: &stderr, cwd: dir}, args)
+	return runResult{stdout.String(), stderr.String(), code}
+}
+
+// TestRunWritesToItsWriters checks that run uses the writers it is given:
+// --version and --help go through kong, errors through exitCodeOf.
+func TestRunWritesToItsWriters(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--version"}, strings.NewReader(""), &stdout, &stderr); code != 0 || stdout.String() != version+"\n" {
+		t.Errorf("--version: code %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"search", "--help"}, strings.NewReader(""), &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "--recall-window") {
+		t.Errorf("search --help: code %d, stdout %q", code, stdout.String())
+	}
+	stdout.Reset()
+	r := runCLI(t, "stats", "--index-dir", t.TempDir())
+	if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "recall: no index in ") {
+		t.Errorf("stats without an index: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The search flags' defaults come from package search, and the checks
+// of search.Params reach the command line as usage errors.
+func TestSearchFlagChecks(t *testing.T) {
+	idx := t.TempDir()
+	src, _ := filepath.Abs(fixtures)
+	common := []string{"--source", src, "--index-dir", idx, "--no-update"}
+	tests := []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"negative -n", []string{"jwt", "--sessions=-1"}, "-n/--sessions -1: must not be negative"},
+		{"negative -m", []string{"jwt", "--messages=-2"}, "-m/--messages -2: must not be negative"},
+		{"negative half-life", []string{"jwt", "--half-life=-1h"}, "--half-life -1h0m0s: must not be negative"},
+		{"until before since", []string{"jwt", "--since", "2026-02-01", "--until", "2026-01-01"}, "--until 2026-01-01 is before --since 2026-02-01"},
+		{"bad window", []string{"jwt", "--recall-window", "soon"}, `--recall-window "soon"`},
+	}
+	for _, tt := range tests {
+		r := runCLI(t, append(tt.args, common...)...)
+		if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, tt.stderr) {
+			t.Errorf("%s: code %d, stdout %q, stderr %q; want exit 2 and %q", tt.name, r.code, r.stdout, r.stderr, tt.stderr)
+		}
+	}
+	var help bytes.Buffer
+	run([]string{"search", "--help"}, strings.NewReader(""), &help, &help)
+	for _, want := range []string{
+		fmt.Sprintf("--sessions=%d ", search.DefaultSessions), fmt.Sprintf("--messages=%d ", search.DefaultMessages),
+		fmt.Sprintf("--context=%d ", search.DefaultContext), "--half-life=" + search.FormatDuration(search.DefaultHalfLife) + " ",
+		"default " + search.DefaultRecallWindow + ";",
+	} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("search --help lacks %q", want)
+		}
+	}
+}
