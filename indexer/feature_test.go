@@ -7,7 +7,6 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -37,9 +36,10 @@ func setFeature(t *testing.T, dir string, feature uint32) {
 			t.Fatal(err)
 		}
 	}
-	rewrite(store.ManifestName, func(b []byte) []byte {
-		return regexp.MustCompile(`(?m)^feature\t[0-9]+$`).ReplaceAll(b, fmt.Appendf(nil, "feature\t%d", feature))
-	})
+	m.Feature = feature
+	if err := store.CommitManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{m.BlocksName(), m.KeysName()} {
 		rewrite(name, func(b []byte) []byte { binary.LittleEndian.PutUint32(b[12:], feature); return b })
 	}

@@ -146,7 +146,7 @@ func fileExists(path string) bool {
 
 // runOnce is one pass over the committed index.
 func runOnce(opts Options) (Summary, error) {
-	m, err := loadOrNew(opts.IndexDir)
+	m, err := loadOrRecover(opts)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
@@ -167,6 +167,48 @@ func rederive(opts Options, m *store.Manifest) (string, error) {
 		opts.Notice(fmt.Sprintf("rebuilt the block records, keys, recall events and term index from the rows (%d blocks): %s", m.BlockCount(), why))
 	}
 	return why, err
+}
+
+// loadOrRecover is loadOrNew, recovering a missing or damaged manifest
+// from the data files (store.Recover) instead of starting over: the rows
+// may be the only copy of transcripts that are gone.
+func loadOrRecover(opts Options) (*store.Manifest, error) {
+	m, err := loadOrNew(opts.IndexDir)
+	if !errors.Is(err, store.ErrManifestDamaged) {
+		return m, err
+	}
+	opts.Warn(err.Error())
+	m, rec, rerr := store.Recover(opts.IndexDir, opts.Warn, completeRecovered)
+	if rerr != nil {
+		return nil, fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr)
+	}
+	if opts.Notice != nil {
+		opts.Notice(rec.String())
+	}
+	return m, nil
+}
+
+// completeRecovered fills what rows cannot tell of each recovered
+// transcript: how far its lines were consumed. A transcript still on disk
+// continues after its last indexed line (later lines that gave no rows are
+// read again, and give none again); one that is gone is marked gone.
+func completeRecovered(m *store.Manifest) {
+	for _, st := range m.Files {
+		if st.Offset >= 0 {
+			continue
+		}
+		fs, err := transcript.StatFile(st.Path)
+		if err != nil {
+			st.Offset, st.Gone = 0, true
+			continue
+		}
+		off, found, err := transcript.LineOffset(st.Path, st.Lines)
+		if err != nil {
+			off, found = 0, 0
+		}
+		st.Offset, st.Lines = off, found
+		st.Dev, st.Ino, st.Size, st.MtimeNs = fs.Dev, fs.Ino, off, 0 // seen as grown: read on from Offset
+	}
 }
 
 func loadOrNew(dir string) (*store.Manifest, error) {

@@ -25,11 +25,9 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 		return Summary{}, err
 	}
 	defer l.Unlock()
-	base, err := loadOrNew(opts.IndexDir)
+	base, err := loadOrRecover(opts)
 	if err != nil {
-		// A damaged or newer-format index is what --rebuild is for.
-		opts.Warn(fmt.Sprintf("starting over: %v", err))
-		base = store.NewManifest()
+		return Summary{}, err
 	}
 	if files, rows := goneRows(base); rows > 0 && !yes {
 		return Summary{}, fmt.Errorf("%w: %d rows from %d transcripts that no longer exist would be lost; re-run with --yes to drop them", ErrRebuildDrops, rows, files)

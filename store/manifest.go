@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -139,16 +140,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
-			return nil, fmt.Errorf("index in %s was written by a newer recall (%s); rebuild with `recall index --rebuild`", dir, newer)
+			return nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall, or rebuild with `recall index --rebuild`", dir, newer)
+		}
+		if rows := rowsFiles(dir); len(rows) > 0 {
+			return nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", ErrManifestDamaged, dir, rows[0].name)
 		}
 		return nil, ErrNoIndex
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
-	m, err := parseManifest(data)
+	m, err := parseManifest(data, true)
 	if err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
 	}
 	return m, nil
 }
@@ -177,9 +181,9 @@ func readManifestHead(dir string) (*Manifest, error) {
 	} else if n == len(buf) {
 		return ReadManifest(dir) // a head this long: read it all
 	}
-	m, err := parseManifest(head)
+	m, err := parseManifest(head, false)
 	if err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
 	}
 	return m, nil
 }
@@ -203,36 +207,93 @@ func newerFormat(dir string) string {
 
 const manifestMagic = "recall-manifest"
 
-// parseManifest reads a manifest. It runs before every search, so it splits
-// lines and fields in place rather than through a scanner and strings.
-func parseManifest(data []byte) (*Manifest, error) {
+// ErrManifestDamaged marks a manifest that exists but cannot be trusted:
+// a checksum that does not match, a line that does not parse, a file cut
+// short. Nothing is deleted for it: `recall index` recovers the manifest
+// from the data files (Recover).
+var ErrManifestDamaged = errors.New("index manifest damaged")
+
+// Checksum lines of a format-2 manifest: "head" closes the lines before
+// the per-file lines (all a search reads), "end" closes the file. Each
+// holds the CRC-32C of every byte before it, in hex.
+const (
+	headChecksum = "head"
+	endChecksum  = "end"
+)
+
+// parseManifest reads a manifest: all of it (whole), or its head, the lines
+// up to and including the head checksum. It runs before every search, so it
+// splits lines and fields in place rather than through a scanner.
+func parseManifest(data []byte, whole bool) (*Manifest, error) {
+	m, err := parseManifestLines(data, whole)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrManifestDamaged, err)
+	}
+	return m, nil
+}
+
+func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 	m := NewManifest()
 	m.Feature = 0 // unrecorded unless a feature line says otherwise
 	fields := make([][]byte, 0, 16)
-	for n := 1; len(data) > 0; n++ {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
+	sawHead, sawEnd := false, false
+	for n, at := 1, 0; at < len(data); n++ {
+		if sawEnd {
+			return nil, fmt.Errorf("line %d: after the end checksum", n)
+		}
+		line := data[at:]
+		next := len(data)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], at+i+1
 		}
 		fields = splitTabs(line, fields[:0])
-		if n == 1 {
+		switch {
+		case n == 1:
 			format, ok := manifestFormat(fields)
 			if !ok {
 				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, FormatVersion)
 			}
 			m.Format = format
-			continue
+		case string(fields[0]) == headChecksum || string(fields[0]) == endChecksum:
+			if err := checkSum(fields, data[:at]); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
+			sawHead = sawHead || string(fields[0]) == headChecksum
+			sawEnd = string(fields[0]) == endChecksum
+		default:
+			if err := m.parseLine(fields); err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
 		}
-		if err := m.parseLine(fields); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
-		}
+		at = next
+	}
+	if m.Format >= 2 && (!sawHead || whole && !sawEnd) {
+		return nil, errors.New("checksum line missing: the manifest was cut short")
 	}
 	if m.Seq == 0 {
 		return nil, errors.New("empty manifest")
 	}
 	return m, nil
+}
+
+// checkSum verifies a checksum line against the bytes before it.
+func checkSum(fields [][]byte, before []byte) error {
+	if len(fields) != 2 {
+		return fmt.Errorf("%s checksum: want one field", fields[0])
+	}
+	want, err := strconv.ParseUint(string(fields[1]), 16, 32)
+	if err != nil {
+		return fmt.Errorf("%s checksum: %w", fields[0], err)
+	}
+	if got := crc32.Checksum(before, crcTable); got != uint32(want) {
+		return fmt.Errorf("%s checksum %08x, the bytes before it give %08x", fields[0], want, got)
+	}
+	return nil
+}
+
+// appendChecksum closes b with a checksum line of the given kind.
+func appendChecksum(b []byte, kind string) []byte {
+	return fmt.Appendf(b, "%s\t%08x\n", kind, crc32.Checksum(b, crcTable))
 }
 
 // manifestFormat reads the first line: the magic and a known version.
@@ -405,10 +466,11 @@ func (m *Manifest) encode() []byte {
 	for _, g := range gens {
 		line("dead", i64(int64(g)), i64(m.Dead[g]))
 	}
+	b = appendChecksum(b, headChecksum)
 	for _, path := range sortedKeys(m.Files) {
 		b = m.Files[path].appendLine(b)
 	}
-	return b
+	return appendChecksum(b, endChecksum)
 }
 
 func (s *FileState) appendLine(b []byte) []byte {

@@ -195,3 +195,12 @@ func classify(path string) Transcript {
 		return Transcript{Path: path, Kind: store.KindMain, Session: name}
 	}
 }
+
+// StatFile stats one transcript by path.
+func StatFile(path string) (FileStat, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return FileStat{}, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}, nil
+}

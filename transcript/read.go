@@ -119,3 +119,29 @@ func scanLines(br *bufio.Reader, fn func(line []byte) bool) error {
 		}
 	}
 }
+
+// LineOffset returns the byte offset just after the first lines lines of
+// the file at path, and how many complete lines it found (fewer when the
+// file is shorter). It streams: memory does not grow with line length.
+func LineOffset(path string, lines int) (offset int64, found int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	for found < lines {
+		chunk, err := br.ReadSlice('\n')
+		offset += int64(len(chunk))
+		switch {
+		case err == nil:
+			found++
+		case errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			return offset - int64(len(chunk)), found, nil
+		default:
+			return 0, found, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+	return offset, found, nil
+}

@@ -1,0 +1,354 @@
+package store
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Recovery: a manifest that is missing or damaged (deleted, lost with a
+// disk, cut short, a bad restore) is rebuilt from the data files, never
+// answered by deleting them. Every row names its source transcript, line,
+// uuid and generation, which is what the manifest's per-file state needs;
+// what is lost is only what rows cannot tell (exclusion counters, and
+// transcripts that gave no rows, which are read again).
+
+// rowsFile is a rows file found in an index directory.
+type rowsFile struct {
+	name        string
+	format, seq int
+}
+
+var rowsFilePattern = regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst$`)
+
+// rowsFiles lists the rows files of formats this recall reads, newest
+// sequence first.
+func rowsFiles(dir string) []rowsFile {
+	entries, _ := os.ReadDir(dir)
+	var out []rowsFile
+	for _, e := range entries {
+		m := rowsFilePattern.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		format, _ := strconv.Atoi(m[1])
+		seq, err := strconv.Atoi(m[2])
+		if err != nil || format < oldestFormat || format > FormatVersion {
+			continue
+		}
+		out = append(out, rowsFile{name: e.Name(), format: format, seq: seq})
+	}
+	slices.SortFunc(out, func(a, b rowsFile) int { return cmp.Compare(b.seq, a.seq) })
+	return out
+}
+
+// Recovered is what Recover found, and what it could not read.
+type Recovered struct {
+	From        []string // the rows files read, newest first
+	Rows        int64    // rows kept
+	Files       int      // transcripts named by the rows
+	LostFrames  int      // frames that did not decode; their rows are lost
+	LostBytes   int64    // bytes of those frames and of torn tails
+	KeysDropped bool     // no keys file was readable: copies may be indexed again
+}
+
+// String says it in one line.
+func (r *Recovered) String() string {
+	s := fmt.Sprintf("recovered the index manifest from %s: %d rows of %d transcripts kept; exclusion counters restart at zero",
+		strings.Join(r.From, ", "), r.Rows, r.Files)
+	if r.LostFrames > 0 || r.LostBytes > 0 {
+		s += fmt.Sprintf("; %d damaged frames (%d bytes) could not be read: `recall index --repair` re-reads transcripts that still exist", r.LostFrames, r.LostBytes)
+	}
+	if r.KeysDropped {
+		s += "; the message identities were unreadable, so copies of indexed messages in forks may be indexed again"
+	}
+	return s
+}
+
+// Recover rebuilds dir's manifest from its data files; call it under the
+// writer lock. Every rows file of the directory is read (a crash during a
+// compaction can leave two sequences; a row is kept once, by its source,
+// generation and ordinal), frame by frame: a frame that does not decode is
+// skipped and counted, a torn tail ends a file. The rows are written into
+// a new sequence in the current format, with every derived file rebuilt.
+// complete is called before the commit, to fill what rows cannot say: how
+// far into each transcript its lines were consumed (files with Offset < 0).
+// The old files are removed only after the new manifest is committed.
+func Recover(dir string, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+	files := rowsFiles(dir)
+	if len(files) == 0 {
+		return nil, nil, errors.New("recover: no rows file")
+	}
+	m := NewManifest()
+	m.Seq = files[0].seq + 1
+	if err := RemoveStrays(dir, append(seqsOf(files), m.Seq)...); err != nil {
+		return nil, nil, err
+	}
+	w, err := OpenRowsWriter(dir, m, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer w.Close()
+	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}}
+	for _, f := range files {
+		if err := r.readRowsFile(dir, f); err != nil {
+			warn(fmt.Sprintf("recover: %s: %v", f.name, err))
+		}
+	}
+	r.fill(m)
+	keys, ok := r.keys(dir, files, m)
+	r.rec.KeysDropped = !ok
+	complete(m)
+	if err := w.appendKeys(keys); err != nil {
+		return nil, nil, err
+	}
+	if err := w.Sync(true); err != nil {
+		return nil, nil, err
+	}
+	if err := CommitManifest(dir, m); err != nil {
+		return nil, nil, err
+	}
+	if err := RemoveStrays(dir, m.Seq); err != nil {
+		return m, r.rec, err
+	}
+	return m, r.rec, RemoveOldManifests(dir)
+}
+
+func seqsOf(files []rowsFile) []int {
+	out := make([]int, len(files))
+	for i, f := range files {
+		out[i] = f.seq
+	}
+	return out
+}
+
+// recovery accumulates the rows kept and what they say of each transcript.
+type recovery struct {
+	w     *RowsWriter
+	seen  map[uint64]bool // rows kept, by source, generation and ordinal
+	files map[string]*recoveredFile
+	rec   *Recovered
+}
+
+type recoveredFile struct {
+	gens map[uint32]int64 // rows per generation
+	last Row              // a row of the newest generation: session, project, agent
+	line int              // the last line of the newest generation
+}
+
+// readRowsFile copies every row of one rows file that decodes and was not
+// kept already.
+func (r *recovery) readRowsFile(dir string, f rowsFile) error {
+	file, err := os.Open(filepath.Join(dir, f.name))
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return err
+	}
+	dec, err := NewDecoder()
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
+	r.rec.From = append(r.rec.From, f.name)
+	var buf, raw []byte
+	for off, frame := int64(0), 0; off < info.Size(); frame++ {
+		size, err := zstdFrameSize(file, off, info.Size())
+		if err != nil {
+			r.rec.LostBytes += info.Size() - off // a torn or garbled tail
+			return nil
+		}
+		buf = slices.Grow(buf[:0], int(size))[:size]
+		if _, err := file.ReadAt(buf, off); err != nil {
+			return fmt.Errorf("read frame at %d: %w", off, err)
+		}
+		off += size
+		raw, err = dec.DecodeAll(buf, raw[:0])
+		switch {
+		case err != nil:
+			r.rec.LostFrames++
+			r.rec.LostBytes += size
+		case frame > 0:
+			if err := r.addFrame(raw); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// addFrame keeps the rows of one decoded frame.
+func (r *recovery) addFrame(raw []byte) error {
+	return eachLineLenient(raw, func(row *Row) error {
+		id := rowIdentity(row)
+		if r.seen[id] {
+			return nil
+		}
+		r.seen[id] = true
+		r.note(row)
+		return r.w.Add(row, 0)
+	})
+}
+
+// eachLineLenient is eachLine skipping lines that are not rows (the
+// header line of an old file, a damaged line).
+func eachLineLenient(raw []byte, fn func(*Row) error) error {
+	for len(raw) > 0 {
+		line := raw
+		if i := slices.Index(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		row, err := ParseRow(line)
+		if err != nil {
+			continue
+		}
+		if err := fn(&row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rowIdentity(row *Row) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", row.Source, row.Gen, row.Ordinal)
+	return h.Sum64()
+}
+
+func (r *recovery) note(row *Row) {
+	rf := r.files[row.Source]
+	if rf == nil {
+		rf = &recoveredFile{gens: map[uint32]int64{}}
+		r.files[row.Source] = rf
+	}
+	rf.gens[row.Gen]++
+	r.rec.Rows++
+	switch {
+	case row.Gen > rf.last.Gen || rf.last.Source == "":
+		rf.last, rf.line = *row, row.Line
+	case row.Gen == rf.last.Gen:
+		rf.line = max(rf.line, row.Line)
+	}
+}
+
+// fill writes the per-transcript state the rows describe into m. The
+// newest generation of each transcript is current; older ones are dead
+// (hidden, removed by the next compaction), as they were.
+func (r *recovery) fill(m *Manifest) {
+	for path, rf := range r.files {
+		cur := slices.Max(slices.Collect(maps.Keys(rf.gens)))
+		for gen, n := range rf.gens {
+			if gen != cur {
+				m.Dead[gen] += n
+			}
+			m.NextGen = max(m.NextGen, gen+1)
+		}
+		kind := KindMain
+		switch {
+		case strings.Contains(path, "/subagents/"):
+			kind = KindSubagent
+		case strings.HasPrefix(filepath.Base(path), "agent-"):
+			kind = KindAgentOld
+		}
+		m.Files[path] = &FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
+			Session: rf.last.Session, Project: rf.last.Project, Kind: kind, Agent: rf.last.AgentID, Verdict: VerdictIndexed}
+	}
+	r.rec.Files = len(r.files)
+}
+
+// keys returns the message identities of the newest keys file that reads,
+// limited to the generations kept.
+func (r *recovery) keys(dir string, files []rowsFile, m *Manifest) ([]byte, bool) {
+	live := map[uint32]bool{}
+	for _, st := range m.Files {
+		live[st.Gen] = true
+	}
+	for _, f := range files {
+		old := &Manifest{Format: f.format, Seq: f.seq}
+		data, err := os.ReadFile(filepath.Join(dir, old.KeysName()))
+		if err != nil {
+			continue
+		}
+		if f.format >= 2 {
+			if _, err := readBinaryHeader(data, keysMagic); err != nil {
+				continue
+			}
+		}
+		data = keyRecords(data, f.format)
+		data = data[:len(data)/uuidRecordSize*uuidRecordSize]
+		out := make([]byte, 0, len(data))
+		for off := 0; off < len(data); off += uuidRecordSize {
+			if live[binary.LittleEndian.Uint32(data[off+8:])] {
+				out = append(out, data[off:off+uuidRecordSize]...)
+			}
+		}
+		return out, true
+	}
+	return nil, len(m.Files) == 0
+}
+
+// zstdFrameSize returns the size of the zstd frame at off, by walking its
+// header and block headers (RFC 8878, section 3.1.1), without decoding.
+func zstdFrameSize(r io.ReaderAt, off, size int64) (int64, error) {
+	var hdr [18]byte
+	n, _ := r.ReadAt(hdr[:], off)
+	const magic = 0xFD2FB528
+	if n < 6 || binary.LittleEndian.Uint32(hdr[:]) != magic {
+		return 0, errors.New("no zstd frame")
+	}
+	fhd := hdr[4]
+	dictIDSize := [4]int64{0, 1, 2, 4}[fhd&3]
+	checksum := fhd>>2&1 == 1
+	single := fhd>>5&1 == 1
+	fcsSize := [4]int64{0, 2, 4, 8}[fhd>>6]
+	if fhd>>6 == 0 && single {
+		fcsSize = 1
+	}
+	pos := 5 + dictIDSize + fcsSize
+	if !single {
+		pos++ // the window descriptor
+	}
+	for {
+		var bh [3]byte
+		if _, err := r.ReadAt(bh[:], off+pos); err != nil {
+			return 0, errors.New("frame cut short")
+		}
+		h := uint32(bh[0]) | uint32(bh[1])<<8 | uint32(bh[2])<<16
+		last, typ, blockSize := h&1 == 1, h>>1&3, int64(h>>3)
+		if typ == 3 {
+			return 0, errors.New("reserved block type")
+		}
+		if typ == 1 {
+			blockSize = 1 // RLE: one byte, repeated
+		}
+		pos += 3 + blockSize
+		if off+pos > size {
+			return 0, errors.New("frame cut short")
+		}
+		if last {
+			break
+		}
+	}
+	if checksum {
+		pos += 4
+	}
+	if off+pos > size {
+		return 0, errors.New("frame cut short")
+	}
+	return pos, nil
+}
