@@ -32,6 +32,9 @@ type Options struct {
 	// CheckpointBytes is how much input is read between commits; 0 means
 	// the default (checkpointBytes). Crash tests set it small.
 	CheckpointBytes int64
+	// Repair verifies every part of the index first and repairs what is
+	// damaged (`recall index --repair`): see repair.
+	Repair bool
 	// Notice, if set, receives what a user should hear once even without
 	// -v: that the derived data was rebuilt from the rows, and why.
 	Notice func(string)
@@ -56,7 +59,9 @@ type Summary struct {
 	// Rederived says why the derived data (block records, keys, events,
 	// term index) was rebuilt from the rows this run, "" if it was not.
 	Rederived string
-	Elapsed   time.Duration
+	// Repair is what --repair found and did (nil without --repair).
+	Repair  *RepairReport
+	Elapsed time.Duration
 }
 
 // checkpointBytes is how much transcript input a run reads between manifest
@@ -131,6 +136,7 @@ func runLocked(opts Options) (Summary, error) {
 	for pass := 0; ; pass++ {
 		os.Remove(filepath.Join(opts.IndexDir, store.RerunName))
 		sum, err := runOnce(opts)
+		opts.Repair = false // once per Run, not again on reruns
 		total.merge(sum)
 		if err != nil || pass >= maxReruns || !fileExists(filepath.Join(opts.IndexDir, store.RerunName)) {
 			total.Elapsed = time.Since(start)
@@ -150,12 +156,19 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
+	var rep *RepairReport
+	if opts.Repair {
+		// Before rederiving: a damaged block stops a plain compaction.
+		if rep, err = repair(opts, m); err != nil {
+			return Summary{Excluded: map[string]int64{}}, err
+		}
+	}
 	why, err := rederive(opts, m)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
 	sum, err := runWith(opts, committed(m), m)
-	sum.Rederived = why
+	sum.Rederived, sum.Repair = why, rep
 	return sum, err
 }
 
@@ -163,6 +176,9 @@ func runOnce(opts Options) (Summary, error) {
 // (store.Rederive), from the rows, and says so once.
 func rederive(opts Options, m *store.Manifest) (string, error) {
 	why, err := store.Rederive(opts.IndexDir, m, opts.Warn, opts.Rebuilding)
+	if errors.Is(err, store.ErrBlockDamaged) {
+		return why, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the damaged rows again and rebuilds the rest", err)
+	}
 	if why != "" && err == nil && opts.Notice != nil {
 		opts.Notice(fmt.Sprintf("rebuilt the block records, keys, recall events and term index from the rows (%d blocks): %s", m.BlockCount(), why))
 	}
@@ -263,10 +279,16 @@ func runWith(opts Options, base baseState, m *store.Manifest) (Summary, error) {
 		}
 	}
 	if m.DeadRows() > 0 {
-		if err := store.Compact(opts.IndexDir, m, opts.Warn); err != nil {
+		err := store.Compact(opts.IndexDir, m, opts.Warn)
+		switch {
+		case errors.Is(err, store.ErrBlockDamaged):
+			// The rows are committed; only the clean-up waits.
+			opts.Warn(fmt.Sprintf("compaction postponed: %v; `recall index --repair` repairs the index", err))
+		case err != nil:
 			return sum, err
+		default:
+			sum.Compacted = true
 		}
-		sum.Compacted = true
 	}
 	store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 	return sum, nil
@@ -581,5 +603,8 @@ func (s *Summary) merge(o Summary) {
 	s.Compacted = s.Compacted || o.Compacted
 	if o.Rederived != "" {
 		s.Rederived = o.Rederived
+	}
+	if o.Repair != nil {
+		s.Repair = o.Repair
 	}
 }

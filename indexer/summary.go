@@ -33,6 +33,9 @@ func FormatSummary(s *Summary) string {
 	if len(notes) > 0 {
 		b.WriteString("; " + strings.Join(notes, ", "))
 	}
+	if s.Repair != nil {
+		b.WriteString("\n" + s.Repair.String())
+	}
 	return b.String()
 }
 

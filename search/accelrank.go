@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -68,6 +69,10 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		}
 	}
 	res, err = a.rank(results)
+	if errors.Is(err, store.ErrBlockDamaged) {
+		// Rank from what is readable: the scan skips the damaged block.
+		return nil, fmt.Sprintf("%v; `recall index --repair` re-reads it from its transcripts", err), nil
+	}
 	return res, "", err
 }
 

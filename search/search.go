@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -27,6 +28,10 @@ type Stats struct {
 	RowsMatched   int
 	CutoffDropped int // matches dropped by the recall cutoff
 	BadRows       int // rows that are not v1 rows (a damaged index)
+	// Damaged counts rows blocks that could not be read and were skipped
+	// (their rows were not searched); DamageExample is the first reason.
+	Damaged       int
+	DamageExample string
 	// TermIndex: sessions were ranked from the term index, and only the
 	// blocks of those near the top were read.
 	TermIndex bool
@@ -58,7 +63,8 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 		return nil, err
 	}
 	matches := selectMatches(q, &req, found)
-	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows, Fallback: fallback}
+	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows, Fallback: fallback,
+		Damaged: found.damaged, DamageExample: found.damageExample}
 	if req.Cutoff {
 		events, err := snap.Events()
 		if err != nil {
@@ -167,12 +173,14 @@ type scan struct {
 }
 
 type scanResult struct {
-	matches     []match
-	docFreq     []int
-	blocksRead  int
-	rowsScanned int
-	badRows     int
-	err         error
+	matches       []match
+	docFreq       []int
+	blocksRead    int
+	rowsScanned   int
+	badRows       int
+	damaged       int
+	damageExample string
+	err           error
 }
 
 func newScan(snap *store.Snapshot, q *filter.Query, req *Request) *scan {
@@ -239,6 +247,13 @@ func (s *scan) merge(results []blockResult) *scanResult {
 	out.matches = make([]match, 0, total)
 	for i := range results {
 		r := &results[i]
+		if errors.Is(r.err, store.ErrBlockDamaged) {
+			// The rest of the index still answers: skip the block, say so.
+			if out.damaged++; out.damageExample == "" {
+				out.damageExample = r.err.Error()
+			}
+			continue
+		}
 		if r.err != nil {
 			out.err = fmt.Errorf("search: %w", r.err)
 			return out

@@ -175,6 +175,13 @@ func (s *Snapshot) Dead(gen uint32) bool {
 	return dead
 }
 
+// ErrBlockDamaged wraps every reason a rows block cannot be read: a short
+// read, a frame that does not decode (zstd frames carry a checksum of
+// their content), or a size that is not the one its record gives. Searches
+// skip such a block and say so; `recall index --repair` re-reads its
+// transcripts.
+var ErrBlockDamaged = errors.New("rows block damaged")
+
 // ReadBlock decompresses block b into dst (reused if large enough). The
 // compressed bytes go through scratch, which is returned grown for reuse.
 func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (raw, scratchOut []byte, err error) {
@@ -183,11 +190,14 @@ func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (
 	}
 	scratch = scratch[:b.Size]
 	if _, err := s.rows.ReadAt(scratch, b.Offset); err != nil {
-		return nil, scratch, fmt.Errorf("read block at %d: %w", b.Offset, err)
+		return nil, scratch, fmt.Errorf("%w: read block at byte %d: %w", ErrBlockDamaged, b.Offset, err)
 	}
 	raw, err = dec.DecodeAll(scratch, dst[:0])
 	if err != nil {
-		return nil, scratch, fmt.Errorf("decode block at %d: %w", b.Offset, err)
+		return nil, scratch, fmt.Errorf("%w: decode block at byte %d: %w", ErrBlockDamaged, b.Offset, err)
+	}
+	if int64(len(raw)) != b.RawSize {
+		return nil, scratch, fmt.Errorf("%w: block at byte %d decodes to %d bytes, its record says %d", ErrBlockDamaged, b.Offset, len(raw), b.RawSize)
 	}
 	return raw, scratch, nil
 }
@@ -199,29 +209,38 @@ func NewDecoder() (*zstd.Decoder, error) {
 
 // EachRow calls fn for every row of every block in order, dead rows
 // included (fn decides). It stops at the first error.
-func (s *Snapshot) EachRow(fn func(*Row) error) error { return s.eachRow(fn, nil) }
+func (s *Snapshot) EachRow(fn func(*Row) error) error {
+	_, err := s.eachRowOf(fn, nil, false)
+	return err
+}
 
-// eachRow is EachRow, reporting the blocks done to progress (if set).
-func (s *Snapshot) eachRow(fn func(*Row) error, progress func(done, total int)) error {
+// eachRowOf is EachRow, reporting the blocks done to progress (if set)
+// and, with skipDamaged, leaving out blocks that do not read (counted in
+// skipped) instead of stopping at the first.
+func (s *Snapshot) eachRowOf(fn func(*Row) error, progress func(done, total int), skipDamaged bool) (skipped int, err error) {
 	dec, err := NewDecoder()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer dec.Close()
 	var raw, scratch []byte
 	for i := range s.Blocks {
 		raw, scratch, err = s.ReadBlock(dec, &s.Blocks[i], raw, scratch)
-		if err != nil {
-			return err
+		if err == nil {
+			err = eachLine(raw, fn)
 		}
-		if err := eachLine(raw, fn); err != nil {
-			return err
+		if skipDamaged && errors.Is(err, ErrBlockDamaged) {
+			skipped++
+			continue
+		}
+		if err != nil {
+			return skipped, err
 		}
 		if progress != nil {
 			progress(i+1, len(s.Blocks))
 		}
 	}
-	return nil
+	return skipped, nil
 }
 
 func eachLine(raw []byte, fn func(*Row) error) error {

@@ -63,8 +63,20 @@ func RemoveStrays(dir string, keep ...int) error {
 // generations, into the next sequence, and commits a manifest that points
 // at it. Until that commit the old files stay the index; a crash leaves only
 // strays that the next run removes.
+//
+// A rows block that does not read stops it (ErrBlockDamaged): its rows
+// are not dropped quietly, `recall index --repair` first reads their
+// transcripts again and then compacts with CompactRepaired.
 func Compact(dir string, m *Manifest, warn func(string)) error {
-	return compact(dir, m, warn, nil)
+	_, err := compact(dir, m, warn, nil, false)
+	return err
+}
+
+// CompactRepaired is Compact leaving out the rows blocks that do not read,
+// once a repair has accounted for their rows. It returns how many it left
+// out.
+func CompactRepaired(dir string, m *Manifest, warn func(string)) (int, error) {
+	return compact(dir, m, warn, nil, true)
 }
 
 // Rederive rebuilds every derived file (block records, keys, events, term
@@ -78,16 +90,16 @@ func Rederive(dir string, m *Manifest, warn func(string), progress func(done, to
 	if why == "" {
 		return "", nil
 	}
-	if err := compact(dir, m, warn, progress); err != nil {
+	if _, err := compact(dir, m, warn, progress, false); err != nil {
 		return why, fmt.Errorf("rebuild derived data: %w", err)
 	}
 	return why, nil
 }
 
-func compact(dir string, m *Manifest, warn func(string), progress func(done, total int)) error {
+func compact(dir string, m *Manifest, warn func(string), progress func(done, total int), skipDamaged bool) (skipped int, err error) {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer snap.Close()
 	next := m.clone()
@@ -96,41 +108,43 @@ func compact(dir string, m *Manifest, warn func(string), progress func(done, tot
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.Dead = map[uint32]int64{}
 	if err := RemoveStrays(dir, m.Seq); err != nil {
-		return err
+		return 0, err
 	}
 	w, err := OpenRowsWriter(dir, next, warn)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer w.Close()
 	keys, err := snap.liveKeys()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	err = snap.eachRow(func(r *Row) error {
+	skipped, err = snap.eachRowOf(func(r *Row) error {
 		if snap.Dead(r.Gen) {
 			return nil
 		}
 		return w.Add(r, 0)
-	}, progress)
+	}, progress, skipDamaged)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := w.appendKeys(keys); err != nil {
-		return err
+		return 0, err
 	}
 	if err := w.Sync(true); err != nil {
-		return err
+		return 0, err
 	}
 	if err := CommitManifest(dir, next); err != nil {
-		return err
+		return 0, err
 	}
 	*m = *next
 	if err := RemoveStrays(dir, next.Seq); err != nil {
-		return err
+		return skipped, err
 	}
-	return RemoveOldManifests(dir)
+	return skipped, RemoveOldManifests(dir)
 }
+
+
 
 // RemoveOldManifests deletes manifests of older formats. Call it only once
 // a manifest of the current format is committed: they name files that

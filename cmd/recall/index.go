@@ -11,6 +11,7 @@ type indexCmd struct {
 	IncludeHeadless bool  `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
 	Rebuild         bool  `help:"Start over from the transcripts that still exist."`
 	Yes             bool  `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
+	Repair          bool  `help:"Check every part of the index; read the transcripts of damaged rows again (those still on disk), rebuild damaged derived files from the rows, and list what could not be recovered."`
 	Quiet           bool  `short:"q" help:"Print nothing unless something goes wrong."`
 	CheckpointBytes int64 `name:"checkpoint-bytes" hidden:"" help:"Commit after this much input (tests)."`
 }
@@ -26,6 +27,7 @@ func (c *indexCmd) Run(g *Globals) error {
 		Config:          cfg,
 		IncludeHeadless: c.IncludeHeadless,
 		CheckpointBytes: c.CheckpointBytes,
+		Repair:          c.Repair,
 	}, ui.warn)
 	var sum indexer.Summary
 	if c.Rebuild {

@@ -97,8 +97,8 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if n := res.Stats.BadRows; n > 0 {
-		fmt.Fprintf(g.env.stderr, "recall: %d index rows could not be read and were skipped; `recall index --rebuild` rebuilds the index\n", n)
+	for _, w := range res.Stats.Warnings() {
+		fmt.Fprintln(g.env.stderr, "recall:", w)
 	}
 	if g.Verbose {
 		st := res.Stats
