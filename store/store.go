@@ -144,8 +144,6 @@ func compact(dir string, m *Manifest, warn func(string), progress func(done, tot
 	return skipped, RemoveOldManifests(dir)
 }
 
-
-
 // RemoveOldManifests deletes manifests of older formats. Call it only once
 // a manifest of the current format is committed: they name files that
 // RemoveStrays has removed.

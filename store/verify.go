@@ -153,4 +153,3 @@ func checkFileHeader(path, magic string, committed int64) error {
 	_, err = readBinaryHeader(head, magic)
 	return err
 }
-
