@@ -32,6 +32,9 @@ type Stats struct {
 	// (their rows were not searched); DamageExample is the first reason.
 	Damaged       int
 	DamageExample string
+	// Problems are damaged derived files the search worked around (the
+	// answer came from the rows), each with its fix.
+	Problems []string
 	// TermIndex: sessions were ranked from the term index, and only the
 	// blocks of those near the top were read.
 	TermIndex bool
@@ -40,8 +43,17 @@ type Stats struct {
 	Fallback string
 }
 
-// Run searches the snapshot.
+// Run searches the snapshot. Damage it meets is worked around and listed
+// in the result's Stats (Warnings).
 func Run(snap *store.Snapshot, req Request) (*Result, error) {
+	res, err := runSearch(snap, req)
+	if res != nil {
+		res.Stats.Problems = snap.Problems()
+	}
+	return res, err
+}
+
+func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	q, err := filter.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ func (s *Stats) Warnings() []string {
 		out = append(out, fmt.Sprintf("%d damaged rows blocks were skipped, their rows not searched (%s); `recall index --repair` re-reads them from transcripts that still exist",
 			s.Damaged, s.DamageExample))
 	}
+	out = append(out, s.Problems...)
 	if s.BadRows > 0 {
 		out = append(out, fmt.Sprintf("%d index rows could not be read and were skipped; `recall index --repair` re-reads them from transcripts that still exist", s.BadRows))
 	}

@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"strconv"
 	"strings"
 	"time"
@@ -30,11 +32,17 @@ func (w *RowsWriter) noteEvent(r *Row) error {
 	if !ok {
 		return nil
 	}
-	b := appendEventLine(nil, r, words)
+	return w.appendEvents(appendEventLine(nil, r, words))
+}
+
+// appendEvents appends to the events file, keeping its length and
+// checksum in the manifest.
+func (w *RowsWriter) appendEvents(b []byte) error {
 	if _, err := w.events.Write(b); err != nil {
 		return fmt.Errorf("write events: %w", err)
 	}
 	w.m.EventsBytes += int64(len(b))
+	w.m.EventsCRC = crc32.Update(w.m.EventsCRC, crcTable, b)
 	return nil
 }
 
@@ -93,20 +101,34 @@ func (s *Snapshot) loadEvents() {
 		s.eventsData, s.eventsErr = s.eventsFromRows()
 		return
 	}
-	data := make([]byte, s.M.EventsBytes)
-	if _, err := s.events.ReadAt(data, 0); err != nil {
-		s.eventsErr = fmt.Errorf("read events: %w", err)
+	data, err := s.readEventsFile()
+	if err != nil {
+		// The rows are the truth: find the events in them again.
+		s.noteProblem(fmt.Sprintf("events file unreadable (%v), recall events found in the rows instead; `recall index --repair` rebuilds it", err))
+		s.eventsData, s.eventsErr = s.eventsFromRows()
 		return
 	}
-	if s.M.Format >= 2 {
-		header, rest, _ := bytes.Cut(data, []byte{'\n'})
-		if string(header)+"\n" != eventsHeader() {
-			s.eventsErr = fmt.Errorf("events file: header %q, want %q", header, strings.TrimSpace(eventsHeader()))
-			return
-		}
-		data = rest
-	}
 	s.eventsData = data
+}
+
+// readEventsFile reads the committed events file and checks it: its
+// checksum, and its header, which it returns without (format 2 on).
+func (s *Snapshot) readEventsFile() ([]byte, error) {
+	data := make([]byte, s.M.EventsBytes)
+	if _, err := s.events.ReadAt(data, 0); err != nil {
+		return nil, err
+	}
+	if s.M.Format < 2 {
+		return data, nil
+	}
+	if crc32.Checksum(data, crcTable) != s.M.EventsCRC {
+		return nil, errors.New("checksum mismatch")
+	}
+	header, rest, _ := bytes.Cut(data, []byte{'\n'})
+	if string(header)+"\n" != eventsHeader() {
+		return nil, fmt.Errorf("header %q, want %q", header, strings.TrimSpace(eventsHeader()))
+	}
+	return rest, nil
 }
 
 // eventsFromRows detects the recall events of every row, as the writer

@@ -61,6 +61,8 @@ type Manifest struct {
 	BlocksBytes int64
 	KeysBytes   int64
 	EventsBytes int64
+	KeysCRC     uint32 // CRC-32C of the committed keys bytes (format 2 on)
+	EventsCRC   uint32 // CRC-32C of the committed events bytes (format 2 on)
 	Frames      int
 	Rows        int64
 	TextBytes   int64 // bytes of the text column, for average message length
@@ -329,10 +331,16 @@ func (m *Manifest) parseLine(f [][]byte) error {
 		m.BlocksBytes = p.int(1)
 	case "keys", "uuids": // uuids in format 1
 		m.KeysBytes = p.int(1)
+		if len(f) > 2 {
+			m.KeysCRC = uint32(p.int(2))
+		}
 	case "feature":
 		m.Feature = uint32(p.int(1))
 	case "events":
 		m.EventsBytes = p.int(1)
+		if len(f) > 2 {
+			m.EventsCRC = uint32(p.int(2))
+		}
 	case "nextgen":
 		m.NextGen = uint32(p.int(1))
 	case "updated":
@@ -451,8 +459,8 @@ func (m *Manifest) encode() []byte {
 	line("rows", i64(m.RowsBytes), strconv.Itoa(m.Frames), i64(m.Rows))
 	line("text", i64(m.TextBytes))
 	line("blocks", i64(m.BlocksBytes))
-	line("keys", i64(m.KeysBytes))
-	line("events", i64(m.EventsBytes))
+	line("keys", i64(m.KeysBytes), i64(int64(m.KeysCRC)))
+	line("events", i64(m.EventsBytes), i64(int64(m.EventsCRC)))
 	line("nextgen", i64(int64(m.NextGen)))
 	line("updated", i64(m.UpdatedNs))
 	for _, name := range sortedKeys(m.Excluded) {

@@ -102,8 +102,6 @@ func (w *RowsWriter) writeHeaders() error {
 		purpose string
 	}{
 		{w.blocks, &w.m.BlocksBytes, appendBinaryHeader(nil, blocksMagic), "blocks"},
-		{w.uuids, &w.m.KeysBytes, appendBinaryHeader(nil, keysMagic), "keys"},
-		{w.events, &w.m.EventsBytes, []byte(eventsHeader()), "events"},
 	}
 	for _, h := range headers {
 		if *h.length != 0 {
@@ -113,6 +111,14 @@ func (w *RowsWriter) writeHeaders() error {
 			return fmt.Errorf("write %s header: %w", h.purpose, err)
 		}
 		*h.length = int64(len(h.header))
+	}
+	if w.m.KeysBytes == 0 {
+		if err := w.appendKeys(appendBinaryHeader(nil, keysMagic)); err != nil {
+			return err
+		}
+	}
+	if w.m.EventsBytes == 0 {
+		return w.appendEvents([]byte(eventsHeader()))
 	}
 	return nil
 }
@@ -169,10 +175,9 @@ func (w *RowsWriter) Add(r *Row, key uint64) error {
 		var rec [uuidRecordSize]byte
 		binary.LittleEndian.PutUint64(rec[:], key)
 		binary.LittleEndian.PutUint32(rec[8:], r.Gen)
-		if _, err := w.uuids.Write(rec[:]); err != nil {
-			return fmt.Errorf("write uuids: %w", err)
+		if err := w.appendKeys(rec[:]); err != nil {
+			return err
 		}
-		w.m.KeysBytes += uuidRecordSize
 	}
 	if len(w.blk.buf) >= blockTarget {
 		return w.flushBlock()

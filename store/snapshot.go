@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -27,6 +28,9 @@ type Snapshot struct {
 	rows   *os.File
 	events *os.File         // nil when the index has no events file
 	terms  []*terms.Segment // opened by TermSegments
+
+	problemsMu sync.Mutex
+	problems   []string // damage met and worked around while reading
 
 	eventsOnce sync.Once // reads the events file once, for EventsOf
 	eventsData []byte
@@ -98,6 +102,21 @@ func parseBlocksFile(data []byte, m *Manifest) (blocks []Block, stale string, er
 // Searches then read every row and find recall events in them; the next
 // `recall index` rebuilds the derived data (Rederive).
 func (s *Snapshot) Stale() string { return s.stale }
+
+// noteProblem records damage a reader met and worked around.
+func (s *Snapshot) noteProblem(p string) {
+	s.problemsMu.Lock()
+	defer s.problemsMu.Unlock()
+	s.problems = append(s.problems, p)
+}
+
+// Problems lists damage met while reading and worked around (the answer
+// came from the rows), each with the command that repairs it.
+func (s *Snapshot) Problems() []string {
+	s.problemsMu.Lock()
+	defer s.problemsMu.Unlock()
+	return slices.Clone(s.problems)
+}
 
 // SkipBlocks reports whether block summaries may rule blocks out.
 func (s *Snapshot) SkipBlocks() bool { return s.stale == "" }

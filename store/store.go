@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,9 +16,15 @@ import (
 
 // LoadKeys reads the committed row keys (message identities) with the
 // generation each came from.
+//
+// A keys file whose checksum does not match is still used (it only serves
+// to drop copies of messages already indexed) and reported once.
 func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
 	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
+	if m.Format >= 2 && (int64(n) != m.KeysBytes || crc32.Checksum(data[:n], crcTable) != m.KeysCRC) && w.warn != nil {
+		w.warn("the keys file (message identities) is damaged: copies of indexed messages in forks may be indexed again; `recall index --repair` reports it")
+	}
 	return newKeySet(keyRecords(data[:n], m.Format))
 }
 
@@ -106,6 +113,7 @@ func compact(dir string, m *Manifest, warn func(string), progress func(done, tot
 	next.Seq++
 	next.Format, next.Feature = FormatVersion, textrules.FeatureVersion
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
+	next.KeysCRC, next.EventsCRC = 0, 0
 	next.Dead = map[uint32]int64{}
 	if err := RemoveStrays(dir, m.Seq); err != nil {
 		return 0, err
@@ -177,10 +185,13 @@ func (s *Snapshot) liveKeys() ([]byte, error) {
 	return out, nil
 }
 
+// appendKeys appends key records (or the header) to the keys file,
+// keeping its length and checksum in the manifest.
 func (w *RowsWriter) appendKeys(recs []byte) error {
 	if _, err := w.uuids.Write(recs); err != nil {
-		return fmt.Errorf("write uuids: %w", err)
+		return fmt.Errorf("write keys: %w", err)
 	}
 	w.m.KeysBytes += int64(len(recs))
+	w.m.KeysCRC = crc32.Update(w.m.KeysCRC, crcTable, recs)
 	return nil
 }

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
@@ -108,13 +110,14 @@ func (s *Snapshot) verifyBlocks(d *Damage) (map[string]int64, error) {
 func (s *Snapshot) verifyDerived() []string {
 	var bad []string
 	if s.M.Format >= 2 && s.M.KeysBytes > 0 {
-		if err := checkFileHeader(filepath.Join(s.Dir, s.M.KeysName()), keysMagic, s.M.KeysBytes); err != nil {
+		if err := checkFileHeader(filepath.Join(s.Dir, s.M.KeysName()), keysMagic, s.M.KeysBytes, s.M.KeysCRC); err != nil {
 			bad = append(bad, fmt.Sprintf("%s: %v", s.M.KeysName(), err))
 		}
 	}
 	if _, err := s.EventsOf(map[string]bool{}); err != nil {
 		bad = append(bad, err.Error())
 	}
+	bad = append(bad, s.Problems()...)
 	refs, err := TermRefs(s.Dir)
 	if err != nil {
 		return append(bad, err.Error())
@@ -132,8 +135,9 @@ func (s *Snapshot) verifyDerived() []string {
 	return bad
 }
 
-// checkFileHeader checks a binary derived file's header and committed size.
-func checkFileHeader(path, magic string, committed int64) error {
+// checkFileHeader checks a binary derived file's header, committed size
+// and checksum.
+func checkFileHeader(path, magic string, committed int64, crc uint32) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -146,10 +150,15 @@ func checkFileHeader(path, magic string, committed int64) error {
 	if info.Size() < committed {
 		return fmt.Errorf("%d bytes, the manifest says %d", info.Size(), committed)
 	}
-	head := make([]byte, binaryHeaderSize)
-	if _, err := f.ReadAt(head, 0); err != nil {
+	data := make([]byte, committed)
+	if _, err := f.ReadAt(data, 0); err != nil {
 		return err
 	}
-	_, err = readBinaryHeader(head, magic)
-	return err
+	if _, err := readBinaryHeader(data, magic); err != nil {
+		return err
+	}
+	if crc32.Checksum(data, crcTable) != crc {
+		return errors.New("checksum mismatch")
+	}
+	return nil
 }
