@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,5 +114,45 @@ func TestDamagedDerivedFilesFoundAndRebuilt(t *testing.T) {
 				t.Errorf("after repair Verify = %+v, %v", d, err)
 			}
 		})
+	}
+}
+
+// TestRewrittenInPlace: a transcript truncated and written again longer,
+// in place (same inode), is read again as a new generation. Before, the
+// stale row stayed, the new line was lost, and a row pointed past the end
+// of the file.
+func TestRewrittenInPlace(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	appendText(t, path, promptLine(1, "the original first prompt about websockets")+promptLine(2, "the original second prompt about caches"))
+	runIndex(t, src, idx, "")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644) // same inode
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten := promptLine(3, "a rewritten first prompt about the scheduler") + promptLine(4, "a rewritten second prompt about retries") +
+		promptLine(5, "a rewritten third prompt about backoff")
+	if _, err := f.WriteString(rewritten); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if after, _ := os.Stat(path); !os.SameFile(info, after) {
+		t.Fatal("the rewrite changed the inode: not the case under test")
+	}
+	sum := runIndex(t, src, idx, "")
+	if sum.Replaced != 1 {
+		t.Errorf("Replaced = %d, want 1", sum.Replaced)
+	}
+	var got []string
+	for _, r := range liveRows(t, idx) {
+		got = append(got, fmt.Sprintf("%d %s", r.Line, r.Text))
+	}
+	want := []string{"1 a rewritten first prompt about the scheduler", "2 a rewritten second prompt about retries", "3 a rewritten third prompt about backoff"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows after the rewrite:\n got %q\nwant %q", got, want)
 	}
 }

@@ -492,6 +492,9 @@ func (c *committer) apply(res *transcript.Result) error {
 		c.sum.CurrentFiles++
 		return nil
 	}
+	if res.Rewritten {
+		return c.reread(res)
+	}
 	if res.Warning != "" {
 		c.opts.Warn(res.Warning)
 		if res.BadLines > 1 {
@@ -500,7 +503,7 @@ func (c *committer) apply(res *transcript.Result) error {
 	}
 	st := c.m.Files[path]
 	st.Session, st.Project = res.Session, res.Project
-	st.Offset, st.Lines = res.Offset, res.Lines
+	st.Offset, st.Lines, st.Tail = res.Offset, res.Lines, res.Tail
 	noteStat(st, res.Work.T.Stat)
 	c.sum.FilesRead++
 	c.sum.BytesRead += res.BytesRead
@@ -516,6 +519,22 @@ func (c *committer) apply(res *transcript.Result) error {
 	}
 	c.count(res.Counts)
 	return c.addRows(st, res.Rows)
+}
+
+// reread handles a transcript rewritten in place (same inode, the bytes
+// consumed before changed): its rows so far become a dead generation, and
+// it is read again from the start as a new one.
+func (c *committer) reread(res *transcript.Result) error {
+	old := c.m.Files[res.Work.T.Path]
+	c.m.Dead[old.Gen] += old.Rows
+	st := newFileState(c.m, res.Work.T)
+	c.sum.Replaced++
+	again := transcript.Read(transcript.Work{T: res.Work.T, State: *st}, c.opts.CurrentSession, c.opts.IncludeHeadless,
+		bufio.NewReaderSize(nil, transcript.ReadBufferSize))
+	if again.Rewritten {
+		return fmt.Errorf("read %s: changed while read", res.Work.T.Path)
+	}
+	return c.apply(&again)
 }
 
 func (c *committer) markFork(st *store.FileState, res *transcript.Result) {

@@ -39,6 +39,17 @@ type FileState struct {
 	Agent   string
 	Verdict string // indexed or fork
 	Gone    bool   // deleted from disk; its rows are kept
+	// Tail is a fingerprint of the last bytes consumed (format 2 on):
+	// a transcript rewritten in place (same inode, any size) no longer
+	// matches it and is read again as a new generation.
+	Tail Fingerprint
+}
+
+// Fingerprint is the CRC-32C of the Len bytes that end at a transcript's
+// consumed offset; Len 0 means none was taken.
+type Fingerprint struct {
+	CRC uint32
+	Len int32
 }
 
 // File kinds and verdicts.
@@ -350,7 +361,7 @@ func (m *Manifest) parseLine(f [][]byte) error {
 	case "dead":
 		m.Dead[uint32(p.int(1))] = p.int(2)
 	case "file":
-		st := p.fileState()
+		st := p.fileState(m.Format)
 		if p.err == nil {
 			m.Files[st.Path] = st
 		}
@@ -419,7 +430,18 @@ func (p *fieldParser) fail(i int) {
 
 // File lines: file gen dev ino size mtime offset lines rows session project
 // kind agent verdict gone path.
-func (p *fieldParser) fileState() *FileState {
+func (p *fieldParser) fileState(format int) *FileState {
+	if format >= 2 {
+		// gen … gone, then the tail fingerprint, then the path.
+		st := p.fileStateV1()
+		st.Tail = Fingerprint{CRC: uint32(p.int(15)), Len: int32(p.int(16))}
+		st.Path = p.str(17)
+		return st
+	}
+	return p.fileStateV1()
+}
+
+func (p *fieldParser) fileStateV1() *FileState {
 	return &FileState{
 		Gen:     uint32(p.int(1)),
 		Dev:     uint64(p.int(2)),
@@ -495,6 +517,10 @@ func (s *FileState) appendLine(b []byte) []byte {
 		b = appendEscaped(b, v)
 		b = append(b, '\t')
 	}
+	b = strconv.AppendUint(b, uint64(s.Tail.CRC), 10)
+	b = append(b, '\t')
+	b = strconv.AppendInt(b, int64(s.Tail.Len), 10)
+	b = append(b, '\t')
 	b = appendEscaped(b, s.Path)
 	return append(b, '\n')
 }

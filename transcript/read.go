@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 
@@ -31,6 +32,11 @@ type Result struct {
 	BadLines  int
 	Warning   string // first bad line, reported once per file
 	Err       error  // the file could not be read; its state is not advanced
+	// Rewritten: the bytes consumed before are not what the file holds
+	// now (rewritten in place): nothing was read; read it as a new
+	// generation.
+	Rewritten bool
+	Tail      store.Fingerprint // of the bytes that end at Offset
 }
 
 // ReadBufferSize is the reader's buffer. Lines longer than it (api-request
@@ -53,6 +59,12 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 		return res
 	}
 	defer f.Close()
+	if w.State.Tail.Len > 0 {
+		if fp, err := fingerprintAt(f, w.State.Offset, w.State.Tail.Len); err != nil || fp != w.State.Tail {
+			res.Rewritten = true // the bytes consumed are not there any more
+			return res
+		}
+	}
 	if _, err := f.Seek(w.State.Offset, io.SeekStart); err != nil {
 		res.Err = fmt.Errorf("seek %s: %w", w.T.Path, err)
 		return res
@@ -66,6 +78,7 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 		return res.handleLine(x, line, current, includeHeadless)
 	})
 	res.BytesRead = res.Offset - w.State.Offset
+	res.Tail, _ = fingerprintAt(f, res.Offset, int32(min(res.Offset, tailBytes)))
 	res.Rows, res.Counts = x.rows, x.counts
 	res.Session, res.Project = x.session, x.project
 	return res
@@ -91,6 +104,25 @@ func (res *Result) handleLine(x *lineExtractor, line []byte, current string, inc
 		return false
 	}
 	return true
+}
+
+// tailBytes is how much of a transcript's consumed end is fingerprinted:
+// a line or two of a real transcript, read with one pread when the file
+// has changed.
+const tailBytes = 4 << 10
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// fingerprintAt fingerprints the n bytes of f that end at off.
+func fingerprintAt(f *os.File, off int64, n int32) (store.Fingerprint, error) {
+	if n <= 0 || int64(n) > off {
+		return store.Fingerprint{}, nil
+	}
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, off-int64(n)); err != nil {
+		return store.Fingerprint{}, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return store.Fingerprint{CRC: crc32.Checksum(buf, castagnoli), Len: n}, nil
 }
 
 // scanLines calls fn for each complete line of br (without its '\n') until
