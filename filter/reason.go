@@ -20,6 +20,8 @@ const (
 	RecallOutput           // recall's own output pasted back
 	CurrentSession         // the session that is running now (picked up once it ends)
 	BadLine                // the line is not valid JSON
+	TooLong                // the line is over the size a message may take (transcript.MaxLineBytes)
+	Binary                 // the file is not JSON text at all
 	numReasons
 )
 
@@ -33,6 +35,8 @@ var reasonNames = [numReasons]string{
 	RecallOutput:    "recall_output",
 	CurrentSession:  "current_session",
 	BadLine:         "bad_line",
+	TooLong:         "too_long",
+	Binary:          "binary_file",
 }
 
 var reasonExplanations = [numReasons]string{
@@ -45,6 +49,8 @@ var reasonExplanations = [numReasons]string{
 	RecallOutput:    "recall's own output pasted back",
 	CurrentSession:  "the session that is running now; indexed once it ends",
 	BadLine:         "not valid JSON",
+	TooLong:         "a line over 16 MiB (skipped without being held in memory)",
+	Binary:          "a .jsonl file that is not JSON text (binary); skipped whole",
 }
 
 // String is the reason's stable name, used in summaries and the manifest.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/transcript"
 )
 
 // flipBlockByte garbles a byte in the middle of block i's frame.
@@ -154,5 +155,48 @@ func TestRewrittenInPlace(t *testing.T) {
 	want := []string{"1 a rewritten first prompt about the scheduler", "2 a rewritten second prompt about retries", "3 a rewritten third prompt about backoff"}
 	if !slices.Equal(got, want) {
 		t.Errorf("rows after the rewrite:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestHostileFilesStayBounded: an over-long line is skipped without being
+// held and counted, a binary file named .jsonl is skipped whole, and a
+// long message keeps a capped text with a marker; the lines around them
+// are indexed. (Memory is measured in docs/reliability.md; here the
+// behaviour.)
+func TestHostileFilesStayBounded(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	huge := strings.Repeat("x", transcript.MaxLineBytes+10)
+	long := strings.Repeat("word ", transcript.MaxRowText/5+100)
+	appendText(t, path, promptLine(1, "before the storm of bytes")+
+		`{"type":"user","message":{"role":"user","content":"`+huge+`"}}`+"\n"+
+		promptLine(3, long)+promptLine(4, "after the storm of bytes"))
+	binary := filepath.Join(filepath.Dir(path), "66666666-6666-4666-8666-666666666666.jsonl")
+	if err := os.WriteFile(binary, append([]byte{0x89, 'P', 'N', 'G', 0, 0, '\n'}, make([]byte, 1<<20)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	sum, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}, Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Excluded["too_long"] != 1 || sum.Excluded["binary_file"] != 1 {
+		t.Errorf("excluded %v, want one too_long line and one binary file", sum.Excluded)
+	}
+	if len(warnings) != 2 {
+		t.Errorf("warnings %q, want one for the long line and one for the binary file", warnings)
+	}
+	var lines []int
+	for _, r := range liveRows(t, idx) {
+		lines = append(lines, r.Line)
+		if r.Line == 3 && (len(r.Text) > transcript.MaxRowText+200 || !strings.Contains(r.Text, "recall kept the first")) {
+			t.Errorf("the long message kept %d bytes without the marker", len(r.Text))
+		}
+	}
+	if !slices.Equal(lines, []int{1, 3, 4}) {
+		t.Errorf("rows from lines %v, want 1, 3, 4", lines)
+	}
+	if again := runIndex(t, src, idx, ""); again.FilesRead != 0 {
+		t.Errorf("a second run read %d files again", again.FilesRead)
 	}
 }

@@ -319,7 +319,7 @@ func plan(m *store.Manifest, found []transcript.Transcript, roots []string, sum 
 		if unchanged(st, t.Stat) {
 			continue
 		}
-		if st.Verdict == store.VerdictFork {
+		if st.Verdict == store.VerdictFork || st.Verdict == store.VerdictBinary {
 			noteStat(st, t.Stat)
 			changed = true
 			continue
@@ -509,9 +509,13 @@ func (c *committer) apply(res *transcript.Result) error {
 	c.sum.BytesRead += res.BytesRead
 	c.sum.BadLines += int64(res.BadLines)
 	c.sinceCheck += res.BytesRead
-	if res.BadLines > 0 {
-		c.m.Excluded[filter.BadLine.String()] += int64(res.BadLines)
-		c.sum.Excluded[filter.BadLine.String()] += int64(res.BadLines)
+	c.exclude(filter.BadLine, int64(res.BadLines))
+	c.exclude(filter.TooLong, int64(res.TooLong))
+	if res.Binary {
+		c.exclude(filter.Binary, 1)
+		c.opts.Warn(fmt.Sprintf("skipped %s: not JSON text (binary); it is not read again unless replaced", path))
+		st.Verdict = store.VerdictBinary
+		return nil
 	}
 	if res.Fork || c.forks[st.Session] && st.Kind != store.KindMain {
 		c.markFork(st, res)
@@ -519,6 +523,14 @@ func (c *committer) apply(res *transcript.Result) error {
 	}
 	c.count(res.Counts)
 	return c.addRows(st, res.Rows)
+}
+
+// exclude counts n exclusions for reason, in the run and in the manifest.
+func (c *committer) exclude(reason filter.Reason, n int64) {
+	if n > 0 {
+		c.m.Excluded[reason.String()] += n
+		c.sum.Excluded[reason.String()] += n
+	}
 }
 
 // reread handles a transcript rewritten in place (same inode, the bytes

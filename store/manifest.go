@@ -60,6 +60,7 @@ const (
 
 	VerdictIndexed = "indexed"
 	VerdictFork    = "fork"
+	VerdictBinary  = "binary" // not JSON text: skipped whole
 )
 
 // Manifest is the committed state of the index. It is replaced whole by

@@ -2,11 +2,13 @@ package transcript
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"github.com/recall-dev/recall/store"
 )
@@ -37,6 +39,44 @@ type Result struct {
 	// generation.
 	Rewritten bool
 	Tail      store.Fingerprint // of the bytes that end at Offset
+	TooLong   int               // lines over MaxLineBytes, skipped
+	Binary    bool              // not JSON text: skipped whole
+}
+
+// MaxRowText caps the text one row keeps: the first MaxRowText bytes (cut
+// at a character boundary) and a marker saying how much was left out. A
+// message that long is a pasted log or file; its start says what it was,
+// and every search that reads it pays for its length.
+const MaxRowText = 256 << 10
+
+// capTexts applies MaxRowText to extracted rows.
+func capTexts(rows []Extracted) {
+	for i := range rows {
+		t := rows[i].Text
+		if len(t) <= MaxRowText {
+			continue
+		}
+		cut := MaxRowText
+		for cut > 0 && !utf8.RuneStart(t[cut]) {
+			cut--
+		}
+		rows[i].Text = fmt.Sprintf("%s\n[… recall kept the first %d KiB of this %d-byte message]", t[:cut], MaxRowText>>10, len(t))
+	}
+}
+
+// looksBinary reports whether a file starting with br's next bytes is not
+// JSON text: a NUL byte in its first 4 KiB, or a first byte that no JSON
+// line starts with. It only peeks.
+func looksBinary(br *bufio.Reader) bool {
+	head, _ := br.Peek(4 << 10)
+	if len(head) == 0 {
+		return false
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	return len(trimmed) > 0 && trimmed[0] != '{'
 }
 
 // ReadBufferSize is the reader's buffer. Lines longer than it (api-request
@@ -72,13 +112,27 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session,
 		agent: w.T.Agent, project: res.Project, gen: w.State.Gen}
 	br.Reset(f)
-	res.Err = scanLines(br, func(line []byte) bool {
+	if w.State.Offset == 0 && looksBinary(br) {
+		res.Binary = true
+		res.Offset = w.T.Stat.Size // never read again, unless replaced
+		return res
+	}
+	res.Err = scanLines(br, MaxLineBytes, func(line []byte, tooLong int64) bool {
 		res.Lines++
+		if tooLong > 0 {
+			res.Offset += tooLong + 1
+			res.TooLong++
+			if res.Warning == "" {
+				res.Warning = fmt.Sprintf("%s:%d: skipped a line of %d bytes (over %d MiB)", w.T.Path, res.Lines, tooLong, MaxLineBytes>>20)
+			}
+			return true
+		}
 		res.Offset += int64(len(line)) + 1
 		return res.handleLine(x, line, current, includeHeadless)
 	})
 	res.BytesRead = res.Offset - w.State.Offset
 	res.Tail, _ = fingerprintAt(f, res.Offset, int32(min(res.Offset, tailBytes)))
+	capTexts(x.rows)
 	res.Rows, res.Counts = x.rows, x.counts
 	res.Session, res.Project = x.session, x.project
 	return res
@@ -125,13 +179,25 @@ func fingerprintAt(f *os.File, off int64, n int32) (store.Fingerprint, error) {
 	return store.Fingerprint{CRC: crc32.Checksum(buf, castagnoli), Len: n}, nil
 }
 
+// MaxLineBytes bounds the line a transcript may hold: a longer one (a
+// pasted log of hundreds of megabytes, a binary file with no newline) is
+// skipped as it streams past, never held in memory, and counted.
+const MaxLineBytes = 16 << 20
+
 // scanLines calls fn for each complete line of br (without its '\n') until
 // fn returns false or the input ends. A trailing partial line is not passed.
-func scanLines(br *bufio.Reader, fn func(line []byte) bool) error {
+// A line over maxLine bytes is passed as nil with its length in tooLong.
+func scanLines(br *bufio.Reader, maxLine int, fn func(line []byte, tooLong int64) bool) error {
 	var long []byte
+	var skipped int64 // bytes of an over-long line streamed past so far
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
+			if skipped > 0 || len(long)+len(chunk) > maxLine {
+				skipped += int64(len(long) + len(chunk))
+				long = long[:0]
+				continue
+			}
 			long = append(long, chunk...)
 			continue
 		}
@@ -141,12 +207,20 @@ func scanLines(br *bufio.Reader, fn func(line []byte) bool) error {
 		if err != nil {
 			return fmt.Errorf("read: %w", err)
 		}
+		if skipped > 0 || len(long)+len(chunk)-1 > maxLine {
+			n := skipped + int64(len(long)+len(chunk)) - 1
+			skipped, long = 0, long[:0]
+			if !fn(nil, n) {
+				return nil
+			}
+			continue
+		}
 		line := chunk[:len(chunk)-1]
 		if len(long) > 0 {
 			line = append(long, line...)
 			long = long[:0]
 		}
-		if !fn(line) {
+		if !fn(line, 0) {
 			return nil
 		}
 	}
