@@ -309,7 +309,11 @@ func plan(m *store.Manifest, found []transcript.Transcript, roots []string, sum 
 			changed = true
 		} else if replaced(st, t.Stat) {
 			m.Dead[st.Gen] += st.Rows
+			forgotten := st.Verdict == store.VerdictForgotten
 			st = newFileState(m, t)
+			if forgotten {
+				st.Verdict = store.VerdictForgotten // a forgotten transcript stays forgotten
+			}
 			sum.Replaced++
 			changed = true
 		}
@@ -319,7 +323,7 @@ func plan(m *store.Manifest, found []transcript.Transcript, roots []string, sum 
 		if unchanged(st, t.Stat) {
 			continue
 		}
-		if st.Verdict == store.VerdictFork || st.Verdict == store.VerdictBinary {
+		if st.Verdict == store.VerdictFork || st.Verdict == store.VerdictBinary || st.Verdict == store.VerdictForgotten {
 			noteStat(st, t.Stat)
 			changed = true
 			continue

@@ -58,9 +58,10 @@ const (
 	KindSubagent = "subagent"
 	KindAgentOld = "agent"
 
-	VerdictIndexed = "indexed"
-	VerdictFork    = "fork"
-	VerdictBinary  = "binary" // not JSON text: skipped whole
+	VerdictIndexed   = "indexed"
+	VerdictFork      = "fork"
+	VerdictBinary    = "binary"    // not JSON text: skipped whole
+	VerdictForgotten = "forgotten" // removed by `recall forget`: never read again
 )
 
 // Manifest is the committed state of the index. It is replaced whole by

@@ -75,15 +75,31 @@ func RemoveStrays(dir string, keep ...int) error {
 // are not dropped quietly, `recall index --repair` first reads their
 // transcripts again and then compacts with CompactRepaired.
 func Compact(dir string, m *Manifest, warn func(string)) error {
-	_, err := compact(dir, m, warn, nil, false)
+	_, err := compact(dir, m, warn, compaction{})
 	return err
+}
+
+// compaction says what a compaction does beyond dropping dead rows.
+type compaction struct {
+	progress    func(done, total int) // blocks rewritten so far
+	skipDamaged bool                  // leave out blocks that do not read
+	drop        func(*Row) bool       // also leave out the rows it accepts
 }
 
 // CompactRepaired is Compact leaving out the rows blocks that do not read,
 // once a repair has accounted for their rows. It returns how many it left
 // out.
 func CompactRepaired(dir string, m *Manifest, warn func(string)) (int, error) {
-	return compact(dir, m, warn, nil, true)
+	return compact(dir, m, warn, compaction{skipDamaged: true})
+}
+
+// CompactDropping is Compact also leaving out every row drop accepts
+// (`recall forget`): they leave every file of the index, the term
+// segments, events and block records included, since all are rewritten
+// from the rows kept. The caller updates the per-file row counts in m.
+func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row) bool) error {
+	_, err := compact(dir, m, warn, compaction{drop: drop})
+	return err
 }
 
 // Rederive rebuilds every derived file (block records, keys, events, term
@@ -97,13 +113,13 @@ func Rederive(dir string, m *Manifest, warn func(string), progress func(done, to
 	if why == "" {
 		return "", nil
 	}
-	if _, err := compact(dir, m, warn, progress, false); err != nil {
+	if _, err := compact(dir, m, warn, compaction{progress: progress}); err != nil {
 		return why, fmt.Errorf("rebuild derived data: %w", err)
 	}
 	return why, nil
 }
 
-func compact(dir string, m *Manifest, warn func(string), progress func(done, total int), skipDamaged bool) (skipped int, err error) {
+func compact(dir string, m *Manifest, warn func(string), how compaction) (skipped int, err error) {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return 0, err
@@ -128,11 +144,11 @@ func compact(dir string, m *Manifest, warn func(string), progress func(done, tot
 		return 0, err
 	}
 	skipped, err = snap.eachRowOf(func(r *Row) error {
-		if snap.Dead(r.Gen) {
+		if snap.Dead(r.Gen) || how.drop != nil && how.drop(r) {
 			return nil
 		}
 		return w.Add(r, 0)
-	}, progress, skipDamaged)
+	}, how.progress, how.skipDamaged)
 	if err != nil {
 		return 0, err
 	}

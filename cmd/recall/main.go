@@ -27,6 +27,7 @@ type cli struct {
 	Index     indexCmd         `cmd:"" help:"Bring the index up to date with the transcripts."`
 	Stats     statsCmd         `cmd:"" help:"Show what the index holds and what it excluded."`
 	Watch     watchCmd         `cmd:"" help:"Keep the index up to date as Claude Code writes."`
+	Forget    forgetCmd        `cmd:"" help:"Remove a session, a project or old messages from the index, for good."`
 	Hook      hookCmd          `cmd:"" help:"Entry point for Claude Code hooks (reads the hook JSON on stdin)."`
 	Install   installCmd       `cmd:"" help:"Wire recall into Claude Code (hooks and skill)."`
 	Uninstall uninstallCmd     `cmd:"" help:"Remove what 'recall install' added."`
