@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -92,8 +93,11 @@ func compileRegex(pattern string, opt MatchOptions) (*regexMatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("query: bad regex /%s/: %w", pattern, err)
 	}
-	m := &regexMatcher{word: opt.Word}
 	simple := tree.Simplify()
+	if err := checkRegexCost(pattern, simple); err != nil {
+		return nil, err
+	}
+	m := &regexMatcher{word: opt.Word}
 	m.prefilter, m.exact = prefilterFor(simple, opt.Word)
 	m.shape = regexShape(simple)
 	expr := flags + pattern
@@ -110,6 +114,25 @@ func compileRegex(pattern string, opt MatchOptions) (*regexMatcher, error) {
 		return nil, fmt.Errorf("query: bad regex /%s/: %w", pattern, err)
 	}
 	return m, nil
+}
+
+// maxRegexProgram bounds a pattern's compiled size. Matching costs about
+// the program's size for every byte of every row read: a pattern past it
+// ("a{1000}", nested counted repeats) took tens of seconds and gigabytes
+// over a 1 GB corpus; the plainest searches use a few dozen instructions.
+const maxRegexProgram = 400
+
+// checkRegexCost refuses a pattern whose program is past maxRegexProgram,
+// with a message that says why and what to do instead.
+func checkRegexCost(pattern string, simple *syntax.Regexp) error {
+	prog, err := syntax.Compile(simple)
+	if err != nil {
+		return fmt.Errorf("query: bad regex /%s/: %w", pattern, err)
+	}
+	if n := len(prog.Inst); n > maxRegexProgram {
+		return fmt.Errorf("query: regex /%s/ is too large to run over the index (%d instructions, at most %d): use smaller counted repetitions ({n}), or words with --require", pattern, n, maxRegexProgram)
+	}
+	return nil
 }
 
 func compileBoth(expr string) (compiledRegex, error) {
@@ -273,7 +296,7 @@ func required(re *syntax.Regexp) (requiredSet, bool) {
 func requiredOfConcat(subs []*syntax.Regexp) (requiredSet, bool) {
 	var best requiredSet
 	found := false
-	for _, sub := range subs {
+	for _, sub := range mergeLiterals(subs) {
 		set, ok := required(sub)
 		if ok && (!found || set.selectivity() > best.selectivity()) {
 			best, found = set, true
@@ -281,6 +304,24 @@ func requiredOfConcat(subs []*syntax.Regexp) (requiredSet, bool) {
 	}
 	best.exact = best.exact && len(subs) == 1
 	return best, found
+}
+
+// mergeLiterals joins runs of adjacent literals of the same case folding
+// into one: "a{100}" simplifies to a hundred one-letter literals, whose
+// required string is the hundred letters, not one "a" that every row has.
+func mergeLiterals(subs []*syntax.Regexp) []*syntax.Regexp {
+	out := make([]*syntax.Regexp, 0, len(subs))
+	for _, sub := range subs {
+		if n := len(out); n > 0 && sub.Op == syntax.OpLiteral && out[n-1].Op == syntax.OpLiteral &&
+			sub.Flags&syntax.FoldCase == out[n-1].Flags&syntax.FoldCase {
+			merged := *out[n-1]
+			merged.Rune = append(slices.Clone(merged.Rune), sub.Rune...)
+			out[n-1] = &merged
+			continue
+		}
+		out = append(out, sub)
+	}
+	return out
 }
 
 // requiredOfAlternate unites the children's sets: a match matches one

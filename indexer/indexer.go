@@ -76,7 +76,7 @@ func Run(opts Options) (Summary, error) {
 	}
 	l, err := store.TryLock(opts.IndexDir)
 	if errors.Is(err, store.ErrLocked) {
-		opts.Warn(fmt.Sprintf("waiting for another indexer (pid %s) to finish", store.LockHolder(opts.IndexDir)))
+		opts.Warn(waitingFor(store.LockHolder(opts.IndexDir)))
 		l, err = store.WaitLock(opts.IndexDir)
 	}
 	if err != nil {
@@ -84,6 +84,15 @@ func Run(opts Options) (Summary, error) {
 	}
 	sum, err := runLocked(opts)
 	return honourLateRerun(opts, l, sum, err)
+}
+
+// waitingFor says whom a run waits for; the holder's pid may be unknown
+// (written after the lock is taken, or by another version).
+func waitingFor(pid string) string {
+	if pid == "" {
+		return "waiting for another indexer to finish"
+	}
+	return fmt.Sprintf("waiting for another indexer (pid %s) to finish", pid)
 }
 
 // honourLateRerun releases the lock and then looks for a rerun note once
@@ -169,6 +178,13 @@ func runOnce(opts Options) (Summary, error) {
 	}
 	sum, err := runWith(opts, committed(m), m)
 	sum.Rederived, sum.Repair = why, rep
+	if err != nil {
+		// Leave nothing uncommitted behind: not on a full disk, not in
+		// what zstdcat prints.
+		if derr := store.DiscardUncommitted(opts.IndexDir); derr != nil {
+			opts.Warn(derr.Error())
+		}
+	}
 	return sum, err
 }
 

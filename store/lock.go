@@ -118,9 +118,22 @@ func (l *Lock) Unlock() error {
 }
 
 // ensureDir creates the index directory private to the user.
+//
+// The index holds a second copy of every conversation: a directory made
+// before (by hand, by an older recall, by a restore) that others may read
+// is closed to them.
 func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create index dir %s: %w", dir, err)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("stat index dir %s: %w", dir, err)
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, info.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("restrict index dir %s to its owner: %w", dir, err)
+		}
 	}
 	return nil
 }

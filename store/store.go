@@ -211,3 +211,33 @@ func (w *RowsWriter) appendKeys(recs []byte) error {
 	w.m.KeysCRC = crc32.Update(w.m.KeysCRC, crcTable, recs)
 	return nil
 }
+
+// DiscardUncommitted undoes what a failed run wrote past the committed
+// manifest: the data files of its sequence are cut back to their committed
+// lengths, and files of other sequences (an unfinished compaction or
+// rebuild) and term segments past the committed blocks are removed. A full
+// disk is freed again, and `zstdcat` prints only committed rows. Without a
+// readable manifest it does nothing: the files may be all there is.
+func DiscardUncommitted(dir string) error {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil
+	}
+	for _, f := range []struct {
+		name      string
+		committed int64
+	}{
+		{m.RowsName(), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
+	} {
+		path := filepath.Join(dir, f.name)
+		if info, err := os.Stat(path); err == nil && info.Size() > f.committed {
+			if err := os.Truncate(path, f.committed); err != nil {
+				return fmt.Errorf("cut uncommitted tail of %s: %w", f.name, err)
+			}
+		}
+	}
+	if err := RemoveStrays(dir, m.Seq); err != nil {
+		return err
+	}
+	return removeStaleTerms(dir, m.Seq, m.BlockCount())
+}

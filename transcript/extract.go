@@ -155,7 +155,9 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 	if rec.Type != "user" && rec.Type != "assistant" {
 		return nil
 	}
-	if rec.Timestamp != "" {
+	if _, ok := store.ParseTimestamp(rec.Timestamp); ok {
+		// A timestamp that does not read is not stored, nor inherited by
+		// the lines after it: the row keeps the last one that did.
 		x.lastTS = rec.Timestamp
 	}
 	if x.project == "" && rec.Cwd != "" {

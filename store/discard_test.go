@@ -1,0 +1,54 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDiscardUncommitted: rows written and synced but never committed
+// (a run that failed, a full disk) are cut away, so the files end where
+// the manifest says. Before, they stayed on disk and zstdcat printed them.
+func TestDiscardUncommitted(t *testing.T) {
+	dir := t.TempDir()
+	m := NewManifest()
+	w, err := OpenRowsWriter(dir, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a committed row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
+	if err := w.Add(&row, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := CommitManifest(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	committed := *m
+	row.Text, row.Line, row.Ordinal = "an uncommitted row from the recall event phrase memory search", 2, 2
+	if err := w.Add(&row, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(true); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := DiscardUncommitted(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{committed.RowsName(): committed.RowsBytes, committed.BlocksName(): committed.BlocksBytes,
+		committed.KeysName(): committed.KeysBytes, committed.EventsName(): committed.EventsBytes} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Size() != want {
+			t.Errorf("%s: %d bytes after the discard, committed %d", name, info.Size(), want)
+		}
+	}
+	if d, err := Verify(dir); err != nil || !d.None() {
+		t.Errorf("Verify after the discard: %+v, %v", d, err)
+	}
+}
