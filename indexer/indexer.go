@@ -206,11 +206,19 @@ func rederive(opts Options, m *store.Manifest) (string, error) {
 // may be the only copy of transcripts that are gone.
 func loadOrRecover(opts Options) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
-	if !errors.Is(err, store.ErrManifestDamaged) {
+	var known *store.Manifest
+	switch {
+	case err == nil && m.RowsBytes > 0:
+		// The block records locate the rows; without them nothing reads.
+		if err = store.CheckBlocks(opts.IndexDir, m); err == nil {
+			return m, nil
+		}
+		known = m
+	case !errors.Is(err, store.ErrManifestDamaged):
 		return m, err
 	}
 	opts.Warn(err.Error())
-	m, rec, rerr := store.Recover(opts.IndexDir, opts.Warn, completeRecovered)
+	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.Warn, completeRecovered)
 	if rerr != nil {
 		return nil, fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr)
 	}

@@ -38,6 +38,11 @@ type accel struct {
 // not below it, and an exact tie is never taken for a win.
 const boundSlack = 1 + 1e-9
 
+// errSegmentDisagrees marks a term segment whose rows are not the rows of
+// the blocks it covers: damage its checks did not catch. The search then
+// reads the rows, which are the truth.
+var errSegmentDisagrees = errors.New("the term index disagrees with the rows")
+
 // runAccelerated answers the request from the term index. It returns a
 // nil result when the index cannot: a query shape it does not serve (why
 // is "") or a term index that cannot answer (why says what is wrong); the
@@ -69,6 +74,9 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		}
 	}
 	res, err = a.rank(results)
+	if errors.Is(err, errSegmentDisagrees) {
+		return nil, fmt.Sprintf("%v (damaged); `recall index --repair` rebuilds the term index", err), nil
+	}
 	if errors.Is(err, store.ErrBlockDamaged) {
 		// Rank from what is readable: the scan skips the damaged block.
 		return nil, fmt.Sprintf("%v; `recall index --repair` re-reads it from its transcripts", err), nil
@@ -316,6 +324,9 @@ func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
 			if line >= len(lines) || !store.SplitRow(lines[line], &f) {
 				res.badRows++
 				continue
+			}
+			if string(f[store.ColSession]) != sb.id && store.Unescape(f[store.ColSession]) != sb.id {
+				return nil, fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)
 			}
 			res.rows++
 			w.scanRow(&f, lines[line], &res)

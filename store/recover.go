@@ -84,7 +84,10 @@ func (r *Recovered) String() string {
 // complete is called before the commit, to fill what rows cannot say: how
 // far into each transcript its lines were consumed (files with Offset < 0).
 // The old files are removed only after the new manifest is committed.
-func Recover(dir string, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+//
+// known, if not nil, is a manifest that still reads (the block records were
+// what was lost): its per-transcript state and counters are kept.
+func Recover(dir string, known *Manifest, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
 	files := rowsFiles(dir)
 	if len(files) == 0 {
 		return nil, nil, errors.New("recover: no rows file")
@@ -106,6 +109,9 @@ func Recover(dir string, warn func(string), complete func(*Manifest)) (*Manifest
 		}
 	}
 	r.fill(m)
+	if known != nil {
+		m.Files, m.Excluded, m.NextGen = known.Files, known.Excluded, max(m.NextGen, known.NextGen)
+	}
 	keys, ok := r.keys(dir, files, m)
 	r.rec.KeysDropped = !ok
 	complete(m)

@@ -55,14 +55,15 @@ func OpenSnapshot(dir string) (*Snapshot, error) {
 	}
 }
 
+// ErrBlocksDamaged marks a block records file that is missing, cut short
+// or fails its checks. The records are derived from the rows file: `recall
+// index` rebuilds them (Recover) and loses nothing.
+var ErrBlocksDamaged = errors.New("block records damaged")
+
 func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
-	blocksData, err := readPrefix(filepath.Join(dir, m.BlocksName()), m.BlocksBytes)
+	blocks, stale, err := readBlocks(dir, m)
 	if err != nil {
 		return nil, err
-	}
-	blocks, stale, err := parseBlocksFile(blocksData, m)
-	if err != nil {
-		return nil, fmt.Errorf("index damaged (run `recall index --rebuild`): %w", err)
 	}
 	rows, err := os.Open(filepath.Join(dir, m.RowsName()))
 	if err != nil {
@@ -76,6 +77,48 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 		return nil, fmt.Errorf("open events: %w", err)
 	}
 	return &Snapshot{Dir: dir, M: m, Blocks: blocks, stale: stale, rows: rows, events: events}, nil
+}
+
+// readBlocks reads and checks the committed block records: each record's
+// checksum, their count against the manifest's frames, and that they tile
+// the rows file from its header frame to its committed end.
+func readBlocks(dir string, m *Manifest) ([]Block, string, error) {
+	data, err := readPrefix(filepath.Join(dir, m.BlocksName()), m.BlocksBytes)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w; `recall index` rebuilds them from the rows", ErrBlocksDamaged, err)
+	}
+	blocks, stale, err := parseBlocksFile(data, m)
+	if err == nil {
+		err = checkTiling(blocks, m)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w; `recall index` rebuilds them from the rows", ErrBlocksDamaged, err)
+	}
+	return blocks, stale, nil
+}
+
+// checkTiling checks that the blocks are the manifest's frames, back to
+// back up to the committed end of the rows file.
+func checkTiling(blocks []Block, m *Manifest) error {
+	if len(blocks) != m.BlockCount() {
+		return fmt.Errorf("%d block records, the manifest says %d", len(blocks), m.BlockCount())
+	}
+	for i := 1; i < len(blocks); i++ {
+		if blocks[i].Offset != blocks[i-1].Offset+blocks[i-1].Size {
+			return fmt.Errorf("block %d does not start where block %d ends", i, i-1)
+		}
+	}
+	if n := len(blocks); n > 0 && blocks[n-1].Offset+blocks[n-1].Size != m.RowsBytes {
+		return fmt.Errorf("the blocks end at byte %d, the rows file at %d", blocks[n-1].Offset+blocks[n-1].Size, m.RowsBytes)
+	}
+	return nil
+}
+
+// CheckBlocks reports whether the committed block records read whole
+// (ErrBlocksDamaged if not). It reads only the blocks file.
+func CheckBlocks(dir string, m *Manifest) error {
+	_, _, err := readBlocks(dir, m)
+	return err
 }
 
 // parseBlocksFile decodes the committed bytes of a blocks file. Block
