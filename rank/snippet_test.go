@@ -2,6 +2,7 @@ package rank
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -180,7 +181,12 @@ func FuzzMakeSnippet(f *testing.F) {
 	f.Add("日本語の説明\n\n  Größe", []byte{30, 8, 8, 200, 9, 9}, 5)
 	f.Add("ab\xffcd \t\n", []byte{0, 30, 8}, 1)
 	f.Add("", []byte{}, 0)
+	f.Add("| a | b |\n|---|---|\n| | c |\n", []byte{10, 4, 8}, 7)
+	f.Add("Bash: git add x && git commit", []byte{200, 6, 8}, 14)
 	f.Fuzz(func(t *testing.T, text string, spec []byte, width int) {
+		if ts := MakeToolSnippet(text, fuzzHits(text, spec), width); ts.Label != "" {
+			checkSnippet(t, ts)
+		}
 		s := MakeSnippet(text, fuzzHits(text, spec), width)
 		checkSnippet(t, s)
 		if width <= 0 {
@@ -205,4 +211,66 @@ func FuzzScoreMessage(f *testing.F) {
 			t.Fatalf("score %v", score)
 		}
 	})
+}
+
+// Markdown tables read as text: no delimiter rows, no outer pipes, no
+// empty cells, rows apart.
+func TestMakeSnippet_Tables(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"table", "Options:\n| flag | what |\n|------|:----:|\n| -n | sessions |\n| -m | messages |\n",
+			"Options: flag | what · -n | sessions · -m | messages"},
+		{"empty header cells", "| | |\n|------|------|\n| a | b |", "a | b"},
+		{"empty cell inside", "| a | | c |\n| d | e | f |", "a | c · d | e | f"},
+		{"delimiter without outer pipes", "a | b\n---|---\n1 | 2", "a | b 1 | 2"},
+		{"a shell pipe is not a table", "run\n| grep x\nls | wc -l", "run | grep x ls | wc -l"},
+		{"one pipe line is text", "x\n|", "x |"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := MakeSnippet(tt.text, nil, 200)
+			if s.Text != tt.want {
+				t.Errorf("snippet %q, want %q", s.Text, tt.want)
+			}
+			checkSnippet(t, s)
+		})
+	}
+	text := "| name | value |\n|---|---|\n| jwt | secret |"
+	s := MakeSnippet(text, findHits(text, []string{"secret"}), 200)
+	if got := highlighted(s); len(got) != 1 || got[0] != "secret" {
+		t.Errorf("highlights in a table %q: %q", s.Text, got)
+	}
+}
+
+// A tool row keeps its tool's name when the window starts after it.
+func TestMakeToolSnippet(t *testing.T) {
+	long := "Bash: git add data/articles/ " + strings.Repeat("data/more/file.md ", 20) + "&& git commit -m 'articles'"
+	tests := []struct {
+		name, text string
+		terms      []string
+		width      int
+		want       string // String()
+	}{
+		{"name kept", long, []string{"commit"}, 60, "Bash: …data/more/file.md && git commit -m 'articles'"},
+		{"short row is whole", "Edit: /src/pricing.ts", []string{"pricing"}, 60, "Edit: /src/pricing.ts"},
+		{"no label", "no tool name here " + strings.Repeat("x ", 60) + "commit", []string{"commit"}, 20, "…x x x x x x x commit"},
+		{"too narrow for a label", long, []string{"commit"}, 16, "…git commit -m…"},
+		{"mcp tool", "mcp__recall__search: " + strings.Repeat("w ", 50) + "jwt auth", []string{"jwt"}, 40, "mcp__recall__search: …w w w w w jwt auth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := MakeToolSnippet(tt.text, findHits(tt.text, tt.terms), tt.width)
+			if got := s.String(); got != tt.want {
+				t.Errorf("snippet %q, want %q", got, tt.want)
+			}
+			if n := utf8.RuneCountInString(s.Label) + 1 + utf8.RuneCountInString(s.Text); s.Label != "" && n > tt.width {
+				t.Errorf("label and text take %d runes, width %d", n, tt.width)
+			}
+			checkSnippet(t, s)
+			for _, h := range highlighted(s) {
+				if !slices.ContainsFunc(tt.terms, func(term string) bool { return strings.EqualFold(term, h) }) {
+					t.Errorf("highlight %q is not a term", h)
+				}
+			}
+		})
+	}
 }
