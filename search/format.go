@@ -94,6 +94,28 @@ func writeJSON(w io.Writer, sessions []rank.Session, out Output) error {
 	return nil
 }
 
+// JSON is res as the --json lines would print it, one JSONSession per
+// shown session: the MCP server returns the same objects.
+func JSON(res *Result, out Output) []JSONSession {
+	sessions := res.Sessions
+	if out.MaxSessions > 0 && len(sessions) > out.MaxSessions {
+		sessions = sessions[:out.MaxSessions]
+	}
+	js := make([]JSONSession, len(sessions))
+	for i := range sessions {
+		js[i] = toJSON(i+1, &sessions[i], out)
+	}
+	return js
+}
+
+// snippetOf cuts a message's snippet; a tool row keeps its tool's name.
+func snippetOf(m *rank.ScoredMessage, width int) rank.Snippet {
+	if m.Type == "tool" {
+		return rank.MakeToolSnippet(m.Text, m.Hits, width)
+	}
+	return rank.MakeSnippet(m.Text, m.Hits, width)
+}
+
 func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
 	js := JSONSession{
 		Rank: rankNo, SessionID: s.ID, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
@@ -107,9 +129,9 @@ func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
 		js.Explain = jsonFactors(s.Factors)
 	}
 	for _, m := range shownMessages(s, out) {
-		sn := rank.MakeSnippet(m.Text, m.Hits, out.Context)
+		sn := snippetOf(&m, out.Context)
 		jm := JSONMessage{Type: m.Type, Timestamp: isoTime(m.Timestamp), Source: m.Source, Line: m.Line,
-			Text: m.Text, Snippet: elided(sn), Score: round3(m.Score)}
+			Text: m.Text, Snippet: sn.String(), Score: round3(m.Score)}
 		if out.Explain {
 			jm.Explain = jsonFactors(m.Factors)
 		}
@@ -142,17 +164,6 @@ func isoTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-func elided(sn rank.Snippet) string {
-	text := sn.Text
-	if sn.ElidedStart {
-		text = "…" + text
-	}
-	if sn.ElidedEnd {
-		text += "…"
-	}
-	return text
-}
-
 // ANSI styles, used only on a terminal and never with NO_COLOR.
 const (
 	styleBold  = "\x1b[1m"
@@ -172,12 +183,14 @@ func (p painter) paint(style, s string) string {
 
 // writeHuman prints, per session, a header in the classic shape
 // ("[1/5] 3f2a9c1 • …", recall's output signature) and its best messages.
+// Every text from the index goes through Safe or SafeText before recall
+// adds its own colours.
 func writeHuman(w io.Writer, res *Result, sessions []rank.Session, out Output) error {
 	p := painter{on: out.Color}
 	var b strings.Builder
 	for i := range sessions {
 		s := &sessions[i]
-		fmt.Fprintf(&b, "%s %s\n", p.paint(styleBold, fmt.Sprintf("[%d/%d] %s •", i+1, len(res.Sessions), shortID(s.ID))),
+		fmt.Fprintf(&b, "%s %s\n", p.paint(styleBold, fmt.Sprintf("[%d/%d] %s •", i+1, len(res.Sessions), Safe(shortID(s.ID)))),
 			headerFields(s))
 		if out.Explain {
 			writeFactors(&b, "    ", s.Factors)
@@ -198,16 +211,19 @@ func writeHuman(w io.Writer, res *Result, sessions []rank.Session, out Output) e
 	return err
 }
 
+// headerFields follows the short id of the signature: the whole id is in
+// every message's evidence (a transcript is named after its session), and
+// a prefix is all `recall show` and `recall resume` need.
 func headerFields(s *rank.Session) string {
-	return fmt.Sprintf("%s | %s | %d %s | %s | score %.2f",
-		displayProject(s.Project), s.ID, s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
+	return fmt.Sprintf("%s | %d %s | %s | score %.2f",
+		Safe(displayProject(s.Project)), s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
 }
 
 func writeHumanMessage(b *strings.Builder, m *rank.ScoredMessage, out Output, p painter) {
-	sn := rank.MakeSnippet(m.Text, m.Hits, out.Context)
+	sn := snippetOf(m, out.Context)
 	fmt.Fprintf(b, "  %s %s %s\n", p.paint(styleBold, typeLabel(m.Type)), p.paint(styleDim, localTime(m.Timestamp)),
 		highlight(sn, p))
-	fmt.Fprintf(b, "         %s\n", p.paint(styleDim, fmt.Sprintf("%s:%d", m.Source, m.Line)))
+	fmt.Fprintf(b, "         %s\n", p.paint(styleDim, evidence(m.Source, m.Line)))
 	if out.Explain {
 		writeFactors(b, "         ", m.Factors)
 	}
@@ -219,9 +235,16 @@ func writeFactors(b *strings.Builder, indent string, fs []rank.Factor) {
 	}
 }
 
-// highlight marks the matched words of a snippet.
+// evidence is a message's transcript:line, printable.
+func evidence(source string, line int) string { return fmt.Sprintf("%s:%d", Safe(source), line) }
+
+// highlight marks the matched words of a snippet. Each piece is made
+// printable on its own, so the highlights' offsets stay those of the text.
 func highlight(sn rank.Snippet, p painter) string {
 	var b strings.Builder
+	if sn.Label != "" {
+		b.WriteString(Safe(sn.Label) + " ")
+	}
 	if sn.ElidedStart {
 		b.WriteString("…")
 	}
@@ -230,15 +253,11 @@ func highlight(sn rank.Snippet, p painter) string {
 		if h.Start < last || h.End > len(sn.Text) {
 			continue
 		}
-		b.WriteString(sn.Text[last:h.Start])
-		if p.on {
-			b.WriteString(p.paint(styleMatch, sn.Text[h.Start:h.End]))
-		} else {
-			b.WriteString(sn.Text[h.Start:h.End])
-		}
+		b.WriteString(Safe(sn.Text[last:h.Start]))
+		b.WriteString(p.paint(styleMatch, Safe(sn.Text[h.Start:h.End])))
 		last = h.End
 	}
-	b.WriteString(sn.Text[last:])
+	b.WriteString(Safe(sn.Text[last:]))
 	if sn.ElidedEnd {
 		b.WriteString("…")
 	}
@@ -256,13 +275,13 @@ func typeLabel(t string) string {
 	case "agent":
 		return "[agent]"
 	}
-	return "[" + t + "]"
+	return "[" + Safe(t) + "]"
 }
 
 func similarNote(ids []string) string {
 	short := make([]string, len(ids))
 	for i, id := range ids {
-		short[i] = shortID(id)
+		short[i] = Safe(shortID(id))
 	}
 	return fmt.Sprintf("+%d similar %s: %s", len(ids), plural(len(ids), "session", "sessions"), strings.Join(short, ", "))
 }
@@ -303,15 +322,15 @@ func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output
 		return nil // nothing matched: no block at all, as with the other formats
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, res.Query.String())
+	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, Safe(QueryTitle(res.Query)))
 	for i := range sessions {
 		s := &sessions[i]
-		fmt.Fprintf(&b, "### %d. %s — session `%s`\n", i+1, filepath.Base(displayProject(s.Project)), s.ID)
+		fmt.Fprintf(&b, "### %d. %s — session `%s`\n", i+1, Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
 		fmt.Fprintf(&b, "%s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
-			plural(s.Matches, "match", "matches"), s.Score, s.Source)
+			plural(s.Matches, "match", "matches"), s.Score, Safe(s.Source))
 		for _, m := range shownMessages(s, out) {
-			sn := rank.MakeSnippet(m.Text, m.Hits, out.Context)
-			fmt.Fprintf(&b, "- **%s** %s (`%s:%d`): %s\n", m.Type, localTime(m.Timestamp), m.Source, m.Line, elided(sn))
+			sn := snippetOf(&m, out.Context)
+			fmt.Fprintf(&b, "- **%s** %s (`%s`): %s\n", Safe(m.Type), localTime(m.Timestamp), evidence(m.Source, m.Line), Safe(sn.String()))
 		}
 		if len(s.Similar) > 0 {
 			fmt.Fprintf(&b, "- %s\n", similarNote(s.Similar))
@@ -320,4 +339,31 @@ func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// QueryTitle is a query as a person reads it: "jwt or auth, with
+// implement, without test" rather than its internal form.
+func QueryTitle(q *filter.Query) string {
+	if q == nil {
+		return ""
+	}
+	var parts []string
+	if len(q.Any) > 0 {
+		parts = append(parts, joinTerms(q.Any, " or "))
+	}
+	if len(q.Require) > 0 {
+		parts = append(parts, "with "+joinTerms(q.Require, " and "))
+	}
+	if len(q.Exclude) > 0 {
+		parts = append(parts, "without "+joinTerms(q.Exclude, " or "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinTerms(ts []*filter.Term, sep string) string {
+	words := make([]string, len(ts))
+	for i, t := range ts {
+		words[i] = t.String()
+	}
+	return strings.Join(words, sep)
 }
