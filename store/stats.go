@@ -95,3 +95,51 @@ func dirSize(dir string) int64 {
 	}
 	return n
 }
+
+// DiskFile is a transcript found on disk, for CheckFreshness.
+type DiskFile struct {
+	Path    string
+	Session string
+	Size    int64
+	MtimeNs int64
+}
+
+// Freshness says how far the index is behind the transcripts on disk.
+type Freshness struct {
+	OnDisk int `json:"transcripts_on_disk"`
+	// Pending counts transcripts written since the index read them (or
+	// never read), the running session's aside: it is indexed once it
+	// ends.
+	Pending int `json:"transcripts_pending"`
+	// Newest is the newest pending transcript's last write (zero when
+	// none is pending); Lag how long after the last index run it came.
+	Newest time.Time     `json:"newest_pending_write,omitzero"`
+	Lag    time.Duration `json:"lag_ns"`
+}
+
+// CheckFreshness compares the transcripts on disk with what dir's
+// committed index consumed of them. current is the running session.
+func CheckFreshness(dir string, files []DiskFile, current string) (Freshness, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return Freshness{}, err
+	}
+	fr := Freshness{OnDisk: len(files)}
+	var newest int64
+	for _, f := range files {
+		if current != "" && f.Session == current {
+			continue
+		}
+		st, ok := m.Files[f.Path]
+		if ok && st.Size == f.Size && st.MtimeNs == f.MtimeNs || !ok && f.Size == 0 {
+			continue
+		}
+		fr.Pending++
+		newest = max(newest, f.MtimeNs)
+	}
+	if fr.Pending > 0 {
+		fr.Newest = time.Unix(0, newest)
+		fr.Lag = max(fr.Newest.Sub(time.Unix(0, m.UpdatedNs)), 0)
+	}
+	return fr, nil
+}

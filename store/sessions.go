@@ -1,0 +1,327 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/recall-dev/recall/store/terms"
+)
+
+// Read-only views of whole sessions, for `recall show`, `recall sessions`
+// and the MCP server. The index is the archive: these read rows, never
+// transcripts, so they work after Claude Code has deleted a transcript.
+
+// SessionRead is every live row of one session, in index order, and what
+// could not be read on the way.
+type SessionRead struct {
+	Rows          []Row
+	BadRows       int    // rows that are not rows (skipped)
+	Damaged       int    // rows blocks that did not read (skipped)
+	DamageExample string // why the first damaged block did not read
+}
+
+// ReadSession reads the live rows of session id (a whole id, not a
+// prefix). Only the blocks whose session filter may hold the id are read,
+// unless the block records were built under other rules (SkipBlocks).
+// Damaged blocks are skipped and counted, as searches do.
+func (s *Snapshot) ReadSession(id string) (*SessionRead, error) {
+	dec, err := NewDecoder()
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	out := &SessionRead{}
+	want := appendEscaped(nil, id)
+	var raw, scratch []byte
+	for i := range s.Blocks {
+		b := &s.Blocks[i]
+		if s.SkipBlocks() && !b.MaySession(id) {
+			continue
+		}
+		raw, scratch, err = s.ReadBlock(dec, b, raw, scratch)
+		if errors.Is(err, ErrBlockDamaged) {
+			out.noteDamage(err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.sessionRowsOf(raw, want, out)
+	}
+	return out, nil
+}
+
+func (r *SessionRead) noteDamage(err error) {
+	if r.Damaged == 0 {
+		r.DamageExample = err.Error()
+	}
+	r.Damaged++
+}
+
+// sessionRowsOf appends the live rows of one block whose escaped session
+// column is want.
+func (s *Snapshot) sessionRowsOf(raw, want []byte, out *SessionRead) {
+	var f [NumColumns][]byte
+	for len(raw) > 0 {
+		var line []byte
+		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
+		if !SplitRow(line, &f) {
+			out.BadRows++
+			continue
+		}
+		if !bytes.Equal(f[ColSession], want) {
+			continue
+		}
+		r, err := ParseRow(line)
+		if err != nil {
+			out.BadRows++
+			continue
+		}
+		if !s.Dead(r.Gen) {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+}
+
+// SessionSummary describes one indexed session without its text but for
+// its first prompt.
+type SessionSummary struct {
+	ID      string
+	Project string // the project of its first row
+	// FirstMs and LastMs are the earliest and latest row times, Unix ms
+	// (0: no row had a time).
+	FirstMs, LastMs int64
+	Messages        int // live rows
+	// FirstPrompt is the text of its first user row (its first row when it
+	// has none); filled by FillFirstPrompts.
+	FirstPrompt string
+
+	first     int // global row number of the first user row (or first row)
+	firstUser bool
+}
+
+// SessionSummaries summarises every session with live rows, in the order
+// they first appear in the index. It ranks from the term index's row
+// tables when they cover the index (no text is decompressed), else it
+// reads every row. FirstPrompt is left empty: FillFirstPrompts reads it
+// for the sessions a caller shows.
+func (s *Snapshot) SessionSummaries() ([]SessionSummary, error) {
+	if segs, why := s.TermSegments(); segs != nil && why == "" {
+		return s.summariesFromTerms(segs), nil
+	}
+	return s.summariesFromRows()
+}
+
+// summaryTable gathers sessions in order of appearance.
+type summaryTable struct {
+	at  map[string]int
+	out []SessionSummary
+}
+
+func (t *summaryTable) note(session, project string, ms int64, user bool, row int) {
+	i, ok := t.at[session]
+	if !ok {
+		i = len(t.out)
+		t.at[session] = i
+		t.out = append(t.out, SessionSummary{ID: session, Project: project, first: row, firstUser: user})
+	}
+	sum := &t.out[i]
+	sum.Messages++
+	if user && !sum.firstUser {
+		sum.first, sum.firstUser = row, true
+	}
+	if ms == 0 || ms == terms.UnknownTime {
+		return
+	}
+	if sum.FirstMs == 0 || ms < sum.FirstMs {
+		sum.FirstMs = ms
+	}
+	sum.LastMs = max(sum.LastMs, ms)
+}
+
+// summariesFromTerms reads the row tables of the term segments, which
+// cover the blocks from 0 in order: row r of the index is row r of the
+// concatenated segments.
+func (s *Snapshot) summariesFromTerms(segs []*terms.Segment) []SessionSummary {
+	t := summaryTable{at: map[string]int{}}
+	row := 0
+	for _, seg := range segs {
+		for i := 0; i < seg.Rows(); i++ {
+			info := seg.Row(i)
+			// A line that is not a row keeps its place with no session.
+			if key := seg.Key(info.Key); key.Session != "" && info.Type != terms.TypeOther && !s.Dead(info.Gen) {
+				t.note(key.Session, key.Project, info.TimeMs, info.Type == terms.TypeUser, row)
+			}
+			row++
+		}
+	}
+	return t.out
+}
+
+// summariesFromRows reads every block, skipping damaged ones.
+func (s *Snapshot) summariesFromRows() ([]SessionSummary, error) {
+	dec, err := NewDecoder()
+	if err != nil {
+		return nil, err
+	}
+	defer dec.Close()
+	t := summaryTable{at: map[string]int{}}
+	row := 0
+	var raw, scratch []byte
+	var f [NumColumns][]byte
+	for i := range s.Blocks {
+		raw, scratch, err = s.ReadBlock(dec, &s.Blocks[i], raw, scratch)
+		if errors.Is(err, ErrBlockDamaged) {
+			row += s.Blocks[i].Rows
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for len(raw) > 0 {
+			var line []byte
+			line, raw, _ = bytes.Cut(raw, []byte{'\n'})
+			if SplitRow(line, &f) && !s.Dead(parseGen(f[ColGen])) {
+				ms, _ := ParseTimestamp(string(f[ColTimestamp]))
+				t.note(Unescape(f[ColSession]), Unescape(f[ColProject]), ms, string(f[ColType]) == TypeUser, row)
+			}
+			row++
+		}
+	}
+	return t.out, nil
+}
+
+func parseGen(b []byte) uint32 {
+	gen, _ := strconv.ParseUint(string(b), 10, 32)
+	return uint32(gen)
+}
+
+// FillFirstPrompts reads the first prompt of each summary: only the
+// blocks that hold one are decompressed. A prompt in a damaged block is
+// left empty.
+func (s *Snapshot) FillFirstPrompts(sums []SessionSummary) error {
+	starts := make([]int, len(s.Blocks)+1) // global row number each block starts at
+	for i, b := range s.Blocks {
+		starts[i+1] = starts[i] + b.Rows
+	}
+	byBlock := map[int][]int{} // block → summaries whose prompt it holds
+	for i := range sums {
+		b := sort.SearchInts(starts, sums[i].first+1) - 1
+		if b >= 0 && b < len(s.Blocks) {
+			byBlock[b] = append(byBlock[b], i)
+		}
+	}
+	dec, err := NewDecoder()
+	if err != nil {
+		return err
+	}
+	defer dec.Close()
+	var raw, scratch []byte
+	for _, b := range sortedInts(byBlock) {
+		raw, scratch, err = s.ReadBlock(dec, &s.Blocks[b], raw, scratch)
+		if errors.Is(err, ErrBlockDamaged) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		lines := bytes.Split(bytes.TrimSuffix(raw, []byte{'\n'}), []byte{'\n'})
+		for _, i := range byBlock[b] {
+			if k := sums[i].first - starts[b]; k < len(lines) {
+				sums[i].FirstPrompt = textColumn(lines[k])
+			}
+		}
+	}
+	return nil
+}
+
+func sortedInts[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+func textColumn(line []byte) string {
+	var f [NumColumns][]byte
+	if !SplitRow(line, &f) {
+		return ""
+	}
+	return Unescape(f[ColText])
+}
+
+// ErrNoSession is returned when no indexed session matches an id or prefix.
+var ErrNoSession = errors.New("no indexed session")
+
+// AmbiguousError is returned when an id prefix names several sessions.
+type AmbiguousError struct {
+	Prefix   string
+	Sessions []string // the sessions it names, sorted (at most a few)
+	Count    int      // how many it names
+}
+
+func (e *AmbiguousError) Error() string {
+	more := ""
+	if e.Count > len(e.Sessions) {
+		more = fmt.Sprintf(" and %d more", e.Count-len(e.Sessions))
+	}
+	return fmt.Sprintf("session id prefix %q names %d sessions (%s%s): give more of the id", e.Prefix, e.Count, strings.Join(e.Sessions, ", "), more)
+}
+
+// ResolveSession returns the indexed session a whole id or a unique
+// prefix names, from the manifest's transcripts (files that added rows).
+func ResolveSession(m *Manifest, prefix string) (string, error) {
+	if prefix == "" {
+		return "", fmt.Errorf("%w: empty session id", ErrNoSession)
+	}
+	found := map[string]bool{}
+	for _, f := range m.Files {
+		if f.Rows > 0 && strings.HasPrefix(f.Session, prefix) {
+			if f.Session == prefix {
+				return prefix, nil
+			}
+			found[f.Session] = true
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w has an id starting with %q", ErrNoSession, prefix)
+	case 1:
+		for id := range found {
+			return id, nil
+		}
+	}
+	ids := make([]string, 0, len(found))
+	for id := range found {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	const shown = 5
+	return "", &AmbiguousError{Prefix: prefix, Sessions: ids[:min(len(ids), shown)], Count: len(ids)}
+}
+
+// SessionFiles lists the transcripts of each session that added rows,
+// main transcripts first, then by path.
+func (m *Manifest) SessionFiles() map[string][]*FileState {
+	out := map[string][]*FileState{}
+	for _, f := range m.Files {
+		if f.Rows > 0 && f.Verdict != VerdictFork {
+			out[f.Session] = append(out[f.Session], f)
+		}
+	}
+	for _, files := range out {
+		sort.Slice(files, func(i, j int) bool {
+			if (files[i].Kind == KindMain) != (files[j].Kind == KindMain) {
+				return files[i].Kind == KindMain
+			}
+			return files[i].Path < files[j].Path
+		})
+	}
+	return out
+}
