@@ -65,6 +65,11 @@ const (
 	DefaultMessages = 5                    // messages shown per session (-m)
 	DefaultContext  = 300                  // snippet width in characters (-C)
 	DefaultHalfLife = rank.DefaultHalfLife // recency half-life (--half-life)
+
+	// An agent's search (the MCP tool) shows fewer sessions and messages,
+	// so that one call does not flood its context window.
+	AgentSessions = 5
+	AgentMessages = 3
 )
 
 // DefaultRecallWindow is the recall cutoff's window (--recall-window) as
@@ -300,16 +305,23 @@ func parseAge(s string) (time.Duration, bool) {
 // ProjectRoot is the git root above dir, else dir itself: what "the
 // current project" and `--project .` mean.
 func ProjectRoot(dir string) string {
+	root, _ := GitRoot(dir)
+	return root
+}
+
+// GitRoot is the git root above dir and true, else dir itself (made
+// absolute) and false.
+func GitRoot(dir string) (string, bool) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return dir
+		return dir, false
 	}
 	for d := abs; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
+			return d, true
 		}
 		if filepath.Dir(d) == d {
-			return abs
+			return abs, false
 		}
 	}
 }

@@ -1,0 +1,386 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/store"
+)
+
+// DefaultShowContext is how many messages `recall show` prints before and
+// after the one it is asked for (-C).
+const DefaultShowContext = 5
+
+// ShowParams is a `recall show` as a caller states it: the CLI from its
+// arguments, the MCP server from a tool call. Request checks it and
+// applies the defaults, so both get the same.
+type ShowParams struct {
+	// Session is a session id, a unique prefix of one, or a transcript
+	// path (the evidence a search prints); any of them may end in :LINE.
+	Session string
+	// Line is the transcript line to centre on; 0 takes the :LINE of
+	// Session, if any.
+	Line int
+	// Context is the messages shown before and after: nil
+	// DefaultShowContext.
+	Context *int
+	// Full shows the whole session.
+	Full bool
+	// Query holds the words of the search the session came from: they are
+	// highlighted, and without a line the first message that matches them
+	// is the one shown.
+	Query string
+}
+
+// ShowRequest is a checked ShowParams.
+type ShowRequest struct {
+	Target  string // session id or prefix, or a transcript path (Path)
+	Path    bool
+	Line    int // 0: none
+	Context int
+	Full    bool
+	Query   *filter.Query // nil: none
+}
+
+// Request checks p and applies the defaults.
+func (p ShowParams) Request() (ShowRequest, error) {
+	target, line := splitLine(strings.TrimSpace(p.Session))
+	if p.Line != 0 {
+		line = p.Line
+	}
+	if target == "" {
+		return ShowRequest{}, errors.New("show: give a session id (a prefix is enough) or a transcript path, optionally with :LINE")
+	}
+	if line < 0 {
+		return ShowRequest{}, fmt.Errorf("show: line %d: lines count from 1", line)
+	}
+	context := DefaultShowContext
+	if p.Context != nil {
+		if *p.Context < 0 {
+			return ShowRequest{}, fmt.Errorf("-C/--context %d: must not be negative", *p.Context)
+		}
+		context = *p.Context
+	}
+	req := ShowRequest{Target: target, Path: isPath(target), Line: line, Context: context, Full: p.Full}
+	if strings.TrimSpace(p.Query) != "" {
+		q, err := filter.ParseQuery([]string{p.Query}, nil, nil, filter.MatchOptions{})
+		if err != nil {
+			return ShowRequest{}, fmt.Errorf("--query: %w", err)
+		}
+		req.Query = q
+	}
+	return req, nil
+}
+
+// splitLine splits "TARGET:LINE"; a suffix that is not a number is part
+// of the target.
+func splitLine(s string) (string, int) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 0
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n <= 0 {
+		return s, 0
+	}
+	return s[:i], n
+}
+
+func isPath(s string) bool {
+	return strings.ContainsRune(s, filepath.Separator) || strings.HasSuffix(s, ".jsonl")
+}
+
+// Shown is the part of a session `recall show` prints.
+type Shown struct {
+	Session string
+	Project string
+	// Source is the session's main transcript (its first transcript if it
+	// has no main one); TranscriptExists says whether it is still on
+	// disk. Either way the messages come from the index.
+	Source           string
+	TranscriptExists bool
+	First, Last      time.Time
+	Total            int // messages in the session
+	Start            int // 0-based position of Messages[0] in the session
+	Messages         []ShownMessage
+	// Query is the search whose words are highlighted, nil for none.
+	Query *filter.Query
+	// Notes say how the request was read (a line that holds no message,
+	// a query nothing matched); Warnings what could not be read.
+	Notes, Warnings []string
+}
+
+// ShownMessage is one message of a Shown session.
+type ShownMessage struct {
+	store.Row
+	Time       time.Time   // zero when the row's time does not parse
+	Hit        bool        // the message asked for (by line or query)
+	Highlights []rank.Span // byte ranges of Text matching the query
+}
+
+// Show reads a session from the index, never from its transcript, so it
+// works after Claude Code deleted the transcript. m is the committed
+// manifest (store.ReadManifest): it resolves prefixes and paths and says
+// whether transcripts are gone.
+func Show(snap *store.Snapshot, m *store.Manifest, req ShowRequest) (*Shown, error) {
+	id, source, err := resolveTarget(m, req)
+	if err != nil {
+		return nil, err
+	}
+	read, err := snap.ReadSession(id)
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	rows := sessionOrder(read.Rows)
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: %s has no readable rows", store.ErrNoSession, id)
+	}
+	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read)}
+	sh.Project = rows[0].Project
+	sh.Source, sh.TranscriptExists = mainTranscript(m, id, rows)
+	msgs := make([]ShownMessage, len(rows))
+	for i := range rows {
+		msgs[i] = ShownMessage{Row: rows[i]}
+		msgs[i].Time, _ = time.Parse(time.RFC3339Nano, rows[i].Timestamp)
+		sh.noteTime(msgs[i].Time)
+		if req.Query != nil {
+			msgs[i].Highlights = queryHighlights(req.Query, rows[i].Text)
+		}
+	}
+	hit := sh.pickHit(msgs, req, source)
+	from, to := 0, len(msgs)
+	if !req.Full {
+		from, to = window(hit, len(msgs), req.Context)
+	}
+	if hit >= 0 {
+		msgs[hit].Hit = true
+	}
+	sh.Start, sh.Messages = from, msgs[from:to]
+	return sh, nil
+}
+
+func (sh *Shown) noteTime(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if sh.First.IsZero() || t.Before(sh.First) {
+		sh.First = t
+	}
+	if t.After(sh.Last) {
+		sh.Last = t
+	}
+}
+
+// SessionOf resolves a session argument as Show reads it (an id, a unique
+// prefix, or a transcript path, optionally with :LINE) to a session id.
+func SessionOf(m *store.Manifest, arg string) (string, error) {
+	target, _ := splitLine(strings.TrimSpace(arg))
+	id, _, err := resolveTarget(m, ShowRequest{Target: target, Path: isPath(target)})
+	return id, err
+}
+
+// resolveTarget finds the session a request names, and the transcript
+// when it names one by path.
+func resolveTarget(m *store.Manifest, req ShowRequest) (id, source string, err error) {
+	if !req.Path {
+		id, err = store.ResolveSession(m, req.Target)
+		return id, "", err
+	}
+	path := req.Target
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	f, ok := m.Files[path]
+	if !ok || f.Rows == 0 {
+		return "", "", fmt.Errorf("%w: no indexed transcript %s", store.ErrNoSession, req.Target)
+	}
+	return f.Session, path, nil
+}
+
+func readWarnings(r *store.SessionRead) []string {
+	var out []string
+	if r.Damaged > 0 {
+		out = append(out, fmt.Sprintf("%d damaged rows blocks were skipped, the session may miss messages (%s); `recall index --repair` re-reads them from transcripts that still exist",
+			r.Damaged, r.DamageExample))
+	}
+	if r.BadRows > 0 {
+		out = append(out, fmt.Sprintf("%d index rows could not be read and were skipped; `recall index --repair` re-reads them from transcripts that still exist", r.BadRows))
+	}
+	return out
+}
+
+// sessionOrder puts a session's rows in conversation order: each
+// transcript's rows stay in file order (timestamps can go backwards
+// inside a transcript), and the transcripts (the main one, subagents) are
+// merged by time, so a subagent's messages sit where they happened.
+func sessionOrder(rows []store.Row) []store.Row {
+	var groups [][]store.Row
+	at := map[string]int{}
+	for _, r := range rows {
+		g, ok := at[r.Source]
+		if !ok {
+			g = len(groups)
+			at[r.Source] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	out := make([]store.Row, 0, len(rows))
+	next := make([]int, len(groups))
+	for len(out) < len(rows) {
+		best := -1
+		for g := range groups {
+			if next[g] == len(groups[g]) {
+				continue
+			}
+			if best < 0 || groups[g][next[g]].Timestamp < groups[best][next[best]].Timestamp {
+				best = g
+			}
+		}
+		out = append(out, groups[best][next[best]])
+		next[best]++
+	}
+	return out
+}
+
+// mainTranscript names the session's main transcript and whether it is
+// still on disk (the manifest says whether it was gone at the last index
+// run; a stat says whether it is gone now).
+func mainTranscript(m *store.Manifest, id string, rows []store.Row) (string, bool) {
+	if files := m.SessionFiles()[id]; len(files) > 0 {
+		return files[0].Path, !files[0].Gone && exists(files[0].Path)
+	}
+	return rows[0].Source, exists(rows[0].Source)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// pickHit is the position of the message asked for, -1 for none: the row
+// at the line (in the named transcript, else the main one, else any), the
+// nearest row after it when the line holds none, or the first message
+// matching the query.
+func (sh *Shown) pickHit(msgs []ShownMessage, req ShowRequest, source string) int {
+	if req.Line > 0 {
+		if source == "" {
+			source = lineSource(msgs, req.Line, sh.Source)
+		}
+		return sh.atLine(msgs, source, req.Line)
+	}
+	if req.Query == nil {
+		return -1
+	}
+	for i := range msgs {
+		if len(msgs[i].Highlights) > 0 && req.Query.MatchMessage([]byte(msgs[i].Text)) {
+			return i
+		}
+	}
+	sh.Notes = append(sh.Notes, fmt.Sprintf("no message of the session matches %s; showing its start", QueryTitle(req.Query)))
+	return -1
+}
+
+// lineSource picks the transcript a bare :LINE refers to: the main one
+// when a row of it is at that line, else the first that has one.
+func lineSource(msgs []ShownMessage, line int, main string) string {
+	first := ""
+	for i := range msgs {
+		if msgs[i].Line != line {
+			continue
+		}
+		if msgs[i].Source == main {
+			return main
+		}
+		if first == "" {
+			first = msgs[i].Source
+		}
+	}
+	if first == "" {
+		return main
+	}
+	return first
+}
+
+// atLine finds the row of source at line, else the first row of source
+// after it, else its last row before it.
+func (sh *Shown) atLine(msgs []ShownMessage, source string, line int) int {
+	best, last := -1, -1
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Source != source {
+			continue
+		}
+		if m.Line == line {
+			return i
+		}
+		if m.Line > line && (best < 0 || m.Line < msgs[best].Line) {
+			best = i
+		}
+		if m.Line < line && (last < 0 || m.Line > msgs[last].Line) {
+			last = i
+		}
+	}
+	if best < 0 {
+		best = last
+	}
+	switch {
+	case best < 0:
+		sh.Notes = append(sh.Notes, fmt.Sprintf("no indexed message comes from %s; showing the start of the session", source))
+	default:
+		sh.Notes = append(sh.Notes, fmt.Sprintf("line %d holds no indexed message (tool output and noise are not indexed); showing the nearest, line %d", line, msgs[best].Line))
+	}
+	return best
+}
+
+// window is the range of context messages around hit (the start of the
+// session when there is no hit), clipped to n.
+func window(hit, n, context int) (int, int) {
+	if hit < 0 {
+		return 0, min(n, 2*context+1)
+	}
+	return max(hit-context, 0), min(hit+context+1, n)
+}
+
+// queryHighlights lists where the query's positive terms match text.
+func queryHighlights(q *filter.Query, text string) []rank.Span {
+	var spans []rank.Span
+	var found []filter.Span
+	for _, t := range q.Positive() {
+		found = t.FindAll([]byte(text), found[:0])
+		for _, sp := range found {
+			if sp.End > sp.Start {
+				spans = append(spans, rank.Span{Start: sp.Start, End: sp.End})
+			}
+		}
+	}
+	return mergeSpans(spans)
+}
+
+// mergeSpans sorts spans and merges those that overlap.
+func mergeSpans(spans []rank.Span) []rank.Span {
+	if len(spans) < 2 {
+		return spans
+	}
+	for i := 1; i < len(spans); i++ { // insertion sort: a message has few hits
+		for j := i; j > 0 && spans[j].Start < spans[j-1].Start; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	out := spans[:1]
+	for _, s := range spans[1:] {
+		if last := &out[len(out)-1]; s.Start <= last.End {
+			last.End = max(last.End, s.End)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
