@@ -1,0 +1,25 @@
+package mcpserver
+
+// What the model reads about the server and its tools: when to recall,
+// and the query language (README.md, "Query language").
+
+const instructions = `recall searches the user's past Claude Code sessions (prompts, answers, tool calls and subagents, across every project), from an index that outlives Claude Code's 30-day transcript cleanup.
+
+Recall before guessing when the user refers to earlier work ("like last time", "what did we decide about X", "we fixed this before", "find the session where..."), when a task probably repeats something solved in another session or project, or when you need an error, command, decision or reason from a previous conversation. Use search to find sessions, show to read the conversation around a hit, sessions to list recent sessions. Tell the user which session (date and project) an answer came from.`
+
+const searchDescription = `Search the user's past Claude Code sessions, grep-style, and rank whole sessions by how well they match. Returns the best sessions (5 by default), each with its best matching messages (3): type, time, a snippet and its evidence (transcript:line), which the show tool opens. The session you are in is never shown.
+
+Query syntax:
+- query "jwt refresh token": the words are OR'ed; sessions matching more of them, closer together, rank higher. Matching is case-insensitive substring (error finds errors and IOError).
+- "\"connection reset by peer\"" inside query: an exact phrase.
+- _ matches any one character: v1_2 finds v1.2, v1-2 and v1_2.
+- require "implement": every one of these words must also match (per message, or per session with scope "session").
+- exclude "test": leave out messages (or with scope "session", sessions) that contain any of these words.
+- A natural-language question works as a query: stop words and punctuation are dropped.
+- project ".", since "30d", until "2026-01-31" narrow the search.
+
+Start broad with two or three likely words, then narrow with require and exclude rather than stacking many OR'ed words. No match is not an error: try other words.`
+
+const showDescription = `Read a past session from recall's index, even after Claude Code deleted its transcript: the messages around one (5 before and after by default), or the whole session in order with full=true (subagent messages marked). Give session as a session id (a unique prefix is enough) or as a search result's evidence "transcript:line"; pass query (the words you searched for) to highlight them and, without a line, to centre on the first message that matches. Every message keeps its transcript:line evidence.`
+
+const sessionsDescription = `List the user's indexed Claude Code sessions, newest first: id, project, first and last time, number of messages, the first prompt, and whether the transcript is still on disk (the index keeps sessions Claude Code has deleted). Filter with project ('.' for the current project), since and until. Use it to find "the session from yesterday" or what was worked on in a project; use search to find sessions by what was said.`

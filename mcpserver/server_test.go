@@ -1,0 +1,79 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Calls that arrive while an update runs are served by the next one, and
+// a call is never served by an update that started before it arrived.
+func TestFreshenerSharesUpdates(t *testing.T) {
+	updates := 0
+	f := &freshener{update: func() { updates++ }}
+	before := time.Now()
+	f.run()
+	if updates != 1 {
+		t.Fatalf("%d updates, want 1", updates)
+	}
+	f.runFor(before) // arrived before the update above started: served by it
+	if updates != 1 {
+		t.Errorf("a call served by a later update updated again: %d", updates)
+	}
+	f.runFor(time.Now()) // arrived after: needs its own
+	if updates != 2 {
+		t.Errorf("a call that arrived after the last update was not served: %d", updates)
+	}
+	(&freshener{}).run() // no update configured: nothing to do
+}
+
+func connect(t *testing.T, cfg Config) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := New(cfg).Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Bad arguments and a missing index are tool errors the model can read,
+// worded as the CLI words them.
+func TestToolErrors(t *testing.T) {
+	cs := connect(t, Config{IndexDir: t.TempDir()})
+	tests := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"search", map[string]any{"query": "jwt", "scope": "everywhere"}, `--scope "everywhere": want message or session`},
+		{"search", map[string]any{"query": "jwt", "since": "last tuesday"}, `--since: cannot read time "last tuesday"`},
+		{"search", map[string]any{"query": "jwt", "limit": -1}, "-n/--sessions -1: must not be negative"},
+		{"search", map[string]any{"query": "jwt"}, "recall has no index in"},
+		{"show", map[string]any{"session": ""}, "give a session id"},
+		{"sessions", map[string]any{}, "recall has no index in"},
+	}
+	for _, tt := range tests {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+		if err != nil {
+			t.Fatalf("%s %v: protocol error %v", tt.tool, tt.args, err)
+		}
+		text := ""
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text += tc.Text
+			}
+		}
+		if !res.IsError || !strings.Contains(text, tt.want) {
+			t.Errorf("%s %v: error %v %q, want %q", tt.tool, tt.args, res.IsError, text, tt.want)
+		}
+	}
+}
