@@ -296,6 +296,10 @@ func jsonKind(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
+// ShellQuote quotes s for a POSIX shell when it needs it, as recall
+// writes the commands it prints or installs.
+func ShellQuote(s string) string { return shellQuote(s) }
+
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, shellSafeChars) == "" {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +26,9 @@ type Setup struct {
 	// index directory and sources when they are not the defaults, so the
 	// hooks index where searches from this shell look.
 	HookArgs []string
+	// MCP registers recall's MCP server with Claude Code; nil leaves MCP
+	// alone.
+	MCP *MCPSetup
 	// DryRun prints the change to Out and writes nothing.
 	DryRun bool
 	// Out receives the dry-run diff: it is the command's result.
@@ -67,38 +72,215 @@ func DefaultSetup(settingsPath string) (Setup, error) {
 	}, nil
 }
 
-// Install merges recall's hooks into settings.json and writes the skill.
+// Install merges recall's hooks into settings.json, writes the skill and
+// registers the MCP server. Before its first change it records what it
+// found (installRecord, and the original settings.json in the backup),
+// so that Uninstall can put it back byte for byte.
 func Install(s Setup) error {
 	f, err := readSettings(s.SettingsPath)
 	if err != nil {
 		return err
 	}
+	pristine := !hasRecallHooks(f.root) // before addHooks changes f.root
 	changed, err := addHooks(f.root, s.RecallPath, s.HookArgs)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left it untouched", s.SettingsPath, err)
 	}
+	if !s.DryRun {
+		if err := s.noteInstall(f, changed && pristine); err != nil {
+			return err
+		}
+	}
 	if err := s.applySettings(f, changed, "add the recall hooks for "+strings.Join(hookEvents(), " and ")); err != nil {
 		return err
 	}
-	return s.applySkill(SkillText(s.RecallPath))
+	if err := s.applySkill(SkillText(s.RecallPath)); err != nil {
+		return err
+	}
+	return s.registerMCP()
 }
 
-// Uninstall takes out exactly what Install added: recall's hook handlers,
-// the containers that held only them, and the skill.
+// noteInstall records, once, whether settings.json existed and which
+// directories install is about to create, creates the settings file's
+// directory, and saves the original settings.json (when there is one and
+// it holds no recall hook yet, so it really is the state before recall).
+func (s Setup) noteInstall(f *settingsFile, backup bool) error {
+	rec, err := s.readRecord()
+	if err != nil {
+		return err
+	}
+	dirty := rec == nil
+	if rec == nil {
+		rec = &installRecord{SettingsExisted: f.exists || exists(s.backupPath())}
+	}
+	for _, dir := range []string{filepath.Dir(s.SettingsPath), s.SkillDir} {
+		for _, d := range missingDirs(dir) {
+			if !slices.Contains(rec.CreatedDirs, d) {
+				rec.CreatedDirs = append(rec.CreatedDirs, d)
+				dirty = true
+			}
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(s.SettingsPath), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(s.SettingsPath), err)
+	}
+	if dirty {
+		if err := s.writeRecord(rec); err != nil {
+			return err
+		}
+	}
+	if !f.exists || !backup || !rec.SettingsExisted {
+		return nil
+	}
+	saved, err := writeBackupOnce(s.backupPath(), f.data)
+	if err != nil {
+		return fmt.Errorf("back up %s: %w", s.SettingsPath, err)
+	}
+	if saved {
+		s.logf("%s: saved the original as %s", s.SettingsPath, s.backupPath())
+	}
+	return nil
+}
+
+// Uninstall takes out exactly what Install added. settings.json comes back
+// byte for byte: deleted when install created it and it holds nothing
+// else, the original bytes when nothing but recall's hooks changed since;
+// otherwise (the user or Claude Code changed other settings since) only
+// recall's hook handlers and the containers that held only them are
+// taken out. The skill, the directories install created (if empty), its
+// record and the backup go too, and the MCP server is unregistered.
 func Uninstall(s Setup) error {
 	f, err := readSettings(s.SettingsPath)
 	if err != nil {
 		return err
 	}
-	original := s.originalContainers()
-	changed, err := removeHooks(f.root, original)
+	rec, err := s.readRecord()
 	if err != nil {
-		return fmt.Errorf("%s: %w; left it untouched", s.SettingsPath, err)
-	}
-	if err := s.applySettings(f, changed, "remove the recall hooks"); err != nil {
 		return err
 	}
-	return s.removeSkill()
+	restored, err := s.restoreSettings(f, rec)
+	if err != nil {
+		return err
+	}
+	if err := s.removeSkill(); err != nil {
+		return err
+	}
+	if !s.DryRun {
+		if err := s.forgetInstall(rec, restored); err != nil {
+			return err
+		}
+	}
+	return s.unregisterMCP()
+}
+
+// restoreSettings puts settings.json back and reports whether it is now
+// exactly what it was before recall (or gone, as it was).
+func (s Setup) restoreSettings(f *settingsFile, rec *installRecord) (bool, error) {
+	changed, err := removeHooks(f.root, s.originalContainers())
+	if err != nil {
+		return false, fmt.Errorf("%s: %w; left it untouched", s.SettingsPath, err)
+	}
+	createdByRecall := rec != nil && !rec.SettingsExisted
+	switch {
+	case !f.exists:
+		s.logf("%s: nothing to change", s.SettingsPath)
+		return createdByRecall, nil
+	case createdByRecall && f.root.Len() == 0 && (changed || isEmptyDoc(f.data)):
+		return true, s.deleteSettings(f)
+	case !changed:
+		s.logf("%s: nothing to change", s.SettingsPath)
+		return false, nil
+	}
+	if original, ok := s.pristineBackup(f.root); ok {
+		return true, s.writeRestored(f, original, "restore it as it was before recall")
+	}
+	if err := s.applySettings(f, true, "remove the recall hooks"); err != nil {
+		return false, err
+	}
+	if !s.DryRun && exists(s.backupPath()) {
+		s.logf("%s: other settings changed since install, so only recall's hooks were taken out; the file from before recall is kept as %s", s.SettingsPath, s.backupPath())
+	}
+	return false, nil
+}
+
+// pristineBackup returns the backup's bytes when they are the settings
+// now with recall's hooks taken out (whatever the layout): restoring
+// them then loses nothing and undoes install's reformatting.
+func (s Setup) pristineBackup(now *Object) ([]byte, bool) {
+	data, err := os.ReadFile(s.backupPath())
+	if err != nil {
+		return nil, false
+	}
+	backup, err := parseSettings(data)
+	if err != nil || hasRecallHooks(backup) {
+		return nil, false
+	}
+	return data, reflect.DeepEqual(plain(now), plain(backup))
+}
+
+// writeRestored writes original over settings.json (keeping its mode and
+// owner), or in a dry run prints the diff.
+func (s Setup) writeRestored(f *settingsFile, original []byte, what string) error {
+	if string(original) == string(f.data) {
+		s.logf("%s: nothing to change", s.SettingsPath)
+		return nil
+	}
+	if s.DryRun {
+		fmt.Fprint(s.Out, unifiedDiff(s.SettingsPath, s.SettingsPath+" (after)", f.data, original))
+		s.logf("%s: would %s (dry run, nothing written)", s.SettingsPath, what)
+		return nil
+	}
+	if err := writeFileAtomic(f.path, original, f.mode, f.info); err != nil {
+		return fmt.Errorf("write %s: %w", s.SettingsPath, err)
+	}
+	s.logf("%s: %s", s.SettingsPath, what)
+	return nil
+}
+
+// deleteSettings removes a settings.json that install created and that
+// holds nothing else.
+func (s Setup) deleteSettings(f *settingsFile) error {
+	if s.DryRun {
+		fmt.Fprint(s.Out, unifiedDiff(s.SettingsPath, "/dev/null", f.data, nil))
+		s.logf("%s: would remove it: recall created it and it holds nothing else (dry run, nothing written)", s.SettingsPath)
+		return nil
+	}
+	if err := os.Remove(f.path); err != nil {
+		return fmt.Errorf("remove %s: %w", s.SettingsPath, err)
+	}
+	s.logf("%s: removed it: recall created it and it held nothing else", s.SettingsPath)
+	return nil
+}
+
+// isEmptyDoc reports whether data is an empty settings document ("{}"
+// or blank), as a settings.json recall created ends up without its hooks.
+func isEmptyDoc(data []byte) bool {
+	obj, err := parseSettings(data)
+	return err == nil && obj.Len() == 0
+}
+
+// forgetInstall removes what only install's record and backup needed, and
+// the directories install created if they are empty.
+func (s Setup) forgetInstall(rec *installRecord, restored bool) error {
+	if restored {
+		if err := removeIfExists(s.backupPath()); err != nil {
+			return err
+		}
+	}
+	if err := removeIfExists(s.recordPath()); err != nil {
+		return err
+	}
+	if rec == nil {
+		return nil
+	}
+	dirs := slices.Clone(rec.CreatedDirs)
+	slices.SortFunc(dirs, func(a, b string) int { return len(b) - len(a) }) // deepest first
+	for _, d := range dirs {
+		if err := os.Remove(d); err == nil {
+			s.logf("%s: removed the directory recall created", d)
+		}
+	}
+	return nil
 }
 
 // originalContainers reads the backup to learn which hook containers the
@@ -106,6 +288,9 @@ func Uninstall(s Setup) error {
 // backup (settings.json did not exist before) recall made them all.
 // An unreadable backup is reported and treated as having none.
 func (s Setup) originalContainers() containers {
+	if !exists(s.backupPath()) {
+		return containers{}
+	}
 	backup, err := readSettings(s.backupPath())
 	if err == nil {
 		_, err = removeHooks(backup.root, containers{})
@@ -119,8 +304,8 @@ func (s Setup) originalContainers() containers {
 
 func (s Setup) backupPath() string { return s.SettingsPath + backupSuffix }
 
-// applySettings writes the changed settings (after a one-time backup), or
-// in a dry run prints the diff instead.
+// applySettings writes the changed settings, or in a dry run prints the
+// diff instead.
 func (s Setup) applySettings(f *settingsFile, changed bool, what string) error {
 	if !changed {
 		s.logf("%s: nothing to change", s.SettingsPath)
@@ -135,28 +320,13 @@ func (s Setup) applySettings(f *settingsFile, changed bool, what string) error {
 		s.logf("%s: would %s (dry run, nothing written)", s.SettingsPath, what)
 		return nil
 	}
-	if err := s.writeSettings(f, after); err != nil {
-		return err
-	}
-	s.logf("%s: %s", s.SettingsPath, what)
-	return nil
-}
-
-func (s Setup) writeSettings(f *settingsFile, after []byte) error {
-	if f.exists {
-		saved, err := writeBackupOnce(s.backupPath(), f.data)
-		if err != nil {
-			return fmt.Errorf("back up %s: %w", s.SettingsPath, err)
-		}
-		if saved {
-			s.logf("%s: saved the original as %s", s.SettingsPath, s.backupPath())
-		}
-	} else if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(f.path), err)
 	}
 	if err := writeFileAtomic(f.path, after, f.mode, f.info); err != nil {
 		return fmt.Errorf("write %s: %w", s.SettingsPath, err)
 	}
+	s.logf("%s: %s", s.SettingsPath, what)
 	return nil
 }
 

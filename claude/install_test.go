@@ -406,7 +406,15 @@ func TestInstallCreatesMissingFile(t *testing.T) {
 	if err := Uninstall(rig.setup); err != nil {
 		t.Fatal(err)
 	}
-	assertFile(t, rig.setup.SettingsPath, "{}\n", 0o600)
+	// Install created the file and the configuration directory itself:
+	// uninstall leaves neither.
+	if _, err := os.Stat(filepath.Dir(rig.setup.SettingsPath)); !os.IsNotExist(err) {
+		entries, _ := os.ReadDir(filepath.Dir(rig.setup.SettingsPath))
+		t.Errorf("uninstall left the directory install created: %v %v", err, entries)
+	}
+	if strings.Contains(rig.log.String(), "saved the original") {
+		t.Errorf("claims to have saved an original that never existed:\n%s", rig.log)
+	}
 }
 
 func TestInstallRefusesInvalidSettings(t *testing.T) {
@@ -639,5 +647,128 @@ func TestInstallKeepsOwner(t *testing.T) {
 	st, ok := ownerOf(stat(t, rig.setup.SettingsPath))
 	if !ok || st.Uid != uid || st.Gid != gid {
 		t.Errorf("owner after install = %+v, want %d:%d", st, uid, gid)
+	}
+}
+
+// Layouts recall would not write itself: uninstall still gives back the
+// very bytes, not just equal JSON, and leaves no backup or record.
+func TestUninstallRestoresBytesOfAnyLayout(t *testing.T) {
+	layouts := []settingsFixture{
+		{"compact", `{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]},"env":{"A":"1"}}`},
+		{"compact objects in an indented file", "{\n  \"permissions\": {\"allow\": [\"Bash(ls)\"], \"deny\": []},\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"ccidx tail\"}]}]},\n  \"statusLine\": {\"type\": \"command\", \"command\": \"x\"}\n}\n"},
+		{"odd spacing and escapes", "{ \"env\" : { \"PATH\":\"/a\\u002fb\" } ,\n\n \"maxTokens\": 1.50E+3 }\n"},
+		{"blank", ""},
+	}
+	for _, fx := range append(layouts, settingsFixtures()...) {
+		t.Run(fx.name, func(t *testing.T) {
+			rig := newInstallRig(t)
+			rig.writeSettings(t, fx.text, 0o640)
+			if err := Install(rig.setup); err != nil {
+				t.Fatal(err)
+			}
+			if rig.readSettings(t) == fx.text {
+				t.Fatal("install changed nothing")
+			}
+			if err := Uninstall(rig.setup); err != nil {
+				t.Fatal(err)
+			}
+			if after := rig.readSettings(t); after != fx.text {
+				t.Errorf("after uninstall the bytes differ:\n%s", unifiedDiff("original", "after", []byte(fx.text), []byte(after)))
+			}
+			assertMode(t, rig.setup.SettingsPath, 0o640)
+			entries, _ := os.ReadDir(filepath.Dir(rig.setup.SettingsPath))
+			if len(entries) != 1 {
+				t.Errorf("uninstall left files beside settings.json: %v", entries)
+			}
+		})
+	}
+}
+
+// Settings changed after install (by the user or Claude Code) are kept:
+// only recall's hooks go, and the original stays in the backup, said so.
+func TestUninstallKeepsLaterChanges(t *testing.T) {
+	rig := newInstallRig(t)
+	original := settingsFixtures()[0].text
+	rig.writeSettings(t, original, 0o600)
+	if err := Install(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	settings := parsePlain(t, rig.readSettings(t))
+	settings["theme"] = "dark"
+	edited, _ := json.MarshalIndent(settings, "", "  ")
+	rig.writeSettings(t, string(edited)+"\n", 0o600)
+	rig.log.Reset()
+	if err := Uninstall(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	want := parsePlain(t, original)
+	want["theme"] = "dark"
+	if got := parsePlain(t, rig.readSettings(t)); !reflect.DeepEqual(got, want) {
+		t.Errorf("after uninstall got %v, want %v", got, want)
+	}
+	assertFile(t, rig.setup.SettingsPath+backupSuffix, original, 0o600)
+	if log := rig.log.String(); !strings.Contains(log, "other settings changed since install") || strings.Contains(log, "saved the original") {
+		t.Errorf("uninstall summary: %q", log)
+	}
+}
+
+// Installed into a missing file, installed again (as after an upgrade),
+// then uninstalled: no file, no backup of recall's own file.
+func TestReinstallIntoMissingFile(t *testing.T) {
+	rig := newInstallRig(t)
+	for _, path := range []string{"/opt/recall/bin/recall", "/usr/local/bin/recall"} {
+		rig.setup.RecallPath = path
+		if err := Install(rig.setup); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(rig.setup.SettingsPath + backupSuffix); !os.IsNotExist(err) {
+		t.Errorf("a backup of the file recall created: %v", err)
+	}
+	if err := Uninstall(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(rig.setup.SettingsPath)); !os.IsNotExist(err) {
+		t.Errorf("uninstall left the config directory recall created: %v", err)
+	}
+}
+
+// Directories that were there before install stay, even empty.
+func TestUninstallKeepsDirectoriesItDidNotCreate(t *testing.T) {
+	rig := newInstallRig(t)
+	rig.writeSettings(t, "{}\n", 0o600)
+	skills := filepath.Dir(rig.setup.SkillDir)
+	if err := os.Mkdir(skills, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Install(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	if err := Uninstall(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(skills); err != nil {
+		t.Errorf("uninstall removed a skills/ it did not create: %v", err)
+	}
+	if _, err := os.Stat(rig.setup.SkillDir); !os.IsNotExist(err) {
+		t.Errorf("skill dir still there: %v", err)
+	}
+	assertFile(t, rig.setup.SettingsPath, "{}\n", 0o600)
+}
+
+func TestUninstallDryRunOfCreatedFile(t *testing.T) {
+	rig := newInstallRig(t)
+	if err := Install(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	rig.setup.DryRun = true
+	if err := Uninstall(rig.setup); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rig.out.String(), "+++ /dev/null") || !strings.Contains(rig.log.String(), "would remove it") {
+		t.Errorf("dry run: out %q log %q", rig.out, rig.log)
+	}
+	if _, err := os.Stat(rig.setup.SettingsPath); err != nil {
+		t.Errorf("dry run removed settings.json: %v", err)
 	}
 }
