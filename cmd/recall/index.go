@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/recall-dev/recall/indexer"
 )
@@ -30,6 +31,7 @@ func (c *indexCmd) Run(g *Globals) error {
 		Repair:          c.Repair,
 	}, ui.warn)
 	var sum indexer.Summary
+	start := time.Now()
 	if c.Rebuild {
 		sum, err = indexer.Rebuild(opts, c.Yes)
 	} else {
@@ -39,13 +41,17 @@ func (c *indexCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if sum.Elapsed == 0 {
+		sum.Elapsed = time.Since(start) // a rebuild does not time itself
+	}
 	if !c.Quiet {
 		fmt.Fprintln(g.env.stderr, indexer.FormatSummary(&sum))
 	}
 	if sum.Files == 0 {
 		// Not an error (a new machine has no sessions yet), but most often
 		// a wrong --source or CLAUDE_CONFIG_DIR: say where we looked.
-		fmt.Fprintf(g.env.stderr, "recall: no transcripts found under %s\n", strings.Join(cfg.Sources, ", "))
+		fmt.Fprintf(g.env.stderr, "recall: no transcripts found under %s; if Claude Code keeps them elsewhere, give the folder with --source DIR (or RECALL_SOURCE), or set CLAUDE_CONFIG_DIR to its configuration directory\n",
+			strings.Join(cfg.Sources, ", "))
 	}
 	return nil
 }

@@ -14,11 +14,12 @@ import (
 // setupFlags are shared by install and uninstall.
 type setupFlags struct {
 	Settings string `placeholder:"PATH" help:"settings.json to change (default $CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json); the skill goes to skills/recall next to it."`
-	DryRun   bool   `name:"dry-run" help:"Print the change as a diff on stdout and write nothing."`
+	DryRun   bool   `name:"dry-run" help:"Print the change on stdout (a diff, and the claude mcp command) and change nothing."`
 }
 
 type installCmd struct {
 	setupFlags
+	NoMCP bool `name:"no-mcp" help:"Do not register recall's MCP server with Claude Code."`
 }
 
 type uninstallCmd struct {
@@ -26,7 +27,9 @@ type uninstallCmd struct {
 }
 
 // Run adds recall's SessionEnd and Stop hooks to settings.json, keeping
-// everything else in it, and installs the recall skill.
+// everything else in it, installs the recall skill and registers the MCP
+// server (`claude mcp add`, or the command printed when claude is not on
+// PATH).
 func (c *installCmd) Run(g *Globals) error {
 	s, err := c.setup(g)
 	if err != nil {
@@ -38,16 +41,22 @@ func (c *installCmd) Run(g *Globals) error {
 	if s.HookArgs, err = hookArgs(g); err != nil {
 		return err
 	}
+	if c.NoMCP {
+		s.MCP = nil
+	} else {
+		s.MCP.Server = append([]string{s.RecallPath, "mcp"}, s.HookArgs...)
+	}
 	if err := claude.Install(s); err != nil {
 		return err
 	}
 	if strings.HasPrefix(s.RecallPath, os.TempDir()+string(filepath.Separator)) {
-		fmt.Fprintf(g.env.stderr, "recall: warning: %s is in the temp directory (go run?); the hooks break once it is removed\n", s.RecallPath)
+		fmt.Fprintf(g.env.stderr, "recall: warning: %s is in the temp directory (go run?); the hooks and the MCP server break once it is removed\n", s.RecallPath)
 	}
 	return nil
 }
 
-// Run removes exactly what install added.
+// Run removes exactly what install added, and puts settings.json back as
+// it was.
 func (c *uninstallCmd) Run(g *Globals) error {
 	s, err := c.setup(g)
 	if err != nil {
@@ -80,7 +89,15 @@ func hookArgs(g *Globals) ([]string, error) {
 func (f setupFlags) setup(g *Globals) (claude.Setup, error) {
 	s, err := claude.DefaultSetup(g.fromCwd(f.Settings))
 	s.DryRun, s.Out, s.Log = f.DryRun, g.env.stdout, g.env.stderr
+	s.MCP = mcpSetup()
 	return s, err
+}
+
+// mcpSetup finds the claude CLI (none: install and uninstall print the
+// commands instead) and Claude Code's user configuration.
+func mcpSetup() *claude.MCPSetup {
+	path, _ := exec.LookPath("claude")
+	return &claude.MCPSetup{Claude: path, ConfigFile: claude.UserConfigFile()}
 }
 
 // recallPath is the binary the hooks should run: recall as found on PATH

@@ -51,7 +51,8 @@ const otherToolsSettings = `{
 // recallOnPath puts recall on PATH, in a fresh directory, as a symlink to
 // the executable install finds (this test binary, which runs the CLI in
 // process), gives the test a fresh HOME and returns the PATH entry: what
-// install names in the hooks.
+// install names in the hooks. A fake claude CLI (fakeClaudeOnPath) goes
+// first on PATH, so no test ever runs a real one.
 func recallOnPath(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
@@ -65,6 +66,7 @@ func recallOnPath(t *testing.T) string {
 	}
 	t.Setenv("PATH", pathDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("HOME", t.TempDir())
+	fakeClaudeOnPath(t)
 	return link
 }
 
@@ -194,7 +196,8 @@ func TestInstallCommandDryRun(t *testing.T) {
 	if run.code != 0 {
 		t.Fatalf("exit %d, stderr %q", run.code, run.stderr)
 	}
-	for _, want := range []string{"--- " + settings + "\n", "+++ " + settings + " (after)\n", `+            "command": "` + bin + ` hook",`, "+name: recall"} {
+	for _, want := range []string{"--- " + settings + "\n", "+++ " + settings + " (after)\n", `+            "command": "` + bin + ` hook",`, "+name: recall",
+		"would run: claude mcp add --scope user recall -- " + bin + " mcp\n"} {
 		if !strings.Contains(run.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, run.stdout)
 		}
@@ -207,5 +210,79 @@ func TestInstallCommandDryRun(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("dry run created files: %v", entries)
+	}
+}
+
+// With no settings.json before, install creates it, the skill and the
+// folders it needs, and registers the MCP server; uninstall leaves the
+// configuration directory as it was: empty.
+func TestInstallCommandWithoutSettings(t *testing.T) {
+	link := recallOnPath(t)
+	calls := fakeClaudeOnPath(t)
+	config := t.TempDir()
+	settings := filepath.Join(config, "settings.json")
+	run := runCLI(t, "install", "--settings", settings)
+	if run.code != 0 || run.stdout != "" {
+		t.Fatalf("install: exit %d, stdout %q, stderr %q", run.code, run.stdout, run.stderr)
+	}
+	if got := calls(); len(got) != 1 || !strings.HasSuffix(got[0], ": mcp add --scope user recall -- "+link+" mcp") {
+		t.Errorf("claude calls %q", got)
+	}
+	if strings.Contains(run.stderr, "saved the original") {
+		t.Errorf("install claims an original: %q", run.stderr)
+	}
+	// What `claude mcp add` records, which uninstall reads to know the
+	// server is recall's.
+	registered := `{"mcpServers":{"recall":{"type":"stdio","command":"` + link + `","args":["mcp"],"env":{}}}}`
+	if err := os.WriteFile(filepath.Join(os.Getenv("HOME"), ".claude.json"), []byte(registered), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run = runCLI(t, "uninstall", "--settings", settings)
+	if run.code != 0 || run.stdout != "" || strings.Contains(run.stderr, "saved the original") {
+		t.Fatalf("uninstall: exit %d, stdout %q, stderr %q", run.code, run.stdout, run.stderr)
+	}
+	if entries, _ := os.ReadDir(config); len(entries) != 0 {
+		t.Errorf("uninstall left %v in the configuration directory", entries)
+	}
+	if got := calls(); len(got) != 2 || !strings.HasSuffix(got[1], ": mcp remove --scope user recall") {
+		t.Errorf("claude calls %q", got)
+	}
+}
+
+// An existing settings.json in a layout recall does not write (compact)
+// comes back byte for byte.
+func TestInstallCommandRestoresBytes(t *testing.T) {
+	recallOnPath(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	const compact = `{"model":"opus","hooks":{"Stop":[{"hooks":[{"type":"command","command":"say done"}]}]},"permissions":{"allow":["Bash(ls)"]}}`
+	if err := os.WriteFile(settings, []byte(compact), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if run := runCLI(t, "install", "--settings", settings); run.code != 0 {
+		t.Fatalf("install: exit %d, stderr %q", run.code, run.stderr)
+	}
+	if run := runCLI(t, "uninstall", "--settings", settings); run.code != 0 {
+		t.Fatalf("uninstall: exit %d, stderr %q", run.code, run.stderr)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != compact {
+		t.Errorf("uninstall did not restore the bytes:\n%s", data)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(settings)); len(entries) != 1 {
+		t.Errorf("uninstall left files: %v", entries)
+	}
+}
+
+// Without the claude CLI, install prints the command that registers the
+// MCP server instead of running it.
+func TestInstallCommandWithoutClaude(t *testing.T) {
+	link := recallOnPath(t)
+	t.Setenv("PATH", filepath.Dir(link)) // recall only: no claude
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	run := runCLI(t, "install", "--settings", settings)
+	if run.code != 0 {
+		t.Fatalf("install: exit %d, stderr %q", run.code, run.stderr)
+	}
+	if want := "claude mcp add --scope user recall -- " + link + " mcp"; !strings.Contains(run.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, run.stderr)
 	}
 }

@@ -24,12 +24,16 @@ type cli struct {
 	Globals
 
 	Search    searchCmd        `cmd:"" default:"withargs" help:"Search past sessions (default command)."`
+	Show      showCmd          `cmd:"" help:"Print the messages around a hit, or a whole session, from the index."`
+	Sessions  sessionsCmd      `cmd:"" help:"List indexed sessions, newest first."`
+	Resume    resumeCmd        `cmd:"" help:"Print the command that reopens a session in Claude Code (--exec runs it)."`
 	Index     indexCmd         `cmd:"" help:"Bring the index up to date with the transcripts."`
-	Stats     statsCmd         `cmd:"" help:"Show what the index holds and what it excluded."`
+	Stats     statsCmd         `cmd:"" help:"Check the index and recall's wiring into Claude Code: what it holds, what it excluded, what needs fixing."`
 	Watch     watchCmd         `cmd:"" help:"Keep the index up to date as Claude Code writes."`
 	Forget    forgetCmd        `cmd:"" help:"Remove a session, a project or old messages from the index, for good."`
+	MCP       mcpCmd           `cmd:"" name:"mcp" help:"Serve search, show and sessions to Claude Code as an MCP server over stdio."`
 	Hook      hookCmd          `cmd:"" help:"Entry point for Claude Code hooks (reads the hook JSON on stdin)."`
-	Install   installCmd       `cmd:"" help:"Wire recall into Claude Code (hooks and skill)."`
+	Install   installCmd       `cmd:"" help:"Wire recall into Claude Code (hooks, skill and MCP server)."`
 	Uninstall uninstallCmd     `cmd:"" help:"Remove what 'recall install' added."`
 	Version   kong.VersionFlag `help:"Print the version and exit."`
 }
@@ -73,6 +77,8 @@ var searchDefaults = kong.Vars{
 	"default_context":       fmt.Sprint(search.DefaultContext),
 	"default_half_life":     search.FormatDuration(search.DefaultHalfLife),
 	"default_recall_window": search.DefaultRecallWindow,
+	"default_show_context":  fmt.Sprint(search.DefaultShowContext),
+	"default_session_list":  fmt.Sprint(search.DefaultSessionList),
 }
 
 // exitPanic carries kong's exit code (from --help or --version) out of Parse.
@@ -119,3 +125,18 @@ type noMatchError struct{}
 
 func (noMatchError) Error() string { return "" }
 func (noMatchError) ExitCode() int { return 1 }
+
+// notFoundError is a lookup that found nothing (a session id no indexed
+// session has): exit status 1, like no match, with the message on stderr.
+type notFoundError struct{ err error }
+
+func (e notFoundError) Error() string { return e.err.Error() }
+func (e notFoundError) Unwrap() error { return e.err }
+func (notFoundError) ExitCode() int   { return 1 }
+
+// exitStatus is the exit status of a program recall ran for the user
+// (resume --exec), passed on as recall's own.
+type exitStatus int
+
+func (e exitStatus) Error() string { return "" }
+func (e exitStatus) ExitCode() int { return int(e) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
@@ -55,7 +56,7 @@ func (c *searchCmd) Help() string {
   recall '"jwt auth"'             the exact phrase
   recall reset_windows            _ matches any one character ("reset windows", "reset-windows")
   recall -e 'mutex|dead.?lock'    RE2 regular expressions
-  recall jwt -r implement --scope session
+  recall jwt -r implement -x test --scope session
                                   sessions that mention jwt and implement anywhere and test nowhere
 Matching is case-insensitive substring (like rg -i) unless --case-sensitive or --word.
 Natural-language questions work as queries: stop words are dropped from the OR words.
@@ -80,10 +81,9 @@ func (c *searchCmd) Run(g *Globals) error {
 		return err
 	}
 	out.Format, out.Color, out.Explain = c.format(), wantColor(c.Color, g.env.stdout), c.Explain
-	if !c.NoUpdate && !indexer.WatcherRunning(cfg.IndexDir) {
-		// A running `recall watch` keeps the index current within its
-		// debounce; checking every transcript again would only cost time.
-		c.update(g, cfg)
+	g.explainProjectDot(c.Project)
+	if !c.NoUpdate {
+		g.freshen(cfg)
 	}
 	snap, err := store.OpenSnapshot(cfg.IndexDir)
 	if errors.Is(err, store.ErrNoIndex) {
@@ -118,19 +118,55 @@ func (c *searchCmd) Run(g *Globals) error {
 		return fmt.Errorf("write results: %w", err)
 	}
 	if len(res.Sessions) == 0 {
+		g.hintNoMatch(cfg, params, req)
 		return noMatchError{}
 	}
 	return nil
 }
 
-// update indexes new transcript lines first. Problems are reported and the
-// search goes on over what is already indexed.
-func (c *searchCmd) update(g *Globals, cfg indexer.Config) {
+// freshen indexes new transcript lines before the index is read, as
+// every search, show, sessions and MCP call does (unless --no-update).
+// A running `recall watch` keeps the index current within its debounce,
+// so checking every transcript again would only cost time; another
+// indexer holding the lock means reading the last committed index rather
+// than waiting. Problems are reported and the caller goes on over what is
+// already indexed.
+func (g *Globals) freshen(cfg indexer.Config) {
+	if indexer.WatcherRunning(cfg.IndexDir) {
+		return
+	}
 	ui := newStderrUI(g.env.stderr, g.Verbose, false)
 	_, _, err := indexer.Update(ui.indexOptions(indexer.Options{Config: cfg}, ui.verboseWarn))
 	ui.endProgress()
 	if err != nil {
-		ui.warn("index update failed, searching the index as it is: " + err.Error())
+		ui.warn("index update failed, reading the index as it is: " + err.Error())
+	}
+}
+
+// hintNoMatch says, in one line each, which --project or --session filter
+// matches no indexed session: a silent exit 1 would look like "no such
+// words".
+func (g *Globals) hintNoMatch(cfg indexer.Config, p search.Params, req search.Request) {
+	if len(req.Projects) == 0 && len(req.Sessions) == 0 {
+		return
+	}
+	m, err := store.ReadManifest(cfg.IndexDir)
+	if err != nil {
+		return // no index: nothing matches, and nothing to explain
+	}
+	for _, h := range search.NoMatchHints(m, p, req) {
+		fmt.Fprintln(g.env.stderr, "recall:", h)
+	}
+}
+
+// explainProjectDot says with -v what `--project .` stands for when the
+// working directory is in no git repository: the directory itself.
+func (g *Globals) explainProjectDot(projects []string) {
+	if !g.Verbose || g.env.cwd == "" || !slices.Contains(projects, ".") {
+		return
+	}
+	if root, ok := search.GitRoot(g.env.cwd); !ok {
+		fmt.Fprintf(g.env.stderr, "recall: --project .: %s is in no git repository; using the directory itself\n", search.Safe(root))
 	}
 }
 

@@ -5,16 +5,49 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/transcript"
 )
 
 type statsCmd struct {
 	JSON bool `help:"Print the statistics as one JSON object."`
+}
+
+// statsReport is `recall stats`: what the index holds (store.IndexStats,
+// whose fields stay at the top level of --json), how fresh it is, how
+// recall is wired into Claude Code, and what needs fixing.
+type statsReport struct {
+	*store.IndexStats
+	Freshness store.Freshness `json:"freshness"`
+	Sources   []string        `json:"sources"`
+	Wiring    wiring          `json:"claude_code"`
+	Warnings  []warning       `json:"warnings"`
+}
+
+type wiring struct {
+	Settings       string   `json:"settings"`
+	Hooks          []string `json:"hooks"` // events that run recall hook
+	HooksPath      string   `json:"hooks_recall,omitempty"`
+	Skill          bool     `json:"skill"`
+	WatcherRunning bool     `json:"watcher_running"`
+	MCPRegistered  bool     `json:"mcp_registered"`
+	MCPKnown       bool     `json:"mcp_known"` // Claude Code's configuration could be read
+	MCPCommand     []string `json:"mcp_command,omitempty"`
+}
+
+// warning is one thing to fix, with the command that fixes it.
+type warning struct {
+	Problem string `json:"problem"`
+	Fix     string `json:"fix"`
 }
 
 func (c *statsCmd) Run(g *Globals) error {
@@ -29,36 +62,183 @@ func (c *statsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	rep := statsReport{IndexStats: st, Sources: cfg.Sources, Wiring: readWiring(cfg), Warnings: []warning{}}
+	onDisk := diskFiles(cfg.Sources)
+	if rep.Freshness, err = store.CheckFreshness(cfg.IndexDir, onDisk, cfg.CurrentSession); err != nil {
+		return err
+	}
+	rep.Warnings = healthWarnings(&rep)
 	if c.JSON {
 		enc := json.NewEncoder(g.env.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+		return enc.Encode(rep)
 	}
-	return writeStats(g.env.stdout, st)
+	return writeStats(g.env.stdout, &rep)
 }
 
-func writeStats(w io.Writer, st *store.IndexStats) error {
+// diskFiles lists the transcripts under the sources, for the freshness
+// check (problems reading them are what `recall index` reports).
+func diskFiles(sources []string) []store.DiskFile {
+	found := transcript.Discover(sources, func(string) {})
+	out := make([]store.DiskFile, len(found))
+	for i, t := range found {
+		out[i] = store.DiskFile{Path: t.Path, Session: t.Session, Size: t.Stat.Size, MtimeNs: t.Stat.MtimeNs}
+	}
+	return out
+}
+
+// readWiring reads, without changing anything, whether the hooks, the
+// skill, the watcher and the MCP server are in place.
+func readWiring(cfg indexer.Config) wiring {
+	s, err := claude.DefaultSetup("")
+	if err != nil {
+		return wiring{}
+	}
+	s.MCP = mcpSetup()
+	st := claude.ReadStatus(s)
+	return wiring{
+		Settings: st.Settings, Hooks: st.Hooks, HooksPath: st.HooksPath, Skill: st.Skill,
+		WatcherRunning: indexer.WatcherRunning(cfg.IndexDir),
+		MCPRegistered:  st.MCP.IsRecall(), MCPKnown: st.MCP.Known, MCPCommand: st.MCP.Command,
+	}
+}
+
+// staleAfter is how far the newest transcript write may run ahead of the
+// last index run before stats warns: hooks index at the end of each turn,
+// so more means they are not running.
+const staleAfter = 10 * time.Minute
+
+func healthWarnings(r *statsReport) []warning {
+	var out []warning
+	add := func(problem, fix string) { out = append(out, warning{problem, fix}) }
+	if r.Freshness.OnDisk == 0 {
+		add("no transcripts under "+strings.Join(r.Sources, ", "),
+			"give the transcript folder with --source DIR or RECALL_SOURCE, or set CLAUDE_CONFIG_DIR if Claude Code keeps its data elsewhere")
+	}
+	if f := r.Freshness; f.Pending > 0 && f.Lag > staleAfter && !r.Wiring.WatcherRunning {
+		add(fmt.Sprintf("%d %s written since the last index run (the newest %s after it)", f.Pending, plural(f.Pending, "transcript", "transcripts"), roundDuration(f.Lag)),
+			"run `recall index` (searches also index first, unless --no-update)")
+	}
+	if r.TermIndex != "" {
+		add("searches read every row: "+r.TermIndex, "run `recall index`")
+	}
+	if len(r.Wiring.Hooks) == 0 {
+		add("the Claude Code hooks are not installed: the index is updated only when you search or run `recall index`", "run `recall install`")
+	}
+	if !r.Wiring.Skill {
+		add("the recall skill is not installed: Claude does not know about recall", "run `recall install`")
+	}
+	if r.Wiring.MCPKnown && !r.Wiring.MCPRegistered {
+		add("the MCP server is not registered: Claude cannot search by itself", "run `recall install` (or `claude mcp add --scope user recall -- /path/to/recall mcp`)")
+	}
+	if r.Wiring.MCPRegistered && len(r.Wiring.MCPCommand) > 0 && !fileExists(r.Wiring.MCPCommand[0]) {
+		add("the MCP server runs "+r.Wiring.MCPCommand[0]+", which does not exist", "run `recall install` from the recall you use")
+	}
+	if r.Wiring.HooksPath != "" && !fileExists(r.Wiring.HooksPath) {
+		add("the hooks run "+r.Wiring.HooksPath+", which does not exist", "run `recall install` from the recall you use")
+	}
+	return out
+}
+
+func writeStats(w io.Writer, r *statsReport) error {
+	st := r.IndexStats
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "index\t%s (format v%d, text rules v%d, %s on disk)\n", st.Dir, st.FormatVersion, st.Feature, indexer.HumanBytes(st.DiskBytes))
-	fmt.Fprintf(tw, "updated\t%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(tw, "index\t%s (format v%d, text rules v%d, %s on disk)\n", search.Safe(st.Dir), st.FormatVersion, st.Feature, indexer.HumanBytes(st.DiskBytes))
+	fmt.Fprintf(tw, "updated\t%s (%s ago)%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"), roundDuration(time.Since(st.Updated)), freshnessNote(r.Freshness))
 	fmt.Fprintf(tw, "rows\t%d in %d blocks (%s of message text)\n", st.Rows, st.Blocks, indexer.HumanBytes(st.TextBytes))
 	fmt.Fprintf(tw, "term index\t%d segments covering %d of %d blocks\n", st.TermSegments, st.TermBlocks, st.Blocks)
 	if st.TermIndex != "" {
-		fmt.Fprintf(tw, "  not used\tsearches read every row: %s\n", st.TermIndex)
+		fmt.Fprintf(tw, "  not used\tsearches read every row: %s\n", search.Safe(st.TermIndex))
 	}
 	if st.HiddenRows > 0 {
 		fmt.Fprintf(tw, "hidden\t%d rows of replaced transcripts (removed at the next compaction)\n", st.HiddenRows)
 	}
-	fmt.Fprintf(tw, "sessions\t%d in %d projects\n", st.Sessions, st.Projects)
-	fmt.Fprintf(tw, "transcripts\t%s\n", kindCounts(st.Transcripts))
+	fmt.Fprintf(tw, "sessions\t%d in %d projects (`recall sessions` lists them)\n", st.Sessions, st.Projects)
+	fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, search.Safe(strings.Join(r.Sources, ", ")))
 	fmt.Fprintf(tw, "archive\t%d transcripts deleted from disk; their %d rows live only in the index\n", st.GoneFiles, st.GoneRows)
-	fmt.Fprintln(tw, "excluded\t")
-	for _, r := range filter.Reasons() {
-		if n := st.Excluded[r.String()]; n > 0 {
-			fmt.Fprintf(tw, "  %s\t%d\t%s\n", r, n, r.Explanation())
+	writeExcluded(tw, st.Excluded)
+	writeWiring(tw, r.Wiring)
+	if len(r.Warnings) == 0 {
+		fmt.Fprintln(tw, "warnings\tnone")
+	}
+	for i, wn := range r.Warnings {
+		label := ""
+		if i == 0 {
+			label = "warnings"
 		}
+		fmt.Fprintf(tw, "%s\t%s → %s\n", label, search.Safe(wn.Problem), wn.Fix)
 	}
 	return tw.Flush()
+}
+
+func freshnessNote(f store.Freshness) string {
+	switch {
+	case f.Pending == 0:
+		return "; up to date with the transcripts"
+	case f.Lag == 0:
+		return fmt.Sprintf("; %d %s written since", f.Pending, plural(f.Pending, "transcript", "transcripts"))
+	}
+	return fmt.Sprintf("; %d %s written since, the newest %s after it", f.Pending, plural(f.Pending, "transcript", "transcripts"), roundDuration(f.Lag))
+}
+
+// writeExcluded lists the exclusions by reason, "nothing" when there are
+// none (a fresh index) rather than an empty heading.
+func writeExcluded(tw io.Writer, excluded map[string]int64) {
+	label := "excluded"
+	for _, r := range filter.Reasons() {
+		if n := excluded[r.String()]; n > 0 {
+			fmt.Fprintf(tw, "%s\t%s: %d, %s\n", label, r, n, r.Explanation())
+			label = ""
+		}
+	}
+	if label != "" {
+		fmt.Fprintln(tw, "excluded\tnothing")
+	}
+}
+
+func writeWiring(tw io.Writer, wr wiring) {
+	hooks := "not installed (`recall install`)"
+	if len(wr.Hooks) > 0 {
+		hooks = fmt.Sprintf("%s in %s, running %s", strings.Join(wr.Hooks, " and "), search.Safe(wr.Settings), search.Safe(wr.HooksPath))
+	}
+	fmt.Fprintf(tw, "hooks\t%s\n", hooks)
+	fmt.Fprintf(tw, "skill\t%s\n", yesNo(wr.Skill, "installed", "not installed (`recall install`)"))
+	fmt.Fprintf(tw, "watcher\t%s\n", yesNo(wr.WatcherRunning, "running", "not running (hooks and searches keep the index current; `recall watch` follows every write)"))
+	mcp := "not registered (`recall install`)"
+	switch {
+	case wr.MCPRegistered:
+		mcp = "registered: " + search.Safe(strings.Join(wr.MCPCommand, " "))
+	case !wr.MCPKnown:
+		mcp = "unknown (Claude Code's configuration could not be read)"
+	}
+	fmt.Fprintf(tw, "mcp server\t%s\n", mcp)
+}
+
+func yesNo(ok bool, yes, no string) string {
+	if ok {
+		return yes
+	}
+	return no
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// roundDuration shows a duration to the second, or the minute past an hour.
+func roundDuration(d time.Duration) string {
+	if d >= time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func kindCounts(kinds map[string]int) string {

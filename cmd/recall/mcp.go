@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/recall-dev/recall/mcpserver"
+)
+
+type mcpCmd struct {
+	NoUpdate bool `name:"no-update" help:"Read the index as it is; do not index new transcript lines before each call."`
+}
+
+// Help is shown under `recall mcp --help`.
+func (c *mcpCmd) Help() string {
+	return `Speaks the Model Context Protocol on stdin and stdout, for Claude Code:
+  claude mcp add --scope user recall -- /path/to/recall mcp
+(recall install runs that for you). Tools: search, show, sessions. stdout
+carries the protocol only; diagnostics go to stderr (-v logs each call). The
+session Claude Code runs the server in (CLAUDE_CODE_SESSION_ID) is never shown.`
+}
+
+// Run serves until Claude Code closes stdin or stops the server.
+func (c *mcpCmd) Run(g *Globals) error {
+	cfg, err := g.config()
+	if err != nil {
+		return err
+	}
+	level := slog.LevelWarn
+	if g.Verbose {
+		level = slog.LevelInfo
+	}
+	srv := mcpserver.Config{
+		IndexDir:       cfg.IndexDir,
+		CurrentSession: cfg.CurrentSession,
+		Cwd:            mcpProjectDir(g),
+		Version:        version,
+		Log:            slog.New(slog.NewTextHandler(g.env.stderr, &slog.HandlerOptions{Level: level})),
+	}
+	if !c.NoUpdate {
+		srv.Freshen = func() { g.freshen(cfg) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return mcpserver.Serve(ctx, srv, g.env.stdin, g.env.stdout)
+}
+
+// mcpProjectDir is the project Claude Code started the server for:
+// CLAUDE_PROJECT_DIR, which it sets for stdio MCP servers, else the
+// working directory.
+func mcpProjectDir(g *Globals) string {
+	if dir := os.Getenv("CLAUDE_PROJECT_DIR"); dir != "" {
+		return dir
+	}
+	return g.env.cwd
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/store"
+)
+
+type resumeCmd struct {
+	Session string `arg:"" name:"session" help:"Session id (a unique prefix is enough) or transcript path."`
+	Exec    bool   `help:"Run the command instead of printing it: claude --resume in the session's project directory."`
+}
+
+// Run prints `cd <project> && claude --resume <id>`, the way Claude Code
+// reopens a session: it looks transcripts up from the directory it runs
+// in. With --exec it runs claude there itself.
+func (c *resumeCmd) Run(g *Globals) error {
+	cfg, err := g.config()
+	if err != nil {
+		return err
+	}
+	m, err := store.ReadManifest(cfg.IndexDir)
+	if errors.Is(err, store.ErrNoIndex) {
+		return notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", store.ErrNoSession, cfg.IndexDir)}
+	}
+	if err != nil {
+		return err
+	}
+	id, err := search.SessionOf(m, c.Session)
+	if errors.Is(err, store.ErrNoSession) {
+		return notFoundError{fmt.Errorf("%w (`recall sessions` lists them)", err)}
+	}
+	if err != nil {
+		return err
+	}
+	project, err := resumable(m, id)
+	if err != nil {
+		return err
+	}
+	if !c.Exec {
+		// Safe: a project path or id holding a control character could
+		// not be resumed anyway, and must not reach the terminal.
+		fmt.Fprintln(g.env.stdout, search.Safe(resumeCommand(project, id)))
+		return nil
+	}
+	return runClaudeResume(g, project, id)
+}
+
+// resumeCommand is the shell command that reopens session id.
+func resumeCommand(project, id string) string {
+	return fmt.Sprintf("cd %s && claude --resume %s", claude.ShellQuote(project), claude.ShellQuote(id))
+}
+
+// resumable returns the project directory to resume session id from, or
+// why Claude Code cannot reopen it.
+func resumable(m *store.Manifest, id string) (string, error) {
+	files := m.SessionFiles()[id]
+	if len(files) == 0 {
+		return "", fmt.Errorf("session %s has no indexed transcript", search.Safe(id))
+	}
+	main := files[0]
+	if main.Kind != store.KindMain {
+		return "", fmt.Errorf("session %s: only its subagents' transcripts were indexed; claude --resume needs the main one", search.Safe(id))
+	}
+	if _, err := os.Stat(main.Path); main.Gone || err != nil {
+		return "", fmt.Errorf("session %s: its transcript %s is gone (Claude Code deletes them after 30 days), so claude --resume cannot reopen it; `recall show %s --full` prints it from the index",
+			search.Safe(id), search.Safe(main.Path), search.Safe(id))
+	}
+	if info, err := os.Stat(main.Project); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("session %s: its project directory %s no longer exists; claude --resume must run there", search.Safe(id), search.Safe(main.Project))
+	}
+	return main.Project, nil
+}
+
+// runClaudeResume runs claude --resume in project on recall's own
+// terminal and passes its exit status on.
+func runClaudeResume(g *Globals, project, id string) error {
+	bin, err := exec.LookPath("claude")
+	if err != nil {
+		return fmt.Errorf("claude is not on PATH: run `%s` where it is", search.Safe(resumeCommand(project, id)))
+	}
+	cmd := exec.Command(bin, "--resume", id)
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = project, g.env.stdin, g.env.stdout, g.env.stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exitStatus(exit.ExitCode())
+	}
+	if err != nil {
+		return fmt.Errorf("run claude --resume: %w", err)
+	}
+	return nil
+}
