@@ -19,6 +19,7 @@ import (
 // could not be read on the way.
 type SessionRead struct {
 	Rows          []Row
+	BlocksRead    int    // blocks decompressed: those the session filters let through
 	BadRows       int    // rows that are not rows (skipped)
 	Damaged       int    // rows blocks that did not read (skipped)
 	DamageExample string // why the first damaged block did not read
@@ -50,6 +51,7 @@ func (s *Snapshot) ReadSession(id string) (*SessionRead, error) {
 		if err != nil {
 			return nil, err
 		}
+		out.BlocksRead++
 		s.sessionRowsOf(raw, want, out)
 	}
 	return out, nil

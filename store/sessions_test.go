@@ -13,7 +13,9 @@ import (
 // blocks (each session's rows interleaved with the others'), one of them
 // with a dead generation, and returns its directory and the rows written
 // in order.
-func sessionsIndex(t *testing.T) (string, []Row) {
+func sessionsIndex(t *testing.T) (string, []Row) { return sessionsIndexB(t) }
+
+func sessionsIndexB(t testing.TB) (string, []Row) {
 	t.Helper()
 	dir := t.TempDir()
 	m := NewManifest()
@@ -90,6 +92,50 @@ func TestReadSession(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got.Rows, want) || got.BadRows != 0 || got.Damaged != 0 {
 			t.Errorf("%s: %d rows (bad %d, damaged %d), want %d", id, len(got.Rows), got.BadRows, got.Damaged, len(want))
+		}
+		// The third session lives in the first blocks only, and no
+		// session in the last ones: their filters spare reading them all.
+		if (id == rows[2].Session || len(want) == 0) && got.BlocksRead >= len(snap.Blocks) {
+			t.Errorf("%s: read %d of %d blocks", id, got.BlocksRead, len(snap.Blocks))
+		}
+	}
+}
+
+// BenchmarkReadSession reads one session of a many-block index through
+// the session filters; BenchmarkEachRowScan reads every row, which is what
+// finding a session cost without them.
+func BenchmarkReadSession(b *testing.B) {
+	dir, rows := sessionsIndexB(b)
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer snap.Close()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := snap.ReadSession(rows[2].Session); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEachRowScan(b *testing.B) {
+	dir, rows := sessionsIndexB(b)
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer snap.Close()
+	b.ResetTimer()
+	for range b.N {
+		n := 0
+		if err := snap.EachRow(func(r *Row) error {
+			if r.Session == rows[2].Session {
+				n++
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
@@ -169,4 +215,31 @@ func TestResolveSession(t *testing.T) {
 	if !errors.As(err, &amb) || amb.Count != 3 || !strings.Contains(err.Error(), "abc11111, abc22222, abd33333") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}
+}
+
+// BenchmarkSessionSummaries: `recall sessions` from the term index's row
+// tables against reading every row.
+func BenchmarkSessionSummaries(b *testing.B) {
+	dir, _ := sessionsIndexB(b)
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer snap.Close()
+	segs, why := snap.TermSegments()
+	if segs == nil {
+		b.Fatal(why)
+	}
+	b.Run("terms", func(b *testing.B) {
+		for range b.N {
+			snap.summariesFromTerms(segs)
+		}
+	})
+	b.Run("rows", func(b *testing.B) {
+		for range b.N {
+			if _, err := snap.summariesFromRows(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
