@@ -233,12 +233,33 @@ func (s *Snapshot) FillFirstPrompts(sums []SessionSummary) error {
 		}
 		lines := bytes.Split(bytes.TrimSuffix(raw, []byte{'\n'}), []byte{'\n'})
 		for _, i := range byBlock[b] {
-			if k := sums[i].first - starts[b]; k < len(lines) {
-				sums[i].FirstPrompt = textColumn(lines[k])
-			}
+			sums[i].FirstPrompt = promptIn(lines, sums[i].first-starts[b], &sums[i])
 		}
 	}
 	return nil
+}
+
+// promptIn is the text of line k of a block when it is a row of the
+// session; if it is not (a term index out of step with the rows), the
+// block's first user row of the session, else its first row of it.
+func promptIn(lines [][]byte, k int, sum *SessionSummary) string {
+	var f [NumColumns][]byte
+	if k >= 0 && k < len(lines) && SplitRow(lines[k], &f) && Unescape(f[ColSession]) == sum.ID {
+		return Unescape(f[ColText])
+	}
+	first := ""
+	for _, line := range lines {
+		if !SplitRow(line, &f) || Unescape(f[ColSession]) != sum.ID {
+			continue
+		}
+		if string(f[ColType]) == TypeUser {
+			return Unescape(f[ColText])
+		}
+		if first == "" {
+			first = Unescape(f[ColText])
+		}
+	}
+	return first
 }
 
 func sortedInts[V any](m map[int]V) []int {
@@ -248,14 +269,6 @@ func sortedInts[V any](m map[int]V) []int {
 	}
 	sort.Ints(keys)
 	return keys
-}
-
-func textColumn(line []byte) string {
-	var f [NumColumns][]byte
-	if !SplitRow(line, &f) {
-		return ""
-	}
-	return Unescape(f[ColText])
 }
 
 // ErrNoSession is returned when no indexed session matches an id or prefix.
