@@ -35,7 +35,7 @@ func Write(w io.Writer, res *Result, out Output) error {
 		return writeMarkdown(w, res, sessions, out)
 	case "list":
 		for _, s := range sessions {
-			if _, err := fmt.Fprintln(w, s.ID); err != nil {
+			if _, err := fmt.Fprintln(w, Safe(s.ID)); err != nil {
 				return err
 			}
 		}

@@ -15,22 +15,25 @@ type IndexStats struct {
 	Feature       uint32 `json:"feature_version"` // text rules the derived files were built under
 	// TermIndex says why searches cannot rank from the term index (they
 	// read every row instead), "" when they can.
-	TermIndex    string           `json:"term_index_problem,omitempty"`
-	Updated      time.Time        `json:"updated"`
-	DiskBytes    int64            `json:"disk_bytes"`
-	Rows         int64            `json:"rows"`
-	HiddenRows   int64            `json:"hidden_rows"`
-	Blocks       int              `json:"blocks"`
-	TermSegments int              `json:"term_segments"`       // term-index segments in use
-	TermBlocks   int              `json:"term_blocks_covered"` // blocks they cover; below Blocks, searches read the rows
-	TextBytes    int64            `json:"text_bytes"`
-	Transcripts  map[string]int   `json:"transcripts"` // by kind
-	Sessions     int              `json:"sessions"`
-	Projects     int              `json:"projects"`
-	GoneFiles    int              `json:"gone_transcripts"`
-	GoneRows     int64            `json:"gone_rows"`
-	ForkFiles    int              `json:"fork_transcripts"`
-	Excluded     map[string]int64 `json:"excluded"`
+	TermIndex    string         `json:"term_index_problem,omitempty"`
+	Updated      time.Time      `json:"updated"`
+	DiskBytes    int64          `json:"disk_bytes"`
+	Rows         int64          `json:"rows"`
+	HiddenRows   int64          `json:"hidden_rows"`
+	Blocks       int            `json:"blocks"`
+	TermSegments int            `json:"term_segments"`       // term-index segments in use
+	TermBlocks   int            `json:"term_blocks_covered"` // blocks they cover; below Blocks, searches read the rows
+	TextBytes    int64          `json:"text_bytes"`
+	Transcripts  map[string]int `json:"transcripts"` // by kind
+	Sessions     int            `json:"sessions"`
+	Projects     int            `json:"projects"`
+	GoneFiles    int            `json:"gone_transcripts"`
+	// Archived counts sessions whose main transcript is gone: the index
+	// is their only copy.
+	Archived  int              `json:"archived_sessions"`
+	GoneRows  int64            `json:"gone_rows"`
+	ForkFiles int              `json:"fork_transcripts"`
+	Excluded  map[string]int64 `json:"excluded"`
 }
 
 // Stats reads the committed manifest of dir.
@@ -61,6 +64,11 @@ func Stats(dir string) (*IndexStats, error) {
 		}
 	}
 	st.Sessions, st.Projects = len(sessions), len(projects)
+	for _, files := range m.SessionFiles() {
+		if files[0].Kind == KindMain && files[0].Gone {
+			st.Archived++
+		}
+	}
 	st.DiskBytes = dirSize(dir)
 	if refs, err := TermRefs(dir); err == nil {
 		cover, covered := terms.Cover(refs, m.Seq, m.BlockCount())

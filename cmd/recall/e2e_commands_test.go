@@ -140,7 +140,7 @@ func TestEndToEndSessionCommands(t *testing.T) {
 	}
 
 	stats := r.run("stats")
-	expectExit(t, "stats", stats, 0, "sessions     2 in 1 projects", "archive      1 transcripts deleted from disk", "hooks        not installed", "warnings     ")
+	expectExit(t, "stats", stats, 0, "sessions     2 in 1 projects", "archive      1 session whose transcript Claude Code deleted (1 transcripts, 4 rows) live only in the index", "hooks        not installed", "warnings     ")
 	var js map[string]any
 	if err := json.Unmarshal([]byte(r.run("stats", "--json").stdout), &js); err != nil || js["rows"] != float64(8) || js["warnings"] == nil || js["claude_code"] == nil {
 		t.Errorf("stats --json: %v %v", err, js)

@@ -155,7 +155,8 @@ func writeStats(w io.Writer, r *statsReport) error {
 	}
 	fmt.Fprintf(tw, "sessions\t%d in %d projects (`recall sessions` lists them)\n", st.Sessions, st.Projects)
 	fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, search.Safe(strings.Join(r.Sources, ", ")))
-	fmt.Fprintf(tw, "archive\t%d transcripts deleted from disk; their %d rows live only in the index\n", st.GoneFiles, st.GoneRows)
+	fmt.Fprintf(tw, "archive\t%d %s whose transcript Claude Code deleted (%d transcripts, %d rows) live only in the index\n",
+		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
 	writeWiring(tw, r.Wiring)
 	if len(r.Warnings) == 0 {
