@@ -1,0 +1,381 @@
+package redact
+
+import (
+	"strings"
+)
+
+// recall's own rules cover what gitleaks' default rules leave to the
+// generic rule recall does not run (droppedGitleaksRule), and key blocks
+// cut short. Each is anchored at its keyword and decides with a check in
+// Go, which is where the care against false alarms lives: a value that is
+// a reference (os.Getenv(…), $VAR, ${{ secrets.X }}, config.Password), a
+// type (string), a placeholder (<password>, ****) or an identifier is not
+// a secret.
+//
+// Sources of the formats:
+//   - aws-secret-key: AWS access keys are an access key id and a 40
+//     character secret (docs.aws.amazon.com/IAM/latest/UserGuide/
+//     id_credentials_access-keys.html); the names it is assigned to are
+//     those of the AWS CLI's credentials file and environment
+//     (aws_secret_access_key, AWS_SECRET_ACCESS_KEY) and of STS output
+//     (SecretAccessKey).
+//   - url-password: userinfo in a URL, scheme://user:password@host (RFC
+//     3986 section 3.2.1), as in detect-secrets' BasicAuthDetector.
+//   - password, generic-secret: what gitleaks' generic-api-key looks for
+//     (a secret-like name, an assignment, a value), with stricter values.
+//   - bearer-token: the Authorization header's bearer token (RFC 6750
+//     section 2.1). Basic credentials are left to gitleaks' curl rules:
+//     outside a command they are as often the examples of documentation
+//     ("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==" is RFC 7617's).
+//   - private-key: the PEM block of RFC 7468, also when its end is missing
+//     (gitleaks' private-key rule needs the END line).
+func curatedRuleSet() []*rule {
+	return []*rule{
+		{
+			kind:     "aws-secret-key",
+			keywords: []string{"secret_access_key", "secretaccesskey", "secret-access-key", "aws_secret", "awssecret", "aws-secret"},
+			priority: prioritySpecific,
+			source:   `(?i)^(?:secret[_-]?access[_-]?key|aws[_-]?secret(?:[_-]?access)?(?:[_-]?key)?)[\\"'\x60]*\s{0,3}(?::=|=>|=|:)\s{0,3}[\\"'\x60]*([A-Za-z0-9/+=]{40,})`,
+			anchored: true,
+			window:   256,
+			accept:   acceptAWSSecret,
+		},
+		{
+			kind:     "url-password",
+			keywords: []string{"://"},
+			priority: priorityStructural,
+			// The user part stops at the first ':', '@' or '/'; the
+			// password runs to the last '@' before the host, so one with
+			// an unescaped '@' or '#' is still covered whole ('/' and '?'
+			// end it: host:8080/a@b and host:8080?to=a@b are not
+			// credentials).
+			source:   `^://[^\s:@/?#\[\]"'\x60<>\\]{0,128}:([^\s/?"'\x60<>\\]{1,256})@[A-Za-z0-9\[._-]`,
+			anchored: true,
+			window:   512,
+			accept:   acceptURLPassword,
+		},
+		{
+			kind:     "password",
+			keywords: []string{"password", "passwd", "passphrase", "pwd", "pass"},
+			priority: priorityGeneric,
+			source:   assignment(`password|passwd|passphrase|pwd|pass`),
+			anchored: true,
+			window:   512,
+			accept:   acceptPassword,
+		},
+		{
+			kind: "generic-secret",
+			keywords: []string{"secret", "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
+				"private_key", "privatekey", "private-key", "auth_key", "authkey", "auth-key"},
+			priority: priorityGeneric,
+			source:   assignment(`secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key`),
+			anchored: true,
+			window:   512,
+			accept:   acceptGenericSecret,
+		},
+		{
+			kind:     "bearer-token",
+			keywords: []string{"bearer"},
+			priority: priorityGeneric,
+			source:   `(?i)^bearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`,
+			anchored: true,
+			window:   4200,
+			accept:   acceptBearer,
+		},
+		{
+			kind:     "private-key",
+			keywords: []string{"-----begin"},
+			priority: prioritySpecific,
+			// Body lines of base64 (or PEM headers), separated by
+			// whitespace or by \n written out, as in a JSON or code string.
+			source: `(?i)^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----` +
+				`(?:(?:\s|\\[nr])*(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):[^\r\n\\]*))+` +
+				`(?:(?:\s|\\[nr])*-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----)?`,
+			anchored: true,
+			window:   64 << 10,
+			accept:   wholeMatch,
+		},
+	}
+}
+
+// assignment is the expression of a value assigned to a name holding one
+// of keywords: the name may go on (db_password_prod), be quoted, and be
+// followed by =, :, :=, => or, for a command-line flag, spaces. Groups:
+// 1 the name's rest, 2 the separator, 3–6 the value in double, single or
+// back quotes, or bare.
+func assignment(keywords string) string {
+	return `(?i)^(?:` + keywords + `)([\w.-]{0,20}?)\\?["'\x60]?` +
+		`(\s{0,3}(?::=|=>|=|:)\s{0,3}|[ \t]+)` +
+		`(?:\\?"([^"\r\n]{1,200})"|'([^'\r\n]{1,200})'|\x60([^\x60\r\n]{1,200})\x60|([^\s"'\x60,;&|)}\]\\]{1,200}))`
+}
+
+// assigned is an assignment match taken apart.
+type assigned struct {
+	name   string // the keyword and the rest of the name
+	sep    string
+	lo, hi int // the value
+	value  string
+	quoted bool
+}
+
+func parseAssignment(text string, m []int) assigned {
+	a := assigned{name: text[m[0]:m[3]], sep: text[m[4]:m[5]]}
+	for g := 3; g <= 6; g++ {
+		if m[2*g] >= 0 {
+			a.lo, a.hi = m[2*g], m[2*g+1]
+			a.quoted = g < 6
+			break
+		}
+	}
+	if a.quoted && a.hi > a.lo && text[a.hi-1] == '\\' {
+		a.hi-- // "…\" in an escaped JSON string
+	}
+	a.value = text[a.lo:a.hi]
+	return a
+}
+
+// spacedInProse reports an "assignment" by spaces that is not a
+// command-line flag (--password x, -token x): in prose, "password reset"
+// assigns nothing.
+func (a assigned) spacedInProse(text string, start int) bool {
+	if strings.TrimSpace(a.sep) != "" {
+		return false
+	}
+	// A flag starts a word: "--password", " -password"; "one-pass
+	// machine" is prose.
+	flag := start > 0 && text[start-1] == '-' &&
+		(start == 1 || text[start-2] == '-' || isSpace(text[start-2]))
+	return !flag
+}
+
+// bareColon reports "name:value" with no space after the colon and no
+// quotes: a field list or a path (groupname:password:GID), not the
+// "password: x" of YAML or prose.
+func (a assigned) bareColon() bool {
+	return !a.quoted && strings.HasSuffix(strings.TrimLeft(a.sep, " \t"), ":")
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func acceptPassword(text string, m []int) (int, int, bool) {
+	start := m[0]
+	a := parseAssignment(text, m)
+	if a.spacedInProse(text, start) || a.bareColon() {
+		return 0, 0, false
+	}
+	// "pass" alone is a password only as the end of a name (DB_PASS=,
+	// --pass x): "--- PASS: TestX" and "passes: 3" are not.
+	if strings.EqualFold(a.name, "pass") {
+		if start == 0 || (text[start-1] != '_' && text[start-1] != '-') {
+			return 0, 0, false
+		}
+	} else if len(a.name) >= 4 && strings.EqualFold(a.name[:4], "pass") && !strings.HasPrefix(strings.ToLower(a.name), "passw") &&
+		!strings.HasPrefix(strings.ToLower(a.name), "passphrase") {
+		return 0, 0, false // passes, passed, passing
+	}
+	if !plausibleValue(a.value) {
+		return 0, 0, false
+	}
+	if a.quoted {
+		// A quoted name is a label or a key ("encodeUserPassword").
+		return a.lo, a.hi, len(a.value) >= 4 && !(containsName(a.value) && wordsIdentifier(a.value))
+	}
+	// Unquoted, a value of letters alone is as likely a variable
+	// (password: hashedPassword) as a password; one with a digit or a
+	// symbol is a literal.
+	return a.lo, a.hi, len(a.value) >= 6 && hasDigitOrSymbol(a.value) && !containsName(a.value)
+}
+
+func acceptGenericSecret(text string, m []int) (int, int, bool) {
+	a := parseAssignment(text, m)
+	if a.spacedInProse(text, m[0]) || a.bareColon() || !plausibleValue(a.value) || len(a.value) < 8 {
+		return 0, 0, false
+	}
+	if !a.quoted && (containsName(a.value) || !tokenChars(a.value)) {
+		return 0, 0, false // GITHUB_TOKEN, 2*maxConcurrency
+	}
+	return a.lo, a.hi, looksRandom(a.value)
+}
+
+func acceptAWSSecret(text string, m []int) (int, int, bool) {
+	lo, hi := m[2], m[3]
+	v := text[lo:hi]
+	return lo, hi, len(v) == 40 && looksRandom(v)
+}
+
+func acceptURLPassword(text string, m []int) (int, int, bool) {
+	lo, hi := m[2], m[3]
+	v := text[lo:hi]
+	if !plausibleValue(v) {
+		return 0, 0, false
+	}
+	switch unLeet(strings.ToLower(v)) {
+	case "pass", "pwd":
+		return 0, 0, false // the usual placeholders in documentation
+	}
+	return lo, hi, true
+}
+
+func acceptBearer(text string, m []int) (int, int, bool) {
+	lo, hi := m[2], m[3]
+	v := text[lo:hi]
+	return lo, hi, plausibleValue(v) && looksRandom(strings.TrimRight(v, "="))
+}
+
+func wholeMatch(_ string, m []int) (int, int, bool) { return m[0], m[1], true }
+
+// plausibleValue rules out what is assigned where a secret could be but is
+// not one: references to variables and templates, calls, placeholders,
+// masks and types.
+func plausibleValue(v string) bool {
+	if v == "" || strings.ContainsAny(v[:1], "$%{<[(@*&#") {
+		return false // $VAR, %VAR%, {{ x }}, <password>, [list], ****
+	}
+	if strings.Contains(v, "(") || dottedName(v) {
+		return false // os.Getenv("X"), config.Password, process.env.TOKEN
+	}
+	if strings.Trim(v, "*xX.•-_") == "" {
+		return false // masked
+	}
+	if strings.ContainsAny(v, " \t") {
+		return false // a phrase: a label or a sentence, not a secret
+	}
+	switch unLeet(strings.ToLower(v)) {
+	case "true", "false", "null", "nil", "none", "undefined", "string", "str", "bool", "int",
+		"required", "optional", "redacted", "hidden", "secret", "password", "passwd", "token", "env",
+		"example":
+		return false // p@ssw0rd is the documentation's password too
+	}
+	return true
+}
+
+// unLeet undoes the digit and symbol spellings of documentation
+// placeholders (p@ssw0rd, s3cr3t).
+func unLeet(s string) string {
+	return strings.NewReplacer("@", "a", "4", "a", "3", "e", "1", "i", "0", "o", "5", "s", "$", "s", "7", "t").Replace(s)
+}
+
+// tokenChars reports a value made only of the characters generated
+// tokens use (base64, base64url, hex, and the separators of key formats).
+func tokenChars(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isWord(c) && !strings.ContainsRune("-./+=~:", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// dottedName reports a.b or a.b.c of names made of words: a field or a
+// module path (config.Password, process.env.API_KEY), not a token with
+// dots in it.
+func dottedName(v string) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if !isIdentifier(p) || len(p) > 2 && !wordsIdentifier(p) {
+			return false // e.target.value is one; AbX9k.Qz7Yp is not
+		}
+	}
+	return true
+}
+
+func isIdentifier(p string) bool {
+	if p == "" || p[0] >= '0' && p[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if !isWord(p[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsName reports a value that names what it holds (hashedPassword,
+// GITHUB_TOKEN, client_secret_path): a variable, not the secret.
+func containsName(v string) bool {
+	l := strings.ToLower(v)
+	for _, w := range []string{"pass", "pwd", "secret", "token", "key"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigitOrSymbol(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
+// looksRandom reports a value that is a generated secret rather than a
+// word, a name or a number: letters and digits mixed in a way identifiers
+// are not, or a long string of high entropy.
+func looksRandom(v string) bool {
+	if len(v) < 8 || wordsIdentifier(v) {
+		return false
+	}
+	letters, digits := 0, 0
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letters++
+		}
+	}
+	if letters > 0 && digits > 0 {
+		return true
+	}
+	return len(v) >= 20 && shannonEntropy(v) >= 3.5
+}
+
+// wordsIdentifier reports a value made of words: camelCase, snake_case,
+// kebab-case or dotted, each word of two letters or more, digits only at a
+// word's end (NewEncapsulationKey768, max_tokens_v2, node-18-alpine is
+// not: "18" stands alone). Generated secrets are full of one-letter runs
+// between digits and case changes.
+func wordsIdentifier(v string) bool {
+	words := 0
+	i := 0
+	for i < len(v) {
+		c := v[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == '/':
+			i++
+			continue
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+		default:
+			return false // a word starts with a letter
+		}
+		j := i + 1
+		if c >= 'A' && c <= 'Z' {
+			for j < len(v) && v[j] >= 'A' && v[j] <= 'Z' {
+				j++
+			}
+			if j-i > 1 && j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
+				j-- // HTTPServer: "HTTP", then "Server"
+			}
+		}
+		for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
+			j++
+		}
+		if j-i < 2 {
+			return false
+		}
+		for j < len(v) && v[j] >= '0' && v[j] <= '9' {
+			j++
+		}
+		words++
+		i = j
+	}
+	return words > 0
+}

@@ -1,0 +1,230 @@
+// Package redact replaces secrets in text with typed placeholders such as
+// [REDACTED:aws-access-token], so that a key typed or echoed into a
+// conversation never reaches recall's index.
+//
+// The rules are gitleaks' default rules (gitleaks_rules.go, generated from
+// the gitleaks module by gen; see droppedGitleaksRule for the one left out
+// and why) and a few of recall's own for what gitleaks leaves to its
+// generic rule: passwords and secrets assigned to a name, passwords in
+// connection strings, AWS secret keys, bearer tokens and private key
+// blocks that were cut short (curated.go). recall runs them itself rather
+// than through gitleaks' detector, which is too slow for the indexer
+// (docs/benchmarks.md, "Redaction cost"): one Aho-Corasick pass finds
+// every rule's keywords, and a rule's expression runs only where they
+// occur.
+package redact
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Redactor finds and replaces secrets. It is safe for concurrent use.
+type Redactor struct {
+	rules   []*rule
+	pre     *prefilter
+	targets [][]target // by keyword id: the rules the keyword starts
+	global  func() []allowlist
+	scratch sync.Pool // *scratch
+}
+
+type target struct {
+	rule  int32
+	guard func(text string, start, end int) bool // nil: always run
+}
+
+// scratch is one call's working memory, reused across calls.
+type scratch struct {
+	hits   []hit
+	lanes  [lanes][]hit
+	mark   []int // by anchored rule: the last start it ran at, plus one
+	whole  []ruleOccurrence
+	occ    []occurrence
+	ranges [][2]int
+	spans  []span
+}
+
+// ruleOccurrence is a keyword occurrence that starts a whole rule.
+type ruleOccurrence struct {
+	rule int32
+	occurrence
+}
+
+// Finding is one secret in a text: text[Start:End], of type Kind.
+type Finding struct {
+	Start, End int
+	Kind       string
+}
+
+// Placeholder is what a secret of the given kind is replaced with.
+func Placeholder(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// placeholderPrefix starts every placeholder; text that already holds one
+// is not redacted again, so redacting twice changes nothing.
+const placeholderPrefix = "[REDACTED:"
+
+// Default returns the process's redactor, built on first use. Building
+// one costs about a millisecond (the prefilter); its expressions compile
+// as rules first run.
+func Default() *Redactor { return defaultRedactor() }
+
+var defaultRedactor = sync.OnceValue(New)
+
+// New builds a redactor with every rule.
+func New() *Redactor {
+	r := &Redactor{
+		rules:  append(gitleaksRuleSet(), curatedRuleSet()...),
+		global: sync.OnceValue(func() []allowlist { return compileAllowlists(gitleaksGlobalAllowlists) }),
+	}
+	ids := map[string]int32{}
+	var keywords []string
+	for i, ru := range r.rules {
+		ru.init()
+		for _, k := range ru.keywords {
+			k = strings.ToLower(k)
+			id, ok := ids[k]
+			if !ok {
+				id = int32(len(keywords))
+				ids[k] = id
+				keywords = append(keywords, k)
+				r.targets = append(r.targets, nil)
+			}
+			t := target{rule: int32(i)}
+			if !ru.anchored {
+				t.guard = gitleaksGuard(ru.kind, k)
+				ru.guarded = ru.guarded || t.guard != nil
+			}
+			r.targets[id] = append(r.targets[id], t)
+		}
+	}
+	r.pre = newPrefilter(keywords)
+	return r
+}
+
+// String returns text with every secret replaced by its placeholder; text
+// itself (no copy) when it holds none.
+func (r *Redactor) String(text string) string {
+	s := r.getScratch()
+	defer r.scratch.Put(s)
+	spans := r.find(text, s)
+	if len(spans) == 0 {
+		return text
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	at := 0
+	for _, sp := range spans {
+		b.WriteString(text[at:sp.lo])
+		b.WriteString(placeholderPrefix)
+		b.WriteString(sp.rule.kind)
+		b.WriteByte(']')
+		at = sp.hi
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// Find lists the secrets in text, in order, overlapping findings merged.
+func (r *Redactor) Find(text string) []Finding {
+	s := r.getScratch()
+	defer r.scratch.Put(s)
+	var out []Finding
+	for _, sp := range r.find(text, s) {
+		out = append(out, Finding{Start: sp.lo, End: sp.hi, Kind: sp.rule.kind})
+	}
+	return out
+}
+
+func (r *Redactor) getScratch() *scratch {
+	if s, ok := r.scratch.Get().(*scratch); ok {
+		return s
+	}
+	return &scratch{mark: make([]int, len(r.rules))}
+}
+
+// find returns the merged spans of every secret in text, in s.spans.
+func (r *Redactor) find(text string, s *scratch) []span {
+	s.hits = r.pre.scan(text, s.hits[:0], &s.lanes)
+	s.spans = s.spans[:0]
+	if len(s.hits) == 0 {
+		return nil
+	}
+	clear(s.mark)
+	s.whole = s.whole[:0]
+	global := r.global()
+	for _, h := range s.hits {
+		start := h.end - int(r.pre.lens[h.kw])
+		for _, t := range r.targets[h.kw] {
+			ru := r.rules[t.rule]
+			if t.guard != nil && !t.guard(text, start, h.end) {
+				continue
+			}
+			if !ru.anchored {
+				s.whole = append(s.whole, ruleOccurrence{t.rule, occurrence{start, h.end}})
+				continue
+			}
+			if s.mark[t.rule] == start+1 {
+				continue // another keyword of the rule at the same place
+			}
+			s.mark[t.rule] = start + 1
+			s.spans = ru.findAt(text, start, global, s.spans)
+		}
+	}
+	// By rule, each rule's occurrences still in order of their ends.
+	slices.SortStableFunc(s.whole, func(a, b ruleOccurrence) int { return int(a.rule) - int(b.rule) })
+	for i := 0; i < len(s.whole); {
+		j := i
+		s.occ = s.occ[:0]
+		for ; j < len(s.whole) && s.whole[j].rule == s.whole[i].rule; j++ {
+			s.occ = append(s.occ, s.whole[j].occurrence)
+		}
+		s.spans, s.ranges = r.rules[s.whole[i].rule].findAll(text, s.occ, global, s.spans, s.ranges)
+		i = j
+	}
+	s.spans = merge(text, s.spans)
+	return s.spans
+}
+
+// merge sorts spans and joins the ones that overlap; the joined span takes
+// the kind of its highest-priority rule (of equal ones, the first by
+// name, so the choice does not depend on the order rules ran in). A span holding a placeholder is
+// dropped: that text was redacted before.
+func merge(text string, spans []span) []span {
+	if len(spans) == 0 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		if a.lo != b.lo {
+			return a.lo - b.lo
+		}
+		return b.hi - a.hi
+	})
+	out := spans[:0]
+	for _, sp := range spans {
+		if strings.Contains(text[sp.lo:sp.hi], placeholderPrefix) {
+			continue
+		}
+		if n := len(out); n > 0 && sp.lo < out[n-1].hi {
+			last := &out[n-1]
+			last.hi = max(last.hi, sp.hi)
+			if sp.rule.priority < last.rule.priority ||
+				sp.rule.priority == last.rule.priority && sp.rule.kind < last.rule.kind {
+				last.rule = sp.rule
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// Kinds lists every placeholder kind the redactor can produce, sorted.
+func (r *Redactor) Kinds() []string {
+	var kinds []string
+	for _, ru := range r.rules {
+		kinds = append(kinds, ru.kind)
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
+}
