@@ -24,6 +24,10 @@ type Options struct {
 	Config
 	// IncludeHeadless keeps fork and headless (`claude -p`) sessions.
 	IncludeHeadless bool
+	// NoRedact keeps secrets (keys, tokens, passwords) in the rows this run
+	// adds (`recall index --no-redact`); by default they are replaced by
+	// placeholders as rows are built (package redact).
+	NoRedact bool
 	// Warn receives diagnostics (unreadable files, bad lines), one line each.
 	Warn func(string)
 	// Progress, if set, is called now and then with files done, files to
@@ -475,7 +479,9 @@ func startReads(work []transcript.Work, opts Options) *reads {
 		go func() {
 			br := bufio.NewReaderSize(nil, transcript.ReadBufferSize)
 			for i := range next {
-				r.slots[i%len(r.slots)] <- transcript.Read(work[i], opts.CurrentSession, opts.IncludeHeadless, br)
+				w := work[i]
+				w.KeepSecrets = opts.NoRedact
+				r.slots[i%len(r.slots)] <- transcript.Read(w, opts.CurrentSession, opts.IncludeHeadless, br)
 			}
 		}()
 	}
@@ -569,7 +575,7 @@ func (c *committer) reread(res *transcript.Result) error {
 	c.m.Dead[old.Gen] += old.Rows
 	st := newFileState(c.m, res.Work.T)
 	c.sum.Replaced++
-	again := transcript.Read(transcript.Work{T: res.Work.T, State: *st}, c.opts.CurrentSession, c.opts.IncludeHeadless,
+	again := transcript.Read(transcript.Work{T: res.Work.T, State: *st, KeepSecrets: c.opts.NoRedact}, c.opts.CurrentSession, c.opts.IncludeHeadless,
 		bufio.NewReaderSize(nil, transcript.ReadBufferSize))
 	if again.Rewritten {
 		return fmt.Errorf("read %s: changed while read", res.Work.T.Path)

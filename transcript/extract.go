@@ -138,6 +138,9 @@ type lineExtractor struct {
 	gen     uint32
 	counts  [16]int64 // by filter.Reason
 	rows    []Extracted
+	// keepSecrets keeps secrets in the rows (recall index --no-redact);
+	// by default they are redacted as rows are built (redact.go).
+	keepSecrets bool
 }
 
 // add processes one complete line (without '\n'). It returns an error only
@@ -234,7 +237,7 @@ func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
 			}
 			x.addText(rec, lineNo, i, "assistant", b.Text)
 		case "tool_use":
-			if s := toolSummary(b.Name, b.Input); s != "" {
+			if s := x.toolRow(b.Name, b.Input); s != "" {
 				x.addRow(rec, lineNo, i, "tool", s)
 			}
 		}
@@ -249,7 +252,7 @@ func (x *lineExtractor) addText(rec *record, lineNo, block int, role, text strin
 		x.counts[reason]++
 		return
 	}
-	x.addRow(rec, lineNo, block, role, clean)
+	x.addRow(rec, lineNo, block, role, x.redactHead(clean, MaxRowText))
 }
 
 func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string) {
@@ -311,6 +314,11 @@ var toolArgKeys = []string{
 // toolSummary renders one compact row for a tool call: "Bash: go test
 // ./...", "Edit: /src/pricing.ts", "Grep: jwtSecret in /src".
 func toolSummary(name string, input []byte) string {
+	return truncateRunes(toolCall(name, input), maxToolText)
+}
+
+// toolCall is a tool call's summary before the cap.
+func toolCall(name string, input []byte) string {
 	if name == "" {
 		return ""
 	}
@@ -333,7 +341,7 @@ func toolSummary(name string, input []byte) string {
 		}
 		break
 	}
-	return truncateRunes(text, maxToolText)
+	return text
 }
 
 func jsonString(raw []byte) string {

@@ -17,6 +17,9 @@ import (
 type Work struct {
 	T     Transcript
 	State store.FileState // the state to continue from (Offset 0 for a new generation)
+	// KeepSecrets keeps secrets in the rows (recall index --no-redact);
+	// by default they are redacted (redact.go).
+	KeepSecrets bool
 }
 
 // Result is what reading one transcript produced.
@@ -110,7 +113,7 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 		return res
 	}
 	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session,
-		agent: w.T.Agent, project: res.Project, gen: w.State.Gen}
+		agent: w.T.Agent, project: res.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets}
 	br.Reset(f)
 	if w.State.Offset == 0 && looksBinary(br) {
 		res.Binary = true

@@ -13,6 +13,7 @@ type indexCmd struct {
 	Rebuild         bool  `help:"Start over from the transcripts that still exist."`
 	Yes             bool  `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
 	Repair          bool  `help:"Check every part of the index; read the transcripts of damaged rows again (those still on disk), rebuild damaged derived files from the rows, and list what could not be recovered."`
+	NoRedact        bool  `name:"no-redact" help:"Keep secrets (keys, tokens, passwords) in the rows this run adds; by default they are replaced by [REDACTED:kind] placeholders."`
 	Quiet           bool  `short:"q" help:"Print nothing unless something goes wrong."`
 	CheckpointBytes int64 `name:"checkpoint-bytes" hidden:"" help:"Commit after this much input (tests)."`
 }
@@ -27,6 +28,7 @@ func (c *indexCmd) Run(g *Globals) error {
 	opts := ui.indexOptions(indexer.Options{
 		Config:          cfg,
 		IncludeHeadless: c.IncludeHeadless,
+		NoRedact:        c.NoRedact,
 		CheckpointBytes: c.CheckpointBytes,
 		Repair:          c.Repair,
 	}, ui.warn)

@@ -19,6 +19,7 @@ type watchCmd struct {
 	MaxDelay        time.Duration `name:"max-delay" default:"2s" help:"Index at least this often while changes keep coming."`
 	Backstop        time.Duration `default:"5m" help:"Rescan everything this often, in case a filesystem event was lost."`
 	IncludeHeadless bool          `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
+	NoRedact        bool          `name:"no-redact" help:"Keep secrets (keys, tokens, passwords) in the rows the watcher adds; by default they are replaced by [REDACTED:kind] placeholders."`
 }
 
 func (c *watchCmd) Run(g *Globals) error {
@@ -60,6 +61,7 @@ func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) i
 		Options: indexer.Options{
 			Config:          cfg,
 			IncludeHeadless: c.IncludeHeadless,
+			NoRedact:        c.NoRedact,
 			Warn:            ui.verboseWarn,
 			Notice:          logLine, // a rebuild of derived data, once
 		},
