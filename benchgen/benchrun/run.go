@@ -89,7 +89,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		rep.results = append(rep.results, res)
 	}
-	md := renderReport(rep)
+	md := withNotes(renderReport(rep), cfg.Out)
 	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
 		return fmt.Errorf("create report directory: %w", err)
 	}
