@@ -251,9 +251,10 @@ func plausibleValue(v string) bool {
 
 // unLeet undoes the digit and symbol spellings of documentation
 // placeholders (p@ssw0rd, s3cr3t).
-func unLeet(s string) string {
-	return strings.NewReplacer("@", "a", "4", "a", "3", "e", "1", "i", "0", "o", "5", "s", "$", "s", "7", "t").Replace(s)
-}
+func unLeet(s string) string { return leet.Replace(s) }
+
+// leet is read-only once built (a Replacer is safe for concurrent use).
+var leet = strings.NewReplacer("@", "a", "4", "a", "3", "e", "1", "i", "0", "o", "5", "s", "$", "s", "7", "t")
 
 // tokenChars reports a value made only of the characters generated
 // tokens use (base64, base64url, hex, and the separators of key formats).
