@@ -4,12 +4,13 @@ BIN     := bin/recall
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BENCH_SIZE ?= 1GB
+FUZZTIME ?= 10s
 # Pure Go, statically linked: nothing to install beside the binary, and it
 # starts about a millisecond sooner than one linked against libc (os/user,
 # which kong imports, would otherwise pull in cgo).
 export CGO_ENABLED ?= 0
 
-.PHONY: build index test lint bench microbench eval install clean
+.PHONY: build index test fuzz lint bench microbench eval install clean
 
 ## build: compile bin/recall and bin/recall-bench
 build:
@@ -24,6 +25,10 @@ index: build
 test: lint
 	$(GO) test -count=1 ./...
 
+## fuzz: run each fuzz target for FUZZTIME (default 10s) past its seed corpus; CI runs it after test
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./.ci/fuzz
+
 ## lint: gofmt and go vet must be clean, and recall must build for macOS
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -33,7 +38,7 @@ lint:
 
 ## microbench: Go benchmarks of the hot paths
 microbench:
-	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./store ./store/terms ./transcript ./textrules ./filter ./rank ./search
+	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./store ./store/terms ./transcript ./textrules ./filter ./rank ./search ./redact
 
 ## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd)
 bench: build
