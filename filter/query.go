@@ -32,17 +32,23 @@ package filter
 // Phrases. A double-quoted group is one term, spaces included and `_`
 // literal (a phrase is how to search for an underscore or for
 // punctuation). Its case is folded like a word's. An empty or all-space
-// phrase is dropped. An unbalanced double quote is an error: running the
-// phrase to the end of the argument would hide the mistake behind a query
-// that finds nothing. (Shells remove quotes: write '"jwt auth"'.)
+// phrase is dropped. Quotes pair from the left within one argument; when
+// an argument holds an odd number, its last quote pairs with nothing and
+// is a plain character of the word it is in (`the 3" cube` searches for
+// 3", cleaned to 3 as a positional word; `why did the "load pattern fly`
+// for load, pattern and fly). A positional query made only of punctuation
+// ("...") is searched as typed. No text typed as a query is an error: only
+// a --regex pattern can be. (Shells remove quotes: write '"jwt auth"'.)
 //
 // Regexes. With --regex each whitespace-separated word is an RE2 pattern
 // (quotes are not special: write \s or \x20 for a space); nothing is
 // stripped or dropped.
 //
 // Every error starts with "query:". A query needs at least one positional
-// or required term (--exclude alone is an error, not "everything but"),
-// and at most maxPositiveTerms distinct ones.
+// or required term (--exclude alone is an error, not "everything but").
+// Of more than maxPositiveTerms distinct positional and required terms,
+// the positional ones past the limit are dropped (Query.Dropped says how
+// many); only more required terms than that is an error.
 
 import (
 	"fmt"
@@ -71,6 +77,9 @@ type Query struct {
 	Any     []*Term // positional terms, OR'ed (empty when only --require is given)
 	Require []*Term
 	Exclude []*Term
+
+	// Dropped counts positional terms left out past maxPositiveTerms.
+	Dropped int
 
 	opt      MatchOptions
 	positive []*Term // Any then Require, deduplicated
@@ -118,9 +127,19 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 		}
 		return nil, fmt.Errorf("query: empty query: give at least one search term")
 	}
+	if len(q.Require) > maxPositiveTerms {
+		return nil, fmt.Errorf("query: too many required terms: %d distinct, at most %d", len(q.Require), maxPositiveTerms)
+	}
 	q.positive = dedupTerms(slices.Concat(q.Any, q.Require))
-	if n := len(q.positive); n > maxPositiveTerms {
-		return nil, fmt.Errorf("query: too many search terms: %d distinct, at most %d", n, maxPositiveTerms)
+	for len(q.positive) > maxPositiveTerms {
+		// Keep the first positional terms: the required ones must all be
+		// searched, and a pasted paragraph still searches its opening.
+		last := q.Any[len(q.Any)-1]
+		q.Any = q.Any[:len(q.Any)-1]
+		q.Dropped++
+		if !slices.ContainsFunc(q.Require, func(t *Term) bool { return t.key == last.key }) {
+			q.positive = slices.DeleteFunc(q.positive, func(t *Term) bool { return t == last })
+		}
 	}
 	q.anyMask, q.reqMask = termMask(q.positive, q.Any), termMask(q.positive, q.Require)
 	return q, nil
@@ -140,23 +159,27 @@ func tokenizeArgs(args []string, opt MatchOptions) ([]token, error) {
 }
 
 // appendTokens appends the words and (when quotes is set) phrases of arg.
+// Quotes pair from the left; the last of an odd number is a plain
+// character.
 func appendTokens(tokens []token, arg string, quotes bool) ([]token, error) {
+	stray := -1
+	if quotes && strings.Count(arg, `"`)%2 == 1 {
+		stray = strings.LastIndexByte(arg, '"')
+	}
+	opens := func(i int) bool { return quotes && arg[i] == '"' && i != stray }
 	for i := 0; i < len(arg); {
 		r, w := utf8.DecodeRuneInString(arg[i:])
 		switch {
 		case unicode.IsSpace(r):
 			i += w
-		case quotes && r == '"':
-			n := strings.IndexByte(arg[i+1:], '"')
-			if n < 0 {
-				return nil, fmt.Errorf("query: unbalanced double quote in %q", arg)
-			}
+		case opens(i):
+			n := strings.IndexByte(arg[i+1:], '"') // pairs: there is one
 			if phrase := arg[i+1 : i+1+n]; strings.TrimSpace(phrase) != "" {
 				tokens = append(tokens, token{text: phrase, phrase: true})
 			}
 			i += n + 2
 		default:
-			end := wordEnd(arg, i, quotes)
+			end := wordEnd(arg, i, opens)
 			tokens = append(tokens, token{text: arg[i:end]})
 			i = end
 		}
@@ -165,11 +188,11 @@ func appendTokens(tokens []token, arg string, quotes bool) ([]token, error) {
 }
 
 // wordEnd returns where the word starting at i ends: at a space, at a
-// double quote when quotes are special, or at the end of arg.
-func wordEnd(arg string, i int, quotes bool) int {
+// quote that opens a phrase, or at the end of arg.
+func wordEnd(arg string, i int, opens func(int) bool) int {
 	for i < len(arg) {
 		r, w := utf8.DecodeRuneInString(arg[i:])
-		if unicode.IsSpace(r) || quotes && r == '"' {
+		if unicode.IsSpace(r) || opens(i) {
 			break
 		}
 		i += w
@@ -184,7 +207,8 @@ func isStrippedPunct(r rune) bool {
 }
 
 // stripPunctuation trims punctuation off the ends of the words (not the
-// phrases) and drops the words it empties.
+// phrases) and drops the words it empties. A query made only of
+// punctuation is kept as typed: it is what the person looks for.
 func stripPunctuation(tokens []token) []token {
 	kept := tokens[:0:0]
 	for _, t := range tokens {
@@ -195,6 +219,9 @@ func stripPunctuation(tokens []token) []token {
 			}
 		}
 		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return tokens
 	}
 	return kept
 }

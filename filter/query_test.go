@@ -28,6 +28,11 @@ func TestParseQueryString(t *testing.T) {
 		{"typographic apostrophe stop word", []string{"what’s the cache key"}, nil, nil, folded, "(or cache key)"},
 		{"punctuation stripped", []string{"(jwt), 'auth'; `config`!"}, nil, nil, folded, "(or jwt auth config)"},
 		{"inner punctuation kept", []string{"main.go reset_windows foo-bar a/b user's"}, nil, nil, folded, "(or main.go reset_windows foo-bar a/b user's)"},
+		{"stray quote is a plain character", []string{`why did the "load pattern glider fly away`}, nil, nil, folded, "(or load pattern glider fly away)"},
+		{"inch mark", []string{`the 3" cube size`}, nil, nil, folded, "(or 3 cube size)"},
+		{"last of an odd number of quotes is stray", []string{`"a b" c "d`}, nil, nil, folded, `(or "a b" c d)`},
+		{"stray quote in require is kept as typed", []string{"x"}, []string{`"a" "b`}, nil, folded, `(or x) (and "a" "b)`},
+		{"only punctuation searched as typed", []string{"?!"}, nil, nil, folded, "(or ?!)"},
 		{"trailing dot stripped", []string{"edit main.go."}, nil, nil, folded, "(or edit main.go)"},
 		{"leading dot of a name kept", []string{"(.env) .gitignore"}, nil, nil, folded, "(or .env .gitignore)"},
 		{"ellipsis stripped", []string{"...and then"}, nil, nil, folded, "(or and then)"},
@@ -68,16 +73,12 @@ func TestParseQueryErrors(t *testing.T) {
 	}{
 		{"no arguments", nil, nil, nil, folded, "query: empty query"},
 		{"only spaces", []string{"  ", ""}, nil, nil, folded, "query: empty query"},
-		{"only punctuation", []string{"?!"}, nil, nil, folded, "query: empty query"},
 		{"only empty phrases", []string{`"" " "`}, nil, nil, folded, "query: empty query"},
 		{"only exclude", nil, nil, []string{"test"}, folded, "query: nothing to search for"},
-		{"unbalanced quote", []string{`jwt "auth`}, nil, nil, folded, "query: unbalanced double quote"},
-		{"unbalanced quote in require", []string{"x"}, []string{`"a" "b`}, nil, folded, "query: unbalanced double quote"},
 		{"bad regex", []string{"a(b"}, nil, nil, regex, "query: bad regex /a(b/"},
 		{"bad regex in exclude", []string{"x"}, nil, []string{"*a"}, regex, "query: bad regex /*a/"},
 		{"wrapping does not hide a bad regex", []string{"a)(b"}, nil, nil, regexWord, "query: bad regex"},
-		{"too many terms", []string{manyWords("w", 65)}, nil, nil, folded, "query: too many search terms: 65"},
-		{"too many with require", []string{manyWords("w", 40)}, []string{manyWords("r", 25) + " w00z"}, nil, folded, "query: too many search terms: 65"},
+		{"too many required terms", []string{"x"}, []string{manyWords("r", 65)}, nil, folded, "query: too many required terms: 65"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -280,4 +281,29 @@ func FuzzParseQuery(f *testing.F) {
 			term.FindAll(text, nil)
 		}
 	})
+}
+
+// TestParseQueryDropsPositionalPastLimit: a pasted paragraph is searched by
+// its first maxPositiveTerms distinct terms; required terms are all kept.
+func TestParseQueryDropsPositionalPastLimit(t *testing.T) {
+	tests := []struct {
+		name                string
+		positional, require string
+		wantAny, wantDrop   int
+	}{
+		{"positional only", manyWords("w", 70), "", 64, 6},
+		{"required first", manyWords("w", 40), manyWords("r", 25) + " w00z", 39, 1},
+		{"at the limit", manyWords("w", 64), "", 64, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := ParseQuery([]string{tt.positional}, strings.Fields(tt.require), nil, folded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(q.Any) != tt.wantAny || q.Dropped != tt.wantDrop || len(q.positive) > maxPositiveTerms {
+				t.Errorf("any %d dropped %d positive %d, want any %d dropped %d", len(q.Any), q.Dropped, len(q.positive), tt.wantAny, tt.wantDrop)
+			}
+		})
+	}
 }

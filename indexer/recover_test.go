@@ -1,6 +1,8 @@
 package indexer
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,5 +123,95 @@ func TestRebuildRecoversFirst(t *testing.T) {
 	}
 	if after := rowLines(liveRows(t, idx), src); !slices.Equal(before, after) {
 		t.Errorf("rows changed by the refused rebuild:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
+// crashedIndex indexes a corpus whose rows span many frames, then grows
+// every transcript and indexes again into a copy: the second run's rows
+// and keys are on disk, its manifest is not (the state a SIGKILL before
+// its commit leaves), with the first run's manifest in place.
+func crashedIndex(t *testing.T) (src, idx string) {
+	t.Helper()
+	src = t.TempDir()
+	writeCrashCorpus(t, src, 6, 400, rand.New(rand.NewPCG(3, 4)))
+	idx = t.TempDir()
+	runIndex(t, src, idx, "")
+	first, err := os.ReadFile(filepath.Join(idx, store.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range 6 {
+		path := filepath.Join(src, fmt.Sprintf("-home-dev-p%d", s%4), fmt.Sprintf("sess-%d.jsonl", s))
+		var b strings.Builder
+		for n := range 300 {
+			fmt.Fprintf(&b, `{"type":"user","uuid":"late-%d-%d","sessionId":"sess-%d","timestamp":"2026-05-03T10:00:00.000Z","cwd":"/p","message":{"role":"user","content":"written after the first commit, line %d of sess-%d"}}`+"\n", s, n, s, n, s)
+		}
+		appendText(t, path, b.String())
+	}
+	if _, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(idx, store.ManifestName), first, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return src, idx
+}
+
+// TestRecoveryKeepsNoKeysOfUnwrittenRows: a run writes a row's key when it
+// adds the row, the row itself only with its block's frame. Recovering
+// after a crash that lost both the manifest and the last frames must not
+// keep the keys of rows that never reached the disk: read again, those
+// lines would look like copies of themselves and be dropped as forks.
+// Before the fix a SIGKILL in the first run lost 228 rows this way
+// (TestCrashSafety, 1 run in 5).
+func TestRecoveryKeepsNoKeysOfUnwrittenRows(t *testing.T) {
+	hurts := map[string]func(t *testing.T, idx string){
+		"manifest lost, rows torn": func(t *testing.T, idx string) {
+			os.Remove(filepath.Join(idx, store.ManifestName))
+			cutFile(t, rowsFileOf(t, idx), 0.6)
+		},
+		"block records lost, uncommitted rows past the manifest": func(t *testing.T, idx string) {
+			m, err := store.ReadManifest(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(filepath.Join(idx, m.BlocksName())); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, hurt := range hurts {
+		t.Run(name, func(t *testing.T) {
+			src, idx := crashedIndex(t)
+			hurt(t, idx)
+			runIndex(t, src, idx, "")
+			clean := t.TempDir()
+			runIndex(t, src, clean, "")
+			got, want := rowLines(liveRows(t, idx), src), rowLines(liveRows(t, clean), src)
+			if !slices.Equal(got, want) {
+				t.Fatalf("after recovery %d rows, a clean build %d; first difference: %s", len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func rowsFileOf(t *testing.T, idx string) string {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(idx, "rows-v*.zst"))
+	if len(names) != 1 {
+		t.Fatalf("rows files %q, want one", names)
+	}
+	return names[0]
+}
+
+// cutFile keeps the first fraction of path.
+func cutFile(t *testing.T, path string, fraction float64) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, int64(float64(info.Size())*fraction)); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,9 @@
 package store
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"hash/fnv"
+)
 
 // KeySet holds the identities of the indexed messages (the uuids file)
 // and the generation each came from, to drop copies. A small run looks a
@@ -127,4 +130,21 @@ func (t *keyTable) grow() {
 			t.put(s.key, s.gen)
 		}
 	}
+}
+
+// RowKey identifies a row across transcripts: forks copy their parent's
+// lines with the original uuid, so equal keys are the same message. Rows
+// without a uuid get no key (0) and are never treated as copies.
+func RowKey(uuid string, block int) uint64 {
+	if uuid == "" {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(uuid))
+	h.Write([]byte{'#', byte(block)})
+	k := h.Sum64()
+	if k == 0 {
+		k = 1
+	}
+	return k
 }

@@ -27,6 +27,7 @@ import (
 type rowsFile struct {
 	name        string
 	format, seq int
+	committed   int64 // bytes to read, 0 for all
 }
 
 var rowsFilePattern = regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst$`)
@@ -50,6 +51,20 @@ func rowsFiles(dir string) []rowsFile {
 	}
 	slices.SortFunc(out, func(a, b rowsFile) int { return cmp.Compare(b.seq, a.seq) })
 	return out
+}
+
+// committedRows keeps of files the rows file known names, to the length
+// it committed: known's per-transcript state counts those rows and no
+// other. Bytes past it are a crashed run's uncommitted rows, which the
+// transcripts give again; other sequences are leftovers of a compaction.
+func committedRows(files []rowsFile, known *Manifest) []rowsFile {
+	for _, f := range files {
+		if f.seq == known.Seq && f.format == known.Format {
+			f.committed = known.RowsBytes
+			return []rowsFile{f}
+		}
+	}
+	return nil
 }
 
 // Recovered is what Recover found, and what it could not read.
@@ -89,6 +104,9 @@ func (r *Recovered) String() string {
 // what was lost): its per-transcript state and counters are kept.
 func Recover(dir string, known *Manifest, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
 	files := rowsFiles(dir)
+	if known != nil {
+		files = committedRows(files, known)
+	}
 	if len(files) == 0 {
 		return nil, nil, errors.New("recover: no rows file")
 	}
@@ -102,7 +120,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 		return nil, nil, err
 	}
 	defer w.Close()
-	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}}
+	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
 			warn(fmt.Sprintf("recover: %s: %v", f.name, err))
@@ -112,7 +130,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	if known != nil {
 		m.Files, m.Excluded, m.NextGen = known.Files, known.Excluded, max(m.NextGen, known.NextGen)
 	}
-	keys, ok := r.keys(dir, files, m)
+	keys, ok := r.keys(dir, files, m, known)
 	r.rec.KeysDropped = !ok
 	complete(m)
 	if err := w.appendKeys(keys); err != nil {
@@ -144,7 +162,14 @@ type recovery struct {
 	seen  map[uint64]bool // rows kept, by source, generation and ordinal
 	files map[string]*recoveredFile
 	rec   *Recovered
+	// keyed holds, per rows file (by sequence), the uuids of the last
+	// rows read from it that have one, newest last: where its keys file
+	// stops being backed by rows (see cutKeys).
+	keyed map[int][]string
 }
+
+// keyedKept is how many of a rows file's last uuids cutKeys may try.
+const keyedKept = 64
 
 type recoveredFile struct {
 	gens map[uint32]int64 // rows per generation
@@ -171,10 +196,14 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 	defer dec.Close()
 	r.rec.From = append(r.rec.From, f.name)
 	var buf, raw []byte
-	for off, frame := int64(0), 0; off < info.Size(); frame++ {
-		size, err := zstdFrameSize(file, off, info.Size())
+	end := info.Size()
+	if f.committed > 0 {
+		end = min(end, f.committed)
+	}
+	for off, frame := int64(0), 0; off < end; frame++ {
+		size, err := zstdFrameSize(file, off, end)
 		if err != nil {
-			r.rec.LostBytes += info.Size() - off // a torn or garbled tail
+			r.rec.LostBytes += end - off // a torn or garbled tail
 			return nil
 		}
 		buf = slices.Grow(buf[:0], int(size))[:size]
@@ -188,7 +217,7 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 			r.rec.LostFrames++
 			r.rec.LostBytes += size
 		case frame > 0:
-			if err := r.addFrame(raw); err != nil {
+			if err := r.addFrame(f.seq, raw); err != nil {
 				return err
 			}
 		}
@@ -196,9 +225,15 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 	return nil
 }
 
-// addFrame keeps the rows of one decoded frame.
-func (r *recovery) addFrame(raw []byte) error {
+// addFrame keeps the rows of one decoded frame of rows file seq.
+func (r *recovery) addFrame(seq int, raw []byte) error {
 	return eachLineLenient(raw, func(row *Row) error {
+		if row.UUID != "" {
+			r.keyed[seq] = append(r.keyed[seq], row.UUID)
+			if n := len(r.keyed[seq]); n > 2*keyedKept {
+				r.keyed[seq] = append(r.keyed[seq][:0], r.keyed[seq][n-keyedKept:]...)
+			}
+		}
 		id := rowIdentity(row)
 		if r.seen[id] {
 			return nil
@@ -278,8 +313,9 @@ func (r *recovery) fill(m *Manifest) {
 }
 
 // keys returns the message identities of the newest keys file that reads,
-// limited to the generations kept.
-func (r *recovery) keys(dir string, files []rowsFile, m *Manifest) ([]byte, bool) {
+// limited to the rows it was written with (cutKeys) and to the
+// generations kept.
+func (r *recovery) keys(dir string, files []rowsFile, m, known *Manifest) ([]byte, bool) {
 	live := map[uint32]bool{}
 	for _, st := range m.Files {
 		live[st.Gen] = true
@@ -295,7 +331,11 @@ func (r *recovery) keys(dir string, files []rowsFile, m *Manifest) ([]byte, bool
 				continue
 			}
 		}
-		data = keyRecords(data, f.format)
+		if known != nil && known.Seq == f.seq && known.KeysBytes <= int64(len(data)) {
+			data = keyRecords(data[:known.KeysBytes], f.format)
+		} else {
+			data = r.cutKeys(keyRecords(data, f.format), f.seq)
+		}
 		data = data[:len(data)/uuidRecordSize*uuidRecordSize]
 		out := make([]byte, 0, len(data))
 		for off := 0; off < len(data); off += uuidRecordSize {
@@ -357,4 +397,42 @@ func zstdFrameSize(r io.ReaderAt, off, size int64) (int64, error) {
 		return 0, errors.New("frame cut short")
 	}
 	return pos, nil
+}
+
+// cutKeys drops the key records written past the last rows that reached
+// the disk. A run appends a row's key as it adds the row, but the row
+// reaches the rows file only with its block's frame: a crash before the
+// first commit leaves keys of rows that are not there, and kept, they
+// would make those lines look like copies of themselves when read again
+// (dropped as forks: lost). Keys are appended in row order, so the records
+// backed by rows end at the last one of the last rows read with a uuid.
+// When none of the last keyedKept such rows has a record (a key file
+// older than its rows), every record is kept.
+func (r *recovery) cutKeys(recs []byte, seq int) []byte {
+	recs = recs[:len(recs)/uuidRecordSize*uuidRecordSize]
+	uuids := r.keyed[seq]
+	for i := len(uuids) - 1; i >= max(0, len(uuids)-keyedKept); i-- {
+		if end := lastRecordOf(recs, uuids[i]); end >= 0 {
+			return recs[:end]
+		}
+	}
+	if len(uuids) == 0 {
+		return nil // no row of this file has a key: no record is backed
+	}
+	return recs
+}
+
+// lastRecordOf returns the end of the last record holding a key of
+// message uuid (any block), -1 for none.
+func lastRecordOf(recs []byte, uuid string) int {
+	keys := make(map[uint64]bool, 256)
+	for block := range 256 {
+		keys[RowKey(uuid, block)] = true
+	}
+	for off := len(recs) - uuidRecordSize; off >= 0; off -= uuidRecordSize {
+		if keys[binary.LittleEndian.Uint64(recs[off:])] {
+			return off + uuidRecordSize
+		}
+	}
+	return -1
 }

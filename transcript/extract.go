@@ -3,7 +3,6 @@ package transcript
 import (
 	"bytes"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -279,25 +278,8 @@ func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string
 			Role:      role,
 			Gen:       x.gen,
 		},
-		Key: rowKey(rec.UUID, block),
+		Key: store.RowKey(rec.UUID, block),
 	})
-}
-
-// rowKey identifies a row across transcripts: forks copy their parent's
-// lines with the original uuid, so equal keys are the same message. Rows
-// without a uuid get no key (0) and are never treated as copies.
-func rowKey(uuid string, block int) uint64 {
-	if uuid == "" {
-		return 0
-	}
-	h := fnv.New64a()
-	h.Write([]byte(uuid))
-	h.Write([]byte{'#', byte(block)})
-	k := h.Sum64()
-	if k == 0 {
-		k = 1
-	}
-	return k
 }
 
 // maxToolText caps a tool row: it names what a call touched, it is not a
