@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,7 +21,8 @@ import (
 )
 
 type statsCmd struct {
-	JSON bool `help:"Print the statistics as one JSON object."`
+	JSON     bool `help:"Print the statistics as one JSON object."`
+	NoVerify bool `name:"no-verify" help:"Skip reading every rows block and derived file to find damage (one pass over the compressed index)."`
 }
 
 // statsReport is `recall stats`: what the index holds (store.IndexStats,
@@ -30,7 +33,19 @@ type statsReport struct {
 	Freshness store.Freshness `json:"freshness"`
 	Sources   []string        `json:"sources"`
 	Wiring    wiring          `json:"claude_code"`
+	Damage    *damageReport   `json:"damage"` // nil: not verified (--no-verify)
 	Warnings  []warning       `json:"warnings"`
+}
+
+// damageReport is what store.Verify found and what `recall index
+// --repair` would do about it.
+type damageReport struct {
+	Blocks  []store.DamagedBlock `json:"damaged_blocks"`
+	Derived []string             `json:"damaged_derived"`
+	// Reread are the transcripts still on disk whose lost rows a repair
+	// reads again; Lost the rows of gone ones, which no repair brings back.
+	Reread map[string]int64 `json:"reread"`
+	Lost   map[string]int64 `json:"lost"`
 }
 
 type wiring struct {
@@ -66,6 +81,11 @@ func (c *statsCmd) Run(g *Globals) error {
 	onDisk := diskFiles(cfg.Sources)
 	if rep.Freshness, err = store.CheckFreshness(cfg.IndexDir, onDisk, cfg.CurrentSession); err != nil {
 		return err
+	}
+	if !c.NoVerify {
+		if rep.Damage, err = verifyIndex(cfg.IndexDir); err != nil {
+			return err
+		}
 	}
 	rep.Warnings = healthWarnings(&rep)
 	if c.JSON {
@@ -111,6 +131,18 @@ const staleAfter = 10 * time.Minute
 func healthWarnings(r *statsReport) []warning {
 	var out []warning
 	add := func(problem, fix string) { out = append(out, warning{problem, fix}) }
+	if d := r.Damage; d != nil && len(d.Blocks) > 0 {
+		fix := fmt.Sprintf("run `recall index --repair`: it reads %d %s again", len(d.Reread), plural(len(d.Reread), "transcript", "transcripts"))
+		if len(d.Lost) > 0 {
+			fix += fmt.Sprintf("; %d rows of %d gone %s cannot be recovered", sumRows(d.Lost), len(d.Lost), plural(len(d.Lost), "transcript", "transcripts"))
+		}
+		add(fmt.Sprintf("%d rows %s %s not read (%s): searches skip %s", len(d.Blocks), plural(len(d.Blocks), "block", "blocks"),
+			plural(len(d.Blocks), "does", "do"), d.Blocks[0].Err, plural(len(d.Blocks), "it", "them")), fix)
+	}
+	if d := r.Damage; d != nil && len(d.Derived) > 0 {
+		add(fmt.Sprintf("%d derived %s do not read (%s)", len(d.Derived), plural(len(d.Derived), "file", "files"), d.Derived[0]),
+			"run `recall index --repair`: it rebuilds them from the rows")
+	}
 	if r.Freshness.OnDisk == 0 {
 		add("no transcripts under "+strings.Join(r.Sources, ", "),
 			"give the transcript folder with --source DIR or RECALL_SOURCE, or set CLAUDE_CONFIG_DIR if Claude Code keeps its data elsewhere")
@@ -158,6 +190,7 @@ func writeStats(w io.Writer, r *statsReport) error {
 	fmt.Fprintf(tw, "archive\t%d %s whose transcript Claude Code deleted (%d transcripts, %d rows) live only in the index\n",
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
+	writeDamage(tw, r.Damage)
 	writeWiring(tw, r.Wiring)
 	if len(r.Warnings) == 0 {
 		fmt.Fprintln(tw, "warnings\tnone")
@@ -254,4 +287,62 @@ func kindCounts(kinds map[string]int) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// verifyIndex reads the whole index (store.Verify) and sorts the
+// transcripts that lost rows by what a repair can do for them.
+func verifyIndex(dir string) (*damageReport, error) {
+	d, err := store.Verify(dir)
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: %w", dir, err)
+	}
+	rep := &damageReport{Blocks: d.Blocks, Derived: d.Derived, Reread: map[string]int64{}, Lost: map[string]int64{}}
+	for path, n := range d.Affected {
+		if fileExists(path) {
+			rep.Reread[path] = n
+		} else {
+			rep.Lost[path] = n
+		}
+	}
+	return rep, nil
+}
+
+// writeDamage says whether the index reads whole, and if not, what a
+// repair would do, transcript by transcript (the first damageListed of
+// each kind; --json lists them all).
+func writeDamage(tw io.Writer, d *damageReport) {
+	switch {
+	case d == nil:
+		fmt.Fprintln(tw, "damage\tnot checked (--no-verify)")
+		return
+	case len(d.Blocks) == 0 && len(d.Derived) == 0:
+		fmt.Fprintln(tw, "damage\tnone: every rows block and derived file reads")
+		return
+	}
+	fmt.Fprintf(tw, "damage\t%d rows %s and %d derived %s do not read\n", len(d.Blocks), plural(len(d.Blocks), "block", "blocks"),
+		len(d.Derived), plural(len(d.Derived), "file", "files"))
+	listDamage(tw, d.Reread, "a repair reads again")
+	listDamage(tw, d.Lost, "lost (the transcript is gone)")
+}
+
+// damageListed caps each list of transcripts in the text report.
+const damageListed = 10
+
+func listDamage(tw io.Writer, rows map[string]int64, what string) {
+	paths := slices.Sorted(maps.Keys(rows))
+	for i, path := range paths {
+		if i == damageListed {
+			fmt.Fprintf(tw, "\t  … and %d more (--json lists them all)\n", len(paths)-i)
+			break
+		}
+		fmt.Fprintf(tw, "\t  %s: %s (%d rows)\n", what, search.Safe(path), rows[path])
+	}
+}
+
+func sumRows(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
