@@ -45,7 +45,7 @@ func OpenSnapshot(dir string) (*Snapshot, error) {
 	for attempt := 0; ; attempt++ {
 		m, err := readManifestHead(dir)
 		if err != nil {
-			return nil, err
+			return nil, firstBuildInProgress(dir, err)
 		}
 		s, err := snapshotOf(dir, m)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
@@ -53,6 +53,25 @@ func OpenSnapshot(dir string) (*Snapshot, error) {
 		}
 		return s, err
 	}
+}
+
+// firstBuildInProgress tells a reader that rows without a manifest are
+// the first index run at work, not damage: until its first commit there
+// is no index to read (ErrNoIndex). Only with the writer lock held, and
+// only here: the writer itself reads the manifest under that lock and must
+// recover such rows when no one holds it.
+func firstBuildInProgress(dir string, err error) error {
+	if !errors.Is(err, ErrManifestDamaged) || fileExists(filepath.Join(dir, ManifestName)) {
+		return err
+	}
+	if held, lerr := LockHeld(filepath.Join(dir, LockName)); lerr == nil && held {
+		by := ""
+		if pid := LockHolder(dir); pid != "" {
+			by = " (pid " + pid + ")"
+		}
+		return fmt.Errorf("%w: the first index run%s is in progress", ErrNoIndex, by)
+	}
+	return err
 }
 
 // ErrBlocksDamaged marks a block records file that is missing, cut short
@@ -324,4 +343,9 @@ func eachLine(raw []byte, fn func(*Row) error) error {
 		raw = raw[i+1:]
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -87,6 +87,9 @@ func (c *searchCmd) Run(g *Globals) error {
 	}
 	snap, err := store.OpenSnapshot(cfg.IndexDir)
 	if errors.Is(err, store.ErrNoIndex) {
+		if err != store.ErrNoIndex {
+			fmt.Fprintf(g.env.stderr, "recall: %v\n", err) // why there is nothing to search yet
+		}
 		return noMatchError{}
 	}
 	if err != nil {
