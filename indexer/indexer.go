@@ -180,12 +180,17 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
+	first := !fileExists(filepath.Join(opts.IndexDir, store.ManifestName))
 	sum, err := runWith(opts, committed(m), m)
 	sum.Rederived, sum.Repair = why, rep
 	if err != nil {
 		// Leave nothing uncommitted behind: not on a full disk, not in
-		// what zstdcat prints.
-		if derr := store.DiscardUncommitted(opts.IndexDir); derr != nil {
+		// what zstdcat prints, not rows without a manifest.
+		discard := store.DiscardUncommitted
+		if first {
+			discard = store.DiscardFirstRun
+		}
+		if derr := discard(opts.IndexDir); derr != nil {
 			opts.Warn(derr.Error())
 		}
 	}

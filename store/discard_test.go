@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,5 +51,38 @@ func TestDiscardUncommitted(t *testing.T) {
 	}
 	if d, err := Verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify after the discard: %+v, %v", d, err)
+	}
+}
+
+// TestDiscardFirstRun: a first run that fails before its first commit (a
+// full disk) leaves nothing behind; its rows alone, without a manifest,
+// read as a damaged index (before: every search exited 2 until the next
+// `recall index`).
+func TestDiscardFirstRun(t *testing.T) {
+	dir := t.TempDir()
+	m := NewManifest()
+	w, err := OpenRowsWriter(dir, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "an uncommitted row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
+	if err := w.Add(&row, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(true); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrManifestDamaged) {
+		t.Fatalf("rows without a manifest read as %v, want ErrManifestDamaged (the test shows nothing)", err)
+	}
+	if err := DiscardFirstRun(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrNoIndex) {
+		t.Errorf("after the discard: %v, want ErrNoIndex", err)
+	}
+	if _, err := OpenSnapshot(dir); !errors.Is(err, ErrNoIndex) {
+		t.Errorf("a search after the discard: %v, want ErrNoIndex", err)
 	}
 }

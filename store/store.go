@@ -223,6 +223,37 @@ func DiscardUncommitted(dir string) error {
 	if err != nil {
 		return nil
 	}
+	return discardPast(dir, m)
+}
+
+// DiscardFirstRun removes what a failed first run wrote, when it committed
+// nothing: with no manifest, its rows would read as a damaged index. Call
+// it under the writer lock, and only for a run that started without a
+// manifest (a lost one is recovered, and committed, before a run starts).
+func DiscardFirstRun(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+		return DiscardUncommitted(dir)
+	}
+	if err := RemoveStrays(dir); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("read index dir: %w", err)
+	}
+	for _, e := range entries {
+		if _, ok := terms.ParseName(e.Name()); ok {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
+				return fmt.Errorf("remove %s: %w", e.Name(), err)
+			}
+		}
+	}
+	return removeStaleTerms(dir, -1, 0) // and the temporary files
+}
+
+// discardPast cuts every data file back to m's committed length and
+// removes the files m does not name.
+func discardPast(dir string, m *Manifest) error {
 	for _, f := range []struct {
 		name      string
 		committed int64
