@@ -9,28 +9,12 @@ import (
 	"testing"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 	"github.com/recall-dev/recall/transcript"
 )
 
 // flipBlockByte garbles a byte in the middle of block i's frame.
-func flipBlockByte(t *testing.T, idx string, i int) {
-	t.Helper()
-	snap, err := store.OpenSnapshot(idx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := snap.Blocks[i]
-	path := filepath.Join(idx, snap.M.RowsName())
-	snap.Close()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[b.Offset+b.Size/2] ^= 0x5a
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
+func flipBlockByte(t *testing.T, idx string, i int) { storetest.FlipBlockByte(t, idx, i) }
 
 // TestRepairRereadsDamagedBlocks: a rows block that does not decode is
 // found by Verify; --repair reads the transcripts still on disk again and

@@ -2,14 +2,13 @@ package search
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 )
 
 // TestSearchSkipsDamagedBlock: a rows block that does not decode makes a
@@ -23,16 +22,7 @@ func TestSearchSkipsDamagedBlock(t *testing.T) {
 	}
 	victim := len(snap.Blocks) / 2
 	lost := rowsOfBlock(t, snap, victim)
-	b := snap.Blocks[victim]
-	path := filepath.Join(snap.Dir, snap.M.RowsName())
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[b.Offset+b.Size/2] ^= 0x5a
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	storetest.FlipBlockByte(t, snap.Dir, victim)
 	damaged, err := store.OpenSnapshot(snap.Dir)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 )
 
 // TestStatsReportsDamage: `recall stats` reads the whole index and says
@@ -35,20 +36,12 @@ func TestStatsReportsDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Blocks) < 3 {
-		t.Fatalf("%d blocks: the test needs several", len(snap.Blocks))
-	}
-	b := snap.Blocks[len(snap.Blocks)/2]
-	rowsPath := filepath.Join(idx, snap.M.RowsName())
+	blocks := len(snap.Blocks)
 	snap.Close()
-	data, err := os.ReadFile(rowsPath)
-	if err != nil {
-		t.Fatal(err)
+	if blocks < 3 {
+		t.Fatalf("%d blocks: the test needs several", blocks)
 	}
-	data[b.Offset+b.Size/2] ^= 0x5a
-	if err := os.WriteFile(rowsPath, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	storetest.FlipBlockByte(t, idx, blocks/2)
 
 	res := runCLI(t, append([]string{"stats"}, dirs...)...)
 	expectExit(t, "stats after damage", res, 0, "damage       1 rows block and 0 derived files do not read", "a repair reads again: ", "more (--json lists them all)", "recall index --repair")
