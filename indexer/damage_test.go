@@ -184,3 +184,32 @@ func TestHostileFilesStayBounded(t *testing.T) {
 		t.Errorf("a second run read %d files again", again.FilesRead)
 	}
 }
+
+// TestRowsFileCutShort: a rows file shorter than its committed length (a
+// bad copy or restore) stops `recall index` with the way out, before any
+// run appends after the hole; --repair reads the transcripts again.
+// Before, an index run said nothing, and one with rows to add failed
+// advising --rebuild, which drops the archive.
+func TestRowsFileCutShort(t *testing.T) {
+	src := copyTree(t, fixtureRoot)
+	idx := t.TempDir()
+	runIndex(t, src, idx, "")
+	before := rowLines(liveRows(t, idx), src)
+	m, err := store.ReadManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(idx, m.RowsName()), m.RowsBytes-100); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}})
+	if err == nil || !strings.Contains(err.Error(), "--repair") {
+		t.Fatalf("index over a rows file cut short: %v, want an error naming --repair", err)
+	}
+	if _, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}, Repair: true}); err != nil {
+		t.Fatalf("repair: %v", err)
+	}
+	if after := rowLines(liveRows(t, idx), src); !slices.Equal(before, after) {
+		t.Errorf("rows after the repair differ: %d before, %d after", len(before), len(after))
+	}
+}

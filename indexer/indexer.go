@@ -169,6 +169,9 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
+	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
+		return Summary{Excluded: map[string]int64{}}, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
+	}
 	var rep *RepairReport
 	if opts.Repair {
 		// Before rederiving: a damaged block stops a plain compaction.

@@ -137,7 +137,7 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 	}
 	if info.Size() < committed {
 		f.Close()
-		return nil, fmt.Errorf("%s is shorter (%d bytes) than the manifest says (%d): the index is damaged; run `recall index --rebuild`", path, info.Size(), committed)
+		return nil, fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d); `recall index --repair` reads the transcripts of the missing rows again", ErrBlockDamaged, path, info.Size(), committed)
 	}
 	if info.Size() > committed {
 		if err := f.Truncate(committed); err != nil {

@@ -162,3 +162,21 @@ func checkFileHeader(path, magic string, committed int64, crc uint32) error {
 	}
 	return nil
 }
+
+// CheckRowsLength reports a rows file shorter than its committed length
+// (cut by a bad copy, a restore, a full disk elsewhere): the rows of its
+// last blocks are gone from it. A stat; every index run makes it, so the
+// damage is said before any run appends after the hole.
+func CheckRowsLength(dir string, m *Manifest) error {
+	if m.RowsBytes == 0 {
+		return nil
+	}
+	info, err := os.Stat(filepath.Join(dir, m.RowsName()))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBlockDamaged, err)
+	}
+	if info.Size() < m.RowsBytes {
+		return fmt.Errorf("%w: %s is %d bytes shorter than committed; the rows of its last blocks are gone from it", ErrBlockDamaged, m.RowsName(), m.RowsBytes-info.Size())
+	}
+	return nil
+}
