@@ -27,12 +27,16 @@ func TestParseQueryString(t *testing.T) {
 		{"stop words dropped any case", []string{"How DID We fix Redis"}, nil, nil, folded, "(or fix Redis)"},
 		{"typographic apostrophe stop word", []string{"what’s the cache key"}, nil, nil, folded, "(or cache key)"},
 		{"punctuation stripped", []string{"(jwt), 'auth'; `config`!"}, nil, nil, folded, "(or jwt auth config)"},
-		{"inner punctuation kept", []string{"main.go reset_windows foo-bar a/b user's"}, nil, nil, folded, "(or main.go reset_windows foo-bar a/b user's)"},
+		{"inner punctuation kept", []string{"main.go reset_windows foo-bar a/b o'brien"}, nil, nil, folded, "(or main.go reset_windows foo-bar a/b o'brien)"},
+		{"possessive searched without 's", []string{"What is Caroline's identity? the users’s"}, nil, nil, folded, "(or Caroline identity users)"},
+		{"stop word contraction not cut", []string{"let's fix it's cache"}, nil, nil, folded, "(or fix cache)"},
 		{"stray quote is a plain character", []string{`why did the "load pattern glider fly away`}, nil, nil, folded, "(or load pattern glider fly away)"},
 		{"inch mark", []string{`the 3" cube size`}, nil, nil, folded, "(or 3 cube size)"},
 		{"last of an odd number of quotes is stray", []string{`"a b" c "d`}, nil, nil, folded, `(or "a b" c d)`},
 		{"stray quote in require is kept as typed", []string{"x"}, []string{`"a" "b`}, nil, folded, `(or x) (and "a" "b)`},
 		{"only punctuation searched as typed", []string{"?!"}, nil, nil, folded, "(or ?!)"},
+		{"time named", []string{"what did we decide last week about the cache?"}, nil, nil, folded, "(or decide last week cache) (when last week)"},
+		{"time ago", []string{"the flaky test from 3 days ago"}, nil, nil, folded, "(or flaky test 3 days ago) (when 3 days ago)"},
 		{"trailing dot stripped", []string{"edit main.go."}, nil, nil, folded, "(or edit main.go)"},
 		{"leading dot of a name kept", []string{"(.env) .gitignore"}, nil, nil, folded, "(or .env .gitignore)"},
 		{"ellipsis stripped", []string{"...and then"}, nil, nil, folded, "(or and then)"},
@@ -282,7 +286,6 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
-
 // TestParseQueryDropsPositionalPastLimit: a pasted paragraph is searched by
 // its first maxPositiveTerms distinct terms; required terms are all kept.
 func TestParseQueryDropsPositionalPastLimit(t *testing.T) {
