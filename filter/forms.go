@@ -446,3 +446,17 @@ func (t *Term) Forms() *Forms {
 func sortSpans(spans []Span) {
 	slices.SortStableFunc(spans, func(x, y Span) int { return x.Start - y.Start })
 }
+
+// maxFormDiff is how many letters an inflection adds to its word-form
+// key at most: "painting" is PAINT and three letters, "translated" is
+// TRANSLAT and two, while derivations add more ("tokenizer" is TOKEN and
+// four) and are not forms of each other's words.
+const maxFormDiff = 3
+
+// inflects reports whether word (a token or a query word) is within
+// maxFormDiff letters of its word-form key: an inflection of the key
+// rather than a derivation.
+func inflects(word []byte, key string) bool {
+	d := utf8.RuneCount(word) - len(key)
+	return -maxFormDiff <= d && d <= maxFormDiff
+}
