@@ -286,6 +286,7 @@ func FuzzParseQuery(f *testing.F) {
 		}
 	})
 }
+
 // TestParseQueryDropsPositionalPastLimit: a pasted paragraph is searched by
 // its first maxPositiveTerms distinct terms; required terms are all kept.
 func TestParseQueryDropsPositionalPastLimit(t *testing.T) {

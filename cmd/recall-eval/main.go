@@ -35,8 +35,8 @@ type cli struct {
 	HardScripts string `default:"testdata/eval/hard.txt" placeholder:"FILE" help:"The hard set's hand-written sessions."`
 	HardQueries string `default:"testdata/eval/hard-queries.tsv" placeholder:"FILE" help:"The hard set's queries."`
 	HardResults string `default:"testdata/eval/hard-results.txt" placeholder:"FILE" help:"The hard set's checked-in figures."`
-	Seed    uint64 `default:"1" help:"Corpus seed (results.txt is measured with the default)."`
-	Keep    string `placeholder:"DIR" help:"Generate the corpus and index into DIR (must not exist) and keep them, to inspect with bin/recall --source DIR/projects --index-dir DIR/index."`
+	Seed        uint64 `default:"1" help:"Corpus seed (results.txt is measured with the default)."`
+	Keep        string `placeholder:"DIR" help:"Generate the corpus and index into DIR (must not exist) and keep them, to inspect with bin/recall --source DIR/projects --index-dir DIR/index."`
 }
 
 // errDiffers is the exit status 1 outcome: the figures changed.
