@@ -155,6 +155,7 @@ func TestQuestionsPeopleType(t *testing.T) {
 			{"which agents translated the czech articles", []string{"word form", "context", "evidence"}},
 			{"cestiny", []string{"accents folded"}},
 			{"gemini review senior reviewer", []string{"tool prose"}},
+			{"what did gemini review last week", []string{"a match from last week"}},
 		} {
 			r := sc.run("", "--no-update", "--now", scenarioNow, "--explain", "-m", "0", tc.query)
 			for _, w := range tc.want {
