@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"strings"
 	"unicode/utf8"
 )
 
@@ -10,12 +11,13 @@ import (
 // returns none (it may match anything). Pieces are case-folded to one
 // member of each case orbit; block filters compare case-insensitively.
 func (t *Term) Literals() [][]byte {
-	if t.lit == nil || len(t.key) == 0 || t.key[0] != 'l' {
+	key := strings.TrimPrefix(t.key, "f") // a word with channels
+	if t.lit == nil || len(key) == 0 || key[0] != 'l' {
 		return nil
 	}
 	var out [][]byte
 	var cur []byte
-	key := t.key[1:]
+	key = key[1:]
 	for len(key) > 0 {
 		tag := key[0]
 		key = key[1:]

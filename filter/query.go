@@ -36,9 +36,22 @@ package filter
 // an argument holds an odd number, its last quote pairs with nothing and
 // is a plain character of the word it is in (`the 3" cube` searches for
 // 3", cleaned to 3 as a positional word; `why did the "load pattern fly`
-// for load, pattern and fly). A positional query made only of punctuation
-// ("...") is searched as typed. No text typed as a query is an error: only
+// for load, pattern and fly). No text typed as a query is an error: only
 // a --regex pattern can be. (Shells remove quotes: write '"jwt auth"'.)
+//
+// Possessives. A positional word ending in 's (or ’s) that is not a stop
+// word is searched without it: "caroline's identity" looks for caroline
+// and identity.
+//
+// Channels. A positional plain word also matches its accent-folded and
+// English word forms (forms.go): cestiny finds "češtiny", translated finds
+// "Translate". Ranking weighs those hits less than exact ones; --regex,
+// --case-sensitive and --word turn the channels off, and --require and
+// --exclude words never have them.
+//
+// Time. Words that name a time relative to now ("last week",
+// "yesterday", "3 days ago"; when.go) stay search words, and also set
+// Query.When, which ranking uses to prefer sessions from then.
 //
 // Regexes. With --regex each whitespace-separated word is an RE2 pattern
 // (quotes are not special: write \s or \x20 for a space); nothing is
@@ -78,6 +91,9 @@ type Query struct {
 	Require []*Term
 	Exclude []*Term
 
+	// When is the time the positional words name ("last week"), nil for
+	// none.
+	When *TimeWindow
 	// Dropped counts positional terms left out past maxPositiveTerms.
 	Dropped int
 
@@ -108,17 +124,21 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 	if err != nil {
 		return nil, err
 	}
+	q := &Query{opt: opt}
 	if !opt.Regex {
+		q.When = findTimeWindow(anyTokens)
 		anyTokens = dropStopWords(stripPunctuation(anyTokens))
 	}
-	q := &Query{opt: opt}
-	if q.Any, err = compileTokens(anyTokens, opt); err != nil {
+	if q.Any, err = compileTokens(anyTokens, opt, channelsFor(opt)); err != nil {
 		return nil, err
 	}
-	if q.Require, err = compileTokens(requireTokens, opt); err != nil {
+	if q.Require, err = compileTokens(requireTokens, opt, false); err != nil {
 		return nil, err
 	}
-	if q.Exclude, err = compileTokens(excludeTokens, opt); err != nil {
+	if q.Exclude, err = compileTokens(excludeTokens, opt, false); err != nil {
+		return nil, err
+	}
+	if q.Any, err = withoutChannelsIfRequired(q.Any, q.Require, opt); err != nil {
 		return nil, err
 	}
 	if len(q.Any)+len(q.Require) == 0 {
@@ -207,8 +227,8 @@ func isStrippedPunct(r rune) bool {
 }
 
 // stripPunctuation trims punctuation off the ends of the words (not the
-// phrases) and drops the words it empties. A query made only of
-// punctuation is kept as typed: it is what the person looks for.
+// phrases), drops the words it empties and searches possessives without
+// their 's. A query made only of punctuation is kept as typed.
 func stripPunctuation(tokens []token) []token {
 	kept := tokens[:0:0]
 	for _, t := range tokens {
@@ -217,6 +237,9 @@ func stripPunctuation(tokens []token) []token {
 			if t.text == "" {
 				continue
 			}
+			if !textrules.IsStopWord(t.text) {
+				t.text = trimPossessive(t.text)
+			}
 		}
 		kept = append(kept, t)
 	}
@@ -224,6 +247,17 @@ func stripPunctuation(tokens []token) []token {
 		return tokens
 	}
 	return kept
+}
+
+// trimPossessive drops a final 's or ’s from a word of at least two
+// letters before it: "caroline's" is searched as caroline.
+func trimPossessive(w string) string {
+	for _, suffix := range []string{"'s", "'S", "’s", "’S"} {
+		if stem, ok := strings.CutSuffix(w, suffix); ok && utf8.RuneCountInString(stem) >= 2 {
+			return trimWordPunct(stem)
+		}
+	}
+	return w
 }
 
 // trimWordPunct trims leading and trailing punctuation off w, keeping a
@@ -263,8 +297,9 @@ func dropStopWords(tokens []token) []token {
 	return kept
 }
 
-// compileTokens compiles tokens into terms, dropping duplicates.
-func compileTokens(tokens []token, opt MatchOptions) ([]*Term, error) {
+// compileTokens compiles tokens into terms, dropping duplicates; plain
+// words get the accent and word-form channels when withForms is set.
+func compileTokens(tokens []token, opt MatchOptions, withForms bool) ([]*Term, error) {
 	terms := make([]*Term, 0, len(tokens))
 	for _, tok := range tokens {
 		kind := wordTerm
@@ -274,13 +309,37 @@ func compileTokens(tokens []token, opt MatchOptions) ([]*Term, error) {
 		case tok.phrase:
 			kind = phraseTerm
 		}
-		t, err := compileTerm(tok.text, kind, opt)
+		t, err := compileTermWith(tok.text, kind, opt, withForms)
 		if err != nil {
 			return nil, err
 		}
 		terms = append(terms, t)
 	}
 	return dedupTerms(terms), nil
+}
+
+// withoutChannelsIfRequired gives a positional word that is also
+// required its exact form, so the two are one term: every message that
+// counts must hold it exactly anyway.
+func withoutChannelsIfRequired(anyTerms, require []*Term, opt MatchOptions) ([]*Term, error) {
+	for i, t := range anyTerms {
+		exactKey := strings.TrimPrefix(t.key, "f")
+		if t.forms == nil || !slices.ContainsFunc(require, func(r *Term) bool { return r.key == exactKey }) {
+			continue
+		}
+		exact, err := compileTermWith(t.display, wordTerm, opt, false) // a word's display is its text
+		if err != nil {
+			return nil, err
+		}
+		anyTerms[i] = exact
+	}
+	return dedupTerms(anyTerms), nil
+}
+
+// channelsFor reports whether positional words get the accent and
+// word-form channels: not when the user asked for exact matching.
+func channelsFor(opt MatchOptions) bool {
+	return !opt.Regex && !opt.CaseSensitive && !opt.Word
 }
 
 // dedupTerms keeps the first of terms that match the same texts.
@@ -371,8 +430,14 @@ func (q *Query) String() string {
 		}
 		parts = append(parts, "("+strings.Join(words, " ")+")")
 	}
+	if q.When != nil {
+		parts = append(parts, "(when "+q.When.Phrase+")")
+	}
 	if flags := q.opt.flagNames(); len(flags) > 0 {
 		parts = append(parts, "["+strings.Join(flags, " ")+"]")
+	}
+	if q.Dropped > 0 {
+		parts = append(parts, fmt.Sprintf("[%d more words not searched]", q.Dropped))
 	}
 	return strings.Join(parts, " ")
 }

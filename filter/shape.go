@@ -29,6 +29,10 @@ type Shape struct {
 	// its alternative, so a match starts in code only where such a token
 	// is in code.
 	Anchored bool
+	// Forms, when set (an Exact shape), are the term's accent and
+	// word-form channels: beside the tokens holding the run, the index
+	// counts those Forms.Classify takes, one hit per token.
+	Forms *Forms
 }
 
 // Shape returns the term's shape for the term index.

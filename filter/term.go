@@ -19,6 +19,7 @@ type Term struct {
 	re      *regexMatcher
 	shape   Shape
 	runs    [][]*literal // shape.Alts as case-insensitive matchers
+	forms   *forms       // the accent and word-form channels (forms.go); nil: exact only
 }
 
 // String is the term's display form: a word as typed, a phrase in double
@@ -29,7 +30,7 @@ func (t *Term) String() string { return t.display }
 // do not allocate.
 func (t *Term) Match(text []byte) bool {
 	if t.lit != nil {
-		return t.lit.match(text)
+		return t.lit.match(text) || t.forms != nil && t.forms.match(text)
 	}
 	return t.re.match(text)
 }
@@ -37,9 +38,21 @@ func (t *Term) Match(text []byte) bool {
 // FindAll appends every non-overlapping match, leftmost first, to dst and
 // returns it. A regex that can match the empty string reports empty
 // spans, as regexp's FindAllIndex does, except with --word.
+//
+// A term with channels also reports its accent and word-form hits, each
+// a whole word (HitForm tells them apart).
 func (t *Term) FindAll(text []byte, dst []Span) []Span {
 	if t.lit != nil {
-		return t.lit.findAll(text, dst)
+		if t.forms == nil {
+			return t.lit.findAll(text, dst)
+		}
+		n := len(dst)
+		dst = t.lit.findAll(text, dst)
+		exact := len(dst)
+		if dst = t.forms.appendSpans(text, dst); len(dst) > exact && exact > n {
+			sortSpans(dst[n:])
+		}
+		return dst
 	}
 	return t.re.findAll(text, dst)
 }
@@ -57,6 +70,13 @@ const (
 // replaced by U+FFFD, which matches invalid bytes in the text as it does
 // in regexp.
 func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
+	return compileTermWith(text, kind, opt, false)
+}
+
+// compileTermWith compiles one token, with the accent and word-form
+// channels when withForms is set and the token is a plain word that can
+// have them (hasChannels).
+func compileTermWith(text string, kind termKind, opt MatchOptions, withForms bool) (*Term, error) {
 	if kind == regexTerm {
 		re, err := compileRegex(text, opt)
 		if err != nil {
@@ -70,11 +90,18 @@ func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
 	if kind == phraseTerm {
 		display = `"` + text + `"` // a phrase cannot hold a double quote
 	}
-	return withShape(&Term{
+	t := withShape(&Term{
 		display: display,
 		key:     literalKey(text, wildcards, opt),
 		lit:     compileLiteral(text, wildcards, opt),
-	}, literalShape(text, wildcards, opt)), nil
+	}, literalShape(text, wildcards, opt))
+	if withForms && kind == wordTerm && t.shape.Exact && !opt.Word && !strings.Contains(text, "_") {
+		if t.forms = newForms(text); t.forms != nil {
+			t.key = "f" + t.key // not the same texts as the exact word
+			t.shape.Forms = &t.forms.Forms
+		}
+	}
+	return t, nil
 }
 
 // literalKey identifies what a literal matches: 'l', then one tagged

@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"math/bits"
 	"slices"
 	"time"
 )
@@ -13,18 +12,19 @@ type Features struct {
 	Type string
 	Len  int  // text length in bytes
 	Ack  bool // the text is an acknowledgement
-	// Hits holds, per query term, at least as many hits as the text has
-	// (exactly as many when Exact).
-	Hits []int
-	// CodeHits holds, per query term, at least as many of those hits as
-	// start in code, when CodeKnown.
-	CodeHits  []int
-	Exact     bool // Hits and CodeHits are exact counts
-	CodeKnown bool // CodeHits bound the hits in code (else any hit may be)
+	// Units holds, per query term, at least the weight of the text's hits
+	// (exactly, when Exact), in eighths of an exact hit (FormUnits): a
+	// hit whose form the index cannot know counts MaxFormUnits.
+	Units []int
+	// CodeUnits holds, per query term, at least the weight of those hits
+	// that start in code, when CodeKnown.
+	CodeUnits []int
+	Exact     bool // Units and CodeUnits are exact
+	CodeKnown bool // CodeUnits bound the hits in code (else any hit may be)
 }
 
-// Bounder computes UpperBound for one query, with its terms' IDF worked
-// out once.
+// Bounder computes bounds for one query, with its terms' IDF worked out
+// once.
 type Bounder struct {
 	q   *Query
 	idf []float64
@@ -32,120 +32,186 @@ type Bounder struct {
 
 // NewBounder prepares bounds for q.
 func NewBounder(q *Query) *Bounder {
-	b := &Bounder{q: q, idf: make([]float64, len(q.Terms))}
-	for i := range b.idf {
-		b.idf[i] = inverseDocFreq(q, i)
+	return &Bounder{q: q, idf: termIDFs(q)}
+}
+
+// Terms is the number of query terms.
+func (b *Bounder) Terms() int { return len(b.idf) }
+
+// Contributions sets dst (grown to one entry per term) to the most each
+// term can contribute to the relevance of a message with features f: its
+// IDF times the saturated weight of its hits. All are zero for an
+// acknowledgement, which neither scores nor lends context.
+func (b *Bounder) Contributions(f *Features, dst []float64) []float64 {
+	if cap(dst) < len(b.idf) {
+		dst = make([]float64, len(b.idf))
+	} else {
+		dst = dst[:len(b.idf)]
+		clear(dst)
 	}
-	return b
+	if f.Ack {
+		return dst
+	}
+	ratio := lengthRatio(f.Type, f.Len, b.q)
+	for t, u := range f.Units {
+		if u > 0 && t < len(dst) {
+			dst[t] = b.idf[t] * saturatedTermFreq(float64(u)/unitsPerHit, ratio)
+		}
+	}
+	return dst
+}
+
+// Context sets dst to what two neighbours with contributions prev and
+// next (either nil) may lend a message: per term, contextWeight times the
+// larger of theirs.
+func Context(dst, prev, next []float64) []float64 {
+	dst = dst[:0]
+	for t := range max(len(prev), len(next)) {
+		v := 0.0
+		if t < len(prev) {
+			v = prev[t]
+		}
+		if t < len(next) {
+			v = max(v, next[t])
+		}
+		dst = append(dst, contextWeight*v)
+	}
+	return dst
 }
 
 // UpperBound returns a score at least ScoreMessage's for any message with
-// these features: equal to it when Exact and no two terms match (the
-// proximity factor needs positions).
+// these features, scored without neighbours.
 func (b *Bounder) UpperBound(f *Features) float64 {
+	return b.PassageBound(f, b.Contributions(f, nil), nil)
+}
+
+// PassageBound returns a score at least that of any message with features
+// f (own: its Contributions) whose neighbours lend at most ctx (Context
+// of their Contributions; nil for none): equal to it when Exact, no two
+// terms match (the proximity factor needs positions) and nothing is lent.
+func (b *Bounder) PassageBound(f *Features, own, ctx []float64) float64 {
 	if f.Ack {
 		return 0
 	}
 	total, inCode := 0, 0
-	for i, n := range f.Hits {
-		total += n
-		if i < len(f.CodeHits) {
-			inCode += min(f.CodeHits[i], n)
+	for i, u := range f.Units {
+		total += u
+		if i < len(f.CodeUnits) {
+			inCode += min(f.CodeUnits[i], u)
 		}
 	}
 	if total == 0 {
 		return 0
 	}
-	ratio := lengthRatio(f.Type, f.Len, b.q)
-	relevance := 0.0
-	for term, n := range f.Hits {
-		if n > 0 && term < len(b.idf) {
-			relevance += b.idf[term] * saturatedTermFreq(n, ratio)
+	terms := len(b.idf)
+	relevance, matched, ownTerms, single := 0.0, 0.0, 0, -1
+	for t := range terms {
+		v := own[t]
+		if ctx != nil && ctx[t] > v {
+			v = ctx[t]
 		}
+		relevance += v
+		tf := 0.0
+		if t < len(f.Units) && f.Units[t] > 0 {
+			tf = float64(f.Units[t]) / unitsPerHit
+			ownTerms++
+			single = t
+		}
+		matched += termCoverage(tf, ctx != nil && ctx[t] > 0)
 	}
-	matched := matchedTerms(f.Hits)
-	score := typeWeight(f.Type) * (1 + coverageBonus*coverageFraction(matched, len(f.Hits)))
-	if matched >= 2 {
+	score := typeWeight(f.Type) * (1 + coverageBonus*coverageFraction(matched, terms))
+	if ownTerms >= 2 {
 		score *= 1 + proximityBonus
 	}
 	switch {
 	case !f.CodeKnown:
 		return score * relevance * (1 + codeBonus)
-	case f.Exact || inCode == 0:
+	case inCode == 0:
+		return score * relevance
+	case f.Exact && f.Type != typeTool: // tool prose reweighs hits: not exact
 		return score * relevance * (1 + codeBonus*float64(inCode)/float64(total))
-	case matched == 1:
-		return score * b.singleTermCodeBound(f, ratio)
+	case ownTerms == 1:
+		return score * b.singleTermCodeBound(f, single, own, ctx, relevance)
 	}
 	return score * relevance * (1 + codeBonus)
 }
 
-// singleTermCodeBound bounds relevance × code factor for one term with at
-// most H hits of which at most C in code: the message has some h ≤ H hits
-// and at most min(C, h) of them in code, and more hits raise relevance but
-// may lower the code share, so every h is tried.
-func (b *Bounder) singleTermCodeBound(f *Features, ratio float64) float64 {
-	term := slices.IndexFunc(f.Hits, func(n int) bool { return n > 0 })
-	hits, code := f.Hits[term], min(f.CodeHits[term], f.Hits[term])
+// singleTermCodeBound bounds relevance × code factor when one term t
+// holds every hit, with at most H hits (weighing at most one each) of
+// which at most C in code: the message has some h ≤ H hits and at most
+// min(C, h) of them in code. More hits raise relevance but may lower the
+// code share, so every h is tried; the code share is largest when the hits
+// in code weigh one and the others the least a hit can weigh.
+func (b *Bounder) singleTermCodeBound(f *Features, t int, own, ctx []float64, relevance float64) float64 {
+	hits := (f.Units[t] + unitsPerHit - 1) / unitsPerHit
+	code := min((f.CodeUnits[t]+unitsPerHit-1)/unitsPerHit, hits)
+	rest := relevance - max(own[t], ctxAt(ctx, t)) // what the other terms' context adds
 	if hits > maxHitsTried {
-		return b.idf[term] * saturatedTermFreq(hits, ratio) * (1 + codeBonus)
+		return relevance * (1 + codeBonus)
 	}
+	least := float64(minFormUnits) / unitsPerHit
+	if f.Type == typeTool {
+		least *= toolProseWeight
+	}
+	ratio := lengthRatio(f.Type, f.Len, b.q)
 	best := 0.0
 	for h := 1; h <= hits; h++ {
-		v := b.idf[term] * saturatedTermFreq(h, ratio) * (1 + codeBonus*float64(min(code, h))/float64(h))
-		best = max(best, v)
+		c := float64(min(code, h))
+		share := c / (c + least*float64(h-int(c)))
+		rel := rest + max(b.idf[t]*saturatedTermFreq(float64(h), ratio), ctxAt(ctx, t))
+		best = max(best, rel*(1+codeBonus*share))
 	}
 	return best
+}
+
+func ctxAt(ctx []float64, t int) float64 {
+	if t < len(ctx) {
+		return ctx[t]
+	}
+	return 0
 }
 
 // maxHitsTried caps singleTermCodeBound's search; past it the loose bound
 // serves.
 const maxHitsTried = 64
 
-func matchedTerms(counts []int) int {
-	n := 0
-	for _, c := range counts {
-		if c > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // SessionBound gathers the candidate messages of one session and bounds
 // the session's score.
 type SessionBound struct {
 	scores  []float64
+	units   []int // per term: the most its hits can weigh over the session
 	last    time.Time
-	seen    uint64
 	current bool
+	when    bool
 }
 
-// Add adds a candidate message: its bound, time, the terms it may hold
-// (bit i: term i) and whether its project is the current one.
-func (s *SessionBound) Add(bound float64, t time.Time, terms uint64, inCurrentProject bool) {
+// Reserve makes room for n more candidates.
+func (s *SessionBound) Reserve(n int) { s.scores = slices.Grow(s.scores, n) }
+
+// Add adds a candidate message: its bound, time, features (Units: at
+// least the weight of its own hits), whether its project is the current
+// one and whether its time is in the window the query names
+// (Options.InWindow).
+func (s *SessionBound) Add(bound float64, t time.Time, f *Features, inCurrentProject, inWindow bool) {
 	s.scores = append(s.scores, bound)
 	if bound > 0 {
-		s.seen |= terms
+		if len(s.units) < len(f.Units) {
+			s.units = append(s.units, make([]int, len(f.Units)-len(s.units))...)
+		}
+		for i, u := range f.Units {
+			s.units[i] += u
+		}
 		if t.After(s.last) {
 			s.last = t
 		}
+		s.when = s.when || inWindow
 	}
 	s.current = s.current || inCurrentProject
 }
 
-// Merge adds the candidates gathered in o.
-func (s *SessionBound) Merge(o *SessionBound) {
-	s.scores = append(s.scores, o.scores...)
-	s.seen |= o.seen
-	if o.last.After(s.last) {
-		s.last = o.last
-	}
-	s.current = s.current || o.current
-}
-
 // Bound returns a score at least Rank's for a session whose matched
 // messages are among those added, scoring at most their bounds.
-func (s *SessionBound) Bound(terms int, opt Options) float64 {
+func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 	slices.Sort(s.scores)
 	total, weight := 0.0, 1.0
 	for i := len(s.scores) - 1; i >= 0; i-- {
@@ -158,14 +224,25 @@ func (s *SessionBound) Bound(terms int, opt Options) float64 {
 	if total == 0 {
 		return 0
 	}
-	n := bits.OnesCount64(s.seen)
-	coverage := 1 + sessionCoverageBonus*coverageFraction(n, terms)
-	score := total * coverage * recencyValue(s.last, opt.Now, opt.HalfLife)
+	tf := make([]float64, len(b.idf))
+	for i, u := range s.units {
+		if i < len(tf) {
+			tf[i] = float64(u) / unitsPerHit
+		}
+	}
+	score := total * evidenceValue(tf, b.idf) * recencyValue(s.last, opt.Now, opt.HalfLife)
 	if s.current && opt.CurrentProject != "" {
 		score *= projectBoost
 	}
+	if s.when && opt.When != nil {
+		score *= 1 + whenBoost
+	}
 	return score
 }
+
+// InWindow reports whether a message at t is in the time the query names
+// (false when it names none).
+func (o Options) InWindow(t time.Time) bool { return o.When.contains(t, o.Now) }
 
 // InProject reports whether a project lies in the current project, as
 // the project factor judges it.

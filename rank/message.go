@@ -58,34 +58,189 @@ const (
 	proximityScale = 80.0
 )
 
-// ScoreMessage scores one matched message against the query and returns
-// the factors that produced the score, for --explain.
+// ScoreMessage scores one matched message against the query, on its
+// own (without the neighbours a session gives it; see scoreMessages), and
+// returns the factors that produced the score, for --explain.
 //
 // The score is Σ(term relevance) × type × coverage × proximity × code;
 // see the package documentation.
 func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
+	idf := termIDFs(q)
+	own := measure(m, q, idf)
+	return finishMessage(m, &own, nil, q)
+}
+
+// termIDFs works out every term's IDF once.
+func termIDFs(q *Query) []float64 {
+	idf := make([]float64, len(q.Terms))
+	for i := range idf {
+		idf[i] = inverseDocFreq(q, i)
+	}
+	return idf
+}
+
+// measured is what one message holds of each term, before its
+// neighbours and the factors: the per-term weighted hits and what they
+// contribute to relevance.
+type measured struct {
+	hits    []Hit     // the usable hits, sorted
+	near    []Hit     // those the proximity factor looks at: not in a tool call's prose
+	tf      []float64 // per term: hits weighed by form (FormUnits) and place (tool prose)
+	contrib []float64 // per term: idf × saturated tf
+	weight  float64   // all hits' weights
+	inCode  float64   // the weights of hits that start in code
+	prose   int       // hits in a tool call's prose
+	ratio   float64   // length relative to the average, as BM25 takes it
+	ack     bool      // an acknowledgement: scores nothing, lends nothing
+}
+
+// measure weighs m's hits.
+func measure(m *Message, q *Query, idf []float64) measured {
+	terms := len(q.Terms)
+	me := measured{tf: make([]float64, terms), contrib: make([]float64, terms)}
 	if textrules.IsAcknowledgement(m.Text) {
+		me.ack = true
+		return me
+	}
+	me.hits = validHits(m.Hits, len(m.Text), terms)
+	me.ratio = lengthRatio(m.Type, len(m.Text), q)
+	var code, prose []textrules.Span
+	if len(me.hits) > 0 {
+		code = textrules.CodeSpans(m.Text)
+		if m.Type == typeTool {
+			prose = proseSpans(m.Text)
+		}
+	}
+	ci, pi := 0, 0
+	for _, h := range me.hits {
+		w := formWeight(h.Form)
+		var inProse, inCode bool
+		if inProse, pi = inSpans(prose, pi, h.Start); inProse {
+			w *= toolProseWeight
+			me.prose++
+		} else if me.prose > 0 {
+			me.near = append(me.near, h)
+		}
+		if inCode, ci = inSpans(code, ci, h.Start); inCode {
+			me.inCode += w
+		}
+		me.tf[h.Term] += w
+		me.weight += w
+	}
+	if me.prose == 0 {
+		me.near = me.hits // the common case: nothing was set aside
+	}
+	for t, tf := range me.tf {
+		if tf > 0 {
+			me.contrib[t] = idf[t] * saturatedTermFreq(tf, me.ratio)
+		}
+	}
+	return me
+}
+
+// termCoverage is how much a term counts towards coverage: its hits'
+// weight up to one (a word-form hit, or a hit in a tool call's prose,
+// holds the term less surely than an exact one), or contextCoverage when
+// only a neighbour holds it, whichever is more.
+func termCoverage(tf float64, lent bool) float64 {
+	c := min(tf, 1)
+	if lent {
+		c = max(c, contextCoverage)
+	}
+	return c
+}
+
+// context is what a message's neighbours in its transcript lend it: per
+// term, contextWeight times the most a neighbour contributes, and which
+// neighbour that was.
+type context struct {
+	value []float64
+	from  []int8 // -1 the message before, 1 the one after, 0 none
+}
+
+// contextWeight is the share of a neighbour's relevance a message
+// borrows, term by term, where its own is less: a question and its answer
+// are often split between a prompt and the reply after it ("which agents
+// translated the articles?" — "Agent: Translate CZ article 1 to EN"), and
+// the pair answers it where neither does alone. Half, so that a message
+// holding a term itself always weighs more than one whose neighbour does.
+const contextWeight = 0.5
+
+// contextOf gathers what prev and next (either may be nil) lend.
+func contextOf(prev, next *measured, terms int) *context {
+	if (prev == nil || prev.ack) && (next == nil || next.ack) {
+		return nil
+	}
+	c := &context{value: make([]float64, terms), from: make([]int8, terms)}
+	for t := range terms {
+		for _, n := range []struct {
+			m    *measured
+			from int8
+		}{{prev, -1}, {next, 1}} {
+			if n.m == nil || n.m.ack {
+				continue
+			}
+			if v := contextWeight * n.m.contrib[t]; v > c.value[t] {
+				c.value[t], c.from[t] = v, n.from
+			}
+		}
+	}
+	return c
+}
+
+// finishMessage scores a measured message with what its neighbours lend
+// (ctx, nil for none): Σ per term of the larger of its own relevance and
+// the context's, times type, coverage (of the message and its context),
+// proximity and code.
+func finishMessage(m *Message, me *measured, ctx *context, q *Query) (float64, []Factor) {
+	if me.ack {
 		return 0, []Factor{{Name: "acknowledgement", Value: 0, Note: "says only \"go on\"; weighs nothing"}}
 	}
-	hits := validHits(m.Hits, len(m.Text), len(q.Terms))
-	if len(hits) == 0 {
+	if len(me.hits) == 0 {
 		return 0, []Factor{{Name: "no hits", Value: 0, Note: "no usable match of a query term"}}
 	}
-	counts := hitsPerTerm(hits, len(q.Terms))
-	factors := make([]Factor, 0, len(q.Terms)+4)
-	factors, relevance := appendTermFactors(factors, counts, lengthRatio(m.Type, len(m.Text), q), q)
+	terms := len(q.Terms)
+	factors := make([]Factor, 0, terms+6)
+	relevance, matched := 0.0, 0.0
+	own, borrowed := 0, 0
+	for t := range terms {
+		switch {
+		case me.tf[t] > 0 && (ctx == nil || me.contrib[t] >= ctx.value[t]):
+			relevance += me.contrib[t]
+			factors = append(factors, Factor{Name: "term", Value: me.contrib[t], Note: termNote(q.Terms[t], me, t)})
+		case ctx != nil && ctx.value[t] > 0:
+			relevance += ctx.value[t]
+			factors = append(factors, Factor{Name: "context", Value: ctx.value[t], Note: contextNote(q.Terms[t], ctx, t)})
+		}
+		lent := ctx != nil && ctx.value[t] > 0
+		matched += termCoverage(me.tf[t], lent)
+		switch {
+		case me.tf[t] > 0:
+			own++
+		case lent:
+			borrowed++
+		}
+	}
 	score := relevance
 	for _, f := range [...]Factor{
 		typeFactor(m.Type),
-		coverageFactor(counts),
-		proximityFactor(hits, len(q.Terms)),
-		codeFactor(m.Text, hits),
+		coverageFactor(matched, own, borrowed, terms),
+		proximityFactor(me.near, terms),
+		codeFactor(me),
 	} {
 		score *= f.Value
 		factors = append(factors, f)
 	}
+	if me.prose > 0 {
+		factors = append(factors, Factor{Name: "tool prose", Value: 1,
+			Note: string(appendPlural(nil, me.prose, "hit")) + " in prose passed to the command, weighed " + fmtFloat(toolProseWeight) + " (in tf)"})
+	}
 	return score, factors
 }
+
+// contextCoverage is how much a term found only in a neighbour counts
+// towards coverage: as much as the relevance the message borrows for it.
+const contextCoverage = contextWeight
 
 // validHits returns the hits that point inside the text at a known term,
 // sorted by Start. The input is returned as is when it is already valid,
@@ -147,38 +302,64 @@ func lengthRatio(typ string, textLen int, q *Query) float64 {
 	return ratio
 }
 
-// appendTermFactors appends one factor per matched term, idf × saturated
-// tf, and returns their sum, the message's relevance.
-func appendTermFactors(factors []Factor, counts []int, lengthRatio float64, q *Query) ([]Factor, float64) {
-	sum := 0.0
-	for term, n := range counts {
-		if n == 0 {
-			continue
-		}
-		idf := inverseDocFreq(q, term)
-		tf := saturatedTermFreq(n, lengthRatio)
-		sum += idf * tf
-		factors = append(factors, Factor{Name: "term", Value: idf * tf, Note: termNote(q.Terms[term], idf, tf, n, lengthRatio)})
-	}
-	return factors, sum
-}
-
 // termNote reads `"chrome": idf 2.99 × tf 0.38 (1 hit, length 5.00×
-// average)`. Notes are built for every matched message, so they are
-// appended into one buffer rather than formatted.
-func termNote(term string, idf, tf float64, hits int, lengthRatio float64) string {
-	var buf [128]byte
+// average)`, naming the forms of hits that are not exact ones (`2 hits: 1
+// exact, 1 word form`). Notes are built for every matched message, so
+// they are appended into one buffer rather than formatted.
+func termNote(term string, me *measured, t int) string {
+	var buf [160]byte
 	b := strconv.AppendQuote(buf[:0], term)
 	b = append(b, ": idf "...)
+	idf := 0.0
+	if tf := saturatedTermFreq(me.tf[t], me.ratio); tf > 0 {
+		idf = me.contrib[t] / tf
+	}
 	b = appendFloat(b, idf)
 	b = append(b, " × tf "...)
-	b = appendFloat(b, tf)
+	b = appendFloat(b, me.contrib[t]/max(idf, 1e-300))
 	b = append(b, " ("...)
-	b = appendPlural(b, hits, "hit")
+	b = appendHitForms(b, me.hits, t)
 	b = append(b, ", length "...)
-	b = appendFloat(b, lengthRatio)
+	b = appendFloat(b, me.ratio)
 	b = append(b, "× average)"...)
 	return string(b)
+}
+
+// appendHitForms appends "1 hit" for exact hits, or the forms:
+// "3 hits: 2 exact, 1 word form".
+func appendHitForms(b []byte, hits []Hit, t int) []byte {
+	var byForm [FormStem + 1]int
+	n := 0
+	for _, h := range hits {
+		if h.Term == t && h.Form <= FormStem {
+			byForm[h.Form]++
+			n++
+		}
+	}
+	b = appendPlural(b, n, "hit")
+	if byForm[FormWord] == n {
+		return b
+	}
+	sep := ": "
+	for f := FormWord; f <= FormStem; f++ {
+		if byForm[f] > 0 {
+			b = append(b, sep...)
+			b = strconv.AppendInt(b, int64(byForm[f]), 10)
+			b = append(b, ' ')
+			b = append(b, formName(f)...)
+			sep = ", "
+		}
+	}
+	return b
+}
+
+// contextNote reads `"czech": from the message before (0.50 × 1.20)`.
+func contextNote(term string, ctx *context, t int) string {
+	where := "the message after"
+	if ctx.from[t] < 0 {
+		where = "the message before"
+	}
+	return strconv.Quote(term) + ": from " + where + " (" + fmtFloat(contextWeight) + " × " + fmtFloat(ctx.value[t]/contextWeight) + ")"
 }
 
 // inverseDocFreq is BM25's IDF in Lucene's form, which never goes
@@ -198,8 +379,7 @@ func inverseDocFreq(q *Query, term int) float64 {
 // saturatedTermFreq is BM25's term-frequency part: hits count with
 // diminishing returns up to k1+1, and a message longer than average needs
 // more hits for the same value.
-func saturatedTermFreq(hits int, lengthRatio float64) float64 {
-	tf := float64(hits)
+func saturatedTermFreq(tf, lengthRatio float64) float64 {
 	norm := bm25K1 * (1 - bm25B + bm25B*lengthRatio)
 	return tf * (bm25K1 + 1) / (tf + norm)
 }
@@ -232,29 +412,29 @@ func typeFactor(typ string) Factor {
 	return Factor{Name: "type", Value: assistantWeight, Note: "unknown type " + strconv.Quote(typ) + ", weighed as assistant"}
 }
 
-// coverageFactor rewards holding more of the query's distinct terms.
-func coverageFactor(counts []int) Factor {
-	matched := 0
-	for _, n := range counts {
-		if n > 0 {
-			matched++
-		}
+// coverageFactor rewards holding more of the query's distinct terms:
+// matched counts the message's own terms and, at contextCoverage each,
+// those only a neighbour holds.
+func coverageFactor(matched float64, own, borrowed, total int) Factor {
+	note := ofNote(own, total, "terms")
+	if borrowed > 0 {
+		note += ", " + strconv.Itoa(borrowed) + " more beside it"
 	}
 	return Factor{
 		Name:  "coverage",
-		Value: 1 + coverageBonus*coverageFraction(matched, len(counts)),
-		Note:  ofNote(matched, len(counts), "terms"),
+		Value: 1 + coverageBonus*coverageFraction(matched, total),
+		Note:  note,
 	}
 }
 
 // coverageFraction maps matched-of-total terms onto 0..1 so that matching
 // one term is neutral and matching all is the full bonus; a one-term query
 // is always neutral.
-func coverageFraction(matched, total int) float64 {
+func coverageFraction(matched float64, total int) float64 {
 	if total <= 1 || matched <= 1 {
 		return 0
 	}
-	return float64(matched-1) / float64(total-1)
+	return min((matched-1)/float64(total-1), 1)
 }
 
 // proximityFactor rewards two different terms close together, by the
@@ -296,30 +476,18 @@ func smallestGap(hits []Hit, terms int) (int, bool) {
 	return best, found
 }
 
-// codeFactor rewards hits inside fenced or inline code.
-func codeFactor(text string, hits []Hit) Factor {
-	inCode := countInCode(textrules.CodeSpans(text), hits)
-	fraction := float64(inCode) / float64(len(hits))
+// codeFactor rewards hits inside fenced or inline code, by their share
+// of the hits' weight.
+func codeFactor(me *measured) Factor {
+	fraction := 0.0
+	if me.weight > 0 {
+		fraction = me.inCode / me.weight
+	}
 	return Factor{
 		Name:  "code",
 		Value: 1 + codeBonus*fraction,
-		Note:  ofNote(inCode, len(hits), "hits in code"),
+		Note:  fmtFloat(100*fraction) + "% of the hits' weight in code",
 	}
-}
-
-// countInCode counts the hits that start inside a code span. Both lists
-// are sorted, so one pass suffices.
-func countInCode(spans []textrules.Span, hits []Hit) int {
-	n, i := 0, 0
-	for _, h := range hits {
-		for i < len(spans) && spans[i].End <= h.Start {
-			i++
-		}
-		if i < len(spans) && spans[i].Start <= h.Start {
-			n++
-		}
-	}
-	return n
 }
 
 // ofNote reads "2/3 what".

@@ -243,11 +243,11 @@ func TestSmallestGap(t *testing.T) {
 		want int
 		ok   bool
 	}{
-		{"one term", []Hit{{0, 0, 3}, {0, 10, 13}}, 0, false},
-		{"adjacent", []Hit{{0, 0, 3}, {1, 4, 7}}, 1, true},
-		{"closest pair wins", []Hit{{0, 0, 3}, {1, 50, 53}, {0, 60, 63}, {1, 64, 66}}, 1, true},
-		{"nested terms do not count", []Hit{{0, 0, 10}, {1, 0, 7}}, 0, false},
-		{"nested then apart", []Hit{{0, 0, 10}, {1, 0, 7}, {1, 30, 37}}, 20, true},
+		{"one term", []Hit{{0, 0, 3, 0}, {0, 10, 13, 0}}, 0, false},
+		{"adjacent", []Hit{{0, 0, 3, 0}, {1, 4, 7, 0}}, 1, true},
+		{"closest pair wins", []Hit{{0, 0, 3, 0}, {1, 50, 53, 0}, {0, 60, 63, 0}, {1, 64, 66, 0}}, 1, true},
+		{"nested terms do not count", []Hit{{0, 0, 10, 0}, {1, 0, 7, 0}}, 0, false},
+		{"nested then apart", []Hit{{0, 0, 10, 0}, {1, 0, 7, 0}, {1, 30, 37, 0}}, 20, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,10 +26,19 @@ const (
 	// project's session wins however old it is, while a clearly better
 	// match elsewhere (twice as good) still wins.
 	projectBoost = 1 + 2*recencyWeight
-	// sessionCoverageBonus is half the message coverage bonus: query words
-	// spread over different messages are weaker evidence than words in one
-	// message, which message coverage already rewards.
-	sessionCoverageBonus = coverageBonus / 2
+	// evidenceBonus is what a session holding every query term somewhere
+	// gains over one holding a single one (evidenceFactor). Half the
+	// message coverage bonus: words spread over a session are weaker
+	// evidence than words in one passage, which the message scores
+	// already reward. (Adding the session's relevance as one document
+	// instead, BM25 over the whole session, ranked worse on both
+	// relevance sets and loosened the bounds: not kept.)
+	evidenceBonus = coverageBonus / 2
+	// whenBoost is what a session gains for a scoring message in the time
+	// the query names ("last week"): as much as the current project, so a
+	// session from then wins among comparable matches but a clearly better
+	// match from another time still wins.
+	whenBoost = projectBoost - 1
 	// bestMessagesShown caps how many terms of the s1 + s2/2 + … series the
 	// explain note spells out; the rest add less than s1/8 together.
 	bestMessagesShown = 4
@@ -49,10 +58,12 @@ func Rank(msgs []Message, q Query, opt Options) []Session {
 // RankPool is Rank that also says how many of the best sessions duplicate
 // collapse needed; see Order.
 func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
-	sessions := groupSessions(msgs, &q)
+	sessions := groupSessions(msgs)
+	idf := termIDFs(&q)
 	parallelFor(len(sessions), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			scoreSession(&sessions[i], len(q.Terms), opt)
+			scoreMessages(&sessions[i], &q, idf)
+			scoreSession(&sessions[i], idf, opt)
 		}
 	})
 	return Order(sessions, opt)
@@ -61,11 +72,13 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 // ScoreSession scores the messages of one session as Rank does, for a
 // caller that gathers sessions one at a time and then calls Order.
 func ScoreSession(msgs []Message, q Query, opt Options) Session {
-	sessions := groupSessions(msgs, &q)
+	sessions := groupSessions(msgs)
 	if len(sessions) != 1 {
 		panic("rank.ScoreSession: messages of several sessions")
 	}
-	scoreSession(&sessions[0], len(q.Terms), opt)
+	idf := termIDFs(&q)
+	scoreMessages(&sessions[0], &q, idf)
+	scoreSession(&sessions[0], idf, opt)
 	return sessions[0]
 }
 
@@ -100,40 +113,87 @@ func Order(sessions []Session, opt Options) ([]Session, int) {
 // reads the text of every session in the pool.
 func dedupPool(limit int) int { return limit + 5 }
 
-// groupSessions scores each message and gathers them by session, sessions
-// in order of first appearance (the final sort makes that order moot).
-// Scoring is the costly part and runs in parallel.
-func groupSessions(msgs []Message, q *Query) []Session {
-	scored := make([]ScoredMessage, len(msgs))
-	parallelFor(len(msgs), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			score, factors := ScoreMessage(&msgs[i], q)
-			scored[i] = ScoredMessage{Message: msgs[i], Score: score, Factors: factors}
-		}
-	})
+// groupSessions gathers messages by session, sessions in order of first
+// appearance (the final sort makes that order moot), messages unscored.
+func groupSessions(msgs []Message) []Session {
 	index := make(map[string]int)
 	var sessions []Session
-	for _, m := range scored {
+	for _, m := range msgs {
 		at, ok := index[m.Session]
 		if !ok {
 			at = len(sessions)
 			index[m.Session] = at
 			sessions = append(sessions, Session{ID: m.Session})
 		}
-		sessions[at].Messages = append(sessions[at].Messages, m)
+		sessions[at].Messages = append(sessions[at].Messages, ScoredMessage{Message: m})
 	}
 	return sessions
 }
 
-// scoreSession fills in everything but Similar.
-func scoreSession(s *Session, terms int, opt Options) {
+// scoreMessages scores every message of a session with the context its
+// neighbours in the transcript lend it.
+func scoreMessages(s *Session, q *Query, idf []float64) {
+	ms := make([]measured, len(s.Messages))
+	for i := range s.Messages {
+		ms[i] = measure(&s.Messages[i].Message, q, idf)
+	}
+	prev, next := neighbours(s.Messages)
+	for i := range s.Messages {
+		var p, n *measured
+		if prev[i] >= 0 {
+			p = &ms[prev[i]]
+		}
+		if next[i] >= 0 {
+			n = &ms[next[i]]
+		}
+		m := &s.Messages[i]
+		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q)
+		m.tf = ms[i].tf
+	}
+}
+
+// neighbours finds, for every message, the matched message just before
+// and just after it in its transcript (same Source, ordinal one less or
+// more), or -1.
+func neighbours(msgs []ScoredMessage) (prev, next []int) {
+	type at struct {
+		source  string
+		ordinal int
+	}
+	index := make(map[at]int, len(msgs))
+	for i, m := range msgs {
+		if m.Ordinal > 0 {
+			index[at{m.Source, m.Ordinal}] = i
+		}
+	}
+	prev, next = make([]int, len(msgs)), make([]int, len(msgs))
+	for i, m := range msgs {
+		prev[i], next[i] = -1, -1
+		if m.Ordinal <= 0 {
+			continue
+		}
+		if j, ok := index[at{m.Source, m.Ordinal - 1}]; ok {
+			prev[i] = j
+		}
+		if j, ok := index[at{m.Source, m.Ordinal + 1}]; ok {
+			next[i] = j
+		}
+	}
+	return prev, next
+}
+
+// scoreSession fills in everything but Similar; the messages are scored.
+func scoreSession(s *Session, idf []float64, opt Options) {
 	describeSession(s)
 	slices.SortFunc(s.Messages, compareMessages)
 	s.Factors = []Factor{
 		bestMessagesFactor(s.Messages),
-		sessionCoverageFactor(s.Messages, terms),
+		evidenceFactor(s.Messages, idf),
 		recencyFactor(s.Last, opt.Now, opt.HalfLife),
 		projectFactor(s.Project, opt.CurrentProject),
+	}
+	if opt.When != nil {
+		s.Factors = append(s.Factors, whenFactor(s.Messages, opt.When, opt.Now))
 	}
 	s.Score = 1
 	for _, f := range s.Factors {
@@ -240,28 +300,66 @@ func bestMessagesFactor(best []ScoredMessage) Factor {
 	return Factor{Name: "best messages", Value: total, Note: note.String()}
 }
 
-// sessionCoverageFactor rewards sessions that match more of the query's
-// distinct terms anywhere. Messages that score nothing (acknowledgements)
-// do not count.
-func sessionCoverageFactor(msgs []ScoredMessage, terms int) Factor {
-	matched := make([]bool, terms)
-	n := 0
+// evidenceFactor is the session's own evidence, fused with its best
+// messages' (each scored as a passage, with its neighbours' context): how
+// much of the query the session holds anywhere. Each term counts by its
+// IDF relative to the terms' mean, so that a session holding the rare
+// words of a question ranks above one holding its common ones, and by
+// how surely the session holds it (its hits' weight up to one: a
+// word-form hit, or one in a tool call's prose, counts less than an exact
+// one). Messages that score nothing (acknowledgements) do not count, nor
+// what a message only borrows from a neighbour.
+func evidenceFactor(msgs []ScoredMessage, idf []float64) Factor {
+	tf := make([]float64, len(idf))
 	for _, m := range msgs {
 		if m.Score <= 0 {
 			continue
 		}
-		for _, h := range validHits(m.Hits, len(m.Text), terms) {
-			if !matched[h.Term] {
-				matched[h.Term] = true
-				n++
+		for t, v := range m.tf {
+			if t < len(tf) {
+				tf[t] += v
 			}
 		}
 	}
-	return Factor{
-		Name:  "coverage",
-		Value: 1 + sessionCoverageBonus*coverageFraction(n, terms),
-		Note:  ofNote(n, terms, "terms across the session"),
+	n := 0
+	for _, v := range tf {
+		if v > 0 {
+			n++
+		}
 	}
+	return Factor{Name: "evidence", Value: evidenceValue(tf, idf), Note: ofNote(n, len(idf), "terms across the session, by rarity")}
+}
+
+// evidenceValue is evidenceFactor's value for the weight of each term's
+// hits over the session.
+func evidenceValue(tf, idf []float64) float64 {
+	if len(idf) <= 1 {
+		return 1
+	}
+	total, have := 0.0, 0.0
+	for t, v := range idf {
+		total += v
+		if t < len(tf) && tf[t] > 0 {
+			have += v * min(tf[t], 1)
+		}
+	}
+	if total <= 0 {
+		return 1
+	}
+	// The number of terms present, each weighed by its IDF over the mean.
+	matched := have / total * float64(len(idf))
+	return 1 + evidenceBonus*coverageFraction(matched, len(idf))
+}
+
+// whenFactor boosts a session with a scoring message in the time the
+// query names.
+func whenFactor(msgs []ScoredMessage, w *TimeWindow, now time.Time) Factor {
+	for _, m := range msgs {
+		if m.Score > 0 && w.contains(m.Timestamp, now) {
+			return Factor{Name: "when", Value: 1 + whenBoost, Note: "a match from " + w.Phrase}
+		}
+	}
+	return Factor{Name: "when", Value: 1, Note: "nothing from " + w.Phrase}
 }
 
 // recencyFactor decays from 1 towards 1-recencyWeight with the age of the

@@ -4,8 +4,9 @@ import "time"
 
 // Hit is one match of one positive query term.
 type Hit struct {
-	Term       int // index into Query.Terms
-	Start, End int // byte offsets into Message.Text; End is exclusive
+	Term       int  // index into Query.Terms
+	Start, End int  // byte offsets into Message.Text; End is exclusive
+	Form       Form // how it matched; the zero value is an exact hit at a word start
 }
 
 // Message is one indexed message that matched the query.
@@ -18,6 +19,10 @@ type Message struct {
 	Text      string
 	Source    string // transcript path
 	Line      int    // line in the transcript
+	// Ordinal is the message's position among the rows of its transcript
+	// (1-based; 0 unknown): messages of the same Source whose ordinals
+	// differ by one are neighbours, and lend each other context.
+	Ordinal int
 	// Hits holds every match of every positive term in Text, sorted by
 	// Start. Hits that fall outside Text or name an unknown term are
 	// ignored rather than trusted.
@@ -50,10 +55,28 @@ type Options struct {
 	// sessions are collapsed; 0 (or less) means DefaultDedupThreshold, and a
 	// value above 1 disables collapsing.
 	DedupThreshold float64
+	// When, if set, is the time the query names ("last week"): sessions
+	// with a scoring message then rank higher.
+	When *TimeWindow
 	// Limit, if above zero, is how many sessions the caller will show:
 	// Rank returns at most that many, and collapses duplicates only among
 	// the best few times Limit. Zero ranks and collapses every session.
 	Limit int
+}
+
+// TimeWindow is a span of ages back from Options.Now.
+type TimeWindow struct {
+	Near, Far time.Duration
+	Phrase    string // the words that named it
+}
+
+// contains reports whether a message at t falls in w, seen from now.
+func (w *TimeWindow) contains(t, now time.Time) bool {
+	if w == nil || t.IsZero() || now.IsZero() {
+		return false
+	}
+	age := now.Sub(t)
+	return age >= w.Near && age <= w.Far
 }
 
 // Factor is one line of the --explain breakdown: a named contribution to a
@@ -69,6 +92,7 @@ type ScoredMessage struct {
 	Message
 	Score   float64
 	Factors []Factor
+	tf      []float64 // per term: the weight of its own hits (see measure)
 }
 
 // Session is one ranked result.

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
 )
@@ -26,8 +27,9 @@ import (
 type candidate struct {
 	seg, row int32
 	key      uint32 // into the segment's keys
+	gen      uint32 // the generation of its transcript: rows of one are its messages in order
 	present  uint64 // bit i: positive term i may occur
-	at       int32  // where its per-term counts start in segResult.hits
+	at       int32  // where its per-term counts start in segResult.units
 	timeMs   int64
 	length   int32
 	typ      uint8
@@ -37,9 +39,9 @@ type candidate struct {
 // segResult is what one segment contributes.
 type segResult struct {
 	cands []candidate
-	hits  []int32 // per candidate, one entry per positive term
-	code  []int32
-	df    []int // per positive term: live rows holding it (for IDF)
+	units []int32 // per candidate, one entry per positive term: the weight of its hits (rank.FormUnits)
+	code  []int32 // the same, of the hits that start in code
+	df    []int   // per positive term: live rows holding it (for IDF)
 	err   error
 }
 
@@ -124,10 +126,10 @@ func (a *accel) segment(i int, c *counter) segResult {
 		if !a.q.Satisfied(present) || c.isExcluded(row) || !a.passes(&info, seg) {
 			continue
 		}
-		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, present: present, at: int32(len(res.hits)),
+		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, gen: info.Gen, present: present, at: int32(len(res.units)),
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags})
 		for t := range n {
-			res.hits = append(res.hits, c.terms[t].hits[row])
+			res.units = append(res.units, c.terms[t].hits[row])
 			res.code = append(res.code, c.terms[t].code[row])
 		}
 	}
@@ -218,13 +220,19 @@ func (c *counter) reset(rows, positive, excluded int) {
 	c.mark = c.mark[:rows]
 }
 
-// fill counts, per row, the hits of a term's shape: for each alternative
-// the fewest occurrences of any of its runs (every match holds one of
-// each), summed over alternatives. Hits in code are those of the first
-// run, where an anchored shape's matches start.
+// fill counts, per row, the weight of a term's hits (rank.FormUnits):
+// for a plain word, that of the exact occurrences in every token holding
+// it, by whether they start the token, and of the tokens its channels
+// take (filter.Forms); for other shapes, for each alternative the fewest
+// occurrences of any of its runs (every match holds one of each), summed
+// over alternatives, each at the most a hit can weigh. Hits in code are
+// those of the first run, where an anchored shape's matches start.
 func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) error {
+	if shape.Forms != nil {
+		return addForms(seg, shape.Forms, out)
+	}
 	if len(shape.Alts) == 1 && len(shape.Alts[0]) == 1 {
-		return addRun(seg, shape.Alts[0][0], shape.Exact && shape.Whole, out)
+		return addRun(seg, shape.Alts[0][0], shape.Exact && shape.Whole, shape.Exact, out)
 	}
 	for _, alt := range shape.Alts {
 		for len(c.runs) < len(alt) {
@@ -232,7 +240,7 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 		}
 		for j, run := range alt {
 			c.runs[j].reset(seg.Rows())
-			if err := addRun(seg, run, false, &c.runs[j]); err != nil {
+			if err := addRun(seg, run, false, false, &c.runs[j]); err != nil {
 				return err
 			}
 		}
@@ -249,18 +257,74 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 	return nil
 }
 
-// addRun adds the postings of every token holding run.
-func addRun(seg *terms.Segment, run string, whole bool, out *rowCounts) error {
+// addRun adds the postings of every token holding run: with exact set,
+// each occurrence weighed by its form (starting the token or inside it),
+// else at the most a hit can weigh.
+func addRun(seg *terms.Segment, run string, whole, exact bool, out *rowCounts) error {
 	var err error
-	seg.FindTokens(run, whole, func(id, times int) {
+	seg.FindTokenTexts(run, whole, func(id int, tok []byte, times int) {
 		if err != nil {
 			return
 		}
-		err = seg.Postings(id, func(row, hits, code int) {
-			out.add(int32(row), clampCount(hits*times), clampCount(code*times))
-		})
+		units := times * rank.MaxFormUnits
+		if exact {
+			units = occurrenceUnits(tok, run, times)
+		}
+		err = addPostings(seg, id, units, out)
 	})
 	return err
+}
+
+// occurrenceUnits weighs the times occurrences of run in tok: one starts
+// the word if tok begins with it (filter.StartsWord), the others lie
+// inside it.
+func occurrenceUnits(tok []byte, run string, times int) int {
+	if filter.StartsWord(tok, run) {
+		return rank.FormUnits(rank.FormWord) + (times-1)*rank.FormUnits(rank.FormInside)
+	}
+	return times * rank.FormUnits(rank.FormInside)
+}
+
+// addForms adds the postings of every token a plain word with channels
+// takes, each weighed by how it matches (filter.Forms.Classify): the
+// tokens holding the word, those holding it once accents are folded and
+// those of its word form. A token found by several lookups counts once.
+func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
+	var err error
+	seen := map[int]bool{}
+	take := func(id int, tok []byte) {
+		if err != nil || seen[id] {
+			return
+		}
+		seen[id] = true
+		m := f.Classify(tok)
+		if !m.OK {
+			return
+		}
+		units := rank.FormUnits(rank.Form(m.Form))
+		if m.Form == filter.FormWord {
+			units = m.Start*rank.FormUnits(rank.FormWord) + m.Inside*rank.FormUnits(rank.FormInside)
+		}
+		err = addPostings(seg, id, units, out)
+	}
+	seg.FindTokenTexts(f.Word, false, func(id int, tok []byte, _ int) { take(id, tok) })
+	switch {
+	case f.Fold == f.Word:
+		seg.FindAccented(f.Fold, take) // the tokens holding it as it is were taken above
+	case f.Fold != "":
+		seg.FindFolded(f.Fold, take)
+	}
+	if f.Stem != "" {
+		seg.FindStem(f.Stem, take)
+	}
+	return err
+}
+
+// addPostings adds token id's postings, each occurrence weighing units.
+func addPostings(seg *terms.Segment, id, units int, out *rowCounts) error {
+	return seg.Postings(id, func(row, hits, code int) {
+		out.add(int32(row), clampCount(hits*units), clampCount(code*units))
+	})
 }
 
 // union returns every row a positive term touched, once each, in

@@ -53,6 +53,8 @@ var (
 		"snake_case_name", "reset windows", "reset-windows", "the v2 api", "42 ms latency", "goroutine leak",
 		"context cancel", "channel select", "schema migration", "vacuum", "replica lag", "Lock ordering",
 		"lockfile drift", "blocking reads", "clock skew",
+		"the translated articles", "Translate article 1", "a translation", "painting the fence", "painted walls",
+		"překlad do češtiny", "cestiny", "ČEŠTINA", "naïve café", "naive cafe", "reviews found issues", "review rounds",
 	}
 	genFiller = strings.Fields("we should check then update the file and test function value result because after before " +
 		"look at this again maybe later fix it now run build logs output error trace")
@@ -118,8 +120,11 @@ func genCorpus() []*genSession {
 			case n < 7:
 				g.add("assistant", genMessage(r))
 			case n < 9:
-				g.turns = append(g.turns, genTurn{kind: "tool", tool: "Bash", input: map[string]string{
-					"command": fmt.Sprintf("go test ./... -run Test%s", strings.Fields(genTopics[r.IntN(len(genTopics))])[0])}})
+				command := fmt.Sprintf("go test ./... -run Test%s", strings.Fields(genTopics[r.IntN(len(genTopics))])[0])
+				if r.IntN(3) == 0 { // prose passed to a command
+					command = fmt.Sprintf("gemini -p \"You are a senior reviewer: %s\"", genMessage(r))
+				}
+				g.turns = append(g.turns, genTurn{kind: "tool", tool: "Bash", input: map[string]string{"command": command}})
 				g.add("result", "ok  \tpackage\t0.1s "+genMessage(r))
 			default:
 				g.add("user", genAcks[r.IntN(len(genAcks))])
@@ -370,6 +375,19 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"half-life", Request{Terms: words("deadlock"), HalfLife: 24 * time.Hour}, true},
 		{"session scope", Request{Terms: words("deadlock"), Require: words("pricing"), Scope: ScopeSession}, false},
 		{"acknowledgement words", Request{Terms: words("thanks")}, true},
+		{"word form", Request{Terms: words("translated")}, true},
+		{"word forms", Request{Terms: words("painted articles reviewing")}, true},
+		{"accents folded", Request{Terms: words("cestiny")}, true},
+		{"accented query", Request{Terms: words("češtiny cafe")}, true},
+		{"forms question", Request{Terms: words("which agents translated the czech articles?")}, true},
+		{"forms and limit 1", Request{Terms: words("translate painting"), Limit: 1}, true},
+		{"forms off with word option", Request{Terms: words("translated"), Match: filter.MatchOptions{Word: true}}, true},
+		{"forms with require", Request{Terms: words("painted"), Require: words("fence")}, false},
+		{"forms with exclude", Request{Terms: words("translated"), Exclude: words("article")}, false},
+		{"stray quote and possessive", Request{Terms: words(`the reviewer's "deadlock issues`)}, true},
+		{"time named", Request{Terms: words("what did we decide last week about the deadlock")}, true},
+		{"tool prose", Request{Terms: words("senior reviewer deadlock")}, true},
+		{"inside words", Request{Terms: words("lock ock")}, true},
 		{"all filters", Request{Terms: words("deadlock", "race"), Exclude: words("pricing"), Types: words("user", "assistant"),
 			Since: accelNow.AddDate(0, 0, -60), Projects: words("src"), CurrentProject: "/home/dev/src/shop", Cutoff: true, Window: filter.DefaultWindow(), Limit: 5}, false},
 	}
@@ -641,4 +659,78 @@ func TestFallbackScanSkipsFilteredBlocks(t *testing.T) {
 	if full.Stats.BlocksRead != len(snap.Blocks) {
 		t.Errorf("--full-scan with --session read %d of %d blocks, want all", full.Stats.BlocksRead, len(snap.Blocks))
 	}
+}
+
+// The channels reach ranking on both paths: word-form and accent hits are
+// found, scored and reported with their form.
+func TestChannelHitsReachRanking(t *testing.T) {
+	sessions := genCorpus()
+	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 64 << 10})
+	for _, tc := range []struct {
+		word string
+		form rank.Form
+	}{{"translated", rank.FormStem}, {"cestiny", rank.FormAccent}, {"češtiny", rank.FormAccent}, {"ock", rank.FormInside}} {
+		for _, full := range []bool{false, true} {
+			res, err := Run(snap, Request{Terms: []string{tc.word}, Limit: 10, Now: accelNow, FullScan: full})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, s := range res.Sessions {
+				for _, m := range s.Messages {
+					for _, h := range m.Hits {
+						found = found || h.Form == tc.form
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s (full scan %v): no hit of form %d among %d sessions", tc.word, full, tc.form, len(res.Sessions))
+			}
+		}
+	}
+}
+
+// A term segment whose body was damaged after it was written (a flipped
+// byte its header checksum does not cover) is caught by the page
+// checksums where the search reads it: the search reads the rows instead,
+// says why, and gives the full scan's results.
+func TestDamagedSegmentBodyFallsBackToRows(t *testing.T) {
+	sessions := genCorpus()
+	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 64 << 10})
+	segs, _ := snap.TermSegments()
+	path := segs[0].Ref.Path(snap.Dir)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Flip a byte of the vocabulary, which every word search reads: the
+	// one holding the first "DEADLOCK".
+	at := strings.Index(string(data), "\nDEADLOCK\n")
+	if at < 0 {
+		t.Fatal("no DEADLOCK token in the first segment")
+	}
+	data[at+2] ^= 0x01
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	damaged, err := store.OpenSnapshot(snap.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer damaged.Close()
+	req := Request{Terms: []string{"deadlock", "pricing"}, Limit: 10, Now: accelNow}
+	got, err := Run(damaged, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Stats.TermIndex || !strings.Contains(got.Stats.Fallback, "checksum") {
+		t.Fatalf("term index %v, fallback %q: want the rows read because of the checksum", got.Stats.TermIndex, got.Stats.Fallback)
+	}
+	full := req
+	full.FullScan = true
+	want, err := Run(damaged, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareSessions(t, got.Sessions, want.Sessions)
 }

@@ -70,10 +70,16 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	results := a.candidatesOf()
 	for _, r := range results {
 		if r.err != nil {
-			return nil, fmt.Sprintf("%v; `recall index` rebuilds it from the rows", r.err), nil
+			return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", r.err), nil
 		}
 	}
+	if err := a.segmentDamage(); err != nil {
+		return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err), nil
+	}
 	res, err = a.rank(results)
+	if errors.Is(err, terms.ErrDamaged) {
+		return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err), nil
+	}
 	if errors.Is(err, errSegmentDisagrees) {
 		return nil, fmt.Sprintf("%v (damaged); `recall index --repair` rebuilds the term index", err), nil
 	}
@@ -84,12 +90,27 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	return res, "", err
 }
 
+// segmentDamage returns the first checksum failure a read of a segment
+// found (terms.Segment.Err): what was read from it cannot be trusted for
+// bounds, so the search reads the rows instead.
+func (a *accel) segmentDamage() error {
+	for _, seg := range a.segs {
+		if err := seg.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
-	id    string
-	cands []*candidate
-	sb    rank.SessionBound
-	bound float64
+	id      string
+	parts   []keyBound // the candidates as gathered per segment key, until boundSession joins them
+	cands   []*candidate
+	own     [][]float64 // per candidate: its contributions (rank.Bounder.Contributions)
+	current []bool      // per candidate: its project is the current one
+	sb      rank.SessionBound
+	bound   float64
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
@@ -101,11 +122,15 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	}
 	rq := rankQuery(a.q, a.snap, &scanResult{docFreq: df})
 	sessions := a.bounds(results, &rq)
+	if err := a.segmentDamage(); err != nil {
+		return nil, err // the bounds read row tables: a checksum failed
+	}
 	slices.SortFunc(sessions, func(x, y *sessionBound) int { return cmp.Compare(y.bound, x.bound) })
 
 	pool := rank.DedupPool(a.req.Limit)
 	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks), TermIndex: true}}
-	opt := rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject, Limit: a.req.Limit}
+	opt := rankOptions(a.q, a.req)
+	opt.Limit = a.req.Limit
 	for {
 		if err := a.confirmBest(sessions, pool, &c, rq); err != nil {
 			return nil, err
@@ -189,20 +214,19 @@ func nthBest(scores []float64, n int) float64 {
 
 // score scores one session's confirmed matches as Rank does.
 func (a *accel) score(matches []match, rq rank.Query) rank.Session {
-	msgs := make([]rank.Message, len(matches))
-	for i := range matches {
-		msgs[i] = matches[i].msg
-	}
-	return rank.ScoreSession(msgs, rq, rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject})
+	return rank.ScoreSession(rankMessages(a.q, matches), rq, rankOptions(a.q, a.req))
 }
 
 // bounds groups candidates by session and bounds each session's score.
-// Message bounds are worked out per segment on all cores, gathered per
-// session key; only the keys are then merged into sessions.
+// Every candidate's own contributions (rank.Bounder.Contributions) are
+// worked out per segment on all cores; candidates are then gathered per
+// session, in rows-file order, where each borrows context from the
+// candidates that may be its neighbours in its transcript and is bounded
+// (rank.Bounder.PassageBound), and the session's bound is summed up.
 func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
-	parallelEach(len(results), func(i int) { perSeg[i] = a.segmentBounds(&results[i], bounder) })
+	parallelEach(len(results), func(i int) { perSeg[i] = a.segmentContributions(results, i, bounder) })
 	bySession := map[string]*sessionBound{}
 	var order []*sessionBound
 	for i := range perSeg {
@@ -216,56 +240,172 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 				bySession[kb.key.Session] = sb
 				order = append(order, sb)
 			}
-			sb.cands = append(sb.cands, kb.cands...)
-			sb.sb.Merge(&kb.sb)
+			sb.parts = append(sb.parts, kb)
 		}
 	}
-	opt := rank.Options{Now: a.req.Now, HalfLife: a.req.HalfLife, CurrentProject: a.req.CurrentProject}
-	parallelEach(len(order), func(i int) {
-		order[i].bound = order[i].sb.Bound(len(a.positive), opt) * boundSlack
-	})
+	opt := rankOptions(a.q, a.req)
+	f := a.features()
+	// Segments came in order, and a transcript's rows (one generation,
+	// one key) in row order within each: every generation's candidates are
+	// in rows-file order, as possibleNeighbours needs.
+	parallelEach(len(order), func(i int) { a.boundSession(order[i], results, bounder, opt, f) })
 	return order
 }
 
-// keyBound gathers the candidates of one segment key (session and
-// project).
-type keyBound struct {
-	key   terms.Key
-	cands []*candidate
-	sb    rank.SessionBound
-}
-
-// segmentBounds bounds the candidates of one segment, by key.
-func (a *accel) segmentBounds(r *segResult, bounder *rank.Bounder) []keyBound {
-	if len(r.cands) == 0 {
-		return nil
-	}
+// features returns a candidate's rank.Features, filled into one reused
+// value per caller.
+func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Features) {
 	allExact, codeKnown := true, true
 	for _, s := range a.shapes {
 		allExact = allExact && s.Exact
 		codeKnown = codeKnown && (s.Exact || s.Anchored)
 	}
-	seg := a.segs[r.cands[0].seg]
+	n := len(a.positive)
+	return func(c *candidate, results []segResult, f *rank.Features) {
+		r := &results[c.seg]
+		if len(f.Units) < n {
+			f.Units, f.CodeUnits = make([]int, n), make([]int, n)
+		}
+		for t := range n {
+			f.Units[t], f.CodeUnits[t] = int(r.units[int(c.at)+t]), int(r.code[int(c.at)+t])
+		}
+		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
+		f.Exact, f.CodeKnown = allExact, codeKnown
+	}
+}
+
+// boundSession bounds every candidate of one session with the context its
+// possible neighbours lend, then the session.
+func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features)) {
+	n := 0
+	for _, p := range sb.parts {
+		n += len(p.cands)
+	}
+	sb.cands, sb.own, sb.current = make([]*candidate, 0, n), make([][]float64, 0, n), make([]bool, 0, n)
+	for _, p := range sb.parts {
+		sb.cands = append(sb.cands, p.cands...)
+		sb.own = append(sb.own, p.own...)
+		for range p.cands {
+			sb.current = append(sb.current, p.current)
+		}
+	}
+	sb.parts = nil
+	sb.sb.Reserve(n)
+	prev, next := a.possibleNeighbours(sb.cands)
+	var f rank.Features
+	var ctx []float64
+	for i, c := range sb.cands {
+		features(c, results, &f)
+		var p, n []float64
+		if prev[i] >= 0 {
+			p = sb.own[prev[i]]
+		}
+		if next[i] >= 0 {
+			n = sb.own[next[i]]
+		}
+		lent := []float64(nil)
+		if p != nil || n != nil {
+			ctx = rank.Context(ctx, p, n)
+			lent = ctx
+		}
+		bound := bounder.PassageBound(&f, sb.own[i], lent) * boundSlack
+		at := time.UnixMilli(c.timeMs)
+		sb.sb.Add(bound, at, &f, sb.current[i], opt.InWindow(at))
+	}
+	sb.bound = sb.sb.Bound(bounder, opt) * boundSlack
+}
+
+// maxNeighbourScan bounds how many rows between two candidates of one
+// transcript are looked at to rule out that they are neighbours; past it
+// they are taken as possible neighbours, which only loosens a bound.
+const maxNeighbourScan = 64
+
+// genLast is the last candidate seen of one generation.
+type genLast struct {
+	gen uint32
+	at  int
+}
+
+// possibleNeighbours finds, for each candidate (in rows-file order), the
+// candidate that may be the message just before it in its transcript and
+// the one that may be just after, or -1. A transcript's rows lie in the
+// rows file in order, each run appending its new ones, so the message
+// before a row is the last earlier row of its generation: the nearest
+// earlier candidate of that generation is it unless a row of the same
+// generation lies between them, which the row table shows.
+func (a *accel) possibleNeighbours(cands []*candidate) (prev, next []int) {
+	prev, next = make([]int, len(cands)), make([]int, len(cands))
+	var last []genLast // a session has few transcripts: a list beats a map
+	for i, c := range cands {
+		prev[i], next[i] = -1, -1
+		k := slices.IndexFunc(last, func(l genLast) bool { return l.gen == c.gen })
+		if k < 0 {
+			last = append(last, genLast{c.gen, i})
+			continue
+		}
+		if j := last[k].at; !a.rowBetween(cands[j], c) {
+			prev[i], next[j] = j, i
+		}
+		last[k].at = i
+	}
+	return prev, next
+}
+
+// rowBetween reports whether a row of x's generation surely lies between
+// candidates x and y (x before y, same generation).
+func (a *accel) rowBetween(x, y *candidate) bool {
+	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
+		return false // not known: they may be neighbours
+	}
+	seg := a.segs[x.seg]
+	for r := x.row + 1; r < y.row; r++ {
+		if seg.Row(int(r)).Gen == x.gen {
+			return true
+		}
+	}
+	return false
+}
+
+// keyBound gathers the candidates of one segment key (session and
+// project) with their own contributions.
+type keyBound struct {
+	key     terms.Key
+	current bool // the key's project is the current one
+	cands   []*candidate
+	own     [][]float64
+}
+
+// segmentContributions works out the contributions of the candidates of
+// one segment (results[i]), gathered by key.
+func (a *accel) segmentContributions(results []segResult, i int, bounder *rank.Bounder) []keyBound {
+	r := &results[i]
+	if len(r.cands) == 0 {
+		return nil
+	}
+	seg := a.segs[i]
 	out := make([]keyBound, seg.KeyCount())
-	current := make([]int8, len(out)) // 0 unknown, 1 in the current project, -1 not
-	hits, code := make([]int, len(a.positive)), make([]int, len(a.positive))
+	known := make([]bool, len(out))
+	features := a.features()
+	n := len(a.positive)
+	flat := make([]float64, len(r.cands)*n)
+	count := make([]int, len(out))
+	for ci := range r.cands {
+		count[r.cands[ci].key]++
+	}
+	var f rank.Features
 	for ci := range r.cands {
 		c := &r.cands[ci]
 		kb := &out[c.key]
-		if current[c.key] == 0 {
+		if !known[c.key] {
+			known[c.key] = true
 			kb.key = seg.Key(c.key)
-			current[c.key] = -1
-			if a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject) {
-				current[c.key] = 1
-			}
+			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
+			kb.cands, kb.own = make([]*candidate, 0, count[c.key]), make([][]float64, 0, count[c.key])
 		}
+		features(c, results, &f)
+		own := bounder.Contributions(&f, flat[ci*n:(ci+1)*n:(ci+1)*n])
 		kb.cands = append(kb.cands, c)
-		for t := range hits {
-			hits[t], code[t] = int(r.hits[int(c.at)+t]), int(r.code[int(c.at)+t])
-		}
-		f := rank.Features{Type: terms.TypeName(c.typ), Len: int(c.length), Ack: c.flags&terms.FlagAck != 0,
-			Hits: hits, CodeHits: code, Exact: allExact, CodeKnown: codeKnown}
-		kb.sb.Add(bounder.UpperBound(&f)*boundSlack, time.UnixMilli(c.timeMs), c.present, current[c.key] > 0)
+		kb.own = append(kb.own, own)
 	}
 	return out
 }

@@ -88,18 +88,42 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 		matches, stats.CutoffDropped = applyCutoff(matches, events, req.Window)
 	}
 	stats.RowsMatched = len(matches)
+	msgs := rankMessages(q, matches)
+	rq := rankQuery(q, snap, found)
+	opt := rankOptions(q, &req)
+	opt.Limit = req.Limit
+	sessions := rank.Rank(msgs, rq, opt)
+	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
+}
+
+// rankMessages turns matches into what ranking takes: each hit with its
+// form (how it matched: exact, inside a word, accents folded, word form)
+// and each message with its place in its transcript, where its
+// neighbours lend it context.
+func rankMessages(q *filter.Query, matches []match) []rank.Message {
+	terms := q.Positive()
 	msgs := make([]rank.Message, len(matches))
 	for i := range matches {
-		msgs[i] = matches[i].msg
+		m := matches[i].msg
+		m.Ordinal = matches[i].ordinal
+		for j, h := range m.Hits {
+			if h.Term >= 0 && h.Term < len(terms) {
+				m.Hits[j].Form = rank.Form(terms[h.Term].HitForm(m.Text, h.Start, h.End))
+			}
+		}
+		msgs[i] = m
 	}
-	rq := rankQuery(q, snap, found)
-	sessions := rank.Rank(msgs, rq, rank.Options{
-		Now:            req.Now,
-		HalfLife:       req.HalfLife,
-		CurrentProject: req.CurrentProject,
-		Limit:          req.Limit,
-	})
-	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
+	return msgs
+}
+
+// rankOptions are the session-level settings of ranking for req, the
+// time the query names included.
+func rankOptions(q *filter.Query, req *Request) rank.Options {
+	opt := rank.Options{Now: req.Now, HalfLife: req.HalfLife, CurrentProject: req.CurrentProject}
+	if w := q.When; w != nil {
+		opt.When = &rank.TimeWindow{Near: w.Near, Far: w.Far, Phrase: w.Phrase}
+	}
+	return opt
 }
 
 // match is a row that satisfied the query at its scope, already in the

@@ -31,7 +31,16 @@ var fingerprintSamples = []string{
 	"mcp__recall__search: flaky reconnect test",
 	"Did you remember what we talked about caching?",
 	"I ran `recall pricing rounding` and found two sessions.",
+	"Translated the Czech articles: články přeložené do češtiny, cestiny, naïve cafés, painted paintings generously, dying skies",
 }
+
+// fingerprintStemWords exercise the English stemmer beyond the samples:
+// regular and irregular endings, Porter2's exceptional forms, accents.
+var fingerprintStemWords = strings.Fields("agents agent translate translated translation translating articles article " +
+	"painted painting paints painter generously generous happiness happy relational conformably cries cried " +
+	"hoping hopes organization organize running runs ran caresses ponies ties dying lying tying skies news " +
+	"reviews reviewed rounds issues issue found findings decided decision deciding weekly weeks cafés naïveté " +
+	"supported support groups grouping children child pets pet camping camped swimming swims")
 
 // fingerprint hashes everything the rules decide: every rune's word-ness
 // and fold, the tables, and the rules' answers on the samples.
@@ -45,11 +54,24 @@ func fingerprint() string {
 	writeSet(h, "ack words", ackWords)
 	writeSet(h, "ack phrases", ackPhrases)
 	writeSet(h, "stop words", stopWords)
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if a := AccentFold(r); a != CanonicalFold(r) {
+			binary.Write(h, binary.LittleEndian, [2]int32{r, a})
+		}
+	}
+	fmt.Fprintf(h, "stem letters %d-%d\n", MinStemLetters, maxStemLetters)
+	for _, w := range fingerprintStemWords {
+		key, ok := StemKey([]byte(w))
+		fmt.Fprintf(h, "%s %s %v %s\n", w, key, ok, FormPrefix(key))
+	}
 	fmt.Fprintf(h, "max ack words %d\nrecall phrases %q\n", maxAckWords, recallPhrases)
 	var z Tokenizer
 	for _, s := range fingerprintSamples {
 		fmt.Fprintf(h, "%q spans %v ack %v\n", s, CodeSpans(s), IsAcknowledgement(s))
-		z.Each([]byte(s), func(tok []byte, inCode bool) { fmt.Fprintf(h, "%q %v,", tok, inCode) })
+		z.Each([]byte(s), func(tok []byte, inCode bool) {
+			key, ok := StemKey(tok)
+			fmt.Fprintf(h, "%q %v %q %v,", tok, inCode, key, ok)
+		})
 		for _, role := range []string{"user", "assistant", "tool"} {
 			words, ok := DetectRecallEvent(role, s)
 			fmt.Fprintf(h, "\n%s %v %q\n", role, ok, words)

@@ -27,6 +27,12 @@ type Tokenizer struct {
 // a code span (CodeSpans). A token is a maximal run of word
 // characters; tok is only valid during the call.
 func (z *Tokenizer) Each(text []byte, fn func(tok []byte, inCode bool)) {
+	z.EachSpan(text, func(tok []byte, _, _ int, inCode bool) { fn(tok, inCode) })
+}
+
+// EachSpan is Each that also gives where each token lies in text: bytes
+// [start, end).
+func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, inCode bool)) {
 	z.spans = z.spans[:0]
 	if bytes.IndexByte(text, '`') >= 0 || bytes.Contains(text, []byte("~~~")) {
 		z.spans = CodeSpans(string(text))
@@ -34,12 +40,12 @@ func (z *Tokenizer) Each(text []byte, fn func(tok []byte, inCode bool)) {
 	span := 0
 	start := -1
 	z.tok = z.tok[:0]
-	emit := func() {
+	emit := func(end int) {
 		for span < len(z.spans) && z.spans[span].End <= start {
 			span++
 		}
 		inCode := span < len(z.spans) && z.spans[span].Start <= start
-		fn(z.tok, inCode)
+		fn(z.tok, start, end, inCode)
 		z.tok = z.tok[:0]
 		start = -1
 	}
@@ -52,7 +58,7 @@ func (z *Tokenizer) Each(text []byte, fn func(tok []byte, inCode bool)) {
 				}
 				z.tok = append(z.tok, f)
 			} else if start >= 0 {
-				emit()
+				emit(i)
 			}
 			i++
 			continue
@@ -64,11 +70,11 @@ func (z *Tokenizer) Each(text []byte, fn func(tok []byte, inCode bool)) {
 			}
 			z.tok = utf8.AppendRune(z.tok, CanonicalFold(r))
 		} else if start >= 0 {
-			emit()
+			emit(i)
 		}
 		i += size
 	}
 	if start >= 0 {
-		emit()
+		emit(len(text))
 	}
 }

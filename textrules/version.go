@@ -11,4 +11,8 @@ package textrules
 //	1: first recorded: simple case folding, word runes (letters, numbers,
 //	   '_'), code spans (fences, one-line inline code), acknowledgement
 //	   lists, stop words, recall-event phrases and invocations.
-const FeatureVersion = 1
+//	2: accent folding (AccentFold: NFD base letters), English word forms
+//	   (StemKey: Snowball Porter2 from github.com/kljensen/snowball
+//	   v0.10.0, FormPrefix), a longer stop-word list; term segments store
+//	   the folds and word forms of their tokens.
+const FeatureVersion = 2

@@ -1,14 +1,17 @@
-// Command recall-eval measures recall's ranking on the relevance set: it
+// Command recall-eval measures recall's ranking on the relevance sets: it
 // generates the eval corpus into a temporary directory, indexes it, runs
 // every query of testdata/eval/queries.tsv as the CLI does (search.Params,
-// then search.Run) and prints hit@1, hit@5 and MRR with the misses, and on
-// stderr how the queries were ranked: from the term index or by reading
+// then search.Run) and prints hit@1, hit@5 and MRR with the misses; then
+// the same for the hard set (the hand-written sessions of
+// testdata/eval/hard.txt added to the corpus, the queries of
+// hard-queries.tsv), per class, against the classic order. On stderr it
+// says how the queries were ranked: from the term index or by reading
 // every row.
 //
-// With --write it stores the figures in testdata/eval/results.txt;
-// otherwise it compares them with that file and exits 1 when they differ,
-// so a ranking change shows up as a diff to review. The logic lives in
-// package evalcorpus.
+// With --write it stores the figures in testdata/eval/results.txt and
+// hard-results.txt; otherwise it compares them with those files and exits
+// 1 when they differ, so a ranking change shows up as a diff to review.
+// The logic lives in package evalcorpus.
 package main
 
 import (
@@ -27,9 +30,13 @@ import (
 type cli struct {
 	Queries string `default:"testdata/eval/queries.tsv" placeholder:"FILE" help:"The relevance set (relative paths are read from the repository root)."`
 	Results string `default:"testdata/eval/results.txt" placeholder:"FILE" help:"The checked-in figures to compare with or write."`
-	Write   bool   `help:"Write the figures to --results instead of comparing."`
-	Seed    uint64 `default:"1" help:"Corpus seed (results.txt is measured with the default)."`
-	Keep    string `placeholder:"DIR" help:"Generate the corpus and index into DIR (must not exist) and keep them, to inspect with bin/recall --source DIR/projects --index-dir DIR/index."`
+	Write   bool   `help:"Write the figures to --results and --hard-results instead of comparing."`
+
+	HardScripts string `default:"testdata/eval/hard.txt" placeholder:"FILE" help:"The hard set's hand-written sessions."`
+	HardQueries string `default:"testdata/eval/hard-queries.tsv" placeholder:"FILE" help:"The hard set's queries."`
+	HardResults string `default:"testdata/eval/hard-results.txt" placeholder:"FILE" help:"The hard set's checked-in figures."`
+	Seed        uint64 `default:"1" help:"Corpus seed (results.txt is measured with the default)."`
+	Keep        string `placeholder:"DIR" help:"Generate the corpus and index into DIR (must not exist) and keep them, to inspect with bin/recall --source DIR/projects --index-dir DIR/index."`
 }
 
 // errDiffers is the exit status 1 outcome: the figures changed.
@@ -63,10 +70,18 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
+	scripts, err := evalcorpus.ReadScripts(fromRoot(root, c.HardScripts))
+	if err != nil {
+		return err
+	}
+	hard, err := evalcorpus.ReadHardQueries(fromRoot(root, c.HardQueries))
+	if err != nil {
+		return err
+	}
 	cfg := evalcorpus.DefaultConfig()
 	cfg.Seed = c.Seed
 	start := time.Now()
-	rep, err := evalcorpus.Evaluate(work, cfg, queries)
+	rep, err := evalcorpus.Evaluate(filepath.Join(work, "generated"), cfg, queries)
 	if err != nil {
 		return err
 	}
@@ -76,7 +91,23 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 	for _, line := range rep.Paths() {
 		fmt.Fprintln(stderr, "recall-eval:", line)
 	}
-	return c.compareOrWrite(fromRoot(root, c.Results), got, stdout)
+	start = time.Now()
+	hardRep, err := evalcorpus.EvaluateHard(filepath.Join(work, "hard"), cfg, scripts, hard)
+	if err != nil {
+		return err
+	}
+	hardGot := hardRep.Format()
+	fmt.Fprint(stdout, "\n"+hardGot)
+	fmt.Fprintf(stderr, "recall-eval: %d hard queries over %d sessions in %s\n", len(hard), hardRep.Sessions, time.Since(start).Round(time.Millisecond))
+	for _, line := range hardRep.Paths() {
+		fmt.Fprintln(stderr, "recall-eval:", line)
+	}
+	errGenerated := c.compareOrWrite(fromRoot(root, c.Results), got, stdout)
+	errHard := c.compareOrWrite(fromRoot(root, c.HardResults), hardGot, stdout)
+	if errGenerated != nil {
+		return errGenerated
+	}
+	return errHard
 }
 
 // workDir is --keep or a fresh temporary directory removed afterwards.

@@ -3,6 +3,7 @@ package terms
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"slices"
 	"strings"
 
@@ -190,7 +191,99 @@ func (b *Builder) encode(first, end uint64) []byte {
 		out = append(out, b.lists[id].data...)
 	}
 	h.PostingsLen = uint64(len(out)) - h.PostingsOff
+	out = b.appendChannels(out, &h, order)
+	out = appendPageChecksums(out, &h)
 	copy(out, h.encode())
+	return out
+}
+
+// appendChannels appends the folds and stems sections, which the match
+// channels look tokens up in (filter.Forms): the accent-folded form of
+// every token with an accent, and the word-form key of every token whose
+// key is not the token itself (a token equal to its key is found in the
+// vocabulary).
+func (b *Builder) appendChannels(out []byte, h *header, order []int32) []byte {
+	type stemEntry struct {
+		key string
+		id  uint32
+	}
+	var stems []stemEntry
+	var foldIDs []uint32
+	h.FoldsOff = uint64(len(out))
+	for id, list := range order {
+		tok := []byte(b.lists[list].token)
+		if textrules.HasAccent(tok) {
+			out = append(textrules.AppendAccentFolded(out, tok), '\n')
+			foldIDs = append(foldIDs, uint32(id))
+		}
+		if key, ok := textrules.StemKey(tok); ok && key != string(tok) {
+			stems = append(stems, stemEntry{key, uint32(id)})
+		}
+	}
+	h.FoldsLen = uint64(len(out)) - h.FoldsOff
+	h.Folds = uint64(len(foldIDs))
+	h.FoldIDsOff = uint64(len(out))
+	for _, id := range foldIDs {
+		out = binary.LittleEndian.AppendUint32(out, id)
+	}
+	slices.SortFunc(stems, func(x, y stemEntry) int {
+		if c := strings.Compare(x.key, y.key); c != 0 {
+			return c
+		}
+		return int(x.id) - int(y.id)
+	})
+	var keys []string
+	var lists [][]byte
+	for i, e := range stems {
+		if i == 0 || e.key != stems[i-1].key {
+			keys = append(keys, e.key)
+			lists = append(lists, binary.AppendUvarint(nil, uint64(e.id)))
+			continue
+		}
+		last := len(lists) - 1
+		lists[last] = binary.AppendUvarint(lists[last], uint64(e.id-stems[i-1].id-1))
+	}
+	h.Stems = uint64(len(keys))
+	h.StemsOff = uint64(len(out))
+	for _, k := range keys {
+		out = append(append(out, k...), '\n')
+	}
+	h.StemsLen = uint64(len(out)) - h.StemsOff
+	h.StemOffsetsOff = uint64(len(out))
+	off := uint32(0)
+	for _, k := range keys {
+		out = binary.LittleEndian.AppendUint32(out, off)
+		off += uint32(len(k)) + 1
+	}
+	out = binary.LittleEndian.AppendUint32(out, off)
+	h.StemListOffsetsOff = uint64(len(out))
+	off = 0
+	for _, l := range lists {
+		out = binary.LittleEndian.AppendUint32(out, off)
+		off += uint32(len(l))
+	}
+	out = binary.LittleEndian.AppendUint32(out, off)
+	h.StemListsOff = uint64(len(out))
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	h.StemListsLen = uint64(len(out)) - h.StemListsOff
+	return out
+}
+
+// appendPageChecksums appends the CRC-32C of every page of the body (all
+// of out after the header) and records the table in h.
+func appendPageChecksums(out []byte, h *header) []byte {
+	h.CRCOff = uint64(len(out))
+	body := out[bodyStart:]
+	h.CRCPages = uint64((len(body) + pageSize - 1) / pageSize)
+	table := len(out)
+	for len(body) > 0 {
+		n := min(len(body), pageSize)
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[:n], castagnoli))
+		body = body[n:]
+	}
+	h.CRCTableCRC = uint64(crc32.Checksum(out[table:], castagnoli))
 	return out
 }
 

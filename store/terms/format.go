@@ -21,7 +21,10 @@ import (
 //	1: the first term index.
 //	2: the header records the feature version (textrules.FeatureVersion)
 //	   of the rules that built the segment.
-const FormatVersion = 2
+//	3: word forms and accent folds of the tokens (for the match channels'
+//	   bounds), and a CRC-32C of every 4 KiB page of the body, checked
+//	   where a search reads it.
+const FormatVersion = 3
 
 // magic opens every segment file.
 const magic = "RCLTERMS"
@@ -36,6 +39,19 @@ const magic = "RCLTERMS"
 //	token offsets: (tokens+1) × u32, where each token starts in the vocabulary
 //	posting offsets: (tokens+1) × u32, where each token's postings start
 //	postings: per token, one entry per row holding it, rows ascending
+//	folds: the tokens with an accent (textrules.HasAccent), in token
+//	  order, each accent-folded (textrules.AppendAccentFolded) and
+//	  followed by '\n'
+//	fold ids: folds × u32, the token of each fold line
+//	stems: the word-form keys (textrules.StemKey) of tokens that differ
+//	  from the token itself, sorted, each followed by '\n'
+//	stem offsets: (stems+1) × u32, where each key starts in stems
+//	stem list offsets: (stems+1) × u32, where each key's tokens start
+//	stem lists: per key, its tokens ascending, each uvarint(id - previous
+//	  - 1), the first counting from -1
+//	page checksums: one CRC-32C per pageSize bytes of the file from the
+//	  end of the header to the start of this table (the last page may be
+//	  short); the header holds the table's own CRC
 //
 // A posting entry is uvarint(delta<<1 | more), delta being the row minus
 // the previous entry's row (the first counts from -1); if more is set,
@@ -43,8 +59,13 @@ const magic = "RCLTERMS"
 // in code 0.
 const (
 	preambleSize = 16
-	headerFields = 16
+	headerFields = 30
 	headerSize   = headerFields * 8
+	bodyStart    = preambleSize + headerSize
+	// pageSize is the unit of the body's checksums: a read verifies the
+	// pages it touches, each once per open segment. One memory page, so a
+	// search checks what it faults in anyway, at 0.1% of the file.
+	pageSize = 4096
 )
 
 // header locates the sections; offsets are from the file start.
@@ -59,11 +80,19 @@ type header struct {
 	PostingsLen          uint64
 	RawBytes             uint64 // uncompressed rows bytes of the blocks covered
 	Feature              uint64 // textrules.FeatureVersion of the rules that built it
+	// Format 3: the channels' sections and the page checksums.
+	Folds, FoldsOff, FoldsLen, FoldIDsOff          uint64
+	Stems, StemsOff, StemsLen, StemOffsetsOff      uint64
+	StemListOffsetsOff, StemListsOff, StemListsLen uint64
+	CRCOff, CRCPages, CRCTableCRC                  uint64
 }
 
 func (h *header) fields() []*uint64 {
 	return []*uint64{&h.FirstBlock, &h.EndBlock, &h.Rows, &h.Keys, &h.Tokens, &h.RowsOff,
-		&h.KeysOff, &h.KeysLen, &h.VocabOff, &h.VocabLen, &h.TokOff, &h.PostOff, &h.PostingsOff, &h.PostingsLen, &h.RawBytes, &h.Feature}
+		&h.KeysOff, &h.KeysLen, &h.VocabOff, &h.VocabLen, &h.TokOff, &h.PostOff, &h.PostingsOff, &h.PostingsLen, &h.RawBytes, &h.Feature,
+		&h.Folds, &h.FoldsOff, &h.FoldsLen, &h.FoldIDsOff,
+		&h.Stems, &h.StemsOff, &h.StemsLen, &h.StemOffsetsOff, &h.StemListOffsetsOff, &h.StemListsOff, &h.StemListsLen,
+		&h.CRCOff, &h.CRCPages, &h.CRCTableCRC}
 }
 
 func (h *header) encode() []byte {
@@ -114,13 +143,15 @@ func decodeHeader(data []byte, size uint64) (header, error) {
 func (h *header) check(size uint64) error {
 	type section struct{ off, n uint64 }
 	const maxCount = 1 << 31
-	if h.Rows > maxCount || h.Keys > maxCount || h.Tokens > maxCount || h.EndBlock < h.FirstBlock {
+	if h.Rows > maxCount || h.Keys > maxCount || h.Tokens > maxCount || h.Folds > maxCount || h.Stems > maxCount ||
+		h.EndBlock < h.FirstBlock {
 		return fmt.Errorf("%w: counts", ErrDamaged)
 	}
 	// Every key line and every token takes at least two bytes, and every
 	// row names a key: counts that their sections cannot hold are damage,
 	// caught before anything is allocated for them.
-	if h.Keys > h.KeysLen/2 || h.Tokens > h.VocabLen/2 || h.Rows > 0 && h.Keys == 0 {
+	if h.Keys > h.KeysLen/2 || h.Tokens > h.VocabLen/2 || h.Rows > 0 && h.Keys == 0 ||
+		h.Folds > h.FoldsLen/2 || h.Stems > h.StemsLen/2 {
 		return fmt.Errorf("%w: counts do not fit their sections", ErrDamaged)
 	}
 	for _, s := range []section{
@@ -130,9 +161,31 @@ func (h *header) check(size uint64) error {
 		{h.TokOff, (h.Tokens + 1) * 4},
 		{h.PostOff, (h.Tokens + 1) * 4},
 		{h.PostingsOff, h.PostingsLen},
+		{h.FoldsOff, h.FoldsLen},
+		{h.FoldIDsOff, h.Folds * 4},
+		{h.StemsOff, h.StemsLen},
+		{h.StemOffsetsOff, (h.Stems + 1) * 4},
+		{h.StemListOffsetsOff, (h.Stems + 1) * 4},
+		{h.StemListsOff, h.StemListsLen},
+		{h.CRCOff, h.CRCPages * 4},
 	} {
 		if s.off > size || s.n > size-s.off {
 			return fmt.Errorf("%w: section past the end", ErrDamaged)
+		}
+	}
+	// The checksums cover every byte between the header and their table:
+	// every other section lies there.
+	if h.CRCOff < bodyStart || h.CRCPages != (h.CRCOff-bodyStart+pageSize-1)/pageSize {
+		return fmt.Errorf("%w: page checksums do not cover the body", ErrDamaged)
+	}
+	for _, s := range []section{
+		{h.RowsOff, h.Rows * rowSize}, {h.KeysOff, h.KeysLen}, {h.VocabOff, h.VocabLen},
+		{h.TokOff, (h.Tokens + 1) * 4}, {h.PostOff, (h.Tokens + 1) * 4}, {h.PostingsOff, h.PostingsLen},
+		{h.FoldsOff, h.FoldsLen}, {h.FoldIDsOff, h.Folds * 4}, {h.StemsOff, h.StemsLen},
+		{h.StemOffsetsOff, (h.Stems + 1) * 4}, {h.StemListOffsetsOff, (h.Stems + 1) * 4}, {h.StemListsOff, h.StemListsLen},
+	} {
+		if s.off < bodyStart || s.off+s.n > h.CRCOff {
+			return fmt.Errorf("%w: a section outside the checksummed body", ErrDamaged)
 		}
 	}
 	return nil

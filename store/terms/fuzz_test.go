@@ -20,14 +20,17 @@ func fuzzSeeds() [][]byte {
 			Text: []byte("lock deadlock `mutex` aa aaa ÉCOLE w" + string(rune('0'+i%10)))}
 	}
 	out = append(out, build(rows).encode(0, 1))
+	out = append(out, build(channelRows()).encode(0, 1))
 	return out
 }
 
-// FuzzSegment mutates encoded segments. When fixCRC is set the header
-// checksum is recomputed after the mutation, so that mutated header
-// fields reach the section checks and the readers instead of stopping at
-// the checksum. newSegment must either fail or give a segment whose
-// readers never panic and keep their documented ranges.
+// FuzzSegment mutates encoded segments. When fixCRC is set the page
+// checksums, their table's and the header's are recomputed after the
+// mutation, so that mutated header fields and sections reach the section
+// checks and the readers instead of stopping at a checksum. newSegment
+// must either fail or give a segment whose readers never panic and keep
+// their documented ranges; without fixCRC, a mutated body must be
+// reported by Err once read.
 func FuzzSegment(f *testing.F) {
 	for _, seed := range fuzzSeeds() {
 		f.Add(seed, false)
@@ -39,6 +42,7 @@ func FuzzSegment(f *testing.F) {
 		}
 		if fixCRC && len(data) >= preambleSize+headerSize {
 			data = slices.Clone(data)
+			fixChecksums(data)
 			binary.LittleEndian.PutUint32(data[12:], crc32.Checksum(data[preambleSize:preambleSize+headerSize], castagnoli))
 		}
 		first, end := 0, 1
@@ -87,6 +91,23 @@ func FuzzSegment(f *testing.F) {
 			check(run, false)
 			check(run, true)
 		}
+		inRange := func(what string) func(int, []byte) {
+			return func(id int, _ []byte) {
+				if id < 0 || id >= n {
+					t.Fatalf("%s: token %d of %d", what, id, n)
+				}
+			}
+		}
+		for _, fold := range []string{"ECOLE", "CESTINY", "A", "\x00"} {
+			s.FindFolded(fold, inRange("FindFolded "+fold))
+		}
+		for _, key := range []string{"TRANSLAT", "PAINT", "LOCK", "A"} {
+			s.FindStem(key, inRange("FindStem "+key))
+		}
+		for _, id := range []int{-1, 0, n - 1, n} {
+			_ = s.Token(id)
+		}
+		_ = s.Verify()
 		for _, id := range []int{-1, 0, n - 1, n, n + 1} {
 			prev := -1
 			_ = s.Postings(id, func(row, hits, code int) {

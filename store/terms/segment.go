@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -32,6 +34,18 @@ type Segment struct {
 	tokOff    []byte
 	postOff   []byte
 	postings  []byte
+	folds     []byte    // accent-folded tokens with an accent, one per line
+	foldIDs   []byte    // u32 token id per fold line
+	stems     []byte    // word-form keys, sorted, one per line
+	stemOff   []byte    // u32 offsets into stems
+	listOff   []byte    // u32 offsets into lists
+	lists     []byte    // per key, its token ids
+	foldsOnce sync.Once // the folds section, checked on first use
+	stemsOnce sync.Once // the stems sections' offsets, checked on first use
+
+	crcs     []byte          // the page checksums
+	verified []atomic.Uint64 // bit p: page p was checked and is sound
+	damage   atomic.Pointer[error]
 }
 
 // Key is a row's session and project.
@@ -91,10 +105,79 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 	s.postOff = data[h.PostOff : h.PostOff+(h.Tokens+1)*4]
 	s.postings = data[h.PostingsOff : h.PostingsOff+h.PostingsLen]
 	s.keyData = data[h.KeysOff : h.KeysOff+h.KeysLen]
+	s.folds = data[h.FoldsOff : h.FoldsOff+h.FoldsLen]
+	s.foldIDs = data[h.FoldIDsOff : h.FoldIDsOff+h.Folds*4]
+	s.stems = data[h.StemsOff : h.StemsOff+h.StemsLen]
+	s.stemOff = data[h.StemOffsetsOff : h.StemOffsetsOff+(h.Stems+1)*4]
+	s.listOff = data[h.StemListOffsetsOff : h.StemListOffsetsOff+(h.Stems+1)*4]
+	s.lists = data[h.StemListsOff : h.StemListsOff+h.StemListsLen]
+	s.crcs = data[h.CRCOff : h.CRCOff+h.CRCPages*4]
+	if uint64(crc32.Checksum(s.crcs, castagnoli)) != h.CRCTableCRC {
+		return nil, fmt.Errorf("%w: page checksum table", ErrDamaged)
+	}
+	s.verified = make([]atomic.Uint64, (h.CRCPages+63)/64)
+	// The keys are read whole on open: check them now.
+	if err := s.check(h.KeysOff, h.KeysLen); err != nil {
+		return nil, err
+	}
 	if err := eachKey(s.keyData, int(h.Keys), func(_, _ []byte) {}); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// check verifies the checksums of the pages holding data[off:off+n] that
+// were not verified yet. A page that fails is reported (and remembered:
+// Err); its bytes are still returned by the reader that asked, and the
+// search, which checks Err before trusting what it read, falls back to
+// the rows.
+func (s *Segment) check(off, n uint64) error {
+	if n == 0 || off < bodyStart || off+n > s.h.CRCOff {
+		return nil // the header is checked on open; nothing else lies outside
+	}
+	first, last := (off-bodyStart)/pageSize, (off+n-1-bodyStart)/pageSize
+	for p := first; p <= last; p++ {
+		word, bit := &s.verified[p/64], uint64(1)<<(p%64)
+		if word.Load()&bit != 0 {
+			continue
+		}
+		start := bodyStart + p*pageSize
+		end := min(start+pageSize, s.h.CRCOff)
+		if crc32.Checksum(s.data[start:end], castagnoli) != binary.LittleEndian.Uint32(s.crcs[p*4:]) {
+			err := fmt.Errorf("%s: %w: checksum of bytes %d-%d", s.Name, ErrDamaged, start, end)
+			s.damage.CompareAndSwap(nil, &err)
+			return err
+		}
+		word.Or(bit)
+	}
+	return nil
+}
+
+// checkSlice checks the pages of a subslice of the mapped file.
+func (s *Segment) checkSlice(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	off := uint64(cap(s.data) - cap(b))
+	_ = s.check(off, uint64(len(b)))
+}
+
+// Err returns the first checksum failure a read found, or nil. What was
+// read from a segment with an error must not be trusted.
+func (s *Segment) Err() error {
+	if e := s.damage.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// Verify checks every page of the segment: what `recall index` can do to
+// find damage no search has read yet.
+func (s *Segment) Verify() error {
+	if err := s.check(bodyStart, s.h.CRCOff-bodyStart); err != nil {
+		return err
+	}
+	return s.Err()
 }
 
 // eachKey calls fn with the session and project of every key line, still
@@ -179,6 +262,7 @@ func (s *Segment) Key(i uint32) Key {
 // Row returns row i's table entry; a key out of range reads as 0.
 func (s *Segment) Row(i int) RowInfo {
 	e := s.rows[i*rowSize : i*rowSize+rowSize]
+	s.checkSlice(e)
 	r := RowInfo{
 		TimeMs: int64(binary.LittleEndian.Uint64(e)),
 		Len:    int(binary.LittleEndian.Uint32(e[8:])),
@@ -199,11 +283,22 @@ func (s *Segment) tokens() int { return int(s.h.Tokens) }
 // Offsets are checked where they are read, not all on open: a search
 // reads a few of them.
 func (s *Segment) token(id int) []byte {
+	s.checkSlice(s.tokOff[id*4 : id*4+8])
 	a, b := offsets(s.tokOff, id)
 	if a >= b || b > len(s.vocab) {
 		return nil
 	}
+	s.checkSlice(s.vocab[a:b])
 	return s.vocab[a : b-1]
+}
+
+// Token returns token id's text (folded as stored), or nil for an id out
+// of range or damaged offsets.
+func (s *Segment) Token(id int) []byte {
+	if id < 0 || id >= s.tokens() {
+		return nil
+	}
+	return s.token(id)
 }
 
 // offsets returns entries id and id+1 of an offset table.
@@ -215,38 +310,150 @@ func offsets(table []byte, id int) (int, int) {
 // whole) and how many times it holds it, without overlaps. run must be
 // folded like the tokens (filter.Shape) and hold no '\n'.
 func (s *Segment) FindTokens(run string, whole bool, fn func(id, times int)) {
+	s.FindTokenTexts(run, whole, func(id int, _ []byte, times int) { fn(id, times) })
+}
+
+// FindTokenTexts is FindTokens that also gives each token's text (valid
+// during the call).
+func (s *Segment) FindTokenTexts(run string, whole bool, fn func(id int, tok []byte, times int)) {
 	if run == "" || strings.IndexByte(run, '\n') >= 0 {
 		return
 	}
 	if whole {
-		n := s.tokens()
-		i := sort.Search(n, func(i int) bool { return string(s.token(i)) >= run })
-		if i < n && string(s.token(i)) == run {
-			fn(i, 1)
+		if i, ok := s.findWhole(run); ok {
+			fn(i, s.token(i), 1)
 		}
 		return
 	}
-	s.populated.Do(func() { populate(s.data, s.h.VocabOff, s.h.VocabOff+s.h.VocabLen) })
-	needle := []byte(run)
-	// Matches come in vocabulary order, so a token's number is the number
-	// of the previous match's token plus the lines between them.
+	s.populated.Do(func() {
+		populate(s.data, s.h.VocabOff, s.h.VocabOff+s.h.VocabLen)
+		_ = s.check(s.h.VocabOff, s.h.VocabLen)
+	})
+	eachLineHolding(s.vocab, []byte(run), s.tokens(), func(line int, tok []byte) {
+		fn(line, tok, bytes.Count(tok, []byte(run)))
+	})
+}
+
+// findWhole returns the id of the token equal to run.
+func (s *Segment) findWhole(run string) (int, bool) {
+	n := s.tokens()
+	i := sort.Search(n, func(i int) bool { return string(s.token(i)) >= run })
+	return i, i < n && string(s.token(i)) == run
+}
+
+// eachLineHolding calls fn with the number and text of every line of
+// text (lines end in '\n'; at most lines of them) that contains needle.
+// Matches come in order, so a line's number is that of the previous
+// match's line plus the newlines between them.
+func eachLineHolding(text, needle []byte, lines int, fn func(line int, text []byte)) {
 	id, counted := 0, 0
-	for from := 0; from < len(s.vocab); {
-		at := bytes.Index(s.vocab[from:], needle)
+	for from := 0; from < len(text); {
+		at := bytes.Index(text[from:], needle)
 		if at < 0 {
 			return
 		}
 		at += from
-		id += bytes.Count(s.vocab[counted:at], newline)
-		end := bytes.IndexByte(s.vocab[at:], '\n')
-		if end < 0 || id >= s.tokens() {
-			return // damaged: the vocabulary ends in '\n'
+		id += bytes.Count(text[counted:at], newline)
+		end := bytes.IndexByte(text[at:], '\n')
+		if end < 0 || id >= lines {
+			return // damaged: the section ends in '\n'
 		}
 		end += at
-		start := bytes.LastIndexByte(s.vocab[:at], '\n') + 1
-		fn(id, bytes.Count(s.vocab[start:end], needle))
+		start := bytes.LastIndexByte(text[:at], '\n') + 1
+		fn(id, text[start:end])
 		from, counted = end+1, end+1
 		id++
+	}
+}
+
+// FindFolded calls fn once with every token that holds fold once its
+// accents are folded (textrules.AppendAccentFolded): those holding it as
+// they are, and those with an accent whose folded form does. fold must be
+// accent-folded and hold no '\n'. Tokens come in no particular order.
+func (s *Segment) FindFolded(fold string, fn func(id int, tok []byte)) {
+	if fold == "" || strings.IndexByte(fold, '\n') >= 0 {
+		return
+	}
+	seen := map[int]bool{}
+	s.FindTokenTexts(fold, false, func(id int, tok []byte, _ int) {
+		seen[id] = true
+		fn(id, tok)
+	})
+	s.findAccented(fold, seen, fn)
+}
+
+// FindAccented calls fn with every token with an accent whose folded form
+// holds fold: FindFolded without the tokens that hold fold as they are,
+// for a caller that has them already.
+func (s *Segment) FindAccented(fold string, fn func(id int, tok []byte)) {
+	if fold == "" || strings.IndexByte(fold, '\n') >= 0 {
+		return
+	}
+	s.findAccented(fold, nil, fn)
+}
+
+func (s *Segment) findAccented(fold string, seen map[int]bool, fn func(id int, tok []byte)) {
+	s.foldsOnce.Do(func() { _ = s.check(s.h.FoldsOff, s.h.FoldsLen+s.h.Folds*4) })
+	eachLineHolding(s.folds, []byte(fold), int(s.h.Folds), func(line int, _ []byte) {
+		id := int(binary.LittleEndian.Uint32(s.foldIDs[line*4:]))
+		if id >= s.tokens() || seen[id] {
+			return // damaged, or found as it is
+		}
+		if seen != nil {
+			seen[id] = true
+		}
+		fn(id, s.token(id))
+	})
+}
+
+// FindStem calls fn with every token whose word-form key
+// (textrules.StemKey) may be key: the token equal to key, and those the
+// stems section lists under it. The caller checks each token
+// (filter.Forms.Classify).
+func (s *Segment) FindStem(key string, fn func(id int, tok []byte)) {
+	if key == "" || strings.IndexByte(key, '\n') >= 0 {
+		return
+	}
+	same, hasSame := s.findWhole(key)
+	s.stemsOnce.Do(func() {
+		_ = s.check(s.h.StemsOff, s.h.StemsLen)
+		_ = s.check(s.h.StemOffsetsOff, (s.h.Stems+1)*4)
+		_ = s.check(s.h.StemListOffsetsOff, (s.h.Stems+1)*4)
+	})
+	n := int(s.h.Stems)
+	stem := func(i int) string {
+		a, b := offsets(s.stemOff, i)
+		if a >= b || b > len(s.stems) {
+			return ""
+		}
+		return string(s.stems[a : b-1])
+	}
+	i := sort.Search(n, func(i int) bool { return stem(i) >= key })
+	if i < n && stem(i) == key {
+		a, b := offsets(s.listOff, i)
+		if a <= b && b <= len(s.lists) {
+			s.checkSlice(s.lists[a:b])
+			p := s.lists[a:b]
+			id := -1
+			for len(p) > 0 {
+				v, w := binary.Uvarint(p)
+				if w <= 0 || v >= uint64(s.tokens()) {
+					break // damaged
+				}
+				p = p[w:]
+				id += int(v) + 1
+				if id >= s.tokens() {
+					break
+				}
+				if hasSame && id == same {
+					hasSame = false
+				}
+				fn(id, s.token(id))
+			}
+		}
+	}
+	if hasSame {
+		fn(same, s.token(same))
 	}
 }
 
@@ -259,11 +466,15 @@ func (s *Segment) Postings(id int, fn func(row, hits, codeHits int)) error {
 	if id < 0 || id >= s.tokens() {
 		return fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
 	}
+	s.checkSlice(s.postOff[id*4 : id*4+8])
 	a, b := offsets(s.postOff, id)
 	if a > b || b > len(s.postings) {
 		return fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
 	}
 	p := s.postings[a:b]
+	if err := s.check(s.h.PostingsOff+uint64(a), uint64(b-a)); err != nil {
+		return err
+	}
 	row := -1
 	for len(p) > 0 {
 		v, n := binary.Uvarint(p)

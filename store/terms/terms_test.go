@@ -494,7 +494,11 @@ func TestOpenRejectsDamage(t *testing.T) {
 		{"header checksum", func() []byte { b := slices.Clone(good); b[preambleSize+3] ^= 1; return b }(), ref},
 		{"name says other blocks", good, Ref{Name: FileName(1, 2, 6), Seq: 1, First: 2, End: 6}},
 		{"truncated body", good[:len(good)-1], ref},
-		{"section past the end", withHeader(func(h *header) { h.PostingsLen += 1 }), ref},
+		{"section past the end", withHeader(func(h *header) { h.PostingsLen = uint64(len(good)) }), ref},
+		{"section past the checksums", withHeader(func(h *header) { h.StemListsLen++ }), ref},
+		{"checksums cover less", withHeader(func(h *header) { h.CRCPages-- }), ref},
+		{"checksum table", func() []byte { b := slices.Clone(good); b[h.CRCOff] ^= 1; return b }(), ref},
+		{"keys checksum", func() []byte { b := slices.Clone(good); b[h.KeysOff] ^= 0x20; return b }(), ref},
 		{"huge offset", withHeader(func(h *header) { h.VocabOff = 1 << 63 }), ref},
 		{"end before first", withHeader(func(h *header) { h.FirstBlock, h.EndBlock = 5, 2 }), Ref{Name: "x", First: 5, End: 2}},
 		{"too many rows", withHeader(func(h *header) { h.Rows = 1<<31 + 1 }), ref},
@@ -557,6 +561,7 @@ func TestPostingsRejectsMalformedEntries(t *testing.T) {
 			b := binary.LittleEndian.Uint32(data[h.PostOff+4:])
 			n := min(int(b-a), len(tt.postings))
 			copy(data[h.PostingsOff+uint64(a):], tt.postings[:n])
+			fixChecksums(data) // the parser must catch it, not only the checksum
 			s, err := newSegment(Ref{Name: "x", First: 0, End: 1}, data)
 			if err != nil {
 				t.Fatal(err)
@@ -632,7 +637,7 @@ func TestHugeKeyCountIsRejected(t *testing.T) {
 }
 
 func TestFileNameAndParseName(t *testing.T) {
-	if got := FileName(1, 0, 4); got != "terms-v2-000001-00000000-00000004.bin" {
+	if got := FileName(1, 0, 4); got != "terms-v3-000001-00000000-00000004.bin" {
 		t.Errorf("FileName(1, 0, 4) = %q", got)
 	}
 	// Names of other format versions parse (so that they can be removed);

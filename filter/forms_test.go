@@ -1,0 +1,151 @@
+package filter
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/textrules"
+)
+
+// positional compiles one positional word as ParseQuery does, with its
+// channels.
+func positional(t testing.TB, word string) *Term {
+	t.Helper()
+	q, err := ParseQuery([]string{word}, nil, nil, MatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Any) != 1 {
+		t.Fatalf("%q: %d terms", word, len(q.Any))
+	}
+	return q.Any[0]
+}
+
+func TestChannelMatches(t *testing.T) {
+	tests := []struct {
+		word, text string
+		want       []string // the hits' text and form
+	}{
+		{"painted", "I love painting and the painter painted it", []string{"painting word form", "painted exact"}},
+		{"translated", "Agent: Translate CZ article 1 to EN", []string{"Translate word form"}},
+		{"articles", "Agent: Translate CZ article 1 to EN; more articles", []string{"article word form", "articles exact"}},
+		{"cestiny", "překlad do češtiny a cestiny", []string{"češtiny accents folded", "cestiny exact"}},
+		{"češtiny", "překlad do ČEŠTINY a cestiny", []string{"ČEŠTINY exact", "cestiny accents folded"}},
+		{"cafe", "the café and the cafeteria", []string{"café accents folded", "cafe exact"}},
+		{"lock", "a deadlock and a lock", []string{"lock inside a word", "lock exact"}},
+		{"pets", "her pet dog and two pets", []string{"pet word form", "pets exact"}},
+		{"die", "the plant was dying", nil},                                 // Porter2 exceptional forms do not start with their stem
+		{"go", "we go to Google", []string{"go exact", "Go inside a word"}}, // too short to start "Google"
+		{"v2", "the v2 api", []string{"v2 exact"}},
+		{"tokenizer", "tokens, a token and the tokenizer", []string{"tokenizer exact"}}, // a derivation, not an inflection
+		{"tokens", "the tokenizer tokenized a token", []string{"token word form"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.word, func(t *testing.T) {
+			term := positional(t, tt.word)
+			text := []byte(tt.text)
+			var got []string
+			for _, sp := range term.FindAll(text, nil) {
+				got = append(got, tt.text[sp.Start:sp.End]+" "+term.HitForm(string(text), sp.Start, sp.End).String())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("FindAll(%q) = %q, want %q", tt.text, got, tt.want)
+			}
+			if term.Match(text) != (len(tt.want) > 0) {
+				t.Errorf("Match(%q) = %v", tt.text, term.Match(text))
+			}
+		})
+	}
+}
+
+func TestChannelsOnlyForPlainPositionalWords(t *testing.T) {
+	text := []byte("Translate the article")
+	for _, tc := range []struct {
+		name    string
+		pos     []string
+		require []string
+		opt     MatchOptions
+		match   bool
+	}{
+		{"positional", []string{"translated"}, nil, MatchOptions{}, true},
+		{"word option", []string{"translated"}, nil, MatchOptions{Word: true}, false},
+		{"case-sensitive", []string{"translated"}, nil, MatchOptions{CaseSensitive: true}, false},
+		{"phrase", []string{`"translated article"`}, nil, MatchOptions{}, false},
+		{"require", []string{"article"}, []string{"translated"}, MatchOptions{}, false},
+		{"wildcard", []string{"translated_x"}, nil, MatchOptions{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := ParseQuery(tc.pos, tc.require, nil, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := q.MatchMessage(text); got != tc.match {
+				t.Errorf("MatchMessage = %v, want %v (%s)", got, tc.match, q)
+			}
+		})
+	}
+}
+
+// The scan of the text and the term index must take the same words: a
+// text's channel hits are exactly its tokens that Forms.Classify takes,
+// and its exact hits lie in the tokens Classify counts as exact.
+func TestChannelsAgreeWithTokenClassification(t *testing.T) {
+	words := []string{"painted", "translated", "articles", "cestiny", "češtiny", "cafe", "lock", "pets",
+		"review", "rounds", "issues", "found", "agents", "decided", "Über", "naïve", "stare"}
+	pieces := strings.Fields("painting paint painted painter PAINTS Translate translation translating article " +
+		"ARTICLES češtiny ČEŠTINA cestiny čeština café cafes CAFÉ cafeteria deadlock locks lock pet pets petal " +
+		"reviews reviewed rounded round issue issues found founder agent Agent agents deciding decision über " +
+		"uber naive naïvety stared staring star dying die — ’ `code` ïssues x_y 42 ∑")
+	r := rand.New(rand.NewPCG(3, 4))
+	var z textrules.Tokenizer
+	for range 400 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			b.WriteString([]string{" ", "", "-", ". ", "\n"}[r.IntN(5)])
+		}
+		text := []byte(b.String())
+		for _, w := range words {
+			term := positional(t, w)
+			forms := term.Forms()
+			var want []Span
+			exactTokens := 0
+			z.EachSpan(text, func(tok []byte, start, end int, _ bool) {
+				m := forms.Classify(tok)
+				switch {
+				case m.OK && m.Form >= FormAccent:
+					want = append(want, Span{start, end})
+				case m.OK:
+					exactTokens++
+				}
+			})
+			var channel []Span
+			exact := 0
+			for _, sp := range term.FindAll(text, nil) {
+				if f := term.HitForm(string(text), sp.Start, sp.End); f >= FormAccent {
+					channel = append(channel, sp)
+				} else {
+					exact++
+				}
+			}
+			if !slices.Equal(channel, want) {
+				t.Fatalf("%s in %q: channel hits %v, tokens %v", w, text, channel, want)
+			}
+			if (exact > 0) != (exactTokens > 0) || term.Match(text) != (exact+len(channel) > 0) {
+				t.Fatalf("%s in %q: %d exact hits, %d exact tokens, Match %v", w, text, exact, exactTokens, term.Match(text))
+			}
+		}
+	}
+}
+
+func TestChannelMatchDoesNotAllocate(t *testing.T) {
+	text := []byte(strings.Repeat("The quick brown fox jumps over the lazy dog — naïve café, přeložené články. ", 20))
+	for _, w := range []string{"zebra", "translated", "cestiny", "painted"} {
+		term := positional(t, w)
+		if allocs := testing.AllocsPerRun(100, func() { term.Match(text) }); allocs != 0 {
+			t.Errorf("%s.Match allocates %.1f times per call", term, allocs)
+		}
+	}
+}
