@@ -111,6 +111,10 @@ func (a *accel) segment(i int, c *counter) segResult {
 	if len(rows) == 0 {
 		return res
 	}
+	// Most rows a term touched are candidates: size for all of them once
+	// rather than grow (copying) a common word's hundred thousand.
+	res.cands = make([]candidate, 0, len(rows))
+	res.units, res.code = make([]int32, 0, len(rows)*n), make([]int32, 0, len(rows)*n)
 	for _, row := range rows {
 		info := seg.Row(int(row))
 		if a.snap.Dead(info.Gen) {
