@@ -468,6 +468,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 		}
 		next.Hot[path] = store.FileID{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNs: st.MtimeNs}
 	}
+	trimHot(next.Hot)
 	next.Files = 0
 	for _, st := range m.Files {
 		if !st.Gone && underAny(st.Path, opts.Sources) {
@@ -482,6 +483,33 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 	if err := store.WriteFreshState(opts.IndexDir, next); err != nil {
 		opts.Warn(err.Error())
 	}
+}
+
+// maxHot bounds the hot set: a tree whose files were all written lately
+// (a copy, a restore, a generated corpus) would otherwise make every check
+// a sweep. The most recently written stay; the others still have the
+// signals (history, running sessions) and the backstop sweep.
+const maxHot = 1024
+
+func trimHot(hot map[string]store.FileID) {
+	if len(hot) <= maxHot {
+		return
+	}
+	paths := sortedHot(hot)
+	slices.SortStableFunc(paths, func(a, b string) int { return -cmpInt(hot[a].MtimeNs, hot[b].MtimeNs) })
+	for _, p := range paths[maxHot:] {
+		delete(hot, p)
+	}
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func (o Options) now() time.Time {

@@ -447,7 +447,9 @@ func noteStat(st *store.FileState, fs transcript.FileStat) {
 
 func underAny(path string, roots []string) bool {
 	for _, r := range roots {
-		if strings.HasPrefix(path, r+string(filepath.Separator)) {
+		// Not HasPrefix(path, r+"/"): that concatenation, once per
+		// manifest entry, was a tenth of an append's commit.
+		if len(path) > len(r) && path[len(r)] == filepath.Separator && strings.HasPrefix(path, r) {
 			return true
 		}
 	}
