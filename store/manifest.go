@@ -84,20 +84,6 @@ type Manifest struct {
 	Excluded    map[string]int64 // reason name → count
 	Dead        map[uint32]int64 // superseded generation → rows it left behind
 	Files       map[string]*FileState
-
-	// loaded keeps each file line as read with the state it gave, and
-	// order the paths in the order read (sorted, as written), so a commit
-	// copies the lines of transcripts that did not change instead of
-	// sorting and encoding every one again (appendFiles): at 13k
-	// transcripts that was a third of an append's cost.
-	loaded map[*FileState]loadedLine
-	order  []string
-}
-
-// loadedLine is a file line as read (without its '\n') and what it said.
-type loadedLine struct {
-	orig FileState
-	line []byte
 }
 
 func NewManifest() *Manifest {
@@ -278,10 +264,6 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 		}
 		fields = splitTabs(line, fields[:0])
 		switch {
-		case n > 1 && whole && m.Format == FormatVersion && string(fields[0]) == "file":
-			if err := m.parseFileLine(fields, line, in); err != nil {
-				return nil, fmt.Errorf("line %d: %w", n, err)
-			}
 		case n == 1:
 			format, ok := manifestFormat(fields)
 			if !ok {
@@ -348,29 +330,6 @@ func splitTabs(line []byte, dst [][]byte) [][]byte {
 		dst = append(dst, line[:i])
 		line = line[i+1:]
 	}
-}
-
-// parseFileLine reads a file line of the current format and remembers it
-// for appendFiles.
-func (m *Manifest) parseFileLine(f [][]byte, line []byte, in interner) error {
-	p := fieldParser{f: f, in: in}
-	st := p.fileState(m.Format)
-	if p.err != nil {
-		return p.err
-	}
-	if m.loaded == nil {
-		m.loaded = map[*FileState]loadedLine{}
-	}
-	if n := len(m.order); m.order != nil && n > 0 && m.order[n-1] >= st.Path || m.Files[st.Path] != nil {
-		m.order = nil // not as written: sort on commit
-		m.loaded = nil
-	}
-	m.Files[st.Path] = st
-	if m.loaded != nil {
-		m.loaded[st] = loadedLine{orig: *st, line: line}
-		m.order = append(m.order, st.Path)
-	}
-	return nil
 }
 
 func (m *Manifest) parseLine(f [][]byte, in interner) error {
@@ -559,55 +518,10 @@ func (m *Manifest) encode() []byte {
 		line("dead", i64(int64(g)), i64(m.Dead[g]))
 	}
 	b = appendChecksum(b, headChecksum)
-	return appendChecksum(m.appendFiles(b), endChecksum)
-}
-
-// appendFiles appends every file line in path order, copying the line
-// read for a transcript whose state did not change.
-func (m *Manifest) appendFiles(b []byte) []byte {
-	for _, path := range m.filePaths() {
-		st := m.Files[path]
-		if l, ok := m.loaded[st]; ok && l.orig == *st {
-			b = append(append(b, l.line...), '\n')
-			continue
-		}
-		b = st.appendLine(b)
+	for _, path := range sortedKeys(m.Files) {
+		b = m.Files[path].appendLine(b)
 	}
-	return b
-}
-
-// filePaths is every path of m.Files in sorted order: the order read,
-// with the paths added (or replaced) since merged in.
-func (m *Manifest) filePaths() []string {
-	if m.loaded == nil {
-		return sortedKeys(m.Files)
-	}
-	var extra []string
-	for path, st := range m.Files {
-		if _, ok := m.loaded[st]; !ok {
-			extra = append(extra, path)
-		}
-	}
-	if len(extra) == 0 && len(m.order) == len(m.Files) {
-		return m.order
-	}
-	sort.Strings(extra)
-	isExtra := make(map[string]bool, len(extra))
-	for _, p := range extra {
-		isExtra[p] = true
-	}
-	out := make([]string, 0, len(m.Files))
-	i := 0
-	for _, p := range m.order {
-		if m.Files[p] == nil || isExtra[p] {
-			continue
-		}
-		for ; i < len(extra) && extra[i] < p; i++ {
-			out = append(out, extra[i])
-		}
-		out = append(out, p)
-	}
-	return append(out, extra[i:]...)
+	return appendChecksum(b, endChecksum)
 }
 
 func (s *FileState) appendLine(b []byte) []byte {
