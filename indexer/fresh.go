@@ -353,8 +353,8 @@ func (q *quick) discover(m *store.Manifest) discovery {
 	return discovery{found: q.found, isGone: func(path string, seen bool) bool { return !seen && gone[path] }}
 }
 
-// relistProject lists a changed project folder: transcript files the
-// manifest does not hold are stat'ed, session folders with no transcript
+// relistProject lists a changed project folder: its transcript files are
+// stat'ed (new ones, and known ones replaced by a rename), session folders with no transcript
 // in the manifest are searched for subagents, and manifest entries whose
 // file or session folder is no longer listed are gone.
 func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool) {
@@ -388,9 +388,15 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 			for _, t := range transcript.DiscoverSessionDir(path, q.opts.Warn) {
 				q.add(t, true)
 			}
-		case !e.Dir && m.Files[path] == nil:
-			if t, err := transcript.StatTranscript(path); err == nil {
-				q.add(t, true)
+		case !e.Dir:
+			// Every file, not only new names: a rename over a known one
+			// (a rewrite by tmp+rename) also changes the folder.
+			t, err := transcript.StatTranscript(path)
+			if err != nil {
+				continue
+			}
+			if st := m.Files[path]; st == nil || st.Gone || !unchanged(st, t.Stat) || replaced(st, t.Stat) {
+				q.add(t, st == nil)
 			}
 		}
 	}

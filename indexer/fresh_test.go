@@ -234,6 +234,13 @@ func TestQuickSeesEveryChange(t *testing.T) {
 			e.appendPrompt(t, fresh, "a session with agents")
 			e.appendLine(t, filepath.Join(e.subagentDir(fresh), "agent-a0000000000000002.jsonl"), fresh, "a fresh subagent on mangoes", true)
 		}, []string{"a session with agents", "a fresh subagent on mangoes"}},
+		{"transcript replaced by a rename (no signal)", func(t *testing.T, e *claudeEnv) {
+			tmp := filepath.Join(e.root, envProject, ".tmp-rewrite")
+			e.appendLine(t, tmp, oldSession, "the rewritten old session", false)
+			if err := os.Rename(tmp, e.mainPath(oldSession)); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"the rewritten old session"}},
 		{"subagent added to a running session", func(t *testing.T, e *claudeEnv) {
 			e.running(t, oldSession, true)
 			e.appendLine(t, filepath.Join(e.subagentDir(oldSession), "agent-a0000000000000003.jsonl"), oldSession, "a late subagent on figs", true)
