@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -84,6 +85,11 @@ type Manifest struct {
 	Excluded    map[string]int64 // reason name → count
 	Dead        map[uint32]int64 // superseded generation → rows it left behind
 	Files       map[string]*FileState
+
+	// order is the file paths in the order read, which is sorted (as
+	// written), or nil: a commit merges in the paths added since instead
+	// of sorting every path again (filePaths).
+	order []string
 }
 
 func NewManifest() *Manifest {
@@ -366,6 +372,7 @@ func (m *Manifest) parseLine(f [][]byte, in interner) error {
 	case "file":
 		st := p.fileState(m.Format)
 		if p.err == nil {
+			m.noteOrder(st.Path)
 			m.Files[st.Path] = st
 		}
 	default:
@@ -518,10 +525,62 @@ func (m *Manifest) encode() []byte {
 		line("dead", i64(int64(g)), i64(m.Dead[g]))
 	}
 	b = appendChecksum(b, headChecksum)
-	for _, path := range sortedKeys(m.Files) {
+	for _, path := range m.filePaths() {
 		b = m.Files[path].appendLine(b)
 	}
 	return appendChecksum(b, endChecksum)
+}
+
+// noteOrder keeps path in m.order while the paths read are in order.
+func (m *Manifest) noteOrder(path string) {
+	n := len(m.order)
+	switch {
+	case n == 0 && len(m.Files) == 0:
+		m.order = []string{path}
+	case n > 0 && n == len(m.Files) && m.order[n-1] < path:
+		m.order = append(m.order, path)
+	default:
+		m.order = nil
+	}
+}
+
+// filePaths is every path of m.Files in sorted order: the order read,
+// with the paths added since merged in.
+func (m *Manifest) filePaths() []string {
+	if len(m.order) == 0 {
+		return sortedKeys(m.Files)
+	}
+	if len(m.order) == len(m.Files) {
+		same := true
+		for _, p := range m.order {
+			if m.Files[p] == nil {
+				same = false
+				break
+			}
+		}
+		if same {
+			return m.order
+		}
+	}
+	var extra []string
+	for p := range m.Files {
+		if i, found := slices.BinarySearch(m.order, p); !found || i < 0 {
+			extra = append(extra, p)
+		}
+	}
+	slices.Sort(extra)
+	out := make([]string, 0, len(m.Files))
+	i := 0
+	for _, p := range m.order {
+		if m.Files[p] == nil {
+			continue
+		}
+		for ; i < len(extra) && extra[i] < p; i++ {
+			out = append(out, extra[i])
+		}
+		out = append(out, p)
+	}
+	return append(out, extra[i:]...)
 }
 
 func (s *FileState) appendLine(b []byte) []byte {
