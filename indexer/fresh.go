@@ -457,7 +457,10 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 	case sw != nil:
 		next = sw.state
 		for _, t := range found {
-			if sw.now.Sub(time.Unix(0, t.Stat.MtimeNs)) <= opts.hotKeep() {
+			// Recently written, or left unread (the current session's,
+			// one that failed to read): checked on every run.
+			st := m.Files[t.Path]
+			if sw.now.Sub(time.Unix(0, t.Stat.MtimeNs)) <= opts.hotKeep() || st == nil || !unchanged(st, t.Stat) {
 				next.Hot[t.Path] = unknownID
 			}
 		}
@@ -502,7 +505,15 @@ func trimHot(hot map[string]store.FileID) {
 		return
 	}
 	paths := sortedHot(hot)
-	slices.SortStableFunc(paths, func(a, b string) int { return -cmpInt(hot[a].MtimeNs, hot[b].MtimeNs) })
+	// Newest first; a transcript never read (mtime 0 in the manifest: the
+	// current session's, say) before all.
+	key := func(p string) int64 {
+		if hot[p].MtimeNs == 0 {
+			return 1<<63 - 1
+		}
+		return hot[p].MtimeNs
+	}
+	slices.SortStableFunc(paths, func(a, b string) int { return -cmpInt(key(a), key(b)) })
 	for _, p := range paths[maxHot:] {
 		delete(hot, p)
 	}

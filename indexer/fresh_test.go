@@ -302,6 +302,29 @@ func TestQuickReadsCurrentSessionAfterItEnds(t *testing.T) {
 	e.mustIndex(t, "said while current")
 }
 
+// A sweep that leaves a quiet transcript unread because its session is
+// current keeps it hot, so it is read once the session is no longer
+// current, with no signal and however long after.
+func TestSweepKeepsCurrentSessionHot(t *testing.T) {
+	e := newClaudeEnv(t)
+	e.appendPrompt(t, oldSession, "said in the old session while current")
+	e.backdate(t)
+	if err := store.RemoveFreshState(e.idx); err != nil { // the next run sweeps
+		t.Fatal(err)
+	}
+	_, err := Run(Options{Config: Config{Sources: []string{e.root}, IndexDir: e.idx, CurrentSession: oldSession},
+		Quick: true, SweepEvery: e.sweepEvery})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.indexed(t, "said in the old session while current") {
+		t.Fatal("the current session was read")
+	}
+	e.now = time.Now().Add(HotKeep + time.Hour)
+	e.quickRun(t)
+	e.mustIndex(t, "said in the old session while current")
+}
+
 func TestQuickTruncationOfAHotTranscript(t *testing.T) {
 	const fresh = "55555555-5555-4555-8555-555555555551"
 	e := newClaudeEnv(t)
