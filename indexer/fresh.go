@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -74,29 +75,37 @@ type quick struct {
 
 // startQuick runs the quick check; nil means the state cannot be trusted
 // (missing, another version, other sources, a manifest it does not know,
-// a sweep too old, history replaced) and the run sweeps.
-func startQuick(opts Options) *quick {
+// a sweep too old, history replaced) and the run sweeps, for the reason
+// given.
+func startQuick(opts Options) (*quick, string) {
 	prev, err := store.ReadFreshState(opts.IndexDir)
 	if err != nil {
-		return nil
+		return nil, "no freshness state to trust (" + err.Error() + ")"
 	}
 	now := opts.now()
 	mid, err := store.ManifestID(opts.IndexDir)
-	if err != nil || prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.Sources) ||
-		prev.Manifest != mid || now.Sub(time.Unix(0, prev.SweepNs)) > opts.sweepEvery() || prev.SweepNs > now.UnixNano() {
-		return nil
+	switch {
+	case err != nil || prev.Manifest != mid:
+		return nil, "the manifest was written by a run that kept no freshness state"
+	case prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.Sources):
+		return nil, "the freshness state is of another version or other sources"
+	case now.Sub(time.Unix(0, prev.SweepNs)) > opts.sweepEvery() || prev.SweepNs > now.UnixNano():
+		return nil, fmt.Sprintf("the last full check is over %v old", opts.sweepEvery())
 	}
 	q := &quick{opts: opts, prev: prev, now: now, hot: map[string]bool{}, signaled: map[string]bool{},
 		projects: map[string][]string{}}
 	q.next = store.NewFreshState(opts.Sources)
 	q.next.Manifest, q.next.SweepNs, q.next.Files = prev.Manifest, prev.SweepNs, prev.Files
 	for _, root := range opts.Sources {
-		if !q.checkRoot(root) || !q.readSignals(root) {
-			return nil
+		if !q.checkRoot(root) {
+			return nil, "a transcript root is new, gone or changed its layout: " + root
+		}
+		if !q.readSignals(root) {
+			return nil, "history.jsonl was replaced, cut, or grew by more than one check reads"
 		}
 	}
 	q.checkHot()
-	return q
+	return q, ""
 }
 
 // checkRoot stats a root and its project folders; false means sweep.

@@ -73,6 +73,9 @@ type Summary struct {
 	// Rederived says why the derived data (block records, keys, events,
 	// term index) was rebuilt from the rows this run, "" if it was not.
 	Rederived string
+	// Sweep says why every transcript was stat'ed in a run that asked
+	// for the quick check ("" when the quick check ran).
+	Sweep string
 	// Repair is what --repair found and did (nil without --repair).
 	Repair  *RepairReport
 	Elapsed time.Duration
@@ -176,8 +179,9 @@ func fileExists(path string) bool {
 // runOnce is one pass over the committed index.
 func runOnce(opts Options) (Summary, error) {
 	var q *quick
+	sweepWhy := ""
 	if opts.Quick && !opts.Repair {
-		if q = startQuick(opts); q != nil && !q.needManifest {
+		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest {
 			q.finishNoChange()
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
@@ -204,7 +208,7 @@ func runOnce(opts Options) (Summary, error) {
 		d = sweep(opts)
 	}
 	sum, err := runWith(opts, committed(m), m, d)
-	sum.Rederived, sum.Repair = why, rep
+	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
 	if err == nil {
 		keepFresh(opts, m, q, d.sweep, d.found)
 		if q != nil {
@@ -726,5 +730,8 @@ func (s *Summary) merge(o Summary) {
 	}
 	if o.Repair != nil {
 		s.Repair = o.Repair
+	}
+	if o.Sweep != "" {
+		s.Sweep = o.Sweep
 	}
 }

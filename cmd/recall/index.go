@@ -48,6 +48,9 @@ func (c *indexCmd) Run(g *Globals) error {
 	if sum.Elapsed == 0 {
 		sum.Elapsed = time.Since(start) // a rebuild does not time itself
 	}
+	if g.Verbose && sum.Sweep != "" {
+		fmt.Fprintln(g.env.stderr, "recall: checked every transcript:", sum.Sweep)
+	}
 	if !c.Quiet {
 		fmt.Fprintln(g.env.stderr, indexer.FormatSummary(&sum))
 	}

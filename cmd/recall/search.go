@@ -139,8 +139,11 @@ func (g *Globals) freshen(cfg indexer.Config) {
 		return
 	}
 	ui := newStderrUI(g.env.stderr, g.Verbose, false)
-	_, _, err := indexer.Update(ui.indexOptions(indexer.Options{Config: cfg, Quick: true}, ui.verboseWarn))
+	sum, _, err := indexer.Update(ui.indexOptions(indexer.Options{Config: cfg, Quick: true}, ui.verboseWarn))
 	ui.endProgress()
+	if sum.Sweep != "" {
+		ui.verboseWarn("checked every transcript: " + sum.Sweep)
+	}
 	if err != nil {
 		ui.warn("index update failed, reading the index as it is: " + err.Error())
 	}
