@@ -100,7 +100,10 @@ func (h Hook) startOrNote(p Payload, logFile *os.File, rec *hookRecord) string {
 // directory and sources are passed explicitly so the child uses this
 // process's configuration, wherever that came from.
 func (h Hook) indexCommand(p Payload, rec *hookRecord) Command {
-	args := []string{"index", "--index-dir", h.IndexDir}
+	// --sweep: a hook runs in the background, so it can afford to stat
+	// every transcript, which catches what the quick check cannot see
+	// (a `claude -p --resume` of an old session writes no history).
+	args := []string{"index", "--sweep", "--index-dir", h.IndexDir}
 	for _, source := range h.Sources {
 		args = append(args, "--source", source)
 	}

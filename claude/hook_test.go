@@ -79,7 +79,7 @@ func (r hookRig) log(t *testing.T) string {
 }
 
 func baseArgs(r hookRig) []string {
-	return []string{"index", "--index-dir", r.indexDir,
+	return []string{"index", "--sweep", "--index-dir", r.indexDir,
 		"--source", "/home/user/.claude/projects", "--source", "/srv/other/projects"}
 }
 

@@ -45,6 +45,16 @@ type Options struct {
 	// Rebuilding, if set, is called now and then with blocks done and
 	// blocks to do while derived data is rebuilt from the rows.
 	Rebuilding func(done, total int)
+	// Quick checks only what Claude Code's signals and folder mtimes say
+	// can have changed (see fresh.go), sweeping everything only when the
+	// last sweep is older than SweepEvery; without it every transcript is
+	// stat'ed (the watcher, hooks, `recall index --sweep`).
+	Quick bool
+	// SweepEvery bounds the staleness of a quick run; 0 means
+	// DefaultSweepEvery.
+	SweepEvery time.Duration
+	// Clock, if set, replaces time.Now for the quick check (tests).
+	Clock func() time.Time
 }
 
 // Summary reports what a run did.
@@ -63,6 +73,9 @@ type Summary struct {
 	// Rederived says why the derived data (block records, keys, events,
 	// term index) was rebuilt from the rows this run, "" if it was not.
 	Rederived string
+	// Sweep says why every transcript was stat'ed in a run that asked
+	// for the quick check ("" when the quick check ran).
+	Sweep string
 	// Repair is what --repair found and did (nil without --repair).
 	Repair  *RepairReport
 	Elapsed time.Duration
@@ -165,6 +178,14 @@ func fileExists(path string) bool {
 
 // runOnce is one pass over the committed index.
 func runOnce(opts Options) (Summary, error) {
+	var q *quick
+	sweepWhy := ""
+	if opts.Quick && !opts.Repair {
+		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest {
+			q.finishNoChange()
+			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
+		}
+	}
 	m, err := loadOrRecover(opts)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
@@ -184,8 +205,20 @@ func runOnce(opts Options) (Summary, error) {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
 	first := !fileExists(filepath.Join(opts.IndexDir, store.ManifestName))
-	sum, err := runWith(opts, committed(m), m)
-	sum.Rederived, sum.Repair = why, rep
+	var d discovery
+	if q != nil {
+		d = q.discover(m)
+	} else {
+		d = sweep(opts)
+	}
+	sum, err := runWith(opts, committed(m), m, d)
+	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
+	if err == nil {
+		keepFresh(opts, m, q, d.sweep, d.found)
+		if q != nil {
+			sum.Files = liveFiles(m, opts.Sources)
+		}
+	}
 	if err != nil {
 		// Leave nothing uncommitted behind: not on a full disk, not in
 		// what zstdcat prints, not rows without a manifest.
@@ -284,11 +317,10 @@ func committed(m *store.Manifest) baseState { return baseState{Seq: m.Seq, RowsB
 // describes the committed manifest; its data files are kept until a
 // manifest naming m's files is committed (m.Seq differs from base.Seq on a
 // rebuild).
-func runWith(opts Options, base baseState, m *store.Manifest) (Summary, error) {
+func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
-	found := transcript.Discover(opts.Sources, opts.Warn)
-	sum.Files = len(found)
-	work, changed := plan(m, found, opts.Sources, &sum)
+	sum.Files = len(d.found)
+	work, changed := plan(m, d.found, d.isGone, &sum)
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
 		store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 		return sum, nil
@@ -330,10 +362,35 @@ func runWith(opts Options, base baseState, m *store.Manifest) (Summary, error) {
 	return sum, nil
 }
 
+// sweep is the full discovery: every transcript under the sources is
+// stat'ed, and any the manifest holds under them that is not found is
+// gone.
+func sweep(opts Options) discovery {
+	sw := startSweep(opts)
+	return discovery{
+		found:  transcript.Discover(opts.Sources, opts.Warn),
+		isGone: func(path string, seen bool) bool { return !seen && underAny(path, opts.Sources) },
+		sweep:  sw,
+	}
+}
+
+// liveFiles counts the transcripts the manifest holds under the roots
+// that are not gone.
+func liveFiles(m *store.Manifest, roots []string) int {
+	n := 0
+	for _, st := range m.Files {
+		if !st.Gone && underAny(st.Path, roots) {
+			n++
+		}
+	}
+	return n
+}
+
 // plan compares what is on disk with the manifest. It returns the files
 // with new bytes, and whether the manifest changed otherwise (files gone,
-// replaced or grown only in ways that need no reading).
-func plan(m *store.Manifest, found []transcript.Transcript, roots []string, sum *Summary) ([]transcript.Work, bool) {
+// replaced or grown only in ways that need no reading). isGone says which
+// manifest entries the discovery shows gone.
+func plan(m *store.Manifest, found []transcript.Transcript, isGone func(path string, seen bool) bool, sum *Summary) ([]transcript.Work, bool) {
 	changed := false
 	seen := make(map[string]bool, len(found))
 	var work []transcript.Work
@@ -367,7 +424,7 @@ func plan(m *store.Manifest, found []transcript.Transcript, roots []string, sum 
 		work = append(work, transcript.Work{T: t, State: *st})
 	}
 	for path, st := range m.Files {
-		if !seen[path] && !st.Gone && underAny(path, roots) {
+		if !st.Gone && isGone(path, seen[path]) {
 			st.Gone = true
 			sum.Gone++
 			changed = true
@@ -402,7 +459,9 @@ func noteStat(st *store.FileState, fs transcript.FileStat) {
 
 func underAny(path string, roots []string) bool {
 	for _, r := range roots {
-		if strings.HasPrefix(path, r+string(filepath.Separator)) {
+		// Not HasPrefix(path, r+"/"): that concatenation, once per
+		// manifest entry, was a tenth of an append's commit.
+		if len(path) > len(r) && path[len(r)] == filepath.Separator && strings.HasPrefix(path, r) {
 			return true
 		}
 	}
@@ -679,5 +738,8 @@ func (s *Summary) merge(o Summary) {
 	}
 	if o.Repair != nil {
 		s.Repair = o.Repair
+	}
+	if o.Sweep != "" {
+		s.Sweep = o.Sweep
 	}
 }

@@ -35,7 +35,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	fresh := store.NewManifest()
 	fresh.Seq = base.Seq + 1
 	fresh.NextGen = base.NextGen
-	return runWith(opts, committed(base), fresh)
+	return runWith(opts, committed(base), fresh, sweep(opts))
 }
 
 // goneRows counts rows of transcripts that are no longer on disk.

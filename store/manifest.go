@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -84,6 +85,11 @@ type Manifest struct {
 	Excluded    map[string]int64 // reason name → count
 	Dead        map[uint32]int64 // superseded generation → rows it left behind
 	Files       map[string]*FileState
+
+	// order is the file paths in the order read, which is sorted (as
+	// written), or nil: a commit merges in the paths added since instead
+	// of sorting every path again (filePaths).
+	order []string
 }
 
 func NewManifest() *Manifest {
@@ -251,6 +257,7 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 	m := NewManifest()
 	m.Feature = 0 // unrecorded unless a feature line says otherwise
 	fields := make([][]byte, 0, 16)
+	in := interner{}
 	sawHead, sawEnd := false, false
 	for n, at := 1, 0; at < len(data); n++ {
 		if sawEnd {
@@ -276,7 +283,7 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 			sawHead = sawHead || string(fields[0]) == headChecksum
 			sawEnd = string(fields[0]) == endChecksum
 		default:
-			if err := m.parseLine(fields); err != nil {
+			if err := m.parseLine(fields, in); err != nil {
 				return nil, fmt.Errorf("line %d: %w", n, err)
 			}
 		}
@@ -331,8 +338,8 @@ func splitTabs(line []byte, dst [][]byte) [][]byte {
 	}
 }
 
-func (m *Manifest) parseLine(f [][]byte) error {
-	p := fieldParser{f: f}
+func (m *Manifest) parseLine(f [][]byte, in interner) error {
+	p := fieldParser{f: f, in: in}
 	switch string(f[0]) {
 	case "seq":
 		m.Seq = int(p.int(1))
@@ -365,6 +372,7 @@ func (m *Manifest) parseLine(f [][]byte) error {
 	case "file":
 		st := p.fileState(m.Format)
 		if p.err == nil {
+			m.noteOrder(st.Path)
 			m.Files[st.Path] = st
 		}
 	default:
@@ -377,6 +385,24 @@ func (m *Manifest) parseLine(f [][]byte) error {
 type fieldParser struct {
 	f   [][]byte
 	err error
+	in  interner // nil: no interning
+}
+
+// interner shares the strings that repeat from file line to file line
+// (project, kind, verdict): one allocation each instead of one per line.
+type interner map[string]string
+
+// shared is field i as a string, interned when p has an interner.
+func (p *fieldParser) shared(i int) string {
+	if p.in == nil || !p.has(i) {
+		return p.str(i)
+	}
+	if s, ok := p.in[string(p.f[i])]; ok {
+		return s
+	}
+	s := p.str(i)
+	p.in[string(p.f[i])] = s
+	return s
 }
 
 func (p *fieldParser) has(i int) bool {
@@ -454,10 +480,10 @@ func (p *fieldParser) fileStateV1() *FileState {
 		Lines:   int(p.int(7)),
 		Rows:    p.int(8),
 		Session: p.str(9),
-		Project: p.str(10),
-		Kind:    p.str(11),
+		Project: p.shared(10),
+		Kind:    p.shared(11),
 		Agent:   p.str(12),
-		Verdict: p.str(13),
+		Verdict: p.shared(13),
 		Gone:    p.str(14) == "1",
 		Path:    p.str(15),
 	}
@@ -499,10 +525,62 @@ func (m *Manifest) encode() []byte {
 		line("dead", i64(int64(g)), i64(m.Dead[g]))
 	}
 	b = appendChecksum(b, headChecksum)
-	for _, path := range sortedKeys(m.Files) {
+	for _, path := range m.filePaths() {
 		b = m.Files[path].appendLine(b)
 	}
 	return appendChecksum(b, endChecksum)
+}
+
+// noteOrder keeps path in m.order while the paths read are in order.
+func (m *Manifest) noteOrder(path string) {
+	n := len(m.order)
+	switch {
+	case n == 0 && len(m.Files) == 0:
+		m.order = []string{path}
+	case n > 0 && n == len(m.Files) && m.order[n-1] < path:
+		m.order = append(m.order, path)
+	default:
+		m.order = nil
+	}
+}
+
+// filePaths is every path of m.Files in sorted order: the order read,
+// with the paths added since merged in.
+func (m *Manifest) filePaths() []string {
+	if len(m.order) == 0 {
+		return sortedKeys(m.Files)
+	}
+	if len(m.order) == len(m.Files) {
+		same := true
+		for _, p := range m.order {
+			if m.Files[p] == nil {
+				same = false
+				break
+			}
+		}
+		if same {
+			return m.order
+		}
+	}
+	var extra []string
+	for p := range m.Files {
+		if i, found := slices.BinarySearch(m.order, p); !found || i < 0 {
+			extra = append(extra, p)
+		}
+	}
+	slices.Sort(extra)
+	out := make([]string, 0, len(m.Files))
+	i := 0
+	for _, p := range m.order {
+		if m.Files[p] == nil {
+			continue
+		}
+		for ; i < len(extra) && extra[i] < p; i++ {
+			out = append(out, extra[i])
+		}
+		out = append(out, p)
+	}
+	return append(out, extra[i:]...)
 }
 
 func (s *FileState) appendLine(b []byte) []byte {

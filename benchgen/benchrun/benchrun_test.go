@@ -290,8 +290,11 @@ index)
 	echo "fake index of $src" >&2
 	exit 0 ;;
 esac
-[ "$1" = --no-update ] || exit 2
-idx=$3; shift 3
+case "$1" in
+--no-update) idx=$3; shift 3 ;;
+--source) idx=$4; shift 4 ;; # a search with its freshness check
+*) exit 2 ;;
+esac
 [ "$1" = --regex ] && shift
 zstd -dcq "$idx"/*.zst | rg -i -m 20 -e "$1"
 `
@@ -322,7 +325,8 @@ func TestRunEndToEndWithAFakeRecall(t *testing.T) {
 		t.Error("the report on stdout differs from the file")
 	}
 	wants := []string{"recall-bench run --size 1MB", "## Machine", "CPUs (nproc)", "## 1MB corpus", "## 4MB corpus",
-		"| Full index |", "| Incremental index (+10 lines) |", "| No-change index |", "| Index size |", "fake index of"}
+		"| Full index |", "| Incremental index (+10 lines) |", "| No-change index |", "| Search with freshness check |",
+		"| Index size |", "fake index of", "| No-change index ≤ 0.25× find |", "## Growth, 4MB against 1MB", "cut -f1-5", "-newer fresh-ref"}
 	for _, q := range queryMix() {
 		wants = append(wants, "| Query: "+q.name+" |")
 	}
@@ -343,6 +347,9 @@ func TestRunEndToEndWithAFakeRecall(t *testing.T) {
 	}
 	if size != info.Bytes {
 		t.Errorf("corpus is %d bytes after the run, generated %d: the appended lines were not removed", size, info.Bytes)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Workdir, "corpus-1MB-seed9", "history.jsonl")); err == nil {
+		t.Error("the history.jsonl the incremental benchmark wrote is still there")
 	}
 }
 

@@ -29,6 +29,7 @@ func renderReport(r report) string {
 	for _, res := range r.results {
 		writeSizeResult(&b, res, r.seed)
 	}
+	writeGrowth(&b, r.results)
 	return b.String()
 }
 
@@ -56,8 +57,8 @@ func writeMethod(b *strings.Builder, repeat int, rssFloor int64) {
 - Every time is the wall-clock time of a whole process, start to exit: the median of %d timed runs after one untimed warm-up run, with min–max in brackets.
 - "recall ÷ baseline" is the ratio of the medians; below 1 recall is faster.
 - Full index: `+"`recall index`"+` into an empty index directory, against one raw `+"`rg`"+` pass over the same transcripts (the least any indexer has to do: read every byte once).
-- Incremental index: %d records appended to one transcript before each run. No-change index: nothing appended.
-- Queries: `+"`recall --no-update`"+` (matching, ranking and printing the top sessions) against `+"`rg -i`"+` over the index's own rows as plain TSV (`+"`zstd -dc IDX/*.zst > rows.tsv`"+`), so both search the same text. rg has no AND or NOT across patterns, so `+"`--require`/`--exclude`"+` are rg pipes run through `+"`bash -c`"+`.
+- Freshness (no watcher running): the corpus is first dated a day back (a real tree is mostly quiet; a transcript's mtime is its last write) and indexed once with `+"`recall index --sweep`"+`. Incremental index: %d records appended to one transcript before each run, with the history.jsonl line Claude Code writes for a prompt typed in that session (a resumed session). No-change index: nothing appended. Both are the plain `+"`recall index`"+` (the quick check, see docs/performance.md), against `+"`find ROOT -name '*.jsonl' -newer REF`"+` over the same tree. "Search with freshness check" is the rare-word query with its index update against the same query with `+"`--no-update`"+`.
+- Queries: `+"`recall --no-update`"+` (matching, ranking and printing the top sessions) against `+"`rg -i`"+` over the classic tool's 5-column TSV of the same rows (`+"`zstd -dc IDX/*.zst | cut -f1-5`"+`: session, timestamp, type, text, project), what a user of the classic tool greps. rg has no AND or NOT across patterns, so `+"`--require`/`--exclude`"+` are rg pipes run through `+"`bash -c`"+`.
 - Peak RSS is ru_maxrss of the command as reported by wait4 (for a pipeline, its largest process), the largest over the timed runs. Each command runs under a small launcher process (`+"`recall-bench measure`"+`), because on Linux a child's ru_maxrss starts at the peak RSS of the process that started it; the launcher's %s (what `+"`true`"+` reports) is the floor of every RSS figure. rg memory-maps a single input file, so its RSS includes the pages of rows.tsv it touched.
 - Index size is the whole index directory against the rows TSV compressed with `+"`zstd -3`"+`.
 - The corpus is synthetic (`+"`recall-bench gen`"+`): Claude Code transcripts with prose and code sampled from the Go source tree; see the corpus line of each section.
@@ -76,12 +77,14 @@ func writeSizeResult(b *strings.Builder, res sizeResult, seed uint64) {
 	}
 	b.WriteString("| Measurement | recall | baseline | recall ÷ baseline | recall peak RSS | baseline peak RSS |\n|---|---|---|---|---|---|\n")
 	timedRow(b, "Full index", res.fullIndex, &res.rawScan)
-	timedRow(b, fmt.Sprintf("Incremental index (+%d lines)", appendedLines), res.incremental, nil)
-	timedRow(b, "No-change index", res.noChange, nil)
+	timedRow(b, fmt.Sprintf("Incremental index (+%d lines)", appendedLines), res.incremental, &res.find)
+	timedRow(b, "No-change index", res.noChange, &res.find)
+	timedRow(b, "Search with freshness check", res.freshSearch, &res.staleSearch)
 	for _, q := range res.queries {
 		timedRow(b, "Query: "+q.q.name, q.recallRuns, &q.baseRuns)
 	}
 	fmt.Fprintf(b, "| Index size | %s | %s | %s | — | — |\n\n", benchgen.FormatSize(res.indexBytes), benchgen.FormatSize(res.rowsZstdBytes), ratio(float64(res.indexBytes), float64(res.rowsZstdBytes)))
+	writeTargets(b, res)
 	writeCommands(b, res)
 }
 
@@ -100,7 +103,8 @@ func timedRow(b *strings.Builder, name string, recall sample, base *sample) {
 func writeCommands(b *strings.Builder, res sizeResult) {
 	b.WriteString("Commands (run in the work directory):\n\n")
 	fmt.Fprintf(b, "- Full index: `%s` — baseline `%s`\n", res.indexCmd, res.scanCmd)
-	fmt.Fprintf(b, "- Incremental and no-change index: the same `recall index`, appending to `%s`\n", res.appendTarget)
+	fmt.Fprintf(b, "- Incremental and no-change index: the same `recall index`, appending to `%s` (and a line to history.jsonl) — baseline `%s`\n", res.appendTarget, res.findCmd)
+	fmt.Fprintf(b, "- Search with freshness check: `%s` — baseline `%s`\n", res.freshSearchCmd, res.staleSearchCmd)
 	for _, q := range res.queries {
 		fmt.Fprintf(b, "- Query %s: `%s` (exit %d, %d output lines) — baseline `%s` (%d rows matched)\n",
 			q.q.name, q.recallCmd, q.recallRuns.last().exitCode, q.recallRuns.last().stdoutLines, q.baseCmd, q.baseRuns.last().stdoutLines)
@@ -149,3 +153,78 @@ func percent(part, whole int64) float64 {
 
 // tableCell escapes the pipe, which would otherwise end a markdown cell.
 func tableCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// target is one line of issue 13's targets, checked against a run.
+type target struct {
+	name, measured string
+	holds          bool
+}
+
+func writeTargets(b *strings.Builder, res sizeResult) {
+	b.WriteString("Targets (ratios of medians in this run):\n\n| Target | measured | holds |\n|---|---|---|\n")
+	for _, t := range targets(res) {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", tableCell(t.name), tableCell(t.measured), yesNo(t.holds))
+	}
+	b.WriteString("\n")
+}
+
+func targets(res sizeResult) []target {
+	rel := func(a, base sample) float64 {
+		if base.median() <= 0 {
+			return 0
+		}
+		return float64(a.median()) / float64(base.median())
+	}
+	ms := func(s sample) float64 { return float64(s.median()) / float64(time.Millisecond) }
+	noChange, appendRatio := rel(res.noChange, res.find), rel(res.incremental, res.find)
+	worst, worstName, rss := 0.0, "", int64(0)
+	for _, q := range res.queries {
+		if r := rel(q.recallRuns, q.baseRuns); r > worst {
+			worst, worstName = r, q.q.name
+		}
+		rss = max(rss, q.recallRuns.peakRSS())
+	}
+	full := rel(res.fullIndex, res.rawScan)
+	return []target{
+		{"No-change index ≤ 0.25× find", fmt.Sprintf("%.2f×", noChange), noChange <= 0.25},
+		{fmt.Sprintf("No-change index ≤ 5 ms (%d transcripts)", res.corpus.Files), fmt.Sprintf("%.1f ms", ms(res.noChange)), ms(res.noChange) <= 5},
+		{fmt.Sprintf("+%d lines indexed ≤ 1× find", appendedLines), fmt.Sprintf("%.2f×", appendRatio), appendRatio <= 1},
+		{fmt.Sprintf("+%d lines indexed ≤ 30 ms", appendedLines), fmt.Sprintf("%.1f ms", ms(res.incremental)), ms(res.incremental) <= 30},
+		{"Search with freshness check ≤ 1.25× --no-update", fmt.Sprintf("%.2f×", rel(res.freshSearch, res.staleSearch)), rel(res.freshSearch, res.staleSearch) <= 1.25},
+		{"Every query ≤ 0.5× rg -i over the classic TSV", fmt.Sprintf("worst %.2f× (%s)", worst, worstName), worst <= 0.5},
+		{"Query peak RSS ≤ 64 MB", formatRSS(rss), rss <= 64<<20},
+		{"Full index ≤ 10× a hot rg pass", fmt.Sprintf("%.1f×", full), full <= 10},
+		{"Index peak RSS ≤ 256 MB", formatRSS(res.fullIndex.peakRSS()), res.fullIndex.peakRSS() <= 256<<20},
+	}
+}
+
+// writeGrowth checks that freshness costs do not grow with the corpus:
+// the larger corpus's no-change and append times against the first's.
+func writeGrowth(b *strings.Builder, results []sizeResult) {
+	if len(results) < 2 {
+		return
+	}
+	small, large := results[0], results[len(results)-1]
+	fmt.Fprintf(b, "## Growth, %s against %s\n\n| Target | measured | holds |\n|---|---|---|\n", large.label, small.label)
+	for _, g := range []struct {
+		name        string
+		large, base sample
+	}{
+		{"No-change index ≤ 1.2×", large.noChange, small.noChange},
+		{fmt.Sprintf("+%d lines indexed ≤ 1.2×", appendedLines), large.incremental, small.incremental},
+	} {
+		r := 0.0
+		if g.base.median() > 0 {
+			r = float64(g.large.median()) / float64(g.base.median())
+		}
+		fmt.Fprintf(b, "| %s | %.2f× | %s |\n", tableCell(g.name), r, yesNo(r <= 1.2))
+	}
+	b.WriteString("\n")
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,6 +171,12 @@ type sizeResult struct {
 	indexCmd, scanCmd       command
 	fullIndex, rawScan      sample
 	incremental, noChange   sample
+	findCmd                 command
+	find                    sample
+	freshSearchCmd          command
+	staleSearchCmd          command
+	freshSearch             sample
+	staleSearch             sample
 	indexSummary            string
 	appendTarget            string
 	queries                 []queryResult
@@ -202,15 +209,16 @@ func benchSize(ctx context.Context, cfg Config, rn runner, recall string, size i
 	if err := measureIndexing(ctx, cfg, rn, &res, indexDir); err != nil {
 		return res, err
 	}
-	if err := measureIncremental(ctx, cfg, rn, &res, projects); err != nil {
+	if err := measureIncremental(ctx, cfg, rn, &res, recall, projects, indexDir); err != nil {
 		return res, err
 	}
 	rowsPath := "rows-" + label + ".tsv"
-	if err := measureSizes(ctx, rn, &res, indexDir, rowsPath); err != nil {
+	classicPath := "classic-" + label + ".tsv"
+	if err := measureSizes(ctx, rn, &res, indexDir, rowsPath, classicPath); err != nil {
 		return res, err
 	}
 	for _, q := range queryMix() {
-		qr, err := measureQuery(ctx, cfg, rn, q, recall, indexDir, rowsPath)
+		qr, err := measureQuery(ctx, cfg, rn, q, recall, indexDir, classicPath)
 		if err != nil {
 			return res, fmt.Errorf("query %s: %w", q.name, err)
 		}
@@ -243,10 +251,15 @@ func measureIndexing(ctx context.Context, cfg Config, rn runner, res *sizeResult
 	return err
 }
 
-// measureIncremental appends to one transcript before each run, then
-// times runs with nothing new. The transcript is cut back to its
-// original size afterwards so the corpus stays reusable.
-func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeResult, projects string) (err error) {
+// measureIncremental times the freshness check. The corpus is dated a
+// day back first (a real tree is mostly quiet) and indexed once with
+// --sweep, then: an append of appendedLines records to one transcript
+// together with the history.jsonl line Claude Code writes for a typed
+// prompt (a resumed session), runs with nothing new, and the same search
+// with and without its freshness check; `find -newer` over the same tree
+// is the baseline. The transcript is cut back and history.jsonl removed
+// afterwards so the corpus stays reusable.
+func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeResult, recall, projects, indexDir string) (err error) {
 	target, err := appendTarget(filepath.Join(rn.dir, projects))
 	if err != nil {
 		return err
@@ -256,27 +269,74 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", target, err)
 	}
+	history := filepath.Join(rn.dir, res.corpusDir, "history.jsonl")
 	defer func() {
 		if terr := os.Truncate(target, st.Size()); terr != nil {
 			err = errors.Join(err, fmt.Errorf("restore %s: %w", target, terr))
 		}
+		if rerr := os.Remove(history); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
 	}()
+	if err := ageTree(filepath.Join(rn.dir, res.corpusDir), 24*time.Hour); err != nil {
+		return err
+	}
+	const ref = "fresh-ref"
+	if err := touch(filepath.Join(rn.dir, ref)); err != nil {
+		return err
+	}
+	if _, err := rn.run(ctx, tool(recall, "index", "--sweep", "--source", projects, "--index-dir", indexDir)); err != nil {
+		return err
+	}
 	fmt.Fprintf(cfg.Log, "recall-bench: %s incremental index\n", res.label)
 	appended := 0
 	appendLines := func() error {
 		appended++
-		return benchgen.AppendTurns(target, appendedLines, cfg.Seed+uint64(appended))
+		if err := benchgen.AppendTurns(target, appendedLines, cfg.Seed+uint64(appended)); err != nil {
+			return err
+		}
+		line, err := historyLine(target, time.Now())
+		if err != nil {
+			return err
+		}
+		return appendFile(history, line)
 	}
 	if res.incremental, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, appendLines); err != nil {
 		return err
 	}
-	res.noChange, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, nil)
+	if res.noChange, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, nil); err != nil {
+		return err
+	}
+	res.findCmd = search("find", projects, "-name", "*.jsonl", "-newer", ref)
+	if res.find, err = rn.repeat(ctx, cfg.Repeat, res.findCmd, nil); err != nil {
+		return err
+	}
+	return measureFreshSearch(ctx, cfg, rn, res, recall, projects, indexDir)
+}
+
+// measureFreshSearch times a search with its freshness check (nothing
+// new) against the same search with --no-update.
+func measureFreshSearch(ctx context.Context, cfg Config, rn runner, res *sizeResult, recall, projects, indexDir string) (err error) {
+	q := queryMix()[0]
+	res.freshSearchCmd = search(append([]string{recall, "--source", projects, "--index-dir", indexDir}, q.recallArgs...)...)
+	res.staleSearchCmd = q.recallCommand(recall, indexDir)
+	for _, c := range []command{res.freshSearchCmd, res.staleSearchCmd} { // warm-up
+		if _, err := rn.run(ctx, c); err != nil {
+			return err
+		}
+	}
+	if res.freshSearch, err = rn.repeat(ctx, cfg.Repeat, res.freshSearchCmd, nil); err != nil {
+		return err
+	}
+	res.staleSearch, err = rn.repeat(ctx, cfg.Repeat, res.staleSearchCmd, nil)
 	return err
 }
 
-// measureSizes writes the index's rows as plain TSV (the baseline's
-// input) and compares the index directory with zstd -3 of that TSV.
-func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, rowsPath string) error {
+// measureSizes writes the index's rows as plain TSV and compares the
+// index directory with zstd -3 of that TSV; the first five columns of
+// those rows (the classic tool's layout, what its users grep) are the
+// query baseline's input.
+func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, rowsPath, classicPath string) error {
 	segments, err := filepath.Glob(filepath.Join(rn.dir, indexDir, "*.zst"))
 	if err != nil || len(segments) == 0 {
 		return fmt.Errorf("no *.zst rows file in %s (%v)", indexDir, err)
@@ -306,7 +366,25 @@ func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, row
 		return err
 	}
 	res.rowsZstdBytes = z.stdoutBytes
-	res.indexBytes, err = dirBytes(filepath.Join(rn.dir, indexDir))
+	if res.indexBytes, err = dirBytes(filepath.Join(rn.dir, indexDir)); err != nil {
+		return err
+	}
+	return writeClassic(ctx, rn, rowsPath, classicPath)
+}
+
+// writeClassic writes `cut -f1-5` of the rows: session, timestamp, type,
+// text, project.
+func writeClassic(ctx context.Context, rn runner, rowsPath, classicPath string) error {
+	out, err := os.Create(filepath.Join(rn.dir, classicPath))
+	if err != nil {
+		return fmt.Errorf("create %s: %w", classicPath, err)
+	}
+	cut := tool("cut", "-f1-5", rowsPath)
+	cut.stdout = out
+	_, err = rn.run(ctx, cut)
+	if cerr := out.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("write %s: %w", classicPath, cerr)
+	}
 	return err
 }
 

@@ -14,6 +14,7 @@ type indexCmd struct {
 	Yes             bool  `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
 	Repair          bool  `help:"Check every part of the index; read the transcripts of damaged rows again (those still on disk), rebuild damaged derived files from the rows, and list what could not be recovered."`
 	NoRedact        bool  `name:"no-redact" help:"Keep secrets (keys, tokens, passwords) in the rows this run adds; by default they are replaced by [REDACTED:kind] placeholders."`
+	Sweep           bool  `help:"Stat every transcript. Without it only what Claude Code's signals (history, running sessions, folder changes, recently written files) point at is checked, and everything is swept when the last sweep is over 10 minutes old."`
 	Quiet           bool  `short:"q" help:"Print nothing unless something goes wrong."`
 	CheckpointBytes int64 `name:"checkpoint-bytes" hidden:"" help:"Commit after this much input (tests)."`
 }
@@ -31,6 +32,7 @@ func (c *indexCmd) Run(g *Globals) error {
 		NoRedact:        c.NoRedact,
 		CheckpointBytes: c.CheckpointBytes,
 		Repair:          c.Repair,
+		Quick:           !c.Sweep,
 	}, ui.warn)
 	var sum indexer.Summary
 	start := time.Now()
@@ -45,6 +47,9 @@ func (c *indexCmd) Run(g *Globals) error {
 	}
 	if sum.Elapsed == 0 {
 		sum.Elapsed = time.Since(start) // a rebuild does not time itself
+	}
+	if g.Verbose && sum.Sweep != "" {
+		fmt.Fprintln(g.env.stderr, "recall: checked every transcript:", sum.Sweep)
 	}
 	if !c.Quiet {
 		fmt.Fprintln(g.env.stderr, indexer.FormatSummary(&sum))

@@ -129,6 +129,9 @@ func (c *searchCmd) Run(g *Globals) error {
 
 // freshen indexes new transcript lines before the index is read, as
 // every search, show, sessions and MCP call does (unless --no-update).
+// It is the quick check (indexer.Options.Quick): only what Claude Code's
+// signals and folder mtimes say can have changed, with a full sweep when
+// the last is older than indexer.DefaultSweepEvery.
 // A running `recall watch` keeps the index current within its debounce,
 // so checking every transcript again would only cost time; another
 // indexer holding the lock means reading the last committed index rather
@@ -139,8 +142,11 @@ func (g *Globals) freshen(cfg indexer.Config) {
 		return
 	}
 	ui := newStderrUI(g.env.stderr, g.Verbose, false)
-	_, _, err := indexer.Update(ui.indexOptions(indexer.Options{Config: cfg}, ui.verboseWarn))
+	sum, _, err := indexer.Update(ui.indexOptions(indexer.Options{Config: cfg, Quick: true}, ui.verboseWarn))
 	ui.endProgress()
+	if sum.Sweep != "" {
+		ui.verboseWarn("checked every transcript: " + sum.Sweep)
+	}
 	if err != nil {
 		ui.warn("index update failed, reading the index as it is: " + err.Error())
 	}

@@ -1,0 +1,234 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/recall-dev/recall/textrules"
+
+	"golang.org/x/sys/unix"
+)
+
+// FreshName is the freshness state: what the last run saw of the
+// transcript folders and of Claude Code's signals, so the next run can
+// find what changed in a handful of system calls (indexer's quick check).
+// It is a hint, never the truth: a missing, damaged or mismatched state
+// only means the next run stats every transcript.
+const FreshName = "fresh-v1.tsv"
+
+// FreshState is the content of FreshName.
+type FreshState struct {
+	Feature uint32 // textrules.FeatureVersion it was written under
+	Sources []string
+	// Manifest is the committed manifest the state goes with; another
+	// one (written by a run that kept no state, or recovered) voids it.
+	Manifest FileID
+	SweepNs  int64 // when the last full sweep started
+	Files    int   // transcripts the manifest held under the sources
+	// Dirs are folder mtimes: the roots and project folders. An entry
+	// removed or created in one changes its mtime. 0 means "list again".
+	Dirs map[string]DirState
+	// History is how far each history.jsonl was read, by path.
+	History map[string]HistoryState
+	// Hot are transcripts checked on every run (running or recently
+	// written sessions), with the stat the manifest holds for them.
+	Hot map[string]FileID
+}
+
+// DirState is one folder the quick check stats.
+type DirState struct {
+	Root    bool // a transcript root (its entries are project folders)
+	MtimeNs int64
+}
+
+// HistoryState is how far a history.jsonl was read.
+type HistoryState struct {
+	Dev, Ino uint64
+	Offset   int64
+}
+
+// FileID is what a stat says of a file: enough to tell it changed.
+type FileID struct {
+	Dev, Ino uint64
+	Size     int64
+	MtimeNs  int64
+}
+
+// StatID stats path into a FileID.
+func StatID(path string) (FileID, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return FileID{}, &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return FileID{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano()}, nil
+}
+
+// NewFreshState is an empty state for the given sources.
+func NewFreshState(sources []string) *FreshState {
+	return &FreshState{
+		Feature: textrules.FeatureVersion,
+		Sources: append([]string(nil), sources...),
+		Dirs:    map[string]DirState{},
+		History: map[string]HistoryState{},
+		Hot:     map[string]FileID{},
+	}
+}
+
+const freshMagic = "recall-fresh\tv1"
+
+// ReadFreshState loads dir's freshness state; an error means there is
+// none to trust (the caller sweeps).
+func ReadFreshState(dir string) (*FreshState, error) {
+	data, err := os.ReadFile(filepath.Join(dir, FreshName))
+	if err != nil {
+		return nil, err
+	}
+	s, err := parseFresh(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", FreshName, err)
+	}
+	return s, nil
+}
+
+func parseFresh(data []byte) (*FreshState, error) {
+	end := bytes.LastIndex(data, []byte("\nend\t"))
+	if !bytes.HasPrefix(data, []byte(freshMagic+"\n")) || end < 0 || !bytes.HasSuffix(data, []byte("\n")) {
+		return nil, errors.New("not a freshness state")
+	}
+	f := splitTabs(bytes.TrimSuffix(data[end+1:], []byte("\n")), nil)
+	if err := checkSum(f, data[:end+1]); err != nil {
+		return nil, err
+	}
+	s := NewFreshState(nil)
+	s.Feature = 0
+	var fields [][]byte
+	for line := range bytes.SplitSeq(data[len(freshMagic)+1:end], []byte{'\n'}) {
+		fields = splitTabs(line, fields[:0])
+		if err := s.parseLine(fields); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *FreshState) parseLine(f [][]byte) error {
+	p := fieldParser{f: f}
+	switch string(f[0]) {
+	case "feature":
+		s.Feature = uint32(p.int(1))
+	case "source":
+		s.Sources = append(s.Sources, p.str(1))
+	case "manifest":
+		s.Manifest = p.fileID(1)
+	case "sweep":
+		s.SweepNs = p.int(1)
+	case "files":
+		s.Files = int(p.int(1))
+	case "dir":
+		s.Dirs[p.str(3)] = DirState{Root: p.int(1) == 1, MtimeNs: p.int(2)}
+	case "history":
+		s.History[p.str(4)] = HistoryState{Dev: uint64(p.int(1)), Ino: uint64(p.int(2)), Offset: p.int(3)}
+	case "hot":
+		id := p.fileID(1)
+		s.Hot[p.str(5)] = id
+	default:
+		return fmt.Errorf("unknown line %q", f[0])
+	}
+	return p.err
+}
+
+func (p *fieldParser) fileID(i int) FileID {
+	return FileID{Dev: uint64(p.int(i)), Ino: uint64(p.int(i + 1)), Size: p.int(i + 2), MtimeNs: p.int(i + 3)}
+}
+
+// Encode is the state as written to FreshName.
+func (s *FreshState) Encode() []byte {
+	b := []byte(freshMagic + "\n")
+	i64 := strconv.AppendInt
+	b = i64(append(b, "feature\t"...), int64(s.Feature), 10)
+	b = append(b, '\n')
+	for _, src := range s.Sources {
+		b = append(appendEscaped(append(b, "source\t"...), src), '\n')
+	}
+	b = append(appendFileID(append(b, "manifest"...), s.Manifest), '\n')
+	b = append(i64(append(b, "sweep\t"...), s.SweepNs, 10), '\n')
+	b = append(i64(append(b, "files\t"...), int64(s.Files), 10), '\n')
+	for _, path := range sortedKeys(s.Dirs) {
+		d := s.Dirs[path]
+		root := int64(0)
+		if d.Root {
+			root = 1
+		}
+		b = i64(append(b, "dir\t"...), root, 10)
+		b = i64(append(b, '\t'), d.MtimeNs, 10)
+		b = append(appendEscaped(append(b, '\t'), path), '\n')
+	}
+	for _, path := range sortedKeys(s.History) {
+		h := s.History[path]
+		b = strconv.AppendUint(append(b, "history\t"...), h.Dev, 10)
+		b = strconv.AppendUint(append(b, '\t'), h.Ino, 10)
+		b = i64(append(b, '\t'), h.Offset, 10)
+		b = append(appendEscaped(append(b, '\t'), path), '\n')
+	}
+	paths := make([]string, 0, len(s.Hot))
+	for p := range s.Hot {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		b = appendFileID(append(b, "hot"...), s.Hot[path])
+		b = append(appendEscaped(append(b, '\t'), path), '\n')
+	}
+	return fmt.Appendf(b, "end\t%08x\n", crc32.Checksum(b, crcTable))
+}
+
+func appendFileID(b []byte, id FileID) []byte {
+	for _, v := range []int64{int64(id.Dev), int64(id.Ino), id.Size, id.MtimeNs} {
+		b = strconv.AppendInt(append(b, '\t'), v, 10)
+	}
+	return b
+}
+
+// WriteFreshState replaces dir's freshness state. It is not synced: a
+// state lost or cut short in a crash is detected (checksum) and costs one
+// full sweep, and the manifest it names is always committed first.
+func WriteFreshState(dir string, s *FreshState) error {
+	path := filepath.Join(dir, FreshName)
+	tmp, err := os.CreateTemp(dir, "."+FreshName+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = tmp.Write(s.Encode())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemoveFreshState drops the freshness state, so the next run sweeps.
+func RemoveFreshState(dir string) error {
+	err := os.Remove(filepath.Join(dir, FreshName))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// ManifestID identifies dir's committed manifest file: every commit
+// renames a new file over it, so a commit changes it.
+func ManifestID(dir string) (FileID, error) {
+	return StatID(filepath.Join(dir, ManifestName))
+}

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"fmt"
+	"testing"
+)
+
+// manifestOf builds a manifest of n transcripts shaped like a real one:
+// 25 projects, paths of about 110 bytes.
+func manifestOf(n int) *Manifest {
+	m := sampleManifest()
+	for i := range n {
+		project := fmt.Sprintf("/home/dev/src/project-%02d", i%25)
+		path := fmt.Sprintf("/home/dev/.claude/projects/-home-dev-src-project-%02d/%08x-0000-4000-8000-%012d.jsonl", i%25, i, i)
+		m.Files[path] = &FileState{Path: path, Gen: uint32(i + 1), Dev: 2049, Ino: uint64(1000000 + i), Size: int64(100000 + i),
+			MtimeNs: 1775037600000000000 + int64(i), Offset: int64(100000 + i), Lines: 400, Rows: 30,
+			Session: fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i), Project: project, Kind: KindMain, Verdict: VerdictIndexed,
+			Tail: Fingerprint{CRC: uint32(i), Len: 64}}
+	}
+	return m
+}
+
+// What an append pays for the manifest at 10k transcripts, in parts:
+// reading it, encoding it (one file changed), and the durable rewrite.
+func BenchmarkManifest10k(b *testing.B) {
+	dir := b.TempDir()
+	if err := CommitManifest(dir, manifestOf(10000)); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := ReadManifest(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	m, err := ReadManifest(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var one *FileState
+	for _, st := range m.Files {
+		one = st
+		break
+	}
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			one.Offset++
+			_ = m.encode()
+		}
+	})
+	b.Run("commit one changed", func(b *testing.B) {
+		for b.Loop() {
+			one.Offset++
+			if err := CommitManifest(dir, m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,59 @@
+package store
+
+import (
+	"bytes"
+	"testing"
+)
+
+// A commit merges the paths added since the manifest was read into the
+// order it was read in; the bytes must be those of sorting every path.
+func TestManifestEncodeKeepsReadOrder(t *testing.T) {
+	base := manifestOf(200)
+	cases := []struct {
+		name   string
+		change func(m *Manifest)
+	}{
+		{"nothing", func(m *Manifest) {}},
+		{"one grown", func(m *Manifest) {
+			for _, st := range m.Files {
+				st.Offset++
+				break
+			}
+		}},
+		{"added first, middle, last", func(m *Manifest) {
+			for _, p := range []string{"/0.jsonl", "/home/dev/.claude/projects/-home-dev-src-project-07/zz.jsonl", "/z.jsonl"} {
+				m.Files[p] = &FileState{Path: p, Gen: 7, Kind: KindSubagent, Verdict: VerdictFork}
+			}
+		}},
+		{"removed", func(m *Manifest) {
+			for p := range m.Files {
+				delete(m.Files, p)
+				break
+			}
+		}},
+		{"removed one, added one", func(m *Manifest) {
+			for p := range m.Files {
+				delete(m.Files, p)
+				break
+			}
+			m.Files["/a.jsonl"] = &FileState{Path: "/a.jsonl", Kind: KindMain, Verdict: VerdictIndexed}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := parseManifest(base.encode(), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.order) != len(m.Files) {
+				t.Fatalf("order of %d paths kept for %d files", len(m.order), len(m.Files))
+			}
+			c.change(m)
+			sorted := m.clone()
+			sorted.order = nil
+			if got, want := m.encode(), sorted.encode(); !bytes.Equal(got, want) {
+				t.Errorf("encoding differs from one with every path sorted")
+			}
+		})
+	}
+}
