@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +39,8 @@ import (
 // SweepEvery after the last full sweep sweeps again, so such a change is
 // indexed by the first run after that. recall's hooks (recall install)
 // run full sweeps and name -p runs too, closing the gap when installed.
+// A source that is not a Claude Code projects folder (after symlinks) has
+// no signals at all: every run over it sweeps.
 
 // Defaults of the quick check.
 const (
@@ -100,8 +103,8 @@ func startQuick(opts Options) (*quick, string) {
 		if !q.checkRoot(root) {
 			return nil, "a transcript root is new, gone or changed its layout: " + root
 		}
-		if !q.readSignals(root) {
-			return nil, "history.jsonl was replaced, cut, or grew by more than one check reads"
+		if why := q.readSignals(root); why != "" {
+			return nil, why
 		}
 	}
 	q.checkHot()
@@ -136,6 +139,9 @@ func (q *quick) checkRoot(root string) bool {
 	listed := transcript.ProjectDirs(root, q.opts.Warn)
 	if len(listed) == 1 && listed[0] == root {
 		return false // the root turned into a project folder
+	}
+	if len(listed) == 0 && len(known) > 0 && !readable(root) {
+		return false // unreadable: a sweep says so, rather than take every project for gone
 	}
 	q.projects[root] = listed
 	for _, p := range listed {
@@ -205,12 +211,13 @@ func (q *quick) notRacy(mt int64) int64 {
 }
 
 // readSignals reads root's history.jsonl and sessions folder and adds the
-// transcripts they name; false means sweep (history replaced or cut, or
-// too much of it to read).
-func (q *quick) readSignals(root string) bool {
+// transcripts they name. It returns why a sweep is needed instead, or "":
+// no signals to read, history replaced or cut, or too much of it to read.
+func (q *quick) readSignals(root string) string {
 	cfg := transcript.ConfigDir(root)
 	if cfg == "" {
-		return true
+		// No signals: only a sweep sees an append to a quiet transcript.
+		return root + " is not a Claude Code projects folder: it has no history.jsonl or sessions folder to read"
 	}
 	var active []transcript.ActiveSession
 	hp := filepath.Join(cfg, "history.jsonl")
@@ -219,12 +226,14 @@ func (q *quick) readSignals(root string) bool {
 	switch {
 	case err != nil && errors.Is(err, fs.ErrNotExist):
 		if had {
-			return false
+			return hp + " is gone"
 		}
 	case err != nil:
-		return false
+		return err.Error()
 	case had && (prev.Dev != id.Dev || prev.Ino != id.Ino || id.Size < prev.Offset):
-		return false
+		return hp + " was replaced or cut"
+	case had && !historyKept(hp, prev):
+		return hp + " was cut and written again" // past the offset: its lines would be skipped
 	default:
 		from := int64(0)
 		if had {
@@ -232,10 +241,14 @@ func (q *quick) readSignals(root string) bool {
 		}
 		named, off, err := transcript.HistorySince(hp, from, id.Size)
 		if err != nil {
-			return false
+			return err.Error()
 		}
 		active = append(active, named...)
-		q.next.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: off}
+		tail, err := transcript.HistoryTail(hp, off)
+		if err != nil {
+			return err.Error()
+		}
+		q.next.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: off, Tail: tail}
 	}
 	active = append(active, transcript.RunningSessions(filepath.Join(cfg, "sessions"))...)
 	for _, s := range active {
@@ -245,7 +258,7 @@ func (q *quick) readSignals(root string) bool {
 			q.addSubagents(t)
 		}
 	}
-	return true
+	return ""
 }
 
 // checkHot stats the hot set and the subagent folders of its sessions.
@@ -370,6 +383,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 	entries, err := transcript.ListProject(p)
 	if err != nil {
 		q.opts.Warn("read project " + p + ": " + err.Error())
+		q.next.Dirs[p] = store.DirState{} // list it again next run
 		return
 	}
 	listed := map[string]bool{}
@@ -450,7 +464,9 @@ func startSweep(opts Options) *sweepStart {
 			hp := filepath.Join(cfg, "history.jsonl")
 			if id, err := store.StatID(hp); err == nil {
 				if off, err := transcript.HistoryEnd(hp, id.Size); err == nil {
-					s.state.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: off}
+					if tail, err := transcript.HistoryTail(hp, off); err == nil {
+						s.state.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: off, Tail: tail}
+					}
 				}
 			}
 		}
@@ -553,3 +569,16 @@ func (o Options) sweepEvery() time.Duration {
 }
 
 func (o Options) hotKeep() time.Duration { return HotKeep }
+
+// historyKept reports whether history.jsonl still holds, before the offset
+// read last time, the bytes it held then.
+func historyKept(path string, prev store.HistoryState) bool {
+	tail, err := transcript.HistoryTail(path, prev.Offset)
+	return err == nil && tail == prev.Tail
+}
+
+// readable reports whether dir can be listed.
+func readable(dir string) bool {
+	_, err := os.ReadDir(dir)
+	return err == nil
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -430,5 +431,69 @@ func TestQuickStateVoided(t *testing.T) {
 			}
 			e.mustIndex(t, "unannounced line")
 		})
+	}
+}
+
+// TestQuickHistoryCutAndWrittenAgain: history.jsonl emptied and written
+// again past the offset read last time (same inode, larger) would make
+// the check read on from mid-file and skip the lines before the offset;
+// the bytes before the offset are fingerprinted, so it sweeps instead.
+// (Found in review: the resumed session's line was never read.)
+func TestQuickHistoryCutAndWrittenAgain(t *testing.T) {
+	e := newClaudeEnv(t)
+	hp := filepath.Join(e.cfg, "history.jsonl")
+	st, err := os.Stat(hp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(hp, 0); err != nil {
+		t.Fatal(err)
+	}
+	e.appendPrompt(t, oldSession, "resumed after history was cut")
+	// The resume's line, now before the old offset (a typed prompt's line
+	// differs from every earlier one: its time and text).
+	appendText(t, hp, `{"display":"resume the parser work","pastedContents":{},"timestamp":1775041200000,"project":"`+envCwd+`","sessionId":"`+oldSession+`"}`+"\n")
+	for i := 0; int64(i) < st.Size()/50+2; i++ {
+		e.appendHistory(t, fmt.Sprintf("33333333-3333-4333-8333-%012d", i))
+	}
+	before := e.sweepNs(t)
+	sum := e.run(t)
+	if e.sweepNs(t) == before || !strings.Contains(sum.Sweep, "cut and written again") {
+		t.Errorf("no sweep after history.jsonl was cut and written again (sweep reason %q)", sum.Sweep)
+	}
+	e.mustIndex(t, "resumed after history was cut")
+}
+
+// TestQuickSourceThroughSymlink: a source that is the projects folder
+// under another name (a symlink to ~/.claude/projects) reads the signals
+// of the folder it points into; a source that is no projects folder at
+// all has none, and every run sweeps (-v says why). (Found in review: a
+// running session quiet for 15 minutes was missed until the backstop.)
+func TestQuickSourceThroughSymlink(t *testing.T) {
+	e := newClaudeEnv(t)
+	alias := filepath.Join(e.cfg, "alias")
+	if err := os.Symlink(e.root, alias); err != nil {
+		t.Fatal(err)
+	}
+	run := func(source string) Summary {
+		sum, err := Run(Options{Config: Config{Sources: []string{source}, IndexDir: e.idx}, Quick: true, SweepEvery: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	run(alias) // sweeps: other sources than the state's
+	e.running(t, oldSession, true)
+	e.appendPrompt(t, oldSession, "typed into a running session")
+	e.appendHistory(t, oldSession)
+	if sum := run(alias); sum.Sweep != "" {
+		t.Errorf("a source through a symlink swept: %s", sum.Sweep)
+	}
+	e.mustIndex(t, "typed into a running session")
+
+	copyRoot := copyTree(t, e.root) // transcripts outside any Claude Code folder
+	run(copyRoot)
+	if sum := run(copyRoot); !strings.Contains(sum.Sweep, "not a Claude Code projects folder") {
+		t.Errorf("a source without signals did not sweep (reason %q)", sum.Sweep)
 	}
 }

@@ -20,7 +20,7 @@ import (
 // find what changed in a handful of system calls (indexer's quick check).
 // It is a hint, never the truth: a missing, damaged or mismatched state
 // only means the next run stats every transcript.
-const FreshName = "fresh-v1.tsv"
+const FreshName = "fresh-v2.tsv"
 
 // FreshState is the content of FreshName.
 type FreshState struct {
@@ -51,6 +51,7 @@ type DirState struct {
 type HistoryState struct {
 	Dev, Ino uint64
 	Offset   int64
+	Tail     uint32 // transcript.HistoryTail at Offset: the file was not cut and written again
 }
 
 // FileID is what a stat says of a file: enough to tell it changed.
@@ -80,7 +81,8 @@ func NewFreshState(sources []string) *FreshState {
 	}
 }
 
-const freshMagic = "recall-fresh\tv1"
+// v2: history lines carry the fingerprint of the bytes before the offset.
+const freshMagic = "recall-fresh\tv2"
 
 // ReadFreshState loads dir's freshness state; an error means there is
 // none to trust (the caller sweeps).
@@ -133,7 +135,7 @@ func (s *FreshState) parseLine(f [][]byte) error {
 	case "dir":
 		s.Dirs[p.str(3)] = DirState{Root: p.int(1) == 1, MtimeNs: p.int(2)}
 	case "history":
-		s.History[p.str(4)] = HistoryState{Dev: uint64(p.int(1)), Ino: uint64(p.int(2)), Offset: p.int(3)}
+		s.History[p.str(5)] = HistoryState{Dev: uint64(p.int(1)), Ino: uint64(p.int(2)), Offset: p.int(3), Tail: uint32(p.int(4))}
 	case "hot":
 		id := p.fileID(1)
 		s.Hot[p.str(5)] = id
@@ -174,6 +176,7 @@ func (s *FreshState) Encode() []byte {
 		b = strconv.AppendUint(append(b, "history\t"...), h.Dev, 10)
 		b = strconv.AppendUint(append(b, '\t'), h.Ino, 10)
 		b = i64(append(b, '\t'), h.Offset, 10)
+		b = strconv.AppendUint(append(b, '\t'), uint64(h.Tail), 10)
 		b = append(appendEscaped(append(b, '\t'), path), '\n')
 	}
 	paths := make([]string, 0, len(s.Hot))

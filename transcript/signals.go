@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,14 +29,38 @@ type ActiveSession struct {
 }
 
 // ConfigDir is the Claude Code configuration folder a transcript root
-// belongs to (the parent of a "projects" folder), or "" when the root is
-// not one: a --source that points elsewhere has no history or sessions
-// folder to read.
+// belongs to (the parent of a "projects" folder, followed through
+// symlinks), or "" when the root is not one: a --source that points
+// elsewhere has no history or sessions folder to read.
 func ConfigDir(root string) string {
-	if filepath.Base(root) != "projects" {
-		return ""
+	if filepath.Base(root) == "projects" {
+		return filepath.Dir(root)
 	}
-	return filepath.Dir(root)
+	if real, err := filepath.EvalSymlinks(root); err == nil && filepath.Base(real) == "projects" {
+		return filepath.Dir(real)
+	}
+	return ""
+}
+
+// historyTailBytes is how much of history.jsonl before the offset read
+// last time HistoryTail fingerprints.
+const historyTailBytes = 256
+
+// HistoryTail fingerprints the bytes of history.jsonl just before offset
+// (CRC-32C of up to historyTailBytes): a file cut and written again past
+// the offset keeps its inode and outgrows the offset, but not these bytes.
+func HistoryTail(path string, offset int64) (uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	start := max(offset-historyTailBytes, 0)
+	buf := make([]byte, offset-start)
+	if _, err := f.ReadAt(buf, start); err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return crc32.Checksum(buf, crc32.MakeTable(crc32.Castagnoli)), nil
 }
 
 // maxHistoryDelta bounds how much new history.jsonl one check reads; more
