@@ -214,6 +214,9 @@ func WriteFreshState(dir string, s *FreshState) error {
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)
 	}
+	if err == nil {
+		os.Remove(filepath.Join(dir, "fresh-v1.tsv")) // the state of an older recall: no longer read
+	}
 	if err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write %s: %w", path, err)
