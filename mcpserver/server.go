@@ -146,18 +146,11 @@ type SearchOutput struct {
 	Warnings []string  `json:"warnings,omitempty"`
 }
 
-// Session is one search result (docs/json-output.md, session fields).
+// Session is one search result: the fields of a --json session
+// (docs/json-output.md) with lighter messages.
 type Session struct {
-	Rank           int       `json:"rank"`
-	SessionID      string    `json:"session_id"`
-	Project        string    `json:"project"`
-	Score          float64   `json:"score"`
-	Matches        int       `json:"matches"`
-	FirstTimestamp string    `json:"first_timestamp"`
-	LastTimestamp  string    `json:"last_timestamp"`
-	Source         string    `json:"source"`
-	Similar        []string  `json:"similar"`
-	Messages       []Message `json:"messages"`
+	search.JSONSessionHead
+	Messages []Message `json:"messages"`
 }
 
 // Message is one matched message: its session, time, evidence and snippet.
@@ -219,9 +212,7 @@ func (h handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchI
 func toSessions(js []search.JSONSession) []Session {
 	out := make([]Session, len(js))
 	for i, s := range js {
-		out[i] = Session{Rank: s.Rank, SessionID: s.SessionID, Project: s.Project, Score: s.Score, Matches: s.Matches,
-			FirstTimestamp: s.FirstTimestamp, LastTimestamp: s.LastTimestamp, Source: s.Source, Similar: s.Similar,
-			Messages: make([]Message, len(s.Messages))}
+		out[i] = Session{JSONSessionHead: s.JSONSessionHead, Messages: make([]Message, len(s.Messages))}
 		for j, m := range s.Messages {
 			out[i].Messages[j] = Message{SessionID: s.SessionID, Type: m.Type, Timestamp: m.Timestamp, Source: m.Source, Line: m.Line,
 				Evidence: fmt.Sprintf("%s:%d", m.Source, m.Line), Snippet: m.Snippet, Score: m.Score}

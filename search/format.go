@@ -48,20 +48,26 @@ func Write(w io.Writer, res *Result, out Output) error {
 	}
 }
 
+// JSONSessionHead is what every structured rendering of a ranked session
+// says of it: --json (JSONSession) and the MCP search tool.
+type JSONSessionHead struct {
+	Rank           int      `json:"rank"`
+	SessionID      string   `json:"session_id"`
+	Project        string   `json:"project"`
+	Score          float64  `json:"score"`
+	Matches        int      `json:"matches"`
+	FirstTimestamp string   `json:"first_timestamp"`
+	LastTimestamp  string   `json:"last_timestamp"`
+	Source         string   `json:"source"`
+	Similar        []string `json:"similar"`
+}
+
 // JSONSession is one line of --json output. docs/json-output.md documents
 // the fields; they are a contract: new fields may be added, none renamed.
 type JSONSession struct {
-	Rank           int           `json:"rank"`
-	SessionID      string        `json:"session_id"`
-	Project        string        `json:"project"`
-	Score          float64       `json:"score"`
-	Matches        int           `json:"matches"`
-	FirstTimestamp string        `json:"first_timestamp"`
-	LastTimestamp  string        `json:"last_timestamp"`
-	Source         string        `json:"source"`
-	Similar        []string      `json:"similar"`
-	Messages       []JSONMessage `json:"messages"`
-	Explain        []JSONFactor  `json:"explain,omitempty"`
+	JSONSessionHead
+	Messages []JSONMessage `json:"messages"`
+	Explain  []JSONFactor  `json:"explain,omitempty"`
 }
 
 // JSONMessage is one matched message inside a JSONSession.
@@ -117,11 +123,11 @@ func snippetOf(m *rank.ScoredMessage, width int) rank.Snippet {
 }
 
 func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
-	js := JSONSession{
+	js := JSONSession{JSONSessionHead: JSONSessionHead{
 		Rank: rankNo, SessionID: s.ID, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
 		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source,
-		Similar: s.Similar, Messages: []JSONMessage{},
-	}
+		Similar: s.Similar,
+	}, Messages: []JSONMessage{}}
 	if js.Similar == nil {
 		js.Similar = []string{}
 	}
