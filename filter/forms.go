@@ -34,31 +34,17 @@ import (
 // forms (rank.FormWeight); --require and --exclude words, phrases,
 // wildcards and regexes match exactly, as typed.
 
-// Form is how a hit matched its term.
-type Form uint8
+// Form is how a hit matched its term (textrules.Form, shared with rank,
+// which weighs it).
+type Form = textrules.Form
 
 // The forms of a hit, strongest first.
 const (
-	FormWord   Form = iota // the exact substring, where a word starts
-	FormInside             // the exact substring, inside a word
-	FormAccent             // a word holding the term once accents are folded
-	FormStem               // a word of the term's English word form
+	FormWord   = textrules.FormWord
+	FormInside = textrules.FormInside
+	FormAccent = textrules.FormAccent
+	FormStem   = textrules.FormStem
 )
-
-// String names the form as --explain prints it.
-func (f Form) String() string {
-	switch f {
-	case FormWord:
-		return "exact"
-	case FormInside:
-		return "inside a word"
-	case FormAccent:
-		return "accents folded"
-	case FormStem:
-		return "word form"
-	}
-	return "unknown"
-}
 
 // Forms is the word a term's channels look for, as the term index and a
 // scan of the text both classify tokens with it. Tokens are as the term

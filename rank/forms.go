@@ -7,15 +7,15 @@ import (
 )
 
 // Form is how a hit matched its term, as the query language classifies it
-// (filter.Form: the search copies it into each Hit).
-type Form uint8
+// (textrules.Form; the search copies it into each Hit).
+type Form = textrules.Form
 
 // The forms of a hit.
 const (
-	FormWord   Form = iota // the exact substring, where a word starts
-	FormInside             // the exact substring, inside a word ("lock" in "deadlock")
-	FormAccent             // a word holding the term once accents are folded
-	FormStem               // a word of the term's English word form
+	FormWord   = textrules.FormWord
+	FormInside = textrules.FormInside // "lock" in "deadlock"
+	FormAccent = textrules.FormAccent
+	FormStem   = textrules.FormStem
 )
 
 // Hit weights. An exact hit where a word starts counts one; the other
@@ -58,19 +58,6 @@ const MaxFormUnits = unitsPerHit
 
 // formWeight is FormUnits as a fraction of an exact hit.
 func formWeight(f Form) float64 { return float64(FormUnits(f)) / unitsPerHit }
-
-// formName names a form in --explain notes.
-func formName(f Form) string {
-	switch f {
-	case FormInside:
-		return "inside a word"
-	case FormAccent:
-		return "accents folded"
-	case FormStem:
-		return "word form"
-	}
-	return "exact"
-}
 
 // Tool rows hold what a call touched ("Edit: /src/pricing.ts", "Bash: go
 // test ./..."): a hit there on a path, command or identifier is precise.

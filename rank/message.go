@@ -346,7 +346,7 @@ func appendHitForms(b []byte, hits []Hit, t int) []byte {
 			b = append(b, sep...)
 			b = strconv.AppendInt(b, int64(byForm[f]), 10)
 			b = append(b, ' ')
-			b = append(b, formName(f)...)
+			b = append(b, f.String()...)
 			sep = ", "
 		}
 	}

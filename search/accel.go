@@ -305,7 +305,7 @@ func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
 		if !m.OK {
 			return
 		}
-		units := rank.FormUnits(rank.Form(m.Form))
+		units := rank.FormUnits(m.Form)
 		if m.Form == filter.FormWord {
 			units = m.Start*rank.FormUnits(rank.FormWord) + m.Inside*rank.FormUnits(rank.FormInside)
 		}

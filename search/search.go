@@ -108,7 +108,7 @@ func rankMessages(q *filter.Query, matches []match) []rank.Message {
 		m.Ordinal = matches[i].ordinal
 		for j, h := range m.Hits {
 			if h.Term >= 0 && h.Term < len(terms) {
-				m.Hits[j].Form = rank.Form(terms[h.Term].HitForm(m.Text, h.Start, h.End))
+				m.Hits[j].Form = terms[h.Term].HitForm(m.Text, h.Start, h.End)
 			}
 		}
 		msgs[i] = m

@@ -166,3 +166,30 @@ func FormPrefix(key string) string {
 	}
 	return key[:len(key)-1]
 }
+
+// Form is how a hit matched its term: the query language (filter)
+// classifies it, ranking (rank) weighs it.
+type Form uint8
+
+// The forms of a hit, strongest first.
+const (
+	FormWord   Form = iota // the exact substring, where a word starts
+	FormInside             // the exact substring, inside a word
+	FormAccent             // a word holding the term once accents are folded
+	FormStem               // a word of the term's English word form
+)
+
+// String names the form as --explain prints it.
+func (f Form) String() string {
+	switch f {
+	case FormWord:
+		return "exact"
+	case FormInside:
+		return "inside a word"
+	case FormAccent:
+		return "accents folded"
+	case FormStem:
+		return "word form"
+	}
+	return "unknown"
+}
