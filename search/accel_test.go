@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -244,22 +243,7 @@ func writeCorpus(t *testing.T, root string, sessions []*genSession) {
 // copyFixtures copies the repository's transcript fixtures under dst.
 func copyFixtures(t *testing.T, dst string) {
 	t.Helper()
-	src := "../testdata/transcripts/projects"
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS("../testdata/transcripts/projects")); err != nil {
 		t.Fatal(err)
 	}
 }
