@@ -232,23 +232,17 @@ func (q *quick) readSignals(root string) string {
 		return err.Error()
 	case had && (prev.Dev != id.Dev || prev.Ino != id.Ino || id.Size < prev.Offset):
 		return hp + " was replaced or cut"
-	case had && !historyKept(hp, prev):
-		return hp + " was cut and written again" // past the offset: its lines would be skipped
 	default:
-		from := int64(0)
+		var from transcript.HistoryMark // the start: nothing before it to fingerprint
 		if had {
-			from = prev.Offset
+			from = transcript.HistoryMark{Offset: prev.Offset, Tail: prev.Tail}
 		}
-		named, off, err := transcript.HistorySince(hp, from, id.Size)
+		named, mark, err := transcript.HistorySince(hp, from, id.Size)
 		if err != nil {
-			return err.Error()
+			return hp + ": " + err.Error() // cut and written again past the offset, or too much new
 		}
 		active = append(active, named...)
-		tail, err := transcript.HistoryTail(hp, off)
-		if err != nil {
-			return err.Error()
-		}
-		q.next.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: off, Tail: tail}
+		q.next.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
 	}
 	active = append(active, transcript.RunningSessions(filepath.Join(cfg, "sessions"))...)
 	for _, s := range active {
@@ -463,10 +457,8 @@ func startSweep(opts Options) *sweepStart {
 		if cfg := transcript.ConfigDir(root); cfg != "" {
 			hp := filepath.Join(cfg, "history.jsonl")
 			if id, err := store.StatID(hp); err == nil {
-				if off, err := transcript.HistoryEnd(hp, id.Size); err == nil {
-					if tail, err := transcript.HistoryTail(hp, off); err == nil {
-						s.state.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: off, Tail: tail}
-					}
+				if mark, err := transcript.HistoryEnd(hp, id.Size); err == nil {
+					s.state.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
 				}
 			}
 		}
@@ -569,13 +561,6 @@ func (o Options) sweepEvery() time.Duration {
 }
 
 func (o Options) hotKeep() time.Duration { return HotKeep }
-
-// historyKept reports whether history.jsonl still holds, before the offset
-// read last time, the bytes it held then.
-func historyKept(path string, prev store.HistoryState) bool {
-	tail, err := transcript.HistoryTail(path, prev.Offset)
-	return err == nil && tail == prev.Tail
-}
 
 // readable reports whether dir can be listed.
 func readable(dir string) bool {

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -42,25 +43,27 @@ func ConfigDir(root string) string {
 	return ""
 }
 
-// historyTailBytes is how much of history.jsonl before the offset read
-// last time HistoryTail fingerprints.
+// HistoryMark is how far history.jsonl was read: the offset after the
+// last complete line, and a fingerprint (CRC-32C) of the historyTailBytes
+// before it, so that a file cut and written again past the offset (same
+// inode, larger) is told from one that grew.
+type HistoryMark struct {
+	Offset int64
+	Tail   uint32
+}
+
+// historyTailBytes is how much of history.jsonl before the offset a mark
+// fingerprints.
 const historyTailBytes = 256
 
-// HistoryTail fingerprints the bytes of history.jsonl just before offset
-// (CRC-32C of up to historyTailBytes): a file cut and written again past
-// the offset keeps its inode and outgrows the offset, but not these bytes.
-func HistoryTail(path string, offset int64) (uint32, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	start := max(offset-historyTailBytes, 0)
-	buf := make([]byte, offset-start)
-	if _, err := f.ReadAt(buf, start); err != nil {
-		return 0, fmt.Errorf("read %s: %w", path, err)
-	}
-	return crc32.Checksum(buf, crc32.MakeTable(crc32.Castagnoli)), nil
+// ErrHistoryRewritten is returned by HistorySince when the bytes before
+// the mark are not those it fingerprinted.
+var ErrHistoryRewritten = errors.New("history.jsonl was cut and written again")
+
+// markAt is the mark of offset, given buf holding the file from start.
+func markAt(buf []byte, start, offset int64) HistoryMark {
+	from := max(offset-historyTailBytes, start)
+	return HistoryMark{Offset: offset, Tail: crc32.Checksum(buf[from-start:offset-start], castagnoli)}
 }
 
 // maxHistoryDelta bounds how much new history.jsonl one check reads; more
@@ -71,31 +74,38 @@ const maxHistoryDelta = 4 << 20
 // than one check reads.
 var ErrHistoryTooLong = fmt.Errorf("more than %d bytes of new history", maxHistoryDelta)
 
-// HistorySince reads the complete lines of history.jsonl after offset and
-// returns the sessions they name and the offset after the last complete
-// line. A line that does not parse names nothing (the format is internal
-// to Claude Code); a partial last line is left for next time.
-func HistorySince(path string, offset, size int64) ([]ActiveSession, int64, error) {
+// HistorySince reads the complete lines of the first size bytes of
+// history.jsonl after mark, in one read that also checks the bytes before
+// the mark (ErrHistoryRewritten), and returns the sessions they name and
+// the mark after the last complete line. A line that does not parse names
+// nothing (the format is internal to Claude Code); a partial last line is
+// left for next time.
+func HistorySince(path string, mark HistoryMark, size int64) ([]ActiveSession, HistoryMark, error) {
+	offset := mark.Offset
 	if size-offset > maxHistoryDelta {
-		return nil, offset, ErrHistoryTooLong
+		return nil, mark, ErrHistoryTooLong
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, offset, fmt.Errorf("read %s: %w", path, err)
+		return nil, mark, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	buf := make([]byte, size-offset)
-	n, err := f.ReadAt(buf, offset)
+	start := max(offset-historyTailBytes, 0)
+	buf := make([]byte, size-start)
+	n, err := f.ReadAt(buf, start)
 	if err != nil && err != io.EOF {
-		return nil, offset, fmt.Errorf("read %s: %w", path, err)
+		return nil, mark, fmt.Errorf("read %s: %w", path, err)
 	}
 	buf = buf[:n]
-	end := bytes.LastIndexByte(buf, '\n')
+	if int64(n) < offset-start || markAt(buf, start, offset) != mark {
+		return nil, mark, ErrHistoryRewritten
+	}
+	end := bytes.LastIndexByte(buf[offset-start:], '\n')
 	if end < 0 {
-		return nil, offset, nil
+		return nil, mark, nil
 	}
 	var out []ActiveSession
-	for line := range bytes.SplitSeq(buf[:end], []byte{'\n'}) {
+	for line := range bytes.SplitSeq(buf[offset-start:offset-start+int64(end)], []byte{'\n'}) {
 		var rec struct {
 			SessionID string `json:"sessionId"`
 			Project   string `json:"project"`
@@ -104,7 +114,7 @@ func HistorySince(path string, offset, size int64) ([]ActiveSession, int64, erro
 			out = append(out, ActiveSession{ID: rec.SessionID, Cwd: rec.Project})
 		}
 	}
-	return out, offset + int64(end) + 1, nil
+	return out, markAt(buf, start, offset+int64(end)+1), nil
 }
 
 // RunningSessions reads sessions/<pid>.json, one per running Claude Code
@@ -306,20 +316,35 @@ func ListProject(dir string) ([]DirEntry, error) {
 	return out, err
 }
 
-// HistoryEnd is the offset just after the last complete line of the first
+// HistoryEnd is the mark just after the last complete line of the first
 // size bytes of history.jsonl: where the next check starts reading.
-func HistoryEnd(path string, size int64) (int64, error) {
+func HistoryEnd(path string, size int64) (HistoryMark, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
+	offset, err := lastLineEnd(f, size)
+	if err != nil {
+		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	start := max(offset-historyTailBytes, 0)
+	tail := make([]byte, offset-start)
+	if _, err := f.ReadAt(tail, start); err != nil {
+		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	return markAt(tail, start, offset), nil
+}
+
+// lastLineEnd is the offset just after the last '\n' in f's first size
+// bytes, 0 for none.
+func lastLineEnd(f *os.File, size int64) (int64, error) {
 	buf := make([]byte, 64<<10)
 	for end := size; end > 0; {
 		start := max(end-int64(len(buf)), 0)
 		n, err := f.ReadAt(buf[:end-start], start)
 		if err != nil && err != io.EOF {
-			return 0, fmt.Errorf("read %s: %w", path, err)
+			return 0, err
 		}
 		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
 			return start + int64(i) + 1, nil

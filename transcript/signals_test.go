@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,8 @@ func TestHistorySince(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, off, err := HistorySince(path, 0, int64(len(data)))
+	got, mark, err := HistorySince(path, HistoryMark{}, int64(len(data)))
+	off := mark.Offset
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +52,20 @@ func TestHistorySince(t *testing.T) {
 		t.Errorf("offset %d, want %d: the partial last line is left for next time", off, wantOff)
 	}
 	end, err := HistoryEnd(path, int64(len(data)))
-	if err != nil || end != off {
-		t.Errorf("HistoryEnd = %d, %v; want %d", end, err, off)
+	if err != nil || end != mark {
+		t.Errorf("HistoryEnd = %+v, %v; want %+v", end, err, mark)
 	}
-	if _, _, err := HistorySince(path, 0, maxHistoryDelta+1); err == nil {
+	if _, _, err := HistorySince(path, HistoryMark{}, maxHistoryDelta+1); err == nil {
 		t.Error("no error for more history than one check reads")
+	}
+	// Cut and written again past the mark, same length before it: the
+	// fingerprint of the bytes before the mark tells.
+	rewritten := strings.Replace(data, `"s1"`, `"s9"`, 1) + "\n"
+	if err := os.WriteFile(path, []byte(rewritten), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := HistorySince(path, mark, int64(len(rewritten))); !errors.Is(err, ErrHistoryRewritten) {
+		t.Errorf("history rewritten before the mark: %v, want ErrHistoryRewritten", err)
 	}
 }
 
