@@ -96,7 +96,7 @@ func runParsed(parser *kong.Kong, c *cli, args []string) (code int) {
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintln(c.env.stderr, "recall:", err)
+		fmt.Fprintln(c.env.stderr, "recall:", search.SafeText(err.Error()))
 		return 2
 	}
 	if err := ctx.Run(&c.Globals); err != nil {
@@ -111,11 +111,13 @@ func exitCodeOf(stderr io.Writer, err error) int {
 	var coder interface{ ExitCode() int }
 	if errors.As(err, &coder) {
 		if msg := err.Error(); msg != "" {
-			fmt.Fprintln(stderr, "recall:", msg)
+			fmt.Fprintln(stderr, "recall:", search.SafeText(msg))
 		}
 		return coder.ExitCode()
 	}
-	fmt.Fprintln(stderr, "recall:", err)
+	// An error may quote what it could not read: a file name, a damaged
+	// row, the query as typed.
+	fmt.Fprintln(stderr, "recall:", search.SafeText(err.Error()))
 	return 2
 }
 

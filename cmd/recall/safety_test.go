@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -167,5 +169,34 @@ func TestNoMatchHints(t *testing.T) {
 	// Words that match nothing in a project that exists: no hint.
 	if r := sc.run("", "--no-update", "zzqxj", "--project", "blog"); r.code != 1 || r.stderr != "" {
 		t.Errorf("no match in a known project: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestDiagnosticsNeutraliseTerminalControls: stderr names files and
+// quotes what the user typed; a file name or a query holding escape
+// sequences must not reach the terminal raw either.
+func TestDiagnosticsNeutraliseTerminalControls(t *testing.T) {
+	src, idx := filepath.Join(t.TempDir(), "projects"), t.TempDir()
+	project := filepath.Join(src, "-evil\x1b]0;pwned\x07")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A binary file named .jsonl is skipped with a warning naming it.
+	if err := os.WriteFile(filepath.Join(project, "x\x1b[2J.jsonl"), []byte{0x89, 'P', 'N', 'G', 0, 0, '\n'}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"--source", src, "--index-dir", idx}
+	results := []runResult{
+		runCLI(t, append([]string{"index"}, dirs...)...),
+		runCLI(t, append([]string{"--no-update", "--project", "nosuch\x1b[2J", "x"}, dirs...)...),
+		runCLI(t, append([]string{"--no-update", "-e", "a(\x1b[2J"}, dirs...)...),
+	}
+	for i, res := range results {
+		if strings.ContainsAny(res.stderr, "\x1b\x07") {
+			t.Errorf("run %d: stderr holds a raw control character: %q", i, res.stderr)
+		}
+	}
+	if !strings.Contains(results[0].stderr, "␛") {
+		t.Errorf("the skipped file's warning does not name it: %q", results[0].stderr)
 	}
 }

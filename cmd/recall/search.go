@@ -88,7 +88,7 @@ func (c *searchCmd) Run(g *Globals) error {
 	snap, err := store.OpenSnapshot(cfg.IndexDir)
 	if errors.Is(err, store.ErrNoIndex) {
 		if err != store.ErrNoIndex {
-			fmt.Fprintf(g.env.stderr, "recall: %v\n", err) // why there is nothing to search yet
+			fmt.Fprintln(g.env.stderr, "recall:", search.Safe(err.Error())) // why there is nothing to search yet
 		}
 		return noMatchError{}
 	}
@@ -101,7 +101,7 @@ func (c *searchCmd) Run(g *Globals) error {
 		return err
 	}
 	for _, w := range res.Stats.Warnings() {
-		fmt.Fprintln(g.env.stderr, "recall:", w)
+		fmt.Fprintln(g.env.stderr, "recall:", search.SafeText(w))
 	}
 	if g.Verbose {
 		st := res.Stats
@@ -164,7 +164,7 @@ func (g *Globals) hintNoMatch(cfg indexer.Config, p search.Params, req search.Re
 		return // no index: nothing matches, and nothing to explain
 	}
 	for _, h := range search.NoMatchHints(m, p, req) {
-		fmt.Fprintln(g.env.stderr, "recall:", h)
+		fmt.Fprintln(g.env.stderr, "recall:", search.Safe(h))
 	}
 }
 

@@ -49,7 +49,7 @@ func (c *sessionsCmd) Run(g *Globals) error {
 	}
 	if len(list) == 0 {
 		for _, h := range search.NoMatchHints(m, params, req) {
-			fmt.Fprintln(g.env.stderr, "recall:", h)
+			fmt.Fprintln(g.env.stderr, "recall:", search.Safe(h))
 		}
 		return noMatchError{}
 	}

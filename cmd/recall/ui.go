@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/search"
 	"golang.org/x/term"
 )
 
@@ -67,7 +68,9 @@ func (u *stderrUI) warn(msg string) {
 		return
 	}
 	u.clearLine()
-	fmt.Fprintln(u.w, "recall:", msg)
+	// Warnings name transcript files and quote what went wrong in them:
+	// a file name is as hostile as a transcript's text.
+	fmt.Fprintln(u.w, "recall:", search.SafeText(msg))
 }
 
 // verboseWarn reports only with -v: a search's own index update stays quiet
@@ -108,7 +111,9 @@ func (u *stderrUI) notice(msg string) {
 		return
 	}
 	u.clearLine()
-	fmt.Fprintln(u.w, "recall:", msg)
+	// Warnings name transcript files and quote what went wrong in them:
+	// a file name is as hostile as a transcript's text.
+	fmt.Fprintln(u.w, "recall:", search.SafeText(msg))
 }
 
 // indexOptions wires an indexing run's callbacks to this UI: per-file
