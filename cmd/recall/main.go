@@ -20,22 +20,76 @@ var version = "dev"
 
 // cli is the whole command tree. Search is the default command, so
 // `recall jwt auth` and `recall search jwt auth` are the same.
+//
+// The commands are given to kong by commandsOf, not by struct tags: a run
+// names its command first most of the time (`recall index`, the hooks'
+// `recall hook`), and building only that one's flags takes a sixth of
+// the time of building every command's (kong parses every tag and expands
+// every help text), which is a third of what a `recall index` with
+// nothing to do costs.
 type cli struct {
 	Globals
 
-	Search    searchCmd        `cmd:"" default:"withargs" help:"Search past sessions (default command)."`
-	Show      showCmd          `cmd:"" help:"Print the messages around a hit, or a whole session, from the index."`
-	Sessions  sessionsCmd      `cmd:"" help:"List indexed sessions, newest first."`
-	Resume    resumeCmd        `cmd:"" help:"Print the command that reopens a session in Claude Code (--exec runs it)."`
-	Index     indexCmd         `cmd:"" help:"Bring the index up to date with the transcripts."`
-	Stats     statsCmd         `cmd:"" help:"Check the index and recall's wiring into Claude Code: what it holds, what it excluded, what needs fixing."`
-	Watch     watchCmd         `cmd:"" help:"Keep the index up to date as Claude Code writes."`
-	Forget    forgetCmd        `cmd:"" help:"Remove a session, a project or old messages from the index, for good."`
-	MCP       mcpCmd           `cmd:"" name:"mcp" help:"Serve search, show and sessions to Claude Code as an MCP server over stdio."`
-	Hook      hookCmd          `cmd:"" help:"Entry point for Claude Code hooks (reads the hook JSON on stdin)."`
-	Install   installCmd       `cmd:"" help:"Wire recall into Claude Code (hooks, skill and MCP server)."`
-	Uninstall uninstallCmd     `cmd:"" help:"Remove what 'recall install' added."`
+	Search    searchCmd        `kong:"-"`
+	Show      showCmd          `kong:"-"`
+	Sessions  sessionsCmd      `kong:"-"`
+	Resume    resumeCmd        `kong:"-"`
+	Index     indexCmd         `kong:"-"`
+	Stats     statsCmd         `kong:"-"`
+	Watch     watchCmd         `kong:"-"`
+	Forget    forgetCmd        `kong:"-"`
+	MCP       mcpCmd           `kong:"-"`
+	Hook      hookCmd          `kong:"-"`
+	Install   installCmd       `kong:"-"`
+	Uninstall uninstallCmd     `kong:"-"`
 	Version   kong.VersionFlag `help:"Print the version and exit."`
+}
+
+// command is one subcommand as kong is given it.
+type command struct {
+	name, help string
+	target     any
+	tags       []string
+}
+
+// commandsOf lists the commands of c, in the order help lists them.
+func commandsOf(c *cli) []command {
+	return []command{
+		{"search", "Search past sessions (default command).", &c.Search, []string{`default:"withargs"`}},
+		{"show", "Print the messages around a hit, or a whole session, from the index.", &c.Show, nil},
+		{"sessions", "List indexed sessions, newest first.", &c.Sessions, nil},
+		{"resume", "Print the command that reopens a session in Claude Code (--exec runs it).", &c.Resume, nil},
+		{"index", "Bring the index up to date with the transcripts.", &c.Index, nil},
+		{"stats", "Check the index and recall's wiring into Claude Code: what it holds, what it excluded, what needs fixing.", &c.Stats, nil},
+		{"watch", "Keep the index up to date as Claude Code writes.", &c.Watch, nil},
+		{"forget", "Remove a session, a project or old messages from the index, for good.", &c.Forget, nil},
+		{"mcp", "Serve search, show and sessions to Claude Code as an MCP server over stdio.", &c.MCP, nil},
+		{"hook", "Entry point for Claude Code hooks (reads the hook JSON on stdin).", &c.Hook, nil},
+		{"install", "Wire recall into Claude Code (hooks, skill and MCP server).", &c.Install, nil},
+		{"uninstall", "Remove what 'recall install' added.", &c.Uninstall, nil},
+	}
+}
+
+// commandOptions gives kong the commands args can run: only the one named
+// by the first argument when there is one (kong would choose it anyway:
+// a command name comes before the default command's words), else all.
+// A flag before the command (`recall --index-dir X index`) takes the
+// whole tree: the first argument must be the command's name itself.
+func commandOptions(c *cli, args []string) []kong.Option {
+	all := commandsOf(c)
+	if len(args) > 0 {
+		for _, cmd := range all {
+			if cmd.name == args[0] {
+				all = []command{cmd}
+				break
+			}
+		}
+	}
+	opts := make([]kong.Option, 0, len(all))
+	for _, cmd := range all {
+		opts = append(opts, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.target, cmd.tags...))
+	}
+	return opts
 }
 
 func main() {
@@ -53,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runWith is run with every part of the process it touches given.
 func runWith(e env, args []string) int {
 	c := cli{Globals: Globals{env: e}}
-	parser, err := kong.New(&c,
+	opts := append([]kong.Option{
 		kong.Name("recall"),
 		kong.Description("A grep-style memory of every past Claude Code session."),
 		kong.UsageOnError(),
@@ -61,7 +115,8 @@ func runWith(e env, args []string) int {
 		searchDefaults,
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitPanic(code)) }),
-	)
+	}, commandOptions(&c, args)...)
+	parser, err := kong.New(&c, opts...)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "recall:", err)
 		return 2

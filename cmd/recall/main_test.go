@@ -184,3 +184,21 @@ func TestSearchFlagChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandNamedFirstParsesAsInTheWholeTree checks the shortcut of
+// commandOptions: a command named by the first argument is built alone,
+// and must read its flags, print its help and report its errors exactly
+// as when the whole tree is built (which a global flag before the command
+// forces).
+func TestCommandNamedFirstParsesAsInTheWholeTree(t *testing.T) {
+	dir := t.TempDir()
+	for _, cmd := range commandsOf(&cli{}) {
+		for _, tail := range [][]string{{"--help"}, {"--no-such-flag"}, {"-n", "x"}, {"--help", "extra", "words"}} {
+			alone := runCLIIn(t, dir, append([]string{cmd.name}, tail...)...)
+			whole := runCLIIn(t, dir, append([]string{"--index-dir", filepath.Join(dir, "idx"), cmd.name}, tail...)...)
+			if alone != whole {
+				t.Errorf("recall %s %v:\nalone: %+v\nwhole: %+v", cmd.name, tail, alone, whole)
+			}
+		}
+	}
+}
