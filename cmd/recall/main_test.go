@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -186,18 +187,25 @@ func TestSearchFlagChecks(t *testing.T) {
 }
 
 // TestCommandNamedFirstParsesAsInTheWholeTree checks the shortcut of
-// commandOptions: a command named by the first argument is built alone,
-// and must read its flags, print its help and report its errors exactly
-// as when the whole tree is built (which a global flag before the command
-// forces).
+// commandOptions: a command named by the first argument (or the default
+// command, when the first argument is a word that names none) is built
+// alone, and must read its flags, print its help and report its errors
+// exactly as when the whole tree is built (which a global flag before the
+// command forces).
 func TestCommandNamedFirstParsesAsInTheWholeTree(t *testing.T) {
 	dir := t.TempDir()
+	var heads [][]string
 	for _, cmd := range commandsOf(&cli{}) {
-		for _, tail := range [][]string{{"--help"}, {"--no-such-flag"}, {"-n", "x"}, {"--help", "extra", "words"}} {
-			alone := runCLIIn(t, dir, append([]string{cmd.name}, tail...)...)
-			whole := runCLIIn(t, dir, append([]string{"--index-dir", filepath.Join(dir, "idx"), cmd.name}, tail...)...)
+		heads = append(heads, []string{cmd.name})
+	}
+	heads = append(heads, []string{"jwt"}, []string{"jwt", "index"}, []string{"idnex"})
+	for _, head := range heads {
+		for _, tail := range [][]string{{"--help"}, {"--no-such-flag"}, {"-n", "x"}, {"--help", "extra", "words"}, {"--since", "yesterdayish"}} {
+			args := append(slices.Clone(head), tail...)
+			alone := runCLIIn(t, dir, args...)
+			whole := runCLIIn(t, dir, append([]string{"--index-dir", filepath.Join(dir, "idx")}, args...)...)
 			if alone != whole {
-				t.Errorf("recall %s %v:\nalone: %+v\nwhole: %+v", cmd.name, tail, alone, whole)
+				t.Errorf("recall %v:\nalone: %+v\nwhole: %+v", args, alone, whole)
 			}
 		}
 	}
