@@ -216,6 +216,17 @@ func (s *Segment) Close() error {
 	return err
 }
 
+// ReleasePostings drops the process's mapping of the postings pages
+// (they stay in the page cache; a later read maps them again), so that a
+// search holds the postings of the segments it is reading, not of every
+// segment it read: the kernel maps 64 KiB around each page a read
+// touches, which for a common word is most of every segment's postings.
+func (s *Segment) ReleasePostings() {
+	if s.data != nil {
+		release(s.data, s.h.PostingsOff, s.h.PostingsOff+s.h.PostingsLen)
+	}
+}
+
 // Rows is the number of rows in the segment.
 func (s *Segment) Rows() int { return int(s.h.Rows) }
 
