@@ -29,6 +29,7 @@ type accel struct {
 	filter    rowFilter
 	scan      *scan // the exact matcher, shared with the full scan
 
+	own        [][]float64      // per segment, while bounding: each candidate's own contributions, at its units' place
 	blocks     map[int][][]byte // decoded blocks, as lines
 	blocksRead int
 }
@@ -104,13 +105,10 @@ func (a *accel) segmentDamage() error {
 
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
-	id      string
-	parts   []keyBound // the candidates as gathered per segment key, until boundSession joins them
-	cands   []*candidate
-	own     [][]float64 // per candidate: its contributions (rank.Bounder.Contributions)
-	current []bool      // per candidate: its project is the current one
-	sb      rank.SessionBound
-	bound   float64
+	id    string
+	parts []keyBound // the candidates as gathered per segment key, until boundSession joins them
+	cands []*candidate
+	bound float64
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
@@ -226,6 +224,7 @@ func (a *accel) score(matches []match, rq rank.Query) rank.Session {
 func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
+	a.own = make([][]float64, len(results))
 	parallelEach(len(results), func(i int) { perSeg[i] = a.segmentContributions(results, i, bounder) })
 	bySession := map[string]*sessionBound{}
 	var order []*sessionBound
@@ -248,8 +247,27 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// Segments came in order, and a transcript's rows (one generation,
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
-	parallelEach(len(order), func(i int) { a.boundSession(order[i], results, bounder, opt, f) })
+	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
+	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], results, bounder, opt, f, &scratch[w]) })
+	a.own = nil // only bounding needs them
 	return order
+}
+
+// own returns candidate c's own contributions (rank.Bounder.Contributions),
+// kept per segment at the candidate's place in its segment's units.
+func (a *accel) ownOf(c *candidate) []float64 {
+	n := len(a.positive)
+	return a.own[c.seg][int(c.at) : int(c.at)+n : int(c.at)+n]
+}
+
+// boundScratch is what bounding a session needs only while it runs,
+// reused from one session to the next by each worker.
+type boundScratch struct {
+	current    []bool
+	prev, next []int32
+	last       []genLast
+	ctx        []float64
+	sb         rank.SessionBound
 }
 
 // features returns a candidate's rank.Features, filled into one reused
@@ -276,43 +294,42 @@ func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Fea
 
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features)) {
+func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features), s *boundScratch) {
 	n := 0
 	for _, p := range sb.parts {
 		n += len(p.cands)
 	}
-	sb.cands, sb.own, sb.current = make([]*candidate, 0, n), make([][]float64, 0, n), make([]bool, 0, n)
+	sb.cands = make([]*candidate, 0, n)
+	s.current = s.current[:0]
 	for _, p := range sb.parts {
 		sb.cands = append(sb.cands, p.cands...)
-		sb.own = append(sb.own, p.own...)
 		for range p.cands {
-			sb.current = append(sb.current, p.current)
+			s.current = append(s.current, p.current)
 		}
 	}
 	sb.parts = nil
-	sb.sb.Reserve(n)
-	prev, next := a.possibleNeighbours(sb.cands)
+	s.sb.Reset()
+	a.possibleNeighbours(sb.cands, s)
 	var f rank.Features
-	var ctx []float64
 	for i, c := range sb.cands {
 		features(c, results, &f)
 		var p, n []float64
-		if prev[i] >= 0 {
-			p = sb.own[prev[i]]
+		if s.prev[i] >= 0 {
+			p = a.ownOf(sb.cands[s.prev[i]])
 		}
-		if next[i] >= 0 {
-			n = sb.own[next[i]]
+		if s.next[i] >= 0 {
+			n = a.ownOf(sb.cands[s.next[i]])
 		}
 		lent := []float64(nil)
 		if p != nil || n != nil {
-			ctx = rank.Context(ctx, p, n)
-			lent = ctx
+			s.ctx = rank.Context(s.ctx, p, n)
+			lent = s.ctx
 		}
-		bound := bounder.PassageBound(&f, sb.own[i], lent) * boundSlack
+		bound := bounder.PassageBound(&f, a.ownOf(c), lent) * boundSlack
 		at := time.UnixMilli(c.timeMs)
-		sb.sb.Add(bound, at, &f, sb.current[i], opt.InWindow(at))
+		s.sb.Add(bound, at, &f, s.current[i], opt.InWindow(at))
 	}
-	sb.bound = sb.sb.Bound(bounder, opt) * boundSlack
+	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
 
 // maxNeighbourScan bounds how many rows between two candidates of one
@@ -328,27 +345,26 @@ type genLast struct {
 
 // possibleNeighbours finds, for each candidate (in rows-file order), the
 // candidate that may be the message just before it in its transcript and
-// the one that may be just after, or -1. A transcript's rows lie in the
+// the one that may be just after, or -1 (into s.prev and s.next). A transcript's rows lie in the
 // rows file in order, each run appending its new ones, so the message
 // before a row is the last earlier row of its generation: the nearest
 // earlier candidate of that generation is it unless a row of the same
 // generation lies between them, which the row table shows.
-func (a *accel) possibleNeighbours(cands []*candidate) (prev, next []int) {
-	prev, next = make([]int, len(cands)), make([]int, len(cands))
-	var last []genLast // a session has few transcripts: a list beats a map
+func (a *accel) possibleNeighbours(cands []*candidate, s *boundScratch) {
+	s.prev, s.next = slices.Grow(s.prev[:0], len(cands))[:len(cands)], slices.Grow(s.next[:0], len(cands))[:len(cands)]
+	s.last = s.last[:0] // a session has few transcripts: a list beats a map
 	for i, c := range cands {
-		prev[i], next[i] = -1, -1
-		k := slices.IndexFunc(last, func(l genLast) bool { return l.gen == c.gen })
+		s.prev[i], s.next[i] = -1, -1
+		k := slices.IndexFunc(s.last, func(l genLast) bool { return l.gen == c.gen })
 		if k < 0 {
-			last = append(last, genLast{c.gen, i})
+			s.last = append(s.last, genLast{c.gen, i})
 			continue
 		}
-		if j := last[k].at; !a.rowBetween(cands[j], c) {
-			prev[i], next[j] = j, i
+		if j := s.last[k].at; !a.rowBetween(cands[j], c) {
+			s.prev[i], s.next[j] = int32(j), int32(i)
 		}
-		last[k].at = i
+		s.last[k].at = i
 	}
-	return prev, next
 }
 
 // rowBetween reports whether a row of x's generation surely lies between
@@ -367,16 +383,16 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 }
 
 // keyBound gathers the candidates of one segment key (session and
-// project) with their own contributions.
+// project).
 type keyBound struct {
 	key     terms.Key
 	current bool // the key's project is the current one
 	cands   []*candidate
-	own     [][]float64
 }
 
 // segmentContributions works out the contributions of the candidates of
-// one segment (results[i]), gathered by key.
+// one segment (results[i]) into a.own[i], and gathers the candidates by
+// key.
 func (a *accel) segmentContributions(results []segResult, i int, bounder *rank.Bounder) []keyBound {
 	r := &results[i]
 	if len(r.cands) == 0 {
@@ -400,18 +416,25 @@ func (a *accel) segmentContributions(results []segResult, i int, bounder *rank.B
 			known[c.key] = true
 			kb.key = seg.Key(c.key)
 			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
-			kb.cands, kb.own = make([]*candidate, 0, count[c.key]), make([][]float64, 0, count[c.key])
+			kb.cands = make([]*candidate, 0, count[c.key])
 		}
 		features(c, results, &f)
-		own := bounder.Contributions(&f, flat[ci*n:(ci+1)*n:(ci+1)*n])
+		own := flat[c.at : int(c.at)+n : int(c.at)+n]
+		copy(own, bounder.Contributions(&f, own)) // in place unless the bounder has another term count
 		kb.cands = append(kb.cands, c)
-		kb.own = append(kb.own, own)
 	}
+	a.own[i] = flat
 	return out
 }
 
 // parallelEach calls fn(i) for i in [0, n) on all cores.
 func parallelEach(n int, fn func(i int)) {
+	parallelEachOn(n, func(_, i int) { fn(i) })
+}
+
+// parallelEachOn calls fn(w, i) for i in [0, n) on all cores, w being the
+// worker (below GOMAXPROCS), for scratch space of its own.
+func parallelEachOn(n int, fn func(w, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -419,7 +442,7 @@ func parallelEach(n int, fn func(i int)) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
-				fn(i)
+				fn(w, i)
 			}
 		}()
 	}
