@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
@@ -31,6 +33,7 @@ type accel struct {
 
 	own        [][]float64      // per segment, while bounding: each candidate's own contributions, at its units' place
 	blocks     map[int][][]byte // decoded blocks, as lines
+	decoders   []*blockDecoder  // one per decoding worker, kept across batches
 	blocksRead int
 }
 
@@ -62,6 +65,7 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
+	defer a.close()
 	for _, t := range a.positive {
 		a.shapes = append(a.shapes, t.Shape())
 	}
@@ -503,24 +507,25 @@ func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
 func (a *accel) decode(blocks []int) error {
 	lines := make([][][]byte, len(blocks))
 	errs := make([]error, len(blocks))
+	workers := min(runtime.GOMAXPROCS(0), len(blocks))
+	for len(a.decoders) < workers {
+		dec, err := store.NewDecoder()
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		a.decoders = append(a.decoders, &blockDecoder{dec: dec})
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dec, err := store.NewDecoder()
-			if err != nil {
-				for i := range next {
-					errs[i] = err
-				}
-				return
-			}
-			defer dec.Close()
-			var scratch []byte
+			d := a.decoders[w]
 			for i := range next {
+				b := &a.snap.Blocks[blocks[i]]
 				var raw []byte
-				raw, scratch, errs[i] = a.snap.ReadBlock(dec, &a.snap.Blocks[blocks[i]], nil, scratch)
+				raw, d.scratch, errs[i] = a.snap.ReadBlock(d.dec, b, make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint)), d.scratch)
 				lines[i] = splitLines(raw)
 			}
 		}()
@@ -538,6 +543,27 @@ func (a *accel) decode(blocks []int) error {
 	}
 	a.blocksRead += len(blocks)
 	return nil
+}
+
+// maxBlockHint caps the room made for a block's text from its record's
+// size, which a damaged record may overstate (a block holds about
+// 128 KiB; a longer one grows as it decodes).
+const maxBlockHint = 1 << 20
+
+// blockDecoder is one worker's zstd decoder and read buffer, kept for
+// every batch of a search: a decoder's tables and history cost about as
+// much to set up as a block costs to decode.
+type blockDecoder struct {
+	dec     *zstd.Decoder
+	scratch []byte
+}
+
+// close releases the decoders.
+func (a *accel) close() {
+	for _, d := range a.decoders {
+		d.dec.Close()
+	}
+	a.decoders = nil
 }
 
 func splitLines(raw []byte) [][]byte {
