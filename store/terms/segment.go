@@ -216,14 +216,16 @@ func (s *Segment) Close() error {
 	return err
 }
 
-// ReleasePostings drops the process's mapping of the postings pages
-// (they stay in the page cache; a later read maps them again), so that a
-// search holds the postings of the segments it is reading, not of every
-// segment it read: the kernel maps 64 KiB around each page a read
-// touches, which for a common word is most of every segment's postings.
-func (s *Segment) ReleasePostings() {
+// ReleaseLookups drops the process's mapping of the pages a term lookup
+// reads (vocabulary, offsets, postings, folds and stems; they stay in the
+// page cache, and a later read maps them again), so that a search holds
+// those of the segments it is reading, not of every segment it read: the
+// kernel maps 64 KiB around each page a read touches, which for a common
+// word is most of every segment's postings. The row table and keys, which
+// ranking reads next, stay.
+func (s *Segment) ReleaseLookups() {
 	if s.data != nil {
-		release(s.data, s.h.PostingsOff, s.h.PostingsOff+s.h.PostingsLen)
+		release(s.data, s.h.VocabOff, s.h.CRCOff)
 	}
 }
 
