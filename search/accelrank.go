@@ -459,16 +459,36 @@ type confirmed struct {
 	scanned int
 }
 
+// maxCachedBlocks is how many decoded blocks a search keeps for later
+// batches before it drops those the current batch does not read.
+const maxCachedBlocks = 32
+
 // confirm reads the candidate rows of a batch of sessions and matches
 // them exactly, decoding each block once.
 func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
 	var need []int
+	want := map[int]bool{}
 	for _, sb := range batch {
 		for _, c := range sb.cands {
 			b, _ := a.blockOf(int(c.seg), int(c.row))
+			want[b] = true
 			if _, ok := a.blocks[b]; !ok {
 				a.blocks[b] = nil
 				need = append(need, b)
+			}
+		}
+	}
+	keep := a.req.keepBlocks
+	if keep <= 0 {
+		keep = maxCachedBlocks
+	}
+	if len(a.blocks) > keep {
+		// Drop what this batch does not read: a later batch that needs
+		// one decodes it again, which costs less than the memory of
+		// every block a question reads (about 100 of 128 KiB).
+		for b := range a.blocks {
+			if !want[b] {
+				delete(a.blocks, b)
 			}
 		}
 	}
