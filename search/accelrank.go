@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
@@ -33,7 +31,7 @@ type accel struct {
 
 	own        [][]float64      // per segment, while bounding: each candidate's own contributions, at its units' place
 	blocks     map[int][][]byte // decoded blocks, as lines
-	decoders   []*blockDecoder  // one per decoding worker, kept across batches
+	workers    []*blockWorker   // one per core, kept across batches
 	blocksRead int
 }
 
@@ -65,6 +63,9 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
+	if err := a.startWorkers(); err != nil {
+		return nil, "", err
+	}
 	defer a.close()
 	for _, t := range a.positive {
 		a.shapes = append(a.shapes, t.Shape())
@@ -163,28 +164,23 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 		}
 		batch := sessions[c.next:min(c.next+max(pool-len(c.exact), 4), len(sessions))]
 		c.next += len(batch)
-		found, err := a.confirm(batch)
+		events, err := a.eventsOf(batch)
 		if err != nil {
 			return err
 		}
-		events, err := a.eventsOf(batch)
+		found, err := a.confirm(batch, events, rq)
 		if err != nil {
 			return err
 		}
 		for _, ms := range found {
 			c.stats.RowsScanned += ms.scanned
-			matches, dropped := ms.matches, 0
-			if a.req.Cutoff {
-				matches, dropped = applyCutoff(matches, events, a.req.Window)
-			}
-			c.stats.CutoffDropped += dropped
-			if len(matches) == 0 {
+			c.stats.CutoffDropped += ms.dropped
+			if ms.matched == 0 {
 				continue
 			}
-			c.stats.RowsMatched += len(matches)
-			scored := a.score(matches, rq)
-			c.scored = append(c.scored, scored)
-			c.exact = append(c.exact, scored.Score)
+			c.stats.RowsMatched += ms.matched
+			c.scored = append(c.scored, ms.scored)
+			c.exact = append(c.exact, ms.scored.Score)
 		}
 	}
 	return nil
@@ -455,17 +451,21 @@ func parallelEachOn(n int, fn func(w, i int)) {
 
 // confirmed is what reading one session's candidates found.
 type confirmed struct {
-	matches []match
+	scored  rank.Session // its exact score, if it has matches
+	matched int          // rows that match, past the cutoff
 	scanned int
+	dropped int // matches dropped by the recall cutoff
+	err     error
 }
 
 // maxCachedBlocks is how many decoded blocks a search keeps for later
 // batches before it drops those the current batch does not read.
 const maxCachedBlocks = 32
 
-// confirm reads the candidate rows of a batch of sessions and matches
-// them exactly, decoding each block once.
-func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
+// confirm reads the candidate rows of a batch of sessions, decoding each
+// block once, then matches and scores each session exactly, sessions
+// spread over all cores.
+func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, rq rank.Query) ([]confirmed, error) {
 	var need []int
 	want := map[int]bool{}
 	for _, sb := range batch {
@@ -495,57 +495,62 @@ func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
 	if err := a.decode(need); err != nil {
 		return nil, err
 	}
-	w, err := newBlockWorker(a.scan)
-	if err != nil {
-		return nil, err
-	}
-	defer w.close()
 	out := make([]confirmed, len(batch))
-	var f [store.NumColumns][]byte
-	for i, sb := range batch {
-		var res blockResult
-		res.docFreq = make([]int, len(a.positive))
-		for _, c := range sb.cands {
-			b, line := a.blockOf(int(c.seg), int(c.row))
-			lines := a.blocks[b]
-			if line >= len(lines) || !store.SplitRow(lines[line], &f) {
-				res.badRows++
-				continue
-			}
-			if string(f[store.ColSession]) != sb.id && store.Unescape(f[store.ColSession]) != sb.id {
-				return nil, fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)
-			}
-			res.rows++
-			w.scanRow(&f, lines[line], &res)
+	parallelEachOn(len(batch), func(w, i int) { out[i] = a.confirmSession(a.workers[w], batch[i], events, rq) })
+	for _, c := range out {
+		if c.err != nil {
+			return nil, c.err
 		}
-		out[i] = confirmed{matches: res.matches, scanned: res.rows}
 	}
 	return out, nil
+}
+
+// confirmSession matches one session's candidate rows (their blocks
+// decoded) and scores what matches.
+func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[string][]store.Event, rq rank.Query) confirmed {
+	var res blockResult
+	res.docFreq = make([]int, len(a.positive))
+	var f [store.NumColumns][]byte
+	for _, c := range sb.cands {
+		b, line := a.blockOf(int(c.seg), int(c.row))
+		lines := a.blocks[b]
+		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
+			res.badRows++
+			continue
+		}
+		if string(f[store.ColSession]) != sb.id && store.Unescape(f[store.ColSession]) != sb.id {
+			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
+		}
+		res.rows++
+		w.scanRow(&f, lines[line], &res)
+	}
+	out := confirmed{scanned: res.rows}
+	matches := res.matches
+	if a.req.Cutoff {
+		matches, out.dropped = applyCutoff(matches, events, a.req.Window)
+	}
+	if len(matches) > 0 {
+		out.matched = len(matches)
+		out.scored = a.score(matches, rq)
+	}
+	return out
 }
 
 // decode decompresses blocks on all cores and splits them into lines.
 func (a *accel) decode(blocks []int) error {
 	lines := make([][][]byte, len(blocks))
 	errs := make([]error, len(blocks))
-	workers := min(runtime.GOMAXPROCS(0), len(blocks))
-	for len(a.decoders) < workers {
-		dec, err := store.NewDecoder()
-		if err != nil {
-			return fmt.Errorf("search: %w", err)
-		}
-		a.decoders = append(a.decoders, &blockDecoder{dec: dec})
-	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range min(len(a.workers), len(blocks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := a.decoders[w]
+			bw := a.workers[w]
 			for i := range next {
 				b := &a.snap.Blocks[blocks[i]]
 				var raw []byte
-				raw, d.scratch, errs[i] = a.snap.ReadBlock(d.dec, b, make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint)), d.scratch)
+				raw, bw.scratch, errs[i] = a.snap.ReadBlock(bw.dec, b, make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint)), bw.scratch)
 				lines[i] = splitLines(raw)
 			}
 		}()
@@ -570,20 +575,27 @@ func (a *accel) decode(blocks []int) error {
 // 128 KiB; a longer one grows as it decodes).
 const maxBlockHint = 1 << 20
 
-// blockDecoder is one worker's zstd decoder and read buffer, kept for
-// every batch of a search: a decoder's tables and history cost about as
-// much to set up as a block costs to decode.
-type blockDecoder struct {
-	dec     *zstd.Decoder
-	scratch []byte
+// startWorkers makes one block worker per core, kept for every batch of
+// the search: each decodes blocks with its own zstd decoder (whose tables
+// and history cost about as much to set up as a block costs to decode)
+// and matches sessions with its own buffers.
+func (a *accel) startWorkers() error {
+	for range runtime.GOMAXPROCS(0) {
+		w, err := newBlockWorker(a.scan)
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		a.workers = append(a.workers, w)
+	}
+	return nil
 }
 
-// close releases the decoders.
+// close releases the block workers.
 func (a *accel) close() {
-	for _, d := range a.decoders {
-		d.dec.Close()
+	for _, w := range a.workers {
+		w.close()
 	}
-	a.decoders = nil
+	a.workers = nil
 }
 
 func splitLines(raw []byte) [][]byte {
