@@ -29,7 +29,6 @@ type accel struct {
 	filter    rowFilter
 	scan      *scan // the exact matcher, shared with the full scan
 
-	own        [][]float64      // per segment, while bounding: each candidate's own contributions, at its units' place
 	blocks     map[int][][]byte // decoded blocks, as lines
 	workers    []*blockWorker   // one per core, kept across batches
 	blocksRead int
@@ -216,16 +215,18 @@ func (a *accel) score(matches []match, rq rank.Query) rank.Session {
 }
 
 // bounds groups candidates by session and bounds each session's score.
-// Every candidate's own contributions (rank.Bounder.Contributions) are
-// worked out per segment on all cores; candidates are then gathered per
-// session, in rows-file order, where each borrows context from the
-// candidates that may be its neighbours in its transcript and is bounded
-// (rank.Bounder.PassageBound), and the session's bound is summed up.
+// Candidates are gathered per segment key on all cores, then per session,
+// in rows-file order; there, on all cores, every candidate's own
+// contributions (rank.Bounder.Contributions) are worked out, each
+// borrows context from the candidates that may be its neighbours in its
+// transcript and is bounded (rank.Bounder.PassageBound), and the
+// session's bound is summed up. Contributions live only while their
+// session is bounded: kept for every candidate, they were a fifth of a
+// question's heap.
 func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
-	a.own = make([][]float64, len(results))
-	parallelEach(len(results), func(i int) { perSeg[i] = a.segmentContributions(results, i, bounder) })
+	parallelEach(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
 	bySession := map[string]*sessionBound{}
 	var order []*sessionBound
 	for i := range perSeg {
@@ -249,20 +250,13 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
 	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], results, bounder, opt, f, &scratch[w]) })
-	a.own = nil // only bounding needs them
 	return order
-}
-
-// own returns candidate c's own contributions (rank.Bounder.Contributions),
-// kept per segment at the candidate's place in its segment's units.
-func (a *accel) ownOf(c *candidate) []float64 {
-	n := len(a.positive)
-	return a.own[c.seg][int(c.at) : int(c.at)+n : int(c.at)+n]
 }
 
 // boundScratch is what bounding a session needs only while it runs,
 // reused from one session to the next by each worker.
 type boundScratch struct {
+	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
 	current    []bool
 	prev, next []int32
 	last       []genLast
@@ -310,22 +304,29 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	sb.parts = nil
 	s.sb.Reset()
 	a.possibleNeighbours(sb.cands, s)
+	terms := len(a.positive)
+	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
+	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	var f rank.Features
+	for i, c := range sb.cands {
+		features(c, results, &f)
+		copy(own(i), bounder.Contributions(&f, own(i))) // in place unless the bounder has another term count
+	}
 	for i, c := range sb.cands {
 		features(c, results, &f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
-			p = a.ownOf(sb.cands[s.prev[i]])
+			p = own(int(s.prev[i]))
 		}
 		if s.next[i] >= 0 {
-			n = a.ownOf(sb.cands[s.next[i]])
+			n = own(int(s.next[i]))
 		}
 		lent := []float64(nil)
 		if p != nil || n != nil {
 			s.ctx = rank.Context(s.ctx, p, n)
 			lent = s.ctx
 		}
-		bound := bounder.PassageBound(&f, a.ownOf(c), lent) * boundSlack
+		bound := bounder.PassageBound(&f, own(i), lent) * boundSlack
 		at := time.UnixMilli(c.timeMs)
 		s.sb.Add(bound, at, &f, s.current[i], opt.InWindow(at))
 	}
@@ -390,40 +391,28 @@ type keyBound struct {
 	cands   []*candidate
 }
 
-// segmentContributions works out the contributions of the candidates of
-// one segment (results[i]) into a.own[i], and gathers the candidates by
-// key.
-func (a *accel) segmentContributions(results []segResult, i int, bounder *rank.Bounder) []keyBound {
+// byKey gathers the candidates of one segment (results[i]) by key.
+func (a *accel) byKey(results []segResult, i int) []keyBound {
 	r := &results[i]
 	if len(r.cands) == 0 {
 		return nil
 	}
 	seg := a.segs[i]
 	out := make([]keyBound, seg.KeyCount())
-	known := make([]bool, len(out))
-	features := a.features()
-	n := len(a.positive)
-	flat := make([]float64, len(r.cands)*n)
 	count := make([]int, len(out))
 	for ci := range r.cands {
 		count[r.cands[ci].key]++
 	}
-	var f rank.Features
 	for ci := range r.cands {
 		c := &r.cands[ci]
 		kb := &out[c.key]
-		if !known[c.key] {
-			known[c.key] = true
+		if kb.cands == nil {
 			kb.key = seg.Key(c.key)
 			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
 			kb.cands = make([]*candidate, 0, count[c.key])
 		}
-		features(c, results, &f)
-		own := flat[c.at : int(c.at)+n : int(c.at)+n]
-		copy(own, bounder.Contributions(&f, own)) // in place unless the bounder has another term count
 		kb.cands = append(kb.cands, c)
 	}
-	a.own[i] = flat
 	return out
 }
 
