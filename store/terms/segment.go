@@ -361,11 +361,10 @@ func (s *Segment) findWhole(run string) (int, bool) {
 func eachLineHolding(text, needle []byte, lines int, fn func(line int, text []byte)) {
 	id, counted := 0, 0
 	for from := 0; from < len(text); {
-		at := bytes.Index(text[from:], needle)
+		at := indexFrom(text, needle, from)
 		if at < 0 {
 			return
 		}
-		at += from
 		id += bytes.Count(text[counted:at], newline)
 		end := bytes.IndexByte(text[at:], '\n')
 		if end < 0 || id >= lines {
