@@ -185,6 +185,11 @@ type SessionBound struct {
 	when    bool
 }
 
+// Reset empties s for another session, keeping its room.
+func (s *SessionBound) Reset() {
+	*s = SessionBound{scores: s.scores[:0], units: s.units[:0]}
+}
+
 // Reserve makes room for n more candidates.
 func (s *SessionBound) Reserve(n int) { s.scores = slices.Grow(s.scores, n) }
 

@@ -107,6 +107,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 			}
 		}
 	}
+	seg.ReleaseLookups() // done with; the row table is read next
 	rows := c.union()
 	if len(rows) == 0 {
 		return res

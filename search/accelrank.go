@@ -30,6 +30,7 @@ type accel struct {
 	scan      *scan // the exact matcher, shared with the full scan
 
 	blocks     map[int][][]byte // decoded blocks, as lines
+	workers    []*blockWorker   // one per core, kept across batches
 	blocksRead int
 }
 
@@ -61,6 +62,10 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
+	if err := a.startWorkers(); err != nil {
+		return nil, "", err
+	}
+	defer a.close()
 	for _, t := range a.positive {
 		a.shapes = append(a.shapes, t.Shape())
 	}
@@ -104,13 +109,10 @@ func (a *accel) segmentDamage() error {
 
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
-	id      string
-	parts   []keyBound // the candidates as gathered per segment key, until boundSession joins them
-	cands   []*candidate
-	own     [][]float64 // per candidate: its contributions (rank.Bounder.Contributions)
-	current []bool      // per candidate: its project is the current one
-	sb      rank.SessionBound
-	bound   float64
+	id    string
+	parts []keyBound // the candidates as gathered per segment key, until boundSession joins them
+	cands []*candidate
+	bound float64
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
@@ -161,28 +163,23 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 		}
 		batch := sessions[c.next:min(c.next+max(pool-len(c.exact), 4), len(sessions))]
 		c.next += len(batch)
-		found, err := a.confirm(batch)
+		events, err := a.eventsOf(batch)
 		if err != nil {
 			return err
 		}
-		events, err := a.eventsOf(batch)
+		found, err := a.confirm(batch, events, rq)
 		if err != nil {
 			return err
 		}
 		for _, ms := range found {
 			c.stats.RowsScanned += ms.scanned
-			matches, dropped := ms.matches, 0
-			if a.req.Cutoff {
-				matches, dropped = applyCutoff(matches, events, a.req.Window)
-			}
-			c.stats.CutoffDropped += dropped
-			if len(matches) == 0 {
+			c.stats.CutoffDropped += ms.dropped
+			if ms.matched == 0 {
 				continue
 			}
-			c.stats.RowsMatched += len(matches)
-			scored := a.score(matches, rq)
-			c.scored = append(c.scored, scored)
-			c.exact = append(c.exact, scored.Score)
+			c.stats.RowsMatched += ms.matched
+			c.scored = append(c.scored, ms.scored)
+			c.exact = append(c.exact, ms.scored.Score)
 		}
 	}
 	return nil
@@ -218,15 +215,18 @@ func (a *accel) score(matches []match, rq rank.Query) rank.Session {
 }
 
 // bounds groups candidates by session and bounds each session's score.
-// Every candidate's own contributions (rank.Bounder.Contributions) are
-// worked out per segment on all cores; candidates are then gathered per
-// session, in rows-file order, where each borrows context from the
-// candidates that may be its neighbours in its transcript and is bounded
-// (rank.Bounder.PassageBound), and the session's bound is summed up.
+// Candidates are gathered per segment key on all cores, then per session,
+// in rows-file order; there, on all cores, every candidate's own
+// contributions (rank.Bounder.Contributions) are worked out, each
+// borrows context from the candidates that may be its neighbours in its
+// transcript and is bounded (rank.Bounder.PassageBound), and the
+// session's bound is summed up. Contributions live only while their
+// session is bounded: kept for every candidate, they were a fifth of a
+// question's heap.
 func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
-	parallelEach(len(results), func(i int) { perSeg[i] = a.segmentContributions(results, i, bounder) })
+	parallelEach(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
 	bySession := map[string]*sessionBound{}
 	var order []*sessionBound
 	for i := range perSeg {
@@ -248,8 +248,20 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// Segments came in order, and a transcript's rows (one generation,
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
-	parallelEach(len(order), func(i int) { a.boundSession(order[i], results, bounder, opt, f) })
+	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
+	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], results, bounder, opt, f, &scratch[w]) })
 	return order
+}
+
+// boundScratch is what bounding a session needs only while it runs,
+// reused from one session to the next by each worker.
+type boundScratch struct {
+	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
+	current    []bool
+	prev, next []int32
+	last       []genLast
+	ctx        []float64
+	sb         rank.SessionBound
 }
 
 // features returns a candidate's rank.Features, filled into one reused
@@ -276,43 +288,49 @@ func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Fea
 
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features)) {
+func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features), s *boundScratch) {
 	n := 0
 	for _, p := range sb.parts {
 		n += len(p.cands)
 	}
-	sb.cands, sb.own, sb.current = make([]*candidate, 0, n), make([][]float64, 0, n), make([]bool, 0, n)
+	sb.cands = make([]*candidate, 0, n)
+	s.current = s.current[:0]
 	for _, p := range sb.parts {
 		sb.cands = append(sb.cands, p.cands...)
-		sb.own = append(sb.own, p.own...)
 		for range p.cands {
-			sb.current = append(sb.current, p.current)
+			s.current = append(s.current, p.current)
 		}
 	}
 	sb.parts = nil
-	sb.sb.Reserve(n)
-	prev, next := a.possibleNeighbours(sb.cands)
+	s.sb.Reset()
+	a.possibleNeighbours(sb.cands, s)
+	terms := len(a.positive)
+	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
+	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	var f rank.Features
-	var ctx []float64
+	for i, c := range sb.cands {
+		features(c, results, &f)
+		copy(own(i), bounder.Contributions(&f, own(i))) // in place unless the bounder has another term count
+	}
 	for i, c := range sb.cands {
 		features(c, results, &f)
 		var p, n []float64
-		if prev[i] >= 0 {
-			p = sb.own[prev[i]]
+		if s.prev[i] >= 0 {
+			p = own(int(s.prev[i]))
 		}
-		if next[i] >= 0 {
-			n = sb.own[next[i]]
+		if s.next[i] >= 0 {
+			n = own(int(s.next[i]))
 		}
 		lent := []float64(nil)
 		if p != nil || n != nil {
-			ctx = rank.Context(ctx, p, n)
-			lent = ctx
+			s.ctx = rank.Context(s.ctx, p, n)
+			lent = s.ctx
 		}
-		bound := bounder.PassageBound(&f, sb.own[i], lent) * boundSlack
+		bound := bounder.PassageBound(&f, own(i), lent) * boundSlack
 		at := time.UnixMilli(c.timeMs)
-		sb.sb.Add(bound, at, &f, sb.current[i], opt.InWindow(at))
+		s.sb.Add(bound, at, &f, s.current[i], opt.InWindow(at))
 	}
-	sb.bound = sb.sb.Bound(bounder, opt) * boundSlack
+	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
 
 // maxNeighbourScan bounds how many rows between two candidates of one
@@ -328,27 +346,26 @@ type genLast struct {
 
 // possibleNeighbours finds, for each candidate (in rows-file order), the
 // candidate that may be the message just before it in its transcript and
-// the one that may be just after, or -1. A transcript's rows lie in the
+// the one that may be just after, or -1 (into s.prev and s.next). A transcript's rows lie in the
 // rows file in order, each run appending its new ones, so the message
 // before a row is the last earlier row of its generation: the nearest
 // earlier candidate of that generation is it unless a row of the same
 // generation lies between them, which the row table shows.
-func (a *accel) possibleNeighbours(cands []*candidate) (prev, next []int) {
-	prev, next = make([]int, len(cands)), make([]int, len(cands))
-	var last []genLast // a session has few transcripts: a list beats a map
+func (a *accel) possibleNeighbours(cands []*candidate, s *boundScratch) {
+	s.prev, s.next = slices.Grow(s.prev[:0], len(cands))[:len(cands)], slices.Grow(s.next[:0], len(cands))[:len(cands)]
+	s.last = s.last[:0] // a session has few transcripts: a list beats a map
 	for i, c := range cands {
-		prev[i], next[i] = -1, -1
-		k := slices.IndexFunc(last, func(l genLast) bool { return l.gen == c.gen })
+		s.prev[i], s.next[i] = -1, -1
+		k := slices.IndexFunc(s.last, func(l genLast) bool { return l.gen == c.gen })
 		if k < 0 {
-			last = append(last, genLast{c.gen, i})
+			s.last = append(s.last, genLast{c.gen, i})
 			continue
 		}
-		if j := last[k].at; !a.rowBetween(cands[j], c) {
-			prev[i], next[j] = j, i
+		if j := s.last[k].at; !a.rowBetween(cands[j], c) {
+			s.prev[i], s.next[j] = int32(j), int32(i)
 		}
-		last[k].at = i
+		s.last[k].at = i
 	}
-	return prev, next
 }
 
 // rowBetween reports whether a row of x's generation surely lies between
@@ -367,51 +384,46 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 }
 
 // keyBound gathers the candidates of one segment key (session and
-// project) with their own contributions.
+// project).
 type keyBound struct {
 	key     terms.Key
 	current bool // the key's project is the current one
 	cands   []*candidate
-	own     [][]float64
 }
 
-// segmentContributions works out the contributions of the candidates of
-// one segment (results[i]), gathered by key.
-func (a *accel) segmentContributions(results []segResult, i int, bounder *rank.Bounder) []keyBound {
+// byKey gathers the candidates of one segment (results[i]) by key.
+func (a *accel) byKey(results []segResult, i int) []keyBound {
 	r := &results[i]
 	if len(r.cands) == 0 {
 		return nil
 	}
 	seg := a.segs[i]
 	out := make([]keyBound, seg.KeyCount())
-	known := make([]bool, len(out))
-	features := a.features()
-	n := len(a.positive)
-	flat := make([]float64, len(r.cands)*n)
 	count := make([]int, len(out))
 	for ci := range r.cands {
 		count[r.cands[ci].key]++
 	}
-	var f rank.Features
 	for ci := range r.cands {
 		c := &r.cands[ci]
 		kb := &out[c.key]
-		if !known[c.key] {
-			known[c.key] = true
+		if kb.cands == nil {
 			kb.key = seg.Key(c.key)
 			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
-			kb.cands, kb.own = make([]*candidate, 0, count[c.key]), make([][]float64, 0, count[c.key])
+			kb.cands = make([]*candidate, 0, count[c.key])
 		}
-		features(c, results, &f)
-		own := bounder.Contributions(&f, flat[ci*n:(ci+1)*n:(ci+1)*n])
 		kb.cands = append(kb.cands, c)
-		kb.own = append(kb.own, own)
 	}
 	return out
 }
 
 // parallelEach calls fn(i) for i in [0, n) on all cores.
 func parallelEach(n int, fn func(i int)) {
+	parallelEachOn(n, func(_, i int) { fn(i) })
+}
+
+// parallelEachOn calls fn(w, i) for i in [0, n) on all cores, w being the
+// worker (below GOMAXPROCS), for scratch space of its own.
+func parallelEachOn(n int, fn func(w, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -419,7 +431,7 @@ func parallelEach(n int, fn func(i int)) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
-				fn(i)
+				fn(w, i)
 			}
 		}()
 	}
@@ -428,52 +440,89 @@ func parallelEach(n int, fn func(i int)) {
 
 // confirmed is what reading one session's candidates found.
 type confirmed struct {
-	matches []match
+	scored  rank.Session // its exact score, if it has matches
+	matched int          // rows that match, past the cutoff
 	scanned int
+	dropped int // matches dropped by the recall cutoff
+	err     error
 }
 
-// confirm reads the candidate rows of a batch of sessions and matches
-// them exactly, decoding each block once.
-func (a *accel) confirm(batch []*sessionBound) ([]confirmed, error) {
+// maxCachedBlocks is how many decoded blocks a search keeps for later
+// batches before it drops those the current batch does not read.
+const maxCachedBlocks = 32
+
+// confirm reads the candidate rows of a batch of sessions, decoding each
+// block once, then matches and scores each session exactly, sessions
+// spread over all cores.
+func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, rq rank.Query) ([]confirmed, error) {
 	var need []int
+	want := map[int]bool{}
 	for _, sb := range batch {
 		for _, c := range sb.cands {
 			b, _ := a.blockOf(int(c.seg), int(c.row))
+			want[b] = true
 			if _, ok := a.blocks[b]; !ok {
 				a.blocks[b] = nil
 				need = append(need, b)
 			}
 		}
 	}
+	keep := a.req.keepBlocks
+	if keep <= 0 {
+		keep = maxCachedBlocks
+	}
+	if len(a.blocks) > keep {
+		// Drop what this batch does not read: a later batch that needs
+		// one decodes it again, which costs less than the memory of
+		// every block a question reads (about 100 of 128 KiB).
+		for b := range a.blocks {
+			if !want[b] {
+				delete(a.blocks, b)
+			}
+		}
+	}
 	if err := a.decode(need); err != nil {
 		return nil, err
 	}
-	w, err := newBlockWorker(a.scan)
-	if err != nil {
-		return nil, err
-	}
-	defer w.close()
 	out := make([]confirmed, len(batch))
-	var f [store.NumColumns][]byte
-	for i, sb := range batch {
-		var res blockResult
-		res.docFreq = make([]int, len(a.positive))
-		for _, c := range sb.cands {
-			b, line := a.blockOf(int(c.seg), int(c.row))
-			lines := a.blocks[b]
-			if line >= len(lines) || !store.SplitRow(lines[line], &f) {
-				res.badRows++
-				continue
-			}
-			if string(f[store.ColSession]) != sb.id && store.Unescape(f[store.ColSession]) != sb.id {
-				return nil, fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)
-			}
-			res.rows++
-			w.scanRow(&f, lines[line], &res)
+	parallelEachOn(len(batch), func(w, i int) { out[i] = a.confirmSession(a.workers[w], batch[i], events, rq) })
+	for _, c := range out {
+		if c.err != nil {
+			return nil, c.err
 		}
-		out[i] = confirmed{matches: res.matches, scanned: res.rows}
 	}
 	return out, nil
+}
+
+// confirmSession matches one session's candidate rows (their blocks
+// decoded) and scores what matches.
+func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[string][]store.Event, rq rank.Query) confirmed {
+	var res blockResult
+	res.docFreq = make([]int, len(a.positive))
+	var f [store.NumColumns][]byte
+	for _, c := range sb.cands {
+		b, line := a.blockOf(int(c.seg), int(c.row))
+		lines := a.blocks[b]
+		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
+			res.badRows++
+			continue
+		}
+		if string(f[store.ColSession]) != sb.id && store.Unescape(f[store.ColSession]) != sb.id {
+			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
+		}
+		res.rows++
+		w.scanRow(&f, lines[line], &res)
+	}
+	out := confirmed{scanned: res.rows}
+	matches := res.matches
+	if a.req.Cutoff {
+		matches, out.dropped = applyCutoff(matches, events, a.req.Window)
+	}
+	if len(matches) > 0 {
+		out.matched = len(matches)
+		out.scored = a.score(matches, rq)
+	}
+	return out
 }
 
 // decode decompresses blocks on all cores and splits them into lines.
@@ -482,22 +531,15 @@ func (a *accel) decode(blocks []int) error {
 	errs := make([]error, len(blocks))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
+	for w := range min(len(a.workers), len(blocks)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dec, err := store.NewDecoder()
-			if err != nil {
-				for i := range next {
-					errs[i] = err
-				}
-				return
-			}
-			defer dec.Close()
-			var scratch []byte
+			bw := a.workers[w]
 			for i := range next {
+				b := &a.snap.Blocks[blocks[i]]
 				var raw []byte
-				raw, scratch, errs[i] = a.snap.ReadBlock(dec, &a.snap.Blocks[blocks[i]], nil, scratch)
+				raw, bw.scratch, errs[i] = a.snap.ReadBlock(bw.dec, b, make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint)), bw.scratch)
 				lines[i] = splitLines(raw)
 			}
 		}()
@@ -515,6 +557,34 @@ func (a *accel) decode(blocks []int) error {
 	}
 	a.blocksRead += len(blocks)
 	return nil
+}
+
+// maxBlockHint caps the room made for a block's text from its record's
+// size, which a damaged record may overstate (a block holds about
+// 128 KiB; a longer one grows as it decodes).
+const maxBlockHint = 1 << 20
+
+// startWorkers makes one block worker per core, kept for every batch of
+// the search: each decodes blocks with its own zstd decoder (whose tables
+// and history cost about as much to set up as a block costs to decode)
+// and matches sessions with its own buffers.
+func (a *accel) startWorkers() error {
+	for range runtime.GOMAXPROCS(0) {
+		w, err := newBlockWorker(a.scan)
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		a.workers = append(a.workers, w)
+	}
+	return nil
+}
+
+// close releases the block workers.
+func (a *accel) close() {
+	for _, w := range a.workers {
+		w.close()
+	}
+	a.workers = nil
 }
 
 func splitLines(raw []byte) [][]byte {

@@ -56,6 +56,11 @@ type Request struct {
 	// FullScan reads every row instead of ranking from the term index;
 	// the results are the same (tests compare them), only slower.
 	FullScan bool
+
+	// keepBlocks is how many decoded blocks the accelerated search keeps
+	// for later batches (0: maxCachedBlocks); tests make it small to
+	// check that dropping them changes nothing.
+	keepBlocks int
 }
 
 // The defaults of a search, defined here once: the CLI's flags take them

@@ -20,3 +20,19 @@ func populate(data []byte, off, end uint64) {
 	}
 	_ = unix.Madvise(data[start:end], unix.MADV_POPULATE_READ)
 }
+
+// release drops this process's mappings of the whole pages inside
+// data[off:end] (MADV_DONTNEED on a shared file mapping): the page cache
+// keeps them, and a later read faults them in again. A search reads a
+// segment's postings in one burst, and the kernel maps 64 KiB around
+// every page it faults in (fault-around), so without this every segment's
+// postings stayed in the process's resident set to the end of the search.
+func release(data []byte, off, end uint64) {
+	page := uint64(os.Getpagesize())
+	start := (off + page - 1) &^ (page - 1)
+	end = min(end, uint64(len(data))) &^ (page - 1)
+	if end <= start {
+		return
+	}
+	_ = unix.Madvise(data[start:end], unix.MADV_DONTNEED)
+}

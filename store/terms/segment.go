@@ -216,6 +216,19 @@ func (s *Segment) Close() error {
 	return err
 }
 
+// ReleaseLookups drops the process's mapping of the pages a term lookup
+// reads (vocabulary, offsets, postings, folds and stems; they stay in the
+// page cache, and a later read maps them again), so that a search holds
+// those of the segments it is reading, not of every segment it read: the
+// kernel maps 64 KiB around each page a read touches, which for a common
+// word is most of every segment's postings. The row table and keys, which
+// ranking reads next, stay.
+func (s *Segment) ReleaseLookups() {
+	if s.data != nil {
+		release(s.data, s.h.VocabOff, s.h.CRCOff)
+	}
+}
+
 // Rows is the number of rows in the segment.
 func (s *Segment) Rows() int { return int(s.h.Rows) }
 
@@ -348,11 +361,10 @@ func (s *Segment) findWhole(run string) (int, bool) {
 func eachLineHolding(text, needle []byte, lines int, fn func(line int, text []byte)) {
 	id, counted := 0, 0
 	for from := 0; from < len(text); {
-		at := bytes.Index(text[from:], needle)
+		at := indexFrom(text, needle, from)
 		if at < 0 {
 			return
 		}
-		at += from
 		id += bytes.Count(text[counted:at], newline)
 		end := bytes.IndexByte(text[at:], '\n')
 		if end < 0 || id >= lines {
