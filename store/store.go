@@ -168,16 +168,11 @@ func compact(dir string, m *Manifest, warn func(string), how compaction) (skippe
 	return skipped, RemoveOldManifests(dir)
 }
 
-// RemoveOldManifests deletes manifests of older formats. Call it only once
-// a manifest of the current format is committed: they name files that
-// RemoveStrays has removed.
+// RemoveOldManifests deletes manifests of older versions. Call it only
+// once a manifest of the current version is committed: they name files
+// that RemoveStrays has removed. (A checkpoint removes them already.)
 func RemoveOldManifests(dir string) error {
-	for format := oldestFormat; format < FormatVersion; format++ {
-		if err := os.Remove(filepath.Join(dir, manifestName(format))); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("remove old manifest: %w", err)
-		}
-	}
-	return syncDir(dir)
+	return removeOlderManifests(dir)
 }
 
 // liveKeys returns the key records of generations that are not dead.
@@ -231,7 +226,7 @@ func DiscardUncommitted(dir string) error {
 // it under the writer lock, and only for a run that started without a
 // manifest (a lost one is recovered, and committed, before a run starts).
 func DiscardFirstRun(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+	if HasManifest(dir) {
 		return DiscardUncommitted(dir)
 	}
 	if err := RemoveStrays(dir); err != nil {
@@ -251,9 +246,23 @@ func DiscardFirstRun(dir string) error {
 	return removeStaleTerms(dir, -1, 0) // and the temporary files
 }
 
+// HasManifest reports whether dir holds a manifest of any version this
+// recall reads (damaged or not).
+func HasManifest(dir string) bool {
+	for v := oldestFormat; v <= ManifestVersion; v++ {
+		if _, err := os.Stat(filepath.Join(dir, manifestName(v))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // discardPast cuts every data file back to m's committed length and
 // removes the files m does not name.
 func discardPast(dir string, m *Manifest) error {
+	if err := CheckJournal(dir, m); err != nil {
+		return err
+	}
 	for _, f := range []struct {
 		name      string
 		committed int64
