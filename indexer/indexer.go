@@ -189,7 +189,7 @@ func runOnce(opts Options) (Summary, error) {
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
 	}
-	m, err := openOrRecover(opts)
+	m, err := openOrRecover(opts, q != nil)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
@@ -254,7 +254,7 @@ func rederive(opts Options, m *store.Manifest) (string, error) {
 
 // loadOrRecover is openOrRecover with every manifest entry read.
 func loadOrRecover(opts Options) (*store.Manifest, error) {
-	m, err := openOrRecover(opts)
+	m, err := openOrRecover(opts, false)
 	if err != nil {
 		return nil, err
 	}
@@ -264,8 +264,10 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 
 // openOrRecover is loadOrNew, recovering a missing or damaged manifest
 // from the data files (store.Recover) instead of starting over: the rows
-// may be the only copy of transcripts that are gone.
-func openOrRecover(opts Options) (*store.Manifest, error) {
+// may be the only copy of transcripts that are gone. A quick run checks
+// only the length of the block records (reading them all grows with the
+// index); a sweep, a search and --repair read every record.
+func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
 	if err == nil {
 		err = store.CheckJournal(opts.IndexDir, m)
@@ -274,7 +276,11 @@ func openOrRecover(opts Options) (*store.Manifest, error) {
 	switch {
 	case err == nil && m.RowsBytes > 0:
 		// The block records locate the rows; without them nothing reads.
-		if err = store.CheckBlocks(opts.IndexDir, m); err == nil {
+		check := store.CheckBlocks
+		if quick {
+			check = store.CheckBlocksLength
+		}
+		if err = check(opts.IndexDir, m); err == nil {
 			return m, nil
 		}
 		known = m
