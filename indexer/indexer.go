@@ -193,9 +193,6 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
-	if q == nil {
-		m.LoadAll() // only the quick check reads just the entries it looks up
-	}
 	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
 		return Summary{Excluded: map[string]int64{}}, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
 	}
@@ -218,6 +215,13 @@ func runOnce(opts Options) (Summary, error) {
 		d = sweep(opts)
 	}
 	sum, err := runWith(opts, committed(m), m, d)
+	if q != nil && errors.Is(err, store.ErrManifestDamaged) {
+		// Damage in a part of the checkpoint only the lookups read: the
+		// full run reads it whole, finds it and recovers from the rows.
+		opts.Warn(err.Error())
+		opts.Quick = false
+		return runOnce(opts)
+	}
 	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
 	if err == nil {
 		keepFresh(opts, m, q, d.sweep, d.found, sum.liveDelta)
@@ -254,12 +258,7 @@ func rederive(opts Options, m *store.Manifest) (string, error) {
 
 // loadOrRecover is openOrRecover with every manifest entry read.
 func loadOrRecover(opts Options) (*store.Manifest, error) {
-	m, err := openOrRecover(opts, false)
-	if err != nil {
-		return nil, err
-	}
-	m.LoadAll()
-	return m, nil
+	return openOrRecover(opts, false)
 }
 
 // openOrRecover is loadOrNew, recovering a missing or damaged manifest
@@ -269,6 +268,10 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 // index); a sweep, a search and --repair read every record.
 func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
+	if err == nil && !quick {
+		m.LoadAll() // and checks the checkpoint whole
+		err = m.Err()
+	}
 	if err == nil {
 		err = store.CheckJournal(opts.IndexDir, m)
 	}
@@ -350,6 +353,9 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 	sum := Summary{Excluded: map[string]int64{}}
 	sum.Files = len(d.found)
 	work, changed := plan(m, d, opts.Sources, &sum)
+	if err := m.Err(); err != nil {
+		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
+	}
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
 		store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 		return sum, nil

@@ -101,3 +101,33 @@ func TestAppendCommitsToTheJournal(t *testing.T) {
 		t.Fatalf("%d rows after three appends, want 4", got)
 	}
 }
+
+// TestQuickRunMeetsDamagedCheckpoint: a quick run whose lookup reads a
+// damaged chunk of the checkpoint uses nothing it read (its transcripts
+// would look new and be indexed twice): it runs as a sweep, which reads
+// the checkpoint whole, finds the damage and recovers from the rows.
+func TestQuickRunMeetsDamagedCheckpoint(t *testing.T) {
+	e := newClaudeEnv(t)
+	path := filepath.Join(e.idx, store.ManifestName)
+	data, err := os.ReadFile(path)
+	must(t, err)
+	at := bytes.Index(data, []byte("\nfile\t"))
+	if at < 0 {
+		t.Fatal("no file line in the checkpoint")
+	}
+	data[at+10] ^= 0x01 // in the first file line: the head and the chunk table still check
+	must(t, os.WriteFile(path, data, 0o600))
+	e.appendPrompt(t, oldSession, "typed after the damage")
+	e.appendHistory(t, oldSession)
+	var warned []string
+	sum, err := Run(Options{Config: Config{Sources: []string{e.root}, IndexDir: e.idx}, Quick: true, SweepEvery: e.sweepEvery,
+		Warn: func(s string) { warned = append(warned, s) }})
+	must(t, err)
+	if sum.RowsAdded != 1 {
+		t.Fatalf("the run added %d rows, want 1 (warnings %q)", sum.RowsAdded, warned)
+	}
+	e.mustIndex(t, "an old session about the parser", "old subagent work", "typed after the damage")
+	if n := texts(liveRows(t, e.idx))["an old session about the parser"]; n != 1 {
+		t.Fatalf("the old row is there %d times", n)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -355,29 +357,276 @@ func CheckJournal(dir string, m *Manifest) error {
 	return nil
 }
 
-// lazyFiles is the file lines of a checkpoint, sorted by path, read on
-// demand.
+// lazyFiles reads the file lines of a checkpoint by chunk: the chunk
+// table at its end names each chunk's place, checksum and first path.
 type lazyFiles struct {
-	lines []byte // whole lines, each ending in '\n'
-	err   error  // a line that did not parse (the checksum held)
+	path   string // the checkpoint
+	epoch  uint64
+	chunks []fileChunk
+	read   map[int][]byte // chunks read and checked
+	err    error          // a chunk or line that failed its checks
 }
 
-// find returns the state of path in the checkpoint, by binary search over
-// its lines (the path is a line's last field).
+// fileChunk is one chunk of file lines of a checkpoint.
+type fileChunk struct {
+	off, n int64
+	crc    uint32
+	first  string // the path of its first line
+}
+
+// checkpointChunk is how many bytes of file lines a chunk holds (it ends
+// at the first line end past this).
+const checkpointChunk = 64 << 10
+
+// appendFileLines appends m's file lines, sorted by path, then the chunk
+// table: a chunk line per checkpointChunk bytes of them (offset, length,
+// CRC-32C, first path) and a chunks line (the table's offset and CRC-32C).
+func (m *Manifest) appendFileLines(b []byte) []byte {
+	var chunks []fileChunk
+	start, first := len(b), ""
+	closeChunk := func() {
+		if len(b) > start {
+			chunks = append(chunks, fileChunk{off: int64(start), n: int64(len(b) - start), crc: crc32.Checksum(b[start:], crcTable), first: first})
+		}
+		start = len(b)
+	}
+	for _, path := range m.filePaths() {
+		if len(b) == start {
+			first = path
+		}
+		b = m.Files[path].appendLine(b)
+		if len(b)-start >= checkpointChunk {
+			closeChunk()
+		}
+	}
+	closeChunk()
+	table := len(b)
+	for _, c := range chunks {
+		b = fmt.Appendf(b, "chunk\t%d\t%d\t%08x\t", c.off, c.n, c.crc)
+		b = append(appendEscaped(b, c.first), '\n')
+	}
+	return fmt.Appendf(b, "chunks\t%d\t%08x\n", table, crc32.Checksum(b[table:], crcTable))
+}
+
+// openCheckpoint opens a format-3 checkpoint for OpenManifest without
+// reading its file lines: the head (checked by its checksum) from the
+// start, the chunk table (checked by its own) from the end, then the
+// journal applied. A checkpoint without a chunk table is read whole.
+func openCheckpoint(dir, path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	damaged := func(err error) error {
+		return fmt.Errorf("%s: %w: %w; `recall index` recovers it from the data files", path, ErrManifestDamaged, err)
+	}
+	size := info.Size()
+	head := make([]byte, min(size, manifestHeadBytes))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	headEnd := bytes.Index(head, []byte("\nhead\t"))
+	if headEnd >= 0 {
+		if i := bytes.IndexByte(head[headEnd+1:], '\n'); i >= 0 {
+			headEnd += 1 + i + 1
+		} else {
+			headEnd = -1
+		}
+	}
+	tailLen := min(size, manifestHeadBytes)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, size-tailLen); err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	table, tableOK := chunkTable(tail, size-tailLen)
+	if headEnd < 0 || !tableOK {
+		return openWhole(dir, path) // a long head, no table, or damage: the whole read says which
+	}
+	m, err := parseManifest(head[:headEnd], false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	}
+	if m.Epoch == 0 {
+		return nil, damaged(errors.New("a v3 manifest without its epoch"))
+	}
+	if table.off < size-tailLen {
+		whole := make([]byte, size-table.off)
+		if _, err := f.ReadAt(whole, table.off); err != nil {
+			return nil, fmt.Errorf("read manifest: %w", err)
+		}
+		if table, tableOK = chunkTable(whole, table.off); !tableOK {
+			return openWhole(dir, path)
+		}
+	}
+	if err := table.check(int64(headEnd)); err != nil {
+		return nil, damaged(err)
+	}
+	m.files = &lazyFiles{path: path, epoch: m.Epoch, chunks: table.chunks, read: map[int][]byte{}}
+	m.base = map[string]FileState{}
+	if err := m.applyJournal(dir, true); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// openWhole reads a checkpoint whole for OpenManifest.
+func openWhole(dir, path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m, err := parseManifest(data, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	}
+	m.base = make(map[string]FileState, len(m.Files))
+	for p, st := range m.Files {
+		m.base[p] = *st
+	}
+	if err := m.applyJournal(dir, true); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// chunkIndex is a checkpoint's chunk table.
+type chunkIndex struct {
+	off    int64 // where the table starts
+	chunks []fileChunk
+}
+
+// chunkTable finds the chunk table in tail, the end of a checkpoint that
+// starts at byte at: the chunks line just before the end line, and the
+// chunk lines from the table's offset on, if tail holds them.
+func chunkTable(tail []byte, at int64) (chunkIndex, bool) {
+	endAt := bytes.LastIndex(tail, []byte("\nend\t"))
+	if endAt < 0 {
+		return chunkIndex{}, false
+	}
+	linesAt := bytes.LastIndex(tail[:endAt], []byte("\nchunks\t"))
+	if linesAt < 0 {
+		return chunkIndex{}, false
+	}
+	f := splitTabs(tail[linesAt+1:endAt], nil)
+	p := fieldParser{f: f}
+	off := p.int(1)
+	if p.err != nil || len(f) != 3 {
+		return chunkIndex{}, false
+	}
+	want, err := strconv.ParseUint(string(f[2]), 16, 32)
+	if err != nil {
+		return chunkIndex{}, false
+	}
+	ix := chunkIndex{off: off}
+	if off < at {
+		return ix, true // the caller reads from off
+	}
+	lines := tail[off-at : linesAt+1]
+	if crc32.Checksum(lines, crcTable) != uint32(want) {
+		return chunkIndex{}, false
+	}
+	for line := range bytes.Lines(lines) {
+		f := splitTabs(bytes.TrimSuffix(line, []byte("\n")), nil)
+		p := fieldParser{f: f}
+		c := fileChunk{off: p.int(1), n: p.int(2), first: p.str(4)}
+		crc, err := strconv.ParseUint(string(f[min(3, len(f)-1)]), 16, 32)
+		if p.err != nil || err != nil || string(f[0]) != "chunk" || len(f) != 5 {
+			return chunkIndex{}, false
+		}
+		c.crc = uint32(crc)
+		ix.chunks = append(ix.chunks, c)
+	}
+	return ix, true
+}
+
+// check makes sure the chunks tile the file lines, from the end of the
+// head to the table, in path order.
+func (ix chunkIndex) check(from int64) error {
+	at := from
+	for i, c := range ix.chunks {
+		if c.off != at || c.n <= 0 || i > 0 && ix.chunks[i-1].first >= c.first {
+			return fmt.Errorf("chunk %d of the checkpoint does not follow the one before", i)
+		}
+		at += c.n
+	}
+	if at != ix.off {
+		return errors.New("the checkpoint's chunks do not reach its chunk table")
+	}
+	return nil
+}
+
+// chunk reads and checks chunk i.
+func (l *lazyFiles) chunk(i int) []byte {
+	if b, ok := l.read[i]; ok {
+		return b
+	}
+	c := l.chunks[i]
+	b := make([]byte, c.n)
+	f, err := os.Open(l.path)
+	if err == nil {
+		_, err = f.ReadAt(b, c.off)
+		f.Close()
+	}
+	switch {
+	case err != nil:
+		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, err)
+		return nil
+	case crc32.Checksum(b, crcTable) != c.crc || len(b) == 0 || b[len(b)-1] != '\n':
+		l.err = fmt.Errorf("%w: %s: chunk at byte %d fails its checksum", ErrManifestDamaged, ManifestName, c.off)
+		return nil
+	}
+	l.read[i] = b
+	return b
+}
+
+// find returns the state of path in the checkpoint: the chunk whose
+// first path is the last at or before it, then a binary search over its
+// lines (the path is a line's last field).
 func (l *lazyFiles) find(path string) *FileState {
-	lo, hi := 0, len(l.lines)
-	fields := make([][]byte, 0, 20)
+	i := sort.Search(len(l.chunks), func(i int) bool { return l.chunks[i].first > path }) - 1
+	if i < 0 {
+		return nil
+	}
+	lines := l.chunk(i)
+	if lines == nil {
+		return nil
+	}
+	line := findLine(lines, path)
+	if line == nil {
+		return nil
+	}
+	if !bytes.HasPrefix(line, []byte("file\t")) {
+		l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrManifestDamaged, ManifestName)
+		return nil
+	}
+	fp := fieldParser{f: splitTabs(line, nil)}
+	st := fp.fileState(FormatVersion)
+	if fp.err != nil {
+		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, fp.err)
+		return nil
+	}
+	return st
+}
+
+// findLine finds the line of path among sorted file lines.
+func findLine(lines []byte, path string) []byte {
+	lo, hi := 0, len(lines)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		start := lo
-		if i := bytes.LastIndexByte(l.lines[lo:mid], '\n'); i >= 0 {
+		if i := bytes.LastIndexByte(lines[lo:mid], '\n'); i >= 0 {
 			start = lo + i + 1
 		}
-		end := start + bytes.IndexByte(l.lines[start:], '\n')
+		end := start + bytes.IndexByte(lines[start:], '\n')
 		if end < start {
-			end = len(l.lines)
+			end = len(lines)
 		}
-		line := l.lines[start:end]
+		line := lines[start:end]
 		p := line[bytes.LastIndexByte(line, '\t')+1:]
 		var c int
 		if bytes.IndexByte(p, '\\') >= 0 {
@@ -386,17 +635,8 @@ func (l *lazyFiles) find(path string) *FileState {
 			c = bytes.Compare(p, []byte(path))
 		}
 		switch {
-		case c == 0 && !bytes.HasPrefix(line, []byte("file\t")):
-			l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrManifestDamaged, ManifestName)
-			return nil
 		case c == 0:
-			fields = splitTabs(line, fields)
-			fp := fieldParser{f: fields}
-			st := fp.fileState(FormatVersion)
-			if fp.err != nil && l.err == nil {
-				l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, fp.err)
-			}
-			return st
+			return line
 		case c < 0:
 			lo = end + 1
 		default:
@@ -407,7 +647,9 @@ func (l *lazyFiles) find(path string) *FileState {
 }
 
 // File returns the state of path, reading its checkpoint line if it was
-// not read yet; nil if the manifest holds no such path.
+// not read yet; nil if the manifest holds no such path. A chunk that
+// fails its checks makes Err say so; the run must not commit (Commit
+// refuses).
 func (m *Manifest) File(path string) *FileState {
 	if st, ok := m.Files[path]; ok || m.files == nil {
 		return st
@@ -423,11 +665,21 @@ func (m *Manifest) File(path string) *FileState {
 	return st
 }
 
+// Err is the damage met reading file lines on demand, if any: the
+// checkpoint is damaged, and what File returned cannot be trusted.
+func (m *Manifest) Err() error {
+	if m.files != nil {
+		return m.files.err
+	}
+	return nil
+}
+
 // Partial reports whether Files holds only the paths read so far.
 func (m *Manifest) Partial() bool { return m.files != nil }
 
 // LoadAll reads every file line, so Files holds every path, and returns
-// Files. The paths read or changed so far keep their state.
+// Files. The paths read or changed so far keep their state. The
+// checkpoint is read whole and checked whole; damage makes Err say so.
 func (m *Manifest) LoadAll() map[string]*FileState {
 	m.loadAll()
 	return m.Files
@@ -435,73 +687,30 @@ func (m *Manifest) LoadAll() map[string]*FileState {
 
 func (m *Manifest) loadAll() {
 	l := m.files
-	if l == nil {
+	if l == nil || l.err != nil {
 		return
 	}
-	var fields [][]byte
-	in := interner{}
-	for data := l.lines; len(data) > 0; {
-		i := bytes.IndexByte(data, '\n')
-		line := data[:i]
-		data = data[i+1:]
-		fields = splitTabs(line, fields[:0])
-		p := fieldParser{f: fields, in: in}
-		st := p.fileState(FormatVersion)
-		if string(fields[0]) != "file" && p.err == nil {
-			p.err = errors.New("a line after the head is not a file line")
-		}
-		if p.err != nil {
-			l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, p.err)
-			return
-		}
-		if _, ok := m.Files[st.Path]; ok {
+	data, err := os.ReadFile(l.path)
+	if err != nil {
+		l.err = fmt.Errorf("read manifest: %w", err)
+		return
+	}
+	whole, err := parseManifest(data, true)
+	if err == nil && whole.Epoch != l.epoch {
+		err = fmt.Errorf("%w: the checkpoint changed while read", ErrManifestDamaged)
+	}
+	if err != nil {
+		l.err = fmt.Errorf("%s: %w", l.path, err)
+		return
+	}
+	for path, st := range whole.Files {
+		if _, ok := m.Files[path]; ok {
 			continue
 		}
-		m.Files[st.Path] = st
+		m.Files[path] = st
 		if m.base != nil {
-			m.base[st.Path] = *st
+			m.base[path] = *st
 		}
 	}
 	m.files = nil
-}
-
-// openCheckpoint reads a format-3 checkpoint for OpenManifest: its
-// checksums over all of it, its head parsed, its file lines kept for
-// File, then the journal applied.
-func openCheckpoint(dir, path string, data []byte) (*Manifest, error) {
-	damaged := func(err error) error {
-		return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
-	}
-	headEnd := bytes.Index(data, []byte("\nhead\t"))
-	if headEnd < 0 {
-		return nil, damaged(fmt.Errorf("%w: checksum line missing: the manifest was cut short", ErrManifestDamaged))
-	}
-	headEnd += 1 + bytes.IndexByte(data[headEnd+1:], '\n') + 1
-	if headEnd <= 0 || headEnd > len(data) {
-		return nil, damaged(fmt.Errorf("%w: head checksum line cut short", ErrManifestDamaged))
-	}
-	m, err := parseManifest(data[:headEnd], false)
-	if err != nil {
-		return nil, damaged(err)
-	}
-	if m.Epoch == 0 {
-		return nil, damaged(fmt.Errorf("%w: a v3 manifest without its epoch", ErrManifestDamaged))
-	}
-	endAt := bytes.LastIndex(data, []byte("\nend\t"))
-	if endAt < headEnd-1 || !bytes.HasSuffix(data, []byte("\n")) {
-		return nil, damaged(fmt.Errorf("%w: checksum line missing: the manifest was cut short", ErrManifestDamaged))
-	}
-	if err := checkSum(splitTabs(data[endAt+1:len(data)-1], nil), data[:endAt+1]); err != nil {
-		return nil, damaged(fmt.Errorf("%w: %w", ErrManifestDamaged, err))
-	}
-	lines := data[headEnd : endAt+1]
-	if len(lines) > 0 && !bytes.HasPrefix(lines, []byte("file\t")) {
-		return nil, damaged(fmt.Errorf("%w: a line after the head is not a file line", ErrManifestDamaged))
-	}
-	m.files = &lazyFiles{lines: lines}
-	m.base = map[string]FileState{}
-	if err := m.applyJournal(dir, true); err != nil {
-		return nil, err
-	}
-	return m, nil
 }

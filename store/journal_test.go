@@ -109,10 +109,10 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
 	var paths []string
-	for i := range 500 {
-		p := fmt.Sprintf("/p/%03d/%c.jsonl", i, 'a'+i%26)
+	for i := range 3000 {
+		p := fmt.Sprintf("/p/%04d/%c.jsonl", i, 'a'+i%26)
 		if i%7 == 0 {
-			p = fmt.Sprintf("/p/%03d/tab\there\\%d.jsonl", i, i)
+			p = fmt.Sprintf("/p/%04d/tab\there\\%d.jsonl", i, i)
 		}
 		paths = append(paths, p)
 		m.Files[p] = &FileState{Path: p, Gen: uint32(i + 1), Kind: KindMain, Verdict: VerdictIndexed, Size: int64(i)}
@@ -120,15 +120,60 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 	must(t, CommitManifest(dir, m))
 	open, err := OpenManifest(dir)
 	must(t, err)
+	if n := len(open.files.chunks); n < 3 {
+		t.Fatalf("%d chunks: the test wants several", n)
+	}
 	for i, p := range paths {
 		if st := open.File(p); st == nil || st.Gen != uint32(i+1) {
 			t.Fatalf("File(%q) = %+v", p, st)
 		}
 	}
-	for _, p := range []string{"", "/", "/p/000", "/p/250/z.jsonl", "/q"} {
+	for _, p := range []string{"", "/", "/p/0000", "/p/0250/z.jsonl", "/q"} {
 		if open.File(p) != nil {
 			t.Errorf("File(%q) found a path that is not there", p)
 		}
+	}
+}
+
+// TestDamagedCheckpointChunk: a chunk of file lines whose checksum fails
+// is damage, found by the lookup that reads it (which then answers
+// nothing and forbids the commit) and by a whole read.
+func TestDamagedCheckpointChunk(t *testing.T) {
+	dir := t.TempDir()
+	m := NewManifest()
+	for i := range 3000 {
+		p := fmt.Sprintf("/p/%04d.jsonl", i)
+		m.Files[p] = &FileState{Path: p, Gen: uint32(i + 1), Kind: KindMain, Verdict: VerdictIndexed}
+	}
+	must(t, CommitManifest(dir, m))
+	open, err := OpenManifest(dir)
+	must(t, err)
+	c := open.files.chunks[1]
+	path := filepath.Join(dir, ManifestName)
+	data, err := os.ReadFile(path)
+	must(t, err)
+	data[c.off+c.n/2] ^= 0x01
+	must(t, os.WriteFile(path, data, 0o600))
+
+	open, err = OpenManifest(dir)
+	must(t, err) // the head and the table are intact
+	if st := open.File("/p/0000.jsonl"); st == nil || open.Err() != nil {
+		t.Fatalf("a path in an intact chunk: %+v, %v", st, open.Err())
+	}
+	if st := open.File(c.first); st != nil || !errors.Is(open.Err(), ErrManifestDamaged) {
+		t.Fatalf("a path in the damaged chunk: %+v, Err %v; want nil and ErrManifestDamaged", st, open.Err())
+	}
+	if err := CommitManifest(dir, open); !errors.Is(err, ErrManifestDamaged) {
+		t.Fatalf("commit after damage was met = %v, want ErrManifestDamaged", err)
+	}
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrManifestDamaged) {
+		t.Fatalf("ReadManifest = %v, want ErrManifestDamaged", err)
+	}
+	other, err := OpenManifest(dir)
+	must(t, err)
+	other.LoadAll()
+	if !errors.Is(other.Err(), ErrManifestDamaged) {
+		t.Fatalf("LoadAll over the damaged chunk: Err %v", other.Err())
 	}
 }
 

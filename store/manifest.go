@@ -187,29 +187,23 @@ var ErrNoIndex = errors.New("no index yet")
 
 // ReadManifest loads dir's committed manifest whole: the checkpoint with
 // the journal's records applied, every file line parsed.
-func ReadManifest(dir string) (*Manifest, error) {
-	m, err := OpenManifest(dir)
-	if err != nil {
-		return nil, err
-	}
-	m.base = nil // commits from a whole read are checkpoints, as before
-	m.loadAll()
-	if m.files != nil && m.files.err != nil {
-		return nil, m.files.err
-	}
-	return m, nil
-}
+func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir, false) }
 
-// OpenManifest loads dir's committed manifest for a writer: the head and
-// the journal's records are read now, a file line of the checkpoint when
-// File asks for its path (or LoadAll for every one). Its commits append
-// to the journal what changed.
-func OpenManifest(dir string) (*Manifest, error) {
+// OpenManifest loads dir's committed manifest for a writer (under the
+// lock): the head, the chunk table and the journal's records are read
+// now, a file line of the checkpoint when File asks for its path (or
+// LoadAll for every one). Its commits append to the journal what changed.
+func OpenManifest(dir string) (*Manifest, error) { return readManifest(dir, true) }
+
+func readManifest(dir string, lazy bool) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	data, err := os.ReadFile(path)
-	if err == nil {
-		return openCheckpoint(dir, path, data)
+	if lazy {
+		m, err := openCheckpoint(dir, path)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return m, err
+		}
 	}
+	data, err := os.ReadFile(path)
 	for format := ManifestVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
 		path = filepath.Join(dir, manifestName(format))
 		data, err = os.ReadFile(path)
@@ -229,6 +223,9 @@ func OpenManifest(dir string) (*Manifest, error) {
 	m, err := parseManifest(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	}
+	if err := m.applyJournal(dir, true); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -347,6 +344,9 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 			}
 		}
 		at = next
+	}
+	if version == 0 {
+		return nil, errors.New("empty manifest")
 	}
 	if version >= 2 && (!sawHead || whole && !sawEnd) {
 		return nil, errors.New("checksum line missing: the manifest was cut short")
@@ -570,9 +570,7 @@ func (m *Manifest) encode() []byte {
 	line("epoch", strconv.FormatUint(m.Epoch, 10))
 	b = m.appendHead(b)
 	b = appendChecksum(b, headChecksum)
-	for _, path := range m.filePaths() {
-		b = m.Files[path].appendLine(b)
-	}
+	b = m.appendFileLines(b)
 	return appendChecksum(b, endChecksum)
 }
 
