@@ -356,7 +356,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 	if err := m.Err(); err != nil {
 		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
 	}
-	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
+	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq && !m.Legacy() {
 		store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 		return sum, nil
 	}

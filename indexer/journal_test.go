@@ -61,6 +61,12 @@ func TestManifestV2IsUpgraded(t *testing.T) {
 	if got := len(liveRows(t, idx)); got != 2 {
 		t.Fatalf("a search over the v2 index sees %d rows, want 2", got)
 	}
+	// A run with nothing new upgrades it too.
+	runIndex(t, src, idx, "")
+	if _, err := os.Stat(filepath.Join(idx, store.ManifestName)); err != nil {
+		t.Fatalf("a run with nothing new left the v2 manifest as it was: %v", err)
+	}
+	asManifestV2(t, idx)
 	appendText(t, path, promptLine(3, "third prompt about write-through caches"))
 	if sum := runIndex(t, src, idx, ""); sum.RowsAdded != 1 {
 		t.Fatalf("the run over the v2 index added %d rows, want 1", sum.RowsAdded)

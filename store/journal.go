@@ -674,6 +674,12 @@ func (m *Manifest) Err() error {
 	return nil
 }
 
+// Legacy reports a manifest read from an older manifest file (v1, v2),
+// which the next commit replaces by a checkpoint: a run commits even
+// with nothing new, so the index is upgraded once and later runs get
+// the journal and the quick check.
+func (m *Manifest) Legacy() bool { return m.Epoch == 0 && m.RowsBytes > 0 }
+
 // Partial reports whether Files holds only the paths read so far.
 func (m *Manifest) Partial() bool { return m.files != nil }
 
