@@ -224,6 +224,9 @@ func runOnce(opts Options) (Summary, error) {
 	}
 	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
 	if err == nil {
+		if q == nil {
+			store.EnsureKeyIndex(opts.IndexDir, m) // for the small runs to come
+		}
 		keepFresh(opts, m, q, d.sweep, d.found, sum.liveDelta)
 		if q != nil {
 			sum.Files = liveFiles(m, opts.Sources, q.prev.Files+sum.liveDelta)

@@ -214,3 +214,30 @@ func writeKeyIndex(dir string, m *Manifest, records []byte) error {
 	}
 	return atomicfile.Write(filepath.Join(dir, keyIndexName(m)), out, 0o600, nil)
 }
+
+// EnsureKeyIndex builds dir's key index when it is missing, stale or
+// more than keyTailLimit records behind the committed keys, so that the
+// next small run does not pay for it. A sweep calls it: it reads every
+// transcript's state anyway. Failures only cost the next run the build.
+func EnsureKeyIndex(dir string, m *Manifest) {
+	if m.Format != FormatVersion || m.KeysBytes < binaryHeaderSize {
+		return
+	}
+	keys, err := os.Open(filepath.Join(dir, m.KeysName()))
+	if err != nil {
+		return
+	}
+	defer keys.Close()
+	n := (m.KeysBytes - binaryHeaderSize) / uuidRecordSize
+	if ix, covered, err := openKeyIndex(dir, m, keys, n); err == nil {
+		ix.close()
+		if n-covered <= keyTailLimit {
+			return
+		}
+	}
+	records := make([]byte, n*uuidRecordSize)
+	if _, err := keys.ReadAt(records, binaryHeaderSize); err != nil {
+		return
+	}
+	_ = writeKeyIndex(dir, m, records)
+}

@@ -119,3 +119,25 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 	}
 	checkKeys(t, w, m, want, true)
 }
+
+// TestEnsureKeyIndex: a sweep leaves a key index that covers every
+// committed key, so the next small run reads no keys file whole.
+func TestEnsureKeyIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	_, w, m, want := keysIndex(t, 3000, r)
+	defer w.Close()
+	EnsureKeyIndex(w.dir, m)
+	s := LoadKeys(w, m)
+	if s.disk == nil || len(s.tail) != 0 {
+		t.Fatalf("after EnsureKeyIndex: index %v, tail of %d bytes", s.disk != nil, len(s.tail))
+	}
+	for i := range keyTailLimit + 10 {
+		appendKey(t, w, uint64(100000+i), 2)
+		want[uint64(100000+i)] = 2
+	}
+	EnsureKeyIndex(w.dir, m)
+	if s := LoadKeys(w, m); s.disk == nil || len(s.tail) != 0 {
+		t.Fatal("EnsureKeyIndex left an index more than keyTailLimit records behind")
+	}
+	checkKeys(t, w, m, want, true)
+}
