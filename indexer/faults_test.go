@@ -57,6 +57,21 @@ func faults() []fault {
 			flipRandomByte(t, filepath.Join(idx, store.ManifestName), 0, rng)
 			return false
 		}},
+		{"flip a journal byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
+			flipRandomByte(t, filepath.Join(idx, store.JournalName), 0, rng)
+			return false
+		}},
+		{"cut the journal short", func(t *testing.T, idx string, rng *rand.Rand) bool {
+			path := filepath.Join(idx, store.JournalName)
+			info, err := os.Stat(path)
+			must(t, err)
+			must(t, os.Truncate(path, rng.Int64N(info.Size())))
+			return false
+		}},
+		{"delete the journal", func(t *testing.T, idx string, _ *rand.Rand) bool {
+			must(t, os.Remove(filepath.Join(idx, store.JournalName)))
+			return false
+		}},
 		{"flip a rows byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
 			m, err := store.ReadManifest(idx)
 			must(t, err)

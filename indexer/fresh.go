@@ -347,6 +347,10 @@ type discovery struct {
 	found  []transcript.Transcript
 	isGone func(path string, seen bool) bool
 	sweep  *sweepStart // set for a full sweep
+	// all: any manifest entry may be gone (a sweep); else only those
+	// in gone are.
+	all  bool
+	gone []string
 }
 
 // discover lists what the quick check pointed at, now that the manifest
@@ -357,7 +361,7 @@ func (q *quick) discover(m *store.Manifest) discovery {
 		gone[p] = true
 	}
 	for _, dir := range q.vanished {
-		for path := range m.Files {
+		for path := range m.LoadAll() {
 			if strings.HasPrefix(path, dir+string(filepath.Separator)) {
 				gone[path] = true
 			}
@@ -366,7 +370,8 @@ func (q *quick) discover(m *store.Manifest) discovery {
 	for _, p := range q.relist {
 		q.relistProject(p, m, gone)
 	}
-	return discovery{found: q.found, isGone: func(path string, seen bool) bool { return !seen && gone[path] }}
+	return discovery{found: q.found, isGone: func(path string, seen bool) bool { return !seen && gone[path] },
+		gone: sortedKeysOf(gone)}
 }
 
 // relistProject lists a changed project folder: its transcript files are
@@ -386,7 +391,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 	}
 	knownDirs := map[string]bool{}
 	prefix := p + string(filepath.Separator)
-	for path, st := range m.Files {
+	for path, st := range m.LoadAll() {
 		if !strings.HasPrefix(path, prefix) {
 			continue
 		}
@@ -412,7 +417,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 			if err != nil {
 				continue
 			}
-			if st := m.Files[path]; st == nil || st.Gone || !unchanged(st, t.Stat) || replaced(st, t.Stat) {
+			if st := m.File(path); st == nil || st.Gone || !unchanged(st, t.Stat) || replaced(st, t.Stat) {
 				q.add(t, st == nil)
 			}
 		}
@@ -468,7 +473,10 @@ func startSweep(opts Options) *sweepStart {
 
 // keepFresh writes the state after a run that committed (or found the
 // manifest current): hot entries take the manifest's stat of their file.
-func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found []transcript.Transcript) {
+//
+// liveDelta moves the count of live transcripts the quick check kept when
+// the run read only the manifest entries it looked up.
+func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found []transcript.Transcript, liveDelta int) {
 	var next *store.FreshState
 	switch {
 	case sw != nil:
@@ -476,7 +484,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 		for _, t := range found {
 			// Recently written, or left unread (the current session's,
 			// one that failed to read): checked on every run.
-			st := m.Files[t.Path]
+			st := m.File(t.Path)
 			if sw.now.Sub(time.Unix(0, t.Stat.MtimeNs)) <= opts.hotKeep() || st == nil || !unchanged(st, t.Stat) {
 				next.Hot[t.Path] = unknownID
 			}
@@ -487,7 +495,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 		return
 	}
 	for path := range next.Hot {
-		st := m.Files[path]
+		st := m.File(path)
 		if st == nil || st.Gone {
 			delete(next.Hot, path)
 			continue
@@ -495,12 +503,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 		next.Hot[path] = store.FileID{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNs: st.MtimeNs}
 	}
 	trimHot(next.Hot)
-	next.Files = 0
-	for _, st := range m.Files {
-		if !st.Gone && underAny(st.Path, opts.Sources) {
-			next.Files++
-		}
-	}
+	next.Files = liveFiles(m, opts.Sources, next.Files+liveDelta)
 	id, err := store.ManifestID(opts.IndexDir)
 	if err != nil {
 		return // nothing committed yet: no state to keep
@@ -566,4 +569,14 @@ func (o Options) hotKeep() time.Duration { return HotKeep }
 func readable(dir string) bool {
 	_, err := os.ReadDir(dir)
 	return err == nil
+}
+
+// sortedKeysOf lists a set's members in order.
+func sortedKeysOf(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -404,13 +405,23 @@ func TestQuickBackstopSweep(t *testing.T) {
 // The state is a hint: a manifest it does not name (committed by another
 // version, recovered, rebuilt) or a damaged state means a full sweep.
 func TestQuickStateVoided(t *testing.T) {
-	for _, name := range []string{"manifest replaced", "state damaged"} {
+	for _, name := range []string{"manifest replaced", "journal record by a run that kept no state", "state damaged"} {
 		t.Run(name, func(t *testing.T) {
 			e := newClaudeEnv(t)
 			e.appendPrompt(t, oldSession, "unannounced line")
 			path := filepath.Join(e.idx, store.FreshName)
 			before := e.sweepNs(t)
-			if name == "manifest replaced" {
+			switch name {
+			case "journal record by a run that kept no state":
+				m, err := store.OpenManifest(e.idx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m.UpdatedNs++
+				if err := store.CommitManifest(e.idx, m); err != nil {
+					t.Fatal(err)
+				}
+			case "manifest replaced":
 				m, err := store.ReadManifest(e.idx)
 				if err != nil {
 					t.Fatal(err)
@@ -418,7 +429,7 @@ func TestQuickStateVoided(t *testing.T) {
 				if err := store.CommitManifest(e.idx, m); err != nil {
 					t.Fatal(err)
 				}
-			} else {
+			default:
 				data, _ := os.ReadFile(path)
 				data[len(data)/2] ^= 1
 				if err := os.WriteFile(path, data, 0o600); err != nil {
@@ -431,6 +442,29 @@ func TestQuickStateVoided(t *testing.T) {
 			}
 			e.mustIndex(t, "unannounced line")
 		})
+	}
+}
+
+// TestQuickOwnJournalCommitKeepsState: a quick run that commits an
+// append as a journal record names the journal it wrote in the state, so
+// the next run is quick again (and sees the next append).
+func TestQuickOwnJournalCommitKeepsState(t *testing.T) {
+	e := newClaudeEnv(t)
+	cp, err := os.ReadFile(filepath.Join(e.idx, store.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		text := fmt.Sprintf("resumed prompt number %d", i)
+		e.appendPrompt(t, oldSession, text)
+		e.appendHistory(t, oldSession)
+		if sum := e.quickRun(t); sum.RowsAdded != 1 {
+			t.Fatalf("append %d: %d rows added, want 1", i, sum.RowsAdded)
+		}
+		e.mustIndex(t, text)
+	}
+	if now, _ := os.ReadFile(filepath.Join(e.idx, store.ManifestName)); !bytes.Equal(now, cp) {
+		t.Error("the appends rewrote the checkpoint instead of appending to the journal")
 	}
 }
 

@@ -3,6 +3,7 @@ package indexer
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -72,4 +73,27 @@ func rowLines(rows []store.Row, srcRoot string) []string {
 	}
 	sort.Strings(lines)
 	return lines
+}
+
+// committedManifest keeps the committed manifest as it is now, checkpoint
+// and journal, and returns a function that puts it back: the state a
+// SIGKILL before a later run's commit leaves.
+func committedManifest(t *testing.T, idx string) (restore func()) {
+	t.Helper()
+	saved := map[string][]byte{}
+	for _, name := range []string{store.ManifestName, store.JournalName} {
+		data, err := os.ReadFile(filepath.Join(idx, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[name] = data
+	}
+	return func() {
+		t.Helper()
+		for name, data := range saved {
+			if err := os.WriteFile(filepath.Join(idx, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

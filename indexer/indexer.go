@@ -79,6 +79,9 @@ type Summary struct {
 	// Repair is what --repair found and did (nil without --repair).
 	Repair  *RepairReport
 	Elapsed time.Duration
+	// liveDelta is how many transcripts under the sources this run made
+	// live (new or back) less those it found gone (plan).
+	liveDelta int
 }
 
 // checkpointBytes is how much transcript input a run reads between manifest
@@ -186,7 +189,7 @@ func runOnce(opts Options) (Summary, error) {
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
 	}
-	m, err := loadOrRecover(opts)
+	m, err := openOrRecover(opts, q != nil)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
@@ -204,7 +207,7 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
-	first := !fileExists(filepath.Join(opts.IndexDir, store.ManifestName))
+	first := !store.HasManifest(opts.IndexDir)
 	var d discovery
 	if q != nil {
 		d = q.discover(m)
@@ -212,11 +215,21 @@ func runOnce(opts Options) (Summary, error) {
 		d = sweep(opts)
 	}
 	sum, err := runWith(opts, committed(m), m, d)
+	if q != nil && errors.Is(err, store.ErrManifestDamaged) {
+		// Damage in a part of the checkpoint only the lookups read: the
+		// full run reads it whole, finds it and recovers from the rows.
+		opts.Warn(err.Error())
+		opts.Quick = false
+		return runOnce(opts)
+	}
 	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
 	if err == nil {
-		keepFresh(opts, m, q, d.sweep, d.found)
+		if q == nil {
+			store.EnsureKeyIndex(opts.IndexDir, m) // for the small runs to come
+		}
+		keepFresh(opts, m, q, d.sweep, d.found, sum.liveDelta)
 		if q != nil {
-			sum.Files = liveFiles(m, opts.Sources)
+			sum.Files = liveFiles(m, opts.Sources, q.prev.Files+sum.liveDelta)
 		}
 	}
 	if err != nil {
@@ -246,19 +259,38 @@ func rederive(opts Options, m *store.Manifest) (string, error) {
 	return why, err
 }
 
-// loadOrRecover is loadOrNew, recovering a missing or damaged manifest
-// from the data files (store.Recover) instead of starting over: the rows
-// may be the only copy of transcripts that are gone.
+// loadOrRecover is openOrRecover with every manifest entry read.
 func loadOrRecover(opts Options) (*store.Manifest, error) {
+	return openOrRecover(opts, false)
+}
+
+// openOrRecover is loadOrNew, recovering a missing or damaged manifest
+// from the data files (store.Recover) instead of starting over: the rows
+// may be the only copy of transcripts that are gone. A quick run checks
+// only the length of the block records (reading them all grows with the
+// index); a sweep, a search and --repair read every record.
+func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
+	if err == nil && !quick {
+		m.LoadAll() // and checks the checkpoint whole
+		err = m.Err()
+	}
+	if err == nil {
+		err = store.CheckJournal(opts.IndexDir, m)
+	}
 	var known *store.Manifest
 	switch {
 	case err == nil && m.RowsBytes > 0:
 		// The block records locate the rows; without them nothing reads.
-		if err = store.CheckBlocks(opts.IndexDir, m); err == nil {
+		check := store.CheckBlocks
+		if quick {
+			check = store.CheckBlocksLength
+		}
+		if err = check(opts.IndexDir, m); err == nil {
 			return m, nil
 		}
 		known = m
+		known.LoadAll()
 	case !errors.Is(err, store.ErrManifestDamaged):
 		return m, err
 	}
@@ -296,8 +328,11 @@ func completeRecovered(m *store.Manifest) {
 	}
 }
 
+// loadOrNew opens the committed manifest for a run: the file lines of
+// the checkpoint are read as the run looks their paths up (store.File),
+// every one only where a run needs them all (a sweep, a changed folder).
 func loadOrNew(dir string) (*store.Manifest, error) {
-	m, err := store.ReadManifest(dir)
+	m, err := store.OpenManifest(dir)
 	if errors.Is(err, store.ErrNoIndex) {
 		return store.NewManifest(), nil
 	}
@@ -320,8 +355,11 @@ func committed(m *store.Manifest) baseState { return baseState{Seq: m.Seq, RowsB
 func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
 	sum.Files = len(d.found)
-	work, changed := plan(m, d.found, d.isGone, &sum)
-	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq {
+	work, changed := plan(m, d, opts.Sources, &sum)
+	if err := m.Err(); err != nil {
+		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
+	}
+	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq && !m.Legacy() {
 		store.EnsureTerms(opts.IndexDir, m, opts.Warn)
 		return sum, nil
 	}
@@ -333,7 +371,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		return sum, err
 	}
 	defer w.Close()
-	c := &committer{opts: opts, m: m, w: w, sum: &sum, forks: forkSessions(m)}
+	c := &committer{opts: opts, m: m, w: w, sum: &sum}
 	if err := c.run(work); err != nil {
 		return sum, err
 	}
@@ -371,12 +409,18 @@ func sweep(opts Options) discovery {
 		found:  transcript.Discover(opts.Sources, opts.Warn),
 		isGone: func(path string, seen bool) bool { return !seen && underAny(path, opts.Sources) },
 		sweep:  sw,
+		all:    true,
 	}
 }
 
 // liveFiles counts the transcripts the manifest holds under the roots
-// that are not gone.
-func liveFiles(m *store.Manifest, roots []string) int {
+// that are not gone. A manifest that read only the paths a quick run
+// looked up gives known, the count kept by the freshness state and
+// moved by what this run changed.
+func liveFiles(m *store.Manifest, roots []string, known int) int {
+	if m.Partial() {
+		return known
+	}
 	n := 0
 	for _, st := range m.Files {
 		if !st.Gone && underAny(st.Path, roots) {
@@ -390,16 +434,23 @@ func liveFiles(m *store.Manifest, roots []string) int {
 // with new bytes, and whether the manifest changed otherwise (files gone,
 // replaced or grown only in ways that need no reading). isGone says which
 // manifest entries the discovery shows gone.
-func plan(m *store.Manifest, found []transcript.Transcript, isGone func(path string, seen bool) bool, sum *Summary) ([]transcript.Work, bool) {
+//
+// It moves sum.liveDelta by the transcripts under roots it makes live
+// (new or back) or gone, so a quick run can keep the count of live
+// transcripts without reading every manifest entry.
+func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]transcript.Work, bool) {
 	changed := false
-	seen := make(map[string]bool, len(found))
+	seen := make(map[string]bool, len(d.found))
 	var work []transcript.Work
-	for _, t := range found {
+	for _, t := range d.found {
 		seen[t.Path] = true
-		st := m.Files[t.Path]
+		st := m.File(t.Path)
 		if st == nil {
 			st = newFileState(m, t)
 			changed = true
+			if underAny(t.Path, roots) {
+				sum.liveDelta++
+			}
 		} else if replaced(st, t.Stat) {
 			m.Dead[st.Gen] += st.Rows
 			forgotten := st.Verdict == store.VerdictForgotten
@@ -412,6 +463,9 @@ func plan(m *store.Manifest, found []transcript.Transcript, isGone func(path str
 		}
 		if st.Gone {
 			st.Gone, changed = false, true
+			if underAny(t.Path, roots) {
+				sum.liveDelta++
+			}
 		}
 		if unchanged(st, t.Stat) {
 			continue
@@ -423,11 +477,23 @@ func plan(m *store.Manifest, found []transcript.Transcript, isGone func(path str
 		}
 		work = append(work, transcript.Work{T: t, State: *st})
 	}
-	for path, st := range m.Files {
-		if !st.Gone && isGone(path, seen[path]) {
+	markGone := func(path string, st *store.FileState) {
+		if st != nil && !st.Gone && d.isGone(path, seen[path]) {
 			st.Gone = true
 			sum.Gone++
 			changed = true
+			if underAny(path, roots) {
+				sum.liveDelta--
+			}
+		}
+	}
+	if d.all || m.Partial() && d.gone == nil {
+		for path, st := range m.LoadAll() {
+			markGone(path, st)
+		}
+	} else {
+		for _, path := range d.gone {
+			markGone(path, m.File(path))
 		}
 	}
 	return work, changed
@@ -472,7 +538,7 @@ func underAny(path string, roots []string) bool {
 // their subagent transcripts are excluded too.
 func forkSessions(m *store.Manifest) map[string]bool {
 	out := map[string]bool{}
-	for _, st := range m.Files {
+	for _, st := range m.LoadAll() {
 		if st.Kind == store.KindMain && st.Verdict == store.VerdictFork {
 			out[st.Session] = true
 		}
@@ -486,8 +552,8 @@ type committer struct {
 	m          *store.Manifest
 	w          *store.RowsWriter
 	sum        *Summary
-	forks      map[string]bool
-	keys       *store.KeySet // row key → generation, loaded on first need
+	forks      map[string]bool // fork sessions: built on the first non-main transcript (forkSession)
+	keys       *store.KeySet   // row key → generation, loaded on first need
 	sinceCheck int64
 }
 
@@ -618,7 +684,7 @@ func (c *committer) apply(res *transcript.Result) error {
 		st.Verdict = store.VerdictBinary
 		return nil
 	}
-	if res.Fork || c.forks[st.Session] && st.Kind != store.KindMain {
+	if res.Fork || st.Kind != store.KindMain && c.forkSession(st.Session) {
 		c.markFork(st, res)
 		return nil
 	}
@@ -650,11 +716,21 @@ func (c *committer) reread(res *transcript.Result) error {
 	return c.apply(&again)
 }
 
+// forkSession reports whether session's main transcript was judged a
+// fork. The first call reads every manifest entry, which only a run over
+// a subagent transcript needs.
+func (c *committer) forkSession(session string) bool {
+	if c.forks == nil {
+		c.forks = forkSessions(c.m)
+	}
+	return c.forks[session]
+}
+
 func (c *committer) markFork(st *store.FileState, res *transcript.Result) {
 	st.Verdict = store.VerdictFork
 	st.Offset = res.Work.T.Stat.Size // never read again
-	if st.Kind == store.KindMain {
-		c.forks[st.Session] = true
+	if st.Kind == store.KindMain && c.forks != nil {
+		c.forks[st.Session] = true // else forkSessions finds st
 	}
 	c.sum.ForkFiles++
 	c.m.Excluded[filter.Fork.String()]++

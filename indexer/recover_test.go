@@ -136,10 +136,7 @@ func crashedIndex(t *testing.T) (src, idx string) {
 	writeCrashCorpus(t, src, 6, 400, rand.New(rand.NewPCG(3, 4)))
 	idx = t.TempDir()
 	runIndex(t, src, idx, "")
-	first, err := os.ReadFile(filepath.Join(idx, store.ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	restore := committedManifest(t, idx)
 	for s := range 6 {
 		path := filepath.Join(src, fmt.Sprintf("-home-dev-p%d", s%4), fmt.Sprintf("sess-%d.jsonl", s))
 		var b strings.Builder
@@ -151,9 +148,7 @@ func crashedIndex(t *testing.T) (src, idx string) {
 	if _, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(idx, store.ManifestName), first, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	restore()
 	return src, idx
 }
 

@@ -185,11 +185,7 @@ func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "first prompt about caching")+promptLine(2, "second prompt about eviction"))
 	runIndex(t, src, idx, "")
-	manifest := filepath.Join(idx, store.ManifestName)
-	committed, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
+	restore := committedManifest(t, idx)
 	m, _ := store.ReadManifest(idx)
 	blocks := m.BlockCount()
 
@@ -197,9 +193,7 @@ func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
 	// before committing (the old manifest is put back).
 	appendText(t, path, promptLine(3, "zanzibar appears in the lost run"))
 	runIndex(t, src, idx, "")
-	if err := os.WriteFile(manifest, committed, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	restore()
 	// And a longer stale segment that Cover would prefer if it counted,
 	// plus a temp file of an unfinished write.
 	b := terms.NewBuilder()

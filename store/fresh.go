@@ -28,7 +28,7 @@ type FreshState struct {
 	Sources []string
 	// Manifest is the committed manifest the state goes with; another
 	// one (written by a run that kept no state, or recovered) voids it.
-	Manifest FileID
+	Manifest ManifestStamp
 	SweepNs  int64 // when the last full sweep started
 	Files    int   // transcripts the manifest held under the sources
 	// Dirs are folder mtimes: the roots and project folders. An entry
@@ -52,6 +52,13 @@ type HistoryState struct {
 	Dev, Ino uint64
 	Offset   int64
 	Tail     uint32 // transcript.HistoryTail at Offset: the file was not cut and written again
+}
+
+// ManifestStamp identifies a committed manifest: its checkpoint and its
+// journal (ManifestID). A checkpoint changes them both; a journal record
+// changes the journal's size.
+type ManifestStamp struct {
+	Checkpoint, Journal FileID
 }
 
 // FileID is what a stat says of a file: enough to tell it changed.
@@ -127,7 +134,9 @@ func (s *FreshState) parseLine(f [][]byte) error {
 	case "source":
 		s.Sources = append(s.Sources, p.str(1))
 	case "manifest":
-		s.Manifest = p.fileID(1)
+		s.Manifest.Checkpoint = p.fileID(1)
+	case "journal":
+		s.Manifest.Journal = p.fileID(1)
 	case "sweep":
 		s.SweepNs = p.int(1)
 	case "files":
@@ -158,7 +167,8 @@ func (s *FreshState) Encode() []byte {
 	for _, src := range s.Sources {
 		b = append(appendEscaped(append(b, "source\t"...), src), '\n')
 	}
-	b = append(appendFileID(append(b, "manifest"...), s.Manifest), '\n')
+	b = append(appendFileID(append(b, "manifest"...), s.Manifest.Checkpoint), '\n')
+	b = append(appendFileID(append(b, "journal"...), s.Manifest.Journal), '\n')
 	b = append(i64(append(b, "sweep\t"...), s.SweepNs, 10), '\n')
 	b = append(i64(append(b, "files\t"...), int64(s.Files), 10), '\n')
 	for _, path := range sortedKeys(s.Dirs) {
@@ -233,8 +243,15 @@ func RemoveFreshState(dir string) error {
 	return nil
 }
 
-// ManifestID identifies dir's committed manifest file: every commit
-// renames a new file over it, so a commit changes it.
-func ManifestID(dir string) (FileID, error) {
-	return StatID(filepath.Join(dir, ManifestName))
+// ManifestID identifies dir's committed manifest: a checkpoint renames a
+// new file over ManifestName and starts a new journal, a journal commit
+// makes the journal longer, so every commit changes it. A journal that
+// is not there stamps as zero.
+func ManifestID(dir string) (ManifestStamp, error) {
+	cp, err := StatID(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return ManifestStamp{}, err
+	}
+	j, _ := StatID(filepath.Join(dir, JournalName))
+	return ManifestStamp{Checkpoint: cp, Journal: j}, nil
 }

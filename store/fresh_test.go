@@ -7,7 +7,7 @@ import (
 
 func sampleFresh() *FreshState {
 	s := NewFreshState([]string{"/home/u/.claude/projects", "/odd\tpath"})
-	s.Manifest = FileID{Dev: 2049, Ino: 77, Size: 1234, MtimeNs: 1775037600000000000}
+	s.Manifest = ManifestStamp{Checkpoint: FileID{Dev: 2049, Ino: 77, Size: 1234, MtimeNs: 1775037600000000000}, Journal: FileID{Dev: 2049, Ino: 78, Size: 24, MtimeNs: 1775037600000000001}}
 	s.SweepNs, s.Files = 1775037600000000001, 8174
 	s.Dirs["/home/u/.claude/projects"] = DirState{Root: true, MtimeNs: 5}
 	s.Dirs["/home/u/.claude/projects/-a"] = DirState{MtimeNs: 0}

@@ -7,10 +7,11 @@ import (
 	"github.com/recall-dev/recall/textrules"
 )
 
-// FormatVersion is the on-disk layout version. It appears in every file
-// name (rows-v2-…, blocks-v2-…, manifest-v2.tsv) and in the manifest's first
-// line. A reader that meets a newer version refuses the index and asks for
-// `recall index --rebuild`; an older one it still reads, and the next
+// FormatVersion is the on-disk layout version of the data files. It
+// appears in their names (rows-v2-…, blocks-v2-…) and in the manifest's
+// format line (the manifest's own layout is ManifestVersion). A reader
+// that meets a newer version refuses the index and asks for `recall
+// index --rebuild`; an older one it still reads, and the next
 // `recall index` (or search) rewrites it in this layout from its rows.
 //
 // Changes, one line each:

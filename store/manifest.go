@@ -17,9 +17,21 @@ import (
 	"github.com/recall-dev/recall/textrules"
 )
 
-// ManifestName is the committed manifest of the current format
-// (manifestName(FormatVersion), which a test checks).
-const ManifestName = "manifest-v2.tsv"
+// ManifestName is the checkpoint of the committed manifest
+// (manifestName(ManifestVersion), which a test checks); JournalName holds
+// the commits since (journal.go).
+const ManifestName = "manifest-v3.tsv"
+
+// ManifestVersion is the layout of the manifest files, apart from the data
+// files' FormatVersion:
+//
+//	1, 2: manifest-v1.tsv, manifest-v2.tsv, replaced whole by every commit
+//	   (the version was the data format's).
+//	3: manifest-v3.tsv, a checkpoint of format-2 data files, sorted by
+//	   path, naming its epoch; commits since are records appended to
+//	   manifest-v3.journal. A recall that knows only v2 takes the file
+//	   name for a newer format's and refuses the index.
+const ManifestVersion = 3
 
 func manifestName(format int) string { return fmt.Sprintf("manifest-v%d.tsv", format) }
 
@@ -85,6 +97,25 @@ type Manifest struct {
 	Excluded    map[string]int64 // reason name → count
 	Dead        map[uint32]int64 // superseded generation → rows it left behind
 	Files       map[string]*FileState
+	// Epoch names the checkpoint this state was read from; the journal
+	// written for it carries the same epoch (format 3 on).
+	Epoch uint64
+
+	// files reads file lines of the checkpoint on demand (OpenManifest);
+	// nil once every line is in Files.
+	files *lazyFiles
+	// base is each file's state as last committed, for the journal to
+	// write only what changed; nil: the next commit is a checkpoint.
+	base map[string]FileState
+	// lineLayout is the layout of the file lines read: the data format
+	// up to v2, the v2 layout in every v3 checkpoint and journal.
+	lineLayout int
+	// journalEnd is where the next journal record goes: the end of the
+	// valid records of a journal of this epoch (0: none to append to).
+	journalEnd int64
+	// journalTorn: the journal ends in a record a crash cut short;
+	// journalMissing: a v3 checkpoint without its journal file.
+	journalTorn, journalMissing bool
 
 	// order is the file paths in the order read, which is sorted (as
 	// written), or nil: a commit merges in the paths added since instead
@@ -94,13 +125,14 @@ type Manifest struct {
 
 func NewManifest() *Manifest {
 	return &Manifest{
-		Format:   FormatVersion,
-		Feature:  textrules.FeatureVersion,
-		Seq:      1,
-		NextGen:  1,
-		Excluded: map[string]int64{},
-		Dead:     map[uint32]int64{},
-		Files:    map[string]*FileState{},
+		Format:     FormatVersion,
+		lineLayout: FormatVersion,
+		Feature:    textrules.FeatureVersion,
+		Seq:        1,
+		NextGen:    1,
+		Excluded:   map[string]int64{},
+		Dead:       map[uint32]int64{},
+		Files:      map[string]*FileState{},
 	}
 }
 
@@ -131,7 +163,9 @@ func (m *Manifest) dataName(kind, ext string) string {
 
 // clone returns a deep copy, so a run can work on its own copy and commit it.
 func (m *Manifest) clone() *Manifest {
+	m.loadAll()
 	c := *m
+	c.base, c.journalEnd, c.journalTorn = nil, 0, false
 	c.Excluded = make(map[string]int64, len(m.Excluded))
 	for k, v := range m.Excluded {
 		c.Excluded[k] = v
@@ -151,11 +185,26 @@ func (m *Manifest) clone() *Manifest {
 // ErrNoIndex is returned when the index directory holds no manifest yet.
 var ErrNoIndex = errors.New("no index yet")
 
-// ReadManifest loads dir's committed manifest.
-func ReadManifest(dir string) (*Manifest, error) {
+// ReadManifest loads dir's committed manifest whole: the checkpoint with
+// the journal's records applied, every file line parsed.
+func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir, false) }
+
+// OpenManifest loads dir's committed manifest for a writer (under the
+// lock): the head, the chunk table and the journal's records are read
+// now, a file line of the checkpoint when File asks for its path (or
+// LoadAll for every one). Its commits append to the journal what changed.
+func OpenManifest(dir string) (*Manifest, error) { return readManifest(dir, true) }
+
+func readManifest(dir string, lazy bool) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
+	if lazy {
+		m, err := openCheckpoint(dir, path)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return m, err
+		}
+	}
 	data, err := os.ReadFile(path)
-	for format := FormatVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
+	for format := ManifestVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
 		path = filepath.Join(dir, manifestName(format))
 		data, err = os.ReadFile(path)
 	}
@@ -174,6 +223,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	m, err := parseManifest(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	}
+	if err := m.applyJournal(dir, true); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -206,6 +258,9 @@ func readManifestHead(dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
 	}
+	if err := m.applyJournal(dir, false); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -219,7 +274,7 @@ func newerFormat(dir string) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "manifest-v*.tsv"))
 	for _, n := range names {
 		var v int
-		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > FormatVersion {
+		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > ManifestVersion {
 			return filepath.Base(n)
 		}
 	}
@@ -258,7 +313,7 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 	m.Feature = 0 // unrecorded unless a feature line says otherwise
 	fields := make([][]byte, 0, 16)
 	in := interner{}
-	sawHead, sawEnd := false, false
+	sawHead, sawEnd, version := false, false, 0
 	for n, at := 1, 0; at < len(data); n++ {
 		if sawEnd {
 			return nil, fmt.Errorf("line %d: after the end checksum", n)
@@ -271,11 +326,12 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 		fields = splitTabs(line, fields[:0])
 		switch {
 		case n == 1:
-			format, ok := manifestFormat(fields)
+			v, ok := manifestFormat(fields)
 			if !ok {
-				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, FormatVersion)
+				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, ManifestVersion)
 			}
-			m.Format = format
+			version, m.Format = v, min(v, FormatVersion) // v3 on: a format line says
+			m.lineLayout = m.Format
 		case string(fields[0]) == headChecksum || string(fields[0]) == endChecksum:
 			if err := checkSum(fields, data[:at]); err != nil {
 				return nil, fmt.Errorf("line %d: %w", n, err)
@@ -289,7 +345,10 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 		}
 		at = next
 	}
-	if m.Format >= 2 && (!sawHead || whole && !sawEnd) {
+	if version == 0 {
+		return nil, errors.New("empty manifest")
+	}
+	if version >= 2 && (!sawHead || whole && !sawEnd) {
 		return nil, errors.New("checksum line missing: the manifest was cut short")
 	}
 	if m.Seq == 0 {
@@ -324,7 +383,7 @@ func manifestFormat(fields [][]byte) (int, bool) {
 		return 0, false
 	}
 	v, err := strconv.Atoi(string(fields[1][1:]))
-	return v, err == nil && v >= oldestFormat && v <= FormatVersion
+	return v, err == nil && v >= oldestFormat && v <= ManifestVersion
 }
 
 func splitTabs(line []byte, dst [][]byte) [][]byte {
@@ -343,6 +402,10 @@ func (m *Manifest) parseLine(f [][]byte, in interner) error {
 	switch string(f[0]) {
 	case "seq":
 		m.Seq = int(p.int(1))
+	case "format":
+		m.Format = int(p.int(1))
+	case "epoch":
+		m.Epoch = uint64(p.int(1))
 	case "rows":
 		m.RowsBytes, m.Frames, m.Rows = p.int(1), int(p.int(2)), p.int(3)
 	case "text":
@@ -370,7 +433,7 @@ func (m *Manifest) parseLine(f [][]byte, in interner) error {
 	case "dead":
 		m.Dead[uint32(p.int(1))] = p.int(2)
 	case "file":
-		st := p.fileState(m.Format)
+		st := p.fileState(m.lineLayout)
 		if p.err == nil {
 			m.noteOrder(st.Path)
 			m.Files[st.Path] = st
@@ -502,8 +565,29 @@ func (m *Manifest) encode() []byte {
 		}
 		b = append(b, '\n')
 	}
+	line(manifestMagic, "v"+strconv.Itoa(ManifestVersion))
+	line("format", strconv.Itoa(m.Format))
+	line("epoch", strconv.FormatUint(m.Epoch, 10))
+	b = m.appendHead(b)
+	b = appendChecksum(b, headChecksum)
+	b = m.appendFileLines(b)
+	return appendChecksum(b, endChecksum)
+}
+
+// appendHead appends the lines of m's head that every commit restates:
+// counters, exclusions, dead generations (a journal record holds them
+// too).
+func (m *Manifest) appendHead(b []byte) []byte {
+	line := func(fields ...string) {
+		for i, f := range fields {
+			if i > 0 {
+				b = append(b, '\t')
+			}
+			b = append(b, f...)
+		}
+		b = append(b, '\n')
+	}
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	line(manifestMagic, "v"+strconv.Itoa(FormatVersion))
 	line("feature", i64(int64(m.Feature)))
 	line("seq", strconv.Itoa(m.Seq))
 	line("rows", i64(m.RowsBytes), strconv.Itoa(m.Frames), i64(m.Rows))
@@ -524,11 +608,7 @@ func (m *Manifest) encode() []byte {
 	for _, g := range gens {
 		line("dead", i64(int64(g)), i64(m.Dead[g]))
 	}
-	b = appendChecksum(b, headChecksum)
-	for _, path := range m.filePaths() {
-		b = m.Files[path].appendLine(b)
-	}
-	return appendChecksum(b, endChecksum)
+	return b
 }
 
 // noteOrder keeps path in m.order while the paths read are in order.
@@ -616,9 +696,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// CommitManifest writes m durably: temp file, fsync, rename over the old
-// manifest, fsync the directory. A crash at any point leaves either the old
-// or the new manifest, never a mix.
+// CommitManifest writes m durably. A manifest opened by OpenManifest
+// appends what changed since its last commit to the journal as one
+// checksummed record and fsyncs it; otherwise, or when the journal would
+// pass journalLimit, it writes a checkpoint: the whole manifest to a temp
+// file, fsync, rename over the old checkpoint, fsync the directory, then
+// a new empty journal. A crash at any point leaves the old state or the
+// new one, never a mix.
 //
 // Only a manifest of the current format is ever written: a run over an
 // older index rewrites its data files first (Rederive).
@@ -626,7 +710,13 @@ func CommitManifest(dir string, m *Manifest) error {
 	if m.Format != FormatVersion {
 		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, FormatVersion)
 	}
-	return atomicfile.Write(filepath.Join(dir, ManifestName), m.encode(), 0o600, nil)
+	if m.files != nil && m.files.err != nil {
+		return fmt.Errorf("commit manifest: %w", m.files.err)
+	}
+	if rec, ok := m.journalRecord(); ok {
+		return m.appendJournal(dir, rec)
+	}
+	return m.checkpoint(dir)
 }
 
 // syncDir makes a rename or a file creation in dir durable.

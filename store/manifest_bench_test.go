@@ -21,7 +21,10 @@ func manifestOf(n int) *Manifest {
 }
 
 // What an append pays for the manifest at 10k transcripts, in parts:
-// reading it, encoding it (one file changed), and the durable rewrite.
+// reading it whole, encoding it (one file changed), and the durable
+// rewrite (a checkpoint: what every commit was before the journal); then
+// what a quick run pays with the journal: opening it and looking one
+// path up, and committing one changed file as a journal record.
 func BenchmarkManifest10k(b *testing.B) {
 	dir := b.TempDir()
 	if err := CommitManifest(dir, manifestOf(10000)); err != nil {
@@ -49,9 +52,34 @@ func BenchmarkManifest10k(b *testing.B) {
 			_ = m.encode()
 		}
 	})
-	b.Run("commit one changed", func(b *testing.B) {
+	b.Run("checkpoint one changed", func(b *testing.B) {
 		for b.Loop() {
 			one.Offset++
+			if err := m.checkpoint(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	path := one.Path
+	b.Run("open and look one up", func(b *testing.B) {
+		for b.Loop() {
+			m, err := OpenManifest(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if m.File(path) == nil {
+				b.Fatal("not found")
+			}
+		}
+	})
+	b.Run("journal one changed", func(b *testing.B) {
+		m, err := OpenManifest(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := m.File(path)
+		for b.Loop() {
+			st.Offset++
 			if err := CommitManifest(dir, m); err != nil {
 				b.Fatal(err)
 			}

@@ -48,6 +48,11 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, er
 	if m.Format != FormatVersion || m.Feature != textrules.FeatureVersion {
 		return nil, fmt.Errorf("append to an index in format v%d, rules v%d: rebuild its derived data first", m.Format, m.Feature)
 	}
+	// Cutting back to m's lengths is safe only when the journal says
+	// they are the last committed ones.
+	if err := CheckJournal(dir, m); err != nil {
+		return nil, err
+	}
 	w := &RowsWriter{dir: dir, m: m, blk: newBlockBuilder(), warn: warn}
 	files := []struct {
 		f         **os.File

@@ -14,18 +14,45 @@ import (
 	"github.com/recall-dev/recall/textrules"
 )
 
-// LoadKeys reads the committed row keys (message identities) with the
-// generation each came from.
+// LoadKeys opens the committed row keys (message identities) with the
+// generation each came from. With a key index that matches the keys file
+// (keyindex.go) only the records appended since it was built are read,
+// and lookups read the index's pages they need; otherwise the whole file
+// is read, and the index built again for the next run.
 //
 // A keys file whose checksum does not match is still used (it only serves
-// to drop copies of messages already indexed) and reported once.
+// to drop copies of messages already indexed) and reported once, when it
+// is read whole (`recall stats` and --repair check it every time).
 func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
+	if m.Format < 2 || m.KeysBytes < binaryHeaderSize {
+		return newKeySet(readAllKeys(w, m))
+	}
+	n := (m.KeysBytes - binaryHeaderSize) / uuidRecordSize
+	ix, covered, err := openKeyIndex(w.dir, m, w.uuids, n)
+	if err == nil && n-covered <= keyTailLimit {
+		tail := make([]byte, (n-covered)*uuidRecordSize)
+		if _, err := w.uuids.ReadAt(tail, binaryHeaderSize+covered*uuidRecordSize); err == nil {
+			return &KeySet{disk: ix, tail: tail, added: map[uint64]uint32{}, readAll: func() []byte { return readAllKeys(w, m) }}
+		}
+	}
+	if ix != nil {
+		ix.close()
+	}
+	raw := readAllKeys(w, m)
+	if err := writeKeyIndex(w.dir, m, raw); err != nil && w.warn != nil {
+		w.warn(fmt.Sprintf("key index not written (the next run reads the keys file whole again): %v", err))
+	}
+	return newKeySet(raw)
+}
+
+// readAllKeys reads every committed key record, checking the file's CRC.
+func readAllKeys(w *RowsWriter, m *Manifest) []byte {
 	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
 	if m.Format >= 2 && (int64(n) != m.KeysBytes || crc32.Checksum(data[:n], crcTable) != m.KeysCRC) && w.warn != nil {
 		w.warn("the keys file (message identities) is damaged: copies of indexed messages in forks may be indexed again; `recall index --repair` reports it")
 	}
-	return newKeySet(keyRecords(data[:n], m.Format))
+	return keyRecords(data[:n], m.Format)
 }
 
 // keyRecords strips the header of a keys file's bytes (format 2 on).
@@ -36,7 +63,7 @@ func keyRecords(data []byte, format int) []byte {
 	return data
 }
 
-var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|keys|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
+var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
 
 // RemoveStrays deletes data files of other sequences: leftovers of a
 // compaction or rebuild that a crash interrupted, or of one that finished
@@ -168,16 +195,11 @@ func compact(dir string, m *Manifest, warn func(string), how compaction) (skippe
 	return skipped, RemoveOldManifests(dir)
 }
 
-// RemoveOldManifests deletes manifests of older formats. Call it only once
-// a manifest of the current format is committed: they name files that
-// RemoveStrays has removed.
+// RemoveOldManifests deletes manifests of older versions. Call it only
+// once a manifest of the current version is committed: they name files
+// that RemoveStrays has removed. (A checkpoint removes them already.)
 func RemoveOldManifests(dir string) error {
-	for format := oldestFormat; format < FormatVersion; format++ {
-		if err := os.Remove(filepath.Join(dir, manifestName(format))); err != nil && !os.IsNotExist(err) {
-			return fmt.Errorf("remove old manifest: %w", err)
-		}
-	}
-	return syncDir(dir)
+	return removeOlderManifests(dir)
 }
 
 // liveKeys returns the key records of generations that are not dead.
@@ -231,7 +253,7 @@ func DiscardUncommitted(dir string) error {
 // it under the writer lock, and only for a run that started without a
 // manifest (a lost one is recovered, and committed, before a run starts).
 func DiscardFirstRun(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+	if HasManifest(dir) {
 		return DiscardUncommitted(dir)
 	}
 	if err := RemoveStrays(dir); err != nil {
@@ -251,9 +273,23 @@ func DiscardFirstRun(dir string) error {
 	return removeStaleTerms(dir, -1, 0) // and the temporary files
 }
 
+// HasManifest reports whether dir holds a manifest of any version this
+// recall reads (damaged or not).
+func HasManifest(dir string) bool {
+	for v := oldestFormat; v <= ManifestVersion; v++ {
+		if _, err := os.Stat(filepath.Join(dir, manifestName(v))); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // discardPast cuts every data file back to m's committed length and
 // removes the files m does not name.
 func discardPast(dir string, m *Manifest) error {
+	if err := CheckJournal(dir, m); err != nil {
+		return err
+	}
 	for _, f := range []struct {
 		name      string
 		committed int64

@@ -1,0 +1,722 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/internal/atomicfile"
+)
+
+// The manifest journal: a commit that changed a few transcripts appends
+// one record (the head, then the file lines that changed) instead of
+// rewriting the line of every transcript ever indexed, and a run reads
+// the checkpoint's line of a transcript only when it looks that path up.
+//
+// Layout (little endian): a 24-byte header, "RCLJRNL\0", uint32 version
+// (ManifestVersion), uint64 epoch of the checkpoint it goes with, uint32
+// CRC-32C of the 20 bytes before; then records, each a 12-byte header
+// (uint32 payload length, uint32 CRC-32C of the payload, uint32 CRC-32C
+// of those 8 bytes) and the payload: manifest lines (journalPayload).
+//
+// A journal of another epoch than the checkpoint's is left over from a
+// crash between writing a checkpoint and starting its journal: the
+// checkpoint holds all of it, and it is ignored. A last record cut short
+// by a crash (its bytes short of its length, or zero from a page on, as a
+// file extended but not written reads) was never acknowledged and is
+// ignored. Any other record that fails its checks is damage: the
+// manifest is recovered from the rows (ErrManifestDamaged), never
+// guessed.
+
+// JournalName is the journal of the checkpoint ManifestName.
+const JournalName = "manifest-v3.journal"
+
+// journalLimit bounds the journal: a commit whose record would take it
+// past this writes a checkpoint instead. At about 1 KiB a record for a
+// one-transcript append that is a checkpoint every few hundred commits,
+// and a run never reads more than this of journal.
+const journalLimit = 256 << 10
+
+const (
+	journalMagic      = "RCLJRNL\x00"
+	journalHeaderSize = 24
+	recordHeaderSize  = 12
+	// maxRecordPayload bounds a record's declared length, so a garbled
+	// length never sizes an allocation.
+	maxRecordPayload = 1 << 30
+)
+
+// journal is what parseJournal found.
+type journal struct {
+	epoch   uint64
+	records [][]byte // payloads of the valid records, in order
+	end     int64    // bytes of the header and the valid records
+	torn    bool     // a cut-short last record follows end
+}
+
+// errJournal wraps a journal that fails its checks.
+func errJournal(format string, args ...any) error {
+	return fmt.Errorf("%w: journal %s", ErrManifestDamaged, fmt.Sprintf(format, args...))
+}
+
+// appendJournalHeader starts a journal for the checkpoint of epoch.
+func appendJournalHeader(b []byte, epoch uint64) []byte {
+	b = append(b, journalMagic...)
+	b = binary.LittleEndian.AppendUint32(b, ManifestVersion)
+	b = binary.LittleEndian.AppendUint64(b, epoch)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(b)-20:], crcTable))
+}
+
+// appendRecord frames payload as a journal record.
+func appendRecord(b, payload []byte) []byte {
+	at := len(b)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, crcTable))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[at:at+8], crcTable))
+	return append(b, payload...)
+}
+
+// parseJournal checks a journal's header and records.
+func parseJournal(data []byte) (journal, error) {
+	if len(data) < journalHeaderSize || string(data[:8]) != journalMagic {
+		return journal{}, errJournal("header missing")
+	}
+	if crc32.Checksum(data[:20], crcTable) != binary.LittleEndian.Uint32(data[20:]) {
+		return journal{}, errJournal("header checksum fails")
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != ManifestVersion {
+		return journal{}, errJournal("version v%d, want v%d", v, ManifestVersion)
+	}
+	j := journal{epoch: binary.LittleEndian.Uint64(data[12:]), end: journalHeaderSize}
+	for at := int64(journalHeaderSize); at < int64(len(data)); {
+		rest := data[at:]
+		if len(rest) < recordHeaderSize {
+			j.torn = true // a header cut short is always the last bytes
+			return j, nil
+		}
+		n, sum := binary.LittleEndian.Uint32(rest), binary.LittleEndian.Uint32(rest[4:])
+		if crc32.Checksum(rest[:8], crcTable) != binary.LittleEndian.Uint32(rest[8:]) || n > maxRecordPayload {
+			if zeroFrom(data, at) {
+				j.torn = true
+				return j, nil
+			}
+			return journal{}, errJournal("record at byte %d: header checksum fails", at)
+		}
+		end := at + recordHeaderSize + int64(n)
+		if end > int64(len(data)) {
+			j.torn = true
+			return j, nil
+		}
+		payload := data[at+recordHeaderSize : end]
+		if crc32.Checksum(payload, crcTable) != sum {
+			if end == int64(len(data)) && zeroPageTail(data, at+recordHeaderSize) {
+				j.torn = true
+				return j, nil
+			}
+			return journal{}, errJournal("record at byte %d: checksum fails", at)
+		}
+		j.records = append(j.records, payload)
+		j.end, at = end, end
+	}
+	return j, nil
+}
+
+// zeroFrom reports whether data is all zero from at on: a file extended
+// by a crash before its bytes were written.
+func zeroFrom(data []byte, at int64) bool {
+	for _, c := range data[at:] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroPageTail reports whether the bytes from a page boundary after from
+// to the end are all zero: the pages of a record that a crash did not let
+// reach the disk.
+func zeroPageTail(data []byte, from int64) bool {
+	const page = 4096
+	z := int64(len(data)) // start of the zero suffix
+	for z > from && data[z-1] == 0 {
+		z--
+	}
+	boundary := (z + page - 1) / page * page
+	return boundary < int64(len(data))
+}
+
+// applyJournal reads dir's journal and applies the records of m's epoch:
+// each restates the head and carries the file lines that changed. whole
+// also keeps what a writer needs (where to append, the committed state).
+func (m *Manifest) applyJournal(dir string, whole bool) error {
+	if m.Epoch == 0 {
+		return nil // a v1 or v2 manifest: no journal
+	}
+	data, err := os.ReadFile(filepath.Join(dir, JournalName))
+	if errors.Is(err, fs.ErrNotExist) {
+		m.journalMissing = true // a crash before the checkpoint's journal, or damage: CheckJournal
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read manifest journal: %w", err)
+	}
+	j, err := parseJournal(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", JournalName, err)
+	}
+	if j.epoch != m.Epoch {
+		return nil // left by a crash right after a checkpoint, which holds it all
+	}
+	for i, rec := range j.records {
+		last := i == len(j.records)-1
+		if !whole && !last {
+			continue // a reader needs only the last head
+		}
+		if err := m.applyRecord(rec, whole); err != nil {
+			return fmt.Errorf("%s: %w: record %d: %w; `recall index` recovers it from the data files", JournalName, ErrManifestDamaged, i+1, err)
+		}
+	}
+	m.journalEnd, m.journalTorn = j.end, j.torn
+	return nil
+}
+
+// applyRecord applies one record's payload: a head that replaces m's, and
+// file lines (with files, the state of each path they name).
+func (m *Manifest) applyRecord(payload []byte, files bool) error {
+	m.Excluded, m.Dead = map[string]int64{}, map[uint32]int64{}
+	fields := make([][]byte, 0, 20)
+	for len(payload) > 0 {
+		i := bytes.IndexByte(payload, '\n')
+		if i < 0 {
+			return errors.New("record does not end with a line end")
+		}
+		line := payload[:i]
+		payload = payload[i+1:]
+		fields = splitTabs(line, fields[:0])
+		if string(fields[0]) != "file" {
+			if err := m.parseLine(fields, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		if !files {
+			continue
+		}
+		p := fieldParser{f: fields}
+		st := p.fileState(FormatVersion)
+		if p.err != nil {
+			return p.err
+		}
+		m.Files[st.Path] = st
+		if m.base != nil {
+			m.base[st.Path] = *st
+		}
+	}
+	return nil
+}
+
+// journalRecord is the record of m's changes since its last commit, or
+// false when the commit must be a checkpoint: m was not opened for the
+// journal (or lost its base), the journal is not there, or the record
+// would take it past journalLimit.
+func (m *Manifest) journalRecord() ([]byte, bool) {
+	if m.base == nil || m.journalEnd == 0 {
+		return nil, false
+	}
+	payload := m.appendHead(make([]byte, 0, 1024))
+	changed := 0
+	for _, path := range sortedKeys(m.Files) {
+		st := m.Files[path]
+		if was, ok := m.base[path]; ok && was == *st {
+			continue
+		}
+		payload = st.appendLine(payload)
+		changed++
+		if m.journalEnd+int64(recordHeaderSize+len(payload)) > journalLimit {
+			return nil, false
+		}
+	}
+	return appendRecord(nil, payload), true
+}
+
+// appendJournal appends rec to the journal and fsyncs it: the commit. A
+// torn record a crash left past the valid ones is cut first.
+func (m *Manifest) appendJournal(dir string, rec []byte) error {
+	path := filepath.Join(dir, JournalName)
+	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("open manifest journal: %w", err)
+	}
+	defer f.Close()
+	if m.journalTorn {
+		if err := f.Truncate(m.journalEnd); err != nil {
+			return fmt.Errorf("cut torn record of %s: %w", path, err)
+		}
+	}
+	if _, err := f.WriteAt(rec, m.journalEnd); err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", path, err)
+	}
+	m.journalEnd += int64(len(rec))
+	m.journalTorn = false
+	for path, st := range m.Files {
+		if was, ok := m.base[path]; !ok || was != *st {
+			m.base[path] = *st
+		}
+	}
+	return nil
+}
+
+// checkpoint writes m whole under a new epoch, then starts its journal.
+// Older manifests are removed before the rename (from the temp file's
+// prepare): a crash then leaves no manifest, which is recovered from the
+// rows, rather than an older one that a recall of another version would
+// take for the truth and cut the rows committed since.
+func (m *Manifest) checkpoint(dir string) error {
+	m.loadAll()
+	if m.files != nil && m.files.err != nil {
+		return fmt.Errorf("commit manifest: %w", m.files.err)
+	}
+	epoch := max(m.Epoch+1, uint64(time.Now().UnixNano()))
+	prev := m.Epoch
+	m.Epoch = epoch
+	removeOld := func(*os.File) error { return removeOlderManifests(dir) }
+	if err := atomicfile.Write(filepath.Join(dir, ManifestName), m.encode(), 0o600, removeOld); err != nil {
+		m.Epoch = prev
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, JournalName), appendJournalHeader(nil, epoch), 0o600, nil); err != nil {
+		// The checkpoint is committed; without its journal the next
+		// commit is a checkpoint again.
+		m.base, m.journalEnd = nil, 0
+		return nil
+	}
+	m.base = make(map[string]FileState, len(m.Files))
+	for path, st := range m.Files {
+		m.base[path] = *st
+	}
+	m.journalEnd, m.journalTorn = journalHeaderSize, false
+	return nil
+}
+
+// removeOlderManifests deletes manifests of older versions (and makes it
+// durable), so that no recall reads them once this version's is written.
+func removeOlderManifests(dir string) error {
+	removed := false
+	for v := oldestFormat; v < ManifestVersion; v++ {
+		err := os.Remove(filepath.Join(dir, manifestName(v)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove old manifest: %w", err)
+		}
+		removed = removed || err == nil
+	}
+	if removed {
+		return syncDir(dir)
+	}
+	return nil
+}
+
+// CheckJournal is for a writer about to cut the data files back to m's
+// lengths: when the journal is missing or ends in a cut-short record and
+// a data file holds bytes past those lengths, the cut record cannot be
+// told from one a crash tore before it was acknowledged, and cutting
+// could drop committed rows. That is damage (ErrManifestDamaged): the
+// manifest is recovered from the rows, which loses nothing.
+func CheckJournal(dir string, m *Manifest) error {
+	if !m.journalMissing && !m.journalTorn {
+		return nil
+	}
+	for _, f := range []struct {
+		name      string
+		committed int64
+	}{
+		{m.RowsName(), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
+	} {
+		if info, err := os.Stat(filepath.Join(dir, f.name)); err == nil && info.Size() > f.committed {
+			what := "missing"
+			if m.journalTorn {
+				what = "cut short"
+			}
+			return fmt.Errorf("%w: the manifest journal is %s and %s holds bytes past what the manifest names", ErrManifestDamaged, what, f.name)
+		}
+	}
+	return nil
+}
+
+// lazyFiles reads the file lines of a checkpoint by chunk: the chunk
+// table at its end names each chunk's place, checksum and first path.
+type lazyFiles struct {
+	path   string // the checkpoint
+	epoch  uint64
+	chunks []fileChunk
+	read   map[int][]byte // chunks read and checked
+	err    error          // a chunk or line that failed its checks
+}
+
+// fileChunk is one chunk of file lines of a checkpoint.
+type fileChunk struct {
+	off, n int64
+	crc    uint32
+	first  string // the path of its first line
+}
+
+// checkpointChunk is how many bytes of file lines a chunk holds (it ends
+// at the first line end past this).
+const checkpointChunk = 64 << 10
+
+// appendFileLines appends m's file lines, sorted by path, then the chunk
+// table: a chunk line per checkpointChunk bytes of them (offset, length,
+// CRC-32C, first path) and a chunks line (the table's offset and CRC-32C).
+func (m *Manifest) appendFileLines(b []byte) []byte {
+	var chunks []fileChunk
+	start, first := len(b), ""
+	closeChunk := func() {
+		if len(b) > start {
+			chunks = append(chunks, fileChunk{off: int64(start), n: int64(len(b) - start), crc: crc32.Checksum(b[start:], crcTable), first: first})
+		}
+		start = len(b)
+	}
+	for _, path := range m.filePaths() {
+		if len(b) == start {
+			first = path
+		}
+		b = m.Files[path].appendLine(b)
+		if len(b)-start >= checkpointChunk {
+			closeChunk()
+		}
+	}
+	closeChunk()
+	table := len(b)
+	for _, c := range chunks {
+		b = fmt.Appendf(b, "chunk\t%d\t%d\t%08x\t", c.off, c.n, c.crc)
+		b = append(appendEscaped(b, c.first), '\n')
+	}
+	return fmt.Appendf(b, "chunks\t%d\t%08x\n", table, crc32.Checksum(b[table:], crcTable))
+}
+
+// openCheckpoint opens a format-3 checkpoint for OpenManifest without
+// reading its file lines: the head (checked by its checksum) from the
+// start, the chunk table (checked by its own) from the end, then the
+// journal applied. A checkpoint without a chunk table is read whole.
+func openCheckpoint(dir, path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	damaged := func(err error) error {
+		return fmt.Errorf("%s: %w: %w; `recall index` recovers it from the data files", path, ErrManifestDamaged, err)
+	}
+	size := info.Size()
+	head := make([]byte, min(size, manifestHeadBytes))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	headEnd := bytes.Index(head, []byte("\nhead\t"))
+	if headEnd >= 0 {
+		if i := bytes.IndexByte(head[headEnd+1:], '\n'); i >= 0 {
+			headEnd += 1 + i + 1
+		} else {
+			headEnd = -1
+		}
+	}
+	tailLen := min(size, manifestHeadBytes)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, size-tailLen); err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	table, tableOK := chunkTable(tail, size-tailLen)
+	if headEnd < 0 || !tableOK {
+		return openWhole(dir, path) // a long head, no table, or damage: the whole read says which
+	}
+	m, err := parseManifest(head[:headEnd], false)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	}
+	if m.Epoch == 0 {
+		return nil, damaged(errors.New("a v3 manifest without its epoch"))
+	}
+	if table.off < size-tailLen {
+		whole := make([]byte, size-table.off)
+		if _, err := f.ReadAt(whole, table.off); err != nil {
+			return nil, fmt.Errorf("read manifest: %w", err)
+		}
+		if table, tableOK = chunkTable(whole, table.off); !tableOK {
+			return openWhole(dir, path)
+		}
+	}
+	if err := table.check(int64(headEnd)); err != nil {
+		return nil, damaged(err)
+	}
+	m.files = &lazyFiles{path: path, epoch: m.Epoch, chunks: table.chunks, read: map[int][]byte{}}
+	m.base = map[string]FileState{}
+	if err := m.applyJournal(dir, true); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// openWhole reads a checkpoint whole for OpenManifest.
+func openWhole(dir, path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	m, err := parseManifest(data, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	}
+	m.base = make(map[string]FileState, len(m.Files))
+	for p, st := range m.Files {
+		m.base[p] = *st
+	}
+	if err := m.applyJournal(dir, true); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// chunkIndex is a checkpoint's chunk table.
+type chunkIndex struct {
+	off    int64 // where the table starts
+	chunks []fileChunk
+}
+
+// chunkTable finds the chunk table in tail, the end of a checkpoint that
+// starts at byte at: the chunks line just before the end line, and the
+// chunk lines from the table's offset on, if tail holds them.
+func chunkTable(tail []byte, at int64) (chunkIndex, bool) {
+	endAt := bytes.LastIndex(tail, []byte("\nend\t"))
+	if endAt < 0 {
+		return chunkIndex{}, false
+	}
+	linesAt := bytes.LastIndex(tail[:endAt], []byte("\nchunks\t"))
+	if linesAt < 0 {
+		return chunkIndex{}, false
+	}
+	f := splitTabs(tail[linesAt+1:endAt], nil)
+	p := fieldParser{f: f}
+	off := p.int(1)
+	if p.err != nil || len(f) != 3 {
+		return chunkIndex{}, false
+	}
+	want, err := strconv.ParseUint(string(f[2]), 16, 32)
+	if err != nil {
+		return chunkIndex{}, false
+	}
+	ix := chunkIndex{off: off}
+	if off < at {
+		return ix, true // the caller reads from off
+	}
+	lines := tail[off-at : linesAt+1]
+	if crc32.Checksum(lines, crcTable) != uint32(want) {
+		return chunkIndex{}, false
+	}
+	for line := range bytes.Lines(lines) {
+		f := splitTabs(bytes.TrimSuffix(line, []byte("\n")), nil)
+		p := fieldParser{f: f}
+		c := fileChunk{off: p.int(1), n: p.int(2), first: p.str(4)}
+		crc, err := strconv.ParseUint(string(f[min(3, len(f)-1)]), 16, 32)
+		if p.err != nil || err != nil || string(f[0]) != "chunk" || len(f) != 5 {
+			return chunkIndex{}, false
+		}
+		c.crc = uint32(crc)
+		ix.chunks = append(ix.chunks, c)
+	}
+	return ix, true
+}
+
+// check makes sure the chunks tile the file lines, from the end of the
+// head to the table, in path order.
+func (ix chunkIndex) check(from int64) error {
+	at := from
+	for i, c := range ix.chunks {
+		if c.off != at || c.n <= 0 || i > 0 && ix.chunks[i-1].first >= c.first {
+			return fmt.Errorf("chunk %d of the checkpoint does not follow the one before", i)
+		}
+		at += c.n
+	}
+	if at != ix.off {
+		return errors.New("the checkpoint's chunks do not reach its chunk table")
+	}
+	return nil
+}
+
+// chunk reads and checks chunk i.
+func (l *lazyFiles) chunk(i int) []byte {
+	if b, ok := l.read[i]; ok {
+		return b
+	}
+	c := l.chunks[i]
+	b := make([]byte, c.n)
+	f, err := os.Open(l.path)
+	if err == nil {
+		_, err = f.ReadAt(b, c.off)
+		f.Close()
+	}
+	switch {
+	case err != nil:
+		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, err)
+		return nil
+	case crc32.Checksum(b, crcTable) != c.crc || len(b) == 0 || b[len(b)-1] != '\n':
+		l.err = fmt.Errorf("%w: %s: chunk at byte %d fails its checksum", ErrManifestDamaged, ManifestName, c.off)
+		return nil
+	}
+	l.read[i] = b
+	return b
+}
+
+// find returns the state of path in the checkpoint: the chunk whose
+// first path is the last at or before it, then a binary search over its
+// lines (the path is a line's last field).
+func (l *lazyFiles) find(path string) *FileState {
+	i := sort.Search(len(l.chunks), func(i int) bool { return l.chunks[i].first > path }) - 1
+	if i < 0 {
+		return nil
+	}
+	lines := l.chunk(i)
+	if lines == nil {
+		return nil
+	}
+	line := findLine(lines, path)
+	if line == nil {
+		return nil
+	}
+	if !bytes.HasPrefix(line, []byte("file\t")) {
+		l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrManifestDamaged, ManifestName)
+		return nil
+	}
+	fp := fieldParser{f: splitTabs(line, nil)}
+	st := fp.fileState(FormatVersion)
+	if fp.err != nil {
+		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, fp.err)
+		return nil
+	}
+	return st
+}
+
+// findLine finds the line of path among sorted file lines.
+func findLine(lines []byte, path string) []byte {
+	lo, hi := 0, len(lines)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := lo
+		if i := bytes.LastIndexByte(lines[lo:mid], '\n'); i >= 0 {
+			start = lo + i + 1
+		}
+		end := start + bytes.IndexByte(lines[start:], '\n')
+		if end < start {
+			end = len(lines)
+		}
+		line := lines[start:end]
+		p := line[bytes.LastIndexByte(line, '\t')+1:]
+		var c int
+		if bytes.IndexByte(p, '\\') >= 0 {
+			c = strings.Compare(Unescape(p), path)
+		} else {
+			c = bytes.Compare(p, []byte(path))
+		}
+		switch {
+		case c == 0:
+			return line
+		case c < 0:
+			lo = end + 1
+		default:
+			hi = start
+		}
+	}
+	return nil
+}
+
+// File returns the state of path, reading its checkpoint line if it was
+// not read yet; nil if the manifest holds no such path. A chunk that
+// fails its checks makes Err say so; the run must not commit (Commit
+// refuses).
+func (m *Manifest) File(path string) *FileState {
+	if st, ok := m.Files[path]; ok || m.files == nil {
+		return st
+	}
+	st := m.files.find(path)
+	if st == nil || m.files.err != nil {
+		return nil
+	}
+	m.Files[path] = st
+	if m.base != nil {
+		m.base[path] = *st
+	}
+	return st
+}
+
+// Err is the damage met reading file lines on demand, if any: the
+// checkpoint is damaged, and what File returned cannot be trusted.
+func (m *Manifest) Err() error {
+	if m.files != nil {
+		return m.files.err
+	}
+	return nil
+}
+
+// Legacy reports a manifest read from an older manifest file (v1, v2),
+// which the next commit replaces by a checkpoint: a run commits even
+// with nothing new, so the index is upgraded once and later runs get
+// the journal and the quick check.
+func (m *Manifest) Legacy() bool { return m.Epoch == 0 && m.RowsBytes > 0 }
+
+// Partial reports whether Files holds only the paths read so far.
+func (m *Manifest) Partial() bool { return m.files != nil }
+
+// LoadAll reads every file line, so Files holds every path, and returns
+// Files. The paths read or changed so far keep their state. The
+// checkpoint is read whole and checked whole; damage makes Err say so.
+func (m *Manifest) LoadAll() map[string]*FileState {
+	m.loadAll()
+	return m.Files
+}
+
+func (m *Manifest) loadAll() {
+	l := m.files
+	if l == nil || l.err != nil {
+		return
+	}
+	data, err := os.ReadFile(l.path)
+	if err != nil {
+		l.err = fmt.Errorf("read manifest: %w", err)
+		return
+	}
+	whole, err := parseManifest(data, true)
+	if err == nil && whole.Epoch != l.epoch {
+		err = fmt.Errorf("%w: the checkpoint changed while read", ErrManifestDamaged)
+	}
+	if err != nil {
+		l.err = fmt.Errorf("%s: %w", l.path, err)
+		return
+	}
+	for path, st := range whole.Files {
+		if _, ok := m.Files[path]; ok {
+			continue
+		}
+		m.Files[path] = st
+		if m.base != nil {
+			m.base[path] = *st
+		}
+	}
+	m.files = nil
+}

@@ -1,0 +1,243 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/textrules"
+)
+
+// The key index (keyidx-v2-NNNNNN.bin) lets a small run look message
+// keys up without reading the whole keys file: the keys of its first C
+// records, sorted, one entry per key with the generation of its last
+// record, read page by page by binary search. Records appended since
+// (the tail) are scanned. It is derived data: a missing, damaged or
+// mismatched index, or a tail past keyTailLimit, is rebuilt from the keys
+// file by the run that needs it.
+//
+// Layout, little endian: a 48-byte header ("RCLKIDX\0", format and
+// feature version as uint32, C and the entry count as uint64, the keys
+// file's record C-1 (12 bytes, zero if C is 0) so an index of a keys file
+// cut or rewritten since is not taken for its, CRC-32C of the 44 bytes
+// before); the entries (uint64 key, uint32 generation), ascending; a
+// CRC-32C per 4096 bytes of entries, each checked the first time a
+// lookup reads its page.
+
+const (
+	keyIndexMagic      = "RCLKIDX\x00"
+	keyIndexHeaderSize = 48
+	keyIndexPage       = 4096
+	// keyTailLimit is how many records past the index a run scans before
+	// it rebuilds the index: 16k records are 192 KiB, a rebuild reads the
+	// keys file once and sorts it.
+	keyTailLimit = 16 << 10
+)
+
+// keyIndexName names the key index of a manifest's sequence.
+func keyIndexName(m *Manifest) string {
+	return fmt.Sprintf("keyidx-v%d-%06d.bin", FormatVersion, m.Seq)
+}
+
+// keyIndex is an open key index.
+type keyIndex struct {
+	f       *os.File
+	entries int64
+	sums    []uint32         // page checksums
+	pages   map[int64][]byte // pages read and checked
+	bad     error            // a page that failed its checksum
+}
+
+// openKeyIndex opens dir's key index for m's keys file (committed
+// records n), checking it belongs to that file.
+func openKeyIndex(dir string, m *Manifest, keys *os.File, n int64) (*keyIndex, int64, error) {
+	f, err := os.Open(filepath.Join(dir, keyIndexName(m)))
+	if err != nil {
+		return nil, 0, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+		}
+	}()
+	var h [keyIndexHeaderSize]byte
+	if _, err := f.ReadAt(h[:], 0); err != nil {
+		return nil, 0, fmt.Errorf("key index header: %w", err)
+	}
+	if string(h[:8]) != keyIndexMagic || crc32.Checksum(h[:44], crcTable) != binary.LittleEndian.Uint32(h[44:]) {
+		return nil, 0, errors.New("key index header damaged")
+	}
+	if binary.LittleEndian.Uint32(h[8:]) != FormatVersion || binary.LittleEndian.Uint32(h[12:]) != textrules.FeatureVersion {
+		return nil, 0, errors.New("key index of another format or rules")
+	}
+	covered, entries := int64(binary.LittleEndian.Uint64(h[16:])), int64(binary.LittleEndian.Uint64(h[24:]))
+	if covered > n || entries > covered || covered < 0 {
+		return nil, 0, errors.New("key index covers more records than the keys file commits")
+	}
+	if covered > 0 {
+		var last [uuidRecordSize]byte
+		if _, err := keys.ReadAt(last[:], binaryHeaderSize+(covered-1)*uuidRecordSize); err != nil || last != [uuidRecordSize]byte(h[32:44]) {
+			return nil, 0, errors.New("key index of another keys file")
+		}
+	}
+	pages := (entries*uuidRecordSize + keyIndexPage - 1) / keyIndexPage
+	info, err := f.Stat()
+	if err != nil || info.Size() != keyIndexHeaderSize+entries*uuidRecordSize+4*pages {
+		return nil, 0, errors.New("key index size does not match its header")
+	}
+	sums := make([]byte, 4*pages)
+	if _, err := f.ReadAt(sums, keyIndexHeaderSize+entries*uuidRecordSize); err != nil {
+		return nil, 0, fmt.Errorf("key index checksums: %w", err)
+	}
+	ix := &keyIndex{f: f, entries: entries, pages: map[int64][]byte{}}
+	for i := range pages {
+		ix.sums = append(ix.sums, binary.LittleEndian.Uint32(sums[4*i:]))
+	}
+	ok = true
+	return ix, covered, nil
+}
+
+// entry reads entry i, checking the pages it lies on.
+func (ix *keyIndex) entry(i int64) (key uint64, gen uint32, err error) {
+	var rec [uuidRecordSize]byte
+	off := i * uuidRecordSize
+	for n := 0; n < uuidRecordSize; {
+		page, err := ix.page((off + int64(n)) / keyIndexPage)
+		if err != nil {
+			return 0, 0, err
+		}
+		n += copy(rec[n:], page[(off+int64(n))%keyIndexPage:])
+	}
+	return binary.LittleEndian.Uint64(rec[:]), binary.LittleEndian.Uint32(rec[8:]), nil
+}
+
+func (ix *keyIndex) page(p int64) ([]byte, error) {
+	if b, ok := ix.pages[p]; ok {
+		return b, nil
+	}
+	if ix.bad != nil {
+		return nil, ix.bad
+	}
+	size := min(keyIndexPage, ix.entries*uuidRecordSize-p*keyIndexPage)
+	b := make([]byte, size)
+	if _, err := ix.f.ReadAt(b, keyIndexHeaderSize+p*keyIndexPage); err != nil {
+		ix.bad = fmt.Errorf("read key index: %w", err)
+		return nil, ix.bad
+	}
+	if crc32.Checksum(b, crcTable) != ix.sums[p] {
+		ix.bad = fmt.Errorf("key index page %d fails its checksum", p)
+		return nil, ix.bad
+	}
+	ix.pages[p] = b
+	return b, nil
+}
+
+// get finds key by binary search.
+func (ix *keyIndex) get(key uint64) (uint32, bool, error) {
+	lo, hi := int64(0), ix.entries
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		k, gen, err := ix.entry(mid)
+		if err != nil {
+			return 0, false, err
+		}
+		switch {
+		case k == key:
+			return gen, true, nil
+		case k < key:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, false, nil
+}
+
+func (ix *keyIndex) close() { ix.f.Close() }
+
+// writeKeyIndex builds the key index of records (the keys file without
+// its header) and writes it for m's sequence.
+func writeKeyIndex(dir string, m *Manifest, records []byte) error {
+	n := int64(len(records) / uuidRecordSize)
+	type entry struct {
+		key uint64
+		gen uint32
+		at  int64
+	}
+	entries := make([]entry, 0, n)
+	for i := range n {
+		r := records[i*uuidRecordSize:]
+		entries = append(entries, entry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:]), i})
+	}
+	// By key, the last record of a key first, then keep one per key.
+	slices.SortFunc(entries, func(a, b entry) int {
+		switch {
+		case a.key != b.key:
+			if a.key < b.key {
+				return -1
+			}
+			return 1
+		case a.at > b.at:
+			return -1
+		case a.at < b.at:
+			return 1
+		}
+		return 0
+	})
+	entries = slices.CompactFunc(entries, func(a, b entry) bool { return a.key == b.key })
+	body := make([]byte, 0, len(entries)*uuidRecordSize)
+	for _, e := range entries {
+		body = binary.LittleEndian.AppendUint64(body, e.key)
+		body = binary.LittleEndian.AppendUint32(body, e.gen)
+	}
+	out := make([]byte, 0, keyIndexHeaderSize+len(body)+4*(len(body)/keyIndexPage+1))
+	out = append(out, keyIndexMagic...)
+	out = binary.LittleEndian.AppendUint32(out, FormatVersion)
+	out = binary.LittleEndian.AppendUint32(out, textrules.FeatureVersion)
+	out = binary.LittleEndian.AppendUint64(out, uint64(n))
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
+	if n > 0 {
+		out = append(out, records[(n-1)*uuidRecordSize:n*uuidRecordSize]...)
+	} else {
+		out = append(out, make([]byte, uuidRecordSize)...)
+	}
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
+	out = append(out, body...)
+	for p := 0; p < len(body); p += keyIndexPage {
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[p:min(p+keyIndexPage, len(body))], crcTable))
+	}
+	return atomicfile.Write(filepath.Join(dir, keyIndexName(m)), out, 0o600, nil)
+}
+
+// EnsureKeyIndex builds dir's key index when it is missing, stale or
+// more than keyTailLimit records behind the committed keys, so that the
+// next small run does not pay for it. A sweep calls it: it reads every
+// transcript's state anyway. Failures only cost the next run the build.
+func EnsureKeyIndex(dir string, m *Manifest) {
+	if m.Format != FormatVersion || m.KeysBytes < binaryHeaderSize {
+		return
+	}
+	keys, err := os.Open(filepath.Join(dir, m.KeysName()))
+	if err != nil {
+		return
+	}
+	defer keys.Close()
+	n := (m.KeysBytes - binaryHeaderSize) / uuidRecordSize
+	if ix, covered, err := openKeyIndex(dir, m, keys, n); err == nil {
+		ix.close()
+		if n-covered <= keyTailLimit {
+			return
+		}
+	}
+	records := make([]byte, n*uuidRecordSize)
+	if _, err := keys.ReadAt(records, binaryHeaderSize); err != nil {
+		return
+	}
+	_ = writeKeyIndex(dir, m, records)
+}
