@@ -353,6 +353,18 @@ type discovery struct {
 	gone []string
 }
 
+// termsCheck is how closely the run checks the term segments it keeps:
+// a sweep opens each as a search would; a quick run, whose cost must not
+// grow with the index, reads their headers (a segment damaged past its
+// header is met by the search that opens it, which reads the rows instead
+// and names `recall index --repair`, and by the next sweep).
+func (d discovery) termsCheck() store.TermsCheck {
+	if d.sweep != nil {
+		return store.CheckOpen
+	}
+	return store.CheckHeaders
+}
+
 // discover lists what the quick check pointed at, now that the manifest
 // says which entries of a changed folder are new and which are gone.
 func (q *quick) discover(m *store.Manifest) discovery {

@@ -360,7 +360,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
 	}
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq && !m.Legacy() {
-		store.EnsureTerms(opts.IndexDir, m, opts.Warn)
+		store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.Warn)
 		return sum, nil
 	}
 	if err := store.RemoveStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
@@ -396,7 +396,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 			sum.Compacted = true
 		}
 	}
-	store.EnsureTerms(opts.IndexDir, m, opts.Warn)
+	store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.Warn)
 	return sum, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-dev/recall/store"
 
@@ -452,4 +453,61 @@ func TestCompactionRebuildsTerms(t *testing.T) {
 			t.Errorf("%s in segments %v, want one", tok, got)
 		}
 	}
+}
+
+// TestQuickRunChecksTermHeaders: a quick run that commits reads only the
+// headers of the term segments it keeps (its cost must not grow with the
+// index; one with nothing to commit reads none), and
+// that is enough to rebuild one cut short or of other text rules; damage
+// past the header (a key line) is left to the sweep, which opens every
+// segment as a search does. Both end with a term index searches can use.
+func TestQuickRunChecksTermHeaders(t *testing.T) {
+	e := newClaudeEnv(t)
+	damage := func(f func([]byte) []byte) {
+		t.Helper()
+		path := checkTerms(t, e.idx)[0].Path(e.idx)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, f(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	usable := func() bool {
+		t.Helper()
+		snap, err := store.OpenSnapshot(e.idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer snap.Close()
+		segs, _ := snap.TermSegments()
+		return segs != nil
+	}
+
+	damage(func(data []byte) []byte { return data[:len(data)/2] })
+	e.appendPrompt(t, oldSession, "a resumed session writes again") // a run with work to do
+	e.appendHistory(t, oldSession)
+	e.quickRun(t)
+	if !usable() {
+		t.Fatal("a quick run kept a term segment cut short")
+	}
+
+	damage(func(data []byte) []byte {
+		i := bytes.Index(data, []byte("\t/home/dev/"))
+		if i < 0 {
+			t.Fatal("no key line found in the segment")
+		}
+		data[i] = 'x'
+		return data
+	})
+	if usable() {
+		t.Fatal("a segment with a damaged key line opens: the damage is not damage")
+	}
+	e.now = time.Now().Add(2 * e.sweepEvery) // the backstop: a sweep
+	e.run(t)
+	if !usable() {
+		t.Fatal("a sweep kept a term segment whose keys are damaged")
+	}
+	checkTerms(t, e.idx)
 }

@@ -255,7 +255,7 @@ func (s *Snapshot) TermSegments() (segs []*terms.Segment, why string) {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, "a merge replaced a term segment while the search opened it"
 			}
-			return nil, fmt.Sprintf("%v; `recall index` rebuilds it from the rows", err)
+			return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err)
 		}
 		segs = append(segs, seg)
 	}

@@ -73,24 +73,37 @@ func tier(raw int64) int {
 	return t
 }
 
+// TermsCheck is how closely EnsureTerms checks the segments it keeps.
+type TermsCheck int
+
+const (
+	// CheckHeaders reads each segment's header (format, text rules,
+	// blocks, section bounds): what a quick run, which must not grow with
+	// the index, can afford.
+	CheckHeaders TermsCheck = iota
+	// CheckOpen opens each segment as a search does (header, page
+	// checksum table, keys): sweeps and repairs.
+	CheckOpen
+)
+
 // EnsureTerms completes the term index of the committed snapshot: it
 // builds segments for blocks no segment covers (an index written before
-// the term index existed, or a run that failed to write one), merges small
-// segments, and removes segments a merge replaced. Failures are warnings:
-// searches fall back to the rows.
-func EnsureTerms(dir string, m *Manifest, warn func(string)) {
-	if err := completeTerms(dir, m); err != nil && warn != nil {
+// the term index existed, or a run that failed to write one), rebuilds
+// those that fail check, merges small segments, and removes segments a
+// merge replaced. Failures are warnings: searches fall back to the rows.
+func EnsureTerms(dir string, m *Manifest, check TermsCheck, warn func(string)) {
+	if err := completeTerms(dir, m, check); err != nil && warn != nil {
 		warn(termsError(err))
 	}
 }
 
-func completeTerms(dir string, m *Manifest) error {
+func completeTerms(dir string, m *Manifest, check TermsCheck) error {
 	refs, err := TermRefs(dir)
 	if err != nil {
 		return err
 	}
 	blocks := m.BlockCount()
-	if refs, err = dropDamaged(dir, refs, m.Seq, blocks); err != nil {
+	if refs, err = dropDamaged(dir, refs, m.Seq, blocks, check); err != nil {
 		return err
 	}
 	cover, covered := terms.Cover(refs, m.Seq, blocks)
@@ -133,18 +146,17 @@ func completeTerms(dir string, m *Manifest) error {
 	return removeUnused(dir, refs, cover)
 }
 
-// dropDamaged removes the segments of the cover that do not open (a
-// damaged disk, a file cut short), so that their blocks are indexed
-// again; it returns the refs left. Opening checks the header, every
-// section's bounds and the keys; postings are checked as searches read
-// them, and one that does not decode makes the search read the rows.
-func dropDamaged(dir string, refs []terms.Ref, seq, blocks int) ([]terms.Ref, error) {
+// dropDamaged removes the segments of the cover that fail check (a
+// damaged disk, a file cut short, other text rules), so that their blocks
+// are indexed again; it returns the refs left. Opening checks the header,
+// every section's bounds and the keys; postings are checked as searches
+// read them, and one that does not decode makes the search read the rows.
+func dropDamaged(dir string, refs []terms.Ref, seq, blocks int, check TermsCheck) ([]terms.Ref, error) {
 	cover, _ := terms.Cover(refs, seq, blocks)
 	bad := map[string]bool{}
 	for _, r := range cover {
-		seg, err := terms.Open(dir, r)
+		err := checkSegment(dir, r, check)
 		if err == nil {
-			seg.Close()
 			continue
 		}
 		if !errors.Is(err, terms.ErrDamaged) && !errors.Is(err, terms.ErrStale) {
@@ -159,6 +171,18 @@ func dropDamaged(dir string, refs []terms.Ref, seq, blocks int) ([]terms.Ref, er
 		return refs, nil
 	}
 	return slices.DeleteFunc(refs, func(r terms.Ref) bool { return bad[r.Name] }), nil
+}
+
+// checkSegment checks the segment of r as check says.
+func checkSegment(dir string, r terms.Ref, check TermsCheck) error {
+	if check == CheckHeaders {
+		return terms.CheckHeader(dir, r)
+	}
+	seg, err := terms.Open(dir, r)
+	if err == nil {
+		seg.Close()
+	}
+	return err
 }
 
 // mergeStart returns where the tail of cover to merge starts: the last

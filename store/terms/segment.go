@@ -89,14 +89,54 @@ func Open(dir string, ref Ref) (*Segment, error) {
 	return s, nil
 }
 
-// newSegment checks data and slices its sections.
-func newSegment(ref Ref, data []byte) (*Segment, error) {
-	h, err := decodeHeader(data, uint64(len(data)))
+// CheckHeader checks the segment of ref as Open does (its header, format
+// and text rules, its blocks and sections within the file) by reading its
+// header alone: a run that only makes sure every segment is usable reads
+// 16 + header bytes of each instead of mapping it (a mapping and its
+// removal cost several times a read, and a large index has dozens).
+func CheckHeader(dir string, ref Ref) error {
+	path := ref.Path(dir)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("open term index: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", path, err)
+	}
+	size := info.Size()
+	if size < preambleSize+headerSize || size > 1<<40 {
+		return fmt.Errorf("%s: %w: size %d", path, ErrDamaged, size)
+	}
+	head := make([]byte, preambleSize+headerSize)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if _, err := checkedHeader(ref, head, uint64(size)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// checkedHeader decodes the header at the start of data, for a file of
+// size bytes, and checks it names the blocks ref does.
+func checkedHeader(ref Ref, data []byte, size uint64) (header, error) {
+	h, err := decodeHeader(data, size)
+	if err != nil {
+		return h, err
 	}
 	if int(h.FirstBlock) != ref.First || int(h.EndBlock) != ref.End {
-		return nil, fmt.Errorf("%w: blocks %d-%d, name says %d-%d", ErrDamaged, h.FirstBlock, h.EndBlock, ref.First, ref.End)
+		return h, fmt.Errorf("%w: blocks %d-%d, name says %d-%d", ErrDamaged, h.FirstBlock, h.EndBlock, ref.First, ref.End)
+	}
+	return h, nil
+}
+
+// newSegment checks data and slices its sections.
+func newSegment(ref Ref, data []byte) (*Segment, error) {
+	h, err := checkedHeader(ref, data, uint64(len(data)))
+	if err != nil {
+		return nil, err
 	}
 	s := &Segment{Ref: ref, h: h, data: data}
 	s.rows = data[h.RowsOff : h.RowsOff+h.Rows*rowSize]
