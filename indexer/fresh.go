@@ -373,8 +373,9 @@ func (q *quick) discover(m *store.Manifest) discovery {
 		gone[p] = true
 	}
 	for _, dir := range q.vanished {
-		for path := range m.LoadAll() {
-			if strings.HasPrefix(path, dir+string(filepath.Separator)) {
+		prefix := dir + string(filepath.Separator)
+		for path := range m.LoadUnder(prefix) {
+			if strings.HasPrefix(path, prefix) {
 				gone[path] = true
 			}
 		}
@@ -403,7 +404,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 	}
 	knownDirs := map[string]bool{}
 	prefix := p + string(filepath.Separator)
-	for path, st := range m.LoadAll() {
+	for path, st := range m.LoadUnder(prefix) {
 		if !strings.HasPrefix(path, prefix) {
 			continue
 		}

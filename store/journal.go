@@ -600,6 +600,12 @@ func (l *lazyFiles) find(path string) *FileState {
 	if line == nil {
 		return nil
 	}
+	return l.parseLine(line)
+}
+
+// parseLine parses a file line of the checkpoint; nil, with err set, if
+// it is not one.
+func (l *lazyFiles) parseLine(line []byte) *FileState {
 	if !bytes.HasPrefix(line, []byte("file\t")) {
 		l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrManifestDamaged, ManifestName)
 		return nil
@@ -611,6 +617,39 @@ func (l *lazyFiles) find(path string) *FileState {
 		return nil
 	}
 	return st
+}
+
+// under returns the states of the checkpoint's paths that start with
+// prefix. Sorted, they sit together: the chunks from the last one
+// starting at or before prefix to the last one starting with it.
+func (l *lazyFiles) under(prefix string) []*FileState {
+	from := max(sort.Search(len(l.chunks), func(i int) bool { return l.chunks[i].first > prefix })-1, 0)
+	var out []*FileState
+	for i := from; i < len(l.chunks); i++ {
+		if c := l.chunks[i]; c.first > prefix && !strings.HasPrefix(c.first, prefix) {
+			break // sorted: this chunk and those after start past every path under prefix
+		}
+		lines := l.chunk(i)
+		if lines == nil {
+			return nil
+		}
+		for len(lines) > 0 {
+			end := bytes.IndexByte(lines, '\n') // a checked chunk ends with one
+			line := lines[:end]
+			lines = lines[end+1:]
+			if !bytes.Contains(line, []byte(prefix)) && !bytes.Contains(line, []byte{'\\'}) {
+				continue // neither its path nor an escaped one can be under prefix
+			}
+			st := l.parseLine(line)
+			if st == nil {
+				return nil
+			}
+			if strings.HasPrefix(st.Path, prefix) {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
 }
 
 // findLine finds the line of path among sorted file lines.
@@ -682,6 +721,28 @@ func (m *Manifest) Legacy() bool { return m.Epoch == 0 && m.RowsBytes > 0 }
 
 // Partial reports whether Files holds only the paths read so far.
 func (m *Manifest) Partial() bool { return m.files != nil }
+
+// LoadUnder reads the file lines of the paths that start with prefix (a
+// folder's, with its separator), so Files holds them, and returns Files
+// (where the caller picks them out, with those the journal or this run
+// added): a quick run that lists a changed project folder needs that
+// folder's entries, not every transcript's. Damage makes Err say so.
+func (m *Manifest) LoadUnder(prefix string) map[string]*FileState {
+	l := m.files
+	if l == nil || l.err != nil {
+		return m.Files
+	}
+	for _, st := range l.under(prefix) {
+		if _, ok := m.Files[st.Path]; ok {
+			continue
+		}
+		m.Files[st.Path] = st
+		if m.base != nil {
+			m.base[st.Path] = *st
+		}
+	}
+	return m.Files
+}
 
 // LoadAll reads every file line, so Files holds every path, and returns
 // Files. The paths read or changed so far keep their state. The

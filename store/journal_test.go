@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -416,4 +417,50 @@ func FuzzParseJournal(f *testing.F) {
 			_ = m.applyRecord(r, true) // any payload: an error, never a panic
 		}
 	})
+}
+
+// TestCheckpointLoadUnderFindsEveryPathOfAFolder: loading a folder's
+// entries gives exactly those a whole read has under it, for folders
+// inside one chunk, across chunk bounds, at the first and last, with
+// escaped paths, and for folders that are prefixes of others' names.
+func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
+	dir := t.TempDir()
+	m := NewManifest()
+	for i := range 3000 {
+		p := fmt.Sprintf("/p/%03d/%04d.jsonl", i/40, i)
+		if i%7 == 0 {
+			p = fmt.Sprintf("/p/%03d/tab\there\\%d.jsonl", i/40, i)
+		}
+		if i%11 == 0 {
+			p = fmt.Sprintf("/p/%03d-other/%04d.jsonl", i/40, i) // shares the folder's name as a prefix
+		}
+		m.Files[p] = &FileState{Path: p, Gen: uint32(i + 1), Kind: KindMain, Verdict: VerdictIndexed}
+	}
+	must(t, CommitManifest(dir, m))
+	whole := mustRead(t, dir)
+	for _, prefix := range []string{"/p/000/", "/p/001/", "/p/037/", "/p/038-other/", "/p/074/", "/p/", "/q/", "/a/", "/p/0"} {
+		open, err := OpenManifest(dir)
+		must(t, err)
+		if n := len(open.files.chunks); n < 3 {
+			t.Fatalf("%d chunks: the test wants several", n)
+		}
+		got := map[string]FileState{}
+		for p, st := range open.LoadUnder(prefix) {
+			if strings.HasPrefix(p, prefix) {
+				got[p] = *st
+			}
+		}
+		want := map[string]FileState{}
+		for p, st := range whole.Files {
+			if strings.HasPrefix(p, prefix) {
+				want[p] = *st
+			}
+		}
+		if !reflect.DeepEqual(got, want) || open.Err() != nil {
+			t.Errorf("LoadUnder(%q): %d paths, want %d (err %v)", prefix, len(got), len(want), open.Err())
+		}
+		if prefix != "/p/" && prefix != "/p/0" && len(open.files.read) == len(open.files.chunks) {
+			t.Errorf("LoadUnder(%q) read every chunk", prefix)
+		}
+	}
 }
