@@ -2,8 +2,11 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/binary"
 	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -187,8 +190,9 @@ func skipNested(b []byte, i int) (int, error) {
 }
 
 // decodeString decodes a raw JSON string value. Strings without escapes
-// and with valid UTF-8 are taken as they are; the rest go through
-// encoding/json so escapes and invalid bytes are handled exactly as it does.
+// and with valid UTF-8 are taken as they are; the rest are unquoted as
+// encoding/json does (unquote), which rejects control characters and bad
+// escapes and turns invalid UTF-8 and lone surrogates into U+FFFD.
 func decodeString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
@@ -197,11 +201,148 @@ func decodeString(raw []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), true
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	return unquote(raw)
+}
+
+// unquote is json.Unmarshal of raw into a string, in one pass: most text
+// blocks hold a newline escape, and encoding/json's validation and
+// unquoting (two passes, a state function per byte) were a fifth of the
+// extractor's time. FuzzUnquote holds it to encoding/json.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	return s, true
+	s := raw[1 : len(raw)-1]
+	var b strings.Builder
+	b.Grow(len(s))
+	for r := 0; r < len(s); {
+		n := plainRun(s[r:])
+		if n > 0 {
+			b.Write(s[r : r+n])
+			r += n
+			continue
+		}
+		switch c := s[r]; {
+		case c == '\\':
+			w, adv, ok := unescape(s[r:])
+			if !ok {
+				return "", false
+			}
+			b.Write(w.bytes[:w.n])
+			r += adv
+		case c == '"' || c < ' ':
+			return "", false
+		default: // not ASCII
+			rr, size := utf8.DecodeRune(s[r:])
+			b.WriteRune(rr) // U+FFFD for an invalid byte, as encoding/json
+			r += size
+		}
+	}
+	return b.String(), true
+}
+
+// plainRun is the length of the run of printable ASCII at the start of s
+// other than a backslash or quote: bytes copied as they are. It tests
+// eight bytes at a time.
+func plainRun(s []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; n+8 <= len(s); n += 8 {
+		x := binary.LittleEndian.Uint64(s[n:])
+		// Each is nonzero in the high bit of some byte when a byte of x
+		// is below 0x20, a backslash or a quote (x's own high bits are
+		// bytes of 0x80 and up).
+		control := (x - ones*0x20) &^ x
+		bs := x ^ ones*'\\'
+		backslash := (bs - ones) &^ bs
+		q := x ^ ones*'"'
+		quote := (q - ones) &^ q
+		if (control|backslash|quote|x)&highs != 0 {
+			break
+		}
+	}
+	for ; n < len(s); n++ {
+		if c := s[n]; c < ' ' || c >= utf8.RuneSelf || c == '\\' || c == '"' {
+			break
+		}
+	}
+	return n
+}
+
+// escaped is what one escape sequence decodes to.
+type escaped struct {
+	bytes [2 * utf8.UTFMax]byte
+	n     int
+}
+
+// unescape decodes the escape sequence at the start of s (s[0] is '\\'):
+// what it stands for and how many bytes of s it takes.
+func unescape(s []byte) (escaped, int, bool) {
+	var e escaped
+	if len(s) < 2 {
+		return e, 0, false
+	}
+	switch s[1] {
+	case '"', '\\', '/':
+		e.bytes[0], e.n = s[1], 1
+	case 'b':
+		e.bytes[0], e.n = '\b', 1
+	case 'f':
+		e.bytes[0], e.n = '\f', 1
+	case 'n':
+		e.bytes[0], e.n = '\n', 1
+	case 'r':
+		e.bytes[0], e.n = '\r', 1
+	case 't':
+		e.bytes[0], e.n = '\t', 1
+	case 'u':
+		rr := hex4(s[2:])
+		if rr < 0 {
+			return e, 0, false
+		}
+		if !utf16.IsSurrogate(rr) {
+			e.n = utf8.EncodeRune(e.bytes[:], rr)
+			return e, 6, true
+		}
+		// A pair when another \u escape completes it; otherwise the
+		// lone surrogate becomes U+FFFD and the next escape stands on
+		// its own.
+		if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if rr1 := hex4(s[8:]); rr1 >= 0 {
+				if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+					e.n = utf8.EncodeRune(e.bytes[:], dec)
+					return e, 12, true
+				}
+			}
+		}
+		e.n = utf8.EncodeRune(e.bytes[:], unicode.ReplacementChar)
+		return e, 6, true
+	default:
+		return e, 0, false
+	}
+	return e, 2, true
+}
+
+// hex4 reads four hex digits, or returns -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // decodeBool reads a raw JSON true.
