@@ -37,9 +37,13 @@ type RowsWriter struct {
 	blocks *os.File
 	uuids  *os.File
 	events *os.File
-	blk    blockBuilder
-	pipe   *encoder
-	warn   func(string) // term-index failures, which lose no rows
+	// keysBuf holds key records not yet written to uuids; keysErr is
+	// the first failure to write them.
+	keysBuf []byte
+	keysErr error
+	blk     blockBuilder
+	pipe    *encoder
+	warn    func(string) // term-index failures, which lose no rows
 }
 
 // OpenRowsWriter opens (creating if needed) the data files named by m
@@ -205,6 +209,9 @@ func (w *RowsWriter) Sync(final bool) error {
 		return err
 	}
 	if err := w.pipe.drain(); err != nil {
+		return err
+	}
+	if err := w.flushKeys(); err != nil {
 		return err
 	}
 	if final {
