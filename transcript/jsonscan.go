@@ -26,8 +26,9 @@ var errSyntax = errors.New("malformed JSON")
 
 // eachMember calls fn with the raw key (without quotes, still escaped) and
 // the raw value of each member of the object in b, in order. fn returns
-// false to stop early.
-func eachMember(b []byte, fn func(key, val []byte) bool) error {
+// false to stop early. m (which may be nil) holds where values skipped
+// before end.
+func eachMember(b []byte, m *skipMemo, fn func(key, val []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errSyntax
@@ -50,7 +51,7 @@ func eachMember(b []byte, fn func(key, val []byte) bool) error {
 			return errSyntax
 		}
 		vstart := skipSpace(b, i+1)
-		vend, err := skipValue(b, vstart)
+		vend, err := m.skipMember(key, b, vstart)
 		if err != nil {
 			return err
 		}
@@ -72,8 +73,8 @@ func eachMember(b []byte, fn func(key, val []byte) bool) error {
 }
 
 // eachElement calls fn with the raw value of each element of the array
-// in b.
-func eachElement(b []byte, fn func(val []byte) bool) error {
+// in b. m (which may be nil) holds where values skipped before end.
+func eachElement(b []byte, m *skipMemo, fn func(val []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return errSyntax
@@ -83,7 +84,7 @@ func eachElement(b []byte, fn func(val []byte) bool) error {
 		return nil
 	}
 	for {
-		end, err := skipValue(b, i)
+		end, err := m.skipValue(b, i)
 		if err != nil {
 			return err
 		}
@@ -183,6 +184,113 @@ func skipNested(b []byte, i int) (int, error) {
 		end, err := skipString(b, stop)
 		if err != nil {
 			return 0, err
+		}
+		j = end
+	}
+	return 0, errSyntax
+}
+
+// skipMemo remembers where the values inside a line's message end, as
+// the first walk over the line (parseRecord) skips the message: the walks
+// into the message, its content and its blocks that follow find each
+// value's end here instead of scanning its bytes again (a tool result's
+// content was scanned four times). An end is the one skipNested or
+// skipString would find from the same byte: both scan forward from the
+// value's first byte only, and the message's scan meets each nested
+// value's first byte outside any string, in the same state.
+type skipMemo struct {
+	ends []skippedValue
+	// record is set during the first walk: a "message" member's value
+	// is skipped recording what it holds.
+	record bool
+}
+
+type skippedValue struct {
+	at *byte // the value's first byte
+	n  int   // its length
+}
+
+const (
+	// memoDepth is how deep inside the message values are remembered:
+	// message, content, block, a block's input or content.
+	memoDepth = 4
+	// memoStrings is the shortest string worth remembering.
+	memoStrings = 32
+	// memoEntries bounds the memo; past it values are scanned again (a
+	// line of many thousand tiny blocks must not make lookups quadratic).
+	memoEntries = 64
+)
+
+func (m *skipMemo) reset() { m.ends = m.ends[:0] }
+
+// skipMember is skipValue for the value of member key.
+func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
+	if m != nil && m.record && string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
+		return m.skipRecording(b, i)
+	}
+	return m.skipValue(b, i)
+}
+
+// skipValue returns the index just past the value starting at b[i],
+// remembered or found.
+func (m *skipMemo) skipValue(b []byte, i int) (int, error) {
+	if m != nil && i < len(b) && (b[i] == '"' || b[i] == '{' || b[i] == '[') {
+		at := &b[i]
+		for _, e := range m.ends {
+			if e.at == at {
+				if i+e.n <= len(b) {
+					return i + e.n, nil
+				}
+				break // ends past b: scan, and fail as a scan would
+			}
+		}
+	}
+	return skipValue(b, i)
+}
+
+func (m *skipMemo) remember(b []byte, start, end int) {
+	if len(m.ends) < memoEntries {
+		m.ends = append(m.ends, skippedValue{at: &b[start], n: end - start})
+	}
+}
+
+// skipRecording is skipNested that remembers the objects and arrays it
+// passes up to memoDepth deep, and the long strings inside them.
+func (m *skipMemo) skipRecording(b []byte, i int) (int, error) {
+	var open [memoDepth]int // where the open bracket at each depth is
+	depth := 0
+	for j := i; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		stop := len(b)
+		if q >= 0 {
+			stop = j + q
+		}
+		for ; j < stop; j++ {
+			switch b[j] {
+			case '{', '[':
+				depth++
+				if depth <= memoDepth {
+					open[depth-1] = j
+				}
+			case '}', ']':
+				if depth >= 2 && depth <= memoDepth {
+					m.remember(b, open[depth-1], j+1)
+				}
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		if q < 0 {
+			break
+		}
+		end, err := skipString(b, stop)
+		if err != nil {
+			return 0, err
+		}
+		if depth < memoDepth && end-stop >= memoStrings {
+			m.remember(b, stop, end)
 		}
 		j = end
 	}

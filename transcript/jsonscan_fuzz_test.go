@@ -2,7 +2,11 @@ package transcript
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/store"
 )
 
 // unquoteSeeds are string bodies that exercise every branch of unquote:
@@ -54,4 +58,45 @@ func TestUnquoteSeeds(t *testing.T) {
 			t.Errorf("unquote(%q) = %q, %v; want %q, %v", tt.body, got, ok, tt.want, tt.ok)
 		}
 	}
+}
+
+// skipMemoSeeds are lines where a remembered end could go wrong if the
+// memo were unsound: scalars holding brackets or quotes, duplicate
+// messages, blocks past the memo's bound, strings ending at the edge of a
+// value, unbalanced and cut messages.
+var skipMemoSeeds = []string{
+	`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":[{"type":"text","text":"` + strings.Repeat("x", 40) + `"}]}]},"toolUseResult":{"a":[1,2]}}`,
+	`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("long text \"quoted\" ", 4) + `"},{"type":"tool_use","name":"Bash","input":{"command":"` + strings.Repeat("ls ", 20) + `"}}]}}`,
+	`{"type":"assistant","message":{"content":[{"type":"text","text":x{"y"},{"type":"text","text":"` + strings.Repeat("z", 40) + `"}]}}`,
+	`{"type":"assistant","message":{"content":[{"type":"text","text":"a"} {"type":"text","text":"` + strings.Repeat("b", 40) + `"}]}}`,
+	`{"type":"user","message":{"content":"` + strings.Repeat("first ", 10) + `"},"message":{"content":"` + strings.Repeat("second ", 10) + `"}}`,
+	`{"type":"assistant","message":{"content":[` + strings.Repeat(`{"type":"text","text":"`+strings.Repeat("w", 33)+`"},`, 70) + `{"type":"text","text":"end of many blocks"}]}}`,
+	`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("q", 40) + `\\"}]}}`,
+	`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("c", 40) + `"}]`,
+	`{"type":"assistant","message":{"content":[{"type":"text","text":"` + strings.Repeat("d", 40) + `"}]]}}`,
+	`{"type":"assistant","message":{"content":{"type":"text","text":"` + strings.Repeat("e", 40) + `"}}}`,
+	`{"type":"assistant","message":{"model":x"y,"content":[{"type":"text","text":"` + strings.Repeat("f", 40) + `"}]}}`,
+	`{"type":"assistant","message":[{"content":"x"}]}`,
+}
+
+// FuzzSkipMemo: the extractor gives the same rows, counts and errors
+// whether the walks into a message use the ends its first walk remembered
+// (skipMemo) or scan the values again, on any line, valid JSON or not.
+func FuzzSkipMemo(f *testing.F) {
+	addFixtureLines(f)
+	for _, s := range skipMemoSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		with := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", gen: 3}
+		without := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", gen: 3, noMemo: true}
+		errWith, errWithout := with.add(line, 7), without.add(line, 7)
+		if (errWith == nil) != (errWithout == nil) {
+			t.Fatalf("error %v with the memo, %v without, for %q", errWith, errWithout, line)
+		}
+		if !reflect.DeepEqual(with.rows, without.rows) || with.counts != without.counts ||
+			with.session != without.session || with.project != without.project || with.lastTS != without.lastTS {
+			t.Fatalf("memo changed the result for %q:\nwith    %+v %v\nwithout %+v %v", line, with.rows, with.counts, without.rows, without.counts)
+		}
+	})
 }
