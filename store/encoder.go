@@ -48,7 +48,7 @@ func newEncoder(w *RowsWriter) (*encoder, error) {
 	n := runtime.GOMAXPROCS(0)
 	e := &encoder{
 		w:       w,
-		terms:   newTermsPipeline(w.dir, w.m.Seq),
+		terms:   newTermsPipeline(w.dir, w.m.Seq, w.bufs.put),
 		block:   w.m.BlockCount(),
 		jobs:    make(chan *pendingBlock, n),
 		order:   make(chan *pendingBlock, 2*n+2),

@@ -21,7 +21,8 @@ const termsGroupBytes = 32 << 20
 type termsPipeline struct {
 	dir   string
 	seq   int
-	slots chan struct{} // one token per group being built
+	done  func(raw []byte) // takes back a block's buffer once indexed
+	slots chan struct{}    // one token per group being built
 	open  *termsGroup
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -35,8 +36,8 @@ type termsGroup struct {
 	blocks     chan []byte
 }
 
-func newTermsPipeline(dir string, seq int) *termsPipeline {
-	return &termsPipeline{dir: dir, seq: seq, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+func newTermsPipeline(dir string, seq int, done func(raw []byte)) *termsPipeline {
+	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // add takes block number block's raw TSV; blocks come in order.
@@ -69,6 +70,7 @@ func (t *termsPipeline) startGroup(first int) {
 		b := terms.NewBuilder()
 		for raw := range g.blocks {
 			addBlockRows(b, raw)
+			t.done(raw)
 		}
 		if _, err := b.WriteFile(t.dir, t.seq, g.first, g.end); err != nil {
 			t.fail(err)

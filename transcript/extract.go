@@ -28,10 +28,17 @@ type record struct {
 	Message           []byte // raw JSON
 }
 
-// parseRecord reads the top-level members recall needs.
-func parseRecord(line []byte) (record, error) {
+// parseRecord reads the top-level members recall needs. m, if not nil,
+// remembers where the values inside the message end, for the walks into
+// it that follow.
+func parseRecord(line []byte, m *skipMemo) (record, error) {
 	var r record
-	err := eachMember(line, func(key, val []byte) bool {
+	if m != nil {
+		m.reset()
+		m.record = true
+		defer func() { m.record = false }()
+	}
+	err := eachMember(line, m, func(key, val []byte) bool {
 		switch string(key) {
 		case "type":
 			r.Type, _ = decodeString(val)
@@ -67,9 +74,9 @@ type message struct {
 	Content []byte // raw JSON: a string or an array of blocks
 }
 
-func parseMessage(raw []byte) (message, bool) {
+func parseMessage(raw []byte, memo *skipMemo) (message, bool) {
 	var m message
-	err := eachMember(raw, func(key, val []byte) bool {
+	err := eachMember(raw, memo, func(key, val []byte) bool {
 		switch string(key) {
 		case "role":
 			m.Role, _ = decodeString(val)
@@ -91,11 +98,11 @@ type contentBlock struct {
 }
 
 // eachBlock calls fn for each content block of an array content.
-func eachBlock(content []byte, fn func(i int, b *contentBlock) bool) bool {
+func eachBlock(content []byte, memo *skipMemo, fn func(i int, b *contentBlock) bool) bool {
 	i := 0
-	err := eachElement(content, func(val []byte) bool {
+	err := eachElement(content, memo, func(val []byte) bool {
 		var b contentBlock
-		if eachMember(val, func(key, v []byte) bool {
+		if eachMember(val, memo, func(key, v []byte) bool {
 			switch string(key) {
 			case "type":
 				b.Type, _ = decodeString(v)
@@ -140,6 +147,17 @@ type lineExtractor struct {
 	// keepSecrets keeps secrets in the rows (recall index --no-redact);
 	// by default they are redacted as rows are built (redact.go).
 	keepSecrets bool
+	// memo holds where the values of the line's message end (skipMemo);
+	// noMemo scans them again instead (the differential fuzz test).
+	memo   skipMemo
+	noMemo bool
+}
+
+func (x *lineExtractor) memoOrNil() *skipMemo {
+	if x.noMemo {
+		return nil
+	}
+	return &x.memo
 }
 
 // add processes one complete line (without '\n'). It returns an error only
@@ -150,7 +168,7 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil // blank lines are harmless
 	}
-	rec, err := parseRecord(line)
+	rec, err := parseRecord(line, x.memoOrNil())
 	if err != nil {
 		return err
 	}
@@ -178,11 +196,11 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 }
 
 func (x *lineExtractor) addUser(rec *record, lineNo int) {
-	msg, ok := parseMessage(rec.Message)
+	msg, ok := parseMessage(rec.Message, x.memoOrNil())
 	if !ok {
 		return
 	}
-	text, ok := userText(msg.Content)
+	text, ok := userText(msg.Content, x.memoOrNil())
 	if !ok {
 		return // tool results, images: not human text
 	}
@@ -195,7 +213,7 @@ func (x *lineExtractor) addUser(rec *record, lineNo int) {
 
 // userText returns a prompt's text: the string content, or its text blocks
 // joined. ok is false when the record holds no text (tool results).
-func userText(content []byte) (string, bool) {
+func userText(content []byte, memo *skipMemo) (string, bool) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 {
 		return "", false
@@ -205,7 +223,7 @@ func userText(content []byte) (string, bool) {
 	}
 	var parts []string
 	toolResult := false
-	ok := eachBlock(content, func(_ int, b *contentBlock) bool {
+	ok := eachBlock(content, memo, func(_ int, b *contentBlock) bool {
 		switch b.Type {
 		case "tool_result":
 			toolResult = true
@@ -222,12 +240,12 @@ func userText(content []byte) (string, bool) {
 }
 
 func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
-	msg, ok := parseMessage(rec.Message)
+	msg, ok := parseMessage(rec.Message, x.memoOrNil())
 	if !ok {
 		return
 	}
 	synthetic := msg.Model == "<synthetic>" || rec.IsAPIErrorMessage
-	eachBlock(msg.Content, func(i int, b *contentBlock) bool {
+	eachBlock(msg.Content, x.memoOrNil(), func(i int, b *contentBlock) bool {
 		switch b.Type {
 		case "text":
 			if synthetic {
@@ -305,7 +323,7 @@ func toolCall(name string, input []byte) string {
 		return ""
 	}
 	args := map[string][]byte{}
-	_ = eachMember(input, func(key, val []byte) bool {
+	_ = eachMember(input, nil, func(key, val []byte) bool {
 		if val[0] == '"' {
 			args[string(key)] = val
 		}
@@ -346,7 +364,7 @@ func truncateRunes(s string, n int) string {
 // firstType returns the "type" of a line for fork detection. It parses
 // only as much as it needs.
 func firstType(line []byte) (string, error) {
-	rec, err := parseRecord(line)
+	rec, err := parseRecord(line, nil)
 	return rec.Type, err
 }
 

@@ -36,7 +36,7 @@ func TestToolSummary(t *testing.T) {
 func TestJSONScannerSkipsValues(t *testing.T) {
 	line := `{"a":"x\"y\\","b":{"c":[1,{"d":"}]"}]},"n":-1.5e3,"t":true,"z":null,"s":"last"}`
 	var keys []string
-	if err := eachMember([]byte(line), func(k, v []byte) bool {
+	if err := eachMember([]byte(line), nil, func(k, v []byte) bool {
 		keys = append(keys, string(k)+"="+string(v))
 		return true
 	}); err != nil {
@@ -47,7 +47,7 @@ func TestJSONScannerSkipsValues(t *testing.T) {
 		t.Fatalf("members = %v\nwant      %v", keys, want)
 	}
 	for _, bad := range []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":"x}`, `{"a":1 "b":2}`, `[1]`, `{"a":{"b":1}`} {
-		if err := eachMember([]byte(bad), func(k, v []byte) bool { return true }); err == nil {
+		if err := eachMember([]byte(bad), nil, func(k, v []byte) bool { return true }); err == nil {
 			t.Errorf("eachMember accepted %q", bad)
 		}
 	}

@@ -2,8 +2,11 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/binary"
 	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -23,8 +26,9 @@ var errSyntax = errors.New("malformed JSON")
 
 // eachMember calls fn with the raw key (without quotes, still escaped) and
 // the raw value of each member of the object in b, in order. fn returns
-// false to stop early.
-func eachMember(b []byte, fn func(key, val []byte) bool) error {
+// false to stop early. m (which may be nil) holds where values skipped
+// before end.
+func eachMember(b []byte, m *skipMemo, fn func(key, val []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errSyntax
@@ -47,7 +51,7 @@ func eachMember(b []byte, fn func(key, val []byte) bool) error {
 			return errSyntax
 		}
 		vstart := skipSpace(b, i+1)
-		vend, err := skipValue(b, vstart)
+		vend, err := m.skipMember(key, b, vstart)
 		if err != nil {
 			return err
 		}
@@ -69,8 +73,8 @@ func eachMember(b []byte, fn func(key, val []byte) bool) error {
 }
 
 // eachElement calls fn with the raw value of each element of the array
-// in b.
-func eachElement(b []byte, fn func(val []byte) bool) error {
+// in b. m (which may be nil) holds where values skipped before end.
+func eachElement(b []byte, m *skipMemo, fn func(val []byte) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return errSyntax
@@ -80,7 +84,7 @@ func eachElement(b []byte, fn func(val []byte) bool) error {
 		return nil
 	}
 	for {
-		end, err := skipValue(b, i)
+		end, err := m.skipValue(b, i)
 		if err != nil {
 			return err
 		}
@@ -186,9 +190,117 @@ func skipNested(b []byte, i int) (int, error) {
 	return 0, errSyntax
 }
 
+// skipMemo remembers where the values inside a line's message end, as
+// the first walk over the line (parseRecord) skips the message: the walks
+// into the message, its content and its blocks that follow find each
+// value's end here instead of scanning its bytes again (a tool result's
+// content was scanned four times). An end is the one skipNested or
+// skipString would find from the same byte: both scan forward from the
+// value's first byte only, and the message's scan meets each nested
+// value's first byte outside any string, in the same state.
+type skipMemo struct {
+	ends []skippedValue
+	// record is set during the first walk: a "message" member's value
+	// is skipped recording what it holds.
+	record bool
+}
+
+type skippedValue struct {
+	at *byte // the value's first byte
+	n  int   // its length
+}
+
+const (
+	// memoDepth is how deep inside the message values are remembered:
+	// message, content, block, a block's input or content.
+	memoDepth = 4
+	// memoStrings is the shortest string worth remembering.
+	memoStrings = 32
+	// memoEntries bounds the memo; past it values are scanned again (a
+	// line of many thousand tiny blocks must not make lookups quadratic).
+	memoEntries = 64
+)
+
+func (m *skipMemo) reset() { m.ends = m.ends[:0] }
+
+// skipMember is skipValue for the value of member key.
+func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
+	if m != nil && m.record && string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
+		return m.skipRecording(b, i)
+	}
+	return m.skipValue(b, i)
+}
+
+// skipValue returns the index just past the value starting at b[i],
+// remembered or found.
+func (m *skipMemo) skipValue(b []byte, i int) (int, error) {
+	if m != nil && i < len(b) && (b[i] == '"' || b[i] == '{' || b[i] == '[') {
+		at := &b[i]
+		for _, e := range m.ends {
+			if e.at == at {
+				if i+e.n <= len(b) {
+					return i + e.n, nil
+				}
+				break // ends past b: scan, and fail as a scan would
+			}
+		}
+	}
+	return skipValue(b, i)
+}
+
+func (m *skipMemo) remember(b []byte, start, end int) {
+	if len(m.ends) < memoEntries {
+		m.ends = append(m.ends, skippedValue{at: &b[start], n: end - start})
+	}
+}
+
+// skipRecording is skipNested that remembers the objects and arrays it
+// passes up to memoDepth deep, and the long strings inside them.
+func (m *skipMemo) skipRecording(b []byte, i int) (int, error) {
+	var open [memoDepth]int // where the open bracket at each depth is
+	depth := 0
+	for j := i; j < len(b); {
+		q := bytes.IndexByte(b[j:], '"')
+		stop := len(b)
+		if q >= 0 {
+			stop = j + q
+		}
+		for ; j < stop; j++ {
+			switch b[j] {
+			case '{', '[':
+				depth++
+				if depth <= memoDepth {
+					open[depth-1] = j
+				}
+			case '}', ']':
+				if depth >= 2 && depth <= memoDepth {
+					m.remember(b, open[depth-1], j+1)
+				}
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			}
+		}
+		if q < 0 {
+			break
+		}
+		end, err := skipString(b, stop)
+		if err != nil {
+			return 0, err
+		}
+		if depth < memoDepth && end-stop >= memoStrings {
+			m.remember(b, stop, end)
+		}
+		j = end
+	}
+	return 0, errSyntax
+}
+
 // decodeString decodes a raw JSON string value. Strings without escapes
-// and with valid UTF-8 are taken as they are; the rest go through
-// encoding/json so escapes and invalid bytes are handled exactly as it does.
+// and with valid UTF-8 are taken as they are; the rest are unquoted as
+// encoding/json does (unquote), which rejects control characters and bad
+// escapes and turns invalid UTF-8 and lone surrogates into U+FFFD.
 func decodeString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
@@ -197,11 +309,148 @@ func decodeString(raw []byte) (string, bool) {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), true
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	return unquote(raw)
+}
+
+// unquote is json.Unmarshal of raw into a string, in one pass: most text
+// blocks hold a newline escape, and encoding/json's validation and
+// unquoting (two passes, a state function per byte) were a fifth of the
+// extractor's time. FuzzUnquote holds it to encoding/json.
+func unquote(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
-	return s, true
+	s := raw[1 : len(raw)-1]
+	var b strings.Builder
+	b.Grow(len(s))
+	for r := 0; r < len(s); {
+		n := plainRun(s[r:])
+		if n > 0 {
+			b.Write(s[r : r+n])
+			r += n
+			continue
+		}
+		switch c := s[r]; {
+		case c == '\\':
+			w, adv, ok := unescape(s[r:])
+			if !ok {
+				return "", false
+			}
+			b.Write(w.bytes[:w.n])
+			r += adv
+		case c == '"' || c < ' ':
+			return "", false
+		default: // not ASCII
+			rr, size := utf8.DecodeRune(s[r:])
+			b.WriteRune(rr) // U+FFFD for an invalid byte, as encoding/json
+			r += size
+		}
+	}
+	return b.String(), true
+}
+
+// plainRun is the length of the run of printable ASCII at the start of s
+// other than a backslash or quote: bytes copied as they are. It tests
+// eight bytes at a time.
+func plainRun(s []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; n+8 <= len(s); n += 8 {
+		x := binary.LittleEndian.Uint64(s[n:])
+		// Each is nonzero in the high bit of some byte when a byte of x
+		// is below 0x20, a backslash or a quote (x's own high bits are
+		// bytes of 0x80 and up).
+		control := (x - ones*0x20) &^ x
+		bs := x ^ ones*'\\'
+		backslash := (bs - ones) &^ bs
+		q := x ^ ones*'"'
+		quote := (q - ones) &^ q
+		if (control|backslash|quote|x)&highs != 0 {
+			break
+		}
+	}
+	for ; n < len(s); n++ {
+		if c := s[n]; c < ' ' || c >= utf8.RuneSelf || c == '\\' || c == '"' {
+			break
+		}
+	}
+	return n
+}
+
+// escaped is what one escape sequence decodes to.
+type escaped struct {
+	bytes [2 * utf8.UTFMax]byte
+	n     int
+}
+
+// unescape decodes the escape sequence at the start of s (s[0] is '\\'):
+// what it stands for and how many bytes of s it takes.
+func unescape(s []byte) (escaped, int, bool) {
+	var e escaped
+	if len(s) < 2 {
+		return e, 0, false
+	}
+	switch s[1] {
+	case '"', '\\', '/':
+		e.bytes[0], e.n = s[1], 1
+	case 'b':
+		e.bytes[0], e.n = '\b', 1
+	case 'f':
+		e.bytes[0], e.n = '\f', 1
+	case 'n':
+		e.bytes[0], e.n = '\n', 1
+	case 'r':
+		e.bytes[0], e.n = '\r', 1
+	case 't':
+		e.bytes[0], e.n = '\t', 1
+	case 'u':
+		rr := hex4(s[2:])
+		if rr < 0 {
+			return e, 0, false
+		}
+		if !utf16.IsSurrogate(rr) {
+			e.n = utf8.EncodeRune(e.bytes[:], rr)
+			return e, 6, true
+		}
+		// A pair when another \u escape completes it; otherwise the
+		// lone surrogate becomes U+FFFD and the next escape stands on
+		// its own.
+		if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+			if rr1 := hex4(s[8:]); rr1 >= 0 {
+				if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+					e.n = utf8.EncodeRune(e.bytes[:], dec)
+					return e, 12, true
+				}
+			}
+		}
+		e.n = utf8.EncodeRune(e.bytes[:], unicode.ReplacementChar)
+		return e, 6, true
+	default:
+		return e, 0, false
+	}
+	return e, 2, true
+}
+
+// hex4 reads four hex digits, or returns -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }
 
 // decodeBool reads a raw JSON true.

@@ -43,14 +43,18 @@ func isTerminal(w io.Writer) bool {
 // indexerGCPercent its garbage collector's pacing. What an indexing run
 // keeps live is bounded (a few files ahead, a few blocks in flight, two
 // term-index segments being built) but for the message identities and the
-// manifest: about 90 MB at 4 GB of transcripts. With the default pacing
-// the heap grows to twice that, and a limit below it kept the collector
-// and the scavenger busy: at 4 GB, a 200 MB limit took 29 s with 12 s of
-// system time and 225 MB of RSS; collecting at half the live heap under a
-// 300 MB limit took 22 s, 5 s and 174 MB (at 1 GB both take about 4.3 s).
+// manifest: about 90 MB at 4 GB of transcripts. The limit keeps the peak
+// RSS under 256 MB at any size; the default pacing under it collects
+// half as often as collecting at half the live heap under 300 MB. An
+// earlier round measured these two the other way round (4 GB: 29 s and
+// 12 s of system time against 22 s and 5 s, single runs); with the
+// allocations this round removed (block buffers, JSON unquoting) they
+// measure, side by side on a busy 2-core VM: 1 GB 10.8 → 10.1 s of CPU
+// (5 runs each), 95 → 116 MB of RSS; 4 GB 51.5 → 50.0 s (2 runs each),
+// 198 → 209 MB. The default pacing under 300 MB reached 259 MB at 4 GB.
 const (
-	indexerMemoryLimit = 300 << 20
-	indexerGCPercent   = 50
+	indexerMemoryLimit = 200 << 20
+	indexerGCPercent   = 100
 )
 
 func limitIndexerMemory() {
