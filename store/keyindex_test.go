@@ -30,12 +30,14 @@ func keysIndex(t *testing.T, n int, r *rand.Rand) (string, *RowsWriter, *Manifes
 	return dir, w, m, want
 }
 
+// appendKey appends one committed key record.
 func appendKey(t *testing.T, w *RowsWriter, key uint64, gen uint32) {
 	t.Helper()
 	var rec [uuidRecordSize]byte
 	binary.LittleEndian.PutUint64(rec[:], key)
 	binary.LittleEndian.PutUint32(rec[8:], gen)
 	must(t, w.appendKeys(rec[:]))
+	must(t, w.flushKeys()) // written out, as a commit's Sync does
 }
 
 // checkKeys looks every key (and some never written) up in a KeySet, fewer
