@@ -556,37 +556,32 @@ func (m *Manifest) encode() []byte {
 	// Each file line is about 250 bytes; sizing the buffer up front keeps
 	// a large manifest from being copied as it grows.
 	b := make([]byte, 0, 512+300*len(m.Files))
-	line := func(fields ...string) {
-		for i, f := range fields {
-			if i > 0 {
-				b = append(b, '\t')
-			}
-			b = append(b, f...)
-		}
-		b = append(b, '\n')
-	}
-	line(manifestMagic, "v"+strconv.Itoa(ManifestVersion))
-	line("format", strconv.Itoa(m.Format))
-	line("epoch", strconv.FormatUint(m.Epoch, 10))
+	b = appendTSVLine(b, manifestMagic, "v"+strconv.Itoa(ManifestVersion))
+	b = appendTSVLine(b, "format", strconv.Itoa(m.Format))
+	b = appendTSVLine(b, "epoch", strconv.FormatUint(m.Epoch, 10))
 	b = m.appendHead(b)
 	b = appendChecksum(b, headChecksum)
 	b = m.appendFileLines(b)
 	return appendChecksum(b, endChecksum)
 }
 
+// appendTSVLine appends fields, tab-separated, and a newline (the fields
+// are escaped already).
+func appendTSVLine(b []byte, fields ...string) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, '\t')
+		}
+		b = append(b, f...)
+	}
+	return append(b, '\n')
+}
+
 // appendHead appends the lines of m's head that every commit restates:
 // counters, exclusions, dead generations (a journal record holds them
 // too).
 func (m *Manifest) appendHead(b []byte) []byte {
-	line := func(fields ...string) {
-		for i, f := range fields {
-			if i > 0 {
-				b = append(b, '\t')
-			}
-			b = append(b, f...)
-		}
-		b = append(b, '\n')
-	}
+	line := func(fields ...string) { b = appendTSVLine(b, fields...) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	line("feature", i64(int64(m.Feature)))
 	line("seq", strconv.Itoa(m.Seq))
