@@ -174,7 +174,11 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 		return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", JournalName, err)
 	}
 	if j.epoch != m.Epoch {
-		return nil // left by a crash right after a checkpoint, which holds it all
+		// Left by a crash right after a checkpoint, which holds it all;
+		// or, to a reader without the lock, a checkpoint that replaced
+		// the one it read (readUnlocked).
+		m.journalOther = true
+		return nil
 	}
 	for i, rec := range j.records {
 		last := i == len(j.records)-1
