@@ -286,10 +286,11 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 }
 
 // checkpoint writes m whole under a new epoch, then starts its journal.
-// Older manifests are removed before the rename (from the temp file's
-// prepare): a crash then leaves no manifest, which is recovered from the
-// rows, rather than an older one that a recall of another version would
-// take for the truth and cut the rows committed since.
+// Older manifests are removed before the rename, once the temp file is
+// written and synced (a write that fails, on a full disk, leaves them):
+// a crash then leaves no manifest, which is recovered from the rows,
+// rather than an older one that a recall of another version would take
+// for the truth and cut the rows committed since.
 func (m *Manifest) checkpoint(dir string) error {
 	m.loadAll()
 	if m.files != nil && m.files.err != nil {
@@ -298,8 +299,16 @@ func (m *Manifest) checkpoint(dir string) error {
 	epoch := max(m.Epoch+1, uint64(time.Now().UnixNano()))
 	prev := m.Epoch
 	m.Epoch = epoch
-	removeOld := func(*os.File) error { return removeOlderManifests(dir) }
-	if err := atomicfile.Write(filepath.Join(dir, ManifestName), m.encode(), 0o600, removeOld); err != nil {
+	writeThenRemoveOld := func(tmp *os.File) error {
+		if _, err := tmp.Write(m.encode()); err != nil {
+			return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		}
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		}
+		return removeOlderManifests(dir)
+	}
+	if err := atomicfile.Write(filepath.Join(dir, ManifestName), nil, 0o600, writeThenRemoveOld); err != nil {
 		m.Epoch = prev
 		return err
 	}
