@@ -50,3 +50,41 @@ func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 		t.Fatal("the v2 manifest changed")
 	}
 }
+
+// TestFailedJournalAppendLeavesNoTornRecord: a journal commit that fails
+// part way (a full disk) was not acknowledged; what it wrote of its record
+// is cut, so the run's clean-up, and the next run, can cut the data files
+// back to the last commit instead of finding a torn record beside rows
+// past it, which only a recovery from the rows (losing forgotten
+// transcripts, forks) gets past.
+func TestFailedJournalAppendLeavesNoTornRecord(t *testing.T) {
+	dir, states, ends := journaledIndex(t)
+	m, err := OpenManifest(dir)
+	must(t, err)
+	writeData(t, dir, m, 0)
+	for i := range 50 {
+		p := fmt.Sprintf("/p/%04d.jsonl", i)
+		m.Files[p] = &FileState{Path: p, Gen: uint32(i), Kind: KindMain, Verdict: VerdictIndexed}
+	}
+	m.RowsBytes += 500
+	writeData(t, dir, m, 0) // the run's rows, past what the last commit names
+	var lim syscall.Rlimit
+	must(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim))
+	signal.Ignore(syscall.SIGXFSZ)
+	defer signal.Reset(syscall.SIGXFSZ)
+	small := lim
+	small.Cur = uint64(ends[3] + 100) // room for part of the record only
+	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small))
+	err = CommitManifest(dir, m)
+	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
+	if err == nil {
+		t.Fatal("the record was appended past the file size limit: the test did not play a full disk")
+	}
+	got, err := OpenManifest(dir)
+	must(t, err)
+	got.LoadAll()
+	sameState(t, got, states[3])
+	if err := CheckJournal(dir, got); err != nil {
+		t.Fatalf("after a failed append: %v", err)
+	}
+}

@@ -267,10 +267,10 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 		}
 	}
 	if _, err := f.WriteAt(rec, m.journalEnd); err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return m.unappend(f, fmt.Errorf("append to %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+		return m.unappend(f, fmt.Errorf("sync %s: %w", path, err))
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
@@ -283,6 +283,21 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 		}
 	}
 	return nil
+}
+
+// unappend cuts what a failed append wrote of its record, which was
+// never acknowledged: left, it reads as a torn record beside data past
+// the last commit, which CheckJournal must take for damage, and the run's
+// clean-up could not cut the data files back. err is the failure.
+func (m *Manifest) unappend(f *os.File, err error) error {
+	if terr := f.Truncate(m.journalEnd); terr != nil {
+		m.journalTorn = true
+		return fmt.Errorf("%w (and cutting the record: %w)", err, terr)
+	}
+	if serr := f.Sync(); serr != nil {
+		m.journalTorn = true
+	}
+	return err
 }
 
 // checkpoint writes m whole under a new epoch, then starts its journal.
