@@ -543,8 +543,8 @@ func chunkTable(tail []byte, at int64) (chunkIndex, bool) {
 	f := splitTabs(tail[linesAt+1:endAt], nil)
 	p := fieldParser{f: f}
 	off := p.int(1)
-	if p.err != nil || len(f) != 3 {
-		return chunkIndex{}, false
+	if p.err != nil || len(f) != 3 || off < 0 || off > at+int64(linesAt)+1 {
+		return chunkIndex{}, false // a garbled offset: the whole read says what is damaged
 	}
 	want, err := strconv.ParseUint(string(f[2]), 16, 32)
 	if err != nil {
