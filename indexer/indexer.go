@@ -484,10 +484,13 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]trans
 			}
 		} else if replaced(st, t.Stat) {
 			m.Dead[st.Gen] += st.Rows
-			forgotten := st.Verdict == store.VerdictForgotten
+			forgotten, wasGone := st.Verdict == store.VerdictForgotten, st.Gone
 			st = newFileState(m, t)
 			if forgotten {
 				st.Verdict = store.VerdictForgotten // a forgotten transcript stays forgotten
+			}
+			if wasGone && underAny(t.Path, roots) {
+				sum.liveDelta++ // a new file where a gone one was: live again
 			}
 			sum.Replaced++
 			changed = true
