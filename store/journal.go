@@ -93,7 +93,10 @@ func parseJournal(data []byte) (journal, error) {
 	if crc32.Checksum(data[:20], crcTable) != binary.LittleEndian.Uint32(data[20:]) {
 		return journal{}, errJournal("header checksum fails")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != ManifestVersion {
+	switch v := binary.LittleEndian.Uint32(data[8:]); {
+	case v > ManifestVersion:
+		return journal{}, fmt.Errorf("%w (journal v%d, this recall reads v%d)", ErrNewerIndex, v, ManifestVersion)
+	case v != ManifestVersion:
 		return journal{}, errJournal("version v%d, want v%d", v, ManifestVersion)
 	}
 	j := journal{epoch: binary.LittleEndian.Uint64(data[12:]), end: journalHeaderSize}
@@ -171,7 +174,7 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 	}
 	j, err := parseJournal(data)
 	if err != nil {
-		return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", JournalName, err)
+		return readErr(JournalName, err)
 	}
 	if j.epoch != m.Epoch {
 		// Left by a crash right after a checkpoint, which holds it all;
@@ -477,7 +480,7 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 	}
 	m, err := parseManifest(head[:headEnd], false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, readErr(path, err)
 	}
 	if m.Epoch == 0 {
 		return nil, damaged(errors.New("a v3 manifest without its epoch"))
@@ -510,7 +513,7 @@ func openWhole(dir, path string) (*Manifest, error) {
 	}
 	m, err := parseManifest(data, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, readErr(path, err)
 	}
 	m.base = make(map[string]FileState, len(m.Files))
 	for p, st := range m.Files {

@@ -275,7 +275,7 @@ func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
 	}
 	m, err := parseManifest(data, true)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, nil, readErr(path, err)
 	}
 	if err := m.applyJournal(dir, true); err != nil {
 		return nil, nil, err
@@ -323,7 +323,7 @@ func readHeadFrom(dir, path string, f *os.File) (*Manifest, error) {
 	}
 	m, err := parseManifest(head, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, readErr(path, err)
 	}
 	if err := m.applyJournal(dir, false); err != nil {
 		return nil, err
@@ -364,6 +364,19 @@ const (
 	endChecksum  = "end"
 )
 
+// ErrNewerIndex marks a manifest or journal that a newer recall wrote:
+// the index is refused, neither read as this recall's nor recovered as
+// damaged (which would replace what the newer recall wrote).
+var ErrNewerIndex = errors.New("written by a newer recall")
+
+// readErr says why the manifest file path did not read, and what to do.
+func readErr(path string, err error) error {
+	if errors.Is(err, ErrNewerIndex) {
+		return fmt.Errorf("%s: %w; use that recall", path, err)
+	}
+	return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+}
+
 // parseManifest reads a manifest: all of it (whole), or its head, the lines
 // up to and including the head checksum. It runs before every search, so it
 // splits lines and fields in place rather than through a scanner.
@@ -371,6 +384,9 @@ func parseManifest(data []byte, whole bool) (*Manifest, error) {
 	m, err := parseManifestLines(data, whole)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrManifestDamaged, err)
+	}
+	if m.Format > FormatVersion {
+		return nil, fmt.Errorf("%w (data format v%d, this recall reads up to v%d)", ErrNewerIndex, m.Format, FormatVersion)
 	}
 	return m, nil
 }
