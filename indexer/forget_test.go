@@ -85,3 +85,48 @@ func TestForgetSession(t *testing.T) {
 		t.Errorf("the index after forget: %+v, %v", d, err)
 	}
 }
+
+// TestForgottenStaysForgottenAfterJournalLoss: a journal whose last
+// record a crash tore, or that is missing, beside rows past the commit it
+// names, makes the run recover the manifest from the rows; the
+// transcripts a forget sealed have no rows left to say so, and must stay
+// sealed (the manifest as far as it reads keeps them), not be read back
+// in from disk.
+func TestForgottenStaysForgottenAfterJournalLoss(t *testing.T) {
+	tears := map[string]func(t *testing.T, journal string){
+		"last record torn": func(t *testing.T, journal string) {
+			info, err := os.Stat(journal)
+			must(t, err)
+			must(t, os.Truncate(journal, info.Size()-3))
+		},
+		"journal missing": func(t *testing.T, journal string) { must(t, os.Remove(journal)) },
+	}
+	for name, tear := range tears {
+		t.Run(name, func(t *testing.T) {
+			src, path := newSessionFile(t)
+			appendText(t, path, promptLine(1, "the quokkaflux migration plan for the billing service")+promptLine(2, "more about quokkaflux retries"))
+			otherSession := "99999999-9999-4999-8999-999999999999"
+			other := filepath.Join(filepath.Dir(path), otherSession+".jsonl")
+			asOther := func(line string) string {
+				return strings.ReplaceAll(strings.ReplaceAll(line, testSession, otherSession), "bbbbbbbb-0000", "cccccccc-0000")
+			}
+			appendText(t, other, asOther(promptLine(3, "an unrelated prompt about the zebrafrost cache")))
+			idx := t.TempDir()
+			runIndex(t, src, idx, "")
+			if _, err := Forget(Options{Config: Config{IndexDir: idx, Sources: []string{src}}}, ForgetSelector{Session: testSession[:8]}, false); err != nil {
+				t.Fatal(err)
+			}
+			runIndex(t, src, idx, "") // the journal of the forget's checkpoint starts
+			appendText(t, other, asOther(promptLine(5, "another zebrafrost prompt with enough words in it")))
+			runIndex(t, src, idx, "") // a journal record: the commit the crash takes
+			tear(t, filepath.Join(idx, store.JournalName))
+			runIndex(t, src, idx, "")
+			if files := indexHolds(t, idx, "quokkaflux"); len(files) > 0 {
+				t.Errorf("the forgotten transcript came back: %v", files)
+			}
+			if len(indexHolds(t, idx, "another zebrafrost")) == 0 {
+				t.Error("the rows of the torn commit were lost")
+			}
+		})
+	}
+}

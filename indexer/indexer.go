@@ -275,8 +275,13 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		m.LoadAll() // and checks the checkpoint whole
 		err = m.Err()
 	}
+	var lastRead *store.Manifest // the manifest up to its last whole journal record
 	if err == nil {
-		err = store.CheckJournal(opts.IndexDir, m)
+		if err = store.CheckJournal(opts.IndexDir, m); err != nil {
+			if m.LoadAll(); m.Err() == nil {
+				lastRead = m
+			}
+		}
 	}
 	var known *store.Manifest
 	switch {
@@ -295,7 +300,11 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		return m, err
 	}
 	opts.Warn(err.Error())
-	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.Warn, completeRecovered)
+	complete := func(rm *store.Manifest) {
+		keepRowless(rm, lastRead)
+		completeRecovered(rm)
+	}
+	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.Warn, complete)
 	if rerr != nil {
 		return nil, fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr)
 	}
@@ -303,6 +312,28 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		opts.Notice(rec.String())
 	}
 	return m, nil
+}
+
+// keepRowless keeps, in a manifest recovered from the rows, the entries
+// of last (the manifest as far as its journal reads, nil if none) whose
+// transcripts left no rows: forgotten, fork, binary, or read without a
+// row to keep. Rows cannot say them; recovered without them, a forgotten
+// transcript still on disk would be indexed again. A torn or missing
+// journal beside data past it sends a run here with a manifest that
+// otherwise reads.
+func keepRowless(rm, last *store.Manifest) {
+	if last == nil {
+		return
+	}
+	rm.NextGen = max(rm.NextGen, last.NextGen)
+	for path, st := range last.Files {
+		if _, ok := rm.Files[path]; ok || st.Rows > 0 && st.Verdict == store.VerdictIndexed {
+			continue
+		}
+		kept := *st
+		rm.Files[path] = &kept
+		rm.NextGen = max(rm.NextGen, st.Gen+1)
+	}
 }
 
 // completeRecovered fills what rows cannot tell of each recovered
@@ -453,10 +484,13 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]trans
 			}
 		} else if replaced(st, t.Stat) {
 			m.Dead[st.Gen] += st.Rows
-			forgotten := st.Verdict == store.VerdictForgotten
+			forgotten, wasGone := st.Verdict == store.VerdictForgotten, st.Gone
 			st = newFileState(m, t)
 			if forgotten {
 				st.Verdict = store.VerdictForgotten // a forgotten transcript stays forgotten
+			}
+			if wasGone && underAny(t.Path, roots) {
+				sum.liveDelta++ // a new file where a gone one was: live again
 			}
 			sum.Replaced++
 			changed = true

@@ -93,7 +93,10 @@ func parseJournal(data []byte) (journal, error) {
 	if crc32.Checksum(data[:20], crcTable) != binary.LittleEndian.Uint32(data[20:]) {
 		return journal{}, errJournal("header checksum fails")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != ManifestVersion {
+	switch v := binary.LittleEndian.Uint32(data[8:]); {
+	case v > ManifestVersion:
+		return journal{}, fmt.Errorf("%w (journal v%d, this recall reads v%d)", ErrNewerIndex, v, ManifestVersion)
+	case v != ManifestVersion:
 		return journal{}, errJournal("version v%d, want v%d", v, ManifestVersion)
 	}
 	j := journal{epoch: binary.LittleEndian.Uint64(data[12:]), end: journalHeaderSize}
@@ -171,10 +174,14 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 	}
 	j, err := parseJournal(data)
 	if err != nil {
-		return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", JournalName, err)
+		return readErr(JournalName, err)
 	}
 	if j.epoch != m.Epoch {
-		return nil // left by a crash right after a checkpoint, which holds it all
+		// Left by a crash right after a checkpoint, which holds it all;
+		// or, to a reader without the lock, a checkpoint that replaced
+		// the one it read (readUnlocked).
+		m.journalOther = true
+		return nil
 	}
 	for i, rec := range j.records {
 		last := i == len(j.records)-1
@@ -263,10 +270,10 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 		}
 	}
 	if _, err := f.WriteAt(rec, m.journalEnd); err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return m.unappend(f, fmt.Errorf("append to %s: %w", path, err))
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
+		return m.unappend(f, fmt.Errorf("sync %s: %w", path, err))
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("close %s: %w", path, err)
@@ -281,11 +288,27 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 	return nil
 }
 
+// unappend cuts what a failed append wrote of its record, which was
+// never acknowledged: left, it reads as a torn record beside data past
+// the last commit, which CheckJournal must take for damage, and the run's
+// clean-up could not cut the data files back. err is the failure.
+func (m *Manifest) unappend(f *os.File, err error) error {
+	if terr := f.Truncate(m.journalEnd); terr != nil {
+		m.journalTorn = true
+		return fmt.Errorf("%w (and cutting the record: %w)", err, terr)
+	}
+	if serr := f.Sync(); serr != nil {
+		m.journalTorn = true
+	}
+	return err
+}
+
 // checkpoint writes m whole under a new epoch, then starts its journal.
-// Older manifests are removed before the rename (from the temp file's
-// prepare): a crash then leaves no manifest, which is recovered from the
-// rows, rather than an older one that a recall of another version would
-// take for the truth and cut the rows committed since.
+// Older manifests are removed before the rename, once the temp file is
+// written and synced (a write that fails, on a full disk, leaves them):
+// a crash then leaves no manifest, which is recovered from the rows,
+// rather than an older one that a recall of another version would take
+// for the truth and cut the rows committed since.
 func (m *Manifest) checkpoint(dir string) error {
 	m.loadAll()
 	if m.files != nil && m.files.err != nil {
@@ -294,8 +317,16 @@ func (m *Manifest) checkpoint(dir string) error {
 	epoch := max(m.Epoch+1, uint64(time.Now().UnixNano()))
 	prev := m.Epoch
 	m.Epoch = epoch
-	removeOld := func(*os.File) error { return removeOlderManifests(dir) }
-	if err := atomicfile.Write(filepath.Join(dir, ManifestName), m.encode(), 0o600, removeOld); err != nil {
+	writeThenRemoveOld := func(tmp *os.File) error {
+		if _, err := tmp.Write(m.encode()); err != nil {
+			return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		}
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		}
+		return removeOlderManifests(dir)
+	}
+	if err := atomicfile.Write(filepath.Join(dir, ManifestName), nil, 0o600, writeThenRemoveOld); err != nil {
 		m.Epoch = prev
 		return err
 	}
@@ -449,7 +480,7 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 	}
 	m, err := parseManifest(head[:headEnd], false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, readErr(path, err)
 	}
 	if m.Epoch == 0 {
 		return nil, damaged(errors.New("a v3 manifest without its epoch"))
@@ -482,7 +513,7 @@ func openWhole(dir, path string) (*Manifest, error) {
 	}
 	m, err := parseManifest(data, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, readErr(path, err)
 	}
 	m.base = make(map[string]FileState, len(m.Files))
 	for p, st := range m.Files {
@@ -515,8 +546,8 @@ func chunkTable(tail []byte, at int64) (chunkIndex, bool) {
 	f := splitTabs(tail[linesAt+1:endAt], nil)
 	p := fieldParser{f: f}
 	off := p.int(1)
-	if p.err != nil || len(f) != 3 {
-		return chunkIndex{}, false
+	if p.err != nil || len(f) != 3 || off < 0 || off > at+int64(linesAt)+1 {
+		return chunkIndex{}, false // a garbled offset: the whole read says what is damaged
 	}
 	want, err := strconv.ParseUint(string(f[2]), 16, 32)
 	if err != nil {

@@ -114,8 +114,9 @@ type Manifest struct {
 	// valid records of a journal of this epoch (0: none to append to).
 	journalEnd int64
 	// journalTorn: the journal ends in a record a crash cut short;
-	// journalMissing: a v3 checkpoint without its journal file.
-	journalTorn, journalMissing bool
+	// journalMissing: a v3 checkpoint without its journal file;
+	// journalOther: the journal was of another epoch, and ignored.
+	journalTorn, journalMissing, journalOther bool
 
 	// order is the file paths in the order read, which is sorted (as
 	// written), or nil: a commit merges in the paths added since instead
@@ -203,31 +204,83 @@ func readManifest(dir string, lazy bool) (*Manifest, error) {
 			return m, err
 		}
 	}
-	data, err := os.ReadFile(path)
+	return readUnlocked(path, func() (*Manifest, os.FileInfo, error) { return readManifestOnce(dir) })
+}
+
+// maxCheckpointRaces bounds how often a reader starts over because a
+// checkpoint replaced the one it was reading.
+const maxCheckpointRaces = 16
+
+// readUnlocked reads a manifest without the writer lock (a search, a
+// stats): when the journal is of another epoch than the checkpoint read
+// and a checkpoint has since replaced that one, a writer's checkpoint
+// came between reading the two, and the old checkpoint alone lacks the
+// records of its journal, commits made before the read began. It reads
+// again. A journal of another epoch beside the checkpoint still there is
+// what a crash between a checkpoint and its journal leaves: ignored.
+func readUnlocked(path string, read func() (*Manifest, os.FileInfo, error)) (*Manifest, error) {
+	for attempt := 0; ; attempt++ {
+		m, info, err := read()
+		if err != nil || info == nil || !m.journalOther || !replacedSince(path, info) {
+			return m, err
+		}
+		if attempt == maxCheckpointRaces {
+			return nil, fmt.Errorf("read manifest: replaced by %d checkpoints while read; try again", attempt+1)
+		}
+	}
+}
+
+// replacedSince reports whether path no longer names the file info
+// describes.
+func replacedSince(path string, info os.FileInfo) bool {
+	now, err := os.Stat(path)
+	return err != nil || !os.SameFile(now, info)
+}
+
+// readFileInfo reads path whole, with what identifies the file read.
+func readFileInfo(path string) ([]byte, os.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read manifest: %w", err)
+	}
+	data, err := io.ReadAll(f)
+	return data, info, err
+}
+
+// readManifestOnce reads dir's manifest whole: the checkpoint (with the
+// file it was read from) and its journal, else an older manifest.
+func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
+	path := filepath.Join(dir, ManifestName)
+	data, info, err := readFileInfo(path)
 	for format := ManifestVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
 		path = filepath.Join(dir, manifestName(format))
-		data, err = os.ReadFile(path)
+		data, info, err = readFileInfo(path)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
-			return nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall, or rebuild with `recall index --rebuild`", dir, newer)
+			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall, or rebuild with `recall index --rebuild`", dir, newer)
 		}
 		if rows := rowsFiles(dir); len(rows) > 0 {
-			return nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", ErrManifestDamaged, dir, rows[0].name)
+			return nil, nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", ErrManifestDamaged, dir, rows[0].name)
 		}
-		return nil, ErrNoIndex
+		return nil, nil, ErrNoIndex
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read manifest: %w", err)
+		return nil, nil, fmt.Errorf("read manifest: %w", err)
 	}
 	m, err := parseManifest(data, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, nil, readErr(path, err)
 	}
 	if err := m.applyJournal(dir, true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m, nil
+	return m, info, nil
 }
 
 // readManifestHead loads what a reader needs of dir's committed manifest:
@@ -235,14 +288,28 @@ func readManifest(dir string, lazy bool) (*Manifest, error) {
 // of it. Only the start of the file is read when that holds them all.
 func readManifestHead(dir string) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return ReadManifest(dir) // an older format, or none: for its messages
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read manifest: %w", err)
-	}
-	defer f.Close()
+	return readUnlocked(path, func() (*Manifest, os.FileInfo, error) {
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			m, err := ReadManifest(dir) // an older format, or none: for its messages
+			return m, nil, err
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read manifest: %w", err)
+		}
+		defer f.Close()
+		info, err := f.Stat()
+		if err != nil {
+			return nil, nil, fmt.Errorf("read manifest: %w", err)
+		}
+		m, err := readHeadFrom(dir, path, f)
+		return m, info, err
+	})
+}
+
+// readHeadFrom reads the head of the checkpoint open as f, then applies
+// the last journal record's head.
+func readHeadFrom(dir, path string, f *os.File) (*Manifest, error) {
 	buf := make([]byte, manifestHeadBytes)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
@@ -256,7 +323,7 @@ func readManifestHead(dir string) (*Manifest, error) {
 	}
 	m, err := parseManifest(head, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+		return nil, readErr(path, err)
 	}
 	if err := m.applyJournal(dir, false); err != nil {
 		return nil, err
@@ -297,6 +364,19 @@ const (
 	endChecksum  = "end"
 )
 
+// ErrNewerIndex marks a manifest or journal that a newer recall wrote:
+// the index is refused, neither read as this recall's nor recovered as
+// damaged (which would replace what the newer recall wrote).
+var ErrNewerIndex = errors.New("written by a newer recall")
+
+// readErr says why the manifest file path did not read, and what to do.
+func readErr(path string, err error) error {
+	if errors.Is(err, ErrNewerIndex) {
+		return fmt.Errorf("%s: %w; use that recall", path, err)
+	}
+	return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+}
+
 // parseManifest reads a manifest: all of it (whole), or its head, the lines
 // up to and including the head checksum. It runs before every search, so it
 // splits lines and fields in place rather than through a scanner.
@@ -304,6 +384,9 @@ func parseManifest(data []byte, whole bool) (*Manifest, error) {
 	m, err := parseManifestLines(data, whole)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrManifestDamaged, err)
+	}
+	if m.Format > FormatVersion {
+		return nil, fmt.Errorf("%w (data format v%d, this recall reads up to v%d)", ErrNewerIndex, m.Format, FormatVersion)
 	}
 	return m, nil
 }
