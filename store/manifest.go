@@ -263,7 +263,7 @@ func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
-			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall, or rebuild with `recall index --rebuild`", dir, newer)
+			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall: this one will not read or change it, --rebuild included", dir, newer)
 		}
 		if rows := rowsFiles(dir); len(rows) > 0 {
 			return nil, nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", ErrManifestDamaged, dir, rows[0].name)

@@ -26,8 +26,24 @@ func TermRefs(dir string) ([]terms.Ref, error) {
 	return refs, nil
 }
 
+// crashTemp reports a temp file of an index file (atomicfile's
+// ".<name>.*.tmp"): the writer lock is held whenever one is written, so
+// a writer that holds it and finds one finds what a crash left behind.
+func crashTemp(name string) bool {
+	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
+		return false
+	}
+	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", FreshName + "."} {
+		if strings.HasPrefix(name[1:], base) {
+			return true
+		}
+	}
+	return false
+}
+
 // removeStaleTerms deletes the segments of sequence seq that reach past
-// its committed blocks, and temp files a crash left behind.
+// its committed blocks, and the temp files a crash left behind (of term
+// segments, checkpoints, journals, key indexes, freshness states).
 func removeStaleTerms(dir string, seq, blocks int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -37,8 +53,7 @@ func removeStaleTerms(dir string, seq, blocks int) error {
 		name := e.Name()
 		r, ok := terms.ParseName(name)
 		stale := ok && r.Seq == seq && r.End > blocks
-		tmp := strings.HasPrefix(name, ".terms-") && strings.HasSuffix(name, ".tmp")
-		if stale || tmp {
+		if stale || crashTemp(name) {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
 				return fmt.Errorf("remove stale %s: %w", name, err)
 			}

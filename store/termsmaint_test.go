@@ -2,6 +2,9 @@ package store
 
 import (
 	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/recall-dev/recall/store/terms"
@@ -92,3 +95,35 @@ func TestMergeStart(t *testing.T) {
 // TestCompactionRebuildsTerms: a replaced transcript leaves dead rows,
 // so the run compacts into the next sequence; that sequence must have a
 // complete term index and the old one none.
+
+// TestCrashTempsRemoved: the temp files a crash leaves beside the index
+// files are removed by the next writer; other files are left alone.
+func TestCrashTempsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	crashed := []string{
+		".terms-v3-000001-00000000-00000004.bin.123.tmp",
+		"." + ManifestName + ".456.tmp",
+		"." + JournalName + ".789.tmp",
+		".keyidx-v2-000001.bin.1.tmp",
+		"." + FreshName + ".2.tmp",
+	}
+	kept := []string{".settings.json.3.tmp", "notes.tmp", ManifestName, ".terms-notes"}
+	for _, name := range append(slices.Clone(crashed), kept...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := removeStaleTerms(dir, -1, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range crashed {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", name, err)
+		}
+	}
+	for _, name := range kept {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s was removed: %v", name, err)
+		}
+	}
+}
