@@ -29,6 +29,7 @@ type accel struct {
 	filter    rowFilter
 	scan      *scan // the exact matcher, shared with the full scan
 
+	results    []segResult      // every segment's candidates, once found; candRef points into them
 	blocks     map[int][][]byte // decoded blocks, as lines
 	workers    []*blockWorker   // one per core, kept across batches
 	blocksRead int
@@ -107,15 +108,25 @@ func (a *accel) segmentDamage() error {
 	return nil
 }
 
+// candRef names a candidate by its segment and its index in that
+// segment's candidates. Lists of them hold no pointers, so the collector
+// does not scan them: as []*candidate, a question's 175k candidates in
+// two lists each were about a tenth of its CPU in the collector.
+type candRef struct{ seg, idx int32 }
+
+// cand returns the candidate r names.
+func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
+
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
 	id    string
 	parts []keyBound // the candidates as gathered per segment key, until boundSession joins them
-	cands []*candidate
+	cands []candRef
 	bound float64
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
+	a.results = results
 	df := make([]int, len(a.positive))
 	for _, r := range results {
 		for i, n := range r.df {
@@ -293,11 +304,11 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	for _, p := range sb.parts {
 		n += len(p.cands)
 	}
-	sb.cands = make([]*candidate, 0, n)
+	sb.cands = make([]candRef, 0, n)
 	s.current = s.current[:0]
 	for _, p := range sb.parts {
-		sb.cands = append(sb.cands, p.cands...)
-		for range p.cands {
+		for _, idx := range p.cands {
+			sb.cands = append(sb.cands, candRef{p.seg, idx})
 			s.current = append(s.current, p.current)
 		}
 	}
@@ -308,11 +319,12 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	var f rank.Features
-	for i, c := range sb.cands {
-		features(c, results, &f)
+	for i, r := range sb.cands {
+		features(a.cand(r), results, &f)
 		copy(own(i), bounder.Contributions(&f, own(i))) // in place unless the bounder has another term count
 	}
-	for i, c := range sb.cands {
+	for i, r := range sb.cands {
+		c := a.cand(r)
 		features(c, results, &f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
@@ -351,17 +363,18 @@ type genLast struct {
 // before a row is the last earlier row of its generation: the nearest
 // earlier candidate of that generation is it unless a row of the same
 // generation lies between them, which the row table shows.
-func (a *accel) possibleNeighbours(cands []*candidate, s *boundScratch) {
+func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
 	s.prev, s.next = slices.Grow(s.prev[:0], len(cands))[:len(cands)], slices.Grow(s.next[:0], len(cands))[:len(cands)]
 	s.last = s.last[:0] // a session has few transcripts: a list beats a map
-	for i, c := range cands {
+	for i, r := range cands {
+		c := a.cand(r)
 		s.prev[i], s.next[i] = -1, -1
 		k := slices.IndexFunc(s.last, func(l genLast) bool { return l.gen == c.gen })
 		if k < 0 {
 			s.last = append(s.last, genLast{c.gen, i})
 			continue
 		}
-		if j := s.last[k].at; !a.rowBetween(cands[j], c) {
+		if j := s.last[k].at; !a.rowBetween(a.cand(cands[j]), c) {
 			s.prev[i], s.next[j] = int32(j), int32(i)
 		}
 		s.last[k].at = i
@@ -387,8 +400,9 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 // project).
 type keyBound struct {
 	key     terms.Key
-	current bool // the key's project is the current one
-	cands   []*candidate
+	current bool  // the key's project is the current one
+	seg     int32 // the segment whose candidates cands indexes
+	cands   []int32
 }
 
 // byKey gathers the candidates of one segment (results[i]) by key.
@@ -409,9 +423,10 @@ func (a *accel) byKey(results []segResult, i int) []keyBound {
 		if kb.cands == nil {
 			kb.key = seg.Key(c.key)
 			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
-			kb.cands = make([]*candidate, 0, count[c.key])
+			kb.seg = int32(i)
+			kb.cands = make([]int32, 0, count[c.key])
 		}
-		kb.cands = append(kb.cands, c)
+		kb.cands = append(kb.cands, int32(ci))
 	}
 	return out
 }
@@ -458,7 +473,8 @@ func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, 
 	var need []int
 	want := map[int]bool{}
 	for _, sb := range batch {
-		for _, c := range sb.cands {
+		for _, r := range sb.cands {
+			c := a.cand(r)
 			b, _ := a.blockOf(int(c.seg), int(c.row))
 			want[b] = true
 			if _, ok := a.blocks[b]; !ok {
@@ -500,7 +516,8 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
-	for _, c := range sb.cands {
+	for _, r := range sb.cands {
+		c := a.cand(r)
 		b, line := a.blockOf(int(c.seg), int(c.row))
 		lines := a.blocks[b]
 		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
