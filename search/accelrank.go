@@ -388,13 +388,7 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
-	seg := a.segs[x.seg]
-	for r := x.row + 1; r < y.row; r++ {
-		if seg.Row(int(r)).Gen == x.gen {
-			return true
-		}
-	}
-	return false
+	return a.segs[x.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
 // keyBound gathers the candidates of one segment key (session and
