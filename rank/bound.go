@@ -217,10 +217,10 @@ func (s *SessionBound) Add(bound float64, t time.Time, f *Features, inCurrentPro
 // Bound returns a score at least Rank's for a session whose matched
 // messages are among those added, scoring at most their bounds.
 func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
-	slices.Sort(s.scores)
+	best := largestAscending(s.scores, sessionBoundTerms)
 	total, weight := 0.0, 1.0
-	for i := len(s.scores) - 1; i >= 0; i-- {
-		total += s.scores[i] * weight
+	for i := len(best) - 1; i >= 0; i-- {
+		total += best[i] * weight
 		weight /= 2
 		if weight < 1e-12 {
 			break // what is left cannot change the sum's first digits
@@ -243,6 +243,53 @@ func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 		score *= 1 + whenBoost
 	}
 	return score
+}
+
+// sessionBoundTerms is how many of a session's best message bounds
+// Bound can add before the weights (halving from 1) fall below 1e-12:
+// 40; the rest are never looked at, so only these need sorting.
+const sessionBoundTerms = 48
+
+// largestAscending returns the k largest of xs (all of them if there are
+// no more than k), in ascending order, reordering xs in place: a min-heap
+// of the best k seen, then a sort of those. A session's candidates can be
+// thousands for a common word; sorting all of them was most of bounding
+// it once its messages were bounded.
+func largestAscending(xs []float64, k int) []float64 {
+	if len(xs) <= k {
+		slices.Sort(xs)
+		return xs
+	}
+	heap := xs[:k]
+	for i := k/2 - 1; i >= 0; i-- {
+		siftDownMin(heap, i)
+	}
+	for _, x := range xs[k:] {
+		if x > heap[0] {
+			heap[0] = x
+			siftDownMin(heap, 0)
+		}
+	}
+	slices.Sort(heap)
+	return heap
+}
+
+// siftDownMin restores the min-heap order of h below i.
+func siftDownMin(h []float64, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			l = r
+		}
+		if !(h[l] < h[i]) {
+			return
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
 }
 
 // InWindow reports whether a message at t is in the time the query names

@@ -3,6 +3,7 @@ package rank
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,5 +157,37 @@ func checkBounds(t *testing.T, b *Bounder, q *Query, opt Options, msgs []Message
 	}
 	if bound := sb.Bound(b, opt); s.Score > bound*(1+1e-9)+1e-12 {
 		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v", loose, q.Terms, s.Score, bound)
+	}
+}
+
+// TestLargestAscending checks the partial selection against a full sort:
+// the k largest, ascending, for sizes around k and orders that stress a
+// heap (ascending input replaces the root every time, ties).
+func TestLargestAscending(t *testing.T) {
+	const k = 5
+	rng := rand.New(rand.NewPCG(1, 2))
+	cases := map[string][]float64{
+		"empty":      {},
+		"fewer":      {3, 1, 2},
+		"exactly k":  {5, 4, 3, 2, 1},
+		"ascending":  {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+		"descending": {12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1},
+		"ties":       {2, 2, 2, 1, 2, 3, 3, 0, 2, 2},
+	}
+	random := make([]float64, 1000)
+	for i := range random {
+		random[i] = rng.Float64()
+	}
+	cases["random"] = random
+	for name, xs := range cases {
+		t.Run(name, func(t *testing.T) {
+			want := slices.Clone(xs)
+			slices.Sort(want)
+			want = want[max(len(want)-k, 0):]
+			got := largestAscending(slices.Clone(xs), k)
+			if !slices.Equal(got, want) {
+				t.Errorf("largestAscending(%v, %d) = %v, want %v", xs, k, got, want)
+			}
+		})
 	}
 }

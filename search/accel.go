@@ -182,6 +182,11 @@ type rowCounts struct {
 func (r *rowCounts) reset(rows int) {
 	if cap(r.hits) < rows {
 		r.hits, r.code = make([]int32, rows), make([]int32, rows)
+		// Fresh pages from the kernel: add reads a count before writing
+		// it, which would map the zero page and then copy it (two faults
+		// a page); writing the zeros first takes one.
+		clear(r.hits)
+		clear(r.code)
 	} else {
 		for _, row := range r.touched {
 			r.hits[row], r.code[row] = 0, 0

@@ -29,8 +29,10 @@ type accel struct {
 	filter    rowFilter
 	scan      *scan // the exact matcher, shared with the full scan
 
-	blocks     map[int][][]byte // decoded blocks, as lines
-	workers    []*blockWorker   // one per core, kept across batches
+	results    []segResult          // every segment's candidates, once found; candRef points into them
+	blocks     map[int]decodedBlock // decoded blocks
+	spare      []decodedBlock       // dropped blocks, whose buffers decode the next ones
+	workers    []*blockWorker       // one per core, kept across batches
 	blocksRead int
 }
 
@@ -61,7 +63,7 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		return nil, "a term segment's row count disagrees with the blocks it covers (damaged); `recall index` rebuilds it", nil
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
-		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int][][]byte{}}
+		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int]decodedBlock{}}
 	if err := a.startWorkers(); err != nil {
 		return nil, "", err
 	}
@@ -107,15 +109,25 @@ func (a *accel) segmentDamage() error {
 	return nil
 }
 
+// candRef names a candidate by its segment and its index in that
+// segment's candidates. Lists of them hold no pointers, so the collector
+// does not scan them: as []*candidate, a question's 175k candidates in
+// two lists each were about a tenth of its CPU in the collector.
+type candRef struct{ seg, idx int32 }
+
+// cand returns the candidate r names.
+func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
+
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
 	id    string
 	parts []keyBound // the candidates as gathered per segment key, until boundSession joins them
-	cands []*candidate
+	cands []candRef
 	bound float64
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
+	a.results = results
 	df := make([]int, len(a.positive))
 	for _, r := range results {
 		for i, n := range r.df {
@@ -293,11 +305,11 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	for _, p := range sb.parts {
 		n += len(p.cands)
 	}
-	sb.cands = make([]*candidate, 0, n)
+	sb.cands = make([]candRef, 0, n)
 	s.current = s.current[:0]
 	for _, p := range sb.parts {
-		sb.cands = append(sb.cands, p.cands...)
-		for range p.cands {
+		for _, idx := range p.cands {
+			sb.cands = append(sb.cands, candRef{p.seg, idx})
 			s.current = append(s.current, p.current)
 		}
 	}
@@ -308,11 +320,12 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	var f rank.Features
-	for i, c := range sb.cands {
-		features(c, results, &f)
+	for i, r := range sb.cands {
+		features(a.cand(r), results, &f)
 		copy(own(i), bounder.Contributions(&f, own(i))) // in place unless the bounder has another term count
 	}
-	for i, c := range sb.cands {
+	for i, r := range sb.cands {
+		c := a.cand(r)
 		features(c, results, &f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
@@ -351,17 +364,18 @@ type genLast struct {
 // before a row is the last earlier row of its generation: the nearest
 // earlier candidate of that generation is it unless a row of the same
 // generation lies between them, which the row table shows.
-func (a *accel) possibleNeighbours(cands []*candidate, s *boundScratch) {
+func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
 	s.prev, s.next = slices.Grow(s.prev[:0], len(cands))[:len(cands)], slices.Grow(s.next[:0], len(cands))[:len(cands)]
 	s.last = s.last[:0] // a session has few transcripts: a list beats a map
-	for i, c := range cands {
+	for i, r := range cands {
+		c := a.cand(r)
 		s.prev[i], s.next[i] = -1, -1
 		k := slices.IndexFunc(s.last, func(l genLast) bool { return l.gen == c.gen })
 		if k < 0 {
 			s.last = append(s.last, genLast{c.gen, i})
 			continue
 		}
-		if j := s.last[k].at; !a.rowBetween(cands[j], c) {
+		if j := s.last[k].at; !a.rowBetween(a.cand(cands[j]), c) {
 			s.prev[i], s.next[j] = int32(j), int32(i)
 		}
 		s.last[k].at = i
@@ -374,21 +388,16 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
-	seg := a.segs[x.seg]
-	for r := x.row + 1; r < y.row; r++ {
-		if seg.Row(int(r)).Gen == x.gen {
-			return true
-		}
-	}
-	return false
+	return a.segs[x.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
 // keyBound gathers the candidates of one segment key (session and
 // project).
 type keyBound struct {
 	key     terms.Key
-	current bool // the key's project is the current one
-	cands   []*candidate
+	current bool  // the key's project is the current one
+	seg     int32 // the segment whose candidates cands indexes
+	cands   []int32
 }
 
 // byKey gathers the candidates of one segment (results[i]) by key.
@@ -409,9 +418,10 @@ func (a *accel) byKey(results []segResult, i int) []keyBound {
 		if kb.cands == nil {
 			kb.key = seg.Key(c.key)
 			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
-			kb.cands = make([]*candidate, 0, count[c.key])
+			kb.seg = int32(i)
+			kb.cands = make([]int32, 0, count[c.key])
 		}
-		kb.cands = append(kb.cands, c)
+		kb.cands = append(kb.cands, int32(ci))
 	}
 	return out
 }
@@ -458,11 +468,12 @@ func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, 
 	var need []int
 	want := map[int]bool{}
 	for _, sb := range batch {
-		for _, c := range sb.cands {
+		for _, r := range sb.cands {
+			c := a.cand(r)
 			b, _ := a.blockOf(int(c.seg), int(c.row))
 			want[b] = true
 			if _, ok := a.blocks[b]; !ok {
-				a.blocks[b] = nil
+				a.blocks[b] = decodedBlock{}
 				need = append(need, b)
 			}
 		}
@@ -475,9 +486,12 @@ func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, 
 		// Drop what this batch does not read: a later batch that needs
 		// one decodes it again, which costs less than the memory of
 		// every block a question reads (about 100 of 128 KiB).
-		for b := range a.blocks {
+		for b, d := range a.blocks {
 			if !want[b] {
 				delete(a.blocks, b)
+				if d.raw != nil {
+					a.spare = append(a.spare, d) // matches copy what they keep of a row
+				}
 			}
 		}
 	}
@@ -500,9 +514,10 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
-	for _, c := range sb.cands {
+	for _, r := range sb.cands {
+		c := a.cand(r)
 		b, line := a.blockOf(int(c.seg), int(c.row))
-		lines := a.blocks[b]
+		lines := a.blocks[b].lines
 		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
 			res.badRows++
 			continue
@@ -525,9 +540,23 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	return out
 }
 
-// decode decompresses blocks on all cores and splits them into lines.
+// decodedBlock is a block's text and its lines (slices of it).
+type decodedBlock struct {
+	raw   []byte
+	lines [][]byte
+}
+
+// decode decompresses blocks on all cores and splits them into lines,
+// into the buffers of dropped blocks while there are some: a question
+// decodes about a hundred blocks of 128 KiB, each a new allocation (a
+// quarter of its bytes allocated) before they were reused.
 func (a *accel) decode(blocks []int) error {
-	lines := make([][][]byte, len(blocks))
+	out := make([]decodedBlock, len(blocks))
+	for i := range out {
+		if n := len(a.spare); n > 0 {
+			out[i], a.spare = a.spare[n-1], a.spare[:n-1]
+		}
+	}
 	errs := make([]error, len(blocks))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -538,9 +567,12 @@ func (a *accel) decode(blocks []int) error {
 			bw := a.workers[w]
 			for i := range next {
 				b := &a.snap.Blocks[blocks[i]]
-				var raw []byte
-				raw, bw.scratch, errs[i] = a.snap.ReadBlock(bw.dec, b, make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint)), bw.scratch)
-				lines[i] = splitLines(raw)
+				dst := out[i].raw[:0]
+				if int64(cap(dst)) < b.RawSize {
+					dst = make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint))
+				}
+				out[i].raw, bw.scratch, errs[i] = a.snap.ReadBlock(bw.dec, b, dst, bw.scratch)
+				out[i].lines = splitLines(out[i].raw, out[i].lines[:0])
 			}
 		}()
 	}
@@ -553,7 +585,7 @@ func (a *accel) decode(blocks []int) error {
 		if errs[i] != nil {
 			return fmt.Errorf("search: %w", errs[i])
 		}
-		a.blocks[b] = lines[i]
+		a.blocks[b] = out[i]
 	}
 	a.blocksRead += len(blocks)
 	return nil
@@ -587,8 +619,9 @@ func (a *accel) close() {
 	a.workers = nil
 }
 
-func splitLines(raw []byte) [][]byte {
-	lines := make([][]byte, 0, bytes.Count(raw, []byte{'\n'})+1)
+// splitLines appends raw's lines to lines.
+func splitLines(raw []byte, lines [][]byte) [][]byte {
+	lines = slices.Grow(lines, bytes.Count(raw, []byte{'\n'})+1)
 	for len(raw) > 0 {
 		i := bytes.IndexByte(raw, '\n')
 		if i < 0 {

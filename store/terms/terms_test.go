@@ -769,3 +769,40 @@ func TestFindTokensCountsLikeBytesCount(t *testing.T) {
 		}
 	}
 }
+
+// TestHasGenBetween checks HasGenBetween against the generations Row
+// reads, over every range of the round-trip rows and every generation
+// they hold (and one they do not).
+func TestHasGenBetween(t *testing.T) {
+	rows := roundTripRows()
+	dir := t.TempDir()
+	ref, err := build(rows).WriteFile(dir, 1, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	gens := []uint32{12345}
+	for _, r := range rows {
+		gens = append(gens, r.Gen)
+	}
+	for from := 0; from <= len(rows); from++ {
+		for to := 0; to <= len(rows); to++ {
+			for _, gen := range gens {
+				want := false
+				for r := from; r < to; r++ {
+					want = want || s.Row(r).Gen == gen
+				}
+				if got := s.HasGenBetween(from, to, gen); got != want {
+					t.Errorf("HasGenBetween(%d, %d, %d) = %v, want %v", from, to, gen, got, want)
+				}
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
