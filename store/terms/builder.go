@@ -35,14 +35,12 @@ type Builder struct {
 
 type key struct{ session, project string }
 
-// postingList is one token's encoded postings and its open entry.
+// postingList is one token's encoded postings; its open entry is counted
+// in the token's table slot.
 type postingList struct {
-	token    string
-	data     []byte
-	prev     int32 // row of the last encoded entry, -1 none
-	row      int32 // row of the open entry, -1 none
-	hits     uint32
-	codeHits uint32
+	token string
+	data  []byte
+	prev  int32 // row of the last encoded entry, -1 none
 }
 
 // NewBuilder returns an empty builder.
@@ -62,21 +60,37 @@ func (b *Builder) Add(r *Row) {
 	b.nrows++
 	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
 	b.tok.Each(r.Text, func(tok []byte, inCode bool) {
-		b.lists[b.idOf(tok)].hit(row, inCode)
+		b.hit(tok, row, inCode)
 	})
 }
 
-// idOf returns tok's index in lists, adding it if new.
-func (b *Builder) idOf(tok []byte) int32 {
+// hit counts one occurrence of tok in row. The open entry's counters live
+// in tok's table slot, so that a word touches one cache line; the posting
+// list is touched only when the token's row changes.
+func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 	h := hashToken(tok)
-	slot, id := b.ids.find(h, tok, b.lists)
-	if id >= 0 {
-		return id
+	i, found := b.ids.find(h, tok, b.lists)
+	if !found {
+		i = b.add(i, h, tok)
 	}
-	id = int32(len(b.lists))
-	b.lists = append(b.lists, postingList{token: string(tok), prev: -1, row: -1})
-	b.ids.insert(slot, h, id)
-	return id
+	s := &b.ids.slots[i]
+	if s.row != row {
+		if s.row >= 0 {
+			b.lists[s.id-1].appendEntry(s.row, s.hits, s.codeHits)
+		}
+		s.row, s.hits, s.codeHits = row, 0, 0
+	}
+	s.hits++
+	if inCode {
+		s.codeHits++
+	}
+}
+
+// add puts tok, new, in the empty slot find returned and returns its slot
+// (which moves if the table grows).
+func (b *Builder) add(slot int, h uint32, tok []byte) int {
+	b.lists = append(b.lists, postingList{token: string(tok), prev: -1})
+	return b.ids.insert(slot, tokenSlot{hash: h, id: int32(len(b.lists)), len: uint32(len(tok)), prefix: tokenPrefix(tok), row: -1})
 }
 
 func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
@@ -107,31 +121,28 @@ func (b *Builder) keyOf(session, project string) uint32 {
 	return id
 }
 
-func (p *postingList) hit(row int32, inCode bool) {
-	if p.row != row {
-		p.close()
-		p.row = row
-	}
-	p.hits++
-	if inCode {
-		p.codeHits++
-	}
-}
-
-// close encodes the open entry.
-func (p *postingList) close() {
-	if p.row < 0 {
-		return
-	}
-	delta := uint64(p.row - p.prev)
-	if p.hits == 1 && p.codeHits == 0 {
+// appendEntry encodes the entry of row with its hit counts.
+func (p *postingList) appendEntry(row int32, hits, codeHits uint32) {
+	delta := uint64(row - p.prev)
+	if hits == 1 && codeHits == 0 {
 		p.data = binary.AppendUvarint(p.data, delta<<1)
 	} else {
 		p.data = binary.AppendUvarint(p.data, delta<<1|1)
-		p.data = binary.AppendUvarint(p.data, uint64(p.hits))
-		p.data = binary.AppendUvarint(p.data, uint64(p.codeHits))
+		p.data = binary.AppendUvarint(p.data, uint64(hits))
+		p.data = binary.AppendUvarint(p.data, uint64(codeHits))
 	}
-	p.prev, p.row, p.hits, p.codeHits = p.row, -1, 0, 0
+	p.prev = row
+}
+
+// closeEntries encodes every token's open entry.
+func (b *Builder) closeEntries() {
+	for i := range b.ids.slots {
+		s := &b.ids.slots[i]
+		if s.id != 0 && s.row >= 0 {
+			b.lists[s.id-1].appendEntry(s.row, s.hits, s.codeHits)
+			s.row, s.hits, s.codeHits = -1, 0, 0
+		}
+	}
 }
 
 // WriteFile writes the segment of blocks [first, end) of sequence seq to
@@ -146,9 +157,7 @@ func (b *Builder) WriteFile(dir string, seq, first, end int) (Ref, error) {
 }
 
 func (b *Builder) encode(first, end uint64) []byte {
-	for i := range b.lists {
-		b.lists[i].close()
-	}
+	b.closeEntries()
 	order := make([]int32, len(b.lists))
 	for i := range order {
 		order[i] = int32(i)
@@ -288,55 +297,83 @@ func appendPageChecksums(out []byte, h *header) []byte {
 }
 
 // tokenTable maps tokens to their index in Builder.lists: open
-// addressing with linear probing. A slot holds the token's hash beside
-// its index, so a probe reads the token only when the hashes agree. It is
-// the builder's hot path (one lookup per word of every message), where it
-// takes half the time of a Go map with string keys.
+// addressing with linear probing. It is the builder's hot path (one lookup
+// per word of every message), bound by memory: a slot holds the token's
+// hash, length and first 8 bytes beside its index and the counters of its
+// open posting entry, so that a word of up to 8 bytes (most words) reads
+// and writes one slot and nothing else.
 type tokenTable struct {
-	slots []uint64 // hash<<32 | index+1; 0 for empty
+	slots []tokenSlot
 	used  int
 }
 
-func newTokenTable(size int) tokenTable { return tokenTable{slots: make([]uint64, size)} }
+// tokenSlot is one token's entry, 32 bytes (two to a cache line).
+type tokenSlot struct {
+	hash     uint32
+	id       int32  // index into Builder.lists + 1; 0 for an empty slot
+	prefix   uint64 // the token's first 8 bytes, little-endian, zero-padded
+	len      uint32
+	row      int32 // row of the open entry, -1 none
+	hits     uint32
+	codeHits uint32
+}
 
-// find returns the slot holding tok and its index, or the empty slot
-// where it belongs and -1.
-func (t *tokenTable) find(h uint32, tok []byte, lists []postingList) (int, int32) {
+func newTokenTable(size int) tokenTable { return tokenTable{slots: make([]tokenSlot, size)} }
+
+// tokenPrefix is tok's first 8 bytes as a little-endian word, zero-padded.
+func tokenPrefix(tok []byte) uint64 {
+	if len(tok) >= 8 {
+		return binary.LittleEndian.Uint64(tok)
+	}
+	var v uint64
+	for i, c := range tok {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
+}
+
+// find returns the slot holding tok and true, or the empty slot where it
+// belongs and false.
+func (t *tokenTable) find(h uint32, tok []byte, lists []postingList) (int, bool) {
 	mask := len(t.slots) - 1
+	prefix := tokenPrefix(tok)
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		v := t.slots[i]
-		if v == 0 {
-			return i, -1
+		s := &t.slots[i]
+		if s.id == 0 {
+			return i, false
 		}
-		if uint32(v>>32) == h {
-			if id := int32(uint32(v)) - 1; lists[id].token == string(tok) {
-				return i, id
-			}
+		if s.hash == h && s.prefix == prefix && s.len == uint32(len(tok)) &&
+			(len(tok) <= 8 || lists[s.id-1].token[8:] == string(tok[8:])) {
+			return i, true
 		}
 	}
 }
 
-// insert puts id in the empty slot find returned, growing the table to
-// keep it at most half full.
-func (t *tokenTable) insert(slot int, h uint32, id int32) {
-	t.slots[slot] = uint64(h)<<32 | uint64(id+1)
+// insert puts s in the empty slot find returned, growing the table to keep
+// it at most half full, and returns the slot s ends in.
+func (t *tokenTable) insert(slot int, s tokenSlot) int {
+	t.slots[slot] = s
 	t.used++
 	if t.used*2 <= len(t.slots) {
-		return
+		return slot
 	}
-	grown := make([]uint64, len(t.slots)*2)
+	grown := make([]tokenSlot, len(t.slots)*2)
 	mask := len(grown) - 1
 	for _, v := range t.slots {
-		if v == 0 {
+		if v.id == 0 {
 			continue
 		}
-		i := int(v>>32) & mask
-		for grown[i] != 0 {
+		i := int(v.hash) & mask
+		for grown[i].id != 0 {
 			i = (i + 1) & mask
 		}
 		grown[i] = v
+		if v.id == s.id {
+			slot = i
+		}
 	}
 	t.slots = grown
+	return slot
 }
 
 // hashToken is FNV-1a with a final mix, so that the low bits the table
