@@ -29,6 +29,7 @@ type Builder struct {
 	rows  []byte // row table
 	keys  map[key]uint32
 	order []key
+	last  uint32 // key of the last row
 	nrows int32
 	raw   int64 // rows bytes covered, for the header
 }
@@ -59,7 +60,7 @@ func (b *Builder) Add(r *Row) {
 	row := b.nrows
 	b.nrows++
 	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
-	b.tok.Each(r.Text, func(tok []byte, inCode bool) {
+	b.tok.EachSpan(r.Text, func(tok []byte, _, _ int, inCode bool) {
 		b.hit(tok, row, inCode)
 	})
 }
@@ -105,19 +106,24 @@ func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	return append(dst, r.Type, flags, 0, 0)
 }
 
-// maxAckBytes bounds the texts checked for acknowledgements: the longest
-// acknowledgement textrules.IsAcknowledgement accepts is far shorter, and
-// checking every long message would cost a normalisation pass each.
-const maxAckBytes = 512
+// maxAckBytes bounds the texts checked for acknowledgements:
+// textrules.IsAcknowledgement accepts none longer, and checking a longer
+// message would cost a copy of its text.
+const maxAckBytes = textrules.MaxAckBytes
 
 func (b *Builder) keyOf(session, project string) uint32 {
 	k := key{session, project}
+	if b.last < uint32(len(b.order)) && b.order[b.last] == k {
+		return b.last // rows of one transcript come together
+	}
 	if id, ok := b.keys[k]; ok {
+		b.last = id
 		return id
 	}
 	id := uint32(len(b.order))
 	b.keys[k] = id
 	b.order = append(b.order, k)
+	b.last = id
 	return id
 }
 
@@ -165,7 +171,7 @@ func (b *Builder) encode(first, end uint64) []byte {
 	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.lists[x].token, b.lists[y].token) })
 
 	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw), Feature: textrules.FeatureVersion}
-	out := make([]byte, preambleSize+headerSize, preambleSize+headerSize+len(b.rows))
+	out := make([]byte, preambleSize+headerSize, b.encodedSizeHint())
 	h.RowsOff = uint64(len(out))
 	out = append(out, b.rows...)
 	h.KeysOff = uint64(len(out))
@@ -204,6 +210,21 @@ func (b *Builder) encode(first, end uint64) []byte {
 	out = appendPageChecksums(out, &h)
 	copy(out, h.encode())
 	return out
+}
+
+// encodedSizeHint is about the size of the encoded segment, so that
+// encode allocates it once instead of growing it (and copying it) a
+// dozen times: the sections up to the postings exactly, the channels and
+// checksums guessed from the vocabulary's size.
+func (b *Builder) encodedSizeHint() int {
+	n := preambleSize + headerSize + len(b.rows) + 8*len(b.lists) + 8
+	for _, k := range b.order {
+		n += len(k.session) + len(k.project) + 2
+	}
+	for i := range b.lists {
+		n += 2*len(b.lists[i].token) + 1 + len(b.lists[i].data)
+	}
+	return n + n/pageSize*4 + 64
 }
 
 // appendChannels appends the folds and stems sections, which the match
