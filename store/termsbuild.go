@@ -112,6 +112,7 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 	b.AddRawBytes(len(raw))
 	var f [NumColumns][]byte
 	var text []byte
+	var session, project cachedField
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
@@ -129,11 +130,29 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			TimeMs:  ms,
 			Type:    terms.TypeCode(string(f[ColType])),
 			Gen:     gen,
-			Session: Unescape(f[ColSession]),
-			Project: Unescape(f[ColProject]),
+			Session: session.unescape(f[ColSession]),
+			Project: project.unescape(f[ColProject]),
 			Text:    text,
 		})
 	}
+}
+
+// cachedField unescapes a column whose value repeats from row to row (a
+// block's rows come a transcript at a time), making a string only when
+// the value changes.
+type cachedField struct {
+	escaped []byte
+	value   string
+	set     bool
+}
+
+func (c *cachedField) unescape(b []byte) string {
+	if !c.set || !bytes.Equal(b, c.escaped) {
+		c.escaped = append(c.escaped[:0], b...)
+		c.value = Unescape(b)
+		c.set = true
+	}
+	return c.value
 }
 
 func parseUint32(b []byte) (uint32, bool) {
