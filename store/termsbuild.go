@@ -23,6 +23,7 @@ type termsPipeline struct {
 	seq   int
 	done  func(raw []byte) // takes back a block's buffer once indexed
 	slots chan struct{}    // one token per group being built
+	stems *terms.StemCache // the word-form keys of the run's vocabularies
 	open  *termsGroup
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -37,7 +38,7 @@ type termsGroup struct {
 }
 
 func newTermsPipeline(dir string, seq int, done func(raw []byte)) *termsPipeline {
-	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), stems: terms.NewStemCache()}
 }
 
 // add takes block number block's raw TSV; blocks come in order.
@@ -68,6 +69,7 @@ func (t *termsPipeline) startGroup(first int) {
 		defer t.wg.Done()
 		defer func() { <-t.slots }()
 		b := terms.NewBuilder()
+		b.UseStems(t.stems)
 		for raw := range g.blocks {
 			addBlockRows(b, raw)
 			t.done(raw)

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
@@ -30,6 +31,7 @@ type Builder struct {
 	keys  map[key]uint32
 	order []key
 	last  uint32 // key of the last row
+	stems *StemCache
 	nrows int32
 	raw   int64 // rows bytes covered, for the header
 }
@@ -47,6 +49,52 @@ type postingList struct {
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	return &Builder{ids: newTokenTable(1 << 14), keys: map[key]uint32{}}
+}
+
+// UseStems makes the builder take word-form keys from c, shared with the
+// other segments of a run, instead of stemming each vocabulary token anew.
+func (b *Builder) UseStems(c *StemCache) { b.stems = c }
+
+// StemCache remembers the word-form keys (textrules.StemKey) of tokens
+// across the segments one run builds: most of a segment's vocabulary was
+// in the previous one's, and stemming every token of every vocabulary was
+// a third of encoding a segment. It holds at most maxStemCache tokens, so
+// its memory stays bounded at any corpus size; a token past that is
+// stemmed each time. Safe for concurrent use.
+type StemCache struct {
+	mu sync.Mutex
+	m  map[string]stemResult
+}
+
+type stemResult struct {
+	key string
+	ok  bool
+}
+
+// maxStemCache bounds a StemCache: about 16 MB.
+const maxStemCache = 1 << 18
+
+// NewStemCache returns an empty cache.
+func NewStemCache() *StemCache { return &StemCache{m: map[string]stemResult{}} }
+
+// stemKey is textrules.StemKey of tok, from c when it is not nil.
+func (c *StemCache) stemKey(tok string) (string, bool) {
+	if c == nil {
+		return textrules.StemKey([]byte(tok))
+	}
+	c.mu.Lock()
+	r, hit := c.m[tok]
+	c.mu.Unlock()
+	if hit {
+		return r.key, r.ok
+	}
+	r.key, r.ok = textrules.StemKey([]byte(tok))
+	c.mu.Lock()
+	if len(c.m) < maxStemCache {
+		c.m[tok] = r
+	}
+	c.mu.Unlock()
+	return r.key, r.ok
 }
 
 // AddRawBytes counts n more uncompressed rows bytes as covered.
@@ -241,12 +289,12 @@ func (b *Builder) appendChannels(out []byte, h *header, order []int32) []byte {
 	var foldIDs []uint32
 	h.FoldsOff = uint64(len(out))
 	for id, list := range order {
-		tok := []byte(b.lists[list].token)
-		if textrules.HasAccent(tok) {
-			out = append(textrules.AppendAccentFolded(out, tok), '\n')
+		tok := b.lists[list].token
+		if textrules.HasAccent([]byte(tok)) {
+			out = append(textrules.AppendAccentFolded(out, []byte(tok)), '\n')
 			foldIDs = append(foldIDs, uint32(id))
 		}
-		if key, ok := textrules.StemKey(tok); ok && key != string(tok) {
+		if key, ok := b.stems.stemKey(tok); ok && key != tok {
 			stems = append(stems, stemEntry{key, uint32(id)})
 		}
 	}
