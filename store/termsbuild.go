@@ -113,7 +113,7 @@ func (t *termsPipeline) flush() error {
 func addBlockRows(b *terms.Builder, raw []byte) {
 	b.AddRawBytes(len(raw))
 	var f [NumColumns][]byte
-	var text []byte
+	var unescaped []byte
 	var session, project cachedField
 	for len(raw) > 0 {
 		var line []byte
@@ -122,7 +122,13 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			b.Add(&terms.Row{TimeMs: terms.UnknownTime, Type: terms.TypeOther})
 			continue
 		}
-		text = UnescapeAppend(text[:0], f[ColText])
+		// A text without a backslash has no escape: the builder reads it
+		// in place instead of a copy.
+		text := f[ColText]
+		if bytes.IndexByte(text, '\\') >= 0 {
+			unescaped = UnescapeAppend(unescaped[:0], text)
+			text = unescaped
+		}
 		ms, ok := ParseTimestamp(string(f[ColTimestamp]))
 		if !ok {
 			ms = terms.UnknownTime
