@@ -71,7 +71,8 @@ type stemResult struct {
 	ok  bool
 }
 
-// maxStemCache bounds a StemCache: about 16 MB.
+// maxStemCache bounds a StemCache: about 20 MB with the tokens and keys
+// it keeps alive.
 const maxStemCache = 1 << 18
 
 // NewStemCache returns an empty cache.
