@@ -23,6 +23,7 @@ type termsPipeline struct {
 	seq   int
 	done  func(raw []byte) // takes back a block's buffer once indexed
 	slots chan struct{}    // one token per group being built
+	stems *terms.StemCache // the word-form keys of the run's vocabularies
 	open  *termsGroup
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -37,7 +38,7 @@ type termsGroup struct {
 }
 
 func newTermsPipeline(dir string, seq int, done func(raw []byte)) *termsPipeline {
-	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), stems: terms.NewStemCache()}
 }
 
 // add takes block number block's raw TSV; blocks come in order.
@@ -68,6 +69,7 @@ func (t *termsPipeline) startGroup(first int) {
 		defer t.wg.Done()
 		defer func() { <-t.slots }()
 		b := terms.NewBuilder()
+		b.UseStems(t.stems)
 		for raw := range g.blocks {
 			addBlockRows(b, raw)
 			t.done(raw)
@@ -111,7 +113,8 @@ func (t *termsPipeline) flush() error {
 func addBlockRows(b *terms.Builder, raw []byte) {
 	b.AddRawBytes(len(raw))
 	var f [NumColumns][]byte
-	var text []byte
+	var unescaped []byte
+	var session, project cachedField
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
@@ -119,7 +122,13 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			b.Add(&terms.Row{TimeMs: terms.UnknownTime, Type: terms.TypeOther})
 			continue
 		}
-		text = UnescapeAppend(text[:0], f[ColText])
+		// A text without a backslash has no escape: the builder reads it
+		// in place instead of a copy.
+		text := f[ColText]
+		if bytes.IndexByte(text, '\\') >= 0 {
+			unescaped = UnescapeAppend(unescaped[:0], text)
+			text = unescaped
+		}
 		ms, ok := ParseTimestamp(string(f[ColTimestamp]))
 		if !ok {
 			ms = terms.UnknownTime
@@ -129,11 +138,29 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			TimeMs:  ms,
 			Type:    terms.TypeCode(string(f[ColType])),
 			Gen:     gen,
-			Session: Unescape(f[ColSession]),
-			Project: Unescape(f[ColProject]),
+			Session: session.unescape(f[ColSession]),
+			Project: project.unescape(f[ColProject]),
 			Text:    text,
 		})
 	}
+}
+
+// cachedField unescapes a column whose value repeats from row to row (a
+// block's rows come a transcript at a time), making a string only when
+// the value changes.
+type cachedField struct {
+	escaped []byte
+	value   string
+	set     bool
+}
+
+func (c *cachedField) unescape(b []byte) string {
+	if !c.set || !bytes.Equal(b, c.escaped) {
+		c.escaped = append(c.escaped[:0], b...)
+		c.value = Unescape(b)
+		c.set = true
+	}
+	return c.value
 }
 
 func parseUint32(b []byte) (uint32, bool) {

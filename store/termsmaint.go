@@ -232,8 +232,10 @@ func buildTerms(dir string, snap *Snapshot, first, end int) ([]terms.Ref, error)
 	defer dec.Close()
 	var out []terms.Ref
 	var raw, scratch []byte
+	stems := terms.NewStemCache()
 	for first < end {
 		b := terms.NewBuilder()
+		b.UseStems(stems)
 		size, at := 0, first
 		for ; at < end && (at == first || size < termsGroupBytes); at++ {
 			raw, scratch, err = snap.ReadBlock(dec, &snap.Blocks[at], raw, scratch)

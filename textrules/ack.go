@@ -100,10 +100,14 @@ func IsAcknowledgement(text string) bool {
 	return true
 }
 
+// MaxAckBytes is the length of the longest text IsAcknowledgement may
+// accept: acknowledgements are short.
+const MaxAckBytes = 64
+
 // normaliseAck lowercases, drops punctuation other than apostrophes (so
 // "I'll" survives) and folds runs of spaces.
 func normaliseAck(text string) string {
-	if len(text) > 64 {
+	if len(text) > MaxAckBytes {
 		return "" // acknowledgements are short; skip the work for the rest
 	}
 	var b strings.Builder

@@ -2,6 +2,7 @@ package textrules
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -31,4 +32,40 @@ func TestDetectRecallEvent(t *testing.T) {
 			t.Errorf("DetectRecallEvent(%q, %q) = %v, %v; want %s, %v", tt.role, tt.text, words, ok, tt.words, tt.want)
 		}
 	}
+}
+
+// TestMayBeRecallEventIsContains checks the rare-byte search against the
+// plain strings.Contains it replaces, at every position and edge.
+func TestMayBeRecallEventIsContains(t *testing.T) {
+	plain := func(s string) bool {
+		return strings.Contains(s, "ecall") || strings.Contains(s, "emory") || strings.Contains(s, "emember")
+	}
+	words := []string{"ecall", "emory", "emember", "recall", "Memory", "remember", "ecal", "mory", "emembe", "eecall", "ccall", "yy", "bb", "ememory"}
+	fills := []string{"", "x", "e", "c", "y", "b", "xy", "eme", "ca"}
+	for _, w := range words {
+		for _, pre := range fills {
+			for _, post := range fills {
+				s := pre + w + post
+				for cut := 0; cut <= len(s); cut++ {
+					if got, want := mayBeRecallEvent(s[:cut]), plain(s[:cut]); got != want {
+						t.Errorf("mayBeRecallEvent(%q) = %v, strings.Contains says %v", s[:cut], got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzMayBeRecallEvent checks the prefilter against strings.Contains on
+// any text: a row it wrongly rejects would lose its recall event.
+func FuzzMayBeRecallEvent(f *testing.F) {
+	for _, s := range []string{"", "recall", "do you remember", "Memory", "ecal", "eemory", "xxemembe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.Contains(s, "ecall") || strings.Contains(s, "emory") || strings.Contains(s, "emember")
+		if got := mayBeRecallEvent(s); got != want {
+			t.Fatalf("mayBeRecallEvent(%q) = %v, want %v", s, got, want)
+		}
+	})
 }

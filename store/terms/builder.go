@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
@@ -29,25 +30,72 @@ type Builder struct {
 	rows  []byte // row table
 	keys  map[key]uint32
 	order []key
+	last  uint32 // key of the last row
+	stems *StemCache
 	nrows int32
 	raw   int64 // rows bytes covered, for the header
 }
 
 type key struct{ session, project string }
 
-// postingList is one token's encoded postings and its open entry.
+// postingList is one token's encoded postings; its open entry is counted
+// in the token's table slot.
 type postingList struct {
-	token    string
-	data     []byte
-	prev     int32 // row of the last encoded entry, -1 none
-	row      int32 // row of the open entry, -1 none
-	hits     uint32
-	codeHits uint32
+	token string
+	data  []byte
+	prev  int32 // row of the last encoded entry, -1 none
 }
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	return &Builder{ids: newTokenTable(1 << 14), keys: map[key]uint32{}}
+}
+
+// UseStems makes the builder take word-form keys from c, shared with the
+// other segments of a run, instead of stemming each vocabulary token anew.
+func (b *Builder) UseStems(c *StemCache) { b.stems = c }
+
+// StemCache remembers the word-form keys (textrules.StemKey) of tokens
+// across the segments one run builds: most of a segment's vocabulary was
+// in the previous one's, and stemming every token of every vocabulary was
+// a third of encoding a segment. It holds at most maxStemCache tokens, so
+// its memory stays bounded at any corpus size; a token past that is
+// stemmed each time. Safe for concurrent use.
+type StemCache struct {
+	mu sync.Mutex
+	m  map[string]stemResult
+}
+
+type stemResult struct {
+	key string
+	ok  bool
+}
+
+// maxStemCache bounds a StemCache: about 20 MB with the tokens and keys
+// it keeps alive.
+const maxStemCache = 1 << 18
+
+// NewStemCache returns an empty cache.
+func NewStemCache() *StemCache { return &StemCache{m: map[string]stemResult{}} }
+
+// stemKey is textrules.StemKey of tok, from c when it is not nil.
+func (c *StemCache) stemKey(tok string) (string, bool) {
+	if c == nil {
+		return textrules.StemKey([]byte(tok))
+	}
+	c.mu.Lock()
+	r, hit := c.m[tok]
+	c.mu.Unlock()
+	if hit {
+		return r.key, r.ok
+	}
+	r.key, r.ok = textrules.StemKey([]byte(tok))
+	c.mu.Lock()
+	if len(c.m) < maxStemCache {
+		c.m[tok] = r
+	}
+	c.mu.Unlock()
+	return r.key, r.ok
 }
 
 // AddRawBytes counts n more uncompressed rows bytes as covered.
@@ -61,22 +109,38 @@ func (b *Builder) Add(r *Row) {
 	row := b.nrows
 	b.nrows++
 	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
-	b.tok.Each(r.Text, func(tok []byte, inCode bool) {
-		b.lists[b.idOf(tok)].hit(row, inCode)
+	b.tok.EachSpan(r.Text, func(tok []byte, _, _ int, inCode bool) {
+		b.hit(tok, row, inCode)
 	})
 }
 
-// idOf returns tok's index in lists, adding it if new.
-func (b *Builder) idOf(tok []byte) int32 {
+// hit counts one occurrence of tok in row. The open entry's counters live
+// in tok's table slot, so that a word touches one cache line; the posting
+// list is touched only when the token's row changes.
+func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 	h := hashToken(tok)
-	slot, id := b.ids.find(h, tok, b.lists)
-	if id >= 0 {
-		return id
+	i, found := b.ids.find(h, tok, b.lists)
+	if !found {
+		i = b.add(i, h, tok)
 	}
-	id = int32(len(b.lists))
-	b.lists = append(b.lists, postingList{token: string(tok), prev: -1, row: -1})
-	b.ids.insert(slot, h, id)
-	return id
+	s := &b.ids.slots[i]
+	if s.row != row {
+		if s.row >= 0 {
+			b.lists[s.id-1].appendEntry(s.row, s.hits, s.codeHits)
+		}
+		s.row, s.hits, s.codeHits = row, 0, 0
+	}
+	s.hits++
+	if inCode {
+		s.codeHits++
+	}
+}
+
+// add puts tok, new, in the empty slot find returned and returns its slot
+// (which moves if the table grows).
+func (b *Builder) add(slot int, h uint32, tok []byte) int {
+	b.lists = append(b.lists, postingList{token: string(tok), prev: -1})
+	return b.ids.insert(slot, tokenSlot{hash: h, id: int32(len(b.lists)), len: uint32(len(tok)), prefix: tokenPrefix(tok), row: -1})
 }
 
 func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
@@ -91,47 +155,49 @@ func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	return append(dst, r.Type, flags, 0, 0)
 }
 
-// maxAckBytes bounds the texts checked for acknowledgements: the longest
-// acknowledgement textrules.IsAcknowledgement accepts is far shorter, and
-// checking every long message would cost a normalisation pass each.
-const maxAckBytes = 512
+// maxAckBytes bounds the texts checked for acknowledgements:
+// textrules.IsAcknowledgement accepts none longer, and checking a longer
+// message would cost a copy of its text.
+const maxAckBytes = textrules.MaxAckBytes
 
 func (b *Builder) keyOf(session, project string) uint32 {
 	k := key{session, project}
+	if b.last < uint32(len(b.order)) && b.order[b.last] == k {
+		return b.last // rows of one transcript come together
+	}
 	if id, ok := b.keys[k]; ok {
+		b.last = id
 		return id
 	}
 	id := uint32(len(b.order))
 	b.keys[k] = id
 	b.order = append(b.order, k)
+	b.last = id
 	return id
 }
 
-func (p *postingList) hit(row int32, inCode bool) {
-	if p.row != row {
-		p.close()
-		p.row = row
-	}
-	p.hits++
-	if inCode {
-		p.codeHits++
-	}
-}
-
-// close encodes the open entry.
-func (p *postingList) close() {
-	if p.row < 0 {
-		return
-	}
-	delta := uint64(p.row - p.prev)
-	if p.hits == 1 && p.codeHits == 0 {
+// appendEntry encodes the entry of row with its hit counts.
+func (p *postingList) appendEntry(row int32, hits, codeHits uint32) {
+	delta := uint64(row - p.prev)
+	if hits == 1 && codeHits == 0 {
 		p.data = binary.AppendUvarint(p.data, delta<<1)
 	} else {
 		p.data = binary.AppendUvarint(p.data, delta<<1|1)
-		p.data = binary.AppendUvarint(p.data, uint64(p.hits))
-		p.data = binary.AppendUvarint(p.data, uint64(p.codeHits))
+		p.data = binary.AppendUvarint(p.data, uint64(hits))
+		p.data = binary.AppendUvarint(p.data, uint64(codeHits))
 	}
-	p.prev, p.row, p.hits, p.codeHits = p.row, -1, 0, 0
+	p.prev = row
+}
+
+// closeEntries encodes every token's open entry.
+func (b *Builder) closeEntries() {
+	for i := range b.ids.slots {
+		s := &b.ids.slots[i]
+		if s.id != 0 && s.row >= 0 {
+			b.lists[s.id-1].appendEntry(s.row, s.hits, s.codeHits)
+			s.row, s.hits, s.codeHits = -1, 0, 0
+		}
+	}
 }
 
 // WriteFile writes the segment of blocks [first, end) of sequence seq to
@@ -146,9 +212,7 @@ func (b *Builder) WriteFile(dir string, seq, first, end int) (Ref, error) {
 }
 
 func (b *Builder) encode(first, end uint64) []byte {
-	for i := range b.lists {
-		b.lists[i].close()
-	}
+	b.closeEntries()
 	order := make([]int32, len(b.lists))
 	for i := range order {
 		order[i] = int32(i)
@@ -156,7 +220,7 @@ func (b *Builder) encode(first, end uint64) []byte {
 	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.lists[x].token, b.lists[y].token) })
 
 	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw), Feature: textrules.FeatureVersion}
-	out := make([]byte, preambleSize+headerSize, preambleSize+headerSize+len(b.rows))
+	out := make([]byte, preambleSize+headerSize, b.encodedSizeHint())
 	h.RowsOff = uint64(len(out))
 	out = append(out, b.rows...)
 	h.KeysOff = uint64(len(out))
@@ -197,6 +261,21 @@ func (b *Builder) encode(first, end uint64) []byte {
 	return out
 }
 
+// encodedSizeHint is about the size of the encoded segment, so that
+// encode allocates it once instead of growing it (and copying it) a
+// dozen times: the sections up to the postings exactly, the channels and
+// checksums guessed from the vocabulary's size.
+func (b *Builder) encodedSizeHint() int {
+	n := preambleSize + headerSize + len(b.rows) + 8*len(b.lists) + 8
+	for _, k := range b.order {
+		n += len(k.session) + len(k.project) + 2
+	}
+	for i := range b.lists {
+		n += 2*len(b.lists[i].token) + 1 + len(b.lists[i].data)
+	}
+	return n + n/pageSize*4 + 64
+}
+
 // appendChannels appends the folds and stems sections, which the match
 // channels look tokens up in (filter.Forms): the accent-folded form of
 // every token with an accent, and the word-form key of every token whose
@@ -211,12 +290,12 @@ func (b *Builder) appendChannels(out []byte, h *header, order []int32) []byte {
 	var foldIDs []uint32
 	h.FoldsOff = uint64(len(out))
 	for id, list := range order {
-		tok := []byte(b.lists[list].token)
-		if textrules.HasAccent(tok) {
-			out = append(textrules.AppendAccentFolded(out, tok), '\n')
+		tok := b.lists[list].token
+		if textrules.HasAccent([]byte(tok)) {
+			out = append(textrules.AppendAccentFolded(out, []byte(tok)), '\n')
 			foldIDs = append(foldIDs, uint32(id))
 		}
-		if key, ok := textrules.StemKey(tok); ok && key != string(tok) {
+		if key, ok := b.stems.stemKey(tok); ok && key != tok {
 			stems = append(stems, stemEntry{key, uint32(id)})
 		}
 	}
@@ -288,55 +367,83 @@ func appendPageChecksums(out []byte, h *header) []byte {
 }
 
 // tokenTable maps tokens to their index in Builder.lists: open
-// addressing with linear probing. A slot holds the token's hash beside
-// its index, so a probe reads the token only when the hashes agree. It is
-// the builder's hot path (one lookup per word of every message), where it
-// takes half the time of a Go map with string keys.
+// addressing with linear probing. It is the builder's hot path (one lookup
+// per word of every message), bound by memory: a slot holds the token's
+// hash, length and first 8 bytes beside its index and the counters of its
+// open posting entry, so that a word of up to 8 bytes (most words) reads
+// and writes one slot and nothing else.
 type tokenTable struct {
-	slots []uint64 // hash<<32 | index+1; 0 for empty
+	slots []tokenSlot
 	used  int
 }
 
-func newTokenTable(size int) tokenTable { return tokenTable{slots: make([]uint64, size)} }
+// tokenSlot is one token's entry, 32 bytes (two to a cache line).
+type tokenSlot struct {
+	hash     uint32
+	id       int32  // index into Builder.lists + 1; 0 for an empty slot
+	prefix   uint64 // the token's first 8 bytes, little-endian, zero-padded
+	len      uint32
+	row      int32 // row of the open entry, -1 none
+	hits     uint32
+	codeHits uint32
+}
 
-// find returns the slot holding tok and its index, or the empty slot
-// where it belongs and -1.
-func (t *tokenTable) find(h uint32, tok []byte, lists []postingList) (int, int32) {
+func newTokenTable(size int) tokenTable { return tokenTable{slots: make([]tokenSlot, size)} }
+
+// tokenPrefix is tok's first 8 bytes as a little-endian word, zero-padded.
+func tokenPrefix(tok []byte) uint64 {
+	if len(tok) >= 8 {
+		return binary.LittleEndian.Uint64(tok)
+	}
+	var v uint64
+	for i, c := range tok {
+		v |= uint64(c) << (8 * i)
+	}
+	return v
+}
+
+// find returns the slot holding tok and true, or the empty slot where it
+// belongs and false.
+func (t *tokenTable) find(h uint32, tok []byte, lists []postingList) (int, bool) {
 	mask := len(t.slots) - 1
+	prefix := tokenPrefix(tok)
 	for i := int(h) & mask; ; i = (i + 1) & mask {
-		v := t.slots[i]
-		if v == 0 {
-			return i, -1
+		s := &t.slots[i]
+		if s.id == 0 {
+			return i, false
 		}
-		if uint32(v>>32) == h {
-			if id := int32(uint32(v)) - 1; lists[id].token == string(tok) {
-				return i, id
-			}
+		if s.hash == h && s.prefix == prefix && s.len == uint32(len(tok)) &&
+			(len(tok) <= 8 || lists[s.id-1].token[8:] == string(tok[8:])) {
+			return i, true
 		}
 	}
 }
 
-// insert puts id in the empty slot find returned, growing the table to
-// keep it at most half full.
-func (t *tokenTable) insert(slot int, h uint32, id int32) {
-	t.slots[slot] = uint64(h)<<32 | uint64(id+1)
+// insert puts s in the empty slot find returned, growing the table to keep
+// it at most half full, and returns the slot s ends in.
+func (t *tokenTable) insert(slot int, s tokenSlot) int {
+	t.slots[slot] = s
 	t.used++
 	if t.used*2 <= len(t.slots) {
-		return
+		return slot
 	}
-	grown := make([]uint64, len(t.slots)*2)
+	grown := make([]tokenSlot, len(t.slots)*2)
 	mask := len(grown) - 1
 	for _, v := range t.slots {
-		if v == 0 {
+		if v.id == 0 {
 			continue
 		}
-		i := int(v>>32) & mask
-		for grown[i] != 0 {
+		i := int(v.hash) & mask
+		for grown[i].id != 0 {
 			i = (i + 1) & mask
 		}
 		grown[i] = v
+		if v.id == s.id {
+			slot = i
+		}
 	}
 	t.slots = grown
+	return slot
 }
 
 // hashToken is FNV-1a with a final mix, so that the low bits the table

@@ -806,3 +806,37 @@ func TestHasGenBetween(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStemCacheSameSegment checks that segments built with a shared
+// word-form cache, filled by an earlier segment and full, are byte for
+// byte those built without one.
+func TestStemCacheSameSegment(t *testing.T) {
+	texts := [][]byte{
+		[]byte("running runners ran quickly; the connection connected"),
+		[]byte("Connections CONNECTING café naïve résumé généralement"),
+		[]byte("`go test ./...` tested testing tests x1 abc123 running"),
+	}
+	build := func(c *StemCache, texts [][]byte) []byte {
+		b := NewBuilder()
+		if c != nil {
+			b.UseStems(c)
+		}
+		for _, text := range texts {
+			b.Add(&Row{Type: TypeAssistant, Session: "s", Project: "/p", Text: text})
+		}
+		return b.encode(0, 1)
+	}
+	full := NewStemCache()
+	for i := range maxStemCache {
+		full.m[fmt.Sprint("filler", i)] = stemResult{}
+	}
+	for name, c := range map[string]*StemCache{"empty": NewStemCache(), "full": full} {
+		want := build(nil, texts)
+		if got := build(c, texts); !bytes.Equal(got, want) {
+			t.Errorf("%s cache: first segment differs", name)
+		}
+		if got := build(c, texts[1:]); !bytes.Equal(got, build(nil, texts[1:])) {
+			t.Errorf("%s cache: second segment differs", name)
+		}
+	}
+}
