@@ -441,9 +441,12 @@ func TestManyTokensAndSparseRows(t *testing.T) {
 	}
 }
 
-func TestEmptyBuilder(t *testing.T) {
+// writeAndOpen writes b as the segment of block 0 and opens it; the test
+// closes it.
+func writeAndOpen(t *testing.T, b *Builder) *Segment {
+	t.Helper()
 	dir := t.TempDir()
-	ref, err := NewBuilder().WriteFile(dir, 1, 0, 1)
+	ref, err := b.WriteFile(dir, 1, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +454,12 @@ func TestEmptyBuilder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestEmptyBuilder(t *testing.T) {
+	s := writeAndOpen(t, NewBuilder())
 	if s.Rows() != 0 || len(s.Keys()) != 0 || s.tokens() != 0 {
 		t.Errorf("empty segment: %d rows, %d keys, %d tokens", s.Rows(), len(s.Keys()), s.tokens())
 	}
@@ -775,16 +783,7 @@ func TestFindTokensCountsLikeBytesCount(t *testing.T) {
 // they hold (and one they do not).
 func TestHasGenBetween(t *testing.T) {
 	rows := roundTripRows()
-	dir := t.TempDir()
-	ref, err := build(rows).WriteFile(dir, 1, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(dir, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := writeAndOpen(t, build(rows))
 	gens := []uint32{12345}
 	for _, r := range rows {
 		gens = append(gens, r.Gen)
