@@ -10,7 +10,7 @@ FUZZTIME ?= 10s
 # which kong imports, would otherwise pull in cgo).
 export CGO_ENABLED ?= 0
 
-.PHONY: build index test fuzz lint bench microbench eval install clean
+.PHONY: build index test race fuzz lint bench microbench eval install clean
 
 ## build: compile bin/recall and bin/recall-bench
 build:
@@ -24,6 +24,14 @@ index: build
 ## test: formatting, vet, then every test (unit, golden, fuzz seeds, crash, end-to-end)
 test: lint
 	$(GO) test -count=1 ./...
+
+## race: the packages that run goroutines together (search workers, the
+## indexer's readers and committer, the MCP server) under the race
+## detector; it needs cgo, so a machine without a C compiler skips it
+race:
+	@if CGO_ENABLED=1 $(GO) env CC >/dev/null 2>&1 && command -v "$$(CGO_ENABLED=1 $(GO) env CC)" >/dev/null 2>&1; then \
+	  CGO_ENABLED=1 $(GO) test -race -count=1 ./search ./store/... ./indexer ./mcpserver; \
+	else echo "race: no C compiler for cgo; skipped"; fi
 
 ## fuzz: run each fuzz target for FUZZTIME (default 10s) past its seed corpus; CI runs it after test
 fuzz:
