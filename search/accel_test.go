@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -255,6 +256,10 @@ type accelIndex struct {
 	// commits, and so ends a block, after every transcript.
 	batches    int
 	checkpoint int64
+	// deadEvery hides the rows of every deadEvery-th transcript, as
+	// after a replaced transcript was read again and before the
+	// compaction that drops its old rows (0: none).
+	deadEvery int
 }
 
 func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *store.Snapshot {
@@ -277,6 +282,9 @@ func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *stor
 			}
 		}
 	}
+	if how.deadEvery > 0 {
+		hideRows(t, idx, how.deadEvery)
+	}
 	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatal(err)
@@ -287,6 +295,31 @@ func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *stor
 		t.Fatalf("no term index: %s", why)
 	}
 	return snap
+}
+
+// hideRows marks the generations of every n-th transcript with rows dead
+// and commits the manifest: their rows stay in the files, as they do
+// until a compaction, and every reader must leave them out.
+func hideRows(t *testing.T, idx string, n int) {
+	t.Helper()
+	m, err := store.ReadManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := slices.Sorted(maps.Keys(m.Files))
+	hidden := 0
+	for i, p := range paths {
+		if st := m.Files[p]; i%n == 0 && st.Rows > 0 {
+			m.Dead[st.Gen] += st.Rows
+			hidden++
+		}
+	}
+	if hidden == 0 {
+		t.Fatal("no transcript with rows to hide")
+	}
+	if err := store.CommitManifest(idx, m); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // accelCase is one request; accel marks those the term index must
@@ -380,6 +413,11 @@ func accelCases(sessions []*genSession) []accelCase {
 func TestAcceleratedMatchesFullScan(t *testing.T) {
 	// One run committing every 64 KiB of transcripts: many blocks.
 	testAcceleratedMatchesFullScan(t, accelIndex{batches: 1, checkpoint: 64 << 10})
+}
+
+func TestAcceleratedMatchesFullScanWithDeadRows(t *testing.T) {
+	// Rows of replaced transcripts not compacted away yet.
+	testAcceleratedMatchesFullScan(t, accelIndex{batches: 1, checkpoint: 64 << 10, deadEvery: 3})
 }
 
 func TestAcceleratedMatchesFullScanAfterSeveralRuns(t *testing.T) {
