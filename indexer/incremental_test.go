@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/recall-dev/recall/store"
@@ -236,5 +237,54 @@ func TestSnapshotSurvivesCompaction(t *testing.T) {
 	events, err := snap.Events()
 	if err != nil || len(events[testSession]) != 1 {
 		t.Fatalf("old snapshot events %v, err %v", events, err)
+	}
+}
+
+// TestCompactionWaitsForItsShare: a replaced transcript whose old rows
+// are a small share of the index leaves them hidden, not compacted away
+// at once (a compaction rewrites the whole index, inside whatever run met
+// the replacement); once dead rows reach the share, the run compacts.
+func TestCompactionWaitsForItsShare(t *testing.T) {
+	src, big := newSessionFile(t)
+	idx := t.TempDir()
+	var text strings.Builder
+	for n := 1; n <= 40; n++ {
+		text.WriteString(promptLine(n, fmt.Sprintf("prompt %d of the long session", n)))
+	}
+	appendText(t, big, text.String())
+	small := filepath.Join(filepath.Dir(big), "66666666-6666-4666-8666-666666666666.jsonl")
+	appendText(t, small, strings.ReplaceAll(promptLine(100, "the small session before its rewrite"), testSession, "66666666-6666-4666-8666-666666666666"))
+	runIndex(t, src, idx, "")
+
+	rewrite := func(path, line string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(line), 0o644); err != nil { // shorter: read again
+			t.Fatal(err)
+		}
+	}
+	rewrite(small, strings.ReplaceAll(promptLine(101, "the small session after its rewrite, about retries"), testSession, "66666666-6666-4666-8666-666666666666"))
+	sum := runIndex(t, src, idx, "")
+	if sum.Replaced != 1 || sum.Compacted {
+		t.Fatalf("one row of 41 dead: Replaced %d, Compacted %v; want 1, false", sum.Replaced, sum.Compacted)
+	}
+	got := texts(liveRows(t, idx))
+	if got["the small session before its rewrite"] != 0 || got["the small session after its rewrite, about retries"] != 1 {
+		t.Fatalf("rows after the rewrite: %v", got)
+	}
+	if m, err := store.ReadManifest(idx); err != nil || m.DeadRows() != 1 {
+		t.Fatalf("dead rows %d (%v), want 1 hidden until a compaction", m.DeadRows(), err)
+	}
+
+	rewrite(big, promptLine(200, "the long session cut to one prompt"))
+	sum = runIndex(t, src, idx, "")
+	if !sum.Compacted {
+		t.Fatal("41 of 43 rows dead and no compaction")
+	}
+	if m, err := store.ReadManifest(idx); err != nil || m.DeadRows() != 0 {
+		t.Fatalf("after the compaction: %d dead rows (%v)", m.DeadRows(), err)
+	}
+	got = texts(liveRows(t, idx))
+	if len(got) != 2 || got["the small session after its rewrite, about retries"] != 1 || got["the long session cut to one prompt"] != 1 {
+		t.Fatalf("rows after the compaction: %v", got)
 	}
 }

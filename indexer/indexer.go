@@ -415,7 +415,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 			return sum, err
 		}
 	}
-	if m.DeadRows() > 0 {
+	if m.CompactionDue() {
 		err := store.Compact(opts.IndexDir, m, opts.Warn)
 		switch {
 		case errors.Is(err, store.ErrBlockDamaged):

@@ -146,6 +146,20 @@ func (m *Manifest) DeadRows() int64 {
 	return n
 }
 
+// compactShare is the share of dead rows (1/compactShare of all rows) past
+// which a run compacts. A compaction rewrites every data file, seconds
+// for a large index, inside whatever run met the replaced transcript
+// (often a search's update); dead rows below the share only cost their
+// bytes, as every reader leaves them out.
+const compactShare = 8
+
+// CompactionDue reports whether enough rows are dead for a compaction to
+// pay for rewriting the index.
+func (m *Manifest) CompactionDue() bool {
+	dead := m.DeadRows()
+	return dead > 0 && dead*compactShare >= m.Rows
+}
+
 // RowsName, BlocksName, KeysName and EventsName name the data files of
 // the manifest's sequence, in its format.
 func (m *Manifest) RowsName() string   { return m.dataName("rows", "zst") }
