@@ -453,28 +453,15 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
-	damaged := func(err error) error {
-		return fmt.Errorf("%s: %w: %w; `recall index` recovers it from the data files", path, ErrManifestDamaged, err)
-	}
 	size := info.Size()
-	head := make([]byte, min(size, manifestHeadBytes))
-	if _, err := f.ReadAt(head, 0); err != nil {
-		return nil, fmt.Errorf("read manifest: %w", err)
+	head, headEnd, err := readCheckpointHead(f, size)
+	if err != nil {
+		return nil, err
 	}
-	headEnd := bytes.Index(head, []byte("\nhead\t"))
-	if headEnd >= 0 {
-		if i := bytes.IndexByte(head[headEnd+1:], '\n'); i >= 0 {
-			headEnd += 1 + i + 1
-		} else {
-			headEnd = -1
-		}
+	table, tableOK, err := readChunkTable(f, size)
+	if err != nil {
+		return nil, err
 	}
-	tailLen := min(size, manifestHeadBytes)
-	tail := make([]byte, tailLen)
-	if _, err := f.ReadAt(tail, size-tailLen); err != nil {
-		return nil, fmt.Errorf("read manifest: %w", err)
-	}
-	table, tableOK := chunkTable(tail, size-tailLen)
 	if headEnd < 0 || !tableOK {
 		return openWhole(dir, path) // a long head, no table, or damage: the whole read says which
 	}
@@ -483,19 +470,12 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 		return nil, readErr(path, err)
 	}
 	if m.Epoch == 0 {
-		return nil, damaged(errors.New("a v3 manifest without its epoch"))
+		err = errors.New("a v3 manifest without its epoch")
+	} else {
+		err = table.check(int64(headEnd))
 	}
-	if table.off < size-tailLen {
-		whole := make([]byte, size-table.off)
-		if _, err := f.ReadAt(whole, table.off); err != nil {
-			return nil, fmt.Errorf("read manifest: %w", err)
-		}
-		if table, tableOK = chunkTable(whole, table.off); !tableOK {
-			return openWhole(dir, path)
-		}
-	}
-	if err := table.check(int64(headEnd)); err != nil {
-		return nil, damaged(err)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w; `recall index` recovers it from the data files", path, ErrManifestDamaged, err)
 	}
 	m.files = &lazyFiles{path: path, epoch: m.Epoch, chunks: table.chunks, read: map[int][]byte{}}
 	m.base = map[string]FileState{}
@@ -503,6 +483,46 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// readCheckpointHead reads the first bytes of a checkpoint and finds the
+// end of its head (just past the head checksum line); -1 if the head is
+// longer than what was read.
+func readCheckpointHead(f *os.File, size int64) (head []byte, end int, err error) {
+	head = make([]byte, min(size, manifestHeadBytes))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, 0, fmt.Errorf("read manifest: %w", err)
+	}
+	end = bytes.Index(head, []byte("\nhead\t"))
+	if end < 0 {
+		return head, -1, nil
+	}
+	i := bytes.IndexByte(head[end+1:], '\n')
+	if i < 0 {
+		return head, -1, nil
+	}
+	return head, end + 1 + i + 1, nil
+}
+
+// readChunkTable reads a checkpoint's chunk table from its end: the last
+// bytes first, then more if the table is longer; ok is false if it does
+// not parse and check.
+func readChunkTable(f *os.File, size int64) (table chunkIndex, ok bool, err error) {
+	tailLen := min(size, manifestHeadBytes)
+	tail := make([]byte, tailLen)
+	if _, err := f.ReadAt(tail, size-tailLen); err != nil {
+		return chunkIndex{}, false, fmt.Errorf("read manifest: %w", err)
+	}
+	table, ok = chunkTable(tail, size-tailLen)
+	if !ok || table.off >= size-tailLen {
+		return table, ok, nil
+	}
+	whole := make([]byte, size-table.off)
+	if _, err := f.ReadAt(whole, table.off); err != nil {
+		return chunkIndex{}, false, fmt.Errorf("read manifest: %w", err)
+	}
+	table, ok = chunkTable(whole, table.off)
+	return table, ok, nil
 }
 
 // openWhole reads a checkpoint whole for OpenManifest.
