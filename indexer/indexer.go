@@ -189,21 +189,7 @@ func runOnce(opts Options) (Summary, error) {
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
 	}
-	m, err := openOrRecover(opts, q != nil)
-	if err != nil {
-		return Summary{Excluded: map[string]int64{}}, err
-	}
-	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
-		return Summary{Excluded: map[string]int64{}}, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
-	}
-	var rep *RepairReport
-	if opts.Repair {
-		// Before rederiving: a damaged block stops a plain compaction.
-		if rep, err = repair(opts, m); err != nil {
-			return Summary{Excluded: map[string]int64{}}, err
-		}
-	}
-	why, err := rederive(opts, m)
+	m, rep, why, err := openForRun(opts, q != nil)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
@@ -223,6 +209,38 @@ func runOnce(opts Options) (Summary, error) {
 		return runOnce(opts)
 	}
 	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
+	settle(opts, m, q, d, first, &sum, err)
+	return sum, err
+}
+
+// openForRun opens the committed index for a run (recovering its manifest
+// if need be), checks its rows file is as long as committed, repairs it
+// with --repair, and rebuilds derived data built under other rules (why
+// says what it rebuilt).
+func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport, why string, err error) {
+	if m, err = openOrRecover(opts, quick); err != nil {
+		return nil, nil, "", err
+	}
+	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
+		return nil, nil, "", fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
+	}
+	if opts.Repair {
+		// Before rederiving: a damaged block stops a plain compaction.
+		if rep, err = repair(opts, m); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	if why, err = rederive(opts, m); err != nil {
+		return nil, nil, "", err
+	}
+	return m, rep, why, nil
+}
+
+// settle ends a run: after a success it leaves the key index and the
+// freshness state for the runs to come; after a failure it discards
+// whatever was written past the last commit (not on a full disk, not in
+// what zstdcat prints, not rows without a manifest).
+func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, sum *Summary, err error) {
 	if err == nil {
 		if q == nil {
 			store.EnsureKeyIndex(opts.IndexDir, m) // for the small runs to come
@@ -231,19 +249,15 @@ func runOnce(opts Options) (Summary, error) {
 		if q != nil {
 			sum.Files = liveFiles(m, opts.Sources, q.prev.Files+sum.liveDelta)
 		}
+		return
 	}
-	if err != nil {
-		// Leave nothing uncommitted behind: not on a full disk, not in
-		// what zstdcat prints, not rows without a manifest.
-		discard := store.DiscardUncommitted
-		if first {
-			discard = store.DiscardFirstRun
-		}
-		if derr := discard(opts.IndexDir); derr != nil {
-			opts.Warn(derr.Error())
-		}
+	discard := store.DiscardUncommitted
+	if first {
+		discard = store.DiscardFirstRun
 	}
-	return sum, err
+	if derr := discard(opts.IndexDir); derr != nil {
+		opts.Warn(derr.Error())
+	}
 }
 
 // rederive rebuilds derived data that other rules or an older format built
