@@ -116,19 +116,29 @@ func (a *accel) segment(i int, c *counter) segResult {
 	// rather than grow (copying) a common word's hundred thousand.
 	res.cands = make([]candidate, 0, len(rows))
 	res.units, res.code = make([]int32, 0, len(rows)*n), make([]int32, 0, len(rows)*n)
+	noDead := len(a.snap.M.Dead) == 0
 	for _, row := range rows {
-		info := seg.Row(int(row))
-		if a.snap.Dead(info.Gen) {
-			continue
-		}
 		var present uint64
 		for t := range n {
 			if c.terms[t].hits[row] > 0 {
 				present |= 1 << t
-				res.df[t]++
 			}
 		}
-		if !a.q.Satisfied(present) || c.isExcluded(row) || !a.passes(&info, seg) {
+		rejected := !a.q.Satisfied(present) || c.isExcluded(row)
+		if rejected && noDead {
+			// Its row table entry could only say whether the row is dead,
+			// and none is: skip reading (and checking) it. With --require
+			// or --exclude most rows a term touches end here, and their
+			// row table pages are then never faulted in nor checksummed.
+			countPresent(res.df, present)
+			continue
+		}
+		info := seg.Row(int(row))
+		if a.snap.Dead(info.Gen) {
+			continue
+		}
+		countPresent(res.df, present)
+		if rejected || !a.passes(&info, seg) {
 			continue
 		}
 		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, gen: info.Gen, present: present, at: int32(len(res.units)),
@@ -139,6 +149,16 @@ func (a *accel) segment(i int, c *counter) segResult {
 		}
 	}
 	return res
+}
+
+// countPresent counts a live row towards the document frequency of each
+// term present in it.
+func countPresent(df []int, present uint64) {
+	for t := range df {
+		if present&(1<<t) != 0 {
+			df[t]++
+		}
+	}
 }
 
 // passes applies the non-text filters to a row's table entry; they are
