@@ -34,6 +34,10 @@ type candidate struct {
 	length   int32
 	typ      uint8
 	flags    uint8
+	// nextSame: the row after it in its segment is of its generation,
+	// read with its own entry while the row table is warm, so that
+	// possibleNeighbours rarely reads the row table again.
+	nextSame bool
 }
 
 // segResult is what one segment contributes.
@@ -142,7 +146,8 @@ func (a *accel) segment(i int, c *counter) segResult {
 			continue
 		}
 		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, gen: info.Gen, present: present, at: int32(len(res.units)),
-			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags})
+			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
+			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
 		for t := range n {
 			res.units = append(res.units, c.terms[t].hits[row])
 			res.code = append(res.code, c.terms[t].code[row])

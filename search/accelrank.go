@@ -388,6 +388,9 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
+	if y.row > x.row+1 && x.nextSame {
+		return true // the row just after x lies between them
+	}
 	return a.segs[x.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
