@@ -251,6 +251,7 @@ func (c *counter) reset(rows, positive, excluded int) {
 	}
 	if cap(c.mark) < rows {
 		c.mark = make([]bool, rows)
+		clear(c.mark) // union reads a mark before writing it: see rowCounts.reset
 	}
 	c.mark = c.mark[:rows]
 }
