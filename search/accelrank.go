@@ -424,14 +424,21 @@ func (a *accel) byKey(results []segResult, i int) []keyBound {
 	// TLB flush on every core), 1–2% of a common word's CPU.
 	out := make([]keyBound, 0, keys)
 	slot := count // a key's count is read once, then replaced by its slot
+	// Keys share few projects, and rank.InProject cleans both paths each
+	// call: once per project is enough.
+	current := map[string]bool{}
 	for k, n := range count {
 		if n == 0 {
 			continue
 		}
 		key := seg.Key(uint32(k))
+		in, ok := current[key.Project]
+		if !ok && a.req.CurrentProject != "" {
+			in = rank.InProject(key.Project, a.req.CurrentProject)
+			current[key.Project] = in
+		}
 		slot[k] = int32(len(out))
-		out = append(out, keyBound{key: key, seg: int32(i), cands: make([]int32, 0, n),
-			current: a.req.CurrentProject != "" && rank.InProject(key.Project, a.req.CurrentProject)})
+		out = append(out, keyBound{key: key, seg: int32(i), cands: make([]int32, 0, n), current: in})
 	}
 	for ci := range r.cands {
 		kb := &out[slot[r.cands[ci].key]]
