@@ -34,6 +34,10 @@ type candidate struct {
 	length   int32
 	typ      uint8
 	flags    uint8
+	// nextSame: the row after it in its segment is of its generation,
+	// read with its own entry while the row table is warm, so that
+	// possibleNeighbours rarely reads the row table again.
+	nextSame bool
 }
 
 // segResult is what one segment contributes.
@@ -116,29 +120,50 @@ func (a *accel) segment(i int, c *counter) segResult {
 	// rather than grow (copying) a common word's hundred thousand.
 	res.cands = make([]candidate, 0, len(rows))
 	res.units, res.code = make([]int32, 0, len(rows)*n), make([]int32, 0, len(rows)*n)
+	noDead := len(a.snap.M.Dead) == 0
 	for _, row := range rows {
-		info := seg.Row(int(row))
-		if a.snap.Dead(info.Gen) {
-			continue
-		}
 		var present uint64
 		for t := range n {
 			if c.terms[t].hits[row] > 0 {
 				present |= 1 << t
-				res.df[t]++
 			}
 		}
-		if !a.q.Satisfied(present) || c.isExcluded(row) || !a.passes(&info, seg) {
+		rejected := !a.q.Satisfied(present) || c.isExcluded(row)
+		if rejected && noDead {
+			// Its row table entry could only say whether the row is dead,
+			// and none is: skip reading (and checking) it. With --require
+			// or --exclude most rows a term touches end here, and their
+			// row table pages are then never faulted in nor checksummed.
+			countPresent(res.df, present)
+			continue
+		}
+		info := seg.Row(int(row))
+		if a.snap.Dead(info.Gen) {
+			continue
+		}
+		countPresent(res.df, present)
+		if rejected || !a.passes(&info, seg) {
 			continue
 		}
 		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, gen: info.Gen, present: present, at: int32(len(res.units)),
-			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags})
+			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
+			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
 		for t := range n {
 			res.units = append(res.units, c.terms[t].hits[row])
 			res.code = append(res.code, c.terms[t].code[row])
 		}
 	}
 	return res
+}
+
+// countPresent counts a live row towards the document frequency of each
+// term present in it.
+func countPresent(df []int, present uint64) {
+	for t := range df {
+		if present&(1<<t) != 0 {
+			df[t]++
+		}
+	}
 }
 
 // passes applies the non-text filters to a row's table entry; they are
@@ -226,6 +251,7 @@ func (c *counter) reset(rows, positive, excluded int) {
 	}
 	if cap(c.mark) < rows {
 		c.mark = make([]bool, rows)
+		clear(c.mark) // union reads a mark before writing it: see rowCounts.reset
 	}
 	c.mark = c.mark[:rows]
 }

@@ -274,6 +274,7 @@ type boundScratch struct {
 	last       []genLast
 	ctx        []float64
 	sb         rank.SessionBound
+	features   rank.Features // one per worker: one per session was a fresh heap object each
 }
 
 // features returns a candidate's rank.Features, filled into one reused
@@ -319,14 +320,14 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
-	var f rank.Features
+	f := &s.features // every field is set for each candidate
 	for i, r := range sb.cands {
-		features(a.cand(r), results, &f)
-		copy(own(i), bounder.Contributions(&f, own(i))) // in place unless the bounder has another term count
+		features(a.cand(r), results, f)
+		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
 	}
 	for i, r := range sb.cands {
 		c := a.cand(r)
-		features(c, results, &f)
+		features(c, results, f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
 			p = own(int(s.prev[i]))
@@ -339,9 +340,9 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 			s.ctx = rank.Context(s.ctx, p, n)
 			lent = s.ctx
 		}
-		bound := bounder.PassageBound(&f, own(i), lent) * boundSlack
+		bound := bounder.PassageBound(f, own(i), lent) * boundSlack
 		at := time.UnixMilli(c.timeMs)
-		s.sb.Add(bound, at, &f, s.current[i], opt.InWindow(at))
+		s.sb.Add(bound, at, f, s.current[i], opt.InWindow(at))
 	}
 	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
@@ -388,6 +389,9 @@ func (a *accel) rowBetween(x, y *candidate) bool {
 	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
+	if y.row > x.row+1 && x.nextSame {
+		return true // the row just after x lies between them
+	}
 	return a.segs[x.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
@@ -407,20 +411,37 @@ func (a *accel) byKey(results []segResult, i int) []keyBound {
 		return nil
 	}
 	seg := a.segs[i]
-	out := make([]keyBound, seg.KeyCount())
-	count := make([]int, len(out))
+	count := make([]int32, seg.KeyCount())
+	keys := 0
 	for ci := range r.cands {
-		count[r.cands[ci].key]++
+		if count[r.cands[ci].key]++; count[r.cands[ci].key] == 1 {
+			keys++
+		}
+	}
+	// Only the keys with candidates, in key order, each found by slot: a
+	// table of every key, tested before it was written, mapped the zero
+	// page under each fresh page and then copied it (a second fault and a
+	// TLB flush on every core), 1–2% of a common word's CPU.
+	out := make([]keyBound, 0, keys)
+	slot := count // a key's count is read once, then replaced by its slot
+	// Keys share few projects, and rank.InProject cleans both paths each
+	// call: once per project is enough.
+	current := map[string]bool{}
+	for k, n := range count {
+		if n == 0 {
+			continue
+		}
+		key := seg.Key(uint32(k))
+		in, ok := current[key.Project]
+		if !ok && a.req.CurrentProject != "" {
+			in = rank.InProject(key.Project, a.req.CurrentProject)
+			current[key.Project] = in
+		}
+		slot[k] = int32(len(out))
+		out = append(out, keyBound{key: key, seg: int32(i), cands: make([]int32, 0, n), current: in})
 	}
 	for ci := range r.cands {
-		c := &r.cands[ci]
-		kb := &out[c.key]
-		if kb.cands == nil {
-			kb.key = seg.Key(c.key)
-			kb.current = a.req.CurrentProject != "" && rank.InProject(kb.key.Project, a.req.CurrentProject)
-			kb.seg = int32(i)
-			kb.cands = make([]int32, 0, count[c.key])
-		}
+		kb := &out[slot[r.cands[ci].key]]
 		kb.cands = append(kb.cands, int32(ci))
 	}
 	return out

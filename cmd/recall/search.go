@@ -85,6 +85,7 @@ func (c *searchCmd) Run(g *Globals) error {
 	if !c.NoUpdate {
 		g.freshen(cfg)
 	}
+	delayFirstCollection()
 	snap, err := store.OpenSnapshot(cfg.IndexDir)
 	if errors.Is(err, store.ErrNoIndex) {
 		if err != store.ErrNoIndex {
