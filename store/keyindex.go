@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,11 +22,11 @@ import (
 // mismatched index, or a tail past keyTailLimit, is rebuilt from the keys
 // file by the run that needs it.
 //
-// Layout, little endian: a 48-byte header ("RCLKIDX\0", format and
-// feature version as uint32, C and the entry count as uint64, the keys
-// file's record C-1 (12 bytes, zero if C is 0) so an index of a keys file
-// cut or rewritten since is not taken for its, CRC-32C of the 44 bytes
-// before); the entries (uint64 key, uint32 generation), ascending; a
+// Layout, little endian: a 48-byte header (the derived files' binary
+// header: "RCLKIDX\0", format and feature version as uint32; then C and
+// the entry count as uint64, the keys file's record C-1 (12 bytes, zero
+// if C is 0) so an index of a keys file cut or rewritten since is not
+// taken for its, CRC-32C of the 44 bytes before); the entries (uint64 key, uint32 generation), ascending; a
 // CRC-32C per 4096 bytes of entries, each checked the first time a
 // lookup reads its page.
 
@@ -70,10 +71,10 @@ func openKeyIndex(dir string, m *Manifest, keys *os.File, n int64) (*keyIndex, i
 	if _, err := f.ReadAt(h[:], 0); err != nil {
 		return nil, 0, fmt.Errorf("key index header: %w", err)
 	}
-	if string(h[:8]) != keyIndexMagic || crc32.Checksum(h[:44], crcTable) != binary.LittleEndian.Uint32(h[44:]) {
+	if crc32.Checksum(h[:44], crcTable) != binary.LittleEndian.Uint32(h[44:]) {
 		return nil, 0, errors.New("key index header damaged")
 	}
-	if binary.LittleEndian.Uint32(h[8:]) != FormatVersion || binary.LittleEndian.Uint32(h[12:]) != textrules.FeatureVersion {
+	if feature, err := readBinaryHeader(h[:], keyIndexMagic); err != nil || feature != textrules.FeatureVersion {
 		return nil, 0, errors.New("key index of another format or rules")
 	}
 	covered, entries := int64(binary.LittleEndian.Uint64(h[16:])), int64(binary.LittleEndian.Uint64(h[24:]))
@@ -177,18 +178,7 @@ func writeKeyIndex(dir string, m *Manifest, records []byte) error {
 	}
 	// By key, the last record of a key first, then keep one per key.
 	slices.SortFunc(entries, func(a, b entry) int {
-		switch {
-		case a.key != b.key:
-			if a.key < b.key {
-				return -1
-			}
-			return 1
-		case a.at > b.at:
-			return -1
-		case a.at < b.at:
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(b.at, a.at))
 	})
 	entries = slices.CompactFunc(entries, func(a, b entry) bool { return a.key == b.key })
 	body := make([]byte, 0, len(entries)*uuidRecordSize)
@@ -197,9 +187,7 @@ func writeKeyIndex(dir string, m *Manifest, records []byte) error {
 		body = binary.LittleEndian.AppendUint32(body, e.gen)
 	}
 	out := make([]byte, 0, keyIndexHeaderSize+len(body)+4*(len(body)/keyIndexPage+1))
-	out = append(out, keyIndexMagic...)
-	out = binary.LittleEndian.AppendUint32(out, FormatVersion)
-	out = binary.LittleEndian.AppendUint32(out, textrules.FeatureVersion)
+	out = appendBinaryHeader(out, keyIndexMagic)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
 	if n > 0 {
