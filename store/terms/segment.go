@@ -64,19 +64,11 @@ type RowInfo struct {
 // Open maps the segment at path.
 func Open(dir string, ref Ref) (*Segment, error) {
 	path := ref.Path(dir)
-	f, err := os.Open(path)
+	f, size, err := openSegmentFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("open term index: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
-	}
-	size := info.Size()
-	if size < preambleSize+headerSize || size > 1<<40 {
-		return nil, fmt.Errorf("%s: %w: size %d", path, ErrDamaged, size)
-	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
@@ -96,19 +88,11 @@ func Open(dir string, ref Ref) (*Segment, error) {
 // removal cost several times a read, and a large index has dozens).
 func CheckHeader(dir string, ref Ref) error {
 	path := ref.Path(dir)
-	f, err := os.Open(path)
+	f, size, err := openSegmentFile(path)
 	if err != nil {
-		return fmt.Errorf("open term index: %w", err)
+		return err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("stat %s: %w", path, err)
-	}
-	size := info.Size()
-	if size < preambleSize+headerSize || size > 1<<40 {
-		return fmt.Errorf("%s: %w: size %d", path, ErrDamaged, size)
-	}
 	head := make([]byte, preambleSize+headerSize)
 	if _, err := f.ReadAt(head, 0); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
@@ -117,6 +101,26 @@ func CheckHeader(dir string, ref Ref) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// openSegmentFile opens a segment file and returns its size, refusing a
+// size no segment can have (shorter than its header, or absurd).
+func openSegmentFile(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open term index: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("stat %s: %w", path, err)
+	}
+	size := info.Size()
+	if size < preambleSize+headerSize || size > 1<<40 {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: %w: size %d", path, ErrDamaged, size)
+	}
+	return f, size, nil
 }
 
 // checkedHeader decodes the header at the start of data, for a file of
