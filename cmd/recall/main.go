@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -23,7 +22,7 @@ var version = "dev"
 // `recall jwt auth` and `recall search jwt auth` are the same.
 //
 // The commands are given to kong by commandsOf, not by struct tags, so a
-// run can build only the command it runs (commandOptions): kong parses
+// run can build only the command it runs (chosenCommands): kong parses
 // every tag and expands every help text of what it is given, 1.1 ms for
 // the whole tree against 0.2 ms for `index` alone — a fifth of a `recall
 // index` that finds nothing to do.
@@ -70,31 +69,6 @@ func commandsOf(c *cli) []command {
 	}
 }
 
-// commandOptions gives kong the commands args can run: only the one named
-// by the first argument, or the default command (search) when the first
-// argument is a word that names none — kong would choose the same: a
-// command name comes before the default command's words. A flag first
-// (`recall --index-dir X index`, `recall --help`) or no argument takes the
-// whole tree.
-func commandOptions(c *cli, args []string) []kong.Option {
-	all := commandsOf(c)
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		only := all[0] // a word that names no command: the default, search
-		for _, cmd := range all {
-			if cmd.name == args[0] {
-				only = cmd
-				break
-			}
-		}
-		all = []command{only}
-	}
-	opts := make([]kong.Option, 0, len(all))
-	for _, cmd := range all {
-		opts = append(opts, kong.DynamicCommand(cmd.name, cmd.help, "", cmd.target, cmd.tags...))
-	}
-	return opts
-}
-
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -109,6 +83,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runWith is run with every part of the process it touches given.
 func runWith(e env, args []string) int {
+	return runCommands(e, args, chosenCommands)
+}
+
+// runCommands is runWith building the commands choose picks for args
+// (tests compare chosenCommands with the whole tree).
+func runCommands(e env, args []string, choose func(*cli, []string) []command) int {
 	c := cli{Globals: Globals{env: e}}
 	opts := append([]kong.Option{
 		kong.Name("recall"),
@@ -118,7 +98,7 @@ func runWith(e env, args []string) int {
 		searchDefaults,
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitPanic(code)) }),
-	}, commandOptions(&c, args)...)
+	}, commandOptions(choose(&c, args))...)
 	parser, err := kong.New(&c, opts...)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "recall:", err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/alecthomas/kong"
 
 	"github.com/recall-dev/recall/search"
 )
@@ -186,27 +189,73 @@ func TestSearchFlagChecks(t *testing.T) {
 	}
 }
 
-// TestCommandNamedFirstParsesAsInTheWholeTree checks the shortcut of
-// commandOptions: a command named by the first argument (or the default
-// command, when the first argument is a word that names none) is built
-// alone, and must read its flags, print its help and report its errors
-// exactly as when the whole tree is built (which a global flag before the
-// command forces).
-func TestCommandNamedFirstParsesAsInTheWholeTree(t *testing.T) {
+// TestChosenCommandsParseAsTheWholeTree checks the shortcut of
+// chosenCommands: a command named by the first word (or the default
+// command, when that word names none), after any flags a search may take
+// before it, is built alone, and must read its flags, print its help and
+// report its errors exactly as when the whole tree is built.
+func TestChosenCommandsParseAsTheWholeTree(t *testing.T) {
 	dir := t.TempDir()
+	idx := filepath.Join(dir, "idx")
 	var heads [][]string
 	for _, cmd := range commandsOf(&cli{}) {
-		heads = append(heads, []string{cmd.name})
+		heads = append(heads, []string{cmd.name}, []string{"--index-dir", idx, cmd.name}, []string{"-v", cmd.name})
 	}
-	heads = append(heads, []string{"jwt"}, []string{"jwt", "index"}, []string{"idnex"})
+	heads = append(heads, []string{"jwt"}, []string{"jwt", "index"}, []string{"idnex"},
+		[]string{"--index-dir", idx, "jwt"}, []string{"--index-dir=" + idx, "jwt"}, []string{"--no-update", "-n", "5", "jwt"},
+		[]string{"-v", "--json", "jwt"}, []string{"-n", "x", "jwt"}, []string{"-n", "-1", "jwt"}, []string{"-vn", "5", "jwt"},
+		[]string{"--since", "yesterdayish", "jwt"}, []string{"--", "index"}, []string{"--no-update"}, []string{"--version", "jwt"},
+		[]string{"--help", "jwt"}, []string{"-e", "--", "-x"}, []string{"--no-such-flag", "jwt"}, []string{"-"})
 	for _, head := range heads {
 		for _, tail := range [][]string{{"--help"}, {"--no-such-flag"}, {"-n", "x"}, {"--help", "extra", "words"}, {"--since", "yesterdayish"}} {
 			args := append(slices.Clone(head), tail...)
-			alone := runCLIIn(t, dir, args...)
-			whole := runCLIIn(t, dir, append([]string{"--index-dir", filepath.Join(dir, "idx")}, args...)...)
-			if alone != whole {
-				t.Errorf("recall %v:\nalone: %+v\nwhole: %+v", args, alone, whole)
+			chosen := runCLIIn(t, dir, args...)
+			whole := runCLIWholeTree(t, dir, args...)
+			if chosen != whole {
+				t.Errorf("recall %q:\nchosen: %+v\nwhole:  %+v", args, chosen, whole)
 			}
 		}
+	}
+}
+
+// runCLIWholeTree is runCLIIn with every command built.
+func runCLIWholeTree(t *testing.T, dir string, args ...string) runResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	all := func(c *cli, _ []string) []command { return commandsOf(c) }
+	code := runCommands(env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, cwd: dir}, args, all)
+	return runResult{stdout.String(), stderr.String(), code}
+}
+
+// TestLeadingFlagsAreKongs checks that the flags chosenCommands skips
+// before a search's first word are those kong builds for the global and
+// search flags, each taking a value exactly when kong's does.
+func TestLeadingFlagsAreKongs(t *testing.T) {
+	c := cli{}
+	parser, err := kong.New(&c, append([]kong.Option{searchDefaults, kong.Vars{"version": version}}, commandOptions(commandsOf(&c))...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	var search *kong.Node
+	for _, n := range parser.Model.Children {
+		if n.Name == "search" {
+			search = n
+		}
+	}
+	for _, group := range search.AllFlags(false) {
+		for _, f := range group {
+			if f.Name == "help" || f.Name == "version" {
+				continue // kong's own: they take the whole tree
+			}
+			takesValue := !f.IsBool() && !f.IsCounter()
+			want[f.Name] = takesValue
+			if f.Short != 0 {
+				want[string(f.Short)] = takesValue
+			}
+		}
+	}
+	if got := leadingFlags(); !maps.Equal(got, want) {
+		t.Errorf("leadingFlags() = %v\nkong's flags    %v", got, want)
 	}
 }
