@@ -78,3 +78,38 @@ func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, in
 		emit(len(text))
 	}
 }
+
+// EachToken calls fn with every token of text, folded, as Tokenizer.Each
+// gives them, until fn returns false; without code spans, so cheaper.
+// The token is built in buf (grown as needed, returned for reuse) and is
+// only valid during the call.
+func EachToken(text, buf []byte, fn func(tok []byte) bool) []byte {
+	tok := buf[:0]
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			i++
+			if f := asciiFold[c]; f != 0 {
+				tok = append(tok, f)
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRune(text[i:])
+			i += size
+			if IsWordRune(r) {
+				tok = utf8.AppendRune(tok, CanonicalFold(r))
+				continue
+			}
+		}
+		if len(tok) > 0 {
+			if !fn(tok) {
+				return tok
+			}
+			tok = tok[:0]
+		}
+	}
+	if len(tok) > 0 {
+		fn(tok)
+	}
+	return tok
+}
