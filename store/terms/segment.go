@@ -410,6 +410,24 @@ func (s *Segment) FindTokenTexts(run string, whole bool, fn func(id int, tok []b
 	})
 }
 
+// FindPrefixed calls fn with every token that starts with prefix, in
+// order. The vocabulary is sorted, so they are one range of it, found by
+// binary search instead of a scan. prefix must be folded like the tokens
+// and hold no '\n'.
+func (s *Segment) FindPrefixed(prefix string, fn func(id int, tok []byte)) {
+	if prefix == "" || strings.IndexByte(prefix, '\n') >= 0 {
+		return
+	}
+	n := s.tokens()
+	for i := sort.Search(n, func(i int) bool { return string(s.token(i)) >= prefix }); i < n; i++ {
+		tok := s.token(i)
+		if !bytes.HasPrefix(tok, []byte(prefix)) {
+			return
+		}
+		fn(i, tok)
+	}
+}
+
 // findWhole returns the id of the token equal to run.
 func (s *Segment) findWhole(run string) (int, bool) {
 	n := s.tokens()

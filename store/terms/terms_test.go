@@ -778,6 +778,34 @@ func TestFindTokensCountsLikeBytesCount(t *testing.T) {
 	}
 }
 
+// TestFindPrefixed checks the binary search of tokens by prefix against
+// every token of the vocabulary.
+func TestFindPrefixed(t *testing.T) {
+	tokens := []string{"lock", "lockfile", "locks", "deadlock", "lo", "unlock", "loc", "zz", "école", "écoles", "a"}
+	s, err := newSegment(Ref{Name: "x", First: 0, End: 1},
+		build([]Row{{Session: "s", Project: "p", Text: []byte(strings.Join(tokens, " "))}}).encode(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{"LOCK", "LO", "L", "LOCKS", "LOCKSS", "A", "Z", "ZZZ", "ÉCOLE", "É", "DEADLOCK", "0", "\xff", ""} {
+		var want, got []string
+		for id := range s.tokens() {
+			if tok := s.Token(id); prefix != "" && bytes.HasPrefix(tok, []byte(prefix)) {
+				want = append(want, string(tok))
+			}
+		}
+		s.FindPrefixed(prefix, func(id int, tok []byte) {
+			if !bytes.Equal(tok, s.Token(id)) {
+				t.Errorf("FindPrefixed(%q): token %d is %q, not %q", prefix, id, tok, s.Token(id))
+			}
+			got = append(got, string(tok))
+		})
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("FindPrefixed(%q) = %q, want %q", prefix, got, want)
+		}
+	}
+}
+
 // TestHasGenBetween checks HasGenBetween against the generations Row
 // reads, over every range of the round-trip rows and every generation
 // they hold (and one they do not).
