@@ -99,7 +99,7 @@ func compileRegex(pattern string, opt MatchOptions) (*regexMatcher, error) {
 	}
 	m := &regexMatcher{word: opt.Word}
 	m.prefilter, m.exact = prefilterFor(simple, opt.Word)
-	m.shape = regexShape(simple)
+	m.shape = regexShape(simple, opt.Word)
 	expr := flags + pattern
 	if opt.Word {
 		// Wrap the parsed form, which carries its flags, rather than the

@@ -15,7 +15,8 @@ import (
 type Shape struct {
 	// Alts are alternatives, each a list of runs (folded like the index's
 	// tokens): every match contains, for one alternative, every run of it,
-	// each inside a token, and one occurrence of each run per match. Nil
+	// each inside a token, and one occurrence of each run per match
+	// (Pieces says more). Nil
 	// when some match need contain no run at all (a regex without a
 	// required string, a phrase of punctuation): the index cannot help.
 	Alts [][]string
@@ -23,6 +24,12 @@ type Shape struct {
 	// when one of its tokens contains the run (equals it, with Whole), as
 	// many times as those tokens hold it. A plain case-insensitive word.
 	Exact bool
+	// Pieces are the alternatives again, each as the tokens that must
+	// hold its runs (tokenshape.go): where in its token a run sits, and
+	// which runs share a token. The index counts a row for the term when
+	// its tokens hold every piece of one alternative, and so does
+	// IndexMatch.
+	Pieces [][]Piece
 	// Whole is --word: an exact run must be a whole token.
 	Whole bool
 	// Anchored: every match starts inside a token holding the first run of
@@ -48,20 +55,25 @@ func withShape(t *Term, s Shape) *Term {
 		}
 		t.runs = append(t.runs, lits)
 	}
+	for _, alt := range s.Pieces {
+		t.plain = append(t.plain, !slices.ContainsFunc(alt, func(p Piece) bool { return !p.plain() || !onlyWordRunes(p.Runs[0]) }))
+	}
 	return t
 }
 
-// IndexMatch reports whether text holds every run of one of the shape's
-// alternatives: whether the term index counts text as holding the term.
-// For an Exact shape that is Match; for others it is what the index's
-// document frequencies count, and a full scan counts the same. A run is
-// made of word characters, so it occurs in the text exactly when a token
-// of the text contains it.
+// IndexMatch reports whether text's tokens hold every piece of one of
+// the shape's alternatives: whether the term index counts text as
+// holding the term. For an Exact shape that is Match; for others it is
+// what the index's document frequencies count, and a full scan counts
+// the same. A run is made of word characters, so it occurs in the text
+// exactly when a token of the text contains it: a substring search
+// settles plain pieces, and rules out most texts before the tokens of
+// the rest are looked at.
 func (t *Term) IndexMatch(text []byte) bool {
 	if t.shape.Exact {
 		return t.Match(text)
 	}
-	for _, alt := range t.runs {
+	for i, alt := range t.runs {
 		all := true
 		for _, lit := range alt {
 			if !lit.match(text) {
@@ -69,7 +81,7 @@ func (t *Term) IndexMatch(text []byte) bool {
 				break
 			}
 		}
-		if all {
+		if all && (t.plain[i] || tokenPieces(text, t.shape.Pieces[i])) {
 			return true
 		}
 	}
@@ -79,24 +91,14 @@ func (t *Term) IndexMatch(text []byte) bool {
 // literalShape is the shape of a word or phrase: its pieces between
 // wildcards, cut into runs at every non-word character.
 func literalShape(text string, wildcards bool, opt MatchOptions) Shape {
-	pieces := []string{text}
-	if wildcards {
-		pieces = strings.FieldsFunc(text, func(r rune) bool { return r == '_' })
+	if text != "" && !opt.CaseSensitive && !(wildcards && strings.ContainsRune(text, '_')) && onlyWordRunes(text) {
+		// A plain word: one run, the whole token with --word. Its runes
+		// are folded as the tokenizer folds them, orbit or not.
+		run := wordRuns(text)[0]
+		piece := Piece{Runs: []string{run}, Start: opt.Word, End: opt.Word}
+		return Shape{Alts: [][]string{{run}}, Pieces: [][]Piece{{piece}}, Exact: true, Whole: opt.Word, Anchored: true}
 	}
-	var runs []string
-	for _, piece := range pieces {
-		runs = append(runs, wordRuns(piece)...)
-	}
-	if len(runs) == 0 {
-		return Shape{}
-	}
-	exact := !opt.CaseSensitive && len(pieces) == 1 && pieces[0] == text && onlyWordRunes(text)
-	return Shape{Alts: [][]string{runs}, Exact: exact, Whole: opt.Word, Anchored: pieces[0] == text[:len(pieces[0])] && startsWithWordRune(text)}
-}
-
-func startsWithWordRune(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return s != "" && textrules.IsWordRune(r)
+	return literalWalk(text, wildcards, opt).shape(opt.Word)
 }
 
 func onlyWordRunes(s string) bool {
@@ -108,102 +110,19 @@ func onlyWordRunes(s string) bool {
 	return true
 }
 
-// regexShape is the shape of a simplified regex: its required words as
-// alternatives of runs, each alternative listing every literal word a
-// match of it must contain (for dead.?lock both "dead" and "lock", so that
+// regexShape is the shape of a simplified regex: its alternatives, each
+// the pieces every match of it holds (for dead.?lock a token holding DEAD
+// then LOCK, or one ending in DEAD and one starting with LOCK, so that
 // "deadline" is not a candidate).
-func regexShape(re *syntax.Regexp) Shape {
-	alts, ok := regexAlts(re)
-	if !ok {
-		return Shape{}
-	}
-	shape := Shape{Anchored: true}
-	for _, a := range alts {
-		shape.Alts = append(shape.Alts, a.runs)
-		shape.Anchored = shape.Anchored && a.anchored
-	}
-	return shape
-}
-
-// regexAlt is one alternative: runs every match of it contains, and
-// whether its matches start with the first run.
-type regexAlt struct {
-	runs     []string
-	anchored bool
+func regexShape(re *syntax.Regexp, word bool) Shape {
+	w := newShapeWalk(word)
+	w.regex(re)
+	return w.shape(word)
 }
 
 // maxShapeAlts bounds the alternatives of a shape: each costs a lookup
-// per run, and a concatenation multiplies them.
+// per piece, and a concatenation multiplies them.
 const maxShapeAlts = 8
-
-// regexAlts derives the alternatives of re, or false when some match
-// need hold no word at all.
-func regexAlts(re *syntax.Regexp) ([]regexAlt, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		text := string(re.Rune)
-		runs := wordRuns(text)
-		if len(runs) == 0 {
-			return nil, false
-		}
-		return []regexAlt{{runs: runs, anchored: startsWithWordRune(text)}}, true
-	case syntax.OpCapture, syntax.OpPlus:
-		return regexAlts(re.Sub[0])
-	case syntax.OpRepeat:
-		if re.Min < 1 {
-			return nil, false
-		}
-		return regexAlts(re.Sub[0])
-	case syntax.OpConcat:
-		return concatAlts(re.Sub)
-	case syntax.OpAlternate:
-		var out []regexAlt
-		for _, sub := range re.Sub {
-			alts, ok := regexAlts(sub)
-			if !ok || len(out)+len(alts) > maxShapeAlts {
-				return nil, false
-			}
-			out = append(out, alts...)
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// concatAlts combines the parts of a concatenation: a match holds a match
-// of every part, so each combination of the parts' alternatives is one
-// alternative. Parts without words add nothing; a match starts with the
-// first part's first run only if that part comes first.
-func concatAlts(subs []*syntax.Regexp) ([]regexAlt, bool) {
-	out := []regexAlt{{anchored: true}}
-	for i, sub := range subs {
-		alts, ok := regexAlts(sub)
-		if !ok {
-			if i == 0 {
-				for j := range out {
-					out[j].anchored = false
-				}
-			}
-			continue
-		}
-		if len(out)*len(alts) > maxShapeAlts {
-			continue // enough to go on: every match still holds the rest
-		}
-		var next []regexAlt
-		for _, a := range out {
-			for _, b := range alts {
-				runs := append(slices.Clone(a.runs), b.runs...)
-				anchored := a.anchored && (len(a.runs) > 0 || b.anchored)
-				next = append(next, regexAlt{runs: runs, anchored: anchored})
-			}
-		}
-		out = next
-	}
-	if len(out[0].runs) == 0 {
-		return nil, false
-	}
-	return out, true
-}
 
 // wordRuns cuts s into its runs of word characters, folded.
 func wordRuns(s string) []string {

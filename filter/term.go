@@ -19,6 +19,7 @@ type Term struct {
 	re      *regexMatcher
 	shape   Shape
 	runs    [][]*literal // shape.Alts as case-insensitive matchers
+	plain   []bool       // per alternative: its pieces are plain runs of word characters, which runs settles
 	forms   *forms       // the accent and word-form channels (forms.go); nil: exact only
 }
 

@@ -194,7 +194,8 @@ func (a *accel) passes(info *terms.RowInfo, seg *terms.Segment) bool {
 type counter struct {
 	terms    []rowCounts
 	excluded []rowCounts
-	runs     []rowCounts // scratch for terms of several runs
+	runs     []rowCounts        // scratch for terms of several runs
+	scans    map[string][]int32 // per run, the tokens holding it: vocabulary scans of one term and segment
 	mark     []bool
 	all      []int32
 }
@@ -260,23 +261,30 @@ func (c *counter) reset(rows, positive, excluded int) {
 // for a plain word, that of the exact occurrences in every token holding
 // it, by whether they start the token, and of the tokens its channels
 // take (filter.Forms); for other shapes, for each alternative the fewest
-// occurrences of any of its runs (every match holds one of each), summed
+// occurrences of any of its pieces (every match holds one of each), summed
 // over alternatives, each at the most a hit can weigh. Hits in code are
-// those of the first run, where an anchored shape's matches start.
+// those of the first piece, where an anchored shape's matches start.
 func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) error {
 	if shape.Forms != nil {
 		return addForms(seg, shape.Forms, out)
 	}
-	if len(shape.Alts) == 1 && len(shape.Alts[0]) == 1 {
-		return addRun(seg, shape.Alts[0][0], shape.Exact && shape.Whole, shape.Exact, out)
+	if shape.Exact {
+		return addRun(seg, shape.Alts[0][0], shape.Whole, true, out)
 	}
-	for _, alt := range shape.Alts {
+	clear(c.scans)
+	if c.scans == nil {
+		c.scans = map[string][]int32{}
+	}
+	if len(shape.Pieces) == 1 && len(shape.Pieces[0]) == 1 {
+		return c.addPiece(seg, shape.Pieces[0][0], out)
+	}
+	for _, alt := range shape.Pieces {
 		for len(c.runs) < len(alt) {
 			c.runs = append(c.runs, rowCounts{})
 		}
-		for j, run := range alt {
+		for j, piece := range alt {
 			c.runs[j].reset(seg.Rows())
-			if err := addRun(seg, run, false, false, &c.runs[j]); err != nil {
+			if err := c.addPiece(seg, piece, &c.runs[j]); err != nil {
 				return err
 			}
 		}
@@ -293,9 +301,44 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 	return nil
 }
 
-// addRun adds the postings of every token holding run: with exact set,
-// each occurrence weighed by its form (starting the token or inside it),
-// else at the most a hit can weigh.
+// addPiece adds the postings of every token holding piece, each match it
+// can hold (filter.Piece.Times) at the most a hit can weigh. A piece that
+// is a whole token is found by its text, one at a token's start by
+// binary search (the vocabulary is sorted), others by a vocabulary scan
+// for their longest run, done once per term and segment (dead.?lock
+// looks DEAD up for two pieces).
+func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out *rowCounts) error {
+	if len(piece.Runs) == 1 && piece.Start == piece.End {
+		return addRun(seg, piece.Runs[0], piece.Start, false, out)
+	}
+	var err error
+	take := func(id int, tok []byte) {
+		if err != nil {
+			return
+		}
+		if times := piece.Times(tok); times > 0 {
+			err = addPostings(seg, id, times*rank.MaxFormUnits, out)
+		}
+	}
+	if piece.Start {
+		seg.FindPrefixed(piece.Runs[0], take)
+		return err
+	}
+	key := piece.Key()
+	ids, ok := c.scans[key]
+	if !ok {
+		seg.FindTokens(key, false, func(id, _ int) { ids = append(ids, int32(id)) })
+		c.scans[key] = ids
+	}
+	for _, id := range ids {
+		take(int(id), seg.Token(int(id)))
+	}
+	return err
+}
+
+// addRun adds the postings of every token holding run (equal to it, with
+// whole): with exact set, each occurrence weighed by its form (starting
+// the token or inside it), else at the most a hit can weigh.
 func addRun(seg *terms.Segment, run string, whole, exact bool, out *rowCounts) error {
 	var err error
 	seg.FindTokenTexts(run, whole, func(id int, tok []byte, times int) {

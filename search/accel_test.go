@@ -56,6 +56,15 @@ var (
 		"the translated articles", "Translate article 1", "a translation", "painting the fence", "painted walls",
 		"překlad do češtiny", "cestiny", "ČEŠTINA", "naïve café", "naive cafe", "reviews found issues", "review rounds",
 	}
+	// genEdges put words at the edges of tokens and between them, for
+	// patterns and phrases whose shape says where a word sits in its
+	// token (filter.Piece).
+	genEdges = []string{
+		"the deadline passed while we held the lock", "a dead-lock, then a deadlock", "deadxlock in the test name",
+		"dead\tlock across a tab", "embrace conditions", "race-conditions everywhere", "the racecondition flag",
+		"garbage collector pauses", "the garbage was in the collector", "garbagecollector stats", "GARBAGE COLLECTOR",
+		"colour and color", "deadlocks détectés", "dead·lock", "deadélock", "DEAD\nLOCK", "mu.Lockx() is not mu.Lock()",
+	}
 	genFiller = strings.Fields("we should check then update the file and test function value result because after before " +
 		"look at this again maybe later fix it now run build logs output error trace")
 	genCode = []string{"`mu.Lock()`", "`deadlock`", "`pricing.ts`", "`race`", "`ctx.Done()`", "`snake_case_name`",
@@ -136,6 +145,9 @@ func genCorpus() []*genSession {
 			g.add("assistant", "Found it: the deadlock and the race were in the worker pool.")
 			g.add("assistant", "I'll search my memory for pricing rules too.")
 			g.add("assistant", "The pricing rules were rounded in pricing.ts before.")
+		}
+		if i%5 == 4 {
+			g.add("assistant", genEdges[(i/5)%len(genEdges)])
 		}
 		if i == 5 {
 			g.add("user", "the zanzibar migration is done")
@@ -365,6 +377,23 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"word option", Request{Terms: words("lock"), Match: filter.MatchOptions{Word: true}}, true},
 		{"word option unicode", Request{Terms: words("ecole"), Match: filter.MatchOptions{Word: true}}, true},
 		{"regex alternation", Request{Terms: words(`dead.?lock|race\scondition`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex optional between words", Request{Terms: words(`dead.?lock`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex bench", Request{Terms: words(`dead.?lock|race condition`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex optional class", Request{Terms: words(`dead[-\s]?lock`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex spaces", Request{Terms: words(`garbage\s+collector`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex word boundary", Request{Terms: words(`\bdead`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex anchored", Request{Terms: words(`^the\sdead`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex gap", Request{Terms: words(`dead.*lock`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex optional letter", Request{Terms: words(`colou?r`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex group alternation", Request{Terms: words(`(dead|spin)lock`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex word option", Request{Terms: words(`dead.?lock`), Match: filter.MatchOptions{Regex: true, Word: true}}, false},
+		{"regex case-sensitive", Request{Terms: words(`DEAD.?LOCK|Race condition`), Match: filter.MatchOptions{Regex: true, CaseSensitive: true}}, false},
+		{"regex non-ASCII", Request{Terms: words(`dead.?lock.?d\w+s`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"phrase edges", Request{Terms: words(`"garbage collector"`)}, false},
+		{"phrase edges word option", Request{Terms: words(`"garbage collector"`), Match: filter.MatchOptions{Word: true}}, false},
+		{"phrase edges case-sensitive", Request{Terms: words(`"GARBAGE COLLECTOR"`), Match: filter.MatchOptions{CaseSensitive: true}}, false},
+		{"phrase punctuation both sides", Request{Terms: words(`"mu.Lock()"`), Match: filter.MatchOptions{Word: true}}, false},
+		{"phrase and word", Request{Terms: words(`"race condition"`, "deadlock")}, false},
 		{"regex class prefix", Request{Terms: words(`\w+lock`), Match: filter.MatchOptions{Regex: true}}, false},
 		{"regex without words", Request{Terms: words(`\d{2}\s?ms`), Match: filter.MatchOptions{Regex: true}}, false},
 		{"regex case-insensitive flag", Request{Terms: words(`(?i)mu\.lock`), Match: filter.MatchOptions{Regex: true}}, false},
