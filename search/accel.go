@@ -1,8 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/recall-dev/recall/filter"
@@ -194,7 +196,8 @@ func (a *accel) passes(info *terms.RowInfo, seg *terms.Segment) bool {
 type counter struct {
 	terms    []rowCounts
 	excluded []rowCounts
-	runs     []rowCounts        // scratch for terms of several runs
+	lists    []pieceRows        // scratch for alternatives of several pieces
+	at       []int              // scratch: where each piece's list is at
 	scans    map[string][]int32 // per run, the tokens holding it: vocabulary scans of one term and segment
 	mark     []bool
 	all      []int32
@@ -275,31 +278,99 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 	if c.scans == nil {
 		c.scans = map[string][]int32{}
 	}
-	if len(shape.Pieces) == 1 && len(shape.Pieces[0]) == 1 {
-		return c.addPiece(seg, shape.Pieces[0][0], out)
-	}
 	for _, alt := range shape.Pieces {
-		for len(c.runs) < len(alt) {
-			c.runs = append(c.runs, rowCounts{})
-		}
-		for j, piece := range alt {
-			c.runs[j].reset(seg.Rows())
-			if err := c.addPiece(seg, piece, &c.runs[j]); err != nil {
+		if len(alt) == 1 {
+			// Its hits are the piece's: no other piece to take the least of.
+			if err := c.addPiece(seg, alt[0], out); err != nil {
 				return err
 			}
+			continue
 		}
-		for _, row := range c.runs[0].touched {
-			least := c.runs[0].hits[row]
-			for j := range alt {
-				least = min(least, c.runs[j].hits[row])
-			}
-			if least > 0 {
-				out.add(row, least, min(least, c.runs[0].code[row]))
-			}
+		if err := c.addPieces(seg, alt, out); err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// addPieces adds an alternative of several pieces: per row holding them
+// all, the fewest hits of any, and of those in code at most the first
+// piece's. Each piece's rows are listed rather than counted in arrays of
+// every row of the segment: they are few next to the segment (a phrase's
+// words at the edges of their tokens), and the arrays' zeroing and first
+// page faults cost more than a phrase's whole lookup.
+func (c *counter) addPieces(seg *terms.Segment, alt []filter.Piece, out *rowCounts) error {
+	for len(c.lists) < len(alt) {
+		c.lists = append(c.lists, pieceRows{})
+	}
+	lists := c.lists[:len(alt)]
+	for j, piece := range alt {
+		lists[j].rows = lists[j].rows[:0]
+		if err := c.addPiece(seg, piece, &lists[j]); err != nil {
+			return err
+		}
+		lists[j].settle()
+	}
+	c.at = append(c.at[:0], make([]int, len(alt))...)
+	for _, h := range lists[0].rows {
+		least := h.hits
+		for j := 1; j < len(alt) && least > 0; j++ {
+			rows, p := lists[j].rows, c.at[j]
+			for p < len(rows) && rows[p].row < h.row {
+				p++
+			}
+			c.at[j] = p
+			if p == len(rows) || rows[p].row != h.row {
+				least = 0
+				break
+			}
+			least = min(least, rows[p].hits)
+		}
+		if least > 0 {
+			out.add(h.row, least, min(least, h.code))
+		}
+	}
+	return nil
+}
+
+// hitSink takes a row's hits: the per-row counts of a term (rowCounts) or
+// the listed rows of one piece (pieceRows).
+type hitSink interface {
+	add(row int32, hits, code int32)
+}
+
+// pieceRows lists the rows holding a piece, with their hits.
+type pieceRows struct {
+	rows []pieceHit
+}
+
+type pieceHit struct{ row, hits, code int32 }
+
+func (l *pieceRows) add(row int32, hits, code int32) {
+	l.rows = append(l.rows, pieceHit{row, hits, code})
+}
+
+// settle sorts the rows and sums the entries of a row (several tokens
+// holding the piece), as rowCounts.add would.
+func (l *pieceRows) settle() {
+	rows := l.rows
+	if !slices.IsSortedFunc(rows, comparePieceHit) {
+		slices.SortFunc(rows, comparePieceHit)
+	}
+	n := 0
+	for _, h := range rows {
+		if n > 0 && rows[n-1].row == h.row {
+			rows[n-1].hits = min(rows[n-1].hits+h.hits, maxCount)
+			rows[n-1].code = min(rows[n-1].code+h.code, maxCount)
+			continue
+		}
+		rows[n] = h
+		n++
+	}
+	l.rows = rows[:n]
+}
+
+func comparePieceHit(a, b pieceHit) int { return cmp.Compare(a.row, b.row) }
 
 // addPiece adds the postings of every token holding piece, each match it
 // can hold (filter.Piece.Times) at the most a hit can weigh. A piece that
@@ -307,7 +378,7 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 // binary search (the vocabulary is sorted), others by a vocabulary scan
 // for their longest run, done once per term and segment (dead.?lock
 // looks DEAD up for two pieces).
-func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out *rowCounts) error {
+func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) error {
 	if len(piece.Runs) == 1 && piece.Start == piece.End {
 		return addRun(seg, piece.Runs[0], piece.Start, false, out)
 	}
@@ -339,7 +410,7 @@ func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out *rowCount
 // addRun adds the postings of every token holding run (equal to it, with
 // whole): with exact set, each occurrence weighed by its form (starting
 // the token or inside it), else at the most a hit can weigh.
-func addRun(seg *terms.Segment, run string, whole, exact bool, out *rowCounts) error {
+func addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) error {
 	var err error
 	seg.FindTokenTexts(run, whole, func(id int, tok []byte, times int) {
 		if err != nil {
@@ -400,7 +471,7 @@ func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
 }
 
 // addPostings adds token id's postings, each occurrence weighing units.
-func addPostings(seg *terms.Segment, id, units int, out *rowCounts) error {
+func addPostings(seg *terms.Segment, id, units int, out hitSink) error {
 	return seg.Postings(id, func(row, hits, code int) {
 		out.add(int32(row), clampCount(hits*units), clampCount(code*units))
 	})
