@@ -444,6 +444,9 @@ func FuzzRegex(f *testing.F) {
 		{"x*", "abc"},
 		{`\bfoo\b|bar`, "foo barfoo"},
 		{"a+", "aaa a"},
+		{"condition", "CONDITIONS precondition"}, // one literal: found by the literal matcher
+		{"kelvin", "\u212Aelvin KELVIN ſ"},
+		{"ss", "ſſſ SSs \xffss"},
 	} {
 		f.Add(s.pattern, []byte(s.text), i%2 == 0, i%3 == 0)
 	}

@@ -195,6 +195,12 @@ func (m *regexMatcher) match(text []byte) bool {
 }
 
 func (m *regexMatcher) findAll(text []byte, dst []Span) []Span {
+	if m.exact && len(m.prefilter) == 1 && !m.word {
+		// The pattern is one literal: its matches are the literal's,
+		// leftmost and without overlaps as a regex finds them, found
+		// without copying the text into go-re2's memory.
+		return m.prefilter[0].findAll(text, dst)
+	}
 	if !m.prefilterPasses(text) {
 		return dst
 	}
