@@ -444,7 +444,8 @@ func FuzzRegex(f *testing.F) {
 		{"x*", "abc"},
 		{`\bfoo\b|bar`, "foo barfoo"},
 		{"a+", "aaa a"},
-		{"condition", "CONDITIONS precondition"}, // one literal: found by the literal matcher
+		{"condition", "CONDITIONS precondition"},  // one literal: found by the literal matcher
+		{`dead.?lock|race`, "trace the deadline"}, // race alone is a match
 		{"kelvin", "\u212Aelvin KELVIN ſ"},
 		{"ss", "ſſſ SSs \xffss"},
 	} {
@@ -551,6 +552,39 @@ func TestTermConcurrentUse(t *testing.T) {
 	for range 4 {
 		if !<-done {
 			t.Error("a concurrent match gave a wrong answer")
+		}
+	}
+}
+
+// TestRegexAloneLiterals: the prefilter strings whose presence alone is
+// a match are those of an alternation's literal branches, and none with
+// --word; a text holding one matches without the engine.
+func TestRegexAloneLiterals(t *testing.T) {
+	cases := []struct {
+		pattern string
+		word    bool
+		alone   int
+		text    string // holds an alone string, or "" when none
+	}{
+		{`dead.?lock|race`, false, 1, "trace"},
+		{`mutex|dead\w+|spin`, false, 2, "spinlock"},
+		{`(dead|live)lock`, false, 0, ""},
+		{`a+|b`, false, 1, "b"},
+		{`(?:race)+|x\d`, false, 0, ""},
+		{`mutex|deadlock`, false, 0, ""}, // exact: the prefilter decides alone
+		{`dead.?lock|race`, true, 0, ""},
+		{`Race|dead\d`, false, 1, "RACE"},
+	}
+	for _, c := range cases {
+		m, err := compileRegex(c.pattern, MatchOptions{Word: c.word})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.alone) != c.alone {
+			t.Errorf("/%s/ word=%v: %d strings alone, want %d", c.pattern, c.word, len(m.alone), c.alone)
+		}
+		if c.text != "" && (!m.match([]byte(c.text)) || !m.first.std.MatchString(c.text)) {
+			t.Errorf("/%s/ does not match %q", c.pattern, c.text)
 		}
 	}
 }

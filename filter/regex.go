@@ -59,8 +59,12 @@ const maxPrefilterLiterals = 8
 type regexMatcher struct {
 	prefilter []*literal // nil: no prefilter could be derived
 	exact     bool       // the prefilter's answer is the match's
-	word      bool
-	shape     Shape // for the term index
+	// alone: prefilter strings whose presence alone is a match (the word
+	// branches of an alternation: race in dead.?lock|race), which spare
+	// the engine; none with --word.
+	alone []*literal
+	word  bool
+	shape Shape // for the term index
 	// first is the expression. With --word it captures the pattern as
 	// group 1 between consumed non-word characters (Go's \b only knows
 	// ASCII), and rest is the variant without the ^ alternative that
@@ -98,7 +102,7 @@ func compileRegex(pattern string, opt MatchOptions) (*regexMatcher, error) {
 		return nil, err
 	}
 	m := &regexMatcher{word: opt.Word}
-	m.prefilter, m.exact = prefilterFor(simple, opt.Word)
+	m.prefilter, m.alone, m.exact = prefilterFor(simple, opt.Word)
 	m.shape = regexShape(simple, opt.Word)
 	expr := flags + pattern
 	if opt.Word {
@@ -191,6 +195,11 @@ func (m *regexMatcher) match(text []byte) bool {
 	if m.exact {
 		return true
 	}
+	for _, l := range m.alone {
+		if l.match(text) {
+			return true
+		}
+	}
 	return m.first.engineFor(text).Match(text)
 }
 
@@ -247,23 +256,28 @@ type requiredSet struct {
 }
 
 type requiredLiteral struct {
-	text string
-	fold bool
+	text  string
+	fold  bool
+	alone bool // a text holding it matches
 }
 
-// prefilterFor derives the literal prefilter of a simplified regex; word
-// is --word, which an exact set can apply itself.
-func prefilterFor(re *syntax.Regexp, word bool) ([]*literal, bool) {
+// prefilterFor derives the literal prefilter of a simplified regex, and
+// those of its strings whose presence alone is a match; word is --word,
+// which an exact set can apply itself.
+func prefilterFor(re *syntax.Regexp, word bool) (lits, alone []*literal, exact bool) {
 	set, ok := required(re)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	lits := make([]*literal, len(set.lits))
+	lits = make([]*literal, len(set.lits))
 	for i, r := range set.lits {
 		opt := MatchOptions{CaseSensitive: !r.fold, Word: word && set.exact}
 		lits[i] = compileLiteral(r.text, false, opt)
+		if r.alone && !word && !set.exact {
+			alone = append(alone, lits[i])
+		}
 	}
-	return lits, set.exact
+	return lits, alone, set.exact
 }
 
 // required computes the required strings of re, or false when a match
@@ -273,22 +287,20 @@ func required(re *syntax.Regexp) (requiredSet, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		return requiredSet{
-			lits:  []requiredLiteral{{text: string(re.Rune), fold: re.Flags&syntax.FoldCase != 0}},
+			lits:  []requiredLiteral{{text: string(re.Rune), fold: re.Flags&syntax.FoldCase != 0, alone: true}},
 			exact: true,
 		}, true
 	case syntax.OpCapture:
 		return required(re.Sub[0])
 	case syntax.OpPlus:
 		set, ok := required(re.Sub[0])
-		set.exact = false
-		return set, ok
+		return set.inexact(), ok
 	case syntax.OpRepeat:
 		if re.Min < 1 {
 			return requiredSet{}, false
 		}
 		set, ok := required(re.Sub[0])
-		set.exact = false
-		return set, ok
+		return set.inexact(), ok
 	case syntax.OpConcat:
 		return requiredOfConcat(re.Sub)
 	case syntax.OpAlternate:
@@ -308,8 +320,20 @@ func requiredOfConcat(subs []*syntax.Regexp) (requiredSet, bool) {
 			best, found = set, true
 		}
 	}
-	best.exact = best.exact && len(subs) == 1
+	if len(subs) > 1 {
+		best = best.inexact()
+	}
 	return best, found
+}
+
+// inexact returns s as the set of an expression that holds more than its
+// strings: neither exact nor any string alone a match.
+func (s requiredSet) inexact() requiredSet {
+	lits := slices.Clone(s.lits)
+	for i := range lits {
+		lits[i].alone = false
+	}
+	return requiredSet{lits: lits}
 }
 
 // mergeLiterals joins runs of adjacent literals of the same case folding
