@@ -444,8 +444,10 @@ func FuzzRegex(f *testing.F) {
 		{"x*", "abc"},
 		{`\bfoo\b|bar`, "foo barfoo"},
 		{"a+", "aaa a"},
-		{"condition", "CONDITIONS precondition"},  // one literal: found by the literal matcher
-		{`dead.?lock|race`, "trace the deadline"}, // race alone is a match
+		{"condition", "CONDITIONS precondition"},      // one literal: found by the literal matcher
+		{`dead.?lock|race`, "trace the deadline"},     // race alone is a match
+		{`dead.?lock|race`, "trace RACES ra\u212Ace"}, // only the race branch can match
+		{`race\w*|racer|rac`, "racers race rac"},
 		{"kelvin", "\u212Aelvin KELVIN ſ"},
 		{"ss", "ſſſ SSs \xffss"},
 	} {
@@ -585,6 +587,17 @@ func TestRegexAloneLiterals(t *testing.T) {
 		}
 		if c.text != "" && (!m.match([]byte(c.text)) || !m.first.std.MatchString(c.text)) {
 			t.Errorf("/%s/ does not match %q", c.pattern, c.text)
+		}
+	}
+	// With one literal branch, a text holding no other branch's string
+	// is searched for that literal alone.
+	m, err := compileRegex(`dead.?lock|race`, MatchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, only := range map[string]bool{"a trace": true, "a trace and a deadlock": false, "dead race": false, "nothing": true} {
+		if got := m.onlyBranch([]byte(text)) != nil; got != only {
+			t.Errorf("onlyBranch(%q) = %v, want %v", text, got, only)
 		}
 	}
 }

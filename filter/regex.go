@@ -63,8 +63,11 @@ type regexMatcher struct {
 	// branches of an alternation: race in dead.?lock|race), which spare
 	// the engine; none with --word.
 	alone []*literal
-	word  bool
-	shape Shape // for the term index
+	// others are the prefilter's other strings: a text holding none of
+	// them can match only the branches of alone.
+	others []*literal
+	word   bool
+	shape  Shape // for the term index
 	// first is the expression. With --word it captures the pattern as
 	// group 1 between consumed non-word characters (Go's \b only knows
 	// ASCII), and rest is the variant without the ^ alternative that
@@ -102,7 +105,7 @@ func compileRegex(pattern string, opt MatchOptions) (*regexMatcher, error) {
 		return nil, err
 	}
 	m := &regexMatcher{word: opt.Word}
-	m.prefilter, m.alone, m.exact = prefilterFor(simple, opt.Word)
+	m.prefilter, m.alone, m.others, m.exact = prefilterFor(simple, opt.Word)
 	m.shape = regexShape(simple, opt.Word)
 	expr := flags + pattern
 	if opt.Word {
@@ -210,6 +213,9 @@ func (m *regexMatcher) findAll(text []byte, dst []Span) []Span {
 		// without copying the text into go-re2's memory.
 		return m.prefilter[0].findAll(text, dst)
 	}
+	if lit := m.onlyBranch(text); lit != nil {
+		return lit.findAll(text, dst)
+	}
 	if !m.prefilterPasses(text) {
 		return dst
 	}
@@ -220,6 +226,22 @@ func (m *regexMatcher) findAll(text []byte, dst []Span) []Span {
 		dst = append(dst, Span{loc[0], loc[1]})
 	}
 	return dst
+}
+
+// onlyBranch returns the pattern's one literal branch when text holds
+// none of the other branches' strings: then every match is one of that
+// literal, leftmost and without overlaps (trace without dead, for
+// dead.?lock|race), and the literal matcher finds them. Nil otherwise.
+func (m *regexMatcher) onlyBranch(text []byte) *literal {
+	if len(m.alone) != 1 {
+		return nil
+	}
+	for _, l := range m.others {
+		if l.match(text) {
+			return nil
+		}
+	}
+	return m.alone[0]
 }
 
 // findAllWords finds whole-word matches one at a time. After a match the
@@ -264,10 +286,10 @@ type requiredLiteral struct {
 // prefilterFor derives the literal prefilter of a simplified regex, and
 // those of its strings whose presence alone is a match; word is --word,
 // which an exact set can apply itself.
-func prefilterFor(re *syntax.Regexp, word bool) (lits, alone []*literal, exact bool) {
+func prefilterFor(re *syntax.Regexp, word bool) (lits, alone, others []*literal, exact bool) {
 	set, ok := required(re)
 	if !ok {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	lits = make([]*literal, len(set.lits))
 	for i, r := range set.lits {
@@ -275,9 +297,11 @@ func prefilterFor(re *syntax.Regexp, word bool) (lits, alone []*literal, exact b
 		lits[i] = compileLiteral(r.text, false, opt)
 		if r.alone && !word && !set.exact {
 			alone = append(alone, lits[i])
+		} else {
+			others = append(others, lits[i])
 		}
 	}
-	return lits, alone, set.exact
+	return lits, alone, others, set.exact
 }
 
 // required computes the required strings of re, or false when a match
