@@ -26,7 +26,13 @@ func queryMix() []query {
 		{name: "--require", recallArgs: []string{"mutex", "deadlock", "--require", "goroutine"}, rgPattern: "mutex|deadlock", rgRequire: "goroutine"},
 		{name: "--exclude", recallArgs: []string{"error", "timeout", "--exclude", "test"}, rgPattern: "error|timeout", rgExclude: "test"},
 		{name: "phrase", recallArgs: []string{`"garbage collector"`}, rgPattern: "garbage collector"},
-		{name: "--regex", recallArgs: []string{"--regex", "dead.?lock|race condition"}, rgPattern: "dead.?lock|race condition"},
+		// With --regex recall takes each whitespace-separated word as a
+		// pattern of its own (filter/query.go), so the space of rg's one
+		// pattern is written \x20: both search the same pattern. (Until
+		// issue 13's last round recall was given `race condition` with a
+		// space, two patterns, /dead.?lock|race/ or /condition/: 2,240
+		// matching rows at 1 GB against rg's 699.)
+		{name: "--regex", recallArgs: []string{"--regex", `dead.?lock|race\x20condition`}, rgPattern: "dead.?lock|race condition"},
 		// recall drops the stop words how, did, we, the; rg gets the rest.
 		{name: "natural-language question", recallArgs: []string{"how", "did", "we", "fix", "the", "flaky", "scheduler", "test"}, rgPattern: "fix|flaky|scheduler|test"},
 	}
