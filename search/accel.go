@@ -23,17 +23,19 @@ import (
 // decompressed. docs/performance.md tells the story with numbers.
 
 // candidate is a row that may match the query, with what ranking needs
-// of its row table entry.
+// of its row table entry. A search holds one per row a term touches
+// (half a million for the question at 4 GB), so it holds nothing it can
+// find otherwise: its segment is the segResult holding it, its per-term
+// counts are at its index × the number of terms in that segResult's
+// units and code, and which terms it holds is where those are not 0.
 type candidate struct {
-	seg, row int32
-	key      uint32 // into the segment's keys
-	gen      uint32 // the generation of its transcript: rows of one are its messages in order
-	present  uint64 // bit i: positive term i may occur
-	at       int32  // where its per-term counts start in segResult.units
-	timeMs   int64
-	length   int32
-	typ      uint8
-	flags    uint8
+	timeMs int64
+	row    int32
+	key    uint32 // into the segment's keys
+	gen    uint32 // the generation of its transcript: rows of one are its messages in order
+	length int32
+	typ    uint8
+	flags  uint8
 	// nextSame: the row after it in its segment is of its generation,
 	// read with its own entry while the row table is warm, so that
 	// possibleNeighbours rarely reads the row table again.
@@ -43,7 +45,7 @@ type candidate struct {
 // segResult is what one segment contributes.
 type segResult struct {
 	cands []candidate
-	units []int32 // per candidate, one entry per positive term: the weight of its hits (rank.FormUnits)
+	units []int32 // per candidate, one entry per positive term (at its index × terms): the weight of its hits (rank.FormUnits)
 	code  []int32 // the same, of the hits that start in code
 	df    []int   // per positive term: live rows holding it (for IDF)
 	err   error
@@ -145,7 +147,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 		if rejected || !a.passes(&info, seg) {
 			continue
 		}
-		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, gen: info.Gen, present: present, at: int32(len(res.units)),
+		res.cands = append(res.cands, candidate{row: row, key: info.Key, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
 			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
 		for t := range n {

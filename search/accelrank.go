@@ -261,7 +261,7 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
-	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], results, bounder, opt, f, &scratch[w]) })
+	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, f, &scratch[w]) })
 	return order
 }
 
@@ -279,20 +279,22 @@ type boundScratch struct {
 
 // features returns a candidate's rank.Features, filled into one reused
 // value per caller.
-func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Features) {
+func (a *accel) features() func(r candRef, dst *rank.Features) {
 	allExact, codeKnown := true, true
 	for _, s := range a.shapes {
 		allExact = allExact && s.Exact
 		codeKnown = codeKnown && (s.Exact || s.Anchored)
 	}
 	n := len(a.positive)
-	return func(c *candidate, results []segResult, f *rank.Features) {
-		r := &results[c.seg]
+	return func(ref candRef, f *rank.Features) {
+		r := &a.results[ref.seg]
+		c := &r.cands[ref.idx]
 		if len(f.Units) < n {
 			f.Units, f.CodeUnits = make([]int, n), make([]int, n)
 		}
+		at := int(ref.idx) * n
 		for t := range n {
-			f.Units[t], f.CodeUnits[t] = int(r.units[int(c.at)+t]), int(r.code[int(c.at)+t])
+			f.Units[t], f.CodeUnits[t] = int(r.units[at+t]), int(r.code[at+t])
 		}
 		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
 		f.Exact, f.CodeKnown = allExact, codeKnown
@@ -301,7 +303,7 @@ func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Fea
 
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features), s *boundScratch) {
+func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, *rank.Features), s *boundScratch) {
 	n := 0
 	for _, p := range sb.parts {
 		n += len(p.cands)
@@ -322,12 +324,12 @@ func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *ran
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	f := &s.features // every field is set for each candidate
 	for i, r := range sb.cands {
-		features(a.cand(r), results, f)
+		features(r, f)
 		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
 	}
 	for i, r := range sb.cands {
 		c := a.cand(r)
-		features(c, results, f)
+		features(r, f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
 			p = own(int(s.prev[i]))
@@ -376,7 +378,7 @@ func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
 			s.last = append(s.last, genLast{c.gen, i})
 			continue
 		}
-		if j := s.last[k].at; !a.rowBetween(a.cand(cands[j]), c) {
+		if j := s.last[k].at; !a.rowBetween(cands[j], r) {
 			s.prev[i], s.next[j] = int32(j), int32(i)
 		}
 		s.last[k].at = i
@@ -385,14 +387,18 @@ func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
 
 // rowBetween reports whether a row of x's generation surely lies between
 // candidates x and y (x before y, same generation).
-func (a *accel) rowBetween(x, y *candidate) bool {
-	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
+func (a *accel) rowBetween(xr, yr candRef) bool {
+	if xr.seg != yr.seg {
+		return false // not known: they may be neighbours
+	}
+	x, y := a.cand(xr), a.cand(yr)
+	if y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
 	if y.row > x.row+1 && x.nextSame {
 		return true // the row just after x lies between them
 	}
-	return a.segs[x.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
+	return a.segs[xr.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
 // keyBound gathers the candidates of one segment key (session and
@@ -490,8 +496,7 @@ func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, 
 	want := map[int]bool{}
 	for _, sb := range batch {
 		for _, r := range sb.cands {
-			c := a.cand(r)
-			b, _ := a.blockOf(int(c.seg), int(c.row))
+			b, _ := a.blockOf(int(r.seg), int(a.cand(r).row))
 			want[b] = true
 			if _, ok := a.blocks[b]; !ok {
 				a.blocks[b] = decodedBlock{}
@@ -536,8 +541,7 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
 	for _, r := range sb.cands {
-		c := a.cand(r)
-		b, line := a.blockOf(int(c.seg), int(c.row))
+		b, line := a.blockOf(int(r.seg), int(a.cand(r).row))
 		lines := a.blocks[b].lines
 		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
 			res.badRows++
