@@ -155,6 +155,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 			res.code = append(res.code, c.terms[t].code[row])
 		}
 	}
+	seg.ReleaseRows() // what ranking needs of them is in the candidates
 	return res
 }
 
