@@ -26,8 +26,8 @@ import (
 // of its row table entry. A search holds one per row a term touches
 // (half a million for the question at 4 GB), so it holds nothing it can
 // find otherwise: its segment is the segResult holding it, its per-term
-// counts are at its index × the number of terms in that segResult's
-// units and code, and which terms it holds is where those are not 0.
+// counts are at its index × twice the number of terms in that
+// segResult's counts, and which terms it holds is where those are not 0.
 type candidate struct {
 	timeMs int64
 	row    int32
@@ -45,10 +45,15 @@ type candidate struct {
 // segResult is what one segment contributes.
 type segResult struct {
 	cands []candidate
-	units []int32 // per candidate, one entry per positive term (at its index × terms): the weight of its hits (rank.FormUnits)
-	code  []int32 // the same, of the hits that start in code
-	df    []int   // per positive term: live rows holding it (for IDF)
-	err   error
+	// counts holds, per candidate, two entries per positive term (at its
+	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
+	// that of the hits that start in code, a byte each: almost every row
+	// holds a term fewer than 32 times. A larger count is wideCount in
+	// counts and its value in wide, by its place in counts.
+	counts []uint8
+	wide   map[int32]int32
+	df     []int // per positive term: live rows holding it (for IDF)
+	err    error
 }
 
 // accelerable reports whether the term index can answer q: every
@@ -121,7 +126,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 	// Most rows a term touched are candidates: size for all of them once
 	// rather than grow (copying) a common word's hundred thousand.
 	res.cands = make([]candidate, 0, len(rows))
-	res.units, res.code = make([]int32, 0, len(rows)*n), make([]int32, 0, len(rows)*n)
+	res.counts = make([]uint8, 0, len(rows)*2*n)
 	noDead := len(a.snap.M.Dead) == 0
 	for _, row := range rows {
 		var present uint64
@@ -151,12 +156,36 @@ func (a *accel) segment(i int, c *counter) segResult {
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
 			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
 		for t := range n {
-			res.units = append(res.units, c.terms[t].hits[row])
-			res.code = append(res.code, c.terms[t].code[row])
+			res.addCount(c.terms[t].hits[row])
+			res.addCount(c.terms[t].code[row])
 		}
 	}
 	seg.ReleaseRows() // what ranking needs of them is in the candidates
 	return res
+}
+
+// wideCount marks a count too large for a byte, kept in segResult.wide.
+const wideCount = math.MaxUint8
+
+// addCount appends a count to counts.
+func (r *segResult) addCount(v int32) {
+	if v < wideCount {
+		r.counts = append(r.counts, uint8(v))
+		return
+	}
+	if r.wide == nil {
+		r.wide = map[int32]int32{}
+	}
+	r.wide[int32(len(r.counts))] = v
+	r.counts = append(r.counts, wideCount)
+}
+
+// count returns the count at i in counts.
+func (r *segResult) count(i int) int {
+	if v := r.counts[i]; v != wideCount {
+		return int(v)
+	}
+	return int(r.wide[int32(i)])
 }
 
 // countPresent counts a live row towards the document frequency of each

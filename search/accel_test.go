@@ -765,3 +765,25 @@ func TestDamagedSegmentBodyFallsBackToRows(t *testing.T) {
 	}
 	compareSessions(t, got.Sessions, want.Sessions)
 }
+
+// TestCandidateCountsRoundTrip checks that counts kept in a byte, or in
+// segResult.wide past it, read back as they were added: the bounds take
+// them as exact.
+func TestCandidateCountsRoundTrip(t *testing.T) {
+	in := []int32{0, 1, 8, 254, 255, 256, 1000, maxCount, 7, wideCount - 1}
+	var r segResult
+	for _, v := range in {
+		r.addCount(v)
+	}
+	if len(r.counts) != len(in) {
+		t.Fatalf("%d counts kept, want %d", len(r.counts), len(in))
+	}
+	for i, want := range in {
+		if got := r.count(i); got != int(want) {
+			t.Errorf("count %d = %d, want %d", i, got, want)
+		}
+	}
+	if len(r.wide) != 4 {
+		t.Errorf("%d wide counts, want 4 (255 and above)", len(r.wide))
+	}
+}

@@ -292,9 +292,9 @@ func (a *accel) features() func(r candRef, dst *rank.Features) {
 		if len(f.Units) < n {
 			f.Units, f.CodeUnits = make([]int, n), make([]int, n)
 		}
-		at := int(ref.idx) * n
+		at := int(ref.idx) * 2 * n
 		for t := range n {
-			f.Units[t], f.CodeUnits[t] = int(r.units[at+t]), int(r.code[at+t])
+			f.Units[t], f.CodeUnits[t] = r.count(at+2*t), r.count(at+2*t+1)
 		}
 		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
 		f.Exact, f.CodeKnown = allExact, codeKnown
