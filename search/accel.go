@@ -25,13 +25,13 @@ import (
 // candidate is a row that may match the query, with what ranking needs
 // of its row table entry. A search holds one per row a term touches
 // (half a million for the question at 4 GB), so it holds nothing it can
-// find otherwise: its segment is the segResult holding it, its per-term
-// counts are at its index × twice the number of terms in that
-// segResult's counts, and which terms it holds is where those are not 0.
+// find otherwise: its segment is the segResult holding it, its key the
+// keyRun it lies in, its per-term counts are at its index × twice the
+// number of terms in that segResult's counts, and which terms it holds
+// is where those are not 0.
 type candidate struct {
 	timeMs int64
 	row    int32
-	key    uint32 // into the segment's keys
 	gen    uint32 // the generation of its transcript: rows of one are its messages in order
 	length int32
 	typ    uint8
@@ -44,7 +44,8 @@ type candidate struct {
 
 // segResult is what one segment contributes.
 type segResult struct {
-	cands []candidate
+	cands []candidate // by key, each key's in row order
+	keys  []keyRun    // the keys of cands, in order
 	// counts holds, per candidate, two entries per positive term (at its
 	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
 	// that of the hits that start in code, a byte each: almost every row
@@ -123,10 +124,11 @@ func (a *accel) segment(i int, c *counter) segResult {
 	if len(rows) == 0 {
 		return res
 	}
-	// Most rows a term touched are candidates: size for all of them once
-	// rather than grow (copying) a common word's hundred thousand.
-	res.cands = make([]candidate, 0, len(rows))
-	res.counts = make([]uint8, 0, len(rows)*2*n)
+	// The candidates are gathered in row order (the row table is read
+	// front to back) into the worker's buffers, then copied by key.
+	found := segResult{cands: c.cands[:0], counts: c.counts[:0], wide: c.wide}
+	clear(found.wide)
+	c.keys = c.keys[:0]
 	noDead := len(a.snap.M.Dead) == 0
 	for _, row := range rows {
 		var present uint64
@@ -152,16 +154,73 @@ func (a *accel) segment(i int, c *counter) segResult {
 		if rejected || !a.passes(&info, seg) {
 			continue
 		}
-		res.cands = append(res.cands, candidate{row: row, key: info.Key, gen: info.Gen,
+		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
 			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
+		c.keys = append(c.keys, info.Key)
 		for t := range n {
-			res.addCount(c.terms[t].hits[row])
-			res.addCount(c.terms[t].code[row])
+			found.addCount(c.terms[t].hits[row])
+			found.addCount(c.terms[t].code[row])
 		}
 	}
 	seg.ReleaseRows() // what ranking needs of them is in the candidates
+	c.cands, c.counts, c.wide = found.cands, found.counts, found.wide
+	res.cands, res.counts, res.wide, res.keys = c.byKey(&found, max(seg.KeyCount(), 1), 2*n) // Row reads a key past the table as 0
 	return res
+}
+
+// keyRun is where the candidates of one segment key (session and
+// project) lie in their segResult's cands.
+type keyRun struct {
+	key        uint32
+	start, end int32
+}
+
+// byKey copies found's candidates and counts into arrays of their size,
+// ordered by key (c.keys, one per candidate), each key's in row order,
+// as bounding takes them, and says where each key's lie. A counting sort:
+// keys are below keyCount.
+func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []uint8, map[int32]int32, []keyRun) {
+	if len(found.cands) == 0 {
+		return nil, nil, nil, nil
+	}
+	if cap(c.keyAt) < keyCount+1 {
+		c.keyAt = make([]int32, keyCount+1)
+	}
+	at := c.keyAt[:keyCount+1]
+	clear(at)
+	runs := 0
+	for _, k := range c.keys {
+		if at[k+1]++; at[k+1] == 1 {
+			runs++
+		}
+	}
+	out := make([]keyRun, 0, runs)
+	for k := range keyCount {
+		if at[k+1] > 0 {
+			out = append(out, keyRun{key: uint32(k), start: at[k], end: at[k] + at[k+1]})
+		}
+		at[k+1] += at[k]
+	}
+	cands := make([]candidate, len(found.cands))
+	counts := make([]uint8, len(found.counts))
+	var wide map[int32]int32
+	for i, k := range c.keys {
+		to := at[k]
+		at[k]++
+		cands[to] = found.cands[i]
+		from, dst := i*width, int(to)*width
+		copy(counts[dst:dst+width], found.counts[from:from+width])
+		for j := range width {
+			if counts[dst+j] == wideCount {
+				if wide == nil {
+					wide = map[int32]int32{}
+				}
+				wide[int32(dst+j)] = found.wide[int32(from+j)]
+			}
+		}
+	}
+	return cands, counts, wide, out
 }
 
 // wideCount marks a count too large for a byte, kept in segResult.wide.
@@ -229,6 +288,12 @@ type counter struct {
 	runs     []rowCounts // scratch for terms of several runs
 	mark     []bool
 	all      []int32
+	// A segment's candidates in row order, before byKey copies them.
+	cands  []candidate
+	counts []uint8
+	wide   map[int32]int32
+	keys   []uint32 // per candidate, its key
+	keyAt  []int32  // byKey's counts, then starts, per key
 }
 
 type rowCounts struct {

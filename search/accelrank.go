@@ -121,9 +121,19 @@ func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.id
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
 	id    string
-	parts []keyBound // the candidates as gathered per segment key, until boundSession joins them
-	cands []candRef
+	parts []keyBound // its candidates, per segment key in rows-file order
 	bound float64
+}
+
+// refs returns the session's candidates, in rows-file order, appended
+// to dst.
+func (sb *sessionBound) refs(dst []candRef) []candRef {
+	for _, p := range sb.parts {
+		for idx := p.start; idx < p.end; idx++ {
+			dst = append(dst, candRef{p.seg, idx})
+		}
+	}
+	return dst
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
@@ -243,9 +253,6 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	var order []*sessionBound
 	for i := range perSeg {
 		for _, kb := range perSeg[i] {
-			if kb.cands == nil {
-				continue
-			}
 			sb := bySession[kb.key.Session]
 			if sb == nil {
 				sb = &sessionBound{id: kb.key.Session}
@@ -268,6 +275,7 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 // boundScratch is what bounding a session needs only while it runs,
 // reused from one session to the next by each worker.
 type boundScratch struct {
+	cands      []candRef // the session's candidates
 	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
 	current    []bool
 	prev, next []int32
@@ -304,30 +312,25 @@ func (a *accel) features() func(r candRef, dst *rank.Features) {
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session.
 func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, *rank.Features), s *boundScratch) {
-	n := 0
-	for _, p := range sb.parts {
-		n += len(p.cands)
-	}
-	sb.cands = make([]candRef, 0, n)
+	s.cands = sb.refs(s.cands[:0])
+	n := len(s.cands)
 	s.current = s.current[:0]
 	for _, p := range sb.parts {
-		for _, idx := range p.cands {
-			sb.cands = append(sb.cands, candRef{p.seg, idx})
+		for range p.end - p.start {
 			s.current = append(s.current, p.current)
 		}
 	}
-	sb.parts = nil
 	s.sb.Reset()
-	a.possibleNeighbours(sb.cands, s)
+	a.possibleNeighbours(s.cands, s)
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	f := &s.features // every field is set for each candidate
-	for i, r := range sb.cands {
+	for i, r := range s.cands {
 		features(r, f)
 		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
 	}
-	for i, r := range sb.cands {
+	for i, r := range s.cands {
 		c := a.cand(r)
 		features(r, f)
 		var p, n []float64
@@ -401,54 +404,35 @@ func (a *accel) rowBetween(xr, yr candRef) bool {
 	return a.segs[xr.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
-// keyBound gathers the candidates of one segment key (session and
-// project).
+// keyBound is where the candidates of one segment key (session and
+// project) lie: results[seg].cands[start:end].
 type keyBound struct {
-	key     terms.Key
-	current bool  // the key's project is the current one
-	seg     int32 // the segment whose candidates cands indexes
-	cands   []int32
+	key        terms.Key
+	current    bool // the key's project is the current one
+	seg        int32
+	start, end int32
 }
 
-// byKey gathers the candidates of one segment (results[i]) by key.
+// byKey names the keys of one segment's candidates (results[i]), in key
+// order.
 func (a *accel) byKey(results []segResult, i int) []keyBound {
 	r := &results[i]
-	if len(r.cands) == 0 {
+	if len(r.keys) == 0 {
 		return nil
 	}
 	seg := a.segs[i]
-	count := make([]int32, seg.KeyCount())
-	keys := 0
-	for ci := range r.cands {
-		if count[r.cands[ci].key]++; count[r.cands[ci].key] == 1 {
-			keys++
-		}
-	}
-	// Only the keys with candidates, in key order, each found by slot: a
-	// table of every key, tested before it was written, mapped the zero
-	// page under each fresh page and then copied it (a second fault and a
-	// TLB flush on every core), 1–2% of a common word's CPU.
-	out := make([]keyBound, 0, keys)
-	slot := count // a key's count is read once, then replaced by its slot
+	out := make([]keyBound, 0, len(r.keys))
 	// Keys share few projects, and rank.InProject cleans both paths each
 	// call: once per project is enough.
 	current := map[string]bool{}
-	for k, n := range count {
-		if n == 0 {
-			continue
-		}
-		key := seg.Key(uint32(k))
+	for _, run := range r.keys {
+		key := seg.Key(run.key)
 		in, ok := current[key.Project]
 		if !ok && a.req.CurrentProject != "" {
 			in = rank.InProject(key.Project, a.req.CurrentProject)
 			current[key.Project] = in
 		}
-		slot[k] = int32(len(out))
-		out = append(out, keyBound{key: key, seg: int32(i), cands: make([]int32, 0, n), current: in})
-	}
-	for ci := range r.cands {
-		kb := &out[slot[r.cands[ci].key]]
-		kb.cands = append(kb.cands, int32(ci))
+		out = append(out, keyBound{key: key, seg: int32(i), start: run.start, end: run.end, current: in})
 	}
 	return out
 }
@@ -495,12 +479,14 @@ func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, 
 	var need []int
 	want := map[int]bool{}
 	for _, sb := range batch {
-		for _, r := range sb.cands {
-			b, _ := a.blockOf(int(r.seg), int(a.cand(r).row))
-			want[b] = true
-			if _, ok := a.blocks[b]; !ok {
-				a.blocks[b] = decodedBlock{}
-				need = append(need, b)
+		for _, p := range sb.parts {
+			for idx := p.start; idx < p.end; idx++ {
+				b, _ := a.blockOf(int(p.seg), int(a.results[p.seg].cands[idx].row))
+				want[b] = true
+				if _, ok := a.blocks[b]; !ok {
+					a.blocks[b] = decodedBlock{}
+					need = append(need, b)
+				}
 			}
 		}
 	}
@@ -540,7 +526,8 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
-	for _, r := range sb.cands {
+	w.refs = sb.refs(w.refs[:0])
+	for _, r := range w.refs {
 		b, line := a.blockOf(int(r.seg), int(a.cand(r).row))
 		lines := a.blocks[b].lines
 		if line >= len(lines) || !store.SplitRow(lines[line], &f) {

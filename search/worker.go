@@ -23,6 +23,7 @@ type blockWorker struct {
 	text    []byte
 	spans   []filter.Span
 	strs    map[string]string // interned session ids, projects, sources, types
+	refs    []candRef         // the candidates of the session being confirmed
 }
 
 type blockResult struct {
