@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/recall-dev/recall/filter"
@@ -45,6 +46,7 @@ type candidate struct {
 // segResult is what one segment contributes.
 type segResult struct {
 	cands []candidate // by key, each key's in row order
+	rows  []int32     // once bounded, the row of each candidate; cands and counts are then dropped
 	keys  []keyRun    // the keys of cands, in order
 	// counts holds, per candidate, two entries per positive term (at its
 	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
@@ -126,9 +128,11 @@ func (a *accel) segment(i int, c *counter) segResult {
 	}
 	// The candidates are gathered in row order (the row table is read
 	// front to back) into the worker's buffers, then copied by key.
-	found := segResult{cands: c.cands[:0], counts: c.counts[:0], wide: c.wide}
+	// Sized for every row a term touched, which most are: grown by
+	// append, they were copied a dozen times on the first segment.
+	found := segResult{cands: slices.Grow(c.cands[:0], len(rows)), counts: slices.Grow(c.counts[:0], len(rows)*2*n), wide: c.wide}
 	clear(found.wide)
-	c.keys = c.keys[:0]
+	c.keys = slices.Grow(c.keys[:0], len(rows))
 	noDead := len(a.snap.M.Dead) == 0
 	for _, row := range rows {
 		var present uint64
