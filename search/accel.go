@@ -208,20 +208,21 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 	}
 	cands := make([]candidate, len(found.cands))
 	counts := make([]uint8, len(found.counts))
-	var wide map[int32]int32
+	c.dest = slices.Grow(c.dest[:0], len(c.keys))
 	for i, k := range c.keys {
 		to := at[k]
 		at[k]++
+		c.dest = append(c.dest, to)
 		cands[to] = found.cands[i]
 		from, dst := i*width, int(to)*width
 		copy(counts[dst:dst+width], found.counts[from:from+width])
-		for j := range width {
-			if counts[dst+j] == wideCount {
-				if wide == nil {
-					wide = map[int32]int32{}
-				}
-				wide[int32(dst+j)] = found.wide[int32(from+j)]
-			}
+	}
+	var wide map[int32]int32
+	if len(found.wide) > 0 {
+		wide = make(map[int32]int32, len(found.wide))
+		for pos, v := range found.wide {
+			i, j := int(pos)/width, int(pos)%width
+			wide[c.dest[i]*int32(width)+int32(j)] = v
 		}
 	}
 	return cands, counts, wide, out
@@ -298,6 +299,7 @@ type counter struct {
 	wide   map[int32]int32
 	keys   []uint32 // per candidate, its key
 	keyAt  []int32  // byKey's counts, then starts, per key
+	dest   []int32  // per candidate, where byKey puts it
 }
 
 type rowCounts struct {
