@@ -307,6 +307,8 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 // reused from one session to the next by each worker.
 type boundScratch struct {
 	cands      []candRef // the session's candidates
+	units      []int     // per candidate, per term: its counts (rank.Features.Units)
+	code       []int     // the same, of hits in code (rank.Features.CodeUnits)
 	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
 	current    []bool
 	prev, next []int32
@@ -316,25 +318,27 @@ type boundScratch struct {
 	features   rank.Features // one per worker: one per session was a fresh heap object each
 }
 
-// features returns a candidate's rank.Features, filled into one reused
-// value per caller.
-func (a *accel) features() func(r candRef, dst *rank.Features) {
+// features returns a function that sets a candidate's rank.Features
+// into one reused value per caller, its per-term counts into units and
+// code (one entry per term, which f.Units and f.CodeUnits then are),
+// read from the candidate's counts only when fill is set.
+func (a *accel) features() func(r candRef, units, code []int, fill bool, dst *rank.Features) {
 	allExact, codeKnown := true, true
 	for _, s := range a.shapes {
 		allExact = allExact && s.Exact
 		codeKnown = codeKnown && (s.Exact || s.Anchored)
 	}
 	n := len(a.positive)
-	return func(ref candRef, f *rank.Features) {
+	return func(ref candRef, units, code []int, fill bool, f *rank.Features) {
 		r := &a.results[ref.seg]
 		c := &r.cands[ref.idx]
-		if len(f.Units) < n {
-			f.Units, f.CodeUnits = make([]int, n), make([]int, n)
+		if fill {
+			at := int(ref.idx) * 2 * n
+			for t := range n {
+				units[t], code[t] = r.count(at+2*t), r.count(at+2*t+1)
+			}
 		}
-		at := int(ref.idx) * 2 * n
-		for t := range n {
-			f.Units[t], f.CodeUnits[t] = r.count(at+2*t), r.count(at+2*t+1)
-		}
+		f.Units, f.CodeUnits = units, code
 		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
 		f.Exact, f.CodeKnown = allExact, codeKnown
 	}
@@ -342,7 +346,7 @@ func (a *accel) features() func(r candRef, dst *rank.Features) {
 
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, *rank.Features), s *boundScratch) {
+func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, []int, []int, bool, *rank.Features), s *boundScratch) {
 	s.cands = sb.refs(s.cands[:0])
 	n := len(s.cands)
 	s.current = s.current[:0]
@@ -356,14 +360,18 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
+	// Each candidate's counts, read once for both passes.
+	units := func(i int) []int { return s.units[i*terms : (i+1)*terms : (i+1)*terms] }
+	code := func(i int) []int { return s.code[i*terms : (i+1)*terms : (i+1)*terms] }
+	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
 	f := &s.features // every field is set for each candidate
 	for i, r := range s.cands {
-		features(r, f)
+		features(r, units(i), code(i), true, f)
 		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
 	}
 	for i, r := range s.cands {
 		c := a.cand(r)
-		features(r, f)
+		features(r, units(i), code(i), false, f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
 			p = own(int(s.prev[i]))
