@@ -577,7 +577,7 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
 		}
 		res.rows++
-		w.scanRow(&f, lines[line], &res)
+		w.confirmRow(&f, &res)
 	}
 	out := confirmed{scanned: res.rows}
 	matches := res.matches
