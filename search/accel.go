@@ -215,7 +215,9 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 		c.dest = append(c.dest, to)
 		cands[to] = found.cands[i]
 		from, dst := i*width, int(to)*width
-		copy(counts[dst:dst+width], found.counts[from:from+width])
+		for j := range width { // a few bytes: a loop beats copy's call
+			counts[dst+j] = found.counts[from+j]
+		}
 	}
 	var wide map[int32]int32
 	if len(found.wide) > 0 {
