@@ -179,7 +179,8 @@ const maxHitsTried = 64
 // the session's score.
 type SessionBound struct {
 	scores  []float64
-	units   []int // per term: the most its hits can weigh over the session
+	units   []int     // per term: the most its hits can weigh over the session
+	tf      []float64 // Bound's scratch
 	last    time.Time
 	current bool
 	when    bool
@@ -187,7 +188,7 @@ type SessionBound struct {
 
 // Reset empties s for another session, keeping its room.
 func (s *SessionBound) Reset() {
-	*s = SessionBound{scores: s.scores[:0], units: s.units[:0]}
+	*s = SessionBound{scores: s.scores[:0], units: s.units[:0], tf: s.tf[:0]}
 }
 
 // Reserve makes room for n more candidates.
@@ -229,7 +230,8 @@ func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 	if total == 0 {
 		return 0
 	}
-	tf := make([]float64, len(b.idf))
+	s.tf = append(s.tf[:0], make([]float64, len(b.idf))...) // no allocation once grown
+	tf := s.tf
 	for i, u := range s.units {
 		if i < len(tf) {
 			tf[i] = float64(u) / unitsPerHit

@@ -25,17 +25,19 @@ import (
 // decompressed. docs/performance.md tells the story with numbers.
 
 // candidate is a row that may match the query, with what ranking needs
-// of its row table entry.
+// of its row table entry. A search holds one per row a term touches
+// (half a million for the question at 4 GB), so it holds nothing it can
+// find otherwise: its segment is the segResult holding it, its key the
+// keyRun it lies in, its per-term counts are at its index × twice the
+// number of terms in that segResult's counts, and which terms it holds
+// is where those are not 0.
 type candidate struct {
-	seg, row int32
-	key      uint32 // into the segment's keys
-	gen      uint32 // the generation of its transcript: rows of one are its messages in order
-	present  uint64 // bit i: positive term i may occur
-	at       int32  // where its per-term counts start in segResult.units
-	timeMs   int64
-	length   int32
-	typ      uint8
-	flags    uint8
+	timeMs int64
+	row    int32
+	gen    uint32 // the generation of its transcript: rows of one are its messages in order
+	length int32
+	typ    uint8
+	flags  uint8
 	// nextSame: the row after it in its segment is of its generation,
 	// read with its own entry while the row table is warm, so that
 	// possibleNeighbours rarely reads the row table again.
@@ -44,11 +46,18 @@ type candidate struct {
 
 // segResult is what one segment contributes.
 type segResult struct {
-	cands []candidate
-	units []int32 // per candidate, one entry per positive term: the weight of its hits (rank.FormUnits)
-	code  []int32 // the same, of the hits that start in code
-	df    []int   // per positive term: live rows holding it (for IDF)
-	err   error
+	cands []candidate // by key, each key's in row order
+	rows  []int32     // once bounded, the row of each candidate; cands and counts are then dropped
+	keys  []keyRun    // the keys of cands, in order
+	// counts holds, per candidate, two entries per positive term (at its
+	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
+	// that of the hits that start in code, a byte each: almost every row
+	// holds a term fewer than 32 times. A larger count is wideCount in
+	// counts and its value in wide, by its place in counts.
+	counts []uint8
+	wide   map[int32]int32
+	df     []int // per positive term: live rows holding it (for IDF)
+	err    error
 }
 
 // accelerable reports whether the term index can answer q: every
@@ -118,10 +127,13 @@ func (a *accel) segment(i int, c *counter) segResult {
 	if len(rows) == 0 {
 		return res
 	}
-	// Most rows a term touched are candidates: size for all of them once
-	// rather than grow (copying) a common word's hundred thousand.
-	res.cands = make([]candidate, 0, len(rows))
-	res.units, res.code = make([]int32, 0, len(rows)*n), make([]int32, 0, len(rows)*n)
+	// The candidates are gathered in row order (the row table is read
+	// front to back) into the worker's buffers, then copied by key.
+	// Sized for every row a term touched, which most are: grown by
+	// append, they were copied a dozen times on the first segment.
+	found := segResult{cands: slices.Grow(c.cands[:0], len(rows)), counts: slices.Grow(c.counts[:0], len(rows)*2*n), wide: c.wide}
+	clear(found.wide)
+	c.keys = slices.Grow(c.keys[:0], len(rows))
 	noDead := len(a.snap.M.Dead) == 0
 	for _, row := range rows {
 		var present uint64
@@ -147,15 +159,100 @@ func (a *accel) segment(i int, c *counter) segResult {
 		if rejected || !a.passes(&info, seg) {
 			continue
 		}
-		res.cands = append(res.cands, candidate{seg: int32(i), row: row, key: info.Key, gen: info.Gen, present: present, at: int32(len(res.units)),
+		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
 			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
+		c.keys = append(c.keys, info.Key)
 		for t := range n {
-			res.units = append(res.units, c.terms[t].hits[row])
-			res.code = append(res.code, c.terms[t].code[row])
+			found.addCount(c.terms[t].hits[row])
+			found.addCount(c.terms[t].code[row])
 		}
 	}
+	seg.ReleaseRows() // what ranking needs of them is in the candidates
+	c.cands, c.counts, c.wide = found.cands, found.counts, found.wide
+	res.cands, res.counts, res.wide, res.keys = c.byKey(&found, max(seg.KeyCount(), 1), 2*n) // Row reads a key past the table as 0
 	return res
+}
+
+// keyRun is where the candidates of one segment key (session and
+// project) lie in their segResult's cands.
+type keyRun struct {
+	key        uint32
+	start, end int32
+}
+
+// byKey copies found's candidates and counts into arrays of their size,
+// ordered by key (c.keys, one per candidate), each key's in row order,
+// as bounding takes them, and says where each key's lie. A counting sort:
+// keys are below keyCount.
+func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []uint8, map[int32]int32, []keyRun) {
+	if len(found.cands) == 0 {
+		return nil, nil, nil, nil
+	}
+	if cap(c.keyAt) < keyCount+1 {
+		c.keyAt = make([]int32, keyCount+1)
+	}
+	at := c.keyAt[:keyCount+1]
+	clear(at)
+	runs := 0
+	for _, k := range c.keys {
+		if at[k+1]++; at[k+1] == 1 {
+			runs++
+		}
+	}
+	out := make([]keyRun, 0, runs)
+	for k := range keyCount {
+		if at[k+1] > 0 {
+			out = append(out, keyRun{key: uint32(k), start: at[k], end: at[k] + at[k+1]})
+		}
+		at[k+1] += at[k]
+	}
+	cands := make([]candidate, len(found.cands))
+	counts := make([]uint8, len(found.counts))
+	c.dest = slices.Grow(c.dest[:0], len(c.keys))
+	for i, k := range c.keys {
+		to := at[k]
+		at[k]++
+		c.dest = append(c.dest, to)
+		cands[to] = found.cands[i]
+		from, dst := i*width, int(to)*width
+		for j := range width { // a few bytes: a loop beats copy's call
+			counts[dst+j] = found.counts[from+j]
+		}
+	}
+	var wide map[int32]int32
+	if len(found.wide) > 0 {
+		wide = make(map[int32]int32, len(found.wide))
+		for pos, v := range found.wide {
+			i, j := int(pos)/width, int(pos)%width
+			wide[c.dest[i]*int32(width)+int32(j)] = v
+		}
+	}
+	return cands, counts, wide, out
+}
+
+// wideCount marks a count too large for a byte, kept in segResult.wide.
+const wideCount = math.MaxUint8
+
+// addCount appends a count to counts.
+func (r *segResult) addCount(v int32) {
+	if v < wideCount {
+		r.counts = append(r.counts, uint8(v))
+		return
+	}
+	if r.wide == nil {
+		r.wide = map[int32]int32{}
+	}
+	r.wide[int32(len(r.counts))] = v
+	r.counts = append(r.counts, wideCount)
+}
+
+// count returns the count at i in counts.
+func (r *segResult) count(i int) int {
+	if v := r.counts[i]; v != wideCount {
+		return int(v)
+	}
+	return int(r.wide[int32(i)])
 }
 
 // countPresent counts a live row towards the document frequency of each
@@ -201,6 +298,13 @@ type counter struct {
 	scans    map[string][]int32 // per run, the tokens holding it: vocabulary scans of one term and segment
 	mark     []bool
 	all      []int32
+	// A segment's candidates in row order, before byKey copies them.
+	cands  []candidate
+	counts []uint8
+	wide   map[int32]int32
+	keys   []uint32 // per candidate, its key
+	keyAt  []int32  // byKey's counts, then starts, per key
+	dest   []int32  // per candidate, where byKey puts it
 }
 
 type rowCounts struct {

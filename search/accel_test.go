@@ -37,9 +37,13 @@ type genTurn struct {
 
 type genSession struct {
 	id, cwd string
-	start   time.Time
-	turns   []genTurn
-	agents  map[string][]genTurn // subagent id → its turns
+	// agentCwd, when set, is the folder the session's subagents ran in:
+	// their transcripts then name another project than the main one, and
+	// the session has two keys in the segment that holds both.
+	agentCwd string
+	start    time.Time
+	turns    []genTurn
+	agents   map[string][]genTurn // subagent id → its turns
 }
 
 var (
@@ -161,6 +165,9 @@ func genCorpus() []*genSession {
 				{kind: "assistant", text: "The deadlock is in pool.go: `mu.Lock()` twice. " + genMessage(r)},
 				{kind: "assistant", text: genMessage(r)},
 			}}
+			if i%4 == 3 {
+				g.agentCwd = g.cwd + "/tools"
+			}
 		}
 		out = append(out, g)
 	}
@@ -204,7 +211,11 @@ func marshalTurns(t *testing.T, g *genSession, turns []genTurn, agent string) []
 	lastTool := ""
 	for i, turn := range turns {
 		uuid := fmt.Sprintf("%s-%s-%d", g.id, agent, i)
-		line := jsonLine{UserType: "external", Cwd: g.cwd, SessionID: g.id, Version: "2.1.100", UUID: uuid,
+		cwd := g.cwd
+		if agent != "" && g.agentCwd != "" {
+			cwd = g.agentCwd
+		}
+		line := jsonLine{UserType: "external", Cwd: cwd, SessionID: g.id, Version: "2.1.100", UUID: uuid,
 			Timestamp:   g.start.Add(time.Duration(i) * 40 * time.Second).UTC().Format("2006-01-02T15:04:05.000Z"),
 			IsSidechain: agent != "", AgentID: agent}
 		msgID := "msg_" + uuid
@@ -793,4 +804,26 @@ func TestDamagedSegmentBodyFallsBackToRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareSessions(t, got.Sessions, want.Sessions)
+}
+
+// TestCandidateCountsRoundTrip checks that counts kept in a byte, or in
+// segResult.wide past it, read back as they were added: the bounds take
+// them as exact.
+func TestCandidateCountsRoundTrip(t *testing.T) {
+	in := []int32{0, 1, 8, 254, 255, 256, 1000, maxCount, 7, wideCount - 1}
+	var r segResult
+	for _, v := range in {
+		r.addCount(v)
+	}
+	if len(r.counts) != len(in) {
+		t.Fatalf("%d counts kept, want %d", len(r.counts), len(in))
+	}
+	for i, want := range in {
+		if got := r.count(i); got != int(want) {
+			t.Errorf("count %d = %d, want %d", i, got, want)
+		}
+	}
+	if len(r.wide) != 4 {
+		t.Errorf("%d wide counts, want 4 (255 and above)", len(r.wide))
+	}
 }

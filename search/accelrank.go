@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
@@ -118,12 +119,50 @@ type candRef struct{ seg, idx int32 }
 // cand returns the candidate r names.
 func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
 
+// keepRowsOnly drops what bounding needed of every candidate, keeping
+// its row, which is all that confirming reads: the candidates of a
+// question at 4 GB are 16 MB, live while sessions are read and their
+// matches scored. It returns the bytes dropped.
+func (a *accel) keepRowsOnly() int {
+	dropped := 0
+	for i := range a.results {
+		r := &a.results[i]
+		r.rows = make([]int32, len(r.cands))
+		for j := range r.cands {
+			r.rows[j] = r.cands[j].row
+		}
+		dropped += len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
+		r.cands, r.counts, r.wide = nil, nil, nil
+	}
+	return dropped
+}
+
+// collectAfterBounds is how many bytes of dropped candidates make a
+// search collect before it confirms: then they are most of its heap, and
+// the runtime would let the heap grow to twice what was live at its last
+// collection (the candidates with it) while confirmation allocates. The
+// heap is then mostly pointer-free arrays, so the collection is short.
+// At 4 GB the question's peak RSS was 62–69 MB without it and 59–63 MB
+// with it, its wall time within the machine's noise; at 1 GB no bench
+// query drops that much.
+const collectAfterBounds = 8 << 20
+
 // sessionBound is one session's candidates and the bound of its score.
 type sessionBound struct {
 	id    string
-	parts []keyBound // the candidates as gathered per segment key, until boundSession joins them
-	cands []candRef
+	parts []keyBound // its candidates, per segment key in rows-file order
 	bound float64
+}
+
+// refs returns the session's candidates, in rows-file order, appended
+// to dst.
+func (sb *sessionBound) refs(dst []candRef) []candRef {
+	for _, p := range sb.parts {
+		for idx := p.start; idx < p.end; idx++ {
+			dst = append(dst, candRef{p.seg, idx})
+		}
+	}
+	return dst
 }
 
 func (a *accel) rank(results []segResult) (*Result, error) {
@@ -136,6 +175,9 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	}
 	rq := rankQuery(a.q, a.snap, &scanResult{docFreq: df})
 	sessions := a.bounds(results, &rq)
+	if a.keepRowsOnly() >= collectAfterBounds {
+		runtime.GC()
+	}
 	if err := a.segmentDamage(); err != nil {
 		return nil, err // the bounds read row tables: a checksum failed
 	}
@@ -243,9 +285,6 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	var order []*sessionBound
 	for i := range perSeg {
 		for _, kb := range perSeg[i] {
-			if kb.cands == nil {
-				continue
-			}
 			sb := bySession[kb.key.Session]
 			if sb == nil {
 				sb = &sessionBound{id: kb.key.Session}
@@ -261,13 +300,16 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
-	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], results, bounder, opt, f, &scratch[w]) })
+	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, f, &scratch[w]) })
 	return order
 }
 
 // boundScratch is what bounding a session needs only while it runs,
 // reused from one session to the next by each worker.
 type boundScratch struct {
+	cands      []candRef // the session's candidates
+	units      []int     // per candidate, per term: its counts (rank.Features.Units)
+	code       []int     // the same, of hits in code (rank.Features.CodeUnits)
 	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
 	current    []bool
 	prev, next []int32
@@ -277,23 +319,27 @@ type boundScratch struct {
 	features   rank.Features // one per worker: one per session was a fresh heap object each
 }
 
-// features returns a candidate's rank.Features, filled into one reused
-// value per caller.
-func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Features) {
+// features returns a function that sets a candidate's rank.Features
+// into one reused value per caller, its per-term counts into units and
+// code (one entry per term, which f.Units and f.CodeUnits then are),
+// read from the candidate's counts only when fill is set.
+func (a *accel) features() func(r candRef, units, code []int, fill bool, dst *rank.Features) {
 	allExact, codeKnown := true, true
 	for _, s := range a.shapes {
 		allExact = allExact && s.Exact
 		codeKnown = codeKnown && (s.Exact || s.Anchored)
 	}
 	n := len(a.positive)
-	return func(c *candidate, results []segResult, f *rank.Features) {
-		r := &results[c.seg]
-		if len(f.Units) < n {
-			f.Units, f.CodeUnits = make([]int, n), make([]int, n)
+	return func(ref candRef, units, code []int, fill bool, f *rank.Features) {
+		r := &a.results[ref.seg]
+		c := &r.cands[ref.idx]
+		if fill {
+			at := int(ref.idx) * 2 * n
+			for t := range n {
+				units[t], code[t] = r.count(at+2*t), r.count(at+2*t+1)
+			}
 		}
-		for t := range n {
-			f.Units[t], f.CodeUnits[t] = int(r.units[int(c.at)+t]), int(r.code[int(c.at)+t])
-		}
+		f.Units, f.CodeUnits = units, code
 		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
 		f.Exact, f.CodeKnown = allExact, codeKnown
 	}
@@ -301,33 +347,32 @@ func (a *accel) features() func(c *candidate, results []segResult, dst *rank.Fea
 
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, results []segResult, bounder *rank.Bounder, opt rank.Options, features func(*candidate, []segResult, *rank.Features), s *boundScratch) {
-	n := 0
-	for _, p := range sb.parts {
-		n += len(p.cands)
-	}
-	sb.cands = make([]candRef, 0, n)
+func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, []int, []int, bool, *rank.Features), s *boundScratch) {
+	s.cands = sb.refs(s.cands[:0])
+	n := len(s.cands)
 	s.current = s.current[:0]
 	for _, p := range sb.parts {
-		for _, idx := range p.cands {
-			sb.cands = append(sb.cands, candRef{p.seg, idx})
+		for range p.end - p.start {
 			s.current = append(s.current, p.current)
 		}
 	}
-	sb.parts = nil
 	s.sb.Reset()
-	a.possibleNeighbours(sb.cands, s)
+	a.possibleNeighbours(s.cands, s)
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
+	// Each candidate's counts, read once for both passes.
+	units := func(i int) []int { return s.units[i*terms : (i+1)*terms : (i+1)*terms] }
+	code := func(i int) []int { return s.code[i*terms : (i+1)*terms : (i+1)*terms] }
+	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
 	f := &s.features // every field is set for each candidate
-	for i, r := range sb.cands {
-		features(a.cand(r), results, f)
+	for i, r := range s.cands {
+		features(r, units(i), code(i), true, f)
 		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
 	}
-	for i, r := range sb.cands {
+	for i, r := range s.cands {
 		c := a.cand(r)
-		features(c, results, f)
+		features(r, units(i), code(i), false, f)
 		var p, n []float64
 		if s.prev[i] >= 0 {
 			p = own(int(s.prev[i]))
@@ -376,7 +421,7 @@ func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
 			s.last = append(s.last, genLast{c.gen, i})
 			continue
 		}
-		if j := s.last[k].at; !a.rowBetween(a.cand(cands[j]), c) {
+		if j := s.last[k].at; !a.rowBetween(cands[j], r) {
 			s.prev[i], s.next[j] = int32(j), int32(i)
 		}
 		s.last[k].at = i
@@ -385,64 +430,49 @@ func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
 
 // rowBetween reports whether a row of x's generation surely lies between
 // candidates x and y (x before y, same generation).
-func (a *accel) rowBetween(x, y *candidate) bool {
-	if x.seg != y.seg || y.row-x.row-1 > maxNeighbourScan {
+func (a *accel) rowBetween(xr, yr candRef) bool {
+	if xr.seg != yr.seg {
+		return false // not known: they may be neighbours
+	}
+	x, y := a.cand(xr), a.cand(yr)
+	if y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
 	if y.row > x.row+1 && x.nextSame {
 		return true // the row just after x lies between them
 	}
-	return a.segs[x.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
+	return a.segs[xr.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
-// keyBound gathers the candidates of one segment key (session and
-// project).
+// keyBound is where the candidates of one segment key (session and
+// project) lie: results[seg].cands[start:end].
 type keyBound struct {
-	key     terms.Key
-	current bool  // the key's project is the current one
-	seg     int32 // the segment whose candidates cands indexes
-	cands   []int32
+	key        terms.Key
+	current    bool // the key's project is the current one
+	seg        int32
+	start, end int32
 }
 
-// byKey gathers the candidates of one segment (results[i]) by key.
+// byKey names the keys of one segment's candidates (results[i]), in key
+// order.
 func (a *accel) byKey(results []segResult, i int) []keyBound {
 	r := &results[i]
-	if len(r.cands) == 0 {
+	if len(r.keys) == 0 {
 		return nil
 	}
 	seg := a.segs[i]
-	count := make([]int32, seg.KeyCount())
-	keys := 0
-	for ci := range r.cands {
-		if count[r.cands[ci].key]++; count[r.cands[ci].key] == 1 {
-			keys++
-		}
-	}
-	// Only the keys with candidates, in key order, each found by slot: a
-	// table of every key, tested before it was written, mapped the zero
-	// page under each fresh page and then copied it (a second fault and a
-	// TLB flush on every core), 1–2% of a common word's CPU.
-	out := make([]keyBound, 0, keys)
-	slot := count // a key's count is read once, then replaced by its slot
+	out := make([]keyBound, 0, len(r.keys))
 	// Keys share few projects, and rank.InProject cleans both paths each
 	// call: once per project is enough.
 	current := map[string]bool{}
-	for k, n := range count {
-		if n == 0 {
-			continue
-		}
-		key := seg.Key(uint32(k))
+	for _, run := range r.keys {
+		key := seg.Key(run.key)
 		in, ok := current[key.Project]
 		if !ok && a.req.CurrentProject != "" {
 			in = rank.InProject(key.Project, a.req.CurrentProject)
 			current[key.Project] = in
 		}
-		slot[k] = int32(len(out))
-		out = append(out, keyBound{key: key, seg: int32(i), cands: make([]int32, 0, n), current: in})
-	}
-	for ci := range r.cands {
-		kb := &out[slot[r.cands[ci].key]]
-		kb.cands = append(kb.cands, int32(ci))
+		out = append(out, keyBound{key: key, seg: int32(i), start: run.start, end: run.end, current: in})
 	}
 	return out
 }
@@ -489,13 +519,14 @@ func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, 
 	var need []int
 	want := map[int]bool{}
 	for _, sb := range batch {
-		for _, r := range sb.cands {
-			c := a.cand(r)
-			b, _ := a.blockOf(int(c.seg), int(c.row))
-			want[b] = true
-			if _, ok := a.blocks[b]; !ok {
-				a.blocks[b] = decodedBlock{}
-				need = append(need, b)
+		for _, p := range sb.parts {
+			for idx := p.start; idx < p.end; idx++ {
+				b, _ := a.blockOf(int(p.seg), int(a.results[p.seg].rows[idx]))
+				want[b] = true
+				if _, ok := a.blocks[b]; !ok {
+					a.blocks[b] = decodedBlock{}
+					need = append(need, b)
+				}
 			}
 		}
 	}
@@ -535,9 +566,9 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
-	for _, r := range sb.cands {
-		c := a.cand(r)
-		b, line := a.blockOf(int(c.seg), int(c.row))
+	w.refs = sb.refs(w.refs[:0])
+	for _, r := range w.refs {
+		b, line := a.blockOf(int(r.seg), int(a.results[r.seg].rows[r.idx]))
 		lines := a.blocks[b].lines
 		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
 			res.badRows++
@@ -547,7 +578,7 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
 		}
 		res.rows++
-		w.scanRow(&f, lines[line], &res)
+		w.confirmRow(&f, &res)
 	}
 	out := confirmed{scanned: res.rows}
 	matches := res.matches

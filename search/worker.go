@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -23,6 +24,7 @@ type blockWorker struct {
 	text    []byte
 	spans   []filter.Span
 	strs    map[string]string // interned session ids, projects, sources, types
+	refs    []candRef         // the candidates of the session being confirmed
 }
 
 type blockResult struct {
@@ -105,9 +107,52 @@ func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
 	}
 }
 
+// confirmRow is scanRow for a candidate row the term index sends to be
+// read, at message scope, without document frequencies (the index
+// counted them). Almost every such row matches, and scanRow would ask
+// each term whether it matches and then find every hit of it: a term
+// whose shape is exact (a plain word, filter.Shape.Exact) is found once
+// here, present when it has a hit, since for it Match holds exactly when
+// FindAll finds something. Other terms are asked as scanRow asks them.
+// The hits are listed as hits lists them.
+func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult) {
+	if gen, _ := strconv.ParseUint(string(f[store.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
+		return
+	}
+	text := w.unescapedText(f[store.ColText])
+	var positive uint64
+	var hits []rank.Hit
+	for ti, t := range w.s.terms {
+		if !t.Shape().Exact && !t.Match(text) {
+			continue
+		}
+		w.spans = t.FindAll(text, w.spans[:0])
+		if t.Shape().Exact && len(w.spans) == 0 {
+			continue
+		}
+		positive |= 1 << ti
+		for _, sp := range w.spans {
+			if sp.End > sp.Start {
+				hits = append(hits, rank.Hit{Term: ti, Start: sp.Start, End: sp.End})
+			}
+		}
+	}
+	excluded := slices.ContainsFunc(w.s.q.Exclude, func(t *filter.Term) bool { return t.Match(text) })
+	if excluded || !w.s.q.Satisfied(positive) || !w.passes(f) {
+		return
+	}
+	sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
+	res.matches = append(res.matches, w.matchWithHits(f, text, positive, excluded, hits))
+}
+
 // newMatch builds the rank message of a matched row: only the text is
 // copied; the columns that repeat from row to row are interned.
 func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
+	return w.matchWithHits(f, text, positive, excluded, w.hits(text, positive))
+}
+
+// matchWithHits is newMatch with the row's hits found.
+func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool, hits []rank.Hit) match {
 	lineNo, _ := strconv.Atoi(string(f[store.ColLine]))
 	ordinal, _ := strconv.Atoi(string(f[store.ColOrdinal]))
 	t, _ := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
@@ -120,7 +165,7 @@ func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positiv
 			Text:      string(text),
 			Source:    w.intern(f[store.ColSource]),
 			Line:      lineNo,
-			Hits:      w.hits(text, positive),
+			Hits:      hits,
 		},
 		ordinal:  ordinal,
 		positive: positive,

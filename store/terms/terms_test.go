@@ -867,3 +867,42 @@ func TestStemCacheSameSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestReleasedPagesReadAgain checks that a segment reads the same rows,
+// postings and keys after its row table and lookup pages are dropped
+// from the mapping (ReleaseRows, ReleaseLookups): a search drops them
+// once a segment's candidates are found and may read rows again while
+// ranking. The table spans many pages, so whole pages are dropped.
+func TestReleasedPagesReadAgain(t *testing.T) {
+	rows := make([]Row, 5000)
+	for i := range rows {
+		rows[i] = Row{Session: fmt.Sprintf("s%d", i%7), Project: "p", Gen: uint32(i / 100), TimeMs: int64(i) * 1000,
+			Type: 1, Text: []byte(fmt.Sprintf("row w%03d lock", i%300))}
+	}
+	s := writeAndOpen(t, build(rows))
+	read := func() (infos []RowInfo, keys []Key, postings [][]posting) {
+		for i := range s.Rows() {
+			infos = append(infos, s.Row(i))
+		}
+		for i := range s.KeyCount() {
+			keys = append(keys, s.Key(uint32(i)))
+		}
+		for _, tok := range findTokens(s, "W1", false) {
+			postings = append(postings, postingsOf(t, s, tok.id))
+		}
+		return infos, keys, postings
+	}
+	infos, keys, postings := read()
+	if len(postings) == 0 || infos[4999].TimeMs != 4999000 {
+		t.Fatalf("unexpected segment: %d tokens, last row %+v", len(postings), infos[4999])
+	}
+	s.ReleaseRows()
+	s.ReleaseLookups()
+	infos2, keys2, postings2 := read()
+	if !reflect.DeepEqual(infos, infos2) || !reflect.DeepEqual(keys, keys2) || !reflect.DeepEqual(postings, postings2) {
+		t.Error("the segment reads differently after its pages were released")
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
