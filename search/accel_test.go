@@ -827,3 +827,33 @@ func TestCandidateCountsRoundTrip(t *testing.T) {
 		t.Errorf("%d wide counts, want 4 (255 and above)", len(r.wide))
 	}
 }
+
+// A search whose sessions to read lie in more blocks than its read budget
+// reads every block once instead, says why, and ranks as the full scan.
+func TestReadBudgetSwitchesToTheScan(t *testing.T) {
+	sessions := genCorpus()
+	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 64 << 10})
+	req := Request{Terms: []string{"the"}, Limit: 10, Now: accelNow}
+	want, err := Run(snap, Request{Terms: req.Terms, Limit: req.Limit, Now: req.Now, FullScan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within, err := Run(snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !within.Stats.TermIndex || within.Stats.BlocksRead < 2 {
+		t.Fatalf("within its budget: term index %v, %d blocks read; the test needs a ranked search reading several", within.Stats.TermIndex, within.Stats.BlocksRead)
+	}
+	req.readBudget = 1
+	over, err := Run(snap, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over.Stats.TermIndex || !strings.Contains(over.Stats.Fallback, "each block is read once") || over.Stats.BlocksRead != len(snap.Blocks) {
+		t.Errorf("over its budget: term index %v, %d of %d blocks read, fallback %q; want every block read once, and why",
+			over.Stats.TermIndex, over.Stats.BlocksRead, len(snap.Blocks), over.Stats.Fallback)
+	}
+	compareSessions(t, over.Sessions, want.Sessions)
+	compareSessions(t, within.Sessions, want.Sessions)
+}

@@ -61,6 +61,10 @@ type Request struct {
 	// for later batches (0: maxCachedBlocks); tests make it small to
 	// check that dropping them changes nothing.
 	keepBlocks int
+	// readBudget is how many block reads the accelerated search may make
+	// before reading every block once instead (0: readBudgetOf); tests
+	// make it small to check the switch.
+	readBudget int
 }
 
 // The defaults of a search, defined here once: the CLI's flags take them
