@@ -24,27 +24,25 @@ type Row struct {
 
 // Builder collects rows, in rows-file order, into one segment.
 type Builder struct {
-	tok   textrules.Tokenizer
-	ids   tokenTable // token → index into lists
-	lists []postingList
-	rows  []byte // row table
-	keys  map[key]uint32
-	order []key
-	last  uint32 // key of the last row
-	stems *StemCache
-	nrows int32
-	raw   int64 // rows bytes covered, for the header
+	tok    textrules.Tokenizer
+	ids    tokenTable // token → index into tokens, plus one
+	tokens []string
+	// touched holds the table slots of the tokens of the row being added,
+	// whose counts are open in their slots until the row ends.
+	touched []int32
+	// entries is the postings in row order, as closeRow writes them; encode
+	// sorts them into each token's list (postings).
+	entries []uint32
+	rows    []byte // row table
+	keys    map[key]uint32
+	order   []key
+	last    uint32 // key of the last row
+	stems   *StemCache
+	nrows   int32
+	raw     int64 // rows bytes covered, for the header
 }
 
 type key struct{ session, project string }
-
-// postingList is one token's encoded postings; its open entry is counted
-// in the token's table slot.
-type postingList struct {
-	token string
-	data  []byte
-	prev  int32 // row of the last encoded entry, -1 none
-}
 
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
@@ -112,24 +110,22 @@ func (b *Builder) Add(r *Row) {
 	b.tok.EachSpan(r.Text, func(tok []byte, _, _ int, inCode bool) {
 		b.hit(tok, row, inCode)
 	})
+	b.closeRow()
 }
 
-// hit counts one occurrence of tok in row. The open entry's counters live
-// in tok's table slot, so that a word touches one cache line; the posting
-// list is touched only when the token's row changes.
+// hit counts one occurrence of tok in row. The row's counters live in
+// tok's table slot, so that a word touches one cache line.
 func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 	prefix := tokenPrefix(tok)
 	h := hashToken(tok, prefix)
-	i, found := b.ids.find(h, prefix, tok, b.lists)
+	i, found := b.ids.find(h, prefix, tok, b.tokens)
 	if !found {
-		i = b.add(i, h, prefix, tok)
+		i = b.add(i, h, prefix, tok, row)
 	}
 	s := &b.ids.slots[i]
 	if s.row != row {
-		if s.row >= 0 {
-			b.lists[s.id-1].appendEntry(s.row, s.hits, s.codeHits)
-		}
 		s.row, s.hits, s.codeHits = row, 0, 0
+		b.touched = append(b.touched, int32(i))
 	}
 	s.hits++
 	if inCode {
@@ -137,11 +133,41 @@ func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 	}
 }
 
-// add puts tok, new, in the empty slot find returned and returns its slot
-// (which moves if the table grows).
-func (b *Builder) add(slot int, h uint32, prefix uint64, tok []byte) int {
-	b.lists = append(b.lists, postingList{token: string(tok), prev: -1})
-	return b.ids.insert(slot, tokenSlot{hash: h, id: int32(len(b.lists)), len: uint32(len(tok)), prefix: prefix, row: -1})
+// add puts tok, new, in the empty slot find returned and returns its slot.
+// Slots move when the table grows; the row's touched slots are then found
+// again (those whose open row is row).
+func (b *Builder) add(slot int, h uint32, prefix uint64, tok []byte, row int32) int {
+	b.tokens = append(b.tokens, string(tok))
+	size := len(b.ids.slots)
+	slot = b.ids.insert(slot, tokenSlot{hash: h, id: int32(len(b.tokens)), len: uint32(len(tok)), prefix: prefix, row: -1})
+	if len(b.ids.slots) != size {
+		b.touched = b.touched[:0]
+		for i := range b.ids.slots {
+			if s := &b.ids.slots[i]; s.id != 0 && s.row == row {
+				b.touched = append(b.touched, int32(i))
+			}
+		}
+	}
+	return slot
+}
+
+// closeRow appends the entries of the row just added to b.entries: the
+// number of its tokens, then per token id<<1 | more and, if more, its
+// hits and hits in code (else one hit, none in code). The slots it reads
+// were just touched, so this is a sequential write instead of an append
+// to each token's own list, a cache miss per token and row.
+func (b *Builder) closeRow() {
+	b.entries = append(b.entries, uint32(len(b.touched)))
+	for _, i := range b.touched {
+		s := &b.ids.slots[i]
+		id := uint32(s.id-1) << 1
+		if s.hits == 1 && s.codeHits == 0 {
+			b.entries = append(b.entries, id)
+			continue
+		}
+		b.entries = append(b.entries, id|1, s.hits, s.codeHits)
+	}
+	b.touched = b.touched[:0]
 }
 
 func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
@@ -177,28 +203,78 @@ func (b *Builder) keyOf(session, project string) uint32 {
 	return id
 }
 
-// appendEntry encodes the entry of row with its hit counts.
-func (p *postingList) appendEntry(row int32, hits, codeHits uint32) {
-	delta := uint64(row - p.prev)
-	if hits == 1 && codeHits == 0 {
-		p.data = binary.AppendUvarint(p.data, delta<<1)
-	} else {
-		p.data = binary.AppendUvarint(p.data, delta<<1|1)
-		p.data = binary.AppendUvarint(p.data, uint64(hits))
-		p.data = binary.AppendUvarint(p.data, uint64(codeHits))
+// appendPostings appends the postings section, every token's list in
+// order (token ids sorted), and returns the offsets of each list in it
+// (order's positions, plus the end). Two passes over the entries: the
+// first sizes each list, the second writes each entry in place; what they
+// touch per entry (a token's previous row and its write position) is a
+// few MB at most.
+func (b *Builder) appendPostings(out []byte, order []int32) ([]byte, []uint32) {
+	n := len(b.tokens)
+	type list struct {
+		prev int32  // row of the list's last entry, -1 none
+		at   uint32 // its size, then where its next entry goes
 	}
-	p.prev = row
-}
-
-// closeEntries encodes every token's open entry.
-func (b *Builder) closeEntries() {
-	for i := range b.ids.slots {
-		s := &b.ids.slots[i]
-		if s.id != 0 && s.row >= 0 {
-			b.lists[s.id-1].appendEntry(s.row, s.hits, s.codeHits)
-			s.row, s.hits, s.codeHits = -1, 0, 0
+	lists := make([]list, n)
+	for i := range lists {
+		lists[i].prev = -1
+	}
+	e := b.entries
+	for row, i := int32(0), 0; i < len(e); row++ {
+		end := i + 1 + int(e[i])
+		for i++; i < end; i++ {
+			v := e[i]
+			l := &lists[v>>1]
+			delta := uint64(row-l.prev) << 1
+			l.prev = row
+			if v&1 == 0 {
+				l.at += uint32(uvarintLen(delta))
+				continue
+			}
+			l.at += uint32(uvarintLen(delta|1) + uvarintLen(uint64(e[i+1])) + uvarintLen(uint64(e[i+2])))
+			i += 2
+			end += 2
 		}
 	}
+	offsets := make([]uint32, n+1)
+	off := uint32(0)
+	for i, id := range order {
+		l := &lists[id]
+		offsets[i] = off
+		off, l.at, l.prev = off+l.at, off, -1
+	}
+	offsets[n] = off
+	base := len(out)
+	out = slices.Grow(out, int(off))[:base+int(off)]
+	post := out[base:]
+	for row, i := int32(0), 0; i < len(e); row++ {
+		end := i + 1 + int(e[i])
+		for i++; i < end; i++ {
+			v := e[i]
+			l := &lists[v>>1]
+			delta := uint64(row-l.prev) << 1
+			l.prev = row
+			if v&1 == 0 {
+				l.at += uint32(binary.PutUvarint(post[l.at:], delta))
+				continue
+			}
+			p := l.at + uint32(binary.PutUvarint(post[l.at:], delta|1))
+			p += uint32(binary.PutUvarint(post[p:], uint64(e[i+1])))
+			l.at = p + uint32(binary.PutUvarint(post[p:], uint64(e[i+2])))
+			i += 2
+			end += 2
+		}
+	}
+	return out, offsets
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }
 
 // WriteFile writes the segment of blocks [first, end) of sequence seq to
@@ -213,12 +289,11 @@ func (b *Builder) WriteFile(dir string, seq, first, end int) (Ref, error) {
 }
 
 func (b *Builder) encode(first, end uint64) []byte {
-	b.closeEntries()
-	order := make([]int32, len(b.lists))
+	order := make([]int32, len(b.tokens))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.lists[x].token, b.lists[y].token) })
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.tokens[x], b.tokens[y]) })
 
 	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw), Feature: textrules.FeatureVersion}
 	out := make([]byte, preambleSize+headerSize, b.encodedSizeHint())
@@ -234,26 +309,23 @@ func (b *Builder) encode(first, end uint64) []byte {
 	h.KeysLen = uint64(len(out)) - h.KeysOff
 	h.VocabOff = uint64(len(out))
 	for _, id := range order {
-		out = append(append(out, b.lists[id].token...), '\n')
+		out = append(append(out, b.tokens[id]...), '\n')
 	}
 	h.VocabLen = uint64(len(out)) - h.VocabOff
 	h.TokOff = uint64(len(out))
 	off := uint32(0)
 	for _, id := range order {
 		out = binary.LittleEndian.AppendUint32(out, off)
-		off += uint32(len(b.lists[id].token)) + 1
+		off += uint32(len(b.tokens[id])) + 1
 	}
 	out = binary.LittleEndian.AppendUint32(out, off)
 	h.PostOff = uint64(len(out))
-	off = 0
-	for _, id := range order {
-		out = binary.LittleEndian.AppendUint32(out, off)
-		off += uint32(len(b.lists[id].data))
-	}
-	out = binary.LittleEndian.AppendUint32(out, off)
+	postOffsets := len(out)
+	out = append(out, make([]byte, 4*(len(order)+1))...)
 	h.PostingsOff = uint64(len(out))
-	for _, id := range order {
-		out = append(out, b.lists[id].data...)
+	out, offsets := b.appendPostings(out, order)
+	for i, o := range offsets {
+		binary.LittleEndian.PutUint32(out[postOffsets+4*i:], o)
 	}
 	h.PostingsLen = uint64(len(out)) - h.PostingsOff
 	out = b.appendChannels(out, &h, order)
@@ -267,12 +339,12 @@ func (b *Builder) encode(first, end uint64) []byte {
 // dozen times: the sections up to the postings exactly, the channels and
 // checksums guessed from the vocabulary's size.
 func (b *Builder) encodedSizeHint() int {
-	n := preambleSize + headerSize + len(b.rows) + 8*len(b.lists) + 8
+	n := preambleSize + headerSize + len(b.rows) + 8*len(b.tokens) + 8 + 2*len(b.entries)
 	for _, k := range b.order {
 		n += len(k.session) + len(k.project) + 2
 	}
-	for i := range b.lists {
-		n += 2*len(b.lists[i].token) + 1 + len(b.lists[i].data)
+	for _, tok := range b.tokens {
+		n += 2*len(tok) + 1
 	}
 	return n + n/pageSize*4 + 64
 }
@@ -291,7 +363,7 @@ func (b *Builder) appendChannels(out []byte, h *header, order []int32) []byte {
 	var foldIDs []uint32
 	h.FoldsOff = uint64(len(out))
 	for id, list := range order {
-		tok := b.lists[list].token
+		tok := b.tokens[list]
 		if textrules.HasAccent([]byte(tok)) {
 			out = append(textrules.AppendAccentFolded(out, []byte(tok)), '\n')
 			foldIDs = append(foldIDs, uint32(id))
@@ -412,7 +484,7 @@ func tokenPrefix(tok []byte) uint64 {
 
 // find returns the slot holding tok and true, or the empty slot where it
 // belongs and false.
-func (t *tokenTable) find(h uint32, prefix uint64, tok []byte, lists []postingList) (int, bool) {
+func (t *tokenTable) find(h uint32, prefix uint64, tok []byte, tokens []string) (int, bool) {
 	mask := len(t.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
@@ -420,7 +492,7 @@ func (t *tokenTable) find(h uint32, prefix uint64, tok []byte, lists []postingLi
 			return i, false
 		}
 		if s.hash == h && s.prefix == prefix && s.len == uint32(len(tok)) &&
-			(len(tok) <= 8 || lists[s.id-1].token[8:] == string(tok[8:])) {
+			(len(tok) <= 8 || tokens[s.id-1][8:] == string(tok[8:])) {
 			return i, true
 		}
 	}

@@ -1,0 +1,110 @@
+package terms
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/textrules"
+)
+
+// referencePostings encodes the posting offsets and postings sections the
+// way the builder first did, one growing list per token appended to
+// whenever the token's row changes: what the builder's entries, sorted
+// into lists at encode, must reproduce byte for byte.
+func referencePostings(rows []Row) (offsets, postings []byte) {
+	type open struct {
+		data           []byte
+		prev, row      int
+		hits, codeHits uint64
+	}
+	lists := map[string]*open{}
+	flush := func(l *open) {
+		delta := uint64(l.row - l.prev)
+		if l.hits == 1 && l.codeHits == 0 {
+			l.data = binary.AppendUvarint(l.data, delta<<1)
+		} else {
+			l.data = binary.AppendUvarint(l.data, delta<<1|1)
+			l.data = binary.AppendUvarint(l.data, l.hits)
+			l.data = binary.AppendUvarint(l.data, l.codeHits)
+		}
+		l.prev = l.row
+	}
+	var z textrules.Tokenizer
+	for row := range rows {
+		z.Each(rows[row].Text, func(tok []byte, inCode bool) {
+			l := lists[string(tok)]
+			if l == nil {
+				l = &open{prev: -1, row: -1}
+				lists[string(tok)] = l
+			}
+			if l.row != row {
+				if l.row >= 0 {
+					flush(l)
+				}
+				l.row, l.hits, l.codeHits = row, 0, 0
+			}
+			l.hits++
+			if inCode {
+				l.codeHits++
+			}
+		})
+	}
+	tokens := make([]string, 0, len(lists))
+	for tok, l := range lists {
+		flush(l)
+		tokens = append(tokens, tok)
+	}
+	slices.Sort(tokens)
+	for _, tok := range tokens {
+		offsets = binary.LittleEndian.AppendUint32(offsets, uint32(len(postings)))
+		postings = append(postings, lists[tok].data...)
+	}
+	return binary.LittleEndian.AppendUint32(offsets, uint32(len(postings))), postings
+}
+
+func checkPostingsSections(t *testing.T, rows []Row) {
+	t.Helper()
+	data := build(rows).encode(0, 1)
+	h, err := decodeHeader(data, uint64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOff, want := referencePostings(rows)
+	if got := data[h.PostOff : h.PostOff+(h.Tokens+1)*4]; !bytes.Equal(got, wantOff) {
+		t.Fatalf("posting offsets differ from the reference (%d tokens)", h.Tokens)
+	}
+	if got := data[h.PostingsOff : h.PostingsOff+h.PostingsLen]; !bytes.Equal(got, want) {
+		t.Fatalf("postings differ from the reference: %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// TestPostingsMatchReference covers random rows (repeats, code spans,
+// empty rows) and a vocabulary that grows the token table several times
+// within one row, which moves the slots the row has touched.
+func TestPostingsMatchReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for round := range 30 {
+		rows := make([]Row, r.IntN(80))
+		for i := range rows {
+			rows[i] = Row{Session: "s", Project: "p", Text: []byte(randomText(r))}
+		}
+		t.Run(fmt.Sprint("random", round), func(t *testing.T) { checkPostingsSections(t, rows) })
+	}
+	var big strings.Builder
+	for i := range 70000 {
+		fmt.Fprintf(&big, "w%d `c%d` ", i%50000, i%7)
+	}
+	rows := []Row{
+		{Text: []byte("w1 w2 w2 `w3`")},
+		{Text: []byte(big.String())},
+		{},
+		{Text: []byte("w49999 w1 " + strings.Repeat("x ", 300))},
+		{Text: []byte(big.String()[:5000])},
+	}
+	checkPostingsSections(t, rows)
+}
