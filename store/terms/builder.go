@@ -30,9 +30,11 @@ type Builder struct {
 	// touched holds the table slots of the tokens of the row being added,
 	// whose counts are open in their slots until the row ends.
 	touched []int32
-	// entries is the postings in row order, as closeRow writes them; encode
-	// sorts them into each token's list (postings).
-	entries []uint32
+	// entries is the postings in row order, as closeRow writes them, in
+	// chunks that each hold whole rows; encode sorts them into each token's
+	// list (appendPostings).
+	entries [][]uint32
+	chunks  *ChunkPool
 	rows    []byte // row table
 	keys    map[key]uint32
 	order   []key
@@ -47,6 +49,63 @@ type key struct{ session, project string }
 // NewBuilder returns an empty builder.
 func NewBuilder() *Builder {
 	return &Builder{ids: newTokenTable(1 << 14), keys: map[key]uint32{}}
+}
+
+// UseChunks makes the builder take the chunks it keeps its posting
+// entries in from p and give them back on Release, so that the segments
+// of a run reuse them instead of allocating (and the collector scanning
+// for) a few tens of MB per segment.
+func (b *Builder) UseChunks(p *ChunkPool) { b.chunks = p }
+
+// Release gives the builder's entry chunks back to its pool; the builder
+// must not be used after.
+func (b *Builder) Release() {
+	for _, c := range b.entries {
+		b.chunks.put(c)
+	}
+	b.entries = nil
+}
+
+// entryChunk is the entries a pooled chunk holds (1 MiB).
+const entryChunk = 1 << 18
+
+// maxFreeChunks bounds what a ChunkPool keeps between segments: about
+// one 32 MiB segment's entries.
+const maxFreeChunks = 32
+
+// ChunkPool keeps the entry chunks of finished builders for the next
+// ones. Safe for concurrent use; a nil pool allocates every chunk.
+type ChunkPool struct {
+	mu   sync.Mutex
+	free [][]uint32
+}
+
+// NewChunkPool returns an empty pool.
+func NewChunkPool() *ChunkPool { return &ChunkPool{} }
+
+// get returns an empty chunk with room for at least n entries.
+func (p *ChunkPool) get(n int) []uint32 {
+	if p != nil && n <= entryChunk {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if k := len(p.free); k > 0 {
+			c := p.free[k-1]
+			p.free = p.free[:k-1]
+			return c[:0]
+		}
+	}
+	return make([]uint32, 0, max(n, entryChunk))
+}
+
+func (p *ChunkPool) put(c []uint32) {
+	if p == nil || cap(c) != entryChunk {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < maxFreeChunks {
+		p.free = append(p.free, c)
+	}
 }
 
 // UseStems makes the builder take word-form keys from c, shared with the
@@ -157,16 +216,23 @@ func (b *Builder) add(slot int, h uint32, prefix uint64, tok []byte, row int32) 
 // were just touched, so this is a sequential write instead of an append
 // to each token's own list, a cache miss per token and row.
 func (b *Builder) closeRow() {
-	b.entries = append(b.entries, uint32(len(b.touched)))
+	need := 1 + 3*len(b.touched)
+	last := len(b.entries) - 1
+	if last < 0 || cap(b.entries[last])-len(b.entries[last]) < need {
+		b.entries = append(b.entries, b.chunks.get(need))
+		last++
+	}
+	e := append(b.entries[last], uint32(len(b.touched)))
 	for _, i := range b.touched {
 		s := &b.ids.slots[i]
 		id := uint32(s.id-1) << 1
 		if s.hits == 1 && s.codeHits == 0 {
-			b.entries = append(b.entries, id)
+			e = append(e, id)
 			continue
 		}
-		b.entries = append(b.entries, id|1, s.hits, s.codeHits)
+		e = append(e, id|1, s.hits, s.codeHits)
 	}
+	b.entries[last] = e
 	b.touched = b.touched[:0]
 }
 
@@ -219,21 +285,23 @@ func (b *Builder) appendPostings(out []byte, order []int32) ([]byte, []uint32) {
 	for i := range lists {
 		lists[i].prev = -1
 	}
-	e := b.entries
-	for row, i := int32(0), 0; i < len(e); row++ {
-		end := i + 1 + int(e[i])
-		for i++; i < end; i++ {
-			v := e[i]
-			l := &lists[v>>1]
-			delta := uint64(row-l.prev) << 1
-			l.prev = row
-			if v&1 == 0 {
-				l.at += uint32(uvarintLen(delta))
-				continue
+	row := int32(0)
+	for _, e := range b.entries {
+		for i := 0; i < len(e); row++ {
+			end := i + 1 + int(e[i])
+			for i++; i < end; i++ {
+				v := e[i]
+				l := &lists[v>>1]
+				delta := uint64(row-l.prev) << 1
+				l.prev = row
+				if v&1 == 0 {
+					l.at += uint32(uvarintLen(delta))
+					continue
+				}
+				l.at += uint32(uvarintLen(delta|1) + uvarintLen(uint64(e[i+1])) + uvarintLen(uint64(e[i+2])))
+				i += 2
+				end += 2
 			}
-			l.at += uint32(uvarintLen(delta|1) + uvarintLen(uint64(e[i+1])) + uvarintLen(uint64(e[i+2])))
-			i += 2
-			end += 2
 		}
 	}
 	offsets := make([]uint32, n+1)
@@ -247,22 +315,25 @@ func (b *Builder) appendPostings(out []byte, order []int32) ([]byte, []uint32) {
 	base := len(out)
 	out = slices.Grow(out, int(off))[:base+int(off)]
 	post := out[base:]
-	for row, i := int32(0), 0; i < len(e); row++ {
-		end := i + 1 + int(e[i])
-		for i++; i < end; i++ {
-			v := e[i]
-			l := &lists[v>>1]
-			delta := uint64(row-l.prev) << 1
-			l.prev = row
-			if v&1 == 0 {
-				l.at += uint32(binary.PutUvarint(post[l.at:], delta))
-				continue
+	row = 0
+	for _, e := range b.entries {
+		for i := 0; i < len(e); row++ {
+			end := i + 1 + int(e[i])
+			for i++; i < end; i++ {
+				v := e[i]
+				l := &lists[v>>1]
+				delta := uint64(row-l.prev) << 1
+				l.prev = row
+				if v&1 == 0 {
+					l.at += uint32(binary.PutUvarint(post[l.at:], delta))
+					continue
+				}
+				p := l.at + uint32(binary.PutUvarint(post[l.at:], delta|1))
+				p += uint32(binary.PutUvarint(post[p:], uint64(e[i+1])))
+				l.at = p + uint32(binary.PutUvarint(post[p:], uint64(e[i+2])))
+				i += 2
+				end += 2
 			}
-			p := l.at + uint32(binary.PutUvarint(post[l.at:], delta|1))
-			p += uint32(binary.PutUvarint(post[p:], uint64(e[i+1])))
-			l.at = p + uint32(binary.PutUvarint(post[p:], uint64(e[i+2])))
-			i += 2
-			end += 2
 		}
 	}
 	return out, offsets
@@ -339,12 +410,15 @@ func (b *Builder) encode(first, end uint64) []byte {
 // dozen times: the sections up to the postings exactly, the channels and
 // checksums guessed from the vocabulary's size.
 func (b *Builder) encodedSizeHint() int {
-	n := preambleSize + headerSize + len(b.rows) + 8*len(b.tokens) + 8 + 2*len(b.entries)
+	n := preambleSize + headerSize + len(b.rows) + 8*len(b.tokens) + 8
 	for _, k := range b.order {
 		n += len(k.session) + len(k.project) + 2
 	}
 	for _, tok := range b.tokens {
 		n += 2*len(tok) + 1
+	}
+	for _, e := range b.entries {
+		n += 2 * len(e) // postings take about two bytes an entry
 	}
 	return n + n/pageSize*4 + 64
 }

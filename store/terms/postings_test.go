@@ -108,3 +108,52 @@ func TestPostingsMatchReference(t *testing.T) {
 	}
 	checkPostingsSections(t, rows)
 }
+
+// TestPostingsAcrossChunks fills several entry chunks, with a row of more
+// distinct tokens than a chunk holds, through a pool shared by builders
+// one after another (as a run's segments share one): every segment's
+// postings are the reference's.
+func TestPostingsAcrossChunks(t *testing.T) {
+	var huge strings.Builder
+	for i := range entryChunk/3 + 1000 { // 3 entries a token: past a chunk
+		fmt.Fprintf(&huge, "h%d h%d ", i, i)
+	}
+	r := rand.New(rand.NewPCG(1, 9))
+	var rows []Row
+	for i := range 4000 {
+		var text strings.Builder
+		for range 40 {
+			fmt.Fprintf(&text, "t%d `c%d` ", r.IntN(3000), r.IntN(50))
+		}
+		rows = append(rows, Row{Text: []byte(text.String())})
+		if i == 1500 {
+			rows = append(rows, Row{Text: []byte(huge.String())}, Row{})
+		}
+	}
+	pool := NewChunkPool()
+	for round := range 3 {
+		part := rows[round*1000:]
+		b := NewBuilder()
+		b.UseChunks(pool)
+		for i := range part {
+			b.Add(&part[i])
+		}
+		if round == 0 && len(b.entries) < 3 {
+			t.Fatalf("%d entry chunks, want the rows to span at least 3", len(b.entries))
+		}
+		data := b.encode(0, 1)
+		b.Release()
+		h, err := decodeHeader(data, uint64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantOff, want := referencePostings(part)
+		if !bytes.Equal(data[h.PostOff:h.PostOff+(h.Tokens+1)*4], wantOff) ||
+			!bytes.Equal(data[h.PostingsOff:h.PostingsOff+h.PostingsLen], want) {
+			t.Fatalf("round %d: postings differ from the reference", round)
+		}
+	}
+	if len(pool.free) == 0 {
+		t.Error("released chunks were not kept for the next builder")
+	}
+}
