@@ -44,9 +44,9 @@ func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, in
 	if bytes.IndexByte(text, '`') >= 0 || bytes.Contains(text, []byte("~~~")) {
 		z.spans = CodeSpans(string(text))
 	}
-	// At least 8 bytes, so that a consumer may read a token's first 8
-	// bytes as one word (store/terms.tokenPrefix).
-	if need := max(len(text)+utf8.UTFMax, 8); cap(z.tok) < need {
+	// At least 16 bytes, so that a consumer may read a token's first 16
+	// bytes as two words (store/terms.tokenWords).
+	if need := max(len(text)+utf8.UTFMax, 16); cap(z.tok) < need {
 		z.tok = make([]byte, need)
 	}
 	buf := z.tok[:cap(z.tok)]

@@ -175,11 +175,11 @@ func (b *Builder) Add(r *Row) {
 // hit counts one occurrence of tok in row. The row's counters live in
 // tok's table slot, so that a word touches one cache line.
 func (b *Builder) hit(tok []byte, row int32, inCode bool) {
-	prefix := tokenPrefix(tok)
+	prefix, suffix := tokenWords(tok)
 	h := hashToken(tok, prefix)
-	i, found := b.ids.find(h, prefix, tok, b.tokens)
+	i, found := b.ids.find(h, prefix, suffix, tok, b.tokens)
 	if !found {
-		i = b.add(i, h, prefix, tok, row)
+		i = b.add(i, prefix, suffix, tok, row)
 	}
 	s := &b.ids.slots[i]
 	if s.row != row {
@@ -195,10 +195,10 @@ func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 // add puts tok, new, in the empty slot find returned and returns its slot.
 // Slots move when the table grows; the row's touched slots are then found
 // again (those whose open row is row).
-func (b *Builder) add(slot int, h uint32, prefix uint64, tok []byte, row int32) int {
+func (b *Builder) add(slot int, prefix, suffix uint64, tok []byte, row int32) int {
 	b.tokens = append(b.tokens, string(tok))
 	size := len(b.ids.slots)
-	slot = b.ids.insert(slot, tokenSlot{hash: h, id: int32(len(b.tokens)), len: uint32(len(tok)), prefix: prefix, row: -1})
+	slot = b.ids.insert(slot, tokenSlot{id: int32(len(b.tokens)), prefix: prefix, suffix: suffix, row: -1}, b.tokens)
 	if len(b.ids.slots) != size {
 		b.touched = b.touched[:0]
 		for i := range b.ids.slots {
@@ -513,12 +513,14 @@ func appendPageChecksums(out []byte, h *header) []byte {
 	return out
 }
 
-// tokenTable maps tokens to their index in Builder.lists: open
+// tokenTable maps tokens to their index in Builder.tokens: open
 // addressing with linear probing. It is the builder's hot path (one lookup
 // per word of every message), bound by memory: a slot holds the token's
-// hash, length and first 8 bytes beside its index and the counters of its
-// open posting entry, so that a word of up to 8 bytes (most words) reads
-// and writes one slot and nothing else.
+// first 16 bytes beside its index and the counters of the row's entry, so
+// that a word of up to 15 bytes (nearly every word) reads and writes one
+// slot and nothing else. A token holds no zero byte (it is word
+// characters), so the zero-padded 16 bytes tell apart every token shorter
+// than 16 bytes from every other token; a longer one is compared whole.
 type tokenTable struct {
 	slots []tokenSlot
 	used  int
@@ -526,22 +528,31 @@ type tokenTable struct {
 
 // tokenSlot is one token's entry, 32 bytes (two to a cache line).
 type tokenSlot struct {
-	hash     uint32
-	id       int32  // index into Builder.lists + 1; 0 for an empty slot
-	prefix   uint64 // the token's first 8 bytes, little-endian, zero-padded
-	len      uint32
-	row      int32 // row of the open entry, -1 none
+	prefix   uint64 // the token's bytes 0-7, little-endian, zero-padded
+	suffix   uint64 // its bytes 8-15, likewise
+	id       int32  // index into Builder.tokens + 1; 0 for an empty slot
+	row      int32  // row of the last entry, -1 none
 	hits     uint32
 	codeHits uint32
 }
 
 func newTokenTable(size int) tokenTable { return tokenTable{slots: make([]tokenSlot, size)} }
 
+// tokenWords is tok's bytes 0-7 and 8-15 as little-endian words,
+// zero-padded.
+func tokenWords(tok []byte) (prefix, suffix uint64) {
+	if len(tok) <= 8 {
+		return tokenPrefix(tok), 0
+	}
+	return binary.LittleEndian.Uint64(tok), tokenPrefix(tok[8:])
+}
+
 // tokenPrefix is tok's first 8 bytes as a little-endian word, zero-padded.
 //
 // A token from textrules.Tokenizer lies at the start of a buffer of at
-// least 8 bytes, so a short one is read as one word and masked (the
-// bytes past it are whatever the buffer held) instead of byte by byte.
+// least 16 bytes, so a short one (or a token's bytes from 8 on) is read
+// as one word and masked (the bytes past it are whatever the buffer
+// held) instead of byte by byte.
 func tokenPrefix(tok []byte) uint64 {
 	if len(tok) >= 8 {
 		return binary.LittleEndian.Uint64(tok)
@@ -558,15 +569,14 @@ func tokenPrefix(tok []byte) uint64 {
 
 // find returns the slot holding tok and true, or the empty slot where it
 // belongs and false.
-func (t *tokenTable) find(h uint32, prefix uint64, tok []byte, tokens []string) (int, bool) {
+func (t *tokenTable) find(h uint32, prefix, suffix uint64, tok []byte, tokens []string) (int, bool) {
 	mask := len(t.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.id == 0 {
 			return i, false
 		}
-		if s.hash == h && s.prefix == prefix && s.len == uint32(len(tok)) &&
-			(len(tok) <= 8 || tokens[s.id-1][8:] == string(tok[8:])) {
+		if s.prefix == prefix && s.suffix == suffix && (len(tok) < 16 || tokens[s.id-1] == string(tok)) {
 			return i, true
 		}
 	}
@@ -574,7 +584,7 @@ func (t *tokenTable) find(h uint32, prefix uint64, tok []byte, tokens []string) 
 
 // insert puts s in the empty slot find returned, growing the table to keep
 // it at most half full, and returns the slot s ends in.
-func (t *tokenTable) insert(slot int, s tokenSlot) int {
+func (t *tokenTable) insert(slot int, s tokenSlot, tokens []string) int {
 	t.slots[slot] = s
 	t.used++
 	if t.used*2 <= len(t.slots) {
@@ -586,7 +596,8 @@ func (t *tokenTable) insert(slot int, s tokenSlot) int {
 		if v.id == 0 {
 			continue
 		}
-		i := int(v.hash) & mask
+		tok := tokens[v.id-1]
+		i := int(hashToken([]byte(tok), v.prefix)) & mask
 		for grown[i].id != 0 {
 			i = (i + 1) & mask
 		}

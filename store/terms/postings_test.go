@@ -157,3 +157,51 @@ func TestPostingsAcrossChunks(t *testing.T) {
 		t.Error("released chunks were not kept for the next builder")
 	}
 }
+
+// TestTokensSharingTheirFirst16Bytes: a slot tells tokens apart by their
+// first 16 bytes, and those of 16 bytes or more by their whole text.
+func TestTokensSharingTheirFirst16Bytes(t *testing.T) {
+	a15 := strings.Repeat("a", 15)
+	words := []string{"a", a15[:8], a15[:9], a15, a15 + "a", a15 + "aa", a15 + "ab", a15 + "aab", a15 + "é", a15[:7] + "é", "x" + a15}
+	r := rand.New(rand.NewPCG(5, 5))
+	var rows []Row
+	for range 300 {
+		var text strings.Builder
+		for range 1 + r.IntN(6) {
+			text.WriteString(words[r.IntN(len(words))] + " ")
+		}
+		rows = append(rows, Row{Text: []byte(text.String())})
+	}
+	checkPostingsSections(t, rows)
+	s, err := newSegment(Ref{Name: "x", First: 0, End: 1}, build(rows).encode(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.tokens() != len(words) {
+		t.Fatalf("%d tokens, want %d", s.tokens(), len(words))
+	}
+}
+
+// TestFindMatchesOnlyItsToken puts each token in the slot where another
+// one's probe starts (the same hash), so find compares them: a token is
+// found only as itself.
+func TestFindMatchesOnlyItsToken(t *testing.T) {
+	a15 := strings.Repeat("a", 15)
+	words := []string{"a", "aa", a15[:8], a15[:9], a15, a15 + "a", a15 + "aa", a15 + "ab", a15 + "é", "x" + a15}
+	for _, stored := range words {
+		tbl := newTokenTable(16)
+		p, s := tokenWords([]byte(stored))
+		at, found := tbl.find(3, p, s, []byte(stored), nil)
+		if found {
+			t.Fatal("found in an empty table")
+		}
+		tokens := []string{stored}
+		tbl.insert(at, tokenSlot{id: 1, prefix: p, suffix: s, row: -1}, tokens)
+		for _, w := range words {
+			wp, ws := tokenWords([]byte(w))
+			if _, found := tbl.find(3, wp, ws, []byte(w), tokens); found != (w == stored) {
+				t.Errorf("table holding %q: find(%q) found=%v", stored, w, found)
+			}
+		}
+	}
+}
