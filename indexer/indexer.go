@@ -613,6 +613,7 @@ func (c *committer) run(work []transcript.Work) error {
 		if err := c.apply(&res); err != nil {
 			return err
 		}
+		reads.recycle(res.Rows)
 		if c.opts.Progress != nil {
 			c.opts.Progress(i+1, len(work), c.sum.BytesRead)
 		}
@@ -641,6 +642,9 @@ type reads struct {
 	slots []chan transcript.Result
 	ahead chan struct{} // one token per file being read or waiting
 	quit  chan struct{}
+	// free holds row slices the committer is done with, for the readers
+	// to extract the next files' rows into (recycle).
+	free chan []transcript.Extracted
 }
 
 func startReads(work []transcript.Work, opts Options) *reads {
@@ -650,6 +654,7 @@ func startReads(work []transcript.Work, opts Options) *reads {
 		slots: make([]chan transcript.Result, inFlight),
 		ahead: make(chan struct{}, inFlight),
 		quit:  make(chan struct{}),
+		free:  make(chan []transcript.Extracted, inFlight),
 	}
 	for i := range r.slots {
 		r.slots[i] = make(chan transcript.Result, 1)
@@ -662,6 +667,10 @@ func startReads(work []transcript.Work, opts Options) *reads {
 			for i := range next {
 				w := work[i]
 				w.KeepSecrets = opts.NoRedact
+				select {
+				case w.Rows = <-r.free:
+				default:
+				}
 				r.slots[i%len(r.slots)] <- transcript.Read(w, opts.CurrentSession, opts.IncludeHeadless, br)
 			}
 		}()
@@ -691,6 +700,25 @@ func (r *reads) take(i int) transcript.Result {
 	res := <-r.slots[i%len(r.slots)]
 	<-r.ahead
 	return res
+}
+
+// maxRecycledRows bounds the row slices kept for reuse, so that the few
+// kept hold at most a few MB whatever the largest transcript.
+const maxRecycledRows = 4096
+
+// recycle hands a result's rows, applied, to the readers for reuse:
+// growing a fresh slice for every file was about a tenth of what a full
+// index allocated, and its strings are pointers the collector scans. The
+// rows are cleared first, so the slice keeps no text alive.
+func (r *reads) recycle(rows []transcript.Extracted) {
+	if cap(rows) == 0 || cap(rows) > maxRecycledRows {
+		return
+	}
+	clear(rows)
+	select {
+	case r.free <- rows[:0]:
+	default:
+	}
 }
 
 // stop lets the feeder end if the committer gave up early; readers finish

@@ -24,10 +24,13 @@ type termsPipeline struct {
 	done  func(raw []byte) // takes back a block's buffer once indexed
 	slots chan struct{}    // one token per group being built
 	stems *terms.StemCache // the word-form keys of the run's vocabularies
-	open  *termsGroup
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	err   error
+	// chunks holds the posting-entry chunks of finished segments for the
+	// next ones
+	chunks *terms.ChunkPool
+	open   *termsGroup
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
 }
 
 // termsGroup is one segment being built from blocks [first, end).
@@ -38,7 +41,7 @@ type termsGroup struct {
 }
 
 func newTermsPipeline(dir string, seq int, done func(raw []byte)) *termsPipeline {
-	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), stems: terms.NewStemCache()}
+	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), stems: terms.NewStemCache(), chunks: terms.NewChunkPool()}
 }
 
 // add takes block number block's raw TSV; blocks come in order.
@@ -70,6 +73,7 @@ func (t *termsPipeline) startGroup(first int) {
 		defer func() { <-t.slots }()
 		b := terms.NewBuilder()
 		b.UseStems(t.stems)
+		b.UseChunks(t.chunks)
 		for raw := range g.blocks {
 			addBlockRows(b, raw)
 			t.done(raw)
@@ -77,6 +81,7 @@ func (t *termsPipeline) startGroup(first int) {
 		if _, err := b.WriteFile(t.dir, t.seq, g.first, g.end); err != nil {
 			t.fail(err)
 		}
+		b.Release()
 	}()
 }
 

@@ -232,10 +232,11 @@ func buildTerms(dir string, snap *Snapshot, first, end int) ([]terms.Ref, error)
 	defer dec.Close()
 	var out []terms.Ref
 	var raw, scratch []byte
-	stems := terms.NewStemCache()
+	stems, chunks := terms.NewStemCache(), terms.NewChunkPool()
 	for first < end {
 		b := terms.NewBuilder()
 		b.UseStems(stems)
+		b.UseChunks(chunks)
 		size, at := 0, first
 		for ; at < end && (at == first || size < termsGroupBytes); at++ {
 			raw, scratch, err = snap.ReadBlock(dec, &snap.Blocks[at], raw, scratch)
@@ -246,6 +247,7 @@ func buildTerms(dir string, snap *Snapshot, first, end int) ([]terms.Ref, error)
 			size += len(raw)
 		}
 		ref, err := b.WriteFile(dir, snap.M.Seq, first, at)
+		b.Release()
 		if err != nil {
 			return out, err
 		}

@@ -32,51 +32,68 @@ func (z *Tokenizer) Each(text []byte, fn func(tok []byte, inCode bool)) {
 
 // EachSpan is Each that also gives where each token lies in text: bytes
 // [start, end).
+//
+// It finds a token's start, then folds the token's bytes in a loop of
+// its own into a buffer as long as text, written by index: a folded rune
+// is never longer than the rune (CanonicalFold picks the smallest
+// character of its orbit), so the buffer cannot overflow. This is the
+// term index's inner loop over every byte of indexed text;
+// tokenize_test.go checks it against the plain one-byte-at-a-time form.
 func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, inCode bool)) {
 	z.spans = z.spans[:0]
 	if bytes.IndexByte(text, '`') >= 0 || bytes.Contains(text, []byte("~~~")) {
 		z.spans = CodeSpans(string(text))
 	}
+	// At least 16 bytes, so that a consumer may read a token's first 16
+	// bytes as two words (store/terms.tokenWords).
+	if need := max(len(text)+utf8.UTFMax, 16); cap(z.tok) < need {
+		z.tok = make([]byte, need)
+	}
+	buf := z.tok[:cap(z.tok)]
 	span := 0
-	start := -1
-	z.tok = z.tok[:0]
-	emit := func(end int) {
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			if asciiFold[c] == 0 {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRune(text[i:]); !IsWordRune(r) {
+			i += size
+			continue
+		}
+		start := i
+		var k int
+		k, i = foldWord(buf, text, i)
 		for span < len(z.spans) && z.spans[span].End <= start {
 			span++
 		}
-		inCode := span < len(z.spans) && z.spans[span].Start <= start
-		fn(z.tok, start, end, inCode)
-		z.tok = z.tok[:0]
-		start = -1
+		fn(buf[:k], start, i, span < len(z.spans) && z.spans[span].Start <= start)
 	}
-	for i := 0; i < len(text); {
+}
+
+// foldWord folds the run of word characters of text starting at i into
+// buf, and returns the folded length and the end of the run.
+func foldWord(buf, text []byte, i int) (k, end int) {
+	for i < len(text) {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			if f := asciiFold[c]; f != 0 {
-				if start < 0 {
-					start = i
-				}
-				z.tok = append(z.tok, f)
-			} else if start >= 0 {
-				emit(i)
+			f := asciiFold[c]
+			if f == 0 {
+				break
 			}
+			buf[k] = f
+			k++
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(text[i:])
-		if IsWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			z.tok = utf8.AppendRune(z.tok, CanonicalFold(r))
-		} else if start >= 0 {
-			emit(i)
+		if !IsWordRune(r) {
+			break
 		}
+		k += utf8.EncodeRune(buf[k:], CanonicalFold(r))
 		i += size
 	}
-	if start >= 0 {
-		emit(len(text))
-	}
+	return k, i
 }
 
 // EachToken calls fn with every token of text, folded, as Tokenizer.Each

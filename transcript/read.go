@@ -20,6 +20,9 @@ type Work struct {
 	// KeepSecrets keeps secrets in the rows (recall index --no-redact);
 	// by default they are redacted (redact.go).
 	KeepSecrets bool
+	// Rows, if not nil, is a slice of a result the caller is done with:
+	// the rows are appended to it instead of a new one (Result.Rows).
+	Rows []Extracted
 }
 
 // Result is what reading one transcript produced.
@@ -92,6 +95,7 @@ const ReadBufferSize = 1 << 20
 func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result {
 	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines,
 		Session: w.State.Session, Project: w.State.Project}
+	res.Work.Rows = nil // they are res.Rows now
 	if w.T.Session != "" && w.T.Session == current {
 		res.Current = true
 		return res
@@ -113,7 +117,7 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 		return res
 	}
 	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session,
-		agent: w.T.Agent, project: res.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets}
+		agent: w.T.Agent, project: res.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets, rows: w.Rows[:0]}
 	br.Reset(f)
 	if w.State.Offset == 0 && looksBinary(br) {
 		res.Binary = true

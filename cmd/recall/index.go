@@ -21,7 +21,7 @@ type indexCmd struct {
 }
 
 func (c *indexCmd) Run(g *Globals) error {
-	limitIndexerMemory()
+	limitIndexRunMemory()
 	cfg, err := g.config()
 	if err != nil {
 		return err

@@ -906,3 +906,23 @@ func TestReleasedPagesReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTokenPrefixReadsOneWord checks the masked one-word read of a short
+// token against the byte-by-byte prefix, with garbage past the token in
+// its buffer (as the tokenizer's reused buffer holds).
+func TestTokenPrefixReadsOneWord(t *testing.T) {
+	buf := []byte("ABCDEFGHIJKLMNOP")
+	for n := 0; n <= len(buf); n++ {
+		var want uint64
+		for i, c := range buf[:min(n, 8)] {
+			want |= uint64(c) << (8 * i)
+		}
+		if got := tokenPrefix(buf[:n]); got != want {
+			t.Errorf("tokenPrefix(%q) = %#x, want %#x", buf[:n], got, want)
+		}
+		short := append([]byte(nil), buf[:n]...) // cap may be under 8
+		if got := tokenPrefix(short[:n:n]); got != want {
+			t.Errorf("tokenPrefix(%q) without spare capacity = %#x, want %#x", buf[:n], got, want)
+		}
+	}
+}

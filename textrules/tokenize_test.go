@@ -1,0 +1,107 @@
+package textrules
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"unicode/utf8"
+)
+
+// referenceEachSpan is the tokenizer as first written, one byte or rune
+// at a time with an append per byte: the definition EachSpan's faster
+// loop must match.
+func referenceEachSpan(text []byte, fn func(tok []byte, start, end int, inCode bool)) {
+	var spans []Span
+	if bytes.IndexByte(text, '`') >= 0 || bytes.Contains(text, []byte("~~~")) {
+		spans = CodeSpans(string(text))
+	}
+	span, start := 0, -1
+	var tok []byte
+	emit := func(end int) {
+		for span < len(spans) && spans[span].End <= start {
+			span++
+		}
+		fn(tok, start, end, span < len(spans) && spans[span].Start <= start)
+		tok, start = tok[:0], -1
+	}
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(text[i:])
+		}
+		if IsWordRune(r) {
+			if start < 0 {
+				start = i
+			}
+			tok = utf8.AppendRune(tok, CanonicalFold(r))
+		} else if start >= 0 {
+			emit(i)
+		}
+		i += size
+	}
+	if start >= 0 {
+		emit(len(text))
+	}
+}
+
+// spansOf lists what a tokenizer gives for text, one line per token.
+func spansOf(each func([]byte, func([]byte, int, int, bool)), text []byte) []string {
+	var out []string
+	each(text, func(tok []byte, start, end int, inCode bool) {
+		out = append(out, fmt.Sprintf("%q %d %d %v", tok, start, end, inCode))
+	})
+	return out
+}
+
+func checkSameTokens(t *testing.T, z *Tokenizer, text []byte) {
+	t.Helper()
+	got := spansOf(z.EachSpan, text)
+	want := spansOf(referenceEachSpan, text)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("EachSpan(%q):\n got %v\nwant %v", text, got, want)
+	}
+}
+
+func TestEachSpanMatchesReference(t *testing.T) {
+	var z Tokenizer // reused across texts, as the builder does
+	for _, text := range []string{
+		"",
+		"a",
+		"  Hello, World!  ",
+		"fix `go test ./...` now",
+		"```go\nfunc main() {}\n```\nafter",
+		"~~~\ncode\n~~~ text",
+		"češtiny ΣΊΣΥΦΟΣ ſtraße Kelvin \u212a and İstanbul",
+		"snake_case_word 12345 x1y2",
+		"invalid \xff\xfe utf8 \xe2\x82 cut",
+		"日本語のテキスト、句読点。",
+		"emoji 🙂 between words",
+		"trailing word",
+	} {
+		checkSameTokens(t, &z, []byte(text))
+	}
+}
+
+// TestFoldNeverLonger is what lets EachSpan write folded tokens into a
+// buffer the size of the text: no word character folds to a longer
+// encoding.
+func TestFoldNeverLonger(t *testing.T) {
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) || !IsWordRune(r) {
+			continue
+		}
+		if f := CanonicalFold(r); utf8.RuneLen(f) > utf8.RuneLen(r) {
+			t.Fatalf("CanonicalFold(%U) = %U is longer in UTF-8", r, f)
+		}
+	}
+}
+
+func FuzzEachSpan(f *testing.F) {
+	for _, s := range []string{"Hello, World", "a `b` c", "ſ\u212a ÅÆ", "\xff\xfe", "x~~~y\n~~~"} {
+		f.Add([]byte(s))
+	}
+	var z Tokenizer
+	f.Fuzz(func(t *testing.T, text []byte) {
+		checkSameTokens(t, &z, text)
+	})
+}

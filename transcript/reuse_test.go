@@ -1,0 +1,45 @@
+package transcript
+
+import (
+	"bufio"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/recall-dev/recall/store"
+)
+
+// TestReadIntoReusedRows reads the test transcripts into fresh slices and
+// into a slice a previous result left full of other rows (as the indexer
+// hands back what the committer is done with): the rows are the same,
+// and the reused slice's backing array is the one written.
+func TestReadIntoReusedRows(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/transcripts/projects/*/*.jsonl")
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("test transcripts: %v %v", paths, err)
+	}
+	br := bufio.NewReaderSize(nil, ReadBufferSize)
+	read := func(path string, rows []Extracted) Result {
+		return Read(Work{T: Transcript{Path: path, Kind: store.KindMain}, Rows: rows}, "", true, br)
+	}
+	var junk []Extracted
+	for range 50 {
+		junk = append(junk, Extracted{Row: store.Row{Session: "junk", Text: "left over", Line: 99}, Key: 7})
+	}
+	for _, path := range paths {
+		fresh := read(path, nil)
+		reused := read(path, junk)
+		if fresh.Err != nil || len(fresh.Rows) == 0 {
+			t.Fatalf("%s: %d rows, %v", path, len(fresh.Rows), fresh.Err)
+		}
+		if !reflect.DeepEqual(fresh.Rows, reused.Rows) {
+			t.Fatalf("%s: rows read into a reused slice differ from a fresh read", path)
+		}
+		if len(reused.Rows) <= cap(junk) && &reused.Rows[0] != &junk[:1][0] {
+			t.Errorf("%s: the reused slice was not written into", path)
+		}
+		if reused.Work.Rows != nil {
+			t.Errorf("%s: the result's Work still holds the reused slice", path)
+		}
+	}
+}
