@@ -36,3 +36,16 @@ func release(data []byte, off, end uint64) {
 	}
 	_ = unix.Madvise(data[start:end], unix.MADV_DONTNEED)
 }
+
+// mapSmall asks the kernel not to map data's page cache in huge pages.
+// A segment written a moment ago sits in the page cache in large folios,
+// and a search that touches a few of its pages then had whole huge pages
+// of it in its resident set: right after a full index of the 1 GB
+// benchmark corpus the question peaked at 50.7 MB against 39.3 MB with
+// this advice (37.0 MB over a copy of the same index, whose page cache
+// was written in small pieces), at the same speed (hyperfine, 15 runs:
+// 90.1 against 91.8 ms). Errors are ignored: without the advice the
+// search is as correct, only larger.
+func mapSmall(data []byte) {
+	_ = unix.Madvise(data, unix.MADV_NOHUGEPAGE)
+}

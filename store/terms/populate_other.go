@@ -9,3 +9,6 @@ func populate(data []byte, off, end uint64) {}
 // release does nothing here: the pages stay mapped until the segment is
 // closed.
 func release(data []byte, off, end uint64) {}
+
+// mapSmall does nothing here.
+func mapSmall(data []byte) {}

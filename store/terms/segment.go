@@ -73,6 +73,7 @@ func Open(dir string, ref Ref) (*Segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
+	mapSmall(data)
 	s, err := newSegment(ref, data)
 	if err != nil {
 		_ = unix.Munmap(data)
