@@ -17,11 +17,14 @@ type Span struct{ Start, End int }
 //
 // The term index records with it which token occurrences are code, so
 // that a score computed from the index equals one computed from the text.
-func CodeSpans(text string) []Span {
+func CodeSpans(text string) []Span { return AppendCodeSpans(nil, text) }
+
+// AppendCodeSpans appends the spans CodeSpans returns to spans: a caller
+// over many texts reuses one slice. It keeps nothing of text but offsets.
+func AppendCodeSpans(spans []Span, text string) []Span {
 	if strings.IndexByte(text, '`') < 0 && !strings.Contains(text, "~~~") {
-		return nil // most prose: skip the line walk
+		return spans // most prose: skip the line walk
 	}
-	var spans []Span
 	fence := ""  // the fence that opened the current block, "" outside one
 	fenceAt := 0 // where that block started
 	for lineStart := 0; lineStart < len(text); {
