@@ -130,13 +130,13 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 		anyTokens = dropStopWords(stripPunctuation(anyTokens))
 	}
 	if q.Any, err = compileTokens(anyTokens, opt, channelsFor(opt)); err != nil {
-		return nil, err
+		return nil, withSpaceHint(err, opt, positional, require, exclude)
 	}
 	if q.Require, err = compileTokens(requireTokens, opt, false); err != nil {
-		return nil, err
+		return nil, withSpaceHint(err, opt, positional, require, exclude)
 	}
 	if q.Exclude, err = compileTokens(excludeTokens, opt, false); err != nil {
-		return nil, err
+		return nil, withSpaceHint(err, opt, positional, require, exclude)
 	}
 	if q.Any, err = withoutChannelsIfRequired(q.Any, q.Require, opt); err != nil {
 		return nil, err
@@ -163,6 +163,23 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 	}
 	q.anyMask, q.reqMask = termMask(q.positive, q.Any), termMask(q.positive, q.Require)
 	return q, nil
+}
+
+// withSpaceHint adds to the error of a --regex query whose arguments hold
+// white space why a pattern may have been cut there: `race[ ]condition`
+// reads as the patterns `race[` and `]condition`.
+func withSpaceHint(err error, opt MatchOptions, args ...[]string) error {
+	if !opt.Regex {
+		return err
+	}
+	for _, list := range args {
+		for _, arg := range list {
+			if strings.IndexFunc(arg, unicode.IsSpace) >= 0 {
+				return fmt.Errorf(`%w (with --regex each space-separated word is a pattern of its own: write a space inside one as \x20 or \s)`, err)
+			}
+		}
+	}
+	return err
 }
 
 // tokenizeArgs splits every argument into tokens. With --regex only

@@ -94,6 +94,30 @@ func TestParseQueryErrors(t *testing.T) {
 	}
 }
 
+// TestRegexErrorSaysWhereSpacesCut checks that a --regex error names the
+// split at white space when an argument held some (`race[ ]condition`
+// is the patterns `race[` and `]condition`), and only then.
+func TestRegexErrorSaysWhereSpacesCut(t *testing.T) {
+	regex := MatchOptions{Regex: true}
+	for _, tt := range []struct {
+		positional, exclude []string
+		hint                bool
+	}{
+		{[]string{"race[ ]condition"}, nil, true},
+		{[]string{"ok"}, []string{"a (b"}, true},
+		{[]string{"a(b"}, nil, false},
+		{[]string{"a(b", "c"}, nil, false},
+	} {
+		_, err := ParseQuery(tt.positional, nil, tt.exclude, regex)
+		if err == nil {
+			t.Fatalf("%q -x %q: no error", tt.positional, tt.exclude)
+		}
+		if got := strings.Contains(err.Error(), `\x20`); got != tt.hint {
+			t.Errorf("%q -x %q: %v; hint %v, want %v", tt.positional, tt.exclude, err, got, tt.hint)
+		}
+	}
+}
+
 // manyWords returns n distinct words prefix00z … none of which contains
 // another.
 func manyWords(prefix string, n int) string {
