@@ -691,8 +691,10 @@ func startReads(work []planned, opts Options) *reads {
 	for range workers {
 		go func() {
 			br := bufio.NewReaderSize(nil, transcript.ReadBufferSize)
+			tail := make([]byte, transcript.TailBytes)
 			for i := range next {
 				w := work[i].work(opts.NoRedact)
+				w.Tail = tail
 				select {
 				case w.Rows = <-r.free:
 				default:
