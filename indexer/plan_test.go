@@ -60,3 +60,32 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestPlanHandsOutStateAsPlanned: a reader copies the state to continue
+// from out of the manifest entry when it starts on a file. A path found
+// twice (overlapping sources) is read twice; the committer moves the
+// entry after the first read, so the second must still start from the
+// state as planned, as a Work built at plan time did.
+func TestPlanHandsOutStateAsPlanned(t *testing.T) {
+	const root = "/src"
+	path := root + "/p/a.jsonl"
+	m := store.NewManifest()
+	m.Files[path] = &store.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Lines: 3, Kind: store.KindMain, Verdict: store.VerdictIndexed}
+	grown := transcript.Transcript{Path: path, Kind: store.KindMain, Session: "s", Stat: transcript.FileStat{Dev: 1, Ino: 10, Size: 150, MtimeNs: 6}}
+	d := discovery{found: []transcript.Transcript{grown, grown}, isGone: func(string, bool) bool { return false }}
+	var sum Summary
+	work, _ := plan(m, d, []string{root}, &sum)
+	if len(work) != 2 {
+		t.Fatalf("%d files planned, want 2", len(work))
+	}
+	m.Files[path].Offset, m.Files[path].Lines = 150, 5 // the first read committed
+	for i, keep := range []bool{false, true} {
+		w := work[i].work(keep)
+		if w.T != grown || w.KeepSecrets != keep {
+			t.Fatalf("file %d: transcript %+v, keep secrets %v; want %+v, %v", i, w.T, w.KeepSecrets, grown, keep)
+		}
+		if i == 1 && (w.State.Offset != 100 || w.State.Lines != 3) {
+			t.Fatalf("second read of %s starts at offset %d, line %d; want the state as planned, 100 and 3", path, w.State.Offset, w.State.Lines)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func (m *Manifest) applyRecord(payload []byte, files bool) error {
 		}
 		m.Files[st.Path] = st
 		if m.base != nil {
-			m.base[st.Path] = *st
+			m.base[st.Path] = m.committedOf(st)
 		}
 	}
 	return nil
@@ -243,7 +243,7 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 	changed := 0
 	for _, path := range sortedKeys(m.Files) {
 		st := m.Files[path]
-		if was, ok := m.base[path]; ok && was == *st {
+		if was, ok := m.base[path]; ok && was == m.committedOf(st) {
 			continue
 		}
 		payload = st.appendLine(payload)
@@ -281,8 +281,9 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 	m.journalEnd += int64(len(rec))
 	m.journalTorn = false
 	for path, st := range m.Files {
-		if was, ok := m.base[path]; !ok || was != *st {
-			m.base[path] = *st
+		now := m.committedOf(st)
+		if was, ok := m.base[path]; !ok || was != now {
+			m.base[path] = now
 		}
 	}
 	return nil
@@ -336,9 +337,9 @@ func (m *Manifest) checkpoint(dir string) error {
 		m.base, m.journalEnd = nil, 0
 		return nil
 	}
-	m.base = make(map[string]FileState, len(m.Files))
+	m.base = make(map[string]committedState, len(m.Files))
 	for path, st := range m.Files {
-		m.base[path] = *st
+		m.base[path] = m.committedOf(st)
 	}
 	m.journalEnd, m.journalTorn = journalHeaderSize, false
 	return nil
@@ -478,7 +479,7 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: %w: %w; `recall index` recovers it from the data files", path, ErrManifestDamaged, err)
 	}
 	m.files = &lazyFiles{path: path, epoch: m.Epoch, chunks: table.chunks, read: map[int][]byte{}}
-	m.base = map[string]FileState{}
+	m.base = map[string]committedState{}
 	if err := m.applyJournal(dir, true); err != nil {
 		return nil, err
 	}
@@ -535,9 +536,9 @@ func openWhole(dir, path string) (*Manifest, error) {
 	if err != nil {
 		return nil, readErr(path, err)
 	}
-	m.base = make(map[string]FileState, len(m.Files))
+	m.base = make(map[string]committedState, len(m.Files))
 	for p, st := range m.Files {
-		m.base[p] = *st
+		m.base[p] = m.committedOf(st)
 	}
 	if err := m.applyJournal(dir, true); err != nil {
 		return nil, err
@@ -750,7 +751,7 @@ func (m *Manifest) File(path string) *FileState {
 	}
 	m.Files[path] = st
 	if m.base != nil {
-		m.base[path] = *st
+		m.base[path] = m.committedOf(st)
 	}
 	return st
 }
@@ -789,7 +790,7 @@ func (m *Manifest) LoadUnder(prefix string) map[string]*FileState {
 		}
 		m.Files[st.Path] = st
 		if m.base != nil {
-			m.base[st.Path] = *st
+			m.base[st.Path] = m.committedOf(st)
 		}
 	}
 	return m.Files
@@ -827,7 +828,7 @@ func (m *Manifest) loadAll() {
 		}
 		m.Files[path] = st
 		if m.base != nil {
-			m.base[path] = *st
+			m.base[path] = m.committedOf(st)
 		}
 	}
 	m.files = nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -104,9 +105,12 @@ type Manifest struct {
 	// files reads file lines of the checkpoint on demand (OpenManifest);
 	// nil once every line is in Files.
 	files *lazyFiles
-	// base is each file's state as last committed, for the journal to
-	// write only what changed; nil: the next commit is a checkpoint.
-	base map[string]FileState
+	// base is each file's state as last committed (committedOf), for
+	// the journal to write only what changed; nil: the next commit is a
+	// checkpoint.
+	base map[string]committedState
+	// baseSeed seeds the hash of the strings in base (committedOf).
+	baseSeed maphash.Seed
 	// lineLayout is the layout of the file lines read: the data format
 	// up to v2, the v2 layout in every v3 checkpoint and journal.
 	lineLayout int

@@ -43,3 +43,38 @@ func TestReadIntoReusedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestReadWithLentTailBuffer: a read that fingerprints the consumed end
+// into a buffer the caller lends gets the fingerprints a read into a new
+// buffer gets, both the one it takes at the end and the check of a stored
+// one when continuing (a rewritten file is still told apart), and its
+// result does not keep the buffer.
+func TestReadWithLentTailBuffer(t *testing.T) {
+	paths, err := filepath.Glob("../testdata/transcripts/projects/*/*.jsonl")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("test transcripts: %v %v", paths, err)
+	}
+	br := bufio.NewReaderSize(nil, ReadBufferSize)
+	for _, path := range paths {
+		for _, lent := range [][]byte{nil, make([]byte, 10), make([]byte, TailBytes), make([]byte, 1, TailBytes+100)} {
+			w := Work{T: Transcript{Path: path, Kind: store.KindMain}, Tail: lent}
+			fresh := Read(Work{T: w.T}, "", true, br)
+			got := Read(w, "", true, br)
+			if got.Tail != fresh.Tail || got.Tail.Len == 0 {
+				t.Fatalf("%s, buffer of %d: tail %+v, want %+v", path, cap(lent), got.Tail, fresh.Tail)
+			}
+			if got.Work.Tail != nil {
+				t.Fatalf("%s: the result's Work still holds the lent buffer", path)
+			}
+			cont := w
+			cont.State = store.FileState{Offset: fresh.Offset, Lines: fresh.Lines, Tail: fresh.Tail}
+			if again := Read(cont, "", true, br); again.Rewritten || again.Err != nil {
+				t.Fatalf("%s, buffer of %d: an unchanged file read on reads as rewritten (%v)", path, cap(lent), again.Err)
+			}
+			cont.State.Tail.CRC++
+			if again := Read(cont, "", true, br); !again.Rewritten {
+				t.Fatalf("%s, buffer of %d: a tail that no longer matches was not taken for a rewrite", path, cap(lent))
+			}
+		}
+	}
+}
