@@ -91,7 +91,7 @@ func (t *Term) IndexMatch(text []byte) bool {
 // literalShape is the shape of a word or phrase: its pieces between
 // wildcards, cut into runs at every non-word character.
 func literalShape(text string, wildcards bool, opt MatchOptions) Shape {
-	if text != "" && !opt.CaseSensitive && !(wildcards && strings.ContainsRune(text, '_')) && onlyWordRunes(text) {
+	if text != "" && !opt.CaseSensitive && !(wildcards && strings.ContainsRune(text, '_')) && onlyWordOrbits(text) {
 		// A plain word: one run, the whole token with --word. Its runes
 		// are folded as the tokenizer folds them, orbit or not.
 		run := wordRuns(text)[0]
@@ -99,6 +99,19 @@ func literalShape(text string, wildcards bool, opt MatchOptions) Shape {
 		return Shape{Alts: [][]string{{run}}, Pieces: [][]Piece{{piece}}, Exact: true, Whole: opt.Word, Anchored: true}
 	}
 	return literalWalk(text, wildcards, opt).shape(opt.Word)
+}
+
+// onlyWordOrbits reports whether every rune of s, and every rune of its
+// case orbit, is a word character: then a case-insensitive match of s
+// lies inside a token, as an Exact shape says. Not so for ι: its orbit
+// holds U+0345, a combining mark no token holds, which the word matches.
+func onlyWordOrbits(s string) bool {
+	for _, r := range s {
+		if canWord, canNonWord := runeKinds(r, true); !canWord || canNonWord {
+			return false
+		}
+	}
+	return true
 }
 
 func onlyWordRunes(s string) bool {

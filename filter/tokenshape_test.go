@@ -41,8 +41,8 @@ func indexView(s Shape, text []byte) (counted bool, bound int) {
 func checkShape(t *testing.T, term *Term, text string) {
 	t.Helper()
 	s := term.Shape()
-	if s.Alts == nil || s.Exact {
-		return
+	if s.Alts == nil || s.Forms != nil {
+		return // no lookup; or channels, which the index counts beside the pieces
 	}
 	counted, bound := indexView(s, []byte(text))
 	if got := term.IndexMatch([]byte(text)); got != counted {
@@ -134,7 +134,7 @@ var shapeTexts = []string{
 	"race condition", "racecondition", "race-conditions", "a race, condition", "embrace conditions",
 	"garbage collector", "garbage collectors ran", "garbagecollector", "the garbage and the collector",
 	"mu.Lock() twice", "mu.Lockx()", "colour color colr", "x y", "x\t\ty", "xy",
-	"ίι foo", "ι\u0345foo", "\u0345 foo", "dead\xfflock", "dead\u00e9lock", "dead\u212alock", "dead·lock",
+	"ίι foo", "ι\u0345foo", "\u0345 foo", "\u0345", "dead\xfflock", "dead\u00e9lock", "dead\u212alock", "dead·lock",
 	"deaddeadlocklock", "dead lock dead lock dead-lock", "rate-limiter rate limiter ratelimiter",
 }
 
