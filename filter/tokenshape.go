@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
 )
@@ -101,13 +102,20 @@ const (
 
 // walkAlt is one alternative being built by a shape walk.
 type walkAlt struct {
-	pieces   []Piece
+	pieces []Piece
+	// open is the last run while word characters extend it (g is
+	// glueRun): appending to the run's string instead made a long word
+	// quadratic (a 120 KB case-sensitive phrase took seconds). flush
+	// writes it into the run before anything else reads the pieces.
+	open     []byte
 	g        glue
 	consumed bool // a character may come before the first run: matches need not start in its token
 	anchored bool
 }
 
 func (a walkAlt) clone() walkAlt {
+	a.flush()
+	a.open = slices.Clone(a.open)
 	a.pieces = slices.Clone(a.pieces)
 	if n := len(a.pieces); n > 0 {
 		a.pieces[n-1].Runs = slices.Clone(a.pieces[n-1].Runs)
@@ -119,23 +127,33 @@ func (a walkAlt) clone() walkAlt {
 func (a *walkAlt) word(folded rune) {
 	switch a.g {
 	case glueRun:
-		last := &a.pieces[len(a.pieces)-1]
-		last.Runs[len(last.Runs)-1] += string(folded)
+		a.open = utf8.AppendRune(a.open, folded)
 	case glueToken:
 		last := &a.pieces[len(a.pieces)-1]
 		last.Runs = append(last.Runs, string(folded))
+		a.open = utf8.AppendRune(a.open[:0], folded)
 	default:
 		if len(a.pieces) == 0 {
 			a.anchored = !a.consumed
 		}
 		a.pieces = append(a.pieces, Piece{Runs: []string{string(folded)}, Start: a.g == glueBreak})
+		a.open = utf8.AppendRune(a.open[:0], folded)
 	}
 	a.g, a.consumed = glueRun, true
+}
+
+// flush writes the run being extended (open) into its piece.
+func (a *walkAlt) flush() {
+	if a.g == glueRun && len(a.pieces) > 0 {
+		last := &a.pieces[len(a.pieces)-1]
+		last.Runs[len(last.Runs)-1] = string(a.open)
+	}
 }
 
 // nonWord adds a non-word character: it ends the last run's token if it
 // follows that run.
 func (a *walkAlt) nonWord() {
+	a.flush()
 	if a.g == glueRun {
 		a.pieces[len(a.pieces)-1].End = true
 	}
@@ -143,10 +161,14 @@ func (a *walkAlt) nonWord() {
 }
 
 // unknown adds any characters, perhaps none.
-func (a *walkAlt) unknown() { a.g, a.consumed = glueNone, true }
+func (a *walkAlt) unknown() {
+	a.flush()
+	a.g, a.consumed = glueNone, true
+}
 
 // wordChars adds word characters of unknown number and identity.
 func (a *walkAlt) wordChars() {
+	a.flush()
 	if a.g == glueRun || a.g == glueToken {
 		a.g = glueToken
 	} else {
@@ -312,6 +334,7 @@ func (w *shapeWalk) alternate(subs []*syntax.Regexp) {
 func (w *shapeWalk) shape(word bool) Shape {
 	s := Shape{Anchored: true}
 	for _, a := range w.alts {
+		a.flush()
 		if len(a.pieces) == 0 {
 			return Shape{}
 		}
