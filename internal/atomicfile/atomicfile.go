@@ -31,7 +31,7 @@ func Write(path string, data []byte, perm os.FileMode, prepare func(*os.File) er
 			return err
 		}
 	}
-	if _, err = tmp.Write(data); err != nil {
+	if err = writeInPieces(tmp, data); err != nil {
 		return fmt.Errorf("write %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Sync(); err != nil {
@@ -44,6 +44,29 @@ func Write(path string, data []byte, perm os.FileMode, prepare func(*os.File) er
 		return fmt.Errorf("rename %s to %s: %w", tmp.Name(), path, err)
 	}
 	return SyncDir(dir)
+}
+
+// pieceBytes is the most writeInPieces hands the kernel at once.
+const pieceBytes = 64 << 10
+
+// writeInPieces writes data in writes of at most pieceBytes. Linux sizes
+// the page cache's folios by the writes that fill them: a file written in
+// one 6 MB write is cached in folios of up to 2 MB, and a reader that maps
+// it (term segments) gets a whole folio in its resident set at each page
+// fault, even with MADV_NOHUGEPAGE. A search over a freshly built 4 GB
+// index touched a few pages per folio and peaked at 74–80 MB against
+// 29 MB over a copy of the same files; written in 64 KiB pieces, the
+// folios are no larger than the 64 KiB the kernel maps around a fault
+// anyway.
+func writeInPieces(f *os.File, data []byte) error {
+	for len(data) > 0 {
+		n := min(len(data), pieceBytes)
+		if _, err := f.Write(data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
 }
 
 // SyncDir makes a rename or a file creation in dir durable.

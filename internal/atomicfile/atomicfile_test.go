@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -39,5 +40,28 @@ func TestWriteFailureKeepsOldFile(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if string(got) != "old" || len(entries) != 1 {
 		t.Fatalf("old file changed (%q) or temp left (%d entries)", got, len(entries))
+	}
+}
+
+// TestWriteInPiecesKeepsEveryByte writes sizes around the piece size: the
+// file must hold exactly the data, whatever the number of writes.
+func TestWriteInPiecesKeepsEveryByte(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, pieceBytes - 1, pieceBytes, pieceBytes + 1, 3*pieceBytes + 17} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + i/pieceBytes)
+		}
+		path := filepath.Join(dir, "f")
+		if err := Write(path, data, 0o600, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("size %d: file holds %d bytes, not the data written", size, len(got))
+		}
 	}
 }
