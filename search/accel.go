@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -64,19 +65,29 @@ type segResult struct {
 // positive term has runs to look up, and the request ranks a limited
 // number of sessions at message scope.
 func accelerable(q *filter.Query, req *Request) bool {
-	if req.Limit <= 0 || req.Scope == ScopeSession {
-		return false
+	return unservedReason(q, req) == ""
+}
+
+// unservedReason says why the term index cannot answer q ("" when it
+// can), for -v: such a search reads every row by design, and a user
+// wondering why it is slower deserves the reason.
+func unservedReason(q *filter.Query, req *Request) string {
+	switch {
+	case req.Limit <= 0:
+		return "every session was asked for (-n 0), so none can be ruled out"
+	case req.Scope == ScopeSession:
+		return "--scope session applies --require and --exclude to whole sessions, which the term index does not bound"
 	}
 	positive := q.Positive()
 	if len(positive) == 0 {
-		return false
+		return "the query has no word to look up, only --exclude"
 	}
 	for _, t := range positive {
 		if t.Shape().Alts == nil {
-			return false
+			return fmt.Sprintf("%s holds no fixed letters or digits the term index could look up", t)
 		}
 	}
-	return true
+	return ""
 }
 
 // candidatesOf runs the postings of every segment, on all cores.

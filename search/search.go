@@ -41,6 +41,10 @@ type Stats struct {
 	// Fallback says why a search the term index could have answered read
 	// the rows instead ("" when it did not): -v prints it.
 	Fallback string
+	// Unserved says why the term index cannot answer this query at all
+	// ("" when it can, or when the search was asked to read every row):
+	// -v prints it.
+	Unserved string
 }
 
 // Run searches the snapshot. Damage it meets is worked around and listed
@@ -64,8 +68,9 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
-	fallback := ""
+	fallback, unserved := "", ""
 	if !req.FullScan {
+		unserved = unservedReason(q, &req)
 		res, why, err := runAccelerated(snap, q, &req)
 		if res != nil || err != nil {
 			return res, err
@@ -78,7 +83,7 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 		return nil, err
 	}
 	matches := selectMatches(q, &req, found)
-	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows, Fallback: fallback,
+	stats := Stats{Blocks: len(snap.Blocks), BlocksRead: found.blocksRead, RowsScanned: found.rowsScanned, BadRows: found.badRows, Fallback: fallback, Unserved: unserved,
 		Damaged: found.damaged, DamageExample: found.damageExample}
 	if req.Cutoff {
 		events, err := snap.Events()

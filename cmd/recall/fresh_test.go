@@ -29,3 +29,29 @@ func TestIndexSaysWhyItSweeps(t *testing.T) {
 		t.Errorf("a search after a sweep swept again: %q", search.stderr)
 	}
 }
+
+// TestVerboseSaysWhyASearchReadsEveryRow: a query the term index cannot
+// serve by design reads every row, and -v says which part of it is why;
+// one it serves says it was ranked from the term index.
+func TestVerboseSaysWhyASearchReadsEveryRow(t *testing.T) {
+	idx := t.TempDir()
+	src, _ := filepath.Abs(fixtures)
+	common := []string{"--source", src, "--index-dir", idx}
+	if r := runCLI(t, append([]string{"index"}, common...)...); r.code != 0 {
+		t.Fatalf("index: code %d, stderr %q", r.code, r.stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", `\d+`}, `/\d+/ holds no fixed letters or digits`},
+		{[]string{"-n", "0", "jwt"}, "every session was asked for (-n 0)"},
+		{[]string{"--scope", "session", "jwt", "--require", "auth"}, "--scope session applies --require and --exclude"},
+		{[]string{"jwt"}, "ranked from the term index"},
+	} {
+		r := runCLI(t, append(append([]string{"-v", "--no-update"}, tc.args...), common...)...)
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: stderr %q, want it to say %q", tc.args, r.stderr, tc.want)
+		}
+	}
+}

@@ -117,6 +117,9 @@ func (c *searchCmd) Run(g *Globals) error {
 			// once, since the search is slower until it is rebuilt.
 			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", st.Fallback)
 		}
+		if st.Unserved != "" {
+			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", search.SafeText(st.Unserved))
+		}
 	}
 	if err := search.Write(g.env.stdout, res, out); err != nil {
 		return fmt.Errorf("write results: %w", err)
