@@ -54,7 +54,7 @@ func writeMachine(b *strings.Builder, m machine) {
 func writeMethod(b *strings.Builder, repeat int, rssFloor int64) {
 	fmt.Fprintf(b, `## Method
 
-- Every time is the wall-clock time of a whole process, start to exit: the median of %d timed runs after one untimed warm-up run, with min–max in brackets.
+- Every time is the wall-clock time of a whole process, start to exit: the median of %d timed runs after one untimed warm-up run (%d for the freshness measurements, which last milliseconds), with min–max in brackets.
 - "recall ÷ baseline" is the ratio of the medians; below 1 recall is faster.
 - Full index: `+"`recall index`"+` into an empty index directory, against one raw `+"`rg`"+` pass over the same transcripts (the least any indexer has to do: read every byte once).
 - Freshness (no watcher running): the corpus is first dated a day back (a real tree is mostly quiet; a transcript's mtime is its last write) and indexed once with `+"`recall index --sweep`"+`. Incremental index: %d records appended to one transcript before each run, with the history.jsonl line Claude Code writes for a prompt typed in that session (a resumed session). No-change index: nothing appended. Both are the plain `+"`recall index`"+` (the quick check, see docs/performance.md), against `+"`find ROOT -name '*.jsonl' -newer REF`"+` over the same tree. "Search with freshness check" is the rare-word query with its index update against the same query with `+"`--no-update`"+`.
@@ -63,7 +63,7 @@ func writeMethod(b *strings.Builder, repeat int, rssFloor int64) {
 - Index size is the whole index directory against the rows TSV compressed with `+"`zstd -3`"+`.
 - The corpus is synthetic (`+"`recall-bench gen`"+`): Claude Code transcripts with prose and code sampled from the Go source tree; see the corpus line of each section.
 
-`, repeat, appendedLines, formatRSS(rssFloor))
+`, repeat, freshnessRepeat(repeat), appendedLines, formatRSS(rssFloor))
 }
 
 func writeSizeResult(b *strings.Builder, res sizeResult, seed uint64) {
