@@ -314,6 +314,20 @@ func (b *blockBuilder) take(next []byte) *pendingBlock {
 	return p
 }
 
+// ParseTimestampBytes is ParseTimestamp of string(b), without a copy of
+// b: time.Parse does not keep its value, so the conversion of a
+// timestamp's bytes stays on the stack.
+func ParseTimestampBytes(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
 // ParseTimestamp reads a transcript timestamp as Unix milliseconds.
 func ParseTimestamp(s string) (int64, bool) {
 	if s == "" {
