@@ -88,12 +88,12 @@ func IsAcknowledgement(text string) bool {
 	if ackPhrases[norm] {
 		return true
 	}
-	words := strings.Fields(norm)
-	if len(words) > maxAckWords {
-		return false
-	}
-	for _, w := range words {
-		if !ackWords[strings.Trim(w, "'")] {
+	// Too many words or one that is not an acknowledgement's: walked
+	// without a slice of the words (18 MB per 1 GB index).
+	n := 0
+	for w := range strings.FieldsSeq(norm) {
+		n++
+		if n > maxAckWords || !ackWords[strings.Trim(w, "'")] {
 			return false
 		}
 	}
