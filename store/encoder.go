@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/recall-dev/recall/store/terms"
 )
 
 // blockWindow is the zstd window: a frame holds one block of about
@@ -15,7 +17,10 @@ const blockWindow = 1 << 19
 
 // pendingBlock is a full block on its way to the rows file.
 type pendingBlock struct {
-	raw   []byte // TSV rows
+	raw []byte // TSV rows
+	// terms is the rows as the term index reads them (termRow), nil when
+	// it must read them from raw
+	terms []terms.Row
 	meta  Block  // all but Offset and Size
 	frame []byte // the compressed frame, once encoded
 	done  chan struct{}
@@ -125,9 +130,9 @@ func (e *encoder) write(p *pendingBlock) error {
 	m.BlocksBytes += int64(len(rec))
 	m.Frames++
 	m.Rows += int64(p.meta.Rows)
-	e.terms.add(e.block, p.raw)
+	e.terms.add(e.block, p.raw, p.terms)
 	e.block++
-	p.raw, p.frame = nil, nil
+	p.raw, p.frame, p.terms = nil, nil, nil
 	return nil
 }
 

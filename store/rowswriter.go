@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -253,7 +254,8 @@ func (w *RowsWriter) Close() {
 // blockBuilder accumulates one block's rows and the metadata that is
 // cheap to keep row by row.
 type blockBuilder struct {
-	buf      []byte // TSV rows
+	buf      []byte      // TSV rows
+	terms    []terms.Row // the rows as the term index reads them (termRow)
 	rows     int
 	minTime  int64
 	maxTime  int64
@@ -261,9 +263,10 @@ type blockBuilder struct {
 	sessions bloom
 }
 
-func newBlockBuilder(buf []byte) blockBuilder {
+func newBlockBuilder(next blockBuf) blockBuilder {
 	return blockBuilder{
-		buf:      buf,
+		buf:      next.raw,
+		terms:    next.terms,
 		sessions: newBloom(sessionBloomBytes),
 	}
 }
@@ -273,19 +276,30 @@ func newBlockBuilder(buf []byte) blockBuilder {
 // allocates, and the collections that go with it.
 type blockBuffers struct{ pool sync.Pool }
 
-func (p *blockBuffers) get() []byte {
-	if b, ok := p.pool.Get().(*[]byte); ok {
-		return (*b)[:0]
-	}
-	return make([]byte, 0, blockTarget+64<<10)
+// blockBuf is a block's buffers: its TSV and its rows for the term index.
+type blockBuf struct {
+	raw   []byte
+	terms []terms.Row
 }
 
-func (p *blockBuffers) put(b []byte) { p.pool.Put(&b) }
+func (p *blockBuffers) get() blockBuf {
+	if b, ok := p.pool.Get().(*blockBuf); ok {
+		return blockBuf{raw: b.raw[:0], terms: b.terms[:0]}
+	}
+	return blockBuf{raw: make([]byte, 0, blockTarget+64<<10)}
+}
+
+// put takes back a block's buffers; terms must hold no rows' texts any
+// more (cleared).
+func (p *blockBuffers) put(raw []byte, terms []terms.Row) {
+	p.pool.Put(&blockBuf{raw: raw, terms: terms})
+}
 
 func (b *blockBuilder) add(r *Row) {
 	b.buf = r.AppendTSV(b.buf)
 	b.rows++
-	if t, ok := ParseTimestamp(r.Timestamp); ok {
+	t, ok := ParseTimestamp(r.Timestamp)
+	if ok {
 		if b.minTime == 0 || t < b.minTime {
 			b.minTime = t
 		}
@@ -293,14 +307,16 @@ func (b *blockBuilder) add(r *Row) {
 			b.maxTime = t
 		}
 	}
+	b.terms = append(b.terms, termRow(r, t, ok))
 	b.types |= typeBit(r.Type)
 	b.sessions.add(hashString(r.Session))
 }
 
 // take returns the block to encode and starts an empty one in next.
-func (b *blockBuilder) take(next []byte) *pendingBlock {
+func (b *blockBuilder) take(next blockBuf) *pendingBlock {
 	p := &pendingBlock{
-		raw: b.buf,
+		raw:   b.buf,
+		terms: b.terms,
 		meta: Block{
 			RawSize:  int64(len(b.buf)),
 			Rows:     b.rows,
