@@ -86,7 +86,7 @@ func Clean(text string) (string, Reason) {
 	if IsRecallOutput(stripped) {
 		return "", RecallOutput
 	}
-	if utf8.RuneCountInString(stripped) < MinChars {
+	if fewerRunesThan(stripped, MinChars) {
 		if hadNoise {
 			return "", Noise
 		}
@@ -99,6 +99,19 @@ func Clean(text string) (string, Reason) {
 		return "", Acknowledgement
 	}
 	return stripped, Kept
+}
+
+// fewerRunesThan is utf8.RuneCountInString(s) < n without counting the
+// runes of a long text: a rune (or a byte that is not UTF-8, counted as
+// one) is one to four bytes, so len(s) bounds the count on both sides.
+func fewerRunesThan(s string, n int) bool {
+	switch {
+	case len(s) < n:
+		return true
+	case len(s) >= n*utf8.UTFMax:
+		return false
+	}
+	return utf8.RuneCountInString(s) < n
 }
 
 // stripNoiseTags removes every <tag>…</tag> element of noiseTags. An opening

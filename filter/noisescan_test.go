@@ -3,6 +3,7 @@ package filter
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // referenceStripNoiseTags and referenceContainsNoiseFragment are the
@@ -58,6 +59,17 @@ func TestNoiseFragmentsStartWithLT(t *testing.T) {
 	for _, f := range noiseFragments {
 		if !strings.HasPrefix(f, "<") {
 			t.Errorf("fragment %q does not start with '<': startsAnyAfterLT would miss it", f)
+		}
+	}
+}
+
+func TestFewerRunesThan(t *testing.T) {
+	for _, s := range []string{"", "short", "123456789", "1234567890", "ééééééééé", "éééééééééé",
+		"\xff\xff\xff\xff\xff\xff\xff\xff\xff", "😀😀😀😀😀😀😀😀😀", "😀😀😀😀😀😀😀😀😀😀", strings.Repeat("x", 39), strings.Repeat("x", 40)} {
+		for _, n := range []int{0, 1, 9, 10, 11} {
+			if got, want := fewerRunesThan(s, n), utf8.RuneCountInString(s) < n; got != want {
+				t.Errorf("fewerRunesThan(%q, %d) = %v, want %v", s, n, got, want)
+			}
 		}
 	}
 }
