@@ -27,7 +27,10 @@ type rule struct {
 	source   string
 
 	// Whole rules: gitleaks' semantics.
-	guarded     bool // some keyword has a guard (gitleaksGuard)
+	guarded bool // some keyword has a guard (gitleaksGuard)
+	// mayMatch, if set, is false for a text the expression cannot match
+	// (gitleaksMayMatch): the whole text is then not run.
+	mayMatch    func(text string) bool
 	secretGroup int
 	entropy     float64
 	allow       []gitleaksAllowlist
@@ -102,6 +105,9 @@ type span struct {
 func (r *rule) findAll(text string, occ []occurrence, global []allowlist, out []span, ranges [][2]int) ([]span, [][2]int) {
 	c := r.compiled()
 	if c.window == 0 {
+		if r.mayMatch != nil && !r.mayMatch(text) {
+			return out, ranges
+		}
 		return r.report(text, c, c.re.FindAllStringSubmatchIndex(text, -1), 0, global, out), ranges
 	}
 	ranges = windows(occ, c.window, len(text), ranges[:0])
