@@ -125,6 +125,28 @@ func appendNormalisedAck(dst []byte, text string) []byte {
 	start := len(dst)
 	space := false
 	for _, r := range text {
+		if r < utf8.RuneSelf {
+			// ASCII, most of it: what unicode.ToLower, IsLetter and
+			// IsDigit say of it, without their tables.
+			c := byte(r)
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			switch {
+			case c == '\'':
+				dst = append(dst, c)
+				space = false
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if space && len(dst) > start {
+					dst = append(dst, ' ')
+				}
+				dst = append(dst, c)
+				space = false
+			default:
+				space = true
+			}
+			continue
+		}
 		r = unicode.ToLower(r)
 		switch {
 		case r == '\'' || r == '’':
