@@ -86,7 +86,7 @@ func Clean(text string) (string, Reason) {
 	if IsRecallOutput(stripped) {
 		return "", RecallOutput
 	}
-	if utf8.RuneCountInString(stripped) < MinChars {
+	if fewerRunesThan(stripped, MinChars) {
 		if hadNoise {
 			return "", Noise
 		}
@@ -101,11 +101,26 @@ func Clean(text string) (string, Reason) {
 	return stripped, Kept
 }
 
+// fewerRunesThan is utf8.RuneCountInString(s) < n without counting the
+// runes of a long text: a rune (or a byte that is not UTF-8, counted as
+// one) is one to four bytes, so len(s) bounds the count on both sides.
+func fewerRunesThan(s string, n int) bool {
+	switch {
+	case len(s) < n:
+		return true
+	case len(s) >= n*utf8.UTFMax:
+		return false
+	}
+	return utf8.RuneCountInString(s) < n
+}
+
 // stripNoiseTags removes every <tag>…</tag> element of noiseTags. An opening
 // tag without its close removes the rest of the text, since the machine
 // text runs to the end.
 func stripNoiseTags(text string) (string, bool) {
-	if !strings.Contains(text, "<") {
+	if !startsAnyAfterLT(text, noiseTags) {
+		// No element to strip: stripping one only removes text or puts
+		// a newline after a '<', so none can appear on the way either.
 		return text, false
 	}
 	found := false
@@ -161,14 +176,36 @@ func hasNoisePrefix(text string) bool {
 	return false
 }
 
+// containsNoiseFragment reports whether text contains one of
+// noiseFragments, which all start with '<'.
 func containsNoiseFragment(text string) bool {
-	if !strings.Contains(text, "<") {
-		return false
+	return startsAnyAfterLT(text, noiseFragmentTails)
+}
+
+// noiseFragmentTails are noiseFragments without their leading '<'.
+var noiseFragmentTails = func() []string {
+	out := make([]string, len(noiseFragments))
+	for i, f := range noiseFragments {
+		out[i] = f[1:]
 	}
-	for _, f := range noiseFragments {
-		if strings.Contains(text, f) {
-			return true
+	return out
+}()
+
+// startsAnyAfterLT reports whether one of words follows a '<' in text:
+// one pass from '<' to '<' instead of a search of the whole text per word
+// (a message of code holds many a '<', and the tags and fragments were
+// searched for one by one, 27 scans of every such text).
+func startsAnyAfterLT(text string, words []string) bool {
+	for {
+		i := strings.IndexByte(text, '<')
+		if i < 0 {
+			return false
+		}
+		text = text[i+1:]
+		for _, w := range words {
+			if strings.HasPrefix(text, w) {
+				return true
+			}
 		}
 	}
-	return false
 }

@@ -27,7 +27,10 @@ type rule struct {
 	source   string
 
 	// Whole rules: gitleaks' semantics.
-	guarded     bool // some keyword has a guard (gitleaksGuard)
+	guarded bool // some keyword has a guard (gitleaksGuard)
+	// mayMatch, if set, is false for a text the expression cannot match
+	// (gitleaksMayMatch): the whole text is then not run.
+	mayMatch    func(text string) bool
 	secretGroup int
 	entropy     float64
 	allow       []gitleaksAllowlist
@@ -49,6 +52,9 @@ type compiledRule struct {
 	// window is the longest match of a whole rule that can run in windows
 	// around its keywords (windowLen), 0 if it runs over the whole text.
 	window int
+	// run is a run of characters every match of a whole rule holds
+	// (runToCheck): a window or text without it is not run.
+	run classRun
 }
 
 // occurrence is where one of a rule's keywords occurs: text[start:end].
@@ -69,6 +75,9 @@ func (r *rule) init() {
 		c := compiledRule{re: regexp.MustCompile(r.source), allow: compileAllowlists(r.allow)}
 		if !r.anchored && !r.guarded {
 			c.window = windowLen(r.source, r.keywords)
+		}
+		if !r.anchored {
+			c.run = runToCheck(r.source)
 		}
 		return c
 	})
@@ -102,10 +111,16 @@ type span struct {
 func (r *rule) findAll(text string, occ []occurrence, global []allowlist, out []span, ranges [][2]int) ([]span, [][2]int) {
 	c := r.compiled()
 	if c.window == 0 {
+		if r.mayMatch != nil && !r.mayMatch(text) || !c.run.in(text) {
+			return out, ranges
+		}
 		return r.report(text, c, c.re.FindAllStringSubmatchIndex(text, -1), 0, global, out), ranges
 	}
 	ranges = windows(occ, c.window, len(text), ranges[:0])
 	for _, w := range ranges {
+		if !c.run.in(text[w[0]:w[1]]) {
+			continue
+		}
 		out = r.report(text, c, c.re.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1), w[0], global, out)
 	}
 	return out, ranges

@@ -7,7 +7,7 @@ import (
 )
 
 func TestBlockRecordRoundTrip(t *testing.T) {
-	b := newBlockBuilder(nil)
+	b := newBlockBuilder(blockBuf{})
 	rows := []Row{
 		{Session: "s1", Project: "/p1", Type: TypeUser, Timestamp: "2026-03-01T10:00:00.000Z", Text: "How do we rotate the JWT signing key?"},
 		{Session: "s2", Project: "/p2", Type: TypeTool, Timestamp: "2026-02-01T10:00:00.000Z", Text: "Edit: /src/pricing.ts"},
@@ -35,7 +35,7 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 }
 
 func TestBlockRecordDetectsCorruption(t *testing.T) {
-	b := newBlockBuilder(nil)
+	b := newBlockBuilder(blockBuf{})
 	b.add(&Row{Session: "s", Text: "some text here"})
 	meta := finishBlock(&b, 0, 1)
 	rec := meta.appendRecord(nil)
@@ -53,7 +53,7 @@ func TestBlockRecordDetectsCorruption(t *testing.T) {
 // Indexes written before the term index carry a trigram filter in every
 // block record; it must still parse, and be ignored.
 func TestBlockRecordWithTrigramFilterParses(t *testing.T) {
-	b := newBlockBuilder(nil)
+	b := newBlockBuilder(blockBuf{})
 	b.add(&Row{Session: "s", Text: "some text here"})
 	meta := finishBlock(&b, 7, 9)
 	payload := []byte{}
@@ -76,7 +76,7 @@ func TestBlockRecordWithTrigramFilterParses(t *testing.T) {
 
 // finishBlock closes a block as the encoder does, without compressing it.
 func finishBlock(b *blockBuilder, offset, size int64) Block {
-	p := b.take(nil)
+	p := b.take(blockBuf{})
 	p.meta.Offset, p.meta.Size = offset, size
 	return p.meta
 }

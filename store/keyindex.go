@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -162,25 +161,61 @@ func (ix *keyIndex) get(key uint64) (uint32, bool, error) {
 
 func (ix *keyIndex) close() { ix.f.Close() }
 
+// keyEntry is one keys-file record: its key, generation and position.
+type keyEntry struct {
+	key uint64
+	gen uint32
+	at  int64
+}
+
+// sortKeyEntries orders entries, given in order of at, by key and, for a
+// key, by at from the last: the order of a sort by that pair, which holds
+// no two equal entries. A least-significant-digit radix sort on the key is
+// stable, so starting from the entries reversed leaves each key's in
+// order of at from the last. It takes a few passes over 385k keys at 1 GB
+// where a comparison sort took 1% of the run, at its end, alone. It
+// returns the sorted entries, in entries' array or in one as long.
+func sortKeyEntries(entries []keyEntry) []keyEntry {
+	if len(entries) < 2 {
+		return entries
+	}
+	slices.Reverse(entries)
+	tmp := make([]keyEntry, len(entries))
+	for shift := 0; shift < 64; shift += 8 {
+		var count [256]int
+		for i := range entries {
+			count[byte(entries[i].key>>shift)]++
+		}
+		if count[byte(entries[0].key>>shift)] == len(entries) {
+			continue // every key has this digit: the order stands
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for i := range entries {
+			d := byte(entries[i].key >> shift)
+			tmp[count[d]] = entries[i]
+			count[d]++
+		}
+		entries, tmp = tmp, entries
+	}
+	return entries
+}
+
 // writeKeyIndex builds the key index of records (the keys file without
 // its header) and writes it for m's sequence.
 func writeKeyIndex(dir string, m *Manifest, records []byte) error {
 	n := int64(len(records) / uuidRecordSize)
-	type entry struct {
-		key uint64
-		gen uint32
-		at  int64
-	}
-	entries := make([]entry, 0, n)
+	entries := make([]keyEntry, 0, n)
 	for i := range n {
 		r := records[i*uuidRecordSize:]
-		entries = append(entries, entry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:]), i})
+		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:]), i})
 	}
 	// By key, the last record of a key first, then keep one per key.
-	slices.SortFunc(entries, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(b.at, a.at))
-	})
-	entries = slices.CompactFunc(entries, func(a, b entry) bool { return a.key == b.key })
+	entries = sortKeyEntries(entries)
+	entries = slices.CompactFunc(entries, func(a, b keyEntry) bool { return a.key == b.key })
 	body := make([]byte, 0, len(entries)*uuidRecordSize)
 	for _, e := range entries {
 		body = binary.LittleEndian.AppendUint64(body, e.key)

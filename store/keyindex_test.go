@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -142,4 +144,32 @@ func TestEnsureKeyIndex(t *testing.T) {
 		t.Fatal("EnsureKeyIndex left an index more than keyTailLimit records behind")
 	}
 	checkKeys(t, w, m, want, true)
+}
+
+// TestSortKeyEntriesIsTheComparisonSort: the radix sort orders keys as
+// the sort by key, then position from the last, did: few keys (many
+// repeats), keys differing only in one byte, any keys, and none.
+func TestSortKeyEntriesIsTheComparisonSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keyOf := []func(int) uint64{
+		func(int) uint64 { return rng.Uint64N(5) },
+		func(int) uint64 { return 0xabcdef0000000000 | rng.Uint64N(256)<<24 },
+		func(int) uint64 { return rng.Uint64() },
+		func(i int) uint64 { return uint64(i%3) << 56 },
+	}
+	for _, n := range []int{0, 1, 2, 3, 1000} {
+		for k, key := range keyOf {
+			var entries []keyEntry
+			for i := range n {
+				entries = append(entries, keyEntry{key: key(i), gen: uint32(i), at: int64(i)})
+			}
+			want := slices.Clone(entries)
+			slices.SortFunc(want, func(a, b keyEntry) int {
+				return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(b.at, a.at))
+			})
+			if got := sortKeyEntries(entries); !slices.Equal(got, want) {
+				t.Fatalf("keys %d, %d entries: radix order differs", k, n)
+			}
+		}
+	}
 }

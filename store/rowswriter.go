@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -253,7 +254,8 @@ func (w *RowsWriter) Close() {
 // blockBuilder accumulates one block's rows and the metadata that is
 // cheap to keep row by row.
 type blockBuilder struct {
-	buf      []byte // TSV rows
+	buf      []byte      // TSV rows
+	terms    []terms.Row // the rows as the term index reads them (termRow)
 	rows     int
 	minTime  int64
 	maxTime  int64
@@ -261,9 +263,10 @@ type blockBuilder struct {
 	sessions bloom
 }
 
-func newBlockBuilder(buf []byte) blockBuilder {
+func newBlockBuilder(next blockBuf) blockBuilder {
 	return blockBuilder{
-		buf:      buf,
+		buf:      next.raw,
+		terms:    next.terms,
 		sessions: newBloom(sessionBloomBytes),
 	}
 }
@@ -273,19 +276,30 @@ func newBlockBuilder(buf []byte) blockBuilder {
 // allocates, and the collections that go with it.
 type blockBuffers struct{ pool sync.Pool }
 
-func (p *blockBuffers) get() []byte {
-	if b, ok := p.pool.Get().(*[]byte); ok {
-		return (*b)[:0]
-	}
-	return make([]byte, 0, blockTarget+64<<10)
+// blockBuf is a block's buffers: its TSV and its rows for the term index.
+type blockBuf struct {
+	raw   []byte
+	terms []terms.Row
 }
 
-func (p *blockBuffers) put(b []byte) { p.pool.Put(&b) }
+func (p *blockBuffers) get() blockBuf {
+	if b, ok := p.pool.Get().(*blockBuf); ok {
+		return blockBuf{raw: b.raw[:0], terms: b.terms[:0]}
+	}
+	return blockBuf{raw: make([]byte, 0, blockTarget+64<<10)}
+}
+
+// put takes back a block's buffers; terms must hold no rows' texts any
+// more (cleared).
+func (p *blockBuffers) put(raw []byte, terms []terms.Row) {
+	p.pool.Put(&blockBuf{raw: raw, terms: terms})
+}
 
 func (b *blockBuilder) add(r *Row) {
 	b.buf = r.AppendTSV(b.buf)
 	b.rows++
-	if t, ok := ParseTimestamp(r.Timestamp); ok {
+	t, ok := ParseTimestamp(r.Timestamp)
+	if ok {
 		if b.minTime == 0 || t < b.minTime {
 			b.minTime = t
 		}
@@ -293,14 +307,16 @@ func (b *blockBuilder) add(r *Row) {
 			b.maxTime = t
 		}
 	}
+	b.terms = append(b.terms, termRow(r, t, ok))
 	b.types |= typeBit(r.Type)
 	b.sessions.add(hashString(r.Session))
 }
 
 // take returns the block to encode and starts an empty one in next.
-func (b *blockBuilder) take(next []byte) *pendingBlock {
+func (b *blockBuilder) take(next blockBuf) *pendingBlock {
 	p := &pendingBlock{
-		raw: b.buf,
+		raw:   b.buf,
+		terms: b.terms,
 		meta: Block{
 			RawSize:  int64(len(b.buf)),
 			Rows:     b.rows,
@@ -314,14 +330,99 @@ func (b *blockBuilder) take(next []byte) *pendingBlock {
 	return p
 }
 
+// ParseTimestampBytes is ParseTimestamp of string(b), without a copy of
+// b: time.Parse does not keep its value, so the conversion of a
+// timestamp's bytes stays on the stack.
+func ParseTimestampBytes(b []byte) (int64, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	if ms, ok := canonicalTimestamp(string(b)); ok {
+		return ms, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
 // ParseTimestamp reads a transcript timestamp as Unix milliseconds.
 func ParseTimestamp(s string) (int64, bool) {
 	if s == "" {
 		return 0, false
+	}
+	if ms, ok := canonicalTimestamp(s); ok {
+		return ms, true
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return 0, false
 	}
 	return t.UnixMilli(), true
+}
+
+// canonicalTimestamp reads the form Claude Code writes,
+// "2006-01-02T15:04:05.000Z", without time.Parse: every transcript line
+// and every row's timestamp is read (about 1% of a full index in
+// time.Parse). ok is false for any other form, or a field out of range,
+// which time.Parse then decides; a date it takes is one time.Parse takes,
+// with the same value (FuzzParseTimestamp).
+func canonicalTimestamp(s string) (int64, bool) {
+	if len(s) != len("2006-01-02T15:04:05.000Z") || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+		s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
+		return 0, false
+	}
+	num := func(from, to int) (int, bool) {
+		n := 0
+		for i := from; i < to; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(0, 4)
+	month, ok2 := num(5, 7)
+	day, ok3 := num(8, 10)
+	hour, ok4 := num(11, 13)
+	minute, ok5 := num(14, 16)
+	sec, ok6 := num(17, 19)
+	milli, ok7 := num(20, 23)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || month < 1 || month > 12 || day < 1 ||
+		day > daysIn(time.Month(month), year) || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	secs := int64(daysFromCivil(year, month, day))*86400 + int64(hour*3600+minute*60+sec)
+	return secs*1000 + int64(milli), true
+}
+
+// daysIn is the number of days of month in year (proleptic Gregorian).
+func daysIn(month time.Month, year int) int {
+	if month == time.February {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month-1]
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to the date
+// (proleptic Gregorian, year 0 on), Howard Hinnant's days_from_civil.
+func daysFromCivil(y, m, d int) int {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era-- // floor division for the years before 0 (year 0 in January)
+	}
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }

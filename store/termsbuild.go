@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/recall-dev/recall/store/terms"
 )
@@ -21,9 +23,9 @@ const termsGroupBytes = 32 << 20
 type termsPipeline struct {
 	dir   string
 	seq   int
-	done  func(raw []byte) // takes back a block's buffer once indexed
-	slots chan struct{}    // one token per group being built
-	stems *terms.StemCache // the word-form keys of the run's vocabularies
+	done  func(raw []byte, rows []terms.Row) // takes back a block's buffers once indexed
+	slots chan struct{}                      // one token per group being built
+	stems *terms.StemCache                   // the word-form keys of the run's vocabularies
 	// chunks holds the posting-entry chunks of finished segments for the
 	// next ones
 	chunks *terms.ChunkPool
@@ -37,15 +39,24 @@ type termsPipeline struct {
 type termsGroup struct {
 	first, end int
 	bytes      int
-	blocks     chan []byte
+	blocks     chan termsBlock
 }
 
-func newTermsPipeline(dir string, seq int, done func(raw []byte)) *termsPipeline {
+// termsBlock is one block for the term index: its raw TSV, and its rows
+// as the term index reads them when the writer had them at hand (rows),
+// else nil and they are read back from raw.
+type termsBlock struct {
+	raw  []byte
+	rows []terms.Row
+}
+
+func newTermsPipeline(dir string, seq int, done func(raw []byte, rows []terms.Row)) *termsPipeline {
 	return &termsPipeline{dir: dir, seq: seq, done: done, slots: make(chan struct{}, runtime.GOMAXPROCS(0)), stems: terms.NewStemCache(), chunks: terms.NewChunkPool()}
 }
 
-// add takes block number block's raw TSV; blocks come in order.
-func (t *termsPipeline) add(block int, raw []byte) {
+// add takes block number block's raw TSV and, if not nil, its rows as
+// termRow made them; blocks come in order.
+func (t *termsPipeline) add(block int, raw []byte, rows []terms.Row) {
 	if t.open != nil && t.open.end != block {
 		t.closeGroup() // a gap cannot happen; never build across one
 	}
@@ -53,7 +64,7 @@ func (t *termsPipeline) add(block int, raw []byte) {
 		t.startGroup(block)
 	}
 	g := t.open
-	g.blocks <- raw
+	g.blocks <- termsBlock{raw: raw, rows: rows}
 	g.end = block + 1
 	g.bytes += len(raw)
 	if g.bytes >= termsGroupBytes {
@@ -65,7 +76,7 @@ func (t *termsPipeline) startGroup(first int) {
 	t.slots <- struct{}{}
 	// The channel holds a whole group, so the writer never waits for a
 	// builder and the next group's builder starts on another core.
-	g := &termsGroup{first: first, end: first, blocks: make(chan []byte, termsGroupBytes/blockTarget+1)}
+	g := &termsGroup{first: first, end: first, blocks: make(chan termsBlock, termsGroupBytes/blockTarget+1)}
 	t.open = g
 	t.wg.Add(1)
 	go func() {
@@ -74,9 +85,17 @@ func (t *termsPipeline) startGroup(first int) {
 		b := terms.NewBuilder()
 		b.UseStems(t.stems)
 		b.UseChunks(t.chunks)
-		for raw := range g.blocks {
-			addBlockRows(b, raw)
-			t.done(raw)
+		for blk := range g.blocks {
+			if blk.rows != nil {
+				b.AddRawBytes(len(blk.raw))
+				for i := range blk.rows {
+					b.Add(&blk.rows[i])
+				}
+				clear(blk.rows) // the texts are garbage now
+			} else {
+				addBlockRows(b, blk.raw)
+			}
+			t.done(blk.raw, blk.rows)
 		}
 		if _, err := b.WriteFile(t.dir, t.seq, g.first, g.end); err != nil {
 			t.fail(err)
@@ -149,6 +168,36 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 		})
 	}
 }
+
+// termRow is row r as addBlockRows reads it back from r's TSV line,
+// without the round trip: the TSV escaping is undone exactly
+// (tsvfield.FuzzRoundTrip), so the session, project and text are r's
+// own; the timestamp is read from its escaped form, as addBlockRows
+// reads it, when escaping changes it. ms and tsOK are
+// ParseTimestamp(r.Timestamp), which the block builder has made. The
+// text is a view of r.Text, which the builder only reads: handing it
+// over saves reading back, splitting and unescaping every row.
+func termRow(r *Row, ms int64, tsOK bool) terms.Row {
+	if !tsvPlain(r.Timestamp) {
+		ms, tsOK = ParseTimestamp(string(appendEscaped(nil, r.Timestamp)))
+	}
+	if !tsOK {
+		ms = terms.UnknownTime
+	}
+	return terms.Row{
+		TimeMs: ms,
+		// A type the TSV escapes names no type, nor does its escaped
+		// form (it holds a backslash): both are TypeOther.
+		Type:    terms.TypeCode(r.Type),
+		Gen:     r.Gen,
+		Session: r.Session,
+		Project: r.Project,
+		Text:    unsafe.Slice(unsafe.StringData(r.Text), len(r.Text)),
+	}
+}
+
+// tsvPlain reports whether s is written to the TSV as it is.
+func tsvPlain(s string) bool { return !strings.ContainsAny(s, "\\\t\n\r") }
 
 // cachedField unescapes a column whose value repeats from row to row (a
 // block's rows come a transcript at a time), making a string only when

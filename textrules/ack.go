@@ -1,8 +1,9 @@
 package textrules
 
 import (
-	"strings"
+	"bytes"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ackWords are words that, alone or together, say nothing but "go on".
@@ -80,52 +81,86 @@ var ackPhrases = map[string]bool{
 
 // IsAcknowledgement reports whether text is only an acknowledgement.
 // Such messages are dropped at index time and weigh nothing in ranking.
+// It allocates nothing: it runs on every short row an index adds.
 func IsAcknowledgement(text string) bool {
-	norm := normaliseAck(text)
-	if norm == "" {
+	var buf [ackNormBytes]byte
+	norm := appendNormalisedAck(buf[:0], text)
+	if len(norm) == 0 {
 		return false
 	}
-	if ackPhrases[norm] {
+	if ackPhrases[string(norm)] {
 		return true
 	}
-	words := strings.Fields(norm)
-	if len(words) > maxAckWords {
-		return false
-	}
-	for _, w := range words {
-		if !ackWords[strings.Trim(w, "'")] {
+	// Too many words or one that is not an acknowledgement's. The words
+	// of norm are separated by single spaces, none leading or trailing.
+	for n := 1; ; n++ {
+		w, rest, more := bytes.Cut(norm, []byte{' '})
+		if n > maxAckWords || !ackWords[string(bytes.Trim(w, "'"))] {
 			return false
 		}
+		if !more {
+			return true
+		}
+		norm = rest
 	}
-	return true
 }
 
 // MaxAckBytes is the length of the longest text IsAcknowledgement may
 // accept: acknowledgements are short.
 const MaxAckBytes = 64
 
-// normaliseAck lowercases, drops punctuation other than apostrophes (so
-// "I'll" survives) and folds runs of spaces.
-func normaliseAck(text string) string {
+// ackNormBytes holds the normalised form of any text of MaxAckBytes: a
+// rune of at most 4 bytes and a space for each byte.
+const ackNormBytes = 5 * MaxAckBytes
+
+// appendNormalisedAck appends text lowercased, without punctuation other
+// than apostrophes (so "I'll" survives) and with runs of spaces folded;
+// nothing for a text longer than MaxAckBytes. The runes are those of
+// strings.ToLower(text): unicode.ToLower of each, U+FFFD for a byte that
+// is not UTF-8.
+func appendNormalisedAck(dst []byte, text string) []byte {
 	if len(text) > MaxAckBytes {
-		return "" // acknowledgements are short; skip the work for the rest
+		return dst // acknowledgements are short; skip the work for the rest
 	}
-	var b strings.Builder
+	start := len(dst)
 	space := false
-	for _, r := range strings.ToLower(text) {
+	for _, r := range text {
+		if r < utf8.RuneSelf {
+			// ASCII, most of it: what unicode.ToLower, IsLetter and
+			// IsDigit say of it, without their tables.
+			c := byte(r)
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			switch {
+			case c == '\'':
+				dst = append(dst, c)
+				space = false
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				if space && len(dst) > start {
+					dst = append(dst, ' ')
+				}
+				dst = append(dst, c)
+				space = false
+			default:
+				space = true
+			}
+			continue
+		}
+		r = unicode.ToLower(r)
 		switch {
 		case r == '\'' || r == '’':
-			b.WriteByte('\'')
+			dst = append(dst, '\'')
 			space = false
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
+			if space && len(dst) > start {
+				dst = append(dst, ' ')
 			}
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 			space = false
 		default:
 			space = true
 		}
 	}
-	return b.String()
+	return dst
 }

@@ -25,6 +25,27 @@ var recallPhrases = []string{
 	"go back to a memory",
 }
 
+// phraseKernels are words every one of recallPhrases holds one of: a
+// phrase can be in a text only if its kernel is.
+var phraseKernels = [...]string{"memory", "i'll search"}
+
+// recallPhraseKernels holds, by recallPhrases' index, the index in
+// phraseKernels of a kernel the phrase holds, -1 if none (then it is
+// always looked for).
+var recallPhraseKernels = func() []int {
+	out := make([]int, len(recallPhrases))
+	for i, p := range recallPhrases {
+		out[i] = -1
+		for k, w := range phraseKernels {
+			if strings.Contains(p, w) {
+				out[i] = k
+				break
+			}
+		}
+	}
+	return out
+}()
+
 // DetectRecallEvent reports whether a row (by role and text) ran or quoted
 // recall, and what was recalled. It runs on every row that mentions recall
 // or memory, so it uses plain string search, not regular expressions.
@@ -45,10 +66,25 @@ func DetectRecallEvent(role, text string) ([]string, bool) {
 	return nil, false
 }
 
-// phraseEnd returns where the first recall phrase ends, or -1.
+// phraseEnd returns where the first recall phrase ends, or -1. A phrase
+// is looked for only when the part it shares with others is in lower
+// (phraseKernels): most texts that mention memory hold none, and ten
+// searches of each were most of the detection's cost.
 func phraseEnd(lower string) int {
 	best := -1
-	for _, p := range recallPhrases {
+	var has [len(phraseKernels)]int8 // 0 not looked for, 1 present, -1 absent
+	for n, p := range recallPhrases {
+		if k := recallPhraseKernels[n]; k >= 0 {
+			if has[k] == 0 {
+				has[k] = -1
+				if strings.Contains(lower, phraseKernels[k]) {
+					has[k] = 1
+				}
+			}
+			if has[k] < 0 {
+				continue
+			}
+		}
 		if i := strings.Index(lower, p); i >= 0 && (best < 0 || i+len(p) < best) {
 			best = i + len(p)
 		}

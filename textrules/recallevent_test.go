@@ -69,3 +69,42 @@ func FuzzMayBeRecallEvent(f *testing.F) {
 		}
 	})
 }
+
+// referencePhraseEnd is phraseEnd as it was: every phrase searched for.
+func referencePhraseEnd(lower string) int {
+	best := -1
+	for _, p := range recallPhrases {
+		if i := strings.Index(lower, p); i >= 0 && (best < 0 || i+len(p) < best) {
+			best = i + len(p)
+		}
+	}
+	if i := strings.Index(lower, "did you remember"); i >= 0 {
+		if j := strings.Index(lower[i:], "talked about"); j >= 0 && (best < 0 || i+j+len("talked about") < best) {
+			best = i + j + len("talked about")
+		}
+	}
+	return best
+}
+
+func TestPhraseKernels(t *testing.T) {
+	for i, p := range recallPhrases {
+		if k := recallPhraseKernels[i]; k < 0 || !strings.Contains(p, phraseKernels[k]) {
+			t.Errorf("phrase %q: kernel %d", p, k)
+		}
+	}
+}
+
+// FuzzPhraseEnd: looking for phrases only where their kernel is finds the
+// phrase every search found.
+func FuzzPhraseEnd(f *testing.F) {
+	for _, s := range []string{"", "memory search", "i'll search my past sessions now", "i'll search the memory, go back to a memory",
+		"did you remember what we talked about", "memory", "i'll search", "xmemory recall", "i'll search the history and memory search"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lower := strings.ToLower(s)
+		if got, want := phraseEnd(lower), referencePhraseEnd(lower); got != want {
+			t.Fatalf("phraseEnd(%q) = %d, want %d", lower, got, want)
+		}
+	})
+}

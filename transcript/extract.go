@@ -14,18 +14,82 @@ import (
 
 // record is the part of a transcript line recall reads. Everything else is
 // skipped unread, so new fields in newer Claude Code versions cost nothing.
+// The string members are kept raw and decoded only when the line makes a
+// row (or its file still needs a session or project): most lines make
+// none (tool results, progress and queue records), and decoding five
+// strings of every line was 13% of what a full index allocated.
 type record struct {
-	Type              string
-	UUID              string
-	SessionID         string
-	Timestamp         string
-	Cwd               string
-	AgentID           string
+	Type              string // decoded: decodeType
+	uuid              lazyString
+	sessionID         lazyString
+	timestamp         []byte // raw JSON
+	cwd               lazyString
+	agentID           lazyString
 	IsSidechain       bool
 	IsMeta            bool
 	IsCompactSummary  bool
 	IsAPIErrorMessage bool
 	Message           []byte // raw JSON
+}
+
+// lazyString is a raw JSON string value decoded on first use, as
+// decodeString decodes it ("" for a value that is not a string). raw
+// points into the line being read: get it before the next line.
+type lazyString struct {
+	raw  []byte
+	s    string
+	done bool
+}
+
+func (l *lazyString) get() string {
+	if !l.done {
+		l.s, _ = decodeString(l.raw)
+		l.done = true
+	}
+	return l.s
+}
+
+// decodeType is decodeString for the value of a "type" member: the values
+// Claude Code writes come back as constants instead of a new string per
+// line.
+func decodeType(raw []byte) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		switch string(raw[1 : len(raw)-1]) {
+		case "user":
+			return "user"
+		case "assistant":
+			return "assistant"
+		case "text":
+			return "text"
+		case "tool_use":
+			return "tool_use"
+		case "tool_result":
+			return "tool_result"
+		case "thinking":
+			return "thinking"
+		case "progress":
+			return "progress"
+		case "system":
+			return "system"
+		case "queue-operation":
+			return "queue-operation"
+		}
+	}
+	s, _ := decodeString(raw)
+	return s
+}
+
+// isJSONString reports whether decodeString(raw) is want, without a copy
+// when raw has no escape.
+func isJSONString(raw []byte, want string) bool {
+	if len(raw) < 2 || raw[0] != '"' {
+		return want == ""
+	}
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner) == want // what decodeString returns, uncopied
+	}
+	s, _ := decodeString(raw)
+	return s == want
 }
 
 // parseRecord reads the top-level members recall needs. m, if not nil,
@@ -41,17 +105,17 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 	err := eachMember(line, m, func(key, val []byte) bool {
 		switch string(key) {
 		case "type":
-			r.Type, _ = decodeString(val)
+			r.Type = decodeType(val)
 		case "uuid":
-			r.UUID, _ = decodeString(val)
+			r.uuid = lazyString{raw: val}
 		case "sessionId":
-			r.SessionID, _ = decodeString(val)
+			r.sessionID = lazyString{raw: val}
 		case "timestamp":
-			r.Timestamp, _ = decodeString(val)
+			r.timestamp = val
 		case "cwd":
-			r.Cwd, _ = decodeString(val)
+			r.cwd = lazyString{raw: val}
 		case "agentId":
-			r.AgentID, _ = decodeString(val)
+			r.agentID = lazyString{raw: val}
 		case "isSidechain":
 			r.IsSidechain = decodeBool(val)
 		case "isMeta":
@@ -69,8 +133,7 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 }
 
 type message struct {
-	Role    string
-	Model   string
+	Model   []byte // raw JSON: only compared (isJSONString)
 	Content []byte // raw JSON: a string or an array of blocks
 }
 
@@ -78,10 +141,8 @@ func parseMessage(raw []byte, memo *skipMemo) (message, bool) {
 	var m message
 	err := eachMember(raw, memo, func(key, val []byte) bool {
 		switch string(key) {
-		case "role":
-			m.Role, _ = decodeString(val)
 		case "model":
-			m.Model, _ = decodeString(val)
+			m.Model = val
 		case "content":
 			m.Content = val
 		}
@@ -90,26 +151,30 @@ func parseMessage(raw []byte, memo *skipMemo) (message, bool) {
 	return m, err == nil
 }
 
+// contentBlock is one block of a message's content. Its text and name are
+// decoded only by the blocks that use them (text, tool_use).
 type contentBlock struct {
 	Type  string
-	Text  string
-	Name  string
+	Text  lazyString
+	Name  lazyString
 	Input []byte // raw JSON
 }
 
-// eachBlock calls fn for each content block of an array content.
-func eachBlock(content []byte, memo *skipMemo, fn func(i int, b *contentBlock) bool) bool {
+// eachBlock calls fn for each content block of an array content, read
+// into b: the caller's, reused for every block (fn may not keep it), as a
+// block of its own escaped to the heap through fn.
+func eachBlock(content []byte, memo *skipMemo, b *contentBlock, fn func(i int, b *contentBlock) bool) bool {
 	i := 0
 	err := eachElement(content, memo, func(val []byte) bool {
-		var b contentBlock
+		*b = contentBlock{}
 		if eachMember(val, memo, func(key, v []byte) bool {
 			switch string(key) {
 			case "type":
-				b.Type, _ = decodeString(v)
+				b.Type = decodeType(v)
 			case "text":
-				b.Text, _ = decodeString(v)
+				b.Text = lazyString{raw: v}
 			case "name":
-				b.Name, _ = decodeString(v)
+				b.Name = lazyString{raw: v}
 			case "input":
 				b.Input = v
 			}
@@ -117,7 +182,7 @@ func eachBlock(content []byte, memo *skipMemo, fn func(i int, b *contentBlock) b
 		}) != nil {
 			return true // a block that is not an object holds no text
 		}
-		ok := fn(i, &b)
+		ok := fn(i, b)
 		i++
 		return ok
 	})
@@ -140,10 +205,15 @@ type lineExtractor struct {
 	session string
 	agent   string
 	project string
-	lastTS  string
-	gen     uint32
-	counts  [16]int64 // by filter.Reason
-	rows    []Extracted
+	// lastTS is the last timestamp that read, as a string once a row
+	// asked for it (timestamp); tsBuf holds it as the lines pass, most of
+	// which make no row, and tsNew says lastTS is behind it.
+	lastTS string
+	tsBuf  []byte
+	tsNew  bool
+	gen    uint32
+	counts [16]int64 // by filter.Reason
+	rows   []Extracted
 	// keepSecrets keeps secrets in the rows (recall index --no-redact);
 	// by default they are redacted as rows are built (redact.go).
 	keepSecrets bool
@@ -151,6 +221,7 @@ type lineExtractor struct {
 	// noMemo scans them again instead (the differential fuzz test).
 	memo   skipMemo
 	noMemo bool
+	block  contentBlock // eachBlock's
 }
 
 func (x *lineExtractor) memoOrNil() *skipMemo {
@@ -175,16 +246,12 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 	if rec.Type != "user" && rec.Type != "assistant" {
 		return nil
 	}
-	if _, ok := store.ParseTimestamp(rec.Timestamp); ok {
-		// A timestamp that does not read is not stored, nor inherited by
-		// the lines after it: the row keeps the last one that did.
-		x.lastTS = rec.Timestamp
-	}
-	if x.project == "" && rec.Cwd != "" {
-		x.project = rec.Cwd
+	x.noteTimestamp(rec.timestamp)
+	if x.project == "" {
+		x.project = rec.cwd.get()
 	}
 	if x.session == "" {
-		x.session = rec.SessionID
+		x.session = rec.sessionID.get()
 	}
 	switch rec.Type {
 	case "user":
@@ -195,12 +262,45 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 	return nil
 }
 
+// noteTimestamp keeps a line's timestamp if it reads. A timestamp that
+// does not read is not stored, nor inherited by the lines after it: the
+// row keeps the last one that did.
+func (x *lineExtractor) noteTimestamp(raw []byte) {
+	ts := stringBytes(raw)
+	if _, ok := store.ParseTimestampBytes(ts); ok {
+		x.tsBuf = append(x.tsBuf[:0], ts...)
+		x.tsNew = true
+	}
+}
+
+// timestamp is the last timestamp that read, for a row.
+func (x *lineExtractor) timestamp() string {
+	if x.tsNew {
+		x.lastTS = string(x.tsBuf)
+		x.tsNew = false
+	}
+	return x.lastTS
+}
+
+// stringBytes is decodeString(raw) as bytes: a view of raw when it has
+// no escape, nil for a value that is not a string.
+func stringBytes(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil
+	}
+	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner
+	}
+	s, _ := decodeString(raw)
+	return []byte(s)
+}
+
 func (x *lineExtractor) addUser(rec *record, lineNo int) {
 	msg, ok := parseMessage(rec.Message, x.memoOrNil())
 	if !ok {
 		return
 	}
-	text, ok := userText(msg.Content, x.memoOrNil())
+	text, ok := userText(msg.Content, x.memoOrNil(), &x.block)
 	if !ok {
 		return // tool results, images: not human text
 	}
@@ -213,7 +313,7 @@ func (x *lineExtractor) addUser(rec *record, lineNo int) {
 
 // userText returns a prompt's text: the string content, or its text blocks
 // joined. ok is false when the record holds no text (tool results).
-func userText(content []byte, memo *skipMemo) (string, bool) {
+func userText(content []byte, memo *skipMemo, block *contentBlock) (string, bool) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 {
 		return "", false
@@ -223,13 +323,13 @@ func userText(content []byte, memo *skipMemo) (string, bool) {
 	}
 	var parts []string
 	toolResult := false
-	ok := eachBlock(content, memo, func(_ int, b *contentBlock) bool {
+	ok := eachBlock(content, memo, block, func(_ int, b *contentBlock) bool {
 		switch b.Type {
 		case "tool_result":
 			toolResult = true
 			return false
 		case "text":
-			parts = append(parts, b.Text)
+			parts = append(parts, b.Text.get())
 		}
 		return true
 	})
@@ -244,17 +344,17 @@ func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
 	if !ok {
 		return
 	}
-	synthetic := msg.Model == "<synthetic>" || rec.IsAPIErrorMessage
-	eachBlock(msg.Content, x.memoOrNil(), func(i int, b *contentBlock) bool {
+	synthetic := isJSONString(msg.Model, "<synthetic>") || rec.IsAPIErrorMessage
+	eachBlock(msg.Content, x.memoOrNil(), &x.block, func(i int, b *contentBlock) bool {
 		switch b.Type {
 		case "text":
 			if synthetic {
 				x.counts[filter.Noise]++
 				return true
 			}
-			x.addText(rec, lineNo, i, "assistant", b.Text)
+			x.addText(rec, lineNo, i, "assistant", b.Text.get())
 		case "tool_use":
-			if s := x.toolRow(b.Name, b.Input); s != "" {
+			if s := x.toolRow(b.Name.get(), b.Input); s != "" {
 				x.addRow(rec, lineNo, i, "tool", s)
 			}
 		}
@@ -274,29 +374,29 @@ func (x *lineExtractor) addText(rec *record, lineNo, block int, role, text strin
 
 func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string) {
 	typ := role
-	if x.kind != store.KindMain || (rec.IsSidechain && rec.AgentID != "") {
+	if x.kind != store.KindMain || (rec.IsSidechain && rec.agentID.get() != "") {
 		typ = store.TypeAgent
 	}
 	agent := x.agent
 	if agent == "" && typ == store.TypeAgent {
-		agent = rec.AgentID
+		agent = rec.agentID.get()
 	}
 	x.counts[filter.Kept]++
 	x.rows = append(x.rows, Extracted{
 		Row: store.Row{
 			Session:   x.session,
-			Timestamp: x.lastTS,
+			Timestamp: x.timestamp(),
 			Type:      typ,
 			Text:      text,
 			Project:   x.project,
 			Source:    x.source,
 			Line:      lineNo,
-			UUID:      rec.UUID,
+			UUID:      rec.uuid.get(),
 			AgentID:   agent,
 			Role:      role,
 			Gen:       x.gen,
 		},
-		Key: store.RowKey(rec.UUID, block),
+		Key: store.RowKey(rec.uuid.get(), block),
 	})
 }
 
@@ -306,10 +406,13 @@ const maxToolText = 400
 
 // toolArgKeys are the input fields that say what a tool call touched, in
 // the order they are tried; the first one present names the call.
-var toolArgKeys = []string{
+var toolArgKeys = [...]string{
 	"command", "file_path", "notebook_path", "pattern", "url", "query",
 	"description", "prompt", "skill", "subject", "path",
 }
+
+// toolArgPath is the index of "path" in toolArgKeys.
+const toolArgPath = len(toolArgKeys) - 1
 
 // toolSummary renders one compact row for a tool call: "Bash: go test
 // ./...", "Edit: /src/pricing.ts", "Grep: jwtSecret in /src".
@@ -322,21 +425,28 @@ func toolCall(name string, input []byte) string {
 	if name == "" {
 		return ""
 	}
-	args := map[string][]byte{}
+	// The last string value of each of toolArgKeys, by its index there
+	// (keys compared raw, as a map of the raw keys would).
+	var args [len(toolArgKeys)][]byte
 	_ = eachMember(input, nil, func(key, val []byte) bool {
 		if val[0] == '"' {
-			args[string(key)] = val
+			for i, k := range toolArgKeys {
+				if string(key) == k {
+					args[i] = val
+					break
+				}
+			}
 		}
 		return true
 	})
 	text := name
-	for _, k := range toolArgKeys {
-		s := jsonString(args[k])
+	for i, k := range toolArgKeys {
+		s := jsonString(args[i])
 		if s == "" {
 			continue
 		}
 		text += ": " + s
-		if path := jsonString(args["path"]); k == "pattern" && path != "" {
+		if path := jsonString(args[toolArgPath]); k == "pattern" && path != "" {
 			text += " in " + path
 		}
 		break

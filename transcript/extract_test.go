@@ -220,3 +220,13 @@ func referenceToolSummary(name string, args map[string]json.RawMessage) string {
 	}
 	return name
 }
+
+// TestToolArgPathNamesPath: toolCall finds a pattern's path by index.
+func TestToolArgPathNamesPath(t *testing.T) {
+	if toolArgKeys[toolArgPath] != "path" {
+		t.Fatalf("toolArgKeys[toolArgPath] = %q", toolArgKeys[toolArgPath])
+	}
+	if got := toolCall("Grep", []byte(`{"path":"/a","pattern":"x","path":"/src"}`)); got != "Grep: x in /src" {
+		t.Fatalf("toolCall = %q", got)
+	}
+}

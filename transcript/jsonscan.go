@@ -331,6 +331,11 @@ func unquote(raw []byte) (string, bool) {
 			continue
 		}
 		switch c := s[r]; {
+		case c == '\\' && r+1 < len(s) && shortEscape[s[r+1]] != 0:
+			// \n, \t, \", \\ and the other one-letter escapes, most of
+			// a text's escapes, without unescape's general case.
+			b.WriteByte(shortEscape[s[r+1]])
+			r += 2
 		case c == '\\':
 			w, adv, ok := unescape(s[r:])
 			if !ok {
@@ -376,6 +381,10 @@ func plainRun(s []byte) int {
 	}
 	return n
 }
+
+// shortEscape is what each one-letter escape (the letter after the
+// backslash) stands for, 0 for the others; as unescape decodes them.
+var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // escaped is what one escape sequence decodes to.
 type escaped struct {

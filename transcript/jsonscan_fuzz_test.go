@@ -95,7 +95,7 @@ func FuzzSkipMemo(f *testing.F) {
 			t.Fatalf("error %v with the memo, %v without, for %q", errWith, errWithout, line)
 		}
 		if !reflect.DeepEqual(with.rows, without.rows) || with.counts != without.counts ||
-			with.session != without.session || with.project != without.project || with.lastTS != without.lastTS {
+			with.session != without.session || with.project != without.project || with.timestamp() != without.timestamp() {
 			t.Fatalf("memo changed the result for %q:\nwith    %+v %v\nwithout %+v %v", line, with.rows, with.counts, without.rows, without.counts)
 		}
 	})

@@ -47,3 +47,35 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// referenceAppend is Append as it was: a byte at a time.
+func referenceAppend(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// FuzzAppendMatchesReference: escaping whole runs writes what escaping a
+// byte at a time wrote, after any prefix already in dst.
+func FuzzAppendMatchesReference(f *testing.F) {
+	for _, s := range []string{"", "a\tb", "x\\ny", "\r\n\\", "0123456\n", "01234567\t89abcdef\r", "\x89\\\x8a\n\x8d\r\xdc", "long run without anything to escape at all"} {
+		f.Add("pre", s)
+	}
+	f.Fuzz(func(t *testing.T, pre, s string) {
+		if got, want := Append([]byte(pre), s), referenceAppend([]byte(pre), s); !bytes.Equal(got, want) {
+			t.Fatalf("Append(%q, %q) = %q, want %q", pre, s, got, want)
+		}
+	})
+}

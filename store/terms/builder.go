@@ -360,11 +360,7 @@ func (b *Builder) WriteFile(dir string, seq, first, end int) (Ref, error) {
 }
 
 func (b *Builder) encode(first, end uint64) []byte {
-	order := make([]int32, len(b.tokens))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.tokens[x], b.tokens[y]) })
+	order := sortedTokenIDs(b.tokens)
 
 	h := header{FirstBlock: first, EndBlock: end, Rows: uint64(b.nrows), Keys: uint64(len(b.order)), Tokens: uint64(len(order)), RawBytes: uint64(b.raw), Feature: textrules.FeatureVersion}
 	out := make([]byte, preambleSize+headerSize, b.encodedSizeHint())
@@ -403,6 +399,41 @@ func (b *Builder) encode(first, end uint64) []byte {
 	out = appendPageChecksums(out, &h)
 	copy(out, h.encode())
 	return out
+}
+
+// sortedTokenIDs returns the ids of tokens (unique) in the tokens' byte
+// order. Each id is sorted with its token's first eight bytes as a
+// big-endian number (zero-padded, as a shorter string sorts first), so
+// most comparisons are of two numbers side by side instead of two strings
+// found through the token list (a cache miss each; the sort was 1% of a
+// full index).
+func sortedTokenIDs(tokens []string) []int32 {
+	type keyed struct {
+		head uint64
+		id   int32
+	}
+	keys := make([]keyed, len(tokens))
+	for i, tok := range tokens {
+		var head uint64
+		for j := range min(len(tok), 8) {
+			head |= uint64(tok[j]) << (56 - 8*j)
+		}
+		keys[i] = keyed{head, int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y keyed) int {
+		if x.head != y.head {
+			if x.head < y.head {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(tokens[x.id], tokens[y.id])
+	})
+	order := make([]int32, len(tokens))
+	for i, k := range keys {
+		order[i] = k.id
+	}
+	return order
 }
 
 // encodedSizeHint is about the size of the encoded segment, so that

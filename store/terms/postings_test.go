@@ -205,3 +205,20 @@ func TestFindMatchesOnlyItsToken(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedTokenIDsIsByteOrder: sorting by the first eight bytes first
+// gives the tokens' byte order, for tokens sharing those bytes, shorter
+// ones, ones ending in a zero byte and ones past ASCII.
+func TestSortedTokenIDsIsByteOrder(t *testing.T) {
+	tokens := []string{"b", "abcdefgh", "abcdefghi", "abcdefgha", "abcdefg", "a", "abc\x00", "abc",
+		"\xc3\xa9t\xc3\xa9", "\xff", "zz", "abcdefgh\x00", "", "ABCDEFGHIJ", "abcdefgi"}
+	order := sortedTokenIDs(tokens)
+	want := make([]int32, len(tokens))
+	for i := range want {
+		want[i] = int32(i)
+	}
+	slices.SortFunc(want, func(x, y int32) int { return strings.Compare(tokens[x], tokens[y]) })
+	if !slices.Equal(order, want) {
+		t.Fatalf("order %v, want %v", order, want)
+	}
+}

@@ -1,0 +1,75 @@
+package filter
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// referenceStripNoiseTags and referenceContainsNoiseFragment are the
+// searches as they were before startsAnyAfterLT, one per tag or fragment.
+func referenceStripNoiseTags(text string) (string, bool) {
+	if !strings.Contains(text, "<") {
+		return text, false
+	}
+	found := false
+	for _, tag := range noiseTags {
+		var had bool
+		text, had = stripElement(text, tag)
+		found = found || had
+	}
+	return text, found
+}
+
+func referenceContainsNoiseFragment(text string) bool {
+	for _, f := range noiseFragments {
+		if strings.Contains(text, f) {
+			return true
+		}
+	}
+	return false
+}
+
+var noiseScanSeeds = []string{
+	"", "plain prose", "a < b and c<d", "<system-reminder>x</system-reminder> the question",
+	"<ide_opened_file>f</ide_opened_file>", "List<String> and <invoke name=x>", "</parameter>",
+	"<<system-reminder", "<command-names-list> stays", "<command-name>/x</command-name><command-args>a</command-args> rest",
+	"ends with <", "<bash-stdout>never closed", "<function_calls", "x<\n/function_calls>",
+}
+
+// FuzzNoiseScan: the one-pass tag and fragment searches give what the
+// searches one word at a time gave.
+func FuzzNoiseScan(f *testing.F) {
+	for _, s := range noiseScanSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got, gotHad := stripNoiseTags(text)
+		want, wantHad := referenceStripNoiseTags(text)
+		if got != want || gotHad != wantHad {
+			t.Fatalf("stripNoiseTags(%q) = %q, %v; want %q, %v", text, got, gotHad, want, wantHad)
+		}
+		if g, w := containsNoiseFragment(text), referenceContainsNoiseFragment(text); g != w {
+			t.Fatalf("containsNoiseFragment(%q) = %v, want %v", text, g, w)
+		}
+	})
+}
+
+func TestNoiseFragmentsStartWithLT(t *testing.T) {
+	for _, f := range noiseFragments {
+		if !strings.HasPrefix(f, "<") {
+			t.Errorf("fragment %q does not start with '<': startsAnyAfterLT would miss it", f)
+		}
+	}
+}
+
+func TestFewerRunesThan(t *testing.T) {
+	for _, s := range []string{"", "short", "123456789", "1234567890", "ééééééééé", "éééééééééé",
+		"\xff\xff\xff\xff\xff\xff\xff\xff\xff", "😀😀😀😀😀😀😀😀😀", "😀😀😀😀😀😀😀😀😀😀", strings.Repeat("x", 39), strings.Repeat("x", 40)} {
+		for _, n := range []int{0, 1, 9, 10, 11} {
+			if got, want := fewerRunesThan(s, n), utf8.RuneCountInString(s) < n; got != want {
+				t.Errorf("fewerRunesThan(%q, %d) = %v, want %v", s, n, got, want)
+			}
+		}
+	}
+}
