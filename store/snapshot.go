@@ -35,6 +35,10 @@ type Snapshot struct {
 	eventsOnce sync.Once // reads the events file once, for EventsOf
 	eventsData []byte
 	eventsErr  error
+	// eventLines holds each session's lines of eventsData, found in one
+	// pass on the first SessionEvents call.
+	eventLinesOnce sync.Once
+	eventLines     map[string][][]byte
 }
 
 // OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
