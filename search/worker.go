@@ -25,6 +25,7 @@ type blockWorker struct {
 	spans   []filter.Span
 	strs    map[string]string // interned session ids, projects, sources, types
 	refs    []candRef         // the candidates of the session being confirmed
+	read    []*cachedBlock    // the blocks it acquired, to release
 }
 
 type blockResult struct {
