@@ -48,7 +48,12 @@ type candidate struct {
 type segResult struct {
 	cands []candidate // by key, each key's in row order
 	rows  []int32     // once bounded, the row of each candidate; cands and counts are then dropped
-	keys  []keyRun    // the keys of cands, in order
+	// holds, once bounded, per candidate, the positive terms the index
+	// counts in its row (bit t for term t), when there are at most
+	// maxHeldTerms: a term it does not count cannot match the row's text,
+	// so confirming it does not look for that term.
+	holds []uint16
+	keys  []keyRun // the keys of cands, in order
 	// counts holds, per candidate, two entries per positive term (at its
 	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
 	// that of the hits that start in code, a byte each: almost every row
@@ -230,6 +235,10 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 	}
 	return cands, counts, wide, out
 }
+
+// maxHeldTerms is how many positive terms segResult.holds can say a row
+// holds; past it every term is looked for.
+const maxHeldTerms = 16
 
 // wideCount marks a count too large for a byte, kept in segResult.wide.
 const wideCount = math.MaxUint8

@@ -139,21 +139,39 @@ type candRef struct{ seg, idx int32 }
 func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
 
 // keepRowsOnly drops what bounding needed of every candidate, keeping
-// its row, which is all that confirming reads: the candidates of a
-// question at 4 GB are 16 MB, live while sessions are read and their
-// matches scored. It returns the bytes dropped.
+// its row and which terms the index counts in it (segResult.holds), all
+// that confirming reads: the candidates of a question at 4 GB are
+// 16 MB, live while sessions are read and their matches scored. It
+// returns the bytes dropped.
 func (a *accel) keepRowsOnly() int {
-	dropped := 0
-	for i := range a.results {
+	dropped := make([]int, len(a.results))
+	terms := len(a.positive)
+	parallelEach(len(a.results), func(i int) {
 		r := &a.results[i]
 		r.rows = make([]int32, len(r.cands))
 		for j := range r.cands {
 			r.rows[j] = r.cands[j].row
 		}
-		dropped += len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
+		if terms <= maxHeldTerms {
+			r.holds = make([]uint16, len(r.cands))
+			for j := range r.cands {
+				at, held := j*2*terms, uint16(0)
+				for t := range terms {
+					if r.counts[at+2*t] != 0 { // a wide count is not 0 either
+						held |= 1 << t
+					}
+				}
+				r.holds[j] = held // written, not read first: see rowCounts.reset
+			}
+		}
+		dropped[i] = len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
 		r.cands, r.counts, r.wide = nil, nil, nil
+	})
+	total := 0
+	for _, n := range dropped {
+		total += n
 	}
-	return dropped
+	return total
 }
 
 // collectAfterBounds is how many bytes of dropped candidates make a
@@ -687,7 +705,11 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
 		}
 		res.rows++
-		w.confirmRow(&f, &res)
+		held := ^uint64(0)
+		if holds := a.results[r.seg].holds; holds != nil {
+			held = uint64(holds[r.idx])
+		}
+		w.confirmRow(&f, &res, held)
 	}
 	out := confirmed{scanned: res.rows}
 	matches := res.matches
