@@ -734,24 +734,14 @@ type decodedBlock struct {
 // question decodes about a hundred blocks of 128 KiB, each a new
 // allocation (a quarter of its bytes allocated) before they were reused.
 func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlock, error) {
-	rec := &a.snap.Blocks[b]
-	dst := buf.raw[:0]
-	if int64(cap(dst)) < rec.RawSize {
-		dst = make([]byte, 0, min(max(rec.RawSize, 0), maxBlockHint))
-	}
 	var err error
-	buf.raw, w.scratch, err = a.snap.ReadBlock(w.dec, rec, dst, w.scratch)
+	buf.raw, w.scratch, err = a.snap.ReadBlock(w.dec, &a.snap.Blocks[b], buf.raw, w.scratch) // ReadBlock makes room
 	if err != nil {
 		return decodedBlock{}, err
 	}
 	buf.lines = splitLines(buf.raw, buf.lines[:0])
 	return buf, nil
 }
-
-// maxBlockHint caps the room made for a block's text from its record's
-// size, which a damaged record may overstate (a block holds about
-// 128 KiB; a longer one grows as it decodes).
-const maxBlockHint = 1 << 20
 
 // startWorkers makes one block worker per core, kept for every batch of
 // the search: each decodes blocks with its own zstd decoder (whose tables
