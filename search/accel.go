@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"math"
 	"runtime"
@@ -313,7 +314,9 @@ type counter struct {
 	wide   map[int32]int32
 	keys   []uint32 // per candidate, its key
 	keyAt  []int32  // byKey's counts, then starts, per key
-	dest   []int32  // per candidate, where byKey puts it
+	// postings is addPostings's buffer: one token's postings.
+	postings []terms.Posting
+	dest     []int32 // per candidate, where byKey puts it
 }
 
 type rowCounts struct {
@@ -382,10 +385,10 @@ func (c *counter) reset(rows, positive, excluded int) {
 // those of the first piece, where an anchored shape's matches start.
 func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) error {
 	if shape.Forms != nil {
-		return addForms(seg, shape.Forms, out)
+		return c.addForms(seg, shape.Forms, out)
 	}
 	if shape.Exact {
-		return addRun(seg, shape.Alts[0][0], shape.Whole, true, out)
+		return c.addRun(seg, shape.Alts[0][0], shape.Whole, true, out)
 	}
 	clear(c.scans)
 	if c.scans == nil {
@@ -493,7 +496,7 @@ func comparePieceHit(a, b pieceHit) int { return cmp.Compare(a.row, b.row) }
 // looks DEAD up for two pieces).
 func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) error {
 	if len(piece.Runs) == 1 && piece.Start == piece.End {
-		return addRun(seg, piece.Runs[0], piece.Start, false, out)
+		return c.addRun(seg, piece.Runs[0], piece.Start, false, out)
 	}
 	var err error
 	take := func(id int, tok []byte) {
@@ -501,7 +504,7 @@ func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) 
 			return
 		}
 		if times := piece.Times(tok); times > 0 {
-			err = addPostings(seg, id, times*rank.MaxFormUnits, out)
+			err = c.addPostings(seg, id, times*rank.MaxFormUnits, out)
 		}
 	}
 	if piece.Start {
@@ -523,7 +526,7 @@ func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) 
 // addRun adds the postings of every token holding run (equal to it, with
 // whole): with exact set, each occurrence weighed by its form (starting
 // the token or inside it), else at the most a hit can weigh.
-func addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) error {
+func (c *counter) addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) error {
 	var err error
 	seg.FindTokenTexts(run, whole, func(id int, tok []byte, times int) {
 		if err != nil {
@@ -533,7 +536,7 @@ func addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) erro
 		if exact {
 			units = occurrenceUnits(tok, run, times)
 		}
-		err = addPostings(seg, id, units, out)
+		err = c.addPostings(seg, id, units, out)
 	})
 	return err
 }
@@ -551,13 +554,25 @@ func occurrenceUnits(tok []byte, run string, times int) int {
 // addForms adds the postings of every token a plain word with channels
 // takes, each weighed by how it matches (filter.Forms.Classify): the
 // tokens holding the word, those holding it once accents are folded and
-// those of its word form. A token found by several lookups counts once.
-func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
+// those of its word form. A token found by several lookups counts once:
+// the word's lookup gives each token once, and those holding the word
+// are what Classify takes as exact, so the other lookups skip them and
+// remember only their own few (a map of every token holding FIX or TEST,
+// thousands per segment, was a tenth of the question's candidate pass).
+func (c *counter) addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
 	var err error
-	seen := map[int]bool{}
-	take := func(id int, tok []byte) {
-		if err != nil || seen[id] {
+	seg.FindTokenTexts(f.Word, false, func(id int, tok []byte, times int) {
+		if err == nil {
+			err = c.addPostings(seg, id, occurrenceUnits(tok, f.Word, times), out)
+		}
+	})
+	var seen map[int]bool
+	other := func(id int, tok []byte) {
+		if err != nil || seen[id] || bytes.Contains(tok, []byte(f.Word)) {
 			return
+		}
+		if seen == nil {
+			seen = map[int]bool{}
 		}
 		seen[id] = true
 		m := f.Classify(tok)
@@ -568,26 +583,38 @@ func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
 		if m.Form == filter.FormWord {
 			units = m.Start*rank.FormUnits(rank.FormWord) + m.Inside*rank.FormUnits(rank.FormInside)
 		}
-		err = addPostings(seg, id, units, out)
+		err = c.addPostings(seg, id, units, out)
 	}
-	seg.FindTokenTexts(f.Word, false, func(id int, tok []byte, _ int) { take(id, tok) })
 	switch {
 	case f.Fold == f.Word:
-		seg.FindAccented(f.Fold, take) // the tokens holding it as it is were taken above
+		seg.FindAccented(f.Fold, other) // the tokens holding it as it is were taken above
 	case f.Fold != "":
-		seg.FindFolded(f.Fold, take)
+		seg.FindFolded(f.Fold, other)
 	}
 	if f.Stem != "" {
-		seg.FindStem(f.Stem, take)
+		seg.FindStem(f.Stem, other)
 	}
 	return err
 }
 
 // addPostings adds token id's postings, each occurrence weighing units.
-func addPostings(seg *terms.Segment, id, units int, out hitSink) error {
-	return seg.Postings(id, func(row, hits, code int) {
-		out.add(int32(row), clampCount(hits*units), clampCount(code*units))
-	})
+// They are decoded into the counter's buffer, then added in a loop that
+// calls nothing per posting for a term's row counts (most of a common
+// word's postings), where a callback per posting and an interface call
+// in it were a tenth of the candidate pass.
+func (c *counter) addPostings(seg *terms.Segment, id, units int, out hitSink) error {
+	var err error
+	c.postings, err = seg.AppendPostings(id, c.postings[:0])
+	if r, ok := out.(*rowCounts); ok {
+		for _, p := range c.postings {
+			r.add(p.Row, clampCount(int(p.Hits)*units), clampCount(int(p.Code)*units))
+		}
+		return err
+	}
+	for _, p := range c.postings {
+		out.add(p.Row, clampCount(int(p.Hits)*units), clampCount(int(p.Code)*units))
+	}
+	return err
 }
 
 // union returns every row a positive term touched, once each, in
