@@ -72,14 +72,22 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 // ScoreSession scores the messages of one session as Rank does, for a
 // caller that gathers sessions one at a time and then calls Order.
 func ScoreSession(msgs []Message, q Query, opt Options) Session {
-	sessions := groupSessions(msgs)
-	if len(sessions) != 1 {
-		panic("rank.ScoreSession: messages of several sessions")
+	if len(msgs) == 0 {
+		panic("rank.ScoreSession: no messages")
+	}
+	// One session: its messages in one allocation of their number, where
+	// groupSessions grows a slice of these large values by appending.
+	s := Session{ID: msgs[0].Session, Messages: make([]ScoredMessage, len(msgs))}
+	for i, m := range msgs {
+		if m.Session != s.ID {
+			panic("rank.ScoreSession: messages of several sessions")
+		}
+		s.Messages[i].Message = m
 	}
 	idf := termIDFs(&q)
-	scoreMessages(&sessions[0], &q, idf)
-	scoreSession(&sessions[0], idf, opt)
-	return sessions[0]
+	scoreMessages(&s, &q, idf)
+	scoreSession(&s, idf, opt)
+	return s
 }
 
 // Order ranks scored sessions best first and collapses near-duplicates,
