@@ -723,6 +723,11 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 	return out
 }
 
+// spareBlockRoom is the room made for a decoded block: a block holds
+// 128 KiB of rows and the row that crosses that size (131–134 KB at
+// 1 GB), and ReadBlock wants store.DecodeSlack past it.
+const spareBlockRoom = 136 << 10
+
 // decodedBlock is a block's text and its lines (slices of it).
 type decodedBlock struct {
 	raw   []byte
@@ -734,8 +739,15 @@ type decodedBlock struct {
 // question decodes about a hundred blocks of 128 KiB, each a new
 // allocation (a quarter of its bytes allocated) before they were reused.
 func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlock, error) {
+	rec := &a.snap.Blocks[b]
+	if want := rec.RawSize + store.DecodeSlack; int64(cap(buf.raw)) < want && rec.RawSize < spareBlockRoom {
+		// Room for any usual block, so that this buffer, once dropped,
+		// holds the next block it is lent to: sized to each block, most
+		// were a little short for the next and were allocated again.
+		buf.raw = make([]byte, 0, spareBlockRoom)
+	}
 	var err error
-	buf.raw, w.scratch, err = a.snap.ReadBlock(w.dec, &a.snap.Blocks[b], buf.raw, w.scratch) // ReadBlock makes room
+	buf.raw, w.scratch, err = a.snap.ReadBlock(w.dec, rec, buf.raw, w.scratch) // ReadBlock makes room for a larger one
 	if err != nil {
 		return decodedBlock{}, err
 	}
@@ -768,7 +780,10 @@ func (a *accel) close() {
 
 // splitLines appends raw's lines to lines.
 func splitLines(raw []byte, lines [][]byte) [][]byte {
-	lines = slices.Grow(lines, bytes.Count(raw, []byte{'\n'})+1)
+	if need := bytes.Count(raw, []byte{'\n'}) + 1; cap(lines)-len(lines) < need {
+		// A quarter more, so that the next block lent these lines fits.
+		lines = slices.Grow(lines, need+need/4)
+	}
 	for len(raw) > 0 {
 		i := bytes.IndexByte(raw, '\n')
 		if i < 0 {

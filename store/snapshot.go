@@ -291,7 +291,7 @@ func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (
 	if _, err := s.rows.ReadAt(scratch, b.Offset); err != nil {
 		return nil, scratch, fmt.Errorf("%w: read block at byte %d: %w", ErrBlockDamaged, b.Offset, err)
 	}
-	if want := b.RawSize + decodeSlack; int64(cap(dst)) < want && b.RawSize <= maxBlockRoom {
+	if want := b.RawSize + DecodeSlack; int64(cap(dst)) < want && b.RawSize <= maxBlockRoom {
 		dst = make([]byte, 0, want)
 	}
 	raw, err = dec.DecodeAll(scratch, dst[:0])
@@ -304,12 +304,12 @@ func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (
 	return raw, scratch, nil
 }
 
-// decodeSlack is the room ReadBlock leaves past a block's text in the
+// DecodeSlack is the room ReadBlock leaves past a block's text in the
 // buffer it decodes into: with at least 16 bytes there, zstd's decoder
 // copies literals and matches 16 bytes at a time; without, it takes its
 // bounds-exact copies for the block's end, which was about half of the
 // decoding a search's blocks made (each buffer was the block's size).
-const decodeSlack = 64
+const DecodeSlack = 64
 
 // maxBlockRoom caps the room ReadBlock makes from a block record's size,
 // which a damaged record may overstate (a block holds about 128 KiB; a
