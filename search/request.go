@@ -61,6 +61,11 @@ type Request struct {
 	// for later batches (0: maxCachedBlocks); tests make it small to
 	// check that dropping them changes nothing.
 	keepBlocks int
+	// lateEvents makes the accelerated search ask for each session's
+	// recall events as it reads it (store.Snapshot.SessionEvents) instead
+	// of reading those of the best-bound sessions ahead; tests set it to
+	// check that both give the same.
+	lateEvents bool
 	// readBudget is how many block reads the accelerated search may make
 	// before reading every block once instead (0: readBudgetOf); tests
 	// make it small to check the switch.
