@@ -62,7 +62,7 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 	idf := termIDFs(&q)
 	parallelFor(len(sessions), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			scoreMessages(&sessions[i], &q, idf)
+			scoreMessages(&sessions[i], &q, idf, !opt.NoNotes)
 			scoreSession(&sessions[i], idf, opt)
 		}
 	})
@@ -85,7 +85,7 @@ func ScoreSession(msgs []Message, q Query, opt Options) Session {
 		s.Messages[i].Message = m
 	}
 	idf := termIDFs(&q)
-	scoreMessages(&s, &q, idf)
+	scoreMessages(&s, &q, idf, !opt.NoNotes)
 	scoreSession(&s, idf, opt)
 	return s
 }
@@ -139,8 +139,9 @@ func groupSessions(msgs []Message) []Session {
 }
 
 // scoreMessages scores every message of a session with the context its
-// neighbours in the transcript lend it.
-func scoreMessages(s *Session, q *Query, idf []float64) {
+// neighbours in the transcript lend it, their factors' notes written when
+// notes is set.
+func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 	ms := make([]measured, len(s.Messages))
 	for i := range s.Messages {
 		ms[i] = measure(&s.Messages[i].Message, q, idf)
@@ -155,7 +156,7 @@ func scoreMessages(s *Session, q *Query, idf []float64) {
 			n = &ms[next[i]]
 		}
 		m := &s.Messages[i]
-		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q)
+		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q, notes)
 		m.tf = ms[i].tf
 	}
 }
