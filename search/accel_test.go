@@ -475,6 +475,7 @@ func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.Now = accelNow
+			req.Explain = true // the factors' notes are compared too
 			if req.Limit == 0 {
 				req.Limit = 10
 			}
@@ -504,6 +505,15 @@ func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 				t.Fatalf("accelerated, keeping one block: %v", err)
 			}
 			compareSessions(t, dropping.Sessions, want.Sessions)
+			// Without --explain the messages' factors have no notes, and
+			// nothing else changes.
+			plain := req
+			plain.Explain = false
+			noNotes, err := Run(snap, plain)
+			if err != nil {
+				t.Fatalf("accelerated, without notes: %v", err)
+			}
+			compareSessions(t, noNotes.Sessions, withoutMessageNotes(want.Sessions))
 			collapsed := 0
 			for _, s := range want.Sessions {
 				collapsed += len(s.Similar)
@@ -561,6 +571,26 @@ func sessionIDs(ss []rank.Session) []string {
 // compareSessions requires identical results: ids in order, exact
 // scores, factors, times, similar sessions, and every message with its
 // score and hits.
+// withoutMessageNotes is a copy of sessions whose messages' factors have
+// no notes but the fixed ones (type, proximity without two terms), as a
+// search without Request.Explain ranks them.
+func withoutMessageNotes(sessions []rank.Session) []rank.Session {
+	out := slices.Clone(sessions)
+	for i := range out {
+		out[i].Messages = slices.Clone(out[i].Messages)
+		for j := range out[i].Messages {
+			m := &out[i].Messages[j]
+			m.Factors = slices.Clone(m.Factors)
+			for k := range m.Factors {
+				if f := &m.Factors[k]; f.Name != "type" && (f.Name != "proximity" || f.Value != 1) {
+					f.Note = ""
+				}
+			}
+		}
+	}
+	return out
+}
+
 func compareSessions(t *testing.T, got, want []rank.Session) {
 	t.Helper()
 	if !slices.Equal(sessionIDs(got), sessionIDs(want)) {

@@ -53,6 +53,11 @@ type Request struct {
 	// --count, which reports how many matched).
 	Limit int
 
+	// Explain asks for the notes of every message's factors, which only
+	// --explain prints (rank.Options.NoNotes); scores are the same
+	// without.
+	Explain bool
+
 	// FullScan reads every row instead of ranking from the term index;
 	// the results are the same (tests compare them), only slower.
 	FullScan bool
@@ -121,6 +126,7 @@ type Params struct {
 	RecallWindow   string
 	NoRecallCutoff bool
 	FullScan       bool
+	Explain        bool // the factors' notes are printed (Request.Explain)
 
 	// Cwd is the caller's working directory: what --project . and
 	// relative paths mean, and the project ranked first among equals.
@@ -197,7 +203,7 @@ func (p Params) Request() (Request, error) {
 		CurrentSession: p.CurrentSession,
 		Now:            now, HalfLife: halfLife,
 		Cutoff: !p.NoRecallCutoff, Window: window,
-		Limit: limit, FullScan: p.FullScan,
+		Limit: limit, FullScan: p.FullScan, Explain: p.Explain,
 	}
 	if p.Cwd != "" {
 		req.CurrentProject = ProjectRoot(p.Cwd)
