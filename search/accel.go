@@ -31,7 +31,7 @@ import (
 // find otherwise: its segment is the segResult holding it, its key the
 // keyRun it lies in, its per-term counts are at its index × twice the
 // number of terms in that segResult's counts, and which terms it holds
-// is where those are not 0.
+// is where those are not 0 (also in held, which outlives the counts).
 type candidate struct {
 	timeMs int64
 	row    int32
@@ -43,6 +43,10 @@ type candidate struct {
 	// read with its own entry while the row table is warm, so that
 	// possibleNeighbours rarely reads the row table again.
 	nextSame bool
+	// held has bit t set for each positive term t the index counts in
+	// the row, when there are at most maxHeldTerms (segResult.holds). It
+	// lies in what was the struct's padding.
+	held uint8
 }
 
 // segResult is what one segment contributes.
@@ -53,7 +57,7 @@ type segResult struct {
 	// counts in its row (bit t for term t), when there are at most
 	// maxHeldTerms: a term it does not count cannot match the row's text,
 	// so confirming it does not look for that term.
-	holds []uint16
+	holds []uint8
 	keys  []keyRun // the keys of cands, in order
 	// counts holds, per candidate, two entries per positive term (at its
 	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
@@ -167,7 +171,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 		}
 		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
-			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
+			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen), held: uint8(present)})
 		c.keys = append(c.keys, info.Key)
 		for t := range n {
 			found.addCount(c.terms[t].hits[row])
@@ -239,7 +243,7 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 
 // maxHeldTerms is how many positive terms segResult.holds can say a row
 // holds; past it every term is looked for.
-const maxHeldTerms = 16
+const maxHeldTerms = 8
 
 // wideCount marks a count too large for a byte, kept in segResult.wide.
 const wideCount = math.MaxUint8

@@ -159,15 +159,9 @@ func (a *accel) keepRowsOnly() int {
 			r.rows[j] = r.cands[j].row
 		}
 		if terms <= maxHeldTerms {
-			r.holds = make([]uint16, len(r.cands))
+			r.holds = make([]uint8, len(r.cands))
 			for j := range r.cands {
-				at, held := j*2*terms, uint16(0)
-				for t := range terms {
-					if r.counts[at+2*t] != 0 { // a wide count is not 0 either
-						held |= 1 << t
-					}
-				}
-				r.holds[j] = held // written, not read first: see rowCounts.reset
+				r.holds[j] = r.cands[j].held
 			}
 		}
 		dropped[i] = len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
