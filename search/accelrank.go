@@ -800,7 +800,7 @@ func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlo
 	return buf, nil
 }
 
-// startWorkers makes one block worker per core, kept for every batch of
+// startWorkers makes one block worker per core, kept for every session of
 // the search: each decodes blocks with its own zstd decoder (whose tables
 // and history cost about as much to set up as a block costs to decode)
 // and matches sessions with its own buffers.

@@ -63,7 +63,7 @@ type Request struct {
 	FullScan bool
 
 	// keepBlocks is how many decoded blocks the accelerated search keeps
-	// for later batches (0: maxCachedBlocks); tests make it small to
+	// for later sessions (0: maxCachedBlocks); tests make it small to
 	// check that dropping them changes nothing.
 	keepBlocks int
 	// lateEvents makes the accelerated search ask for each session's
