@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -286,5 +287,51 @@ func TestCompactionWaitsForItsShare(t *testing.T) {
 	got = texts(liveRows(t, idx))
 	if len(got) != 2 || got["the small session after its rewrite, about retries"] != 1 || got["the long session cut to one prompt"] != 1 {
 		t.Fatalf("rows after the compaction: %v", got)
+	}
+}
+
+// SessionEvents, which a ranked search asks session by session, gives
+// each session what Events gives it, a rewritten transcript's hidden
+// events left out as Events leaves them out.
+func TestSessionEventsAgreeWithEvents(t *testing.T) {
+	src, path := newSessionFile(t)
+	idx := t.TempDir()
+	other := "77777777-7777-4777-8777-777777777777"
+	otherPath := filepath.Join(filepath.Dir(path), other+".jsonl")
+	var text strings.Builder
+	for n := 10; n < 60; n++ { // enough rows that the rewrite below leaves a small dead share, not compacted
+		text.WriteString(promptLine(n, fmt.Sprintf("prompt %d of the long session", n)))
+	}
+	appendText(t, path, promptLine(1, "first prompt")+promptLine(2, "I'll search my memory for the cache eviction work")+text.String())
+	appendText(t, otherPath, strings.ReplaceAll(promptLine(3, "let me check my memory about the retry loop")+
+		promptLine(4, "I'll search my memory for the flaky scheduler test"), testSession, other))
+	runIndex(t, src, idx, "")
+	// Rewritten shorter: its old rows and their event are hidden, not gone.
+	if err := os.WriteFile(otherPath, []byte(strings.ReplaceAll(promptLine(5, "rewritten without recall"), testSession, other)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sum := runIndex(t, src, idx, ""); sum.Replaced != 1 || sum.Compacted {
+		t.Fatalf("Replaced %d, Compacted %v: the test needs hidden rows", sum.Replaced, sum.Compacted)
+	}
+	snap, err := store.OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	all, err := snap.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all[testSession]) != 1 {
+		t.Fatalf("the test needs a recall event in %s: %v", testSession, all)
+	}
+	for _, id := range []string{testSession, other, "no-such-session"} {
+		got, err := snap.SessionEvents(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, all[id]) {
+			t.Errorf("SessionEvents(%s) = %v, Events has %v", id, got, all[id])
+		}
 	}
 }

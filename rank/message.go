@@ -67,7 +67,7 @@ const (
 func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
 	idf := termIDFs(q)
 	own := measure(m, q, idf)
-	return finishMessage(m, &own, nil, q)
+	return finishMessage(m, &own, nil, q, true)
 }
 
 // termIDFs works out every term's IDF once.
@@ -191,8 +191,9 @@ func contextOf(prev, next *measured, terms int) *context {
 // finishMessage scores a measured message with what its neighbours lend
 // (ctx, nil for none): Σ per term of the larger of its own relevance and
 // the context's, times type, coverage (of the message and its context),
-// proximity and code.
-func finishMessage(m *Message, me *measured, ctx *context, q *Query) (float64, []Factor) {
+// proximity and code. The factors' notes are written only when notes is
+// set (Options.NoNotes).
+func finishMessage(m *Message, me *measured, ctx *context, q *Query, notes bool) (float64, []Factor) {
 	if me.ack {
 		return 0, []Factor{{Name: "acknowledgement", Value: 0, Note: "says only \"go on\"; weighs nothing"}}
 	}
@@ -207,10 +208,18 @@ func finishMessage(m *Message, me *measured, ctx *context, q *Query) (float64, [
 		switch {
 		case me.tf[t] > 0 && (ctx == nil || me.contrib[t] >= ctx.value[t]):
 			relevance += me.contrib[t]
-			factors = append(factors, Factor{Name: "term", Value: me.contrib[t], Note: termNote(q.Terms[t], me, t)})
+			f := Factor{Name: "term", Value: me.contrib[t]}
+			if notes {
+				f.Note = termNote(q.Terms[t], me, t)
+			}
+			factors = append(factors, f)
 		case ctx != nil && ctx.value[t] > 0:
 			relevance += ctx.value[t]
-			factors = append(factors, Factor{Name: "context", Value: ctx.value[t], Note: contextNote(q.Terms[t], ctx, t)})
+			f := Factor{Name: "context", Value: ctx.value[t]}
+			if notes {
+				f.Note = contextNote(q.Terms[t], ctx, t)
+			}
+			factors = append(factors, f)
 		}
 		lent := ctx != nil && ctx.value[t] > 0
 		matched += termCoverage(me.tf[t], lent)
@@ -224,16 +233,19 @@ func finishMessage(m *Message, me *measured, ctx *context, q *Query) (float64, [
 	score := relevance
 	for _, f := range [...]Factor{
 		typeFactor(m.Type),
-		coverageFactor(matched, own, borrowed, terms),
-		proximityFactor(me.near, terms),
-		codeFactor(me),
+		coverageFactor(matched, own, borrowed, terms, notes),
+		proximityFactor(me.near, terms, notes),
+		codeFactor(me, notes),
 	} {
 		score *= f.Value
 		factors = append(factors, f)
 	}
 	if me.prose > 0 {
-		factors = append(factors, Factor{Name: "tool prose", Value: 1,
-			Note: string(appendPlural(nil, me.prose, "hit")) + " in prose passed to the command, weighed " + fmtFloat(toolProseWeight) + " (in tf)"})
+		f := Factor{Name: "tool prose", Value: 1}
+		if notes {
+			f.Note = string(appendPlural(nil, me.prose, "hit")) + " in prose passed to the command, weighed " + fmtFloat(toolProseWeight) + " (in tf)"
+		}
+		factors = append(factors, f)
 	}
 	return score, factors
 }
@@ -415,16 +427,15 @@ func typeFactor(typ string) Factor {
 // coverageFactor rewards holding more of the query's distinct terms:
 // matched counts the message's own terms and, at contextCoverage each,
 // those only a neighbour holds.
-func coverageFactor(matched float64, own, borrowed, total int) Factor {
-	note := ofNote(own, total, "terms")
-	if borrowed > 0 {
-		note += ", " + strconv.Itoa(borrowed) + " more beside it"
+func coverageFactor(matched float64, own, borrowed, total int, notes bool) Factor {
+	f := Factor{Name: "coverage", Value: 1 + coverageBonus*coverageFraction(matched, total)}
+	if notes {
+		f.Note = ofNote(own, total, "terms")
+		if borrowed > 0 {
+			f.Note += ", " + strconv.Itoa(borrowed) + " more beside it"
+		}
 	}
-	return Factor{
-		Name:  "coverage",
-		Value: 1 + coverageBonus*coverageFraction(matched, total),
-		Note:  note,
-	}
+	return f
 }
 
 // coverageFraction maps matched-of-total terms onto 0..1 so that matching
@@ -439,17 +450,17 @@ func coverageFraction(matched float64, total int) float64 {
 
 // proximityFactor rewards two different terms close together, by the
 // smallest byte gap between hits of different terms.
-func proximityFactor(hits []Hit, terms int) Factor {
+func proximityFactor(hits []Hit, terms int, notes bool) Factor {
 	gap, ok := smallestGap(hits, terms)
 	if !ok {
 		return Factor{Name: "proximity", Value: 1, Note: "needs two different terms"}
 	}
 	closeness := proximityScale / (proximityScale + float64(gap))
-	return Factor{
-		Name:  "proximity",
-		Value: 1 + proximityBonus*closeness,
-		Note:  string(append(appendPlural([]byte("two terms "), gap, "byte"), " apart"...)),
+	f := Factor{Name: "proximity", Value: 1 + proximityBonus*closeness}
+	if notes {
+		f.Note = string(append(appendPlural([]byte("two terms "), gap, "byte"), " apart"...))
 	}
+	return f
 }
 
 // smallestGap returns the smallest number of bytes between the end of a hit
@@ -478,16 +489,16 @@ func smallestGap(hits []Hit, terms int) (int, bool) {
 
 // codeFactor rewards hits inside fenced or inline code, by their share
 // of the hits' weight.
-func codeFactor(me *measured) Factor {
+func codeFactor(me *measured, notes bool) Factor {
 	fraction := 0.0
 	if me.weight > 0 {
 		fraction = me.inCode / me.weight
 	}
-	return Factor{
-		Name:  "code",
-		Value: 1 + codeBonus*fraction,
-		Note:  fmtFloat(100*fraction) + "% of the hits' weight in code",
+	f := Factor{Name: "code", Value: 1 + codeBonus*fraction}
+	if notes {
+		f.Note = fmtFloat(100*fraction) + "% of the hits' weight in code"
 	}
+	return f
 }
 
 // ofNote reads "2/3 what".

@@ -62,7 +62,7 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 	idf := termIDFs(&q)
 	parallelFor(len(sessions), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			scoreMessages(&sessions[i], &q, idf)
+			scoreMessages(&sessions[i], &q, idf, !opt.NoNotes)
 			scoreSession(&sessions[i], idf, opt)
 		}
 	})
@@ -72,14 +72,22 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 // ScoreSession scores the messages of one session as Rank does, for a
 // caller that gathers sessions one at a time and then calls Order.
 func ScoreSession(msgs []Message, q Query, opt Options) Session {
-	sessions := groupSessions(msgs)
-	if len(sessions) != 1 {
-		panic("rank.ScoreSession: messages of several sessions")
+	if len(msgs) == 0 {
+		panic("rank.ScoreSession: no messages")
+	}
+	// One session: its messages in one allocation of their number, where
+	// groupSessions grows a slice of these large values by appending.
+	s := Session{ID: msgs[0].Session, Messages: make([]ScoredMessage, len(msgs))}
+	for i, m := range msgs {
+		if m.Session != s.ID {
+			panic("rank.ScoreSession: messages of several sessions")
+		}
+		s.Messages[i].Message = m
 	}
 	idf := termIDFs(&q)
-	scoreMessages(&sessions[0], &q, idf)
-	scoreSession(&sessions[0], idf, opt)
-	return sessions[0]
+	scoreMessages(&s, &q, idf, !opt.NoNotes)
+	scoreSession(&s, idf, opt)
+	return s
 }
 
 // Order ranks scored sessions best first and collapses near-duplicates,
@@ -131,8 +139,9 @@ func groupSessions(msgs []Message) []Session {
 }
 
 // scoreMessages scores every message of a session with the context its
-// neighbours in the transcript lend it.
-func scoreMessages(s *Session, q *Query, idf []float64) {
+// neighbours in the transcript lend it, their factors' notes written when
+// notes is set.
+func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 	ms := make([]measured, len(s.Messages))
 	for i := range s.Messages {
 		ms[i] = measure(&s.Messages[i].Message, q, idf)
@@ -147,7 +156,7 @@ func scoreMessages(s *Session, q *Query, idf []float64) {
 			n = &ms[next[i]]
 		}
 		m := &s.Messages[i]
-		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q)
+		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q, notes)
 		m.tf = ms[i].tf
 	}
 }

@@ -58,6 +58,11 @@ type Options struct {
 	// When, if set, is the time the query names ("last week"): sessions
 	// with a scoring message then rank higher.
 	When *TimeWindow
+	// NoNotes leaves the Note of every message's factors empty: the notes
+	// are for --explain only, and writing them for every matched message
+	// of every session read was about 2% of a question's CPU. Scores and
+	// factor values are the same either way.
+	NoNotes bool
 	// Limit, if above zero, is how many sessions the caller will show:
 	// Rank returns at most that many, and collapses duplicates only among
 	// the best few times Limit. Zero ranks and collapses every session.

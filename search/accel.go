@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -31,7 +32,7 @@ import (
 // find otherwise: its segment is the segResult holding it, its key the
 // keyRun it lies in, its per-term counts are at its index × twice the
 // number of terms in that segResult's counts, and which terms it holds
-// is where those are not 0.
+// is where those are not 0 (also in held, which outlives the counts).
 type candidate struct {
 	timeMs int64
 	row    int32
@@ -43,13 +44,22 @@ type candidate struct {
 	// read with its own entry while the row table is warm, so that
 	// possibleNeighbours rarely reads the row table again.
 	nextSame bool
+	// held has bit t set for each positive term t the index counts in
+	// the row, when there are at most maxHeldTerms (segResult.holds). It
+	// lies in what was the struct's padding.
+	held uint8
 }
 
 // segResult is what one segment contributes.
 type segResult struct {
 	cands []candidate // by key, each key's in row order
 	rows  []int32     // once bounded, the row of each candidate; cands and counts are then dropped
-	keys  []keyRun    // the keys of cands, in order
+	// holds, once bounded, per candidate, the positive terms the index
+	// counts in its row (bit t for term t), when there are at most
+	// maxHeldTerms: a term it does not count cannot match the row's text,
+	// so confirming it does not look for that term.
+	holds []uint8
+	keys  []keyRun // the keys of cands, in order
 	// counts holds, per candidate, two entries per positive term (at its
 	// index × 2 × terms): the weight of its hits (rank.FormUnits), then
 	// that of the hits that start in code, a byte each: almost every row
@@ -172,7 +182,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 		}
 		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
-			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen)})
+			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen), held: uint8(present)})
 		c.keys = append(c.keys, info.Key)
 		for t := range n {
 			found.addCount(c.terms[t].hits[row])
@@ -241,6 +251,10 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 	}
 	return cands, counts, wide, out
 }
+
+// maxHeldTerms is how many positive terms segResult.holds can say a row
+// holds; past it every term is looked for.
+const maxHeldTerms = 8
 
 // wideCount marks a count too large for a byte, kept in segResult.wide.
 const wideCount = math.MaxUint8
@@ -315,7 +329,9 @@ type counter struct {
 	wide   map[int32]int32
 	keys   []uint32 // per candidate, its key
 	keyAt  []int32  // byKey's counts, then starts, per key
-	dest   []int32  // per candidate, where byKey puts it
+	// postings is addPostings's buffer: one token's postings.
+	postings []terms.Posting
+	dest     []int32 // per candidate, where byKey puts it
 }
 
 type rowCounts struct {
@@ -384,10 +400,10 @@ func (c *counter) reset(rows, positive, excluded int) {
 // those of the first piece, where an anchored shape's matches start.
 func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) error {
 	if shape.Forms != nil {
-		return addForms(seg, shape.Forms, out)
+		return c.addForms(seg, shape.Forms, out)
 	}
 	if shape.Exact {
-		return addRun(seg, shape.Alts[0][0], shape.Whole, true, out)
+		return c.addRun(seg, shape.Alts[0][0], shape.Whole, true, out)
 	}
 	clear(c.scans)
 	if c.scans == nil {
@@ -495,7 +511,7 @@ func comparePieceHit(a, b pieceHit) int { return cmp.Compare(a.row, b.row) }
 // looks DEAD up for two pieces).
 func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) error {
 	if len(piece.Runs) == 1 && piece.Start == piece.End {
-		return addRun(seg, piece.Runs[0], piece.Start, false, out)
+		return c.addRun(seg, piece.Runs[0], piece.Start, false, out)
 	}
 	var err error
 	take := func(id int, tok []byte) {
@@ -503,7 +519,7 @@ func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) 
 			return
 		}
 		if times := piece.Times(tok); times > 0 {
-			err = addPostings(seg, id, times*rank.MaxFormUnits, out)
+			err = c.addPostings(seg, id, times*rank.MaxFormUnits, out)
 		}
 	}
 	if piece.Start {
@@ -525,7 +541,7 @@ func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) 
 // addRun adds the postings of every token holding run (equal to it, with
 // whole): with exact set, each occurrence weighed by its form (starting
 // the token or inside it), else at the most a hit can weigh.
-func addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) error {
+func (c *counter) addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) error {
 	var err error
 	seg.FindTokenTexts(run, whole, func(id int, tok []byte, times int) {
 		if err != nil {
@@ -535,7 +551,7 @@ func addRun(seg *terms.Segment, run string, whole, exact bool, out hitSink) erro
 		if exact {
 			units = occurrenceUnits(tok, run, times)
 		}
-		err = addPostings(seg, id, units, out)
+		err = c.addPostings(seg, id, units, out)
 	})
 	return err
 }
@@ -553,13 +569,25 @@ func occurrenceUnits(tok []byte, run string, times int) int {
 // addForms adds the postings of every token a plain word with channels
 // takes, each weighed by how it matches (filter.Forms.Classify): the
 // tokens holding the word, those holding it once accents are folded and
-// those of its word form. A token found by several lookups counts once.
-func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
+// those of its word form. A token found by several lookups counts once:
+// the word's lookup gives each token once, and those holding the word
+// are what Classify takes as exact, so the other lookups skip them and
+// remember only their own few (a map of every token holding FIX or TEST,
+// thousands per segment, was a tenth of the question's candidate pass).
+func (c *counter) addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
 	var err error
-	seen := map[int]bool{}
-	take := func(id int, tok []byte) {
-		if err != nil || seen[id] {
+	seg.FindTokenTexts(f.Word, false, func(id int, tok []byte, times int) {
+		if err == nil {
+			err = c.addPostings(seg, id, occurrenceUnits(tok, f.Word, times), out)
+		}
+	})
+	var seen map[int]bool
+	other := func(id int, tok []byte) {
+		if err != nil || seen[id] || bytes.Contains(tok, []byte(f.Word)) {
 			return
+		}
+		if seen == nil {
+			seen = map[int]bool{}
 		}
 		seen[id] = true
 		m := f.Classify(tok)
@@ -570,26 +598,38 @@ func addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
 		if m.Form == filter.FormWord {
 			units = m.Start*rank.FormUnits(rank.FormWord) + m.Inside*rank.FormUnits(rank.FormInside)
 		}
-		err = addPostings(seg, id, units, out)
+		err = c.addPostings(seg, id, units, out)
 	}
-	seg.FindTokenTexts(f.Word, false, func(id int, tok []byte, _ int) { take(id, tok) })
 	switch {
 	case f.Fold == f.Word:
-		seg.FindAccented(f.Fold, take) // the tokens holding it as it is were taken above
+		seg.FindAccented(f.Fold, other) // the tokens holding it as it is were taken above
 	case f.Fold != "":
-		seg.FindFolded(f.Fold, take)
+		seg.FindFolded(f.Fold, other)
 	}
 	if f.Stem != "" {
-		seg.FindStem(f.Stem, take)
+		seg.FindStem(f.Stem, other)
 	}
 	return err
 }
 
 // addPostings adds token id's postings, each occurrence weighing units.
-func addPostings(seg *terms.Segment, id, units int, out hitSink) error {
-	return seg.Postings(id, func(row, hits, code int) {
-		out.add(int32(row), clampCount(hits*units), clampCount(code*units))
-	})
+// They are decoded into the counter's buffer, then added in a loop that
+// calls nothing per posting for a term's row counts (most of a common
+// word's postings), where a callback per posting and an interface call
+// in it were a tenth of the candidate pass.
+func (c *counter) addPostings(seg *terms.Segment, id, units int, out hitSink) error {
+	var err error
+	c.postings, err = seg.AppendPostings(id, c.postings[:0])
+	if r, ok := out.(*rowCounts); ok {
+		for _, p := range c.postings {
+			r.add(p.Row, clampCount(int(p.Hits)*units), clampCount(int(p.Code)*units))
+		}
+		return err
+	}
+	for _, p := range c.postings {
+		out.add(p.Row, clampCount(int(p.Hits)*units), clampCount(int(p.Code)*units))
+	}
+	return err
 }
 
 // union returns every row a positive term touched, once each, in

@@ -475,6 +475,7 @@ func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.Now = accelNow
+			req.Explain = true // the factors' notes are compared too
 			if req.Limit == 0 {
 				req.Limit = 10
 			}
@@ -492,15 +493,27 @@ func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 				t.Errorf("full scan read %d of %d blocks", want.Stats.BlocksRead, want.Stats.Blocks)
 			}
 			compareSessions(t, got.Sessions, want.Sessions)
-			// Dropping decoded blocks between batches (and decoding them
-			// again when a later batch needs them) changes nothing.
+			// Dropping decoded blocks once no session reads them (and
+			// decoding them again when a later one needs them), and asking
+			// for each session's recall events as it is read, change
+			// nothing.
 			few := req
 			few.keepBlocks = 1
+			few.lateEvents = true
 			dropping, err := Run(snap, few)
 			if err != nil {
 				t.Fatalf("accelerated, keeping one block: %v", err)
 			}
 			compareSessions(t, dropping.Sessions, want.Sessions)
+			// Without --explain the messages' factors have no notes, and
+			// nothing else changes.
+			plain := req
+			plain.Explain = false
+			noNotes, err := Run(snap, plain)
+			if err != nil {
+				t.Fatalf("accelerated, without notes: %v", err)
+			}
+			compareSessions(t, noNotes.Sessions, withoutMessageNotes(want.Sessions))
 			collapsed := 0
 			for _, s := range want.Sessions {
 				collapsed += len(s.Similar)
@@ -558,6 +571,26 @@ func sessionIDs(ss []rank.Session) []string {
 // compareSessions requires identical results: ids in order, exact
 // scores, factors, times, similar sessions, and every message with its
 // score and hits.
+// withoutMessageNotes is a copy of sessions whose messages' factors have
+// no notes but the fixed ones (type, proximity without two terms), as a
+// search without Request.Explain ranks them.
+func withoutMessageNotes(sessions []rank.Session) []rank.Session {
+	out := slices.Clone(sessions)
+	for i := range out {
+		out[i].Messages = slices.Clone(out[i].Messages)
+		for j := range out[i].Messages {
+			m := &out[i].Messages[j]
+			m.Factors = slices.Clone(m.Factors)
+			for k := range m.Factors {
+				if f := &m.Factors[k]; f.Name != "type" && (f.Name != "proximity" || f.Value != 1) {
+					f.Note = ""
+				}
+			}
+		}
+	}
+	return out
+}
+
 func compareSessions(t *testing.T, got, want []rank.Session) {
 	t.Helper()
 	if !slices.Equal(sessionIDs(got), sessionIDs(want)) {

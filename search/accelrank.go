@@ -30,11 +30,15 @@ type accel struct {
 	filter    rowFilter
 	scan      *scan // the exact matcher, shared with the full scan
 
-	results    []segResult          // every segment's candidates, once found; candRef points into them
-	blocks     map[int]decodedBlock // decoded blocks
-	spare      []decodedBlock       // dropped blocks, whose buffers decode the next ones
-	workers    []*blockWorker       // one per core, kept across batches
-	blocksRead int
+	results []segResult // every segment's candidates, once found; candRef points into them
+	// events holds the recall events of the sessions in early (eventsEarly
+	// marks them, with or without events), read in one pass over the events
+	// file before the first session is confirmed; a session read later
+	// asks store.Snapshot.SessionEvents.
+	events      map[string][]store.Event
+	eventsEarly map[string]bool
+	cache       blockCache     // decoded blocks
+	workers     []*blockWorker // one per core, kept for the whole search
 }
 
 // boundSlack inflates every bound a little, so that a bound computed in
@@ -81,7 +85,8 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		return nil, "a term segment's row count disagrees with the blocks it covers (damaged); `recall index` rebuilds it", nil
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
-		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req), blocks: map[int]decodedBlock{}}
+		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req)}
+	a.cache.blocks = map[int]*cachedBlock{}
 	if err := a.startWorkers(); err != nil {
 		return nil, "", err
 	}
@@ -109,7 +114,7 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		return nil, fmt.Sprintf("%v (damaged); `recall index --repair` rebuilds the term index", err), nil
 	}
 	if errors.Is(err, errScanCheaper) {
-		return nil, fmt.Sprintf("the sessions the term index could not rule out lie in most blocks (%d block reads of %d blocks), so each block is read once instead", a.blocksRead, len(snap.Blocks)), nil
+		return nil, fmt.Sprintf("the sessions the term index could not rule out lie in most blocks (%d block reads of %d blocks), so each block is read once instead", a.readsMade(), len(snap.Blocks)), nil
 	}
 	if errors.Is(err, store.ErrBlockDamaged) {
 		// Rank from what is readable: the scan skips the damaged block.
@@ -140,21 +145,33 @@ type candRef struct{ seg, idx int32 }
 func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
 
 // keepRowsOnly drops what bounding needed of every candidate, keeping
-// its row, which is all that confirming reads: the candidates of a
-// question at 4 GB are 16 MB, live while sessions are read and their
-// matches scored. It returns the bytes dropped.
+// its row and which terms the index counts in it (segResult.holds), all
+// that confirming reads: the candidates of a question at 4 GB are
+// 16 MB, live while sessions are read and their matches scored. It
+// returns the bytes dropped.
 func (a *accel) keepRowsOnly() int {
-	dropped := 0
-	for i := range a.results {
+	dropped := make([]int, len(a.results))
+	terms := len(a.positive)
+	parallelEach(len(a.results), func(i int) {
 		r := &a.results[i]
 		r.rows = make([]int32, len(r.cands))
 		for j := range r.cands {
 			r.rows[j] = r.cands[j].row
 		}
-		dropped += len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
+		if terms <= maxHeldTerms {
+			r.holds = make([]uint8, len(r.cands))
+			for j := range r.cands {
+				r.holds[j] = r.cands[j].held
+			}
+		}
+		dropped[i] = len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
 		r.cands, r.counts, r.wide = nil, nil, nil
+	})
+	total := 0
+	for _, n := range dropped {
+		total += n
 	}
-	return dropped
+	return total
 }
 
 // collectAfterBounds is how many bytes of dropped candidates make a
@@ -213,7 +230,7 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 		}
 		ranked, used := rank.Order(slices.Clone(c.scored), opt)
 		if used <= pool || c.next == len(sessions) {
-			c.stats.BlocksRead = a.blocksRead
+			c.stats.BlocksRead = a.readsMade()
 			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil
 		}
 		pool = used // duplicates collapsed: the pool must hold more exact scores
@@ -222,44 +239,78 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 
 // confirmation is the state of reading sessions best bound first.
 type confirmation struct {
-	next   int            // sessions[:next] are read
+	next   int            // sessions[:next] are read or being read
 	scored []rank.Session // those with matches, scored exactly
 	exact  []float64      // their scores
 	stats  Stats
+	err    error // the first error a worker met; the others stop
 }
 
 // confirmBest reads sessions, best bound first, until the pool best exact
-// scores are at least the bound of every session not read.
+// scores are at least the bound of every session not read. Each core's
+// worker takes the next session as soon as it is done with one, reads
+// its blocks (decoding those no other session has decoded) and scores
+// it: in batches of sessions, each core waited at each batch's end for
+// the other's last session and at each batch's start for the blocks of
+// every session of the batch (a question reads about ten batches). A
+// worker takes a session only while the scores known so far leave it
+// possibly among the best; one in flight when that stops being so is
+// read for nothing, as the rest of a batch was, and changes no result:
+// the ranking is that of every session read.
 func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation, rq rank.Query) error {
-	for c.next < len(sessions) {
-		if len(c.exact) >= pool && nthBest(c.exact, pool) >= sessions[c.next].bound {
-			return nil
-		}
-		if a.blocksRead > a.readBudget() {
-			return errScanCheaper
-		}
-		batch := sessions[c.next:min(c.next+max(pool-len(c.exact), 4), len(sessions))]
-		c.next += len(batch)
-		events, err := a.eventsOf(batch)
-		if err != nil {
-			return err
-		}
-		found, err := a.confirm(batch, events, rq)
-		if err != nil {
-			return err
-		}
-		for _, ms := range found {
-			c.stats.RowsScanned += ms.scanned
-			c.stats.CutoffDropped += ms.dropped
-			if ms.matched == 0 {
-				continue
-			}
-			c.stats.RowsMatched += ms.matched
-			c.scored = append(c.scored, ms.scored)
-			c.exact = append(c.exact, ms.scored.Score)
-		}
+	if err := a.loadEarlyEvents(sessions[c.next:min(c.next+eventsAhead*pool, len(sessions))]); err != nil {
+		return err
 	}
-	return nil
+	var mu sync.Mutex
+	take := func() (int, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case c.err != nil || c.next == len(sessions):
+			return 0, false
+		case len(c.exact) >= pool && nthBest(c.exact, pool) >= sessions[c.next].bound:
+			return 0, false
+		case a.readsMade() > a.readBudget():
+			c.err = errScanCheaper
+			return 0, false
+		}
+		c.next++
+		return c.next - 1, true
+	}
+	done := func(ms confirmed) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ms.err != nil {
+			if c.err == nil {
+				c.err = ms.err
+			}
+			return
+		}
+		c.stats.RowsScanned += ms.scanned
+		c.stats.CutoffDropped += ms.dropped
+		if ms.matched == 0 {
+			return
+		}
+		c.stats.RowsMatched += ms.matched
+		c.scored = append(c.scored, ms.scored)
+		c.exact = append(c.exact, ms.scored.Score)
+	}
+	var wg sync.WaitGroup
+	for _, w := range a.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := take()
+				if !ok {
+					return
+				}
+				done(a.confirmSession(w, sessions[i], rq))
+			}
+		}()
+	}
+	wg.Wait()
+	return c.err
 }
 
 // readBudget is the request's block-read budget, or readBudgetOf.
@@ -270,21 +321,52 @@ func (a *accel) readBudget() int {
 	return readBudgetOf(len(a.snap.Blocks))
 }
 
-// eventsOf loads the recall events of a batch of sessions, if the cutoff
-// applies.
-func (a *accel) eventsOf(batch []*sessionBound) (map[string][]store.Event, error) {
+// eventsAhead is how many times the pool's size of the best-bound
+// sessions have their recall events read in one pass over the events
+// file: a question at 1 GB reads 47 sessions for a pool of 15, a rare
+// word about 20. Grouping the whole file by session (SessionEvents),
+// 0.5 ms at 1 GB, costs a search that reads few sessions more than one
+// pass for them (0.1 ms).
+const eventsAhead = 4
+
+// loadEarlyEvents reads the recall events of sessions in one pass, if
+// the cutoff applies and this was not done yet.
+func (a *accel) loadEarlyEvents(sessions []*sessionBound) error {
+	if !a.req.Cutoff || a.eventsEarly != nil {
+		return nil
+	}
+	a.eventsEarly = make(map[string]bool, len(sessions))
+	if a.req.lateEvents {
+		return nil
+	}
+	for _, sb := range sessions {
+		a.eventsEarly[sb.id] = true
+	}
+	events, err := a.snap.EventsOf(a.eventsEarly)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	a.events = events
+	return nil
+}
+
+// eventsOf returns the recall events of session id, if the cutoff
+// applies, as applyCutoff takes them.
+func (a *accel) eventsOf(id string) (map[string][]store.Event, error) {
 	if !a.req.Cutoff {
 		return nil, nil
 	}
-	ids := make(map[string]bool, len(batch))
-	for _, sb := range batch {
-		ids[sb.id] = true
+	if a.eventsEarly[id] {
+		return a.events, nil
 	}
-	events, err := a.snap.EventsOf(ids)
+	events, err := a.snap.SessionEvents(id)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	return events, nil
+	if len(events) == 0 {
+		return nil, nil
+	}
+	return map[string][]store.Event{id: events}, nil
 }
 
 // nthBest returns the n-th largest of scores (n ≥ 1, n ≤ len(scores)).
@@ -312,13 +394,23 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
 	parallelEach(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
-	bySession := map[string]*sessionBound{}
-	var order []*sessionBound
+	// Sized for every key, which most sessions have one of: grown as it
+	// went, the map and the list were rebuilt a dozen times for the
+	// question's 8,000 sessions, all on one core between two parallel
+	// stages; the sessions are one allocation.
+	keys := 0
+	for _, kbs := range perSeg {
+		keys += len(kbs)
+	}
+	bySession := make(map[string]*sessionBound, keys)
+	order := make([]*sessionBound, 0, keys)
+	slab := make([]sessionBound, 0, keys)
 	for i := range perSeg {
 		for _, kb := range perSeg[i] {
 			sb := bySession[kb.key.Session]
 			if sb == nil {
-				sb = &sessionBound{id: kb.key.Session}
+				slab = append(slab, sessionBound{id: kb.key.Session})
+				sb = &slab[len(slab)-1]
 				bySession[kb.key.Session] = sb
 				order = append(order, sb)
 			}
@@ -540,67 +632,116 @@ type confirmed struct {
 }
 
 // maxCachedBlocks is how many decoded blocks a search keeps for later
-// batches before it drops those the current batch does not read.
+// sessions beyond those the sessions being read use.
 const maxCachedBlocks = 32
 
-// confirm reads the candidate rows of a batch of sessions, decoding each
-// block once, then matches and scores each session exactly, sessions
-// spread over all cores.
-func (a *accel) confirm(batch []*sessionBound, events map[string][]store.Event, rq rank.Query) ([]confirmed, error) {
-	var need []int
-	want := map[int]bool{}
-	for _, sb := range batch {
-		for _, p := range sb.parts {
-			for idx := p.start; idx < p.end; idx++ {
-				b, _ := a.blockOf(int(p.seg), int(a.results[p.seg].rows[idx]))
-				want[b] = true
-				if _, ok := a.blocks[b]; !ok {
-					a.blocks[b] = decodedBlock{}
-					need = append(need, b)
-				}
-			}
-		}
+// blockCache holds the decoded blocks of a search, shared by the workers
+// reading sessions: each block is decoded once while it is kept, by the
+// first worker that needs it, while another that needs it waits.
+type blockCache struct {
+	mu     sync.Mutex
+	blocks map[int]*cachedBlock
+	spare  []decodedBlock // dropped blocks, whose buffers decode the next ones
+	reads  int            // blocks decoded
+}
+
+// cachedBlock is one block of the cache: ready is closed once block (or
+// err) is set; users counts the sessions reading it, which keep it.
+type cachedBlock struct {
+	ready chan struct{}
+	block decodedBlock
+	err   error
+	users int
+}
+
+// readsMade is how many blocks the search has decoded.
+func (a *accel) readsMade() int {
+	a.cache.mu.Lock()
+	defer a.cache.mu.Unlock()
+	return a.cache.reads
+}
+
+// acquire returns block b, decoded, for a session that reads it; release
+// gives it back. w decodes it if no one has.
+func (a *accel) acquire(w *blockWorker, b int) (*cachedBlock, error) {
+	c := &a.cache
+	c.mu.Lock()
+	cb, ok := c.blocks[b]
+	if ok {
+		cb.users++
+		c.mu.Unlock()
+		<-cb.ready
+		return cb, cb.err
+	}
+	cb = &cachedBlock{ready: make(chan struct{}), users: 1}
+	c.blocks[b] = cb
+	c.reads++
+	var buf decodedBlock
+	if n := len(c.spare); n > 0 {
+		buf, c.spare = c.spare[n-1], c.spare[:n-1]
+	}
+	c.mu.Unlock()
+	cb.block, cb.err = a.decodeBlock(w, b, buf)
+	close(cb.ready)
+	return cb, cb.err
+}
+
+// release gives back the blocks a session read. Past the cache's size,
+// the blocks no session is reading are dropped: a later session that
+// needs one decodes it again, which costs less than the memory of every
+// block a question reads (about 100 of 128 KiB).
+func (a *accel) release(read []*cachedBlock) {
+	c := &a.cache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cb := range read {
+		cb.users--
 	}
 	keep := a.req.keepBlocks
 	if keep <= 0 {
 		keep = maxCachedBlocks
 	}
-	if len(a.blocks) > keep {
-		// Drop what this batch does not read: a later batch that needs
-		// one decodes it again, which costs less than the memory of
-		// every block a question reads (about 100 of 128 KiB).
-		for b, d := range a.blocks {
-			if !want[b] {
-				delete(a.blocks, b)
-				if d.raw != nil {
-					a.spare = append(a.spare, d) // matches copy what they keep of a row
-				}
+	if len(c.blocks) <= keep {
+		return
+	}
+	for b, cb := range c.blocks {
+		if cb.users == 0 {
+			delete(c.blocks, b)
+			if cb.err == nil && cb.block.raw != nil {
+				c.spare = append(c.spare, cb.block) // matches copy what they keep of a row
 			}
 		}
 	}
-	if err := a.decode(need); err != nil {
-		return nil, err
-	}
-	out := make([]confirmed, len(batch))
-	parallelEachOn(len(batch), func(w, i int) { out[i] = a.confirmSession(a.workers[w], batch[i], events, rq) })
-	for _, c := range out {
-		if c.err != nil {
-			return nil, c.err
-		}
-	}
-	return out, nil
 }
 
-// confirmSession matches one session's candidate rows (their blocks
-// decoded) and scores what matches.
-func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[string][]store.Event, rq rank.Query) confirmed {
+// confirmSession reads one session's candidate rows (decoding their
+// blocks as needed), matches them and scores what matches.
+func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) confirmed {
+	events, err := a.eventsOf(sb.id)
+	if err != nil {
+		return confirmed{err: err}
+	}
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
 	w.refs = sb.refs(w.refs[:0])
+	w.read = w.read[:0]
+	defer func() { a.release(w.read) }()
+	current, cb := -1, (*cachedBlock)(nil)
 	for _, r := range w.refs {
 		b, line := a.blockOf(int(r.seg), int(a.results[r.seg].rows[r.idx]))
-		lines := a.blocks[b].lines
+		if b != current {
+			// A session's rows lie in rows-file order, so its blocks come
+			// one after another; one may come back after another
+			// transcript's (a resumed session), and is acquired again.
+			if cb, err = a.acquire(w, b); err != nil {
+				w.read = append(w.read, cb)
+				return confirmed{err: fmt.Errorf("search: %w", err)}
+			}
+			w.read = append(w.read, cb)
+			current = b
+		}
+		lines := cb.block.lines
 		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
 			res.badRows++
 			continue
@@ -609,7 +750,11 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
 		}
 		res.rows++
-		w.confirmRow(&f, &res)
+		held := ^uint64(0)
+		if holds := a.results[r.seg].holds; holds != nil {
+			held = uint64(holds[r.idx])
+		}
+		w.confirmRow(&f, &res, held)
 	}
 	out := confirmed{scanned: res.rows}
 	matches := res.matches
@@ -623,63 +768,39 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, events map[stri
 	return out
 }
 
+// spareBlockRoom is the room made for a decoded block: a block holds
+// 128 KiB of rows and the row that crosses that size (131–134 KB at
+// 1 GB), and ReadBlock wants store.DecodeSlack past it.
+const spareBlockRoom = 136 << 10
+
 // decodedBlock is a block's text and its lines (slices of it).
 type decodedBlock struct {
 	raw   []byte
 	lines [][]byte
 }
 
-// decode decompresses blocks on all cores and splits them into lines,
-// into the buffers of dropped blocks while there are some: a question
-// decodes about a hundred blocks of 128 KiB, each a new allocation (a
-// quarter of its bytes allocated) before they were reused.
-func (a *accel) decode(blocks []int) error {
-	out := make([]decodedBlock, len(blocks))
-	for i := range out {
-		if n := len(a.spare); n > 0 {
-			out[i], a.spare = a.spare[n-1], a.spare[:n-1]
-		}
+// decodeBlock decompresses block b with w's decoder and splits it into
+// lines, into the buffers of a dropped block when there is one (buf): a
+// question decodes about a hundred blocks of 128 KiB, each a new
+// allocation (a quarter of its bytes allocated) before they were reused.
+func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlock, error) {
+	rec := &a.snap.Blocks[b]
+	if want := rec.RawSize + store.DecodeSlack; int64(cap(buf.raw)) < want && rec.RawSize < spareBlockRoom {
+		// Room for any usual block, so that this buffer, once dropped,
+		// holds the next block it is lent to: sized to each block, most
+		// were a little short for the next and were allocated again.
+		buf.raw = make([]byte, 0, spareBlockRoom)
 	}
-	errs := make([]error, len(blocks))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := range min(len(a.workers), len(blocks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			bw := a.workers[w]
-			for i := range next {
-				b := &a.snap.Blocks[blocks[i]]
-				dst := out[i].raw[:0]
-				if int64(cap(dst)) < b.RawSize {
-					dst = make([]byte, 0, min(max(b.RawSize, 0), maxBlockHint))
-				}
-				out[i].raw, bw.scratch, errs[i] = a.snap.ReadBlock(bw.dec, b, dst, bw.scratch)
-				out[i].lines = splitLines(out[i].raw, out[i].lines[:0])
-			}
-		}()
+	var err error
+	buf.raw, w.scratch, err = a.snap.ReadBlock(w.dec, rec, buf.raw, w.scratch) // ReadBlock makes room for a larger one
+	if err != nil {
+		return decodedBlock{}, err
 	}
-	for i := range blocks {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, b := range blocks {
-		if errs[i] != nil {
-			return fmt.Errorf("search: %w", errs[i])
-		}
-		a.blocks[b] = out[i]
-	}
-	a.blocksRead += len(blocks)
-	return nil
+	buf.lines = splitLines(buf.raw, buf.lines[:0])
+	return buf, nil
 }
 
-// maxBlockHint caps the room made for a block's text from its record's
-// size, which a damaged record may overstate (a block holds about
-// 128 KiB; a longer one grows as it decodes).
-const maxBlockHint = 1 << 20
-
-// startWorkers makes one block worker per core, kept for every batch of
+// startWorkers makes one block worker per core, kept for every session of
 // the search: each decodes blocks with its own zstd decoder (whose tables
 // and history cost about as much to set up as a block costs to decode)
 // and matches sessions with its own buffers.
@@ -704,7 +825,10 @@ func (a *accel) close() {
 
 // splitLines appends raw's lines to lines.
 func splitLines(raw []byte, lines [][]byte) [][]byte {
-	lines = slices.Grow(lines, bytes.Count(raw, []byte{'\n'})+1)
+	if need := bytes.Count(raw, []byte{'\n'}) + 1; cap(lines)-len(lines) < need {
+		// A quarter more, so that the next block lent these lines fits.
+		lines = slices.Grow(lines, need+need/4)
+	}
 	for len(raw) > 0 {
 		i := bytes.IndexByte(raw, '\n')
 		if i < 0 {

@@ -53,14 +53,24 @@ type Request struct {
 	// --count, which reports how many matched).
 	Limit int
 
+	// Explain asks for the notes of every message's factors, which only
+	// --explain prints (rank.Options.NoNotes); scores are the same
+	// without.
+	Explain bool
+
 	// FullScan reads every row instead of ranking from the term index;
 	// the results are the same (tests compare them), only slower.
 	FullScan bool
 
 	// keepBlocks is how many decoded blocks the accelerated search keeps
-	// for later batches (0: maxCachedBlocks); tests make it small to
+	// for later sessions (0: maxCachedBlocks); tests make it small to
 	// check that dropping them changes nothing.
 	keepBlocks int
+	// lateEvents makes the accelerated search ask for each session's
+	// recall events as it reads it (store.Snapshot.SessionEvents) instead
+	// of reading those of the best-bound sessions ahead; tests set it to
+	// check that both give the same.
+	lateEvents bool
 	// readBudget is how many block reads the accelerated search may make
 	// before reading every block once instead (0: readBudgetOf); tests
 	// make it small to check the switch.
@@ -116,6 +126,7 @@ type Params struct {
 	RecallWindow   string
 	NoRecallCutoff bool
 	FullScan       bool
+	Explain        bool // the factors' notes are printed (Request.Explain)
 
 	// Cwd is the caller's working directory: what --project . and
 	// relative paths mean, and the project ranked first among equals.
@@ -192,7 +203,7 @@ func (p Params) Request() (Request, error) {
 		CurrentSession: p.CurrentSession,
 		Now:            now, HalfLife: halfLife,
 		Cutoff: !p.NoRecallCutoff, Window: window,
-		Limit: limit, FullScan: p.FullScan,
+		Limit: limit, FullScan: p.FullScan, Explain: p.Explain,
 	}
 	if p.Cwd != "" {
 		req.CurrentProject = ProjectRoot(p.Cwd)

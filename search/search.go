@@ -124,7 +124,7 @@ func rankMessages(q *filter.Query, matches []match) []rank.Message {
 // rankOptions are the session-level settings of ranking for req, the
 // time the query names included.
 func rankOptions(q *filter.Query, req *Request) rank.Options {
-	opt := rank.Options{Now: req.Now, HalfLife: req.HalfLife, CurrentProject: req.CurrentProject}
+	opt := rank.Options{Now: req.Now, HalfLife: req.HalfLife, CurrentProject: req.CurrentProject, NoNotes: !req.Explain}
 	if w := q.When; w != nil {
 		opt.When = &rank.TimeWindow{Near: w.Near, Far: w.Far, Phrase: w.Phrase}
 	}

@@ -25,6 +25,7 @@ type blockWorker struct {
 	spans   []filter.Span
 	strs    map[string]string // interned session ids, projects, sources, types
 	refs    []candRef         // the candidates of the session being confirmed
+	read    []*cachedBlock    // the blocks it acquired, to release
 }
 
 type blockResult struct {
@@ -114,8 +115,11 @@ func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
 // whose shape is exact (a plain word, filter.Shape.Exact) is found once
 // here, present when it has a hit, since for it Match holds exactly when
 // FindAll finds something. Other terms are asked as scanRow asks them.
-// The hits are listed as hits lists them.
-func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult) {
+// The hits are listed as hits lists them. held has bit t set for each
+// term t the index may find in the row: one it does not is not looked
+// for, since the index counts every token that can hold a match of a
+// term (the candidate pass trusts the same for --require).
+func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult, held uint64) {
 	if gen, _ := strconv.ParseUint(string(f[store.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
 		return
 	}
@@ -123,7 +127,7 @@ func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult) 
 	var positive uint64
 	var hits []rank.Hit
 	for ti, t := range w.s.terms {
-		if !t.Shape().Exact && !t.Match(text) {
+		if held&(1<<ti) == 0 || !t.Shape().Exact && !t.Match(text) {
 			continue
 		}
 		w.spans = t.FindAll(text, w.spans[:0])

@@ -35,6 +35,10 @@ type Snapshot struct {
 	eventsOnce sync.Once // reads the events file once, for EventsOf
 	eventsData []byte
 	eventsErr  error
+	// eventLines holds each session's lines of eventsData, found in one
+	// pass on the first SessionEvents call.
+	eventLinesOnce sync.Once
+	eventLines     map[string][][]byte
 }
 
 // OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
@@ -287,6 +291,9 @@ func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (
 	if _, err := s.rows.ReadAt(scratch, b.Offset); err != nil {
 		return nil, scratch, fmt.Errorf("%w: read block at byte %d: %w", ErrBlockDamaged, b.Offset, err)
 	}
+	if want := b.RawSize + DecodeSlack; int64(cap(dst)) < want && b.RawSize <= maxBlockRoom {
+		dst = make([]byte, 0, want)
+	}
 	raw, err = dec.DecodeAll(scratch, dst[:0])
 	if err != nil {
 		return nil, scratch, fmt.Errorf("%w: decode block at byte %d: %w", ErrBlockDamaged, b.Offset, err)
@@ -296,6 +303,18 @@ func (s *Snapshot) ReadBlock(dec *zstd.Decoder, b *Block, dst, scratch []byte) (
 	}
 	return raw, scratch, nil
 }
+
+// DecodeSlack is the room ReadBlock leaves past a block's text in the
+// buffer it decodes into: with at least 16 bytes there, zstd's decoder
+// copies literals and matches 16 bytes at a time; without, it takes its
+// bounds-exact copies for the block's end, which was about half of the
+// decoding a search's blocks made (each buffer was the block's size).
+const DecodeSlack = 64
+
+// maxBlockRoom caps the room ReadBlock makes from a block record's size,
+// which a damaged record may overstate (a block holds about 128 KiB; a
+// longer one grows as it decodes).
+const maxBlockRoom = 1 << 20
 
 // NewDecoder returns a zstd decoder suited to ReadBlock; one per goroutine.
 func NewDecoder() (*zstd.Decoder, error) {

@@ -198,7 +198,7 @@ func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
 		Projects: c.Project, Since: c.Since, Until: c.Until, Now: c.Now, Types: c.Type, Sessions: c.Session,
 		Limit: &limit, Messages: &c.Messages, Context: &c.Context,
 		HalfLife: &halfLife, RecallWindow: c.RecallWindow,
-		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan,
+		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan, Explain: c.Explain,
 		Cwd: g.env.cwd, CurrentSession: cfg.CurrentSession,
 	}
 }

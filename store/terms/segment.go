@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -565,45 +566,66 @@ func (s *Segment) FindStem(key string, fn func(id int, tok []byte)) {
 
 var newline = []byte{'\n'}
 
+// Posting is one row holding a token: its hits and its hits in code.
+type Posting struct{ Row, Hits, Code int32 }
+
 // Postings calls fn for each row holding token id, rows ascending, with
 // its hits and hits in code. It stops at the first malformed entry and
 // reports it.
 func (s *Segment) Postings(id int, fn func(row, hits, codeHits int)) error {
+	var buf [64]Posting
+	list, err := s.AppendPostings(id, buf[:0])
+	for _, p := range list {
+		fn(int(p.Row), int(p.Hits), int(p.Code))
+	}
+	return err
+}
+
+// AppendPostings appends token id's postings to dst, rows ascending: a
+// caller that adds thousands of tokens' postings (a question's FIX and
+// TEST) loops over them without a call per posting. On a malformed entry
+// it returns those before it and the error.
+func (s *Segment) AppendPostings(id int, dst []Posting) ([]Posting, error) {
 	if id < 0 || id >= s.tokens() {
-		return fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
+		return dst, fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
 	}
 	s.checkSlice(s.postOff[id*4 : id*4+8])
 	a, b := offsets(s.postOff, id)
 	if a > b || b > len(s.postings) {
-		return fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
+		return dst, fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
 	}
 	p := s.postings[a:b]
 	if err := s.check(s.h.PostingsOff+uint64(a), uint64(b-a)); err != nil {
-		return err
+		return dst, err
 	}
-	row := -1
+	row, rows := -1, s.Rows()
 	for len(p) > 0 {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
-			return fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+			return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
 		}
 		p = p[n:]
 		row += int(v >> 1)
 		hits, code := uint64(1), uint64(0)
 		if v&1 != 0 {
 			if hits, n = binary.Uvarint(p); n <= 0 {
-				return fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+				return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
 			}
 			p = p[n:]
 			if code, n = binary.Uvarint(p); n <= 0 {
-				return fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+				return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
 			}
 			p = p[n:]
 		}
-		if row < 0 || row >= s.Rows() || v>>1 == 0 {
-			return fmt.Errorf("%s: %w: posting row", s.Name, ErrDamaged)
+		if row < 0 || row >= rows || v>>1 == 0 {
+			return dst, fmt.Errorf("%s: %w: posting row", s.Name, ErrDamaged)
 		}
-		fn(row, int(hits), int(code))
+		dst = append(dst, Posting{Row: int32(row), Hits: clampHits(hits), Code: clampHits(code)})
 	}
-	return nil
+	return dst, nil
 }
+
+// clampHits caps a posting's count at what an int32 holds: a count that
+// large is only a bound anyway (a damaged or hostile segment may hold
+// any varint).
+func clampHits(v uint64) int32 { return int32(min(v, math.MaxInt32)) }
