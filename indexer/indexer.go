@@ -34,7 +34,7 @@ type Options struct {
 	// do and bytes read so far.
 	Progress func(done, total int, bytes int64)
 	// CheckpointBytes is how much input is read between commits; 0 means
-	// the default (checkpointBytes). Crash tests set it small.
+	// the default (commitEvery of the run). Crash tests set it small.
 	CheckpointBytes int64
 	// Repair verifies every part of the index first and repairs what is
 	// damaged (`recall index --repair`): see repair.
@@ -84,9 +84,26 @@ type Summary struct {
 	liveDelta int
 }
 
-// checkpointBytes is how much transcript input a run reads between manifest
-// commits, so a long first run killed midway keeps most of its work.
+// checkpointBytes is the least transcript input a run reads between
+// manifest commits, so a long first run killed midway keeps most of its
+// work.
 const checkpointBytes = 256 << 20
+
+// commitsPerRun bounds the commits of a run before its last: a commit
+// syncs four files and, for a run that changed thousands of transcripts,
+// writes the whole manifest (15 MB at 4 GB, 52k transcripts) while the
+// readers wait. At 256 MB apart a 4 GB first index committed 15 times;
+// a quarter of the run's input apart, it commits four times whatever
+// the corpus size, and a run killed midway loses at most that quarter.
+const commitsPerRun = 4
+
+// commitEvery is how much input a run of total bytes reads between
+// commits: checkpointBytes, or a commitsPerRun-th of the run's input when
+// that is more. It depends only on the plan, so the same corpus is cut
+// into the same blocks on every run.
+func commitEvery(total int64) int64 {
+	return max(checkpointBytes, total/commitsPerRun)
+}
 
 // Run brings the index up to date, waiting for another indexer to finish
 // first. If a hook left a rerun note while it ran, it runs again.
@@ -569,6 +586,16 @@ type planned struct {
 	st *store.FileState
 }
 
+// plannedBytes is how much input the plan reads at most: what each
+// transcript holds past where the last run stopped.
+func plannedBytes(work []planned) int64 {
+	total := int64(0)
+	for _, p := range work {
+		total += max(p.t.Stat.Size-p.st.Offset, 0)
+	}
+	return total
+}
+
 // work is what a reader hands to transcript.Read.
 func (p planned) work(keepSecrets bool) transcript.Work {
 	return transcript.Work{T: *p.t, State: *p.st, KeepSecrets: keepSecrets}
@@ -630,9 +657,11 @@ type committer struct {
 	forks      map[string]bool // fork sessions: built on the first non-main transcript (forkSession)
 	keys       *store.KeySet   // row key → generation, loaded on first need
 	sinceCheck int64
+	every      int64 // input between commits (commitEvery of the plan)
 }
 
 func (c *committer) run(work []planned) error {
+	c.every = commitEvery(plannedBytes(work))
 	reads := startReads(work, c.opts)
 	defer reads.stop()
 	for i := range work {
@@ -657,7 +686,7 @@ func (c *committer) checkpointEvery() int64 {
 	if c.opts.CheckpointBytes > 0 {
 		return c.opts.CheckpointBytes
 	}
-	return checkpointBytes
+	return c.every
 }
 
 // reads reads transcripts on all cores ahead of the committer. A file is
