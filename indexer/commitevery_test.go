@@ -17,8 +17,8 @@ func TestCommitEveryBoundsTheCommits(t *testing.T) {
 		{0, checkpointBytes},
 		{1 << 20, checkpointBytes},
 		{commitsPerRun * checkpointBytes, checkpointBytes},
-		{1 << 30, checkpointBytes},
-		{4 << 30, 1 << 30},
+		{4 << 30, checkpointBytes},
+		{5 << 30, 5 << 28},
 		{16 << 30, 4 << 30},
 	} {
 		if got := commitEvery(tc.total); got != tc.want {
