@@ -784,7 +784,9 @@ func startReads(work []planned, opts Options) *reads {
 		slots: make([]chan transcript.Result, maxAheadFiles),
 		ahead: newAheadWindow(),
 		quit:  make(chan struct{}),
-		free:  make(chan []transcript.Extracted, maxAheadFiles),
+		// A few row slices to reuse are enough: one per reader and a
+		// little slack, each of up to maxRecycledRows rows.
+		free: make(chan []transcript.Extracted, 2*runtime.GOMAXPROCS(0)+2),
 	}
 	for i := range r.slots {
 		r.slots[i] = make(chan transcript.Result, 1)
