@@ -201,6 +201,12 @@ func (m *Manifest) clone() *Manifest {
 	return &c
 }
 
+// errNoManifestYet marks rows found without a manifest: damage, unless
+// the first index run is at work (firstBuildInProgress) or committed its
+// first manifest while the reader looked. It is ErrManifestDamaged to
+// every caller.
+var errNoManifestYet = fmt.Errorf("%w", ErrManifestDamaged)
+
 // ErrNoIndex is returned when the index directory holds no manifest yet.
 var ErrNoIndex = errors.New("no index yet")
 
@@ -284,7 +290,7 @@ func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
 			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall: this one will not read or change it, --rebuild included", dir, newer)
 		}
 		if rows := rowsFiles(dir); len(rows) > 0 {
-			return nil, nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", ErrManifestDamaged, dir, rows[0].name)
+			return nil, nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", errNoManifestYet, dir, rows[0].name)
 		}
 		return nil, nil, ErrNoIndex
 	}

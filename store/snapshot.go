@@ -44,12 +44,24 @@ type Snapshot struct {
 // OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
 // nothing has been indexed yet.
 func OpenSnapshot(dir string) (*Snapshot, error) {
+	return openSnapshot(dir, readManifestHead)
+}
+
+// openSnapshot is OpenSnapshot reading the manifest with readHead.
+func openSnapshot(dir string, readHead func(dir string) (*Manifest, error)) (*Snapshot, error) {
 	// A compaction may remove the files of the manifest just read; the
-	// next manifest names the new ones, so try again.
+	// next manifest names the new ones, so try again. So too when the
+	// first run's rows were there without a manifest and its first
+	// commit landed while this looked (the manifest is there now): a
+	// search during a first index read that as damage.
 	for attempt := 0; ; attempt++ {
-		m, err := readManifestHead(dir)
+		m, err := readHead(dir)
 		if err != nil {
-			return nil, firstBuildInProgress(dir, err)
+			err = firstBuildInProgress(dir, err)
+			if errors.Is(err, errNoManifestYet) && attempt < 3 && fileExists(filepath.Join(dir, ManifestName)) {
+				continue
+			}
+			return nil, err
 		}
 		s, err := snapshotOf(dir, m)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
