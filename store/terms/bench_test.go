@@ -71,3 +71,16 @@ func BenchmarkFindTokens(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncode measures encoding one segment's worth of rows: sorting
+// the vocabulary, the postings and the channels.
+func BenchmarkEncode(b *testing.B) {
+	builder := NewBuilder()
+	for _, t := range benchTexts(16384) {
+		builder.Add(&Row{Type: TypeAssistant, Session: "s", Project: "/p", Text: t})
+	}
+	b.ResetTimer()
+	for range b.N {
+		builder.encode(0, 1)
+	}
+}
