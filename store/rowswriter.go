@@ -331,29 +331,27 @@ func (b *blockBuilder) take(next blockBuf) *pendingBlock {
 }
 
 // ParseTimestampBytes is ParseTimestamp of string(b), without a copy of
-// b: time.Parse does not keep its value, so the conversion of a
-// timestamp's bytes stays on the stack.
+// b in the common case: canonicalTimestamp keeps nothing of its value, so
+// the conversion stays on the stack.
 func ParseTimestampBytes(b []byte) (int64, bool) {
-	if len(b) == 0 {
-		return 0, false
-	}
 	if ms, ok := canonicalTimestamp(string(b)); ok {
 		return ms, true
 	}
-	t, err := time.Parse(time.RFC3339Nano, string(b))
-	if err != nil {
-		return 0, false
-	}
-	return t.UnixMilli(), true
+	return parseTimestampAny(string(b))
 }
 
 // ParseTimestamp reads a transcript timestamp as Unix milliseconds.
 func ParseTimestamp(s string) (int64, bool) {
-	if s == "" {
-		return 0, false
-	}
 	if ms, ok := canonicalTimestamp(s); ok {
 		return ms, true
+	}
+	return parseTimestampAny(s)
+}
+
+// parseTimestampAny reads any RFC 3339 timestamp, "" none.
+func parseTimestampAny(s string) (int64, bool) {
+	if s == "" {
+		return 0, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
