@@ -262,13 +262,14 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 		return err
 	}
 	var mu sync.Mutex
+	best := newBestScores(pool, c.exact)
 	take := func() (int, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
 		case c.err != nil || c.next == len(sessions):
 			return 0, false
-		case len(c.exact) >= pool && nthBest(c.exact, pool) >= sessions[c.next].bound:
+		case best.beats(sessions[c.next].bound):
 			return 0, false
 		case a.readsMade() > a.readBudget():
 			c.err = errScanCheaper
@@ -294,6 +295,7 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 		c.stats.RowsMatched += ms.matched
 		c.scored = append(c.scored, ms.scored)
 		c.exact = append(c.exact, ms.scored.Score)
+		best.add(ms.scored.Score)
 	}
 	var wg sync.WaitGroup
 	for _, w := range a.workers {
@@ -369,11 +371,39 @@ func (a *accel) eventsOf(id string) (map[string][]store.Event, error) {
 	return map[string][]store.Event{id: events}, nil
 }
 
-// nthBest returns the n-th largest of scores (n ≥ 1, n ≤ len(scores)).
-func nthBest(scores []float64, n int) float64 {
-	s := slices.Clone(scores)
-	slices.SortFunc(s, func(x, y float64) int { return cmp.Compare(y, x) })
-	return s[n-1]
+// bestScores keeps the n best exact scores, best first: once it holds n,
+// the last is what a session not read must be able to beat. Workers
+// check it for every session they take, under their shared lock, so it
+// is kept up to date as scores come instead of sorted at each check.
+type bestScores struct {
+	n      int
+	scores []float64
+}
+
+func newBestScores(n int, scores []float64) *bestScores {
+	b := &bestScores{n: n, scores: make([]float64, 0, n+1)}
+	for _, x := range scores {
+		b.add(x)
+	}
+	return b
+}
+
+// add counts a score: it is kept if it is among the n best.
+func (b *bestScores) add(x float64) {
+	i, _ := slices.BinarySearchFunc(b.scores, x, func(have, x float64) int { return cmp.Compare(x, have) })
+	if i >= b.n {
+		return
+	}
+	b.scores = slices.Insert(b.scores, i, x)
+	if len(b.scores) > b.n {
+		b.scores = b.scores[:b.n]
+	}
+}
+
+// beats reports whether n scores are known and the n-th best is at
+// least bound.
+func (b *bestScores) beats(bound float64) bool {
+	return len(b.scores) == b.n && b.scores[b.n-1] >= bound
 }
 
 // score scores one session's confirmed matches as Rank does.
