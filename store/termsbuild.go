@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
-	"strings"
 	"sync"
 	"unsafe"
 
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -178,7 +178,7 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 // text is a view of r.Text, which the builder only reads: handing it
 // over saves reading back, splitting and unescaping every row.
 func termRow(r *Row, ms int64, tsOK bool) terms.Row {
-	if !tsvPlain(r.Timestamp) {
+	if !tsvfield.Plain(r.Timestamp) {
 		ms, tsOK = ParseTimestamp(string(appendEscaped(nil, r.Timestamp)))
 	}
 	if !tsOK {
@@ -195,9 +195,6 @@ func termRow(r *Row, ms int64, tsOK bool) terms.Row {
 		Text:    unsafe.Slice(unsafe.StringData(r.Text), len(r.Text)),
 	}
 }
-
-// tsvPlain reports whether s is written to the TSV as it is.
-func tsvPlain(s string) bool { return !strings.ContainsAny(s, "\\\t\n\r") }
 
 // cachedField unescapes a column whose value repeats from row to row (a
 // block's rows come a transcript at a time), making a string only when

@@ -26,6 +26,10 @@ func Append(dst []byte, s string) []byte {
 // byte Append escapes.
 var escapeLetter = [256]byte{'\\': '\\', '\t': 't', '\n': 'n', '\r': 'r'}
 
+// Plain reports whether Append writes s as it is: s holds no byte it
+// escapes.
+func Plain(s string) bool { return indexSpecial(s) < 0 }
+
 // indexSpecial is the index of the first '\\', '\t', '\n' or '\r' in s,
 // or -1. It tests eight bytes at a time.
 func indexSpecial(s string) int {

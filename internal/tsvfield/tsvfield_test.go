@@ -79,3 +79,13 @@ func FuzzAppendMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// TestPlainIsWhatAppendKeeps: Plain holds exactly when Append writes the
+// value unchanged.
+func TestPlainIsWhatAppendKeeps(t *testing.T) {
+	for _, s := range []string{"", "2026-01-02T03:04:05.000Z", "a\tb", "long text without any special byte", "ends in \\", "x\ny", "\r", "ünïcode"} {
+		if got, want := Plain(s), string(Append(nil, s)) == s; got != want {
+			t.Errorf("Plain(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
