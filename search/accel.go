@@ -594,11 +594,9 @@ func (c *counter) addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) 
 		if !m.OK {
 			return
 		}
-		units := rank.FormUnits(m.Form)
-		if m.Form == filter.FormWord {
-			units = m.Start*rank.FormUnits(rank.FormWord) + m.Inside*rank.FormUnits(rank.FormInside)
-		}
-		err = c.addPostings(seg, id, units, out)
+		// A token holding the word was skipped above, so m is an
+		// accent or word-form match, weighed by its form alone.
+		err = c.addPostings(seg, id, rank.FormUnits(m.Form), out)
 	}
 	switch {
 	case f.Fold == f.Word:
