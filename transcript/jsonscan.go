@@ -399,19 +399,11 @@ func unescape(s []byte) (escaped, int, bool) {
 	if len(s) < 2 {
 		return e, 0, false
 	}
+	if c := shortEscape[s[1]]; c != 0 {
+		e.bytes[0], e.n = c, 1
+		return e, 2, true
+	}
 	switch s[1] {
-	case '"', '\\', '/':
-		e.bytes[0], e.n = s[1], 1
-	case 'b':
-		e.bytes[0], e.n = '\b', 1
-	case 'f':
-		e.bytes[0], e.n = '\f', 1
-	case 'n':
-		e.bytes[0], e.n = '\n', 1
-	case 'r':
-		e.bytes[0], e.n = '\r', 1
-	case 't':
-		e.bytes[0], e.n = '\t', 1
 	case 'u':
 		rr := hex4(s[2:])
 		if rr < 0 {
@@ -437,7 +429,6 @@ func unescape(s []byte) (escaped, int, bool) {
 	default:
 		return e, 0, false
 	}
-	return e, 2, true
 }
 
 // hex4 reads four hex digits, or returns -1.
