@@ -815,7 +815,7 @@ type decodedBlock struct {
 // allocation (a quarter of its bytes allocated) before they were reused.
 func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlock, error) {
 	rec := &a.snap.Blocks[b]
-	if want := rec.RawSize + store.DecodeSlack; int64(cap(buf.raw)) < want && rec.RawSize < spareBlockRoom {
+	if want := rec.RawSize + store.DecodeSlack; int64(cap(buf.raw)) < want && rec.RawSize+store.DecodeSlack <= spareBlockRoom {
 		// Room for any usual block, so that this buffer, once dropped,
 		// holds the next block it is lent to: sized to each block, most
 		// were a little short for the next and were allocated again.
