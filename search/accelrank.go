@@ -68,14 +68,11 @@ const minReadBudget = 256
 // reads the rows, which are the truth.
 var errSegmentDisagrees = errors.New("the term index disagrees with the rows")
 
-// runAccelerated answers the request from the term index. It returns a
-// nil result when the index cannot: a query shape it does not serve (why
-// is "") or a term index that cannot answer (why says what is wrong); the
-// caller then scans.
+// runAccelerated answers the request, one the term index serves
+// (unservedReason says none is missing), from the term index. It returns
+// a nil result when the index cannot answer, with why saying what is
+// wrong; the caller then scans.
 func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, why string, err error) {
-	if !accelerable(q, req) {
-		return nil, "", nil
-	}
 	segs, why := snap.TermSegments()
 	if segs == nil {
 		return nil, why, nil // read the rows instead: they are the truth

@@ -71,6 +71,8 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	fallback, unserved := "", ""
 	if !req.FullScan {
 		unserved = unservedReason(q, &req)
+	}
+	if !req.FullScan && unserved == "" {
 		res, why, err := runAccelerated(snap, q, &req)
 		if res != nil || err != nil {
 			return res, err
