@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,17 +241,27 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 		return nil, false
 	}
 	payload := m.appendHead(make([]byte, 0, 1024))
-	changed := 0
-	for _, path := range sortedKeys(m.Files) {
-		st := m.Files[path]
+	// The changed lines are found in map order, and the paths sorted only
+	// once they fit: after a first index's intermediate checkpoint,
+	// sorting every path only to find the lines past the limit was a
+	// fifth of a commit. The record's size does not depend on the order.
+	var changed []string
+	size := len(payload)
+	var line []byte
+	for path, st := range m.Files {
 		if was, ok := m.base[path]; ok && was == m.committedOf(st) {
 			continue
 		}
-		payload = st.appendLine(payload)
-		changed++
-		if m.journalEnd+int64(recordHeaderSize+len(payload)) > journalLimit {
+		line = st.appendLine(line[:0])
+		size += len(line)
+		if m.journalEnd+int64(recordHeaderSize+size) > journalLimit {
 			return nil, false
 		}
+		changed = append(changed, path)
+	}
+	slices.Sort(changed)
+	for _, path := range changed {
+		payload = m.Files[path].appendLine(payload)
 	}
 	return appendRecord(nil, payload), true
 }
