@@ -101,7 +101,9 @@ const checkpointBytes = 1 << 30
 // 256 MB apart a 4 GB first index committed 15 times; a quarter of the
 // run's input apart, a run commits at most four times before its last
 // whatever the corpus size, and one killed midway loses at most that
-// quarter.
+// quarter. Commits before the last now run in the background
+// (store.StartCommit): what they cost is CPU on the other core, no
+// longer a stop of the readers.
 const commitsPerRun = 4
 
 // commitEvery is how much input a run of total bytes reads between
@@ -992,17 +994,19 @@ func (c *committer) isCopy(key uint64) bool {
 }
 
 // commit makes the rows written so far durable, then the manifest; final
-// is the run's last commit.
+// is the run's last commit. A commit before the last runs in the
+// background while the readers and the writer go on (store.StartCommit);
+// the last is waited for.
 func (c *committer) commit(final bool) error {
-	if err := c.w.Sync(final); err != nil {
-		return err
-	}
 	c.m.UpdatedNs = time.Now().UnixNano()
-	if err := store.CommitManifest(c.opts.IndexDir, c.m); err != nil {
+	if err := c.w.StartCommit(final); err != nil {
 		return err
 	}
 	c.sinceCheck = 0
-	return nil
+	if !final {
+		return nil
+	}
+	return c.w.WaitCommit()
 }
 
 func (s *Summary) merge(o Summary) {

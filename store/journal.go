@@ -291,6 +291,10 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 	}
 	m.journalEnd += int64(len(rec))
 	m.journalTorn = false
+	if m.noBase {
+		m.base = nil // the next commit, if any, is a checkpoint
+		return nil
+	}
 	for path, st := range m.Files {
 		now := m.committedOf(st)
 		if was, ok := m.base[path]; !ok || was != now {
@@ -348,11 +352,15 @@ func (m *Manifest) checkpoint(dir string) error {
 		m.base, m.journalEnd = nil, 0
 		return nil
 	}
+	m.journalEnd, m.journalTorn = journalHeaderSize, false
+	if m.noBase {
+		m.base = nil // the next commit, if any, is a checkpoint
+		return nil
+	}
 	m.base = make(map[string]committedState, len(m.Files))
 	for path, st := range m.Files {
 		m.base[path] = m.committedOf(st)
 	}
-	m.journalEnd, m.journalTorn = journalHeaderSize, false
 	return nil
 }
 
