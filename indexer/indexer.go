@@ -442,7 +442,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		return sum, err
 	}
 	defer w.Close()
-	c := &committer{opts: opts, m: m, w: w, sum: &sum}
+	c := &committer{opts: opts, m: m, w: w, sum: &sum, keyIndex: d.sweep != nil}
 	if err := c.run(work); err != nil {
 		return sum, err
 	}
@@ -671,6 +671,10 @@ type committer struct {
 	keys       *store.KeySet   // row key → generation, loaded on first need
 	sinceCheck int64
 	every      int64 // input between commits (commitEvery of the plan)
+	// keyIndex: the run is a sweep, which leaves the key index current
+	// for the small runs to come (store.EnsureKeyIndex, which then finds
+	// it done); its last commit prepares it.
+	keyIndex bool
 }
 
 func (c *committer) run(work []planned) error {
@@ -996,7 +1000,8 @@ func (c *committer) isCopy(key uint64) bool {
 // commit makes the rows written so far durable, then the manifest; final
 // is the run's last commit. A commit before the last runs in the
 // background while the readers and the writer go on (store.StartCommit);
-// the last is waited for.
+// the last is waited for, and a sweep's key index is read and sorted
+// while it is written (keyIndex), then written once it is committed.
 func (c *committer) commit(final bool) error {
 	c.m.UpdatedNs = time.Now().UnixNano()
 	if err := c.w.StartCommit(final); err != nil {
@@ -1006,7 +1011,17 @@ func (c *committer) commit(final bool) error {
 	if !final {
 		return nil
 	}
-	return c.w.WaitCommit()
+	var writeKeys func() error
+	if c.keyIndex {
+		writeKeys = store.PrepareKeyIndex(c.opts.IndexDir, c.m)
+	}
+	if err := c.w.WaitCommit(); err != nil {
+		return err
+	}
+	if writeKeys != nil {
+		_ = writeKeys() // a failure only costs the next run the build (EnsureKeyIndex)
+	}
+	return nil
 }
 
 func (s *Summary) merge(o Summary) {

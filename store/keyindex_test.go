@@ -173,3 +173,36 @@ func TestSortKeyEntriesIsTheComparisonSort(t *testing.T) {
 		}
 	}
 }
+
+// TestPrepareKeyIndexWritesOnlyWhenTold: the last commit of a sweep
+// prepares the key index while its manifest is written, and writes it
+// only once that commit succeeded: preparing leaves no file, the write
+// leaves the index EnsureKeyIndex would, and a current index needs no
+// write.
+func TestPrepareKeyIndexWritesOnlyWhenTold(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	dir, w, m, want := keysIndex(t, 3000, r)
+	defer w.Close()
+	path := filepath.Join(dir, keyIndexName(m))
+	write := PrepareKeyIndex(dir, m)
+	if write == nil {
+		t.Fatal("no key index to write for a keys file without one")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("preparing the key index wrote it (%v)", err)
+	}
+	must(t, write())
+	prepared, err := os.ReadFile(path)
+	must(t, err)
+	must(t, os.Remove(path))
+	EnsureKeyIndex(dir, m)
+	ensured, err := os.ReadFile(path)
+	must(t, err)
+	if string(prepared) != string(ensured) {
+		t.Fatal("the prepared key index differs from EnsureKeyIndex's")
+	}
+	if PrepareKeyIndex(dir, m) != nil {
+		t.Fatal("a current key index is prepared again")
+	}
+	checkKeys(t, w, m, want, true)
+}
