@@ -161,33 +161,51 @@ func (ix *keyIndex) get(key uint64) (uint32, bool, error) {
 
 func (ix *keyIndex) close() { ix.f.Close() }
 
-// keyEntry is one keys-file record: its key, generation and position.
+// keyEntry is one keys-file record: its key and generation; its position
+// is its place in the slice (sortKeyEntries keeps it in the order).
 type keyEntry struct {
 	key uint64
 	gen uint32
-	at  int64
 }
 
-// sortKeyEntries orders entries, given in order of at, by key and, for a
-// key, by at from the last: the order of a sort by that pair, which holds
-// no two equal entries. A least-significant-digit radix sort on the key is
-// stable, so starting from the entries reversed leaves each key's in
-// order of at from the last. It takes a few passes over 385k keys at 1 GB
-// where a comparison sort took 1% of the run, at its end, alone. It
-// returns the sorted entries, in entries' array or in one as long.
+// sortKeyEntries orders entries, given in keys-file order, by key and,
+// for a key, from the last record: the order of a sort by key, then
+// position from the last. A least-significant-digit radix sort on the
+// key is stable, so starting from the entries reversed leaves each key's
+// in order of position from the last. It takes a few passes over 385k
+// keys at 1 GB where a comparison sort took 1% of the run, at its end,
+// alone. Digits of 11 bits (six passes, not eight of 8 bits), the
+// counts of every digit taken in one pass before the moves (a digit's
+// counts do not depend on the order), and entries of 16 bytes, not 24
+// with their position: a full index's last commit sorts 1.5M keys at
+// 4 GB, 190 -> 120 ms with the index's encoding (a Go benchmark of
+// random keys), 108 -> 66 MB allocated. It returns the sorted entries,
+// in entries' array or in one as long.
 func sortKeyEntries(entries []keyEntry) []keyEntry {
 	if len(entries) < 2 {
 		return entries
 	}
 	slices.Reverse(entries)
-	tmp := make([]keyEntry, len(entries))
-	for shift := 0; shift < 64; shift += 8 {
-		var count [256]int
-		for i := range entries {
-			count[byte(entries[i].key>>shift)]++
-		}
-		if count[byte(entries[0].key>>shift)] == len(entries) {
+	const bits, digits = 11, 6
+	const mask = 1<<bits - 1
+	var counts [digits][1 << bits]int
+	for i := range entries {
+		k := entries[i].key
+		counts[0][k&mask]++
+		counts[1][k>>11&mask]++
+		counts[2][k>>22&mask]++
+		counts[3][k>>33&mask]++
+		counts[4][k>>44&mask]++
+		counts[5][k>>55&mask]++
+	}
+	var tmp []keyEntry
+	for digit := range counts {
+		shift, count := bits*digit, &counts[digit]
+		if count[entries[0].key>>shift&mask] == len(entries) {
 			continue // every key has this digit: the order stands
+		}
+		if tmp == nil {
+			tmp = make([]keyEntry, len(entries))
 		}
 		sum := 0
 		for d, c := range count {
@@ -195,7 +213,7 @@ func sortKeyEntries(entries []keyEntry) []keyEntry {
 			sum += c
 		}
 		for i := range entries {
-			d := byte(entries[i].key >> shift)
+			d := entries[i].key >> shift & mask
 			tmp[count[d]] = entries[i]
 			count[d]++
 		}
@@ -217,17 +235,13 @@ func encodeKeyIndex(records []byte) []byte {
 	entries := make([]keyEntry, 0, n)
 	for i := range n {
 		r := records[i*uuidRecordSize:]
-		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:]), i})
+		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:])})
 	}
 	// By key, the last record of a key first, then keep one per key.
 	entries = sortKeyEntries(entries)
 	entries = slices.CompactFunc(entries, func(a, b keyEntry) bool { return a.key == b.key })
-	body := make([]byte, 0, len(entries)*uuidRecordSize)
-	for _, e := range entries {
-		body = binary.LittleEndian.AppendUint64(body, e.key)
-		body = binary.LittleEndian.AppendUint32(body, e.gen)
-	}
-	out := make([]byte, 0, keyIndexHeaderSize+len(body)+4*(len(body)/keyIndexPage+1))
+	bodyLen := len(entries) * uuidRecordSize
+	out := make([]byte, 0, keyIndexHeaderSize+bodyLen+4*(bodyLen/keyIndexPage+1))
 	out = appendBinaryHeader(out, keyIndexMagic)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
@@ -237,7 +251,11 @@ func encodeKeyIndex(records []byte) []byte {
 		out = append(out, make([]byte, uuidRecordSize)...)
 	}
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
-	out = append(out, body...)
+	for _, e := range entries {
+		out = binary.LittleEndian.AppendUint64(out, e.key)
+		out = binary.LittleEndian.AppendUint32(out, e.gen)
+	}
+	body := out[keyIndexHeaderSize:]
 	for p := 0; p < len(body); p += keyIndexPage {
 		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[p:min(p+keyIndexPage, len(body))], crcTable))
 	}
