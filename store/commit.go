@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"hash/maphash"
 	"os"
 )
 
@@ -21,11 +22,25 @@ import (
 // manifest or the new one, and data past what it names, which the next
 // writer cuts off (openRepaired) as after any crash.
 
-// pendingCommit is a commit under way in the background.
+// pendingCommit is a commit under way in the background. Once done it
+// holds only the journal state the commit left, not the snapshot: kept
+// until the next commit, the snapshot's copy of every file state (and
+// the base it shared) kept the live heap of a 4 GB first index 20-30 MB
+// higher, for a third more collections under the memory limit.
 type pendingCommit struct {
-	done chan struct{}
-	snap *Manifest // the manifest as committed, owned by the commit until done
-	err  error
+	done    chan struct{}
+	journal journalState // set when done
+	err     error
+}
+
+// journalState is what a commit changes of a manifest besides its
+// contents: the checkpoint's epoch, the base, where the journal ends.
+type journalState struct {
+	epoch       uint64
+	base        map[string]committedState
+	baseSeed    maphash.Seed
+	journalEnd  int64
+	journalTorn bool
 }
 
 // StartCommit starts committing the rows appended so far and w's
@@ -63,13 +78,15 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		return fmt.Errorf("commit manifest: %w", err)
 	}
 	snap.noBase = final
-	p := &pendingCommit{done: make(chan struct{}), snap: snap}
+	w.m.base = nil // the snapshot's now, until WaitCommit gives the commit's back
+	p := &pendingCommit{done: make(chan struct{})}
 	files := []*os.File{w.rows, w.blocks, w.uuids, w.events}
 	go func() {
 		defer close(p.done)
 		if p.err = syncFiles(w.dir, files); p.err == nil {
 			p.err = CommitManifest(w.dir, snap)
 		}
+		p.journal = snap.journalState()
 	}()
 	w.inflight = p
 	return nil
@@ -84,7 +101,7 @@ func (w *RowsWriter) WaitCommit() error {
 	if p := w.inflight; p != nil {
 		<-p.done
 		w.inflight = nil
-		w.m.takeJournalState(p.snap)
+		w.m.setJournalState(p.journal)
 		w.commitErr = p.err
 	}
 	return w.commitErr
@@ -128,12 +145,17 @@ func (m *Manifest) snapshot() *Manifest {
 	return &c
 }
 
-// takeJournalState takes back from a snapshot committed (or not) what
-// the commit changed of the journal state, as CommitManifest would have
-// changed m's: a checkpoint's epoch, the base, where the journal ends and
-// whether a torn record is to be cut.
-func (m *Manifest) takeJournalState(snap *Manifest) {
-	m.Epoch = snap.Epoch
-	m.base, m.baseSeed = snap.base, snap.baseSeed
-	m.journalEnd, m.journalTorn = snap.journalEnd, snap.journalTorn
+// journalState is m's journal state, which a snapshot committed (or not)
+// gives back to the manifest it was taken from (setJournalState), as
+// CommitManifest would have changed that manifest's: a checkpoint's
+// epoch, the base, where the journal ends and whether a torn record is
+// to be cut.
+func (m *Manifest) journalState() journalState {
+	return journalState{epoch: m.Epoch, base: m.base, baseSeed: m.baseSeed, journalEnd: m.journalEnd, journalTorn: m.journalTorn}
+}
+
+func (m *Manifest) setJournalState(j journalState) {
+	m.Epoch = j.epoch
+	m.base, m.baseSeed = j.base, j.baseSeed
+	m.journalEnd, m.journalTorn = j.journalEnd, j.journalTorn
 }

@@ -237,6 +237,11 @@ func encodeKeyIndex(records []byte) []byte {
 		r := records[i*uuidRecordSize:]
 		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:])})
 	}
+	var last [uuidRecordSize]byte
+	if n > 0 {
+		last = [uuidRecordSize]byte(records[(n-1)*uuidRecordSize:])
+	}
+	records = nil // read: the collector may take it while the entries sort
 	// By key, the last record of a key first, then keep one per key.
 	entries = sortKeyEntries(entries)
 	entries = slices.CompactFunc(entries, func(a, b keyEntry) bool { return a.key == b.key })
@@ -245,11 +250,7 @@ func encodeKeyIndex(records []byte) []byte {
 	out = appendBinaryHeader(out, keyIndexMagic)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
-	if n > 0 {
-		out = append(out, records[(n-1)*uuidRecordSize:n*uuidRecordSize]...)
-	} else {
-		out = append(out, make([]byte, uuidRecordSize)...)
-	}
+	out = append(out, last[:]...) // zero if there is none
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
 	for _, e := range entries {
 		out = binary.LittleEndian.AppendUint64(out, e.key)
