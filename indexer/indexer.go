@@ -101,7 +101,9 @@ const checkpointBytes = 1 << 30
 // 256 MB apart a 4 GB first index committed 15 times; a quarter of the
 // run's input apart, a run commits at most four times before its last
 // whatever the corpus size, and one killed midway loses at most that
-// quarter.
+// quarter. Commits before the last now run in the background
+// (store.StartCommit): what they cost is CPU on the other core, no
+// longer a stop of the readers.
 const commitsPerRun = 4
 
 // commitEvery is how much input a run of total bytes reads between
@@ -440,7 +442,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		return sum, err
 	}
 	defer w.Close()
-	c := &committer{opts: opts, m: m, w: w, sum: &sum}
+	c := &committer{opts: opts, m: m, w: w, sum: &sum, keyIndex: d.sweep != nil}
 	if err := c.run(work); err != nil {
 		return sum, err
 	}
@@ -669,6 +671,10 @@ type committer struct {
 	keys       *store.KeySet   // row key → generation, loaded on first need
 	sinceCheck int64
 	every      int64 // input between commits (commitEvery of the plan)
+	// keyIndex: the run is a sweep, which leaves the key index current
+	// for the small runs to come (store.EnsureKeyIndex, which then finds
+	// it done); its last commit prepares it.
+	keyIndex bool
 }
 
 func (c *committer) run(work []planned) error {
@@ -992,16 +998,32 @@ func (c *committer) isCopy(key uint64) bool {
 }
 
 // commit makes the rows written so far durable, then the manifest; final
-// is the run's last commit.
+// is the run's last commit. A commit before the last runs in the
+// background while the readers and the writer go on (store.StartCommit);
+// the last is waited for, and a sweep's key index is read and sorted
+// while it is written (keyIndex), then written once it is committed.
 func (c *committer) commit(final bool) error {
-	if err := c.w.Sync(final); err != nil {
-		return err
-	}
 	c.m.UpdatedNs = time.Now().UnixNano()
-	if err := store.CommitManifest(c.opts.IndexDir, c.m); err != nil {
+	if err := c.w.StartCommit(final); err != nil {
 		return err
 	}
 	c.sinceCheck = 0
+	if !final {
+		return nil
+	}
+	// No row is added after the last commit: the copy check's key table
+	// (24 MB at 4 GB) is garbage while the key index is sorted.
+	c.keys = nil
+	var writeKeys func() error
+	if c.keyIndex {
+		writeKeys = store.PrepareKeyIndex(c.opts.IndexDir, c.m)
+	}
+	if err := c.w.WaitCommit(); err != nil {
+		return err
+	}
+	if writeKeys != nil {
+		_ = writeKeys() // a failure only costs the next run the build (EnsureKeyIndex)
+	}
 	return nil
 }
 

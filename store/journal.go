@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -240,17 +241,27 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 		return nil, false
 	}
 	payload := m.appendHead(make([]byte, 0, 1024))
-	changed := 0
-	for _, path := range sortedKeys(m.Files) {
-		st := m.Files[path]
+	// The changed lines are found in map order, and the paths sorted only
+	// once they fit: after a first index's intermediate checkpoint,
+	// sorting every path only to find the lines past the limit was a
+	// fifth of a commit. The record's size does not depend on the order.
+	var changed []string
+	size := len(payload)
+	var line []byte
+	for path, st := range m.Files {
 		if was, ok := m.base[path]; ok && was == m.committedOf(st) {
 			continue
 		}
-		payload = st.appendLine(payload)
-		changed++
-		if m.journalEnd+int64(recordHeaderSize+len(payload)) > journalLimit {
+		line = st.appendLine(line[:0])
+		size += len(line)
+		if m.journalEnd+int64(recordHeaderSize+size) > journalLimit {
 			return nil, false
 		}
+		changed = append(changed, path)
+	}
+	slices.Sort(changed)
+	for _, path := range changed {
+		payload = m.Files[path].appendLine(payload)
 	}
 	return appendRecord(nil, payload), true
 }
@@ -280,6 +291,10 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 	}
 	m.journalEnd += int64(len(rec))
 	m.journalTorn = false
+	if m.noBase {
+		m.base = nil // the next commit, if any, is a checkpoint
+		return nil
+	}
 	for path, st := range m.Files {
 		now := m.committedOf(st)
 		if was, ok := m.base[path]; !ok || was != now {
@@ -337,11 +352,15 @@ func (m *Manifest) checkpoint(dir string) error {
 		m.base, m.journalEnd = nil, 0
 		return nil
 	}
+	m.journalEnd, m.journalTorn = journalHeaderSize, false
+	if m.noBase {
+		m.base = nil // the next commit, if any, is a checkpoint
+		return nil
+	}
 	m.base = make(map[string]committedState, len(m.Files))
 	for path, st := range m.Files {
 		m.base[path] = m.committedOf(st)
 	}
-	m.journalEnd, m.journalTorn = journalHeaderSize, false
 	return nil
 }
 

@@ -161,33 +161,51 @@ func (ix *keyIndex) get(key uint64) (uint32, bool, error) {
 
 func (ix *keyIndex) close() { ix.f.Close() }
 
-// keyEntry is one keys-file record: its key, generation and position.
+// keyEntry is one keys-file record: its key and generation; its position
+// is its place in the slice (sortKeyEntries keeps it in the order).
 type keyEntry struct {
 	key uint64
 	gen uint32
-	at  int64
 }
 
-// sortKeyEntries orders entries, given in order of at, by key and, for a
-// key, by at from the last: the order of a sort by that pair, which holds
-// no two equal entries. A least-significant-digit radix sort on the key is
-// stable, so starting from the entries reversed leaves each key's in
-// order of at from the last. It takes a few passes over 385k keys at 1 GB
-// where a comparison sort took 1% of the run, at its end, alone. It
-// returns the sorted entries, in entries' array or in one as long.
+// sortKeyEntries orders entries, given in keys-file order, by key and,
+// for a key, from the last record: the order of a sort by key, then
+// position from the last. A least-significant-digit radix sort on the
+// key is stable, so starting from the entries reversed leaves each key's
+// in order of position from the last. It takes a few passes over 385k
+// keys at 1 GB where a comparison sort took 1% of the run, at its end,
+// alone. Digits of 11 bits (six passes, not eight of 8 bits), the
+// counts of every digit taken in one pass before the moves (a digit's
+// counts do not depend on the order), and entries of 16 bytes, not 24
+// with their position: a full index's last commit sorts 1.5M keys at
+// 4 GB, 190 -> 120 ms with the index's encoding (a Go benchmark of
+// random keys), 108 -> 66 MB allocated. It returns the sorted entries,
+// in entries' array or in one as long.
 func sortKeyEntries(entries []keyEntry) []keyEntry {
 	if len(entries) < 2 {
 		return entries
 	}
 	slices.Reverse(entries)
-	tmp := make([]keyEntry, len(entries))
-	for shift := 0; shift < 64; shift += 8 {
-		var count [256]int
-		for i := range entries {
-			count[byte(entries[i].key>>shift)]++
-		}
-		if count[byte(entries[0].key>>shift)] == len(entries) {
+	const bits, digits = 11, 6
+	const mask = 1<<bits - 1
+	var counts [digits][1 << bits]int
+	for i := range entries {
+		k := entries[i].key
+		counts[0][k&mask]++
+		counts[1][k>>11&mask]++
+		counts[2][k>>22&mask]++
+		counts[3][k>>33&mask]++
+		counts[4][k>>44&mask]++
+		counts[5][k>>55&mask]++
+	}
+	var tmp []keyEntry
+	for digit := range counts {
+		shift, count := bits*digit, &counts[digit]
+		if count[entries[0].key>>shift&mask] == len(entries) {
 			continue // every key has this digit: the order stands
+		}
+		if tmp == nil {
+			tmp = make([]keyEntry, len(entries))
 		}
 		sum := 0
 		for d, c := range count {
@@ -195,7 +213,7 @@ func sortKeyEntries(entries []keyEntry) []keyEntry {
 			sum += c
 		}
 		for i := range entries {
-			d := byte(entries[i].key >> shift)
+			d := entries[i].key >> shift & mask
 			tmp[count[d]] = entries[i]
 			count[d]++
 		}
@@ -207,35 +225,42 @@ func sortKeyEntries(entries []keyEntry) []keyEntry {
 // writeKeyIndex builds the key index of records (the keys file without
 // its header) and writes it for m's sequence.
 func writeKeyIndex(dir string, m *Manifest, records []byte) error {
+	return atomicfile.Write(filepath.Join(dir, keyIndexName(m)), encodeKeyIndex(records), 0o600, nil)
+}
+
+// encodeKeyIndex is the key index of records (the keys file without its
+// header), as written.
+func encodeKeyIndex(records []byte) []byte {
 	n := int64(len(records) / uuidRecordSize)
 	entries := make([]keyEntry, 0, n)
 	for i := range n {
 		r := records[i*uuidRecordSize:]
-		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:]), i})
+		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:])})
 	}
+	var last [uuidRecordSize]byte
+	if n > 0 {
+		last = [uuidRecordSize]byte(records[(n-1)*uuidRecordSize:])
+	}
+	records = nil // read: the collector may take it while the entries sort
 	// By key, the last record of a key first, then keep one per key.
 	entries = sortKeyEntries(entries)
 	entries = slices.CompactFunc(entries, func(a, b keyEntry) bool { return a.key == b.key })
-	body := make([]byte, 0, len(entries)*uuidRecordSize)
-	for _, e := range entries {
-		body = binary.LittleEndian.AppendUint64(body, e.key)
-		body = binary.LittleEndian.AppendUint32(body, e.gen)
-	}
-	out := make([]byte, 0, keyIndexHeaderSize+len(body)+4*(len(body)/keyIndexPage+1))
+	bodyLen := len(entries) * uuidRecordSize
+	out := make([]byte, 0, keyIndexHeaderSize+bodyLen+4*(bodyLen/keyIndexPage+1))
 	out = appendBinaryHeader(out, keyIndexMagic)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
-	if n > 0 {
-		out = append(out, records[(n-1)*uuidRecordSize:n*uuidRecordSize]...)
-	} else {
-		out = append(out, make([]byte, uuidRecordSize)...)
-	}
+	out = append(out, last[:]...) // zero if there is none
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
-	out = append(out, body...)
+	for _, e := range entries {
+		out = binary.LittleEndian.AppendUint64(out, e.key)
+		out = binary.LittleEndian.AppendUint32(out, e.gen)
+	}
+	body := out[keyIndexHeaderSize:]
 	for p := 0; p < len(body); p += keyIndexPage {
 		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[p:min(p+keyIndexPage, len(body))], crcTable))
 	}
-	return atomicfile.Write(filepath.Join(dir, keyIndexName(m)), out, 0o600, nil)
+	return out
 }
 
 // EnsureKeyIndex builds dir's key index when it is missing, stale or
@@ -243,24 +268,39 @@ func writeKeyIndex(dir string, m *Manifest, records []byte) error {
 // next small run does not pay for it. A sweep calls it: it reads every
 // transcript's state anyway. Failures only cost the next run the build.
 func EnsureKeyIndex(dir string, m *Manifest) {
+	if write := PrepareKeyIndex(dir, m); write != nil {
+		_ = write()
+	}
+}
+
+// PrepareKeyIndex is EnsureKeyIndex in two steps: it reads and sorts the
+// keys m names now and returns the write of their index, nil if none is
+// needed (or the keys cannot be read). The write must wait until m is
+// committed: an index covering records no manifest commits could be
+// taken, after a crash, for that of other records written in their
+// place. A full index's last commit prepares it while its manifest is
+// written and synced (StartCommit), instead of after it, alone on one
+// core (0.2-0.3 s at 4 GB).
+func PrepareKeyIndex(dir string, m *Manifest) (write func() error) {
 	if m.Format != FormatVersion || m.KeysBytes < binaryHeaderSize {
-		return
+		return nil
 	}
 	keys, err := os.Open(filepath.Join(dir, m.KeysName()))
 	if err != nil {
-		return
+		return nil
 	}
 	defer keys.Close()
 	n := (m.KeysBytes - binaryHeaderSize) / uuidRecordSize
 	if ix, covered, err := openKeyIndex(dir, m, keys, n); err == nil {
 		ix.close()
 		if n-covered <= keyTailLimit {
-			return
+			return nil
 		}
 	}
 	records := make([]byte, n*uuidRecordSize)
 	if _, err := keys.ReadAt(records, binaryHeaderSize); err != nil {
-		return
+		return nil
 	}
-	_ = writeKeyIndex(dir, m, records)
+	out, path := encodeKeyIndex(records), filepath.Join(dir, keyIndexName(m))
+	return func() error { return atomicfile.Write(path, out, 0o600, nil) }
 }

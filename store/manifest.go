@@ -111,6 +111,10 @@ type Manifest struct {
 	base map[string]committedState
 	// baseSeed seeds the hash of the strings in base (committedOf).
 	baseSeed maphash.Seed
+	// noBase: the commit of this manifest is the last of its run, so it
+	// keeps no base (a full index's last checkpoint spent 30 ms hashing
+	// the state of every transcript for a base nothing read).
+	noBase bool
 	// lineLayout is the layout of the file lines read: the data format
 	// up to v2, the v2 layout in every v3 checkpoint and journal.
 	lineLayout int

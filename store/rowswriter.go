@@ -47,6 +47,10 @@ type RowsWriter struct {
 	bufs    blockBuffers
 	pipe    *encoder
 	warn    func(string) // term-index failures, which lose no rows
+	// inflight is the commit StartCommit started, nil once waited for.
+	inflight *pendingCommit
+	// commitErr is the failure of a commit in the background, if any.
+	commitErr error
 }
 
 // OpenRowsWriter opens (creating if needed) the data files named by m
@@ -214,6 +218,9 @@ func (w *RowsWriter) flushBlock() error {
 // without their segment are read in full by searches, and indexed by the
 // next run if this one is killed.
 func (w *RowsWriter) Sync(final bool) error {
+	if err := w.WaitCommit(); err != nil {
+		return err
+	}
 	if err := w.flushBlock(); err != nil {
 		return err
 	}
@@ -239,6 +246,7 @@ func (w *RowsWriter) Sync(final bool) error {
 // Close stops the encoders and releases the files; calling it again does
 // nothing. Blocks not synced are dropped (they were never committed).
 func (w *RowsWriter) Close() {
+	_ = w.WaitCommit() // its files are closed next; a failure was the caller's to hear
 	if w.pipe != nil {
 		w.pipe.stop()
 		w.pipe = nil

@@ -24,7 +24,10 @@ import (
 // to drop copies of messages already indexed) and reported once, when it
 // is read whole (`recall stats` and --repair check it every time).
 func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
-	w.flushKeys() // an error stays in w and fails the next Sync
+	// The key index written below must cover committed records only;
+	// errors stay in w and fail the next commit.
+	w.WaitCommit()
+	w.flushKeys()
 	if m.Format < 2 || m.KeysBytes < binaryHeaderSize {
 		return newKeySet(readAllKeys(w, m))
 	}
