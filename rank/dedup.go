@@ -2,7 +2,10 @@ package rank
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // DefaultDedupThreshold is the Jaccard similarity of two sessions' matched
@@ -116,12 +119,7 @@ func newDeduper(sessions []Session, threshold float64) *deduper {
 		sets:      make([][]uint64, len(sessions)),
 		checked:   make([]int, len(sessions)),
 	}
-	parallelFor(len(sessions), func(lo, hi int) {
-		var buf []uint64
-		for i := lo; i < hi; i++ {
-			d.sketches[i], buf = sketchSession(&sessions[i], buf)
-		}
-	})
+	d.sketchAll()
 	for i := range sessions {
 		if d.sketches[i] == nil {
 			continue
@@ -132,6 +130,37 @@ func newDeduper(sessions []Session, threshold float64) *deduper {
 		}
 	}
 	return d
+}
+
+// sketchAll sketches every session, on all cores when they hold enough
+// messages: workers take one session at a time, since a search's pool
+// is a few sessions of hundreds of matched messages each (a question's
+// 15 hold thousands), which parallelFor's ranges of sessions left on one
+// core, serial at the end of the search.
+func (d *deduper) sketchAll() {
+	messages := 0
+	for i := range d.sessions {
+		messages += len(d.sessions[i].Messages)
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(d.sessions), messages/minChunk)
+	if workers <= 1 {
+		var buf []uint64
+		for i := range d.sessions {
+			d.sketches[i], buf = sketchSession(&d.sessions[i], buf)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			var buf []uint64
+			for i := int(next.Add(1) - 1); i < len(d.sessions); i = int(next.Add(1) - 1) {
+				d.sketches[i], buf = sketchSession(&d.sessions[i], buf)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // duplicatesOf returns the sessions ranked below rep, not yet absorbed,

@@ -289,3 +289,28 @@ func TestRankLimitKeepsTheBestAndCollapses(t *testing.T) {
 		t.Fatal("the copy did not collapse under a limit")
 	}
 }
+
+// TestSketchAllMatchesSerial checks the sketches made on all cores (a
+// few sessions of many messages, as a search's pool) against those made
+// one session after another.
+func TestSketchAllMatchesSerial(t *testing.T) {
+	q := newQuery([]string{"alpha"}, nil)
+	for _, shape := range []struct{ sessions, messages int }{{1, 600}, {3, 200}, {15, 90}, {40, 3}, {2, 5}} {
+		var msgs []Message
+		for s := range shape.sessions {
+			for line := range shape.messages {
+				msgs = append(msgs, msg(q, fmt.Sprintf("s%03d", s), typeAssistant, line, "alpha "+filler(uint64(s*1000+line%17), 12)))
+			}
+		}
+		ranked := rankNoDedup(msgs, q, Options{})
+		d := newDeduper(ranked, DefaultDedupThreshold)
+		var buf []uint64
+		for i := range ranked {
+			var want *sketch
+			want, buf = sketchSession(&ranked[i], buf)
+			if (want == nil) != (d.sketches[i] == nil) || want != nil && *want != *d.sketches[i] {
+				t.Fatalf("%d sessions of %d messages: sketch %d differs from the serial one", shape.sessions, shape.messages, i)
+			}
+		}
+	}
+}
