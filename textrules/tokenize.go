@@ -2,6 +2,8 @@ package textrules
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -79,6 +81,7 @@ func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, in
 // foldWord folds the run of word characters of text starting at i into
 // buf, and returns the folded length and the end of the run.
 func foldWord(buf, text []byte, i int) (k, end int) {
+	k, i = foldASCIIWords(buf, text, i)
 	for i < len(text) {
 		c := text[i]
 		if c < utf8.RuneSelf {
@@ -97,6 +100,40 @@ func foldWord(buf, text []byte, i int) (k, end int) {
 		}
 		k += utf8.EncodeRune(buf[k:], CanonicalFold(r))
 		i += size
+	}
+	return k, i
+}
+
+// foldASCIIWords folds the word from text[i] eight bytes at a time while
+// they are ASCII, and returns the folded length and where it stopped: at
+// the word's end, or where the byte loop of foldWord must go on (a
+// non-ASCII byte among the next eight, or fewer than eight left). A
+// byte-at-a-time loop mispredicts its exit once per word, a word of
+// eight bytes or less ends here on one predictable test.
+//
+// It writes eight bytes at buf[k] each step, past the word's end too:
+// k <= i (a fold is never longer) and i+8 <= len(text) <= len(buf), and
+// what follows a token in buf is not part of it.
+func foldASCIIWords(buf, text []byte, i int) (k, end int) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(text) {
+		w := binary.LittleEndian.Uint64(text[i:])
+		if w&highs != 0 {
+			break
+		}
+		f := uint64(asciiFold[w&0x7f]) | uint64(asciiFold[w>>8&0x7f])<<8 |
+			uint64(asciiFold[w>>16&0x7f])<<16 | uint64(asciiFold[w>>24&0x7f])<<24 |
+			uint64(asciiFold[w>>32&0x7f])<<32 | uint64(asciiFold[w>>40&0x7f])<<40 |
+			uint64(asciiFold[w>>48&0x7f])<<48 | uint64(asciiFold[w>>56&0x7f])<<56
+		binary.LittleEndian.PutUint64(buf[k:], f)
+		// A non-word byte folds to 0; the lowest byte flagged here is
+		// the first zero (a borrow flags only bytes above one).
+		if z := (f - ones) &^ f & highs; z != 0 {
+			n := bits.TrailingZeros64(z) / 8
+			return k + n, i + n
+		}
+		k += 8
+		i += 8
 	}
 	return k, i
 }

@@ -77,6 +77,12 @@ func TestEachSpanMatchesReference(t *testing.T) {
 		"日本語のテキスト、句読点。",
 		"emoji 🙂 between words",
 		"trailing word",
+		// Words of eight bytes and more, ending on and across the
+		// word-at-a-time fold's eight-byte steps, before a non-ASCII
+		// byte, a NUL and the text's end.
+		"abcdefgh abcdefghi ABCDEFGHIJKLMNOP_0123456789abcdefghijklmnopqrstuvwxyz",
+		"abcdefghé abcdefgħijk lowercase\x00NUL x1234567-y12345678.z0123456789012345",
+		"stop at the end ofalongwordhere",
 	} {
 		checkSameTokens(t, &z, []byte(text))
 	}
