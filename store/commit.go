@@ -73,7 +73,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 	}
 	// The writer goroutine is idle (drained) and the caller waits: the
 	// counters and file states copied are those of the bytes written.
-	snap := w.m.snapshot()
+	snap := w.m.snapshot(final)
 	if err := snap.Err(); err != nil {
 		return fmt.Errorf("commit manifest: %w", err)
 	}
@@ -125,7 +125,17 @@ func syncFiles(dir string, files []*os.File) error {
 // to the journal base the snapshot shares until its commit is done).
 // The journal state (epoch, base, where the journal ends) goes with the
 // snapshot and comes back with takeJournalState.
-func (m *Manifest) snapshot() *Manifest {
+//
+// The last commit's snapshot (final) shares m's maps and the checkpoint
+// lines not yet read: nothing changes m until that commit is waited for,
+// and loading every line of the checkpoint first made a small run's
+// commit read and parse the whole manifest (3.8 MB at 1 GB, 15 MB at
+// 4 GB: 25 and 160 ms for a 10-line append).
+func (m *Manifest) snapshot(final bool) *Manifest {
+	if final {
+		c := *m
+		return &c
+	}
 	m.loadAll()
 	c := *m
 	c.Excluded = make(map[string]int64, len(m.Excluded))
