@@ -317,8 +317,11 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 // freshnessRepeat is how many timed runs each freshness measurement
 // takes: they last milliseconds, where one scheduling delay on a shared
 // machine moves a median of five by a fifth (the 4 GB growth ratios
-// measured 1.06 to 1.26 from run to run with the same binary).
-func freshnessRepeat(repeat int) int { return 4 * repeat }
+// measured 1.06 to 1.26 from run to run with the same binary). Medians
+// of 20 still moved the no-change growth from 0.93 to 1.29 between two
+// benches of one binary minutes apart, while 200 runs of each under
+// hyperfine gave 3.4 ms at both sizes; 60 runs cost under a second each.
+func freshnessRepeat(repeat int) int { return 12 * repeat }
 
 // measureFreshSearch times a search with its freshness check (nothing
 // new) against the same search with --no-update.
