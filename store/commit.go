@@ -54,22 +54,8 @@ type journalState struct {
 // be called before the manifest is committed any other way; Close waits
 // too.
 func (w *RowsWriter) StartCommit(final bool) error {
-	if err := w.WaitCommit(); err != nil {
+	if err := w.flushForCommit(final); err != nil {
 		return err
-	}
-	if err := w.flushBlock(); err != nil {
-		return err
-	}
-	if err := w.pipe.drain(); err != nil {
-		return err
-	}
-	if err := w.flushKeys(); err != nil {
-		return err
-	}
-	if final {
-		if err := w.pipe.terms.flush(); err != nil && w.warn != nil {
-			w.warn(termsError(err))
-		}
 	}
 	// The writer goroutine is idle (drained) and the caller waits: the
 	// counters and file states copied are those of the bytes written.
@@ -80,7 +66,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 	snap.noBase = final
 	w.m.base = nil // the snapshot's now, until WaitCommit gives the commit's back
 	p := &pendingCommit{done: make(chan struct{})}
-	files := []*os.File{w.rows, w.blocks, w.uuids, w.events}
+	files := w.dataFiles()
 	go func() {
 		defer close(p.done)
 		if p.err = syncFiles(w.dir, files); p.err == nil {
@@ -138,14 +124,7 @@ func (m *Manifest) snapshot(final bool) *Manifest {
 	}
 	m.loadAll()
 	c := *m
-	c.Excluded = make(map[string]int64, len(m.Excluded))
-	for k, v := range m.Excluded {
-		c.Excluded[k] = v
-	}
-	c.Dead = make(map[uint32]int64, len(m.Dead))
-	for k, v := range m.Dead {
-		c.Dead[k] = v
-	}
+	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
 	states := make([]FileState, 0, len(m.Files))
 	c.Files = make(map[string]*FileState, len(m.Files))
 	for k, v := range m.Files {

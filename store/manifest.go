@@ -184,19 +184,22 @@ func (m *Manifest) dataName(kind, ext string) string {
 	return fmt.Sprintf("%s-v%d-%06d.%s", kind, m.Format, m.Seq, ext)
 }
 
+// cloneMap copies m into a map of its own, never nil (a nil map would
+// panic at the copy's first count).
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	c := make(map[K]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
 // clone returns a deep copy, so a run can work on its own copy and commit it.
 func (m *Manifest) clone() *Manifest {
 	m.loadAll()
 	c := *m
 	c.base, c.journalEnd, c.journalTorn = nil, 0, false
-	c.Excluded = make(map[string]int64, len(m.Excluded))
-	for k, v := range m.Excluded {
-		c.Excluded[k] = v
-	}
-	c.Dead = make(map[uint32]int64, len(m.Dead))
-	for k, v := range m.Dead {
-		c.Dead[k] = v
-	}
+	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
 	c.Files = make(map[string]*FileState, len(m.Files))
 	for k, v := range m.Files {
 		fs := *v

@@ -218,6 +218,16 @@ func (w *RowsWriter) flushBlock() error {
 // without their segment are read in full by searches, and indexed by the
 // next run if this one is killed.
 func (w *RowsWriter) Sync(final bool) error {
+	if err := w.flushForCommit(final); err != nil {
+		return err
+	}
+	return syncFiles(w.dir, w.dataFiles())
+}
+
+// flushForCommit waits for a commit under way, then writes out what a
+// commit covers: the open block, the encoded blocks, the keys and, on
+// the run's last commit (final), the term index of the blocks written.
+func (w *RowsWriter) flushForCommit(final bool) error {
 	if err := w.WaitCommit(); err != nil {
 		return err
 	}
@@ -235,12 +245,12 @@ func (w *RowsWriter) Sync(final bool) error {
 			w.warn(termsError(err))
 		}
 	}
-	for _, f := range []*os.File{w.rows, w.blocks, w.uuids, w.events} {
-		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", f.Name(), err)
-		}
-	}
-	return syncDir(w.dir)
+	return nil
+}
+
+// dataFiles are the files a commit syncs before its manifest.
+func (w *RowsWriter) dataFiles() []*os.File {
+	return []*os.File{w.rows, w.blocks, w.uuids, w.events}
 }
 
 // Close stops the encoders and releases the files; calling it again does
