@@ -182,6 +182,9 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 		// or, to a reader without the lock, a checkpoint that replaced
 		// the one it read (readUnlocked).
 		m.journalOther = true
+		// A checkpoint's journal is written after the checkpoint is in
+		// place, so a newer journal means a newer checkpoint.
+		m.journalAhead = j.epoch > m.Epoch
 		return nil
 	}
 	for i, rec := range j.records {
