@@ -88,10 +88,11 @@ type Summary struct {
 // checkpointBytes is the least transcript input a run reads between
 // manifest commits, so a long first run killed midway keeps most of its
 // work: at the 300 MB/s a first index reads on two cores, a kill loses
-// at most about 3 s of it. A commit costs 40-60 ms at 1 GB (four files
-// synced, a 3.8 MB manifest written while the readers wait): at 256 MB
-// apart that was 6% of a 1 GB first index's wall time (3.38 against
-// 3.20 s without intermediate commits, hyperfine, 6 runs each).
+// at most about 3 s of it. A commit cost 40-60 ms at 1 GB (four files
+// synced, a 3.8 MB manifest written) while the readers waited, before
+// commits ran in the background: at 256 MB apart that was 6% of a 1 GB
+// first index's wall time (3.38 against 3.20 s without intermediate
+// commits, hyperfine, 6 runs each).
 const checkpointBytes = 1 << 30
 
 // commitsPerRun bounds the commits of a run before its last: a commit
