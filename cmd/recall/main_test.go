@@ -232,7 +232,7 @@ func runCLIWholeTree(t *testing.T, dir string, args ...string) runResult {
 // search flags, each taking a value exactly when kong's does.
 func TestLeadingFlagsAreKongs(t *testing.T) {
 	c := cli{}
-	parser, err := kong.New(&c, append([]kong.Option{searchDefaults, kong.Vars{"version": version}}, commandOptions(commandsOf(&c))...)...)
+	parser, err := kong.New(&c, append([]kong.Option{flagDefaults()}, commandOptions(commandsOf(&c))...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
