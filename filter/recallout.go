@@ -3,6 +3,7 @@ package filter
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // OutputMarker is recall's output signature for formats that are pasted
@@ -15,7 +16,13 @@ const OutputMarker = "<!-- recall-output -->"
 // headerPattern is the session header recall prints, the same shape the
 // classic tool used: "[1/5] 3f2a9c1 • project | …". Keeping the classic
 // shape means output pasted from either tool is recognised.
-var headerPattern = regexp.MustCompile(`(?m)^\[[0-9]+/[0-9]+\]\s+[a-f0-9]{7}\s+•`)
+//
+// It is compiled on first use, not at every start of recall: only
+// indexing asks whether a message is recall's output. The value never
+// changes once made.
+var headerPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\[[0-9]+/[0-9]+\]\s+[a-f0-9]{7}\s+•`)
+})
 
 // jsonOutputPrefix opens every --json line recall prints.
 const jsonOutputPrefix = `{"rank":`
@@ -25,7 +32,7 @@ func IsRecallOutput(text string) bool {
 	if strings.Contains(text, OutputMarker) {
 		return true
 	}
-	if strings.Contains(text, "•") && headerPattern.MatchString(text) {
+	if strings.Contains(text, "•") && headerPattern().MatchString(text) {
 		return true
 	}
 	if i := strings.Index(text, jsonOutputPrefix); i >= 0 && strings.Contains(text[i:], `"session_id":`) {

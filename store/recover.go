@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Recovery: a manifest that is missing or damaged (deleted, lost with a
@@ -30,7 +31,12 @@ type rowsFile struct {
 	committed   int64 // bytes to read, 0 for all
 }
 
-var rowsFilePattern = regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst$`)
+// rowsFilePattern is compiled on first use, not at every start of
+// recall: only recovery and a missing manifest list rows files. The value
+// never changes once made.
+var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst$`)
+})
 
 // rowsFiles lists the rows files of formats this recall reads, newest
 // sequence first.
@@ -38,7 +44,7 @@ func rowsFiles(dir string) []rowsFile {
 	entries, _ := os.ReadDir(dir)
 	var out []rowsFile
 	for _, e := range entries {
-		m := rowsFilePattern.FindStringSubmatch(e.Name())
+		m := rowsFilePattern().FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}

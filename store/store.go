@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
@@ -69,7 +70,12 @@ func keyRecords(data []byte, format int) []byte {
 	return data
 }
 
-var dataFilePattern = regexp.MustCompile(`^(rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
+// dataFilePattern is compiled on first use, not at every start of
+// recall: only compactions and rebuilds look for stray data files. The
+// value never changes once made.
+var dataFilePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
+})
 
 // RemoveStrays deletes data files of other sequences: leftovers of a
 // compaction or rebuild that a crash interrupted, or of one that finished
@@ -86,7 +92,7 @@ func RemoveStrays(dir string, keep ...int) error {
 			}
 			continue
 		}
-		mm := dataFilePattern.FindStringSubmatch(e.Name())
+		mm := dataFilePattern().FindStringSubmatch(e.Name())
 		if mm == nil {
 			continue
 		}

@@ -227,12 +227,25 @@ func runCLIWholeTree(t *testing.T, dir string, args ...string) runResult {
 	return runResult{stdout.String(), stderr.String(), code}
 }
 
+// TestFlagDefaultsRejectUnknownVariable checks that a default naming a
+// variable flagDefaults has no value for is an error when the tree is
+// built, as an undefined kong variable is, not an empty default.
+func TestFlagDefaultsRejectUnknownVariable(t *testing.T) {
+	var grammar struct {
+		Limit int `default:"${no_such_default}"`
+	}
+	_, err := kong.New(&grammar, flagDefaults())
+	if err == nil || !strings.Contains(err.Error(), "undefined variable ${no_such_default}") {
+		t.Errorf("kong.New = %v, want an error naming the undefined variable", err)
+	}
+}
+
 // TestLeadingFlagsAreKongs checks that the flags chosenCommands skips
 // before a search's first word are those kong builds for the global and
 // search flags, each taking a value exactly when kong's does.
 func TestLeadingFlagsAreKongs(t *testing.T) {
 	c := cli{}
-	parser, err := kong.New(&c, append([]kong.Option{searchDefaults, kong.Vars{"version": version}}, commandOptions(commandsOf(&c))...)...)
+	parser, err := kong.New(&c, append([]kong.Option{flagDefaults()}, commandOptions(commandsOf(&c))...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

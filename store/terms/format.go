@@ -9,9 +9,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/recall-dev/recall/textrules"
 )
@@ -245,8 +245,6 @@ func FileName(seq, first, end int) string {
 	return fmt.Sprintf("terms-v%d-%06d-%08d-%08d.bin", FormatVersion, seq, first, end)
 }
 
-var fileNamePattern = regexp.MustCompile(`^terms-v([0-9]+)-([0-9]+)-([0-9]+)-([0-9]+)\.bin$`)
-
 // Ref names one segment file.
 type Ref struct {
 	Name       string
@@ -255,17 +253,30 @@ type Ref struct {
 	First, End int // blocks
 }
 
-// ParseName reads a segment file name of any format version; ok is false
-// for other files.
+// ParseName reads a segment file name of any format version,
+// terms-v<version>-<seq>-<first>-<end>.bin with decimal numbers; ok is
+// false for other files. It is read by hand rather than by a regular
+// expression, whose compilation at every start of recall cost more than a
+// search's reading of every name (0.02-0.04 ms); FuzzParseName checks it
+// against that expression.
 func ParseName(name string) (Ref, bool) {
-	m := fileNamePattern.FindStringSubmatch(name)
-	if m == nil {
+	rest, ok := strings.CutPrefix(name, "terms-v")
+	if !ok {
 		return Ref{}, false
 	}
-	n := make([]int, 4)
+	if rest, ok = strings.CutSuffix(rest, ".bin"); !ok {
+		return Ref{}, false
+	}
+	var n [4]int
 	for i := range n {
-		v, err := strconv.Atoi(m[i+1])
-		if err != nil {
+		field := rest
+		if i < len(n)-1 {
+			if field, rest, ok = strings.Cut(rest, "-"); !ok {
+				return Ref{}, false
+			}
+		}
+		v, ok := decimal(field)
+		if !ok {
 			return Ref{}, false
 		}
 		n[i] = v
@@ -274,6 +285,21 @@ func ParseName(name string) (Ref, bool) {
 		return Ref{}, false
 	}
 	return Ref{Name: name, Version: n[0], Seq: n[1], First: n[2], End: n[3]}, true
+}
+
+// decimal reads s, one or more ASCII digits, as an int; ok is false for
+// anything else and for a number too large for an int.
+func decimal(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.Atoi(s)
+	return v, err == nil
 }
 
 // Cover picks, among refs, segments of sequence seq that cover blocks

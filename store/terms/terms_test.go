@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -925,4 +927,45 @@ func TestTokenPrefixReadsOneWord(t *testing.T) {
 			t.Errorf("tokenPrefix(%q) without spare capacity = %#x, want %#x", buf[:n], got, want)
 		}
 	}
+}
+
+// parseNameByPattern is ParseName as it was written before it was read by
+// hand: the reference FuzzParseName holds it to.
+func parseNameByPattern(name string) (Ref, bool) {
+	m := regexp.MustCompile(`^terms-v([0-9]+)-([0-9]+)-([0-9]+)-([0-9]+)\.bin$`).FindStringSubmatch(name)
+	if m == nil {
+		return Ref{}, false
+	}
+	n := make([]int, 4)
+	for i := range n {
+		v, err := strconv.Atoi(m[i+1])
+		if err != nil {
+			return Ref{}, false
+		}
+		n[i] = v
+	}
+	if n[3] <= n[2] {
+		return Ref{}, false
+	}
+	return Ref{Name: name, Version: n[0], Seq: n[1], First: n[2], End: n[3]}, true
+}
+
+// FuzzParseName checks ParseName against the regular expression it
+// replaced, on any name.
+func FuzzParseName(f *testing.F) {
+	for _, name := range []string{
+		"", "terms-v3-000001-00000000-00000004.bin", "terms-v1-1-2-3.bin", "terms-v1-1-3-2.bin",
+		"terms-v1-000001-00000000-00000004.bin.tmp", "terms-v1-000001-00000000.bin", "terms-v-1-2-3.bin",
+		"terms-v1--1-00000000-00000004.bin", "terms-v1-1-2-99999999999999999999999.bin", "terms-v1-1-2-3-4.bin",
+		"terms-v+1-1-2-3.bin", "terms-v1-1-2-3.bin\n", "terms-v1-1-2-3.bin.bin", "terms-v١-1-2-3.bin",
+	} {
+		f.Add(name)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		got, ok := ParseName(name)
+		want, wantOK := parseNameByPattern(name)
+		if ok != wantOK || got != want {
+			t.Errorf("ParseName(%q) = %+v, %v; the pattern reads %+v, %v", name, got, ok, want, wantOK)
+		}
+	})
 }
