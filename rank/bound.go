@@ -104,21 +104,32 @@ func (b *Bounder) PassageBound(f *Features, own, ctx []float64) float64 {
 		return 0
 	}
 	terms := len(b.idf)
-	relevance, matched, ownTerms, single := 0.0, 0.0, 0, -1
+	// Coverage is counted in units: each term's is termCoverage's, a
+	// multiple of an eighth (min(tf, 1) of tf in eighths, or
+	// contextCoverage), and sums of those are exact in floating point,
+	// so the sum is the same; float min and max, with their NaN checks,
+	// were a fifth of this function.
+	relevance, covered, ownTerms, single := 0.0, 0, 0, -1
 	for t := range terms {
-		v := own[t]
-		if ctx != nil && ctx[t] > v {
-			v = ctx[t]
-		}
-		relevance += v
-		tf := 0.0
+		v, c := own[t], 0
 		if t < len(f.Units) && f.Units[t] > 0 {
-			tf = float64(f.Units[t]) / unitsPerHit
+			c = min(f.Units[t], unitsPerHit)
 			ownTerms++
 			single = t
 		}
-		matched += termCoverage(tf, ctx != nil && ctx[t] > 0)
+		if ctx != nil {
+			x := ctx[t]
+			if x > v {
+				v = x
+			}
+			if x > 0 {
+				c = max(c, contextCoverageUnits)
+			}
+		}
+		relevance += v
+		covered += c
 	}
+	matched := float64(covered) / unitsPerHit
 	score := typeWeight(f.Type) * (1 + coverageBonus*coverageFraction(matched, terms))
 	if ownTerms >= 2 {
 		score *= 1 + proximityBonus
@@ -135,6 +146,10 @@ func (b *Bounder) PassageBound(f *Features, own, ctx []float64) float64 {
 	}
 	return score * relevance * (1 + codeBonus)
 }
+
+// contextCoverageUnits is contextCoverage in units (eighths of a hit);
+// the conversion fails to compile if it is not a whole number of them.
+const contextCoverageUnits = int(contextCoverage * unitsPerHit)
 
 // singleTermCodeBound bounds relevance × code factor when one term t
 // holds every hit, with at most H hits (weighing at most one each) of
