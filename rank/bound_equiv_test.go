@@ -3,6 +3,7 @@ package rank
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -53,6 +54,24 @@ func referencePassageBound(b *Bounder, f *Features, own, ctx []float64) float64 
 		return score * b.singleTermCodeBound(f, single, own, ctx, relevance)
 	}
 	return score * relevance * (1 + codeBonus)
+}
+
+// referenceSessionSum is what SessionBound.Bound summed before the bounds
+// were sorted by insertion: the 48 largest of a full sort, best first at
+// weights halving from 1.
+func referenceSessionSum(scores []float64) float64 {
+	xs := slices.Clone(scores)
+	slices.Sort(xs)
+	xs = xs[max(len(xs)-sessionBoundTerms, 0):]
+	total, weight := 0.0, 1.0
+	for i := len(xs) - 1; i >= 0; i-- {
+		total += xs[i] * weight
+		weight /= 2
+		if weight < 1e-12 {
+			break
+		}
+	}
+	return total
 }
 
 // randomUnits returns n random unit counts: mostly none, some below a
@@ -125,6 +144,38 @@ func TestPassageBoundMatchesReference(t *testing.T) {
 		got, want := b.PassageBound(&f, own, ctx), referencePassageBound(b, &f, own, ctx)
 		if math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("iteration %d: features %+v, own %v, ctx %v: bound %v, reference %v", iter, f, own, ctx, got, want)
+		}
+	}
+}
+
+// TestSessionBoundSumMatchesReference: the session's weighted sum of its
+// best bounds, selected by a heap and sorted by insertion, equals that
+// of a full sort bit for bit, for sessions of a few to hundreds of
+// bounds with ties, zeros, -0 and +Inf.
+func TestSessionBoundSumMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 5))
+	for iter := range 20000 {
+		n := r.IntN(8)
+		if r.IntN(3) == 0 {
+			n = r.IntN(400)
+		}
+		scores := make([]float64, n)
+		for i := range scores {
+			switch r.IntN(8) {
+			case 0:
+				scores[i] = 0
+			case 1:
+				scores[i] = scores[r.IntN(i+1)] // a tie, or a zero
+			default:
+				scores[i] = r.ExpFloat64() * 30
+			}
+		}
+		if n > 0 && iter%50 == 0 {
+			scores[r.IntN(n)] = []float64{math.Copysign(0, -1), math.Inf(1)}[r.IntN(2)]
+		}
+		got, want := weightedSum(largestAscending(slices.Clone(scores), sessionBoundTerms)), referenceSessionSum(scores)
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("iteration %d: %d bounds %v: sum %v, reference %v", iter, n, scores, got, want)
 		}
 	}
 }
