@@ -445,12 +445,12 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 		}
 	}
 	opt := rankOptions(a.q, a.req)
-	f := a.features()
+	kind := a.featureKind()
 	// Segments came in order, and a transcript's rows (one generation,
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
-	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, f, &scratch[w]) })
+	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, kind, &scratch[w]) })
 	return order
 }
 
@@ -461,7 +461,6 @@ type boundScratch struct {
 	units      []int     // per candidate, per term: its counts (rank.Features.Units)
 	code       []int     // the same, of hits in code (rank.Features.CodeUnits)
 	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
-	current    []bool
 	prev, next []int32
 	last       []genLast
 	ctx        []float64
@@ -469,75 +468,92 @@ type boundScratch struct {
 	features   rank.Features // one per worker: one per session was a fresh heap object each
 }
 
-// features returns a function that sets a candidate's rank.Features
-// into one reused value per caller, its per-term counts into units and
-// code (one entry per term, which f.Units and f.CodeUnits then are),
-// read from the candidate's counts only when fill is set.
-func (a *accel) features() func(r candRef, units, code []int, fill bool, dst *rank.Features) {
-	allExact, codeKnown := true, true
+// featureKind is what the query's terms say of every candidate's counts
+// (rank.Features.Exact and CodeKnown).
+type featureKind struct{ exact, codeKnown bool }
+
+// featureKind returns what the query's terms say of every candidate's
+// counts.
+func (a *accel) featureKind() featureKind {
+	k := featureKind{exact: true, codeKnown: true}
 	for _, s := range a.shapes {
-		allExact = allExact && s.Exact
-		codeKnown = codeKnown && (s.Exact || s.Anchored)
+		k.exact = k.exact && s.Exact
+		k.codeKnown = k.codeKnown && (s.Exact || s.Anchored)
 	}
-	n := len(a.positive)
-	return func(ref candRef, units, code []int, fill bool, f *rank.Features) {
-		r := &a.results[ref.seg]
-		c := &r.cands[ref.idx]
-		if fill {
-			at := int(ref.idx) * 2 * n
-			for t := range n {
-				units[t], code[t] = r.count(at+2*t), r.count(at+2*t+1)
-			}
+	return k
+}
+
+// countsOf sets, for candidate idx, each term's count into units and that
+// of its hits in code into code (one entry per term).
+func (r *segResult) countsOf(idx int, units, code []int) {
+	n := len(units)
+	counts := r.counts[idx*2*n : (idx+1)*2*n : (idx+1)*2*n]
+	code = code[:n]
+	for t := range units {
+		u, c := counts[2*t], counts[2*t+1]
+		units[t], code[t] = int(u), int(c)
+		if u == wideCount || c == wideCount {
+			units[t], code[t] = r.count(idx*2*n+2*t), r.count(idx*2*n+2*t+1)
 		}
-		f.Units, f.CodeUnits = units, code
-		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
-		f.Exact, f.CodeKnown = allExact, codeKnown
 	}
 }
 
+// setFeatures sets f to candidate c's features, with units and code its
+// counts.
+func setFeatures(f *rank.Features, c *candidate, units, code []int) {
+	f.Units, f.CodeUnits = units, code
+	f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
+}
+
 // boundSession bounds every candidate of one session with the context its
-// possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, []int, []int, bool, *rank.Features), s *boundScratch) {
+// possible neighbours lend, then the session. The candidates are walked
+// per segment key, as sb.parts holds them, in the order of s.cands.
+func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, kind featureKind, s *boundScratch) {
 	s.cands = sb.refs(s.cands[:0])
 	n := len(s.cands)
-	s.current = s.current[:0]
-	for _, p := range sb.parts {
-		for range p.end - p.start {
-			s.current = append(s.current, p.current)
-		}
-	}
 	s.sb.Reset()
 	a.possibleNeighbours(s.cands, s)
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	// Each candidate's counts, read once for both passes.
-	units := func(i int) []int { return s.units[i*terms : (i+1)*terms : (i+1)*terms] }
-	code := func(i int) []int { return s.code[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
-	f := &s.features // every field is set for each candidate
-	for i, r := range s.cands {
-		features(r, units(i), code(i), true, f)
-		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
+	f := &s.features // every other field is set for each candidate
+	f.Exact, f.CodeKnown = kind.exact, kind.codeKnown
+	i := 0
+	for _, p := range sb.parts {
+		r := &a.results[p.seg]
+		for idx := p.start; idx < p.end; idx++ {
+			units, code := s.units[i*terms:(i+1)*terms:(i+1)*terms], s.code[i*terms:(i+1)*terms:(i+1)*terms]
+			r.countsOf(int(idx), units, code)
+			setFeatures(f, &r.cands[idx], units, code)
+			copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
+			i++
+		}
 	}
-	for i, r := range s.cands {
-		c := a.cand(r)
-		features(r, units(i), code(i), false, f)
-		var p, n []float64
-		if s.prev[i] >= 0 {
-			p = own(int(s.prev[i]))
+	i = 0
+	for _, p := range sb.parts {
+		r := &a.results[p.seg]
+		for idx := p.start; idx < p.end; idx++ {
+			c := &r.cands[idx]
+			setFeatures(f, c, s.units[i*terms:(i+1)*terms:(i+1)*terms], s.code[i*terms:(i+1)*terms:(i+1)*terms])
+			var prev, next []float64
+			if s.prev[i] >= 0 {
+				prev = own(int(s.prev[i]))
+			}
+			if s.next[i] >= 0 {
+				next = own(int(s.next[i]))
+			}
+			lent := []float64(nil)
+			if prev != nil || next != nil {
+				s.ctx = rank.Context(s.ctx, prev, next)
+				lent = s.ctx
+			}
+			bound := bounder.PassageBound(f, own(i), lent) * boundSlack
+			at := time.UnixMilli(c.timeMs)
+			s.sb.Add(bound, at, f, p.current, opt.InWindow(at))
+			i++
 		}
-		if s.next[i] >= 0 {
-			n = own(int(s.next[i]))
-		}
-		lent := []float64(nil)
-		if p != nil || n != nil {
-			s.ctx = rank.Context(s.ctx, p, n)
-			lent = s.ctx
-		}
-		bound := bounder.PassageBound(f, own(i), lent) * boundSlack
-		at := time.UnixMilli(c.timeMs)
-		s.sb.Add(bound, at, f, s.current[i], opt.InWindow(at))
 	}
 	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
