@@ -269,9 +269,10 @@ func weightedSum(best []float64) float64 {
 }
 
 // sessionBoundTerms is how many of a session's best message bounds
-// Bound can add before the weights (halving from 1) fall below 1e-12:
-// 40; the rest are never looked at, so only these need sorting.
-const sessionBoundTerms = 48
+// Bound can add before the weights (halving from 1) fall below 1e-12
+// (the 40th weighs 2^-39): the rest are never looked at, so only these
+// need selecting and sorting.
+const sessionBoundTerms = 40
 
 // largestAscending returns the k largest of xs (all of them if there are
 // no more than k), in ascending order, reordering xs in place: a min-heap

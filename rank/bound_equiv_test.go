@@ -56,13 +56,12 @@ func referencePassageBound(b *Bounder, f *Features, own, ctx []float64) float64 
 	return score * relevance * (1 + codeBonus)
 }
 
-// referenceSessionSum is what SessionBound.Bound summed before the bounds
-// were sorted by insertion: the 48 largest of a full sort, best first at
-// weights halving from 1.
+// referenceSessionSum is what SessionBound.Bound sums: every bound,
+// sorted, best first at weights halving from 1 until they fall below
+// 1e-12.
 func referenceSessionSum(scores []float64) float64 {
 	xs := slices.Clone(scores)
 	slices.Sort(xs)
-	xs = xs[max(len(xs)-sessionBoundTerms, 0):]
 	total, weight := 0.0, 1.0
 	for i := len(xs) - 1; i >= 0; i-- {
 		total += xs[i] * weight
@@ -149,9 +148,9 @@ func TestPassageBoundMatchesReference(t *testing.T) {
 }
 
 // TestSessionBoundSumMatchesReference: the session's weighted sum of its
-// best bounds, selected by a heap and sorted by insertion, equals that
-// of a full sort bit for bit, for sessions of a few to hundreds of
-// bounds with ties, zeros, -0 and +Inf.
+// sessionBoundTerms best bounds, selected by a heap and sorted by
+// insertion, equals that of every bound fully sorted, bit for bit, for
+// sessions of a few to hundreds of bounds with ties, zeros, -0 and +Inf.
 func TestSessionBoundSumMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 5))
 	for iter := range 20000 {
