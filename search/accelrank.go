@@ -138,9 +138,6 @@ func (a *accel) segmentDamage() error {
 // two lists each were about a tenth of its CPU in the collector.
 type candRef struct{ seg, idx int32 }
 
-// cand returns the candidate r names.
-func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
-
 // keepRowsOnly drops what bounding needed of every candidate, keeping
 // its row and which terms the index counts in it (segResult.holds), all
 // that confirming reads: the candidates of a question at 4 GB are
@@ -457,7 +454,6 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 // boundScratch is what bounding a session needs only while it runs,
 // reused from one session to the next by each worker.
 type boundScratch struct {
-	cands      []candRef // the session's candidates
 	units      []int     // per candidate, per term: its counts (rank.Features.Units)
 	code       []int     // the same, of hits in code (rank.Features.CodeUnits)
 	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
@@ -507,12 +503,14 @@ func setFeatures(f *rank.Features, c *candidate, units, code []int) {
 
 // boundSession bounds every candidate of one session with the context its
 // possible neighbours lend, then the session. The candidates are walked
-// per segment key, as sb.parts holds them, in the order of s.cands.
+// per segment key, as sb.parts holds them, in rows-file order.
 func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, kind featureKind, s *boundScratch) {
-	s.cands = sb.refs(s.cands[:0])
-	n := len(s.cands)
+	n := 0
+	for _, p := range sb.parts {
+		n += int(p.end - p.start)
+	}
 	s.sb.Reset()
-	a.possibleNeighbours(s.cands, s)
+	a.possibleNeighbours(sb, n, s)
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
@@ -563,51 +561,70 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 // they are taken as possible neighbours, which only loosens a bound.
 const maxNeighbourScan = 64
 
-// genLast is the last candidate seen of one generation.
+// genLast is the last candidate seen of one generation: its index among
+// the session's candidates and where it lies.
 type genLast struct {
 	gen uint32
 	at  int
+	seg int32
+	c   *candidate
 }
 
-// possibleNeighbours finds, for each candidate (in rows-file order), the
-// candidate that may be the message just before it in its transcript and
-// the one that may be just after, or -1 (into s.prev and s.next). A transcript's rows lie in the
-// rows file in order, each run appending its new ones, so the message
-// before a row is the last earlier row of its generation: the nearest
-// earlier candidate of that generation is it unless a row of the same
-// generation lies between them, which the row table shows.
-func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
-	s.prev, s.next = slices.Grow(s.prev[:0], len(cands))[:len(cands)], slices.Grow(s.next[:0], len(cands))[:len(cands)]
+// possibleNeighbours finds, for each candidate of sb (in rows-file
+// order, n in all), the candidate that may be the message just before
+// it in its transcript and the one that may be just after, or -1 (into
+// s.prev and s.next). A transcript's rows lie in the rows file in order,
+// each run appending its new ones, so the message before a row is the
+// last earlier row of its generation: the nearest earlier candidate of
+// that generation is it unless a row of the same generation lies
+// between them, which the row table shows.
+func (a *accel) possibleNeighbours(sb *sessionBound, n int, s *boundScratch) {
+	s.prev, s.next = slices.Grow(s.prev[:0], n)[:n], slices.Grow(s.next[:0], n)[:n]
 	s.last = s.last[:0] // a session has few transcripts: a list beats a map
-	for i, r := range cands {
-		c := a.cand(r)
-		s.prev[i], s.next[i] = -1, -1
-		k := slices.IndexFunc(s.last, func(l genLast) bool { return l.gen == c.gen })
-		if k < 0 {
-			s.last = append(s.last, genLast{c.gen, i})
-			continue
+	i := 0
+	for _, p := range sb.parts {
+		cands := a.results[p.seg].cands[p.start:p.end]
+		for k := range cands {
+			c := &cands[k]
+			s.prev[i], s.next[i] = -1, -1
+			l := s.lastOf(c.gen)
+			if l == nil {
+				s.last = append(s.last, genLast{c.gen, i, p.seg, c})
+			} else {
+				if !a.rowBetween(l.seg, l.c, p.seg, c) {
+					s.prev[i], s.next[l.at] = int32(l.at), int32(i)
+				}
+				l.at, l.seg, l.c = i, p.seg, c
+			}
+			i++
 		}
-		if j := s.last[k].at; !a.rowBetween(cands[j], r) {
-			s.prev[i], s.next[j] = int32(j), int32(i)
-		}
-		s.last[k].at = i
 	}
+}
+
+// lastOf returns the last candidate seen of generation gen, or nil.
+func (s *boundScratch) lastOf(gen uint32) *genLast {
+	for k := range s.last {
+		if s.last[k].gen == gen {
+			return &s.last[k]
+		}
+	}
+	return nil
 }
 
 // rowBetween reports whether a row of x's generation surely lies between
-// candidates x and y (x before y, same generation).
-func (a *accel) rowBetween(xr, yr candRef) bool {
-	if xr.seg != yr.seg {
+// candidates x (of segment xs) and y (of segment ys), x before y, same
+// generation.
+func (a *accel) rowBetween(xs int32, x *candidate, ys int32, y *candidate) bool {
+	if xs != ys {
 		return false // not known: they may be neighbours
 	}
-	x, y := a.cand(xr), a.cand(yr)
 	if y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
 	if y.row > x.row+1 && x.nextSame {
 		return true // the row just after x lies between them
 	}
-	return a.segs[xr.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
+	return a.segs[xs].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
 // keyBound is where the candidates of one segment key (session and
