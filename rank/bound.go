@@ -63,7 +63,8 @@ func (b *Bounder) Contributions(f *Features, dst []float64) []float64 {
 
 // Context sets dst to what two neighbours with contributions prev and
 // next (either nil) may lend a message: per term, contextWeight times the
-// larger of theirs.
+// larger of theirs. Contributions are never NaN nor -0, so a comparison
+// picks the larger as max does, without max's checks for those.
 func Context(dst, prev, next []float64) []float64 {
 	dst = dst[:0]
 	for t := range max(len(prev), len(next)) {
@@ -71,8 +72,8 @@ func Context(dst, prev, next []float64) []float64 {
 		if t < len(prev) {
 			v = prev[t]
 		}
-		if t < len(next) {
-			v = max(v, next[t])
+		if t < len(next) && next[t] > v {
+			v = next[t]
 		}
 		dst = append(dst, contextWeight*v)
 	}

@@ -56,6 +56,27 @@ func referencePassageBound(b *Bounder, f *Features, own, ctx []float64) float64 
 	return score * relevance * (1 + codeBonus)
 }
 
+// sameBits reports whether x and y hold the same floats, bit for bit.
+func sameBits(x, y []float64) bool {
+	return slices.EqualFunc(x, y, func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) })
+}
+
+// referenceContext is Context as it was, with max.
+func referenceContext(prev, next []float64) []float64 {
+	var dst []float64
+	for t := range max(len(prev), len(next)) {
+		v := 0.0
+		if t < len(prev) {
+			v = prev[t]
+		}
+		if t < len(next) {
+			v = max(v, next[t])
+		}
+		dst = append(dst, contextWeight*v)
+	}
+	return dst
+}
+
 // referenceSessionSum is what SessionBound.Bound sums: every bound,
 // sorted, best first at weights halving from 1 until they fall below
 // 1e-12.
@@ -110,9 +131,9 @@ func randomFeatures(r *rand.Rand, terms int) Features {
 }
 
 // TestPassageBoundMatchesReference: the bound with coverage counted in
-// units equals the reference's, bit for bit, over random features with
-// and without context, so bounds (and which sessions a search reads)
-// are unchanged.
+// units, and the context neighbours lend, equal the references', bit for
+// bit, over random features with and without context, so bounds (and
+// which sessions a search reads) are unchanged.
 func TestPassageBoundMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 7))
 	for iter := range 200000 {
@@ -138,6 +159,9 @@ func TestPassageBoundMatchesReference(t *testing.T) {
 			}
 			if p != nil || n != nil {
 				ctx = Context(nil, p, n)
+				if want := referenceContext(p, n); !sameBits(ctx, want) {
+					t.Fatalf("iteration %d: context of %v and %v is %v, reference %v", iter, p, n, ctx, want)
+				}
 			}
 		}
 		got, want := b.PassageBound(&f, own, ctx), referencePassageBound(b, &f, own, ctx)
