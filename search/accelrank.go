@@ -418,29 +418,7 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
 	parallelEach(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
-	// Sized for every key, which most sessions have one of: grown as it
-	// went, the map and the list were rebuilt a dozen times for the
-	// question's 8,000 sessions, all on one core between two parallel
-	// stages; the sessions are one allocation.
-	keys := 0
-	for _, kbs := range perSeg {
-		keys += len(kbs)
-	}
-	bySession := make(map[string]*sessionBound, keys)
-	order := make([]*sessionBound, 0, keys)
-	slab := make([]sessionBound, 0, keys)
-	for i := range perSeg {
-		for _, kb := range perSeg[i] {
-			sb := bySession[kb.key.Session]
-			if sb == nil {
-				slab = append(slab, sessionBound{id: kb.key.Session})
-				sb = &slab[len(slab)-1]
-				bySession[kb.key.Session] = sb
-				order = append(order, sb)
-			}
-			sb.parts = append(sb.parts, kb)
-		}
-	}
+	order := groupBySession(perSeg)
 	opt := rankOptions(a.q, a.req)
 	kind := a.featureKind()
 	// Segments came in order, and a transcript's rows (one generation,
@@ -448,6 +426,56 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
 	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, kind, &scratch[w]) })
+	return order
+}
+
+// groupBySession gathers the segment keys of perSeg by session, in the
+// order each session first appears, each session's keys in perSeg's
+// order. Sized for every key, which most sessions have one of: grown as
+// it went, the map and the list were rebuilt a dozen times for the
+// question's 8,000 sessions, all on one core between two parallel
+// stages. The sessions are one allocation and their keys another: a
+// list grown per session was 8,000 small allocations on that core.
+func groupBySession(perSeg [][]keyBound) []*sessionBound {
+	keys := 0
+	for _, kbs := range perSeg {
+		keys += len(kbs)
+	}
+	bySession := make(map[string]int32, keys)
+	slab := make([]sessionBound, 0, keys)
+	sessionOf := make([]int32, 0, keys) // per key, in perSeg's order
+	partsOf := make([]int32, 0, keys)   // per session, its keys
+	for _, kbs := range perSeg {
+		for _, kb := range kbs {
+			k, ok := bySession[kb.key.Session]
+			if !ok {
+				k = int32(len(slab))
+				slab = append(slab, sessionBound{id: kb.key.Session})
+				partsOf = append(partsOf, 0)
+				bySession[kb.key.Session] = k
+			}
+			sessionOf = append(sessionOf, k)
+			partsOf[k]++
+		}
+	}
+	parts := make([]keyBound, keys)
+	at := 0
+	for k := range slab {
+		slab[k].parts = parts[at : at : at+int(partsOf[k])]
+		at += int(partsOf[k])
+	}
+	i := 0
+	for _, kbs := range perSeg {
+		for _, kb := range kbs {
+			sb := &slab[sessionOf[i]]
+			sb.parts = append(sb.parts, kb) // within its room in parts
+			i++
+		}
+	}
+	order := make([]*sessionBound, len(slab))
+	for k := range slab {
+		order[k] = &slab[k]
+	}
 	return order
 }
 
