@@ -489,7 +489,6 @@ type boundScratch struct {
 	last       []genLast
 	ctx        []float64
 	sb         rank.SessionBound
-	features   rank.Features // one per worker: one per session was a fresh heap object each
 }
 
 // featureKind is what the query's terms say of every candidate's counts
@@ -544,8 +543,10 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	// Each candidate's counts, read once for both passes.
 	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
-	f := &s.features // every other field is set for each candidate
-	f.Exact, f.CodeKnown = kind.exact, kind.codeKnown
+	// On the stack: each candidate sets the features' slices and type
+	// name, pointers whose every write to a heap object took the
+	// collector's write barrier while it marked, a tenth of bounding.
+	f := &rank.Features{Exact: kind.exact, CodeKnown: kind.codeKnown}
 	i := 0
 	for _, p := range sb.parts {
 		r := &a.results[p.seg]
@@ -558,6 +559,7 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 		}
 	}
 	i = 0
+	ctx := s.ctx[:0] // a local: written back to s once, not for each candidate
 	for _, p := range sb.parts {
 		r := &a.results[p.seg]
 		for idx := p.start; idx < p.end; idx++ {
@@ -572,8 +574,8 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 			}
 			lent := []float64(nil)
 			if prev != nil || next != nil {
-				s.ctx = rank.Context(s.ctx, prev, next)
-				lent = s.ctx
+				ctx = rank.Context(ctx, prev, next)
+				lent = ctx
 			}
 			bound := bounder.PassageBound(f, own(i), lent) * boundSlack
 			at := time.UnixMilli(c.timeMs)
@@ -581,6 +583,7 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 			i++
 		}
 	}
+	s.ctx = ctx
 	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
 
@@ -592,10 +595,9 @@ const maxNeighbourScan = 64
 // genLast is the last candidate seen of one generation: its index among
 // the session's candidates and where it lies.
 type genLast struct {
-	gen uint32
-	at  int
-	seg int32
-	c   *candidate
+	gen      uint32
+	at       int
+	seg, idx int32 // no pointer: writing one each candidate took the collector's write barrier
 }
 
 // possibleNeighbours finds, for each candidate of sb (in rows-file
@@ -617,12 +619,12 @@ func (a *accel) possibleNeighbours(sb *sessionBound, n int, s *boundScratch) {
 			s.prev[i], s.next[i] = -1, -1
 			l := s.lastOf(c.gen)
 			if l == nil {
-				s.last = append(s.last, genLast{c.gen, i, p.seg, c})
+				s.last = append(s.last, genLast{c.gen, i, p.seg, p.start + int32(k)})
 			} else {
-				if !a.rowBetween(l.seg, l.c, p.seg, c) {
+				if !a.rowBetween(l.seg, &a.results[l.seg].cands[l.idx], p.seg, c) {
 					s.prev[i], s.next[l.at] = int32(l.at), int32(i)
 				}
-				l.at, l.seg, l.c = i, p.seg, c
+				l.at, l.seg, l.idx = i, p.seg, p.start+int32(k)
 			}
 			i++
 		}
