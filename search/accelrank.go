@@ -546,7 +546,8 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
 	// On the stack: each candidate sets the features' slices and type
 	// name, pointers whose every write to a heap object took the
-	// collector's write barrier while it marked, a tenth of bounding.
+	// collector's write barrier while it marked (8.5% of bounding's CPU
+	// in a profile where collections overlapped it).
 	f := &rank.Features{Exact: kind.exact, CodeKnown: kind.codeKnown}
 	i := 0
 	for _, p := range sb.parts {
