@@ -63,7 +63,8 @@ func (b *Bounder) Contributions(f *Features, dst []float64) []float64 {
 
 // Context sets dst to what two neighbours with contributions prev and
 // next (either nil) may lend a message: per term, contextWeight times the
-// larger of theirs.
+// larger of theirs. Contributions are never NaN nor -0, so a comparison
+// picks the larger as max does, without max's checks for those.
 func Context(dst, prev, next []float64) []float64 {
 	dst = dst[:0]
 	for t := range max(len(prev), len(next)) {
@@ -71,8 +72,8 @@ func Context(dst, prev, next []float64) []float64 {
 		if t < len(prev) {
 			v = prev[t]
 		}
-		if t < len(next) {
-			v = max(v, next[t])
+		if t < len(next) && next[t] > v {
+			v = next[t]
 		}
 		dst = append(dst, contextWeight*v)
 	}
@@ -104,21 +105,32 @@ func (b *Bounder) PassageBound(f *Features, own, ctx []float64) float64 {
 		return 0
 	}
 	terms := len(b.idf)
-	relevance, matched, ownTerms, single := 0.0, 0.0, 0, -1
+	// Coverage is counted in units: each term's is termCoverage's, a
+	// multiple of an eighth (min(tf, 1) of tf in eighths, or
+	// contextCoverage), and sums of those are exact in floating point,
+	// so the sum is the same; float min and max, with their NaN checks,
+	// were a fifth of this function.
+	relevance, covered, ownTerms, single := 0.0, 0, 0, -1
 	for t := range terms {
-		v := own[t]
-		if ctx != nil && ctx[t] > v {
-			v = ctx[t]
-		}
-		relevance += v
-		tf := 0.0
+		v, c := own[t], 0
 		if t < len(f.Units) && f.Units[t] > 0 {
-			tf = float64(f.Units[t]) / unitsPerHit
+			c = min(f.Units[t], unitsPerHit)
 			ownTerms++
 			single = t
 		}
-		matched += termCoverage(tf, ctx != nil && ctx[t] > 0)
+		if ctx != nil {
+			x := ctx[t]
+			if x > v {
+				v = x
+			}
+			if x > 0 {
+				c = max(c, contextCoverageUnits)
+			}
+		}
+		relevance += v
+		covered += c
 	}
+	matched := float64(covered) / unitsPerHit
 	score := typeWeight(f.Type) * (1 + coverageBonus*coverageFraction(matched, terms))
 	if ownTerms >= 2 {
 		score *= 1 + proximityBonus
@@ -135,6 +147,10 @@ func (b *Bounder) PassageBound(f *Features, own, ctx []float64) float64 {
 	}
 	return score * relevance * (1 + codeBonus)
 }
+
+// contextCoverageUnits is contextCoverage in units (eighths of a hit);
+// the conversion fails to compile if it is not a whole number of them.
+const contextCoverageUnits = int(contextCoverage * unitsPerHit)
 
 // singleTermCodeBound bounds relevance × code factor when one term t
 // holds every hit, with at most H hits (weighing at most one each) of
@@ -218,15 +234,7 @@ func (s *SessionBound) Add(bound float64, t time.Time, f *Features, inCurrentPro
 // Bound returns a score at least Rank's for a session whose matched
 // messages are among those added, scoring at most their bounds.
 func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
-	best := largestAscending(s.scores, sessionBoundTerms)
-	total, weight := 0.0, 1.0
-	for i := len(best) - 1; i >= 0; i-- {
-		total += best[i] * weight
-		weight /= 2
-		if weight < 1e-12 {
-			break // what is left cannot change the sum's first digits
-		}
-	}
+	total := weightedSum(largestAscending(s.scores, sessionBoundTerms))
 	if total == 0 {
 		return 0
 	}
@@ -247,19 +255,34 @@ func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 	return score
 }
 
+// weightedSum adds best (ascending), largest first, at weights halving
+// from 1.
+func weightedSum(best []float64) float64 {
+	total, weight := 0.0, 1.0
+	for i := len(best) - 1; i >= 0; i-- {
+		total += best[i] * weight
+		weight /= 2
+		if weight < 1e-12 {
+			break // what is left cannot change the sum's first digits
+		}
+	}
+	return total
+}
+
 // sessionBoundTerms is how many of a session's best message bounds
-// Bound can add before the weights (halving from 1) fall below 1e-12:
-// 40; the rest are never looked at, so only these need sorting.
-const sessionBoundTerms = 48
+// Bound can add before the weights (halving from 1) fall below 1e-12
+// (the 40th weighs 2^-39): the rest are never looked at, so only these
+// need selecting and sorting.
+const sessionBoundTerms = 40
 
 // largestAscending returns the k largest of xs (all of them if there are
 // no more than k), in ascending order, reordering xs in place: a min-heap
-// of the best k seen, then a sort of those. A session's candidates can be
-// thousands for a common word; sorting all of them was most of bounding
-// it once its messages were bounded.
+// of the best k seen, then an insertion sort of those. A session's
+// candidates can be thousands for a common word; sorting all of them was
+// most of bounding it once its messages were bounded.
 func largestAscending(xs []float64, k int) []float64 {
 	if len(xs) <= k {
-		slices.Sort(xs)
+		insertionSort(xs)
 		return xs
 	}
 	heap := xs[:k]
@@ -272,8 +295,21 @@ func largestAscending(xs []float64, k int) []float64 {
 			siftDownMin(heap, 0)
 		}
 	}
-	slices.Sort(heap)
+	insertionSort(heap)
 	return heap
+}
+
+// insertionSort sorts xs, at most sessionBoundTerms long, ascending:
+// for so few, it took half the time of slices.Sort, whose comparisons
+// also order NaNs, which no bound is.
+func insertionSort(xs []float64) {
+	for i := 1; i < len(xs); i++ {
+		x, j := xs[i], i
+		for ; j > 0 && x < xs[j-1]; j-- {
+			xs[j] = xs[j-1]
+		}
+		xs[j] = x
+	}
 }
 
 // siftDownMin restores the min-heap order of h below i.

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -137,9 +138,6 @@ func (a *accel) segmentDamage() error {
 // does not scan them: as []*candidate, a question's 175k candidates in
 // two lists each were about a tenth of its CPU in the collector.
 type candRef struct{ seg, idx int32 }
-
-// cand returns the candidate r names.
-func (a *accel) cand(r candRef) *candidate { return &a.results[r.seg].cands[r.idx] }
 
 // keepRowsOnly drops what bounding needed of every candidate, keeping
 // its row and which terms the index counts in it (segResult.holds), all
@@ -421,124 +419,173 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
 	parallelEach(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
-	// Sized for every key, which most sessions have one of: grown as it
-	// went, the map and the list were rebuilt a dozen times for the
-	// question's 8,000 sessions, all on one core between two parallel
-	// stages; the sessions are one allocation.
-	keys := 0
-	for _, kbs := range perSeg {
-		keys += len(kbs)
-	}
-	bySession := make(map[string]*sessionBound, keys)
-	order := make([]*sessionBound, 0, keys)
-	slab := make([]sessionBound, 0, keys)
-	for i := range perSeg {
-		for _, kb := range perSeg[i] {
-			sb := bySession[kb.key.Session]
-			if sb == nil {
-				slab = append(slab, sessionBound{id: kb.key.Session})
-				sb = &slab[len(slab)-1]
-				bySession[kb.key.Session] = sb
-				order = append(order, sb)
-			}
-			sb.parts = append(sb.parts, kb)
-		}
-	}
+	order := groupBySession(perSeg)
 	opt := rankOptions(a.q, a.req)
-	f := a.features()
+	kind := a.featureKind()
 	// Segments came in order, and a transcript's rows (one generation,
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
-	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, f, &scratch[w]) })
+	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, kind, &scratch[w]) })
+	return order
+}
+
+// groupBySession gathers the segment keys of perSeg by session, in the
+// order each session first appears, each session's keys in perSeg's
+// order. Sized for every key, which most sessions have one of: grown as
+// it went, the map and the list were rebuilt a dozen times for the
+// question's 8,000 sessions, all on one core between two parallel
+// stages. The sessions are one allocation and their keys another: a
+// list grown per session was 8,000 small allocations on that core.
+func groupBySession(perSeg [][]keyBound) []*sessionBound {
+	keys := 0
+	for _, kbs := range perSeg {
+		keys += len(kbs)
+	}
+	bySession := make(map[string]int32, keys)
+	slab := make([]sessionBound, 0, keys)
+	sessionOf := make([]int32, 0, keys) // per key, in perSeg's order
+	partsOf := make([]int32, 0, keys)   // per session, its keys
+	for _, kbs := range perSeg {
+		for _, kb := range kbs {
+			k, ok := bySession[kb.key.Session]
+			if !ok {
+				k = int32(len(slab))
+				slab = append(slab, sessionBound{id: kb.key.Session})
+				partsOf = append(partsOf, 0)
+				bySession[kb.key.Session] = k
+			}
+			sessionOf = append(sessionOf, k)
+			partsOf[k]++
+		}
+	}
+	parts := make([]keyBound, keys)
+	at := 0
+	for k := range slab {
+		slab[k].parts = parts[at : at : at+int(partsOf[k])]
+		at += int(partsOf[k])
+	}
+	i := 0
+	for _, kbs := range perSeg {
+		for _, kb := range kbs {
+			sb := &slab[sessionOf[i]]
+			sb.parts = append(sb.parts, kb) // within its room in parts
+			i++
+		}
+	}
+	order := make([]*sessionBound, len(slab))
+	for k := range slab {
+		order[k] = &slab[k]
+	}
 	return order
 }
 
 // boundScratch is what bounding a session needs only while it runs,
 // reused from one session to the next by each worker.
 type boundScratch struct {
-	cands      []candRef // the session's candidates
 	units      []int     // per candidate, per term: its counts (rank.Features.Units)
 	code       []int     // the same, of hits in code (rank.Features.CodeUnits)
 	own        []float64 // per candidate, its own contributions (rank.Bounder.Contributions)
-	current    []bool
 	prev, next []int32
 	last       []genLast
 	ctx        []float64
 	sb         rank.SessionBound
-	features   rank.Features // one per worker: one per session was a fresh heap object each
 }
 
-// features returns a function that sets a candidate's rank.Features
-// into one reused value per caller, its per-term counts into units and
-// code (one entry per term, which f.Units and f.CodeUnits then are),
-// read from the candidate's counts only when fill is set.
-func (a *accel) features() func(r candRef, units, code []int, fill bool, dst *rank.Features) {
-	allExact, codeKnown := true, true
+// featureKind is what the query's terms say of every candidate's counts
+// (rank.Features.Exact and CodeKnown).
+type featureKind struct{ exact, codeKnown bool }
+
+// featureKind returns what the query's terms say of every candidate's
+// counts.
+func (a *accel) featureKind() featureKind {
+	k := featureKind{exact: true, codeKnown: true}
 	for _, s := range a.shapes {
-		allExact = allExact && s.Exact
-		codeKnown = codeKnown && (s.Exact || s.Anchored)
+		k.exact = k.exact && s.Exact
+		k.codeKnown = k.codeKnown && (s.Exact || s.Anchored)
 	}
-	n := len(a.positive)
-	return func(ref candRef, units, code []int, fill bool, f *rank.Features) {
-		r := &a.results[ref.seg]
-		c := &r.cands[ref.idx]
-		if fill {
-			at := int(ref.idx) * 2 * n
-			for t := range n {
-				units[t], code[t] = r.count(at+2*t), r.count(at+2*t+1)
-			}
+	return k
+}
+
+// countsOf sets, for candidate idx, each term's count into units and that
+// of its hits in code into code (one entry per term).
+func (r *segResult) countsOf(idx int, units, code []int) {
+	n := len(units)
+	counts := r.counts[idx*2*n : (idx+1)*2*n : (idx+1)*2*n]
+	code = code[:n]
+	for t := range units {
+		u, c := counts[2*t], counts[2*t+1]
+		units[t], code[t] = int(u), int(c)
+		if u == wideCount || c == wideCount {
+			units[t], code[t] = r.count(idx*2*n+2*t), r.count(idx*2*n+2*t+1)
 		}
-		f.Units, f.CodeUnits = units, code
-		f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
-		f.Exact, f.CodeKnown = allExact, codeKnown
 	}
+}
+
+// setFeatures sets f to candidate c's features, with units and code its
+// counts.
+func setFeatures(f *rank.Features, c *candidate, units, code []int) {
+	f.Units, f.CodeUnits = units, code
+	f.Type, f.Len, f.Ack = terms.TypeName(c.typ), int(c.length), c.flags&terms.FlagAck != 0
 }
 
 // boundSession bounds every candidate of one session with the context its
-// possible neighbours lend, then the session.
-func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, features func(candRef, []int, []int, bool, *rank.Features), s *boundScratch) {
-	s.cands = sb.refs(s.cands[:0])
-	n := len(s.cands)
-	s.current = s.current[:0]
+// possible neighbours lend, then the session. The candidates are walked
+// per segment key, as sb.parts holds them, in rows-file order.
+func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.Options, kind featureKind, s *boundScratch) {
+	n := 0
 	for _, p := range sb.parts {
-		for range p.end - p.start {
-			s.current = append(s.current, p.current)
-		}
+		n += int(p.end - p.start)
 	}
 	s.sb.Reset()
-	a.possibleNeighbours(s.cands, s)
+	a.possibleNeighbours(sb, n, s)
 	terms := len(a.positive)
 	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	// Each candidate's counts, read once for both passes.
-	units := func(i int) []int { return s.units[i*terms : (i+1)*terms : (i+1)*terms] }
-	code := func(i int) []int { return s.code[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
-	f := &s.features // every field is set for each candidate
-	for i, r := range s.cands {
-		features(r, units(i), code(i), true, f)
-		copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
+	// On the stack: each candidate sets the features' slices and type
+	// name, pointers whose every write to a heap object took the
+	// collector's write barrier while it marked (8.5% of bounding's CPU
+	// in a profile where collections overlapped it).
+	f := &rank.Features{Exact: kind.exact, CodeKnown: kind.codeKnown}
+	i := 0
+	for _, p := range sb.parts {
+		r := &a.results[p.seg]
+		for idx := p.start; idx < p.end; idx++ {
+			units, code := s.units[i*terms:(i+1)*terms:(i+1)*terms], s.code[i*terms:(i+1)*terms:(i+1)*terms]
+			r.countsOf(int(idx), units, code)
+			setFeatures(f, &r.cands[idx], units, code)
+			copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
+			i++
+		}
 	}
-	for i, r := range s.cands {
-		c := a.cand(r)
-		features(r, units(i), code(i), false, f)
-		var p, n []float64
-		if s.prev[i] >= 0 {
-			p = own(int(s.prev[i]))
+	i = 0
+	ctx := s.ctx[:0] // a local: written back to s once, not for each candidate
+	for _, p := range sb.parts {
+		r := &a.results[p.seg]
+		for idx := p.start; idx < p.end; idx++ {
+			c := &r.cands[idx]
+			setFeatures(f, c, s.units[i*terms:(i+1)*terms:(i+1)*terms], s.code[i*terms:(i+1)*terms:(i+1)*terms])
+			var prev, next []float64
+			if s.prev[i] >= 0 {
+				prev = own(int(s.prev[i]))
+			}
+			if s.next[i] >= 0 {
+				next = own(int(s.next[i]))
+			}
+			lent := []float64(nil)
+			if prev != nil || next != nil {
+				ctx = rank.Context(ctx, prev, next)
+				lent = ctx
+			}
+			bound := bounder.PassageBound(f, own(i), lent) * boundSlack
+			at := time.UnixMilli(c.timeMs)
+			s.sb.Add(bound, at, f, p.current, opt.InWindow(at))
+			i++
 		}
-		if s.next[i] >= 0 {
-			n = own(int(s.next[i]))
-		}
-		lent := []float64(nil)
-		if p != nil || n != nil {
-			s.ctx = rank.Context(s.ctx, p, n)
-			lent = s.ctx
-		}
-		bound := bounder.PassageBound(f, own(i), lent) * boundSlack
-		at := time.UnixMilli(c.timeMs)
-		s.sb.Add(bound, at, f, s.current[i], opt.InWindow(at))
 	}
+	s.ctx = ctx
 	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
 
@@ -547,51 +594,69 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 // they are taken as possible neighbours, which only loosens a bound.
 const maxNeighbourScan = 64
 
-// genLast is the last candidate seen of one generation.
+// genLast is the last candidate seen of one generation: its index among
+// the session's candidates and where it lies.
 type genLast struct {
-	gen uint32
-	at  int
+	gen      uint32
+	at       int
+	seg, idx int32 // no pointer: writing one each candidate took the collector's write barrier
 }
 
-// possibleNeighbours finds, for each candidate (in rows-file order), the
-// candidate that may be the message just before it in its transcript and
-// the one that may be just after, or -1 (into s.prev and s.next). A transcript's rows lie in the
-// rows file in order, each run appending its new ones, so the message
-// before a row is the last earlier row of its generation: the nearest
-// earlier candidate of that generation is it unless a row of the same
-// generation lies between them, which the row table shows.
-func (a *accel) possibleNeighbours(cands []candRef, s *boundScratch) {
-	s.prev, s.next = slices.Grow(s.prev[:0], len(cands))[:len(cands)], slices.Grow(s.next[:0], len(cands))[:len(cands)]
+// possibleNeighbours finds, for each candidate of sb (in rows-file
+// order, n in all), the candidate that may be the message just before
+// it in its transcript and the one that may be just after, or -1 (into
+// s.prev and s.next). A transcript's rows lie in the rows file in order,
+// each run appending its new ones, so the message before a row is the
+// last earlier row of its generation: the nearest earlier candidate of
+// that generation is it unless a row of the same generation lies
+// between them, which the row table shows.
+func (a *accel) possibleNeighbours(sb *sessionBound, n int, s *boundScratch) {
+	s.prev, s.next = slices.Grow(s.prev[:0], n)[:n], slices.Grow(s.next[:0], n)[:n]
 	s.last = s.last[:0] // a session has few transcripts: a list beats a map
-	for i, r := range cands {
-		c := a.cand(r)
-		s.prev[i], s.next[i] = -1, -1
-		k := slices.IndexFunc(s.last, func(l genLast) bool { return l.gen == c.gen })
-		if k < 0 {
-			s.last = append(s.last, genLast{c.gen, i})
-			continue
+	i := 0
+	for _, p := range sb.parts {
+		cands := a.results[p.seg].cands[p.start:p.end]
+		for k := range cands {
+			c := &cands[k]
+			s.prev[i], s.next[i] = -1, -1
+			l := s.lastOf(c.gen)
+			if l == nil {
+				s.last = append(s.last, genLast{c.gen, i, p.seg, p.start + int32(k)})
+			} else {
+				if !a.rowBetween(l.seg, &a.results[l.seg].cands[l.idx], p.seg, c) {
+					s.prev[i], s.next[l.at] = int32(l.at), int32(i)
+				}
+				l.at, l.seg, l.idx = i, p.seg, p.start+int32(k)
+			}
+			i++
 		}
-		if j := s.last[k].at; !a.rowBetween(cands[j], r) {
-			s.prev[i], s.next[j] = int32(j), int32(i)
-		}
-		s.last[k].at = i
 	}
+}
+
+// lastOf returns the last candidate seen of generation gen, or nil.
+func (s *boundScratch) lastOf(gen uint32) *genLast {
+	for k := range s.last {
+		if s.last[k].gen == gen {
+			return &s.last[k]
+		}
+	}
+	return nil
 }
 
 // rowBetween reports whether a row of x's generation surely lies between
-// candidates x and y (x before y, same generation).
-func (a *accel) rowBetween(xr, yr candRef) bool {
-	if xr.seg != yr.seg {
+// candidates x (of segment xs) and y (of segment ys), x before y, same
+// generation.
+func (a *accel) rowBetween(xs int32, x *candidate, ys int32, y *candidate) bool {
+	if xs != ys {
 		return false // not known: they may be neighbours
 	}
-	x, y := a.cand(xr), a.cand(yr)
 	if y.row-x.row-1 > maxNeighbourScan {
 		return false // not known: they may be neighbours
 	}
 	if y.row > x.row+1 && x.nextSame {
 		return true // the row just after x lies between them
 	}
-	return a.segs[xr.seg].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
+	return a.segs[xs].HasGenBetween(int(x.row)+1, int(y.row), x.gen)
 }
 
 // keyBound is where the candidates of one segment key (session and
@@ -633,21 +698,42 @@ func parallelEach(n int, fn func(i int)) {
 }
 
 // parallelEachOn calls fn(w, i) for i in [0, n) on all cores, w being the
-// worker (below GOMAXPROCS), for scratch space of its own.
+// worker (below GOMAXPROCS), for scratch space of its own. Workers take
+// the next run of chunk indexes as they finish one, so that a core the
+// machine gives less time to, or a run of larger items, does not leave
+// the other cores waiting at the end: with every worker's share fixed
+// in advance, the stage lasted as long as its slowest worker.
 func parallelEachOn(n int, fn func(w, i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers == 0 {
+		return
+	}
+	chunk := max(n/(workers*parallelChunks), 1)
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < n; i += workers {
-				fn(w, i)
+			for {
+				start := int(next.Add(int64(chunk))) - chunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+chunk, n); i++ {
+					fn(w, i)
+				}
 			}
 		}()
 	}
 	wg.Wait()
 }
+
+// parallelChunks is how many runs of indexes parallelEachOn makes per
+// worker: enough for the last to be short, few enough that taking one
+// costs nothing against the items (the question's 8,000 sessions make
+// runs of 60).
+const parallelChunks = 64
 
 // confirmed is what reading one session's candidates found.
 type confirmed struct {
