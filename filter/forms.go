@@ -3,6 +3,7 @@ package filter
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
@@ -106,6 +107,16 @@ func (f *Forms) Classify(token []byte) TokenMatch {
 
 func isASCII(b []byte) bool { return indexNonASCII(b) < 0 }
 
+// foldASCII is textrules.CanonicalFold of an ASCII character: the least
+// of its case forms, the upper case of a letter (K and S, whose other
+// forms are not ASCII, included), without walking Unicode's fold orbits.
+func foldASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
 // forms is a term's channel matcher over text: it finds the words that
 // may match by a channel, then classifies them as the index does.
 type forms struct {
@@ -115,6 +126,14 @@ type forms struct {
 	foldLit *literal
 	// prefixLit finds Prefix in text: where a word form may start.
 	prefixLit *literal
+	// noASCIIHits says that no word of an ASCII text is a channel hit:
+	// there a token is its own accent fold, so the accent channel takes
+	// only a token holding Fold, which holds Word (an exact hit) when
+	// Fold is Word; and a token starting with Prefix holds Word when
+	// Prefix starts with Word ("fix": FIX and FIX), so the word-form
+	// channel takes none either. Most texts are ASCII, and most of a
+	// common word's prefix finds are then its own exact hits.
+	noASCIIHits bool
 }
 
 // newForms prepares the channels of a plain word, or returns nil when it
@@ -139,6 +158,7 @@ func newForms(word string) *forms {
 	if f.Fold == "" && f.Stem == "" {
 		return nil
 	}
+	f.noASCIIHits = (f.Fold == "" || f.Fold == f.Word) && (f.Stem == "" || strings.HasPrefix(f.Prefix, f.Word))
 	return f
 }
 
@@ -166,9 +186,23 @@ func (f *forms) match(text []byte) bool {
 }
 
 // appendSpans appends the channel hits of text (whole words) to dst, in
-// order.
-func (f *forms) appendSpans(text []byte, dst []Span) []Span {
+// order. exact holds the term's exact hits in text, in order (they may
+// lie in dst's backing array, before what is appended): a word holding
+// one is an exact hit and never a channel's (Classify counts Word
+// first), which, for an ASCII word, the exact hit settles without
+// folding and classifying the word: each of its bytes matched the
+// term's character at its place ignoring case, so it folds to Word's.
+func (f *forms) appendSpans(text []byte, dst, exact []Span) []Span {
+	if f.noASCIIHits && isASCII(text) {
+		return dst
+	}
 	f.eachCandidate(text, func(start, end int) bool {
+		for len(exact) > 0 && exact[0].Start < start {
+			exact = exact[1:]
+		}
+		if len(exact) > 0 && exact[0].Start < end && isASCII(text[start:end]) {
+			return true // holds an exact hit
+		}
 		if m := f.classifyText(text[start:end]); m.OK && m.Form >= FormAccent {
 			dst = append(dst, Span{Start: start, End: end})
 		}
@@ -187,7 +221,7 @@ func (f *forms) classifyText(word []byte) TokenMatch {
 	}
 	for i := 0; i < len(word); {
 		if c := word[i]; c < utf8.RuneSelf {
-			tok = append(tok, byte(textrules.CanonicalFold(rune(c))))
+			tok = append(tok, foldASCII(c))
 			i++
 			continue
 		}
