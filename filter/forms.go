@@ -377,7 +377,7 @@ func (t *Term) HitForm(text string, start, end int) Form {
 	if start < 0 || end > len(text) || start > end || !t.shape.Exact {
 		return FormWord // a phrase or pattern is taken as typed
 	}
-	if t.forms != nil {
+	if t.forms != nil && !t.forms.foldsToWord(text[start:end]) {
 		if s, e := wordAroundString(text, start); s == start && e == end && e > s {
 			if m := t.forms.classifyText([]byte(text[s:e])); m.OK && m.Form >= FormAccent {
 				return m.Form
@@ -388,6 +388,21 @@ func (t *Term) HitForm(text string, start, end int) Form {
 		return FormInside
 	}
 	return FormWord
+}
+
+// foldsToWord reports whether hit, ASCII, folds to Word: then it is an
+// exact hit, which the channels never take (Classify counts Word first),
+// and HitForm need not fold and classify it. Most hits are.
+func (f *forms) foldsToWord(hit string) bool {
+	if len(hit) != len(f.Word) {
+		return false
+	}
+	for i := range len(hit) {
+		if c := hit[i]; c >= utf8.RuneSelf || foldASCII(c) != f.Word[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // endsInsideWordString reports whether a hit ending at end stops inside a
