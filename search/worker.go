@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -26,6 +27,8 @@ type blockWorker struct {
 	strs    map[string]string // interned session ids, projects, sources, types
 	refs    []candRef         // the candidates of the session being confirmed
 	read    []*cachedBlock    // the blocks it acquired, to release
+	rowHits []rank.Hit        // the hits of the row being confirmed
+	kept    arenas            // what confirmed matches keep of their rows
 }
 
 type blockResult struct {
@@ -125,7 +128,7 @@ func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult, 
 	}
 	text := w.unescapedText(f[store.ColText])
 	var positive uint64
-	var hits []rank.Hit
+	hits := w.rowHits[:0]
 	for ti, t := range w.s.terms {
 		if held&(1<<ti) == 0 || !t.Shape().Exact && !t.Match(text) {
 			continue
@@ -141,22 +144,73 @@ func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult, 
 			}
 		}
 	}
+	w.rowHits = hits
 	excluded := slices.ContainsFunc(w.s.q.Exclude, func(t *filter.Term) bool { return t.Match(text) })
 	if excluded || !w.s.q.Satisfied(positive) || !w.passes(f) {
 		return
 	}
 	sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
-	res.matches = append(res.matches, w.matchWithHits(f, text, positive, excluded, hits))
+	res.matches = append(res.matches, w.matchWithHits(f, w.kept.text(text), positive, excluded, w.kept.hits(hits)))
+}
+
+// arenas hold the texts and hits of confirmed matches, a chunk at a time:
+// a question confirms about 5,000 rows, and a string and a grown hits
+// slice for each were about a tenth of confirming a row. Chunks are only
+// ever appended to, and each match's text and hits are capped slices of
+// one, so nothing handed out is written again (rankMessages sets the
+// Form of its own hits only).
+type arenas struct {
+	texts   []byte
+	hitsBuf []rank.Hit
+}
+
+// arenaTexts and arenaHits size the chunks; a text longer than a
+// quarter chunk gets its own allocation, as before.
+const (
+	arenaTexts = 64 << 10
+	arenaHits  = 1024
+)
+
+// text returns a string holding text, copied into the current chunk.
+func (k *arenas) text(text []byte) string {
+	if len(text) == 0 || len(text) > arenaTexts/4 {
+		return string(text)
+	}
+	if len(text) > cap(k.texts)-len(k.texts) {
+		k.texts = make([]byte, 0, arenaTexts)
+	}
+	start := len(k.texts)
+	k.texts = append(k.texts, text...)
+	// The bytes are never written again: later texts go after them or
+	// into a new chunk.
+	return unsafe.String(&k.texts[start], len(text))
+}
+
+// hits returns a copy of hits (nil for none), its capacity its length.
+func (k *arenas) hits(hits []rank.Hit) []rank.Hit {
+	if len(hits) == 0 {
+		return nil
+	}
+	if len(hits) > arenaHits/4 {
+		return slices.Clone(hits)
+	}
+	if len(hits) > cap(k.hitsBuf)-len(k.hitsBuf) {
+		k.hitsBuf = make([]rank.Hit, 0, arenaHits)
+	}
+	start := len(k.hitsBuf)
+	k.hitsBuf = append(k.hitsBuf, hits...)
+	return k.hitsBuf[start:len(k.hitsBuf):len(k.hitsBuf)]
 }
 
 // newMatch builds the rank message of a matched row: only the text is
 // copied; the columns that repeat from row to row are interned.
 func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
-	return w.matchWithHits(f, text, positive, excluded, w.hits(text, positive))
+	return w.matchWithHits(f, string(text), positive, excluded, w.hits(text, positive))
 }
 
-// matchWithHits is newMatch with the row's hits found.
-func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool, hits []rank.Hit) match {
+// matchWithHits is newMatch with the row's text copied and its hits
+// found.
+func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text string, positive uint64, excluded bool, hits []rank.Hit) match {
 	lineNo, _ := strconv.Atoi(string(f[store.ColLine]))
 	ordinal, _ := strconv.Atoi(string(f[store.ColOrdinal]))
 	t, _ := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
@@ -166,7 +220,7 @@ func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text []byte, po
 			Project:   w.intern(f[store.ColProject]),
 			Type:      w.intern(f[store.ColType]),
 			Timestamp: t,
-			Text:      string(text),
+			Text:      text,
 			Source:    w.intern(f[store.ColSource]),
 			Line:      lineNo,
 			Hits:      hits,
