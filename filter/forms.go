@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
@@ -77,7 +78,11 @@ type TokenMatch struct {
 const maxTokenBuf = 256
 
 // Classify says how token (folded like the term index's tokens) matches.
-func (f *Forms) Classify(token []byte) TokenMatch {
+func (f *Forms) Classify(token []byte) TokenMatch { return f.classify(token, nil) }
+
+// classify is Classify, asking memo (if set) whether a token has the
+// term's word-form key.
+func (f *Forms) classify(token []byte, memo *stemMemo) TokenMatch {
 	if n := bytes.Count(token, []byte(f.Word)); n > 0 {
 		start := 0
 		if StartsWord(token, f.Word) {
@@ -97,12 +102,44 @@ func (f *Forms) Classify(token []byte) TokenMatch {
 		return TokenMatch{Form: FormAccent, OK: true}
 	}
 	// Cheap tests first: stemming costs a microsecond.
-	if f.Stem != "" && bytes.HasPrefix(folded, []byte(f.Prefix)) && inflects(token, f.Stem) {
-		if key, ok := textrules.StemKey(token); ok && key == f.Stem {
-			return TokenMatch{Form: FormStem, OK: true}
-		}
+	if f.Stem != "" && bytes.HasPrefix(folded, []byte(f.Prefix)) && inflects(token, f.Stem) && memo.hasKey(token, f.Stem) {
+		return TokenMatch{Form: FormStem, OK: true}
 	}
 	return TokenMatch{}
+}
+
+// stemMemo remembers, for one term, which tokens have its word-form key:
+// stemming costs about a microsecond, and the words a text scan offers
+// the word-form channel (those starting with the key's prefix: FI… for
+// "fix") are the same few hundred again and again, row after row. It is
+// safe for concurrent use, and holds at most maxStemMemo tokens.
+type stemMemo struct {
+	mu   sync.RWMutex
+	keys map[string]bool
+}
+
+const maxStemMemo = 4096
+
+// hasKey reports whether token's word-form key is stem.
+func (m *stemMemo) hasKey(token []byte, stem string) bool {
+	if m == nil {
+		key, ok := textrules.StemKey(token)
+		return ok && key == stem
+	}
+	m.mu.RLock()
+	is, known := m.keys[string(token)]
+	m.mu.RUnlock()
+	if known {
+		return is
+	}
+	key, ok := textrules.StemKey(token)
+	is = ok && key == stem
+	m.mu.Lock()
+	if len(m.keys) < maxStemMemo {
+		m.keys[string(token)] = is
+	}
+	m.mu.Unlock()
+	return is
 }
 
 func isASCII(b []byte) bool { return indexNonASCII(b) < 0 }
@@ -126,6 +163,8 @@ type forms struct {
 	foldLit *literal
 	// prefixLit finds Prefix in text: where a word form may start.
 	prefixLit *literal
+	// stems remembers which words have the word-form key Stem.
+	stems *stemMemo
 	// noASCIIHits says that no word of an ASCII text is a channel hit:
 	// there a token is its own accent fold, so the accent channel takes
 	// only a token holding Fold, which holds Word (an exact hit) when
@@ -154,6 +193,7 @@ func newForms(word string) *forms {
 	if key, ok := textrules.StemKey(tok); ok && inflects(tok, key) {
 		f.Stem, f.Prefix = key, textrules.FormPrefix(key)
 		f.prefixLit = compileLiteral(f.Prefix, false, MatchOptions{})
+		f.stems = &stemMemo{keys: map[string]bool{}}
 	}
 	if f.Fold == "" && f.Stem == "" {
 		return nil
@@ -229,7 +269,7 @@ func (f *forms) classifyText(word []byte) TokenMatch {
 		tok = utf8.AppendRune(tok, textrules.CanonicalFold(r))
 		i += w
 	}
-	return f.Classify(tok)
+	return f.classify(tok, f.stems)
 }
 
 // eachCandidate calls fn with every word of text that a channel may take,

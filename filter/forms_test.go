@@ -1,9 +1,11 @@
 package filter
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -139,11 +141,19 @@ func FuzzChannelsAgreeWithTokens(f *testing.F) {
 	})
 }
 
-// checkChannelsAgree checks that term's channel hits in text are the
-// tokens Forms.Classify takes by a channel, and that it has exact hits
-// where a token holds the word.
+// checkChannelsAgree fails the test where channelsDisagree finds a
+// difference.
 func checkChannelsAgree(t *testing.T, term *Term, text []byte) {
 	t.Helper()
+	if d := channelsDisagree(term, text); d != "" {
+		t.Fatal(d)
+	}
+}
+
+// channelsDisagree checks that term's channel hits in text are the
+// tokens Forms.Classify takes by a channel, and that it has exact hits
+// where a token holds the word; it says how they differ, or "".
+func channelsDisagree(term *Term, text []byte) string {
 	var z textrules.Tokenizer
 	forms := term.Forms()
 	var want []Span
@@ -167,11 +177,12 @@ func checkChannelsAgree(t *testing.T, term *Term, text []byte) {
 		}
 	}
 	if !slices.Equal(channel, want) {
-		t.Fatalf("%s in %q: channel hits %v, tokens %v", term, text, channel, want)
+		return fmt.Sprintf("%s in %q: channel hits %v, tokens %v", term, text, channel, want)
 	}
 	if (exact > 0) != (exactTokens > 0) || term.Match(text) != (exact+len(channel) > 0) {
-		t.Fatalf("%s in %q: %d exact hits, %d exact tokens, Match %v", term, text, exact, exactTokens, term.Match(text))
+		return fmt.Sprintf("%s in %q: %d exact hits, %d exact tokens, Match %v", term, text, exact, exactTokens, term.Match(text))
 	}
+	return ""
 }
 
 func TestFoldASCIIIsCanonicalFold(t *testing.T) {
@@ -190,4 +201,29 @@ func TestChannelMatchDoesNotAllocate(t *testing.T) {
 			t.Errorf("%s.Match allocates %.1f times per call", term, allocs)
 		}
 	}
+}
+
+// TestChannelsAgreeConcurrently shares terms between goroutines, as a
+// search's workers do: the word-form memo is written while others read
+// it (run under -race).
+func TestChannelsAgreeConcurrently(t *testing.T) {
+	terms := []*Term{positional(t, "fix"), positional(t, "test"), positional(t, "flaky"), positional(t, "painted")}
+	texts := []string{"we fixed the prefix, fixes FIX and first files", "tests tested tesla Testing latest",
+		"flakiness of flaky FLAKE flakes", "I love painting and the painter painted it"}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				for _, term := range terms {
+					if d := channelsDisagree(term, []byte(texts[(g+i)%len(texts)])); d != "" {
+						t.Error(d)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
