@@ -24,11 +24,12 @@ type blockWorker struct {
 	scratch []byte
 	text    []byte
 	spans   []filter.Span
-	strs    map[string]string // interned session ids, projects, sources, types
-	refs    []candRef         // the candidates of the session being confirmed
-	read    []*cachedBlock    // the blocks it acquired, to release
-	rowHits []rank.Hit        // the hits of the row being confirmed
-	kept    arenas            // what confirmed matches keep of their rows
+	strs    map[string]interned        // interned session ids, projects, sources, types, by their column bytes
+	last    [store.NumColumns]interned // per column, the value interned last
+	refs    []candRef                  // the candidates of the session being confirmed
+	read    []*cachedBlock             // the blocks it acquired, to release
+	rowHits []rank.Hit                 // the hits of the row being confirmed
+	kept    arenas                     // what confirmed matches keep of their rows
 }
 
 type blockResult struct {
@@ -44,7 +45,7 @@ func newBlockWorker(s *scan) (*blockWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &blockWorker{s: s, dec: dec, strs: map[string]string{}}, nil
+	return &blockWorker{s: s, dec: dec, strs: map[string]interned{}}, nil
 }
 
 func (w *blockWorker) close() { w.dec.Close() }
@@ -213,15 +214,14 @@ func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positiv
 func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text string, positive uint64, excluded bool, hits []rank.Hit) match {
 	lineNo, _ := strconv.Atoi(string(f[store.ColLine]))
 	ordinal, _ := strconv.Atoi(string(f[store.ColOrdinal]))
-	t, _ := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
 	return match{
 		msg: rank.Message{
-			Session:   w.intern(f[store.ColSession]),
-			Project:   w.intern(f[store.ColProject]),
-			Type:      w.intern(f[store.ColType]),
-			Timestamp: t,
+			Session:   w.internColumn(store.ColSession, f[store.ColSession]),
+			Project:   w.internColumn(store.ColProject, f[store.ColProject]),
+			Type:      w.internColumn(store.ColType, f[store.ColType]),
+			Timestamp: rowTime(f[store.ColTimestamp]),
 			Text:      text,
-			Source:    w.intern(f[store.ColSource]),
+			Source:    w.internColumn(store.ColSource, f[store.ColSource]),
 			Line:      lineNo,
 			Hits:      hits,
 		},
@@ -229,6 +229,17 @@ func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text string, po
 		positive: positive,
 		excluded: excluded,
 	}
+}
+
+// rowTime reads a row's timestamp as time.Parse(time.RFC3339Nano) does
+// (the zero time when it fails): the form Claude Code writes is read by
+// store.CanonicalTimestamp, whose milliseconds make the same UTC time.
+func rowTime(col []byte) time.Time {
+	if ms, ok := store.CanonicalTimestamp(col); ok {
+		return time.UnixMilli(ms).UTC()
+	}
+	t, _ := time.Parse(time.RFC3339Nano, string(col))
+	return t
 }
 
 // hits lists every match of every positive term in text, by position.
@@ -257,14 +268,31 @@ func sortHits(hits []rank.Hit) {
 	slices.SortFunc(hits, func(a, b rank.Hit) int { return cmp.Compare(a.Start, b.Start) })
 }
 
+// interned is a column value as the rows file holds it (raw) and as
+// read (s, escapes undone).
+type interned struct{ raw, s string }
+
 // intern returns one shared string for equal column values, unescaped.
 func (w *blockWorker) intern(col []byte) string {
-	if s, ok := w.strs[string(col)]; ok {
-		return s
+	if v, ok := w.strs[string(col)]; ok {
+		return v.s
 	}
-	s := store.Unescape(col)
-	w.strs[string(col)] = s
-	return s
+	v := interned{raw: string(col), s: store.Unescape(col)}
+	w.strs[v.raw] = v
+	return v.s
+}
+
+// internColumn is intern for column c of a row, which first compares the
+// value with the column's last one: the rows a session is confirmed
+// from repeat its session, project, type and source, and hashing a
+// transcript's path for each was a third of building a match.
+func (w *blockWorker) internColumn(c int, col []byte) string {
+	if last := &w.last[c]; last.raw == string(col) && last.raw != "" {
+		return last.s
+	}
+	w.intern(col)
+	w.last[c] = w.strs[string(col)]
+	return w.last[c].s
 }
 
 // passes applies the non-text filters to a row.
