@@ -147,6 +147,11 @@ func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 		ms[i] = measure(&s.Messages[i].Message, q, idf)
 	}
 	prev, next := neighbours(s.Messages)
+	// Every message's factors in one allocation, each its own capped
+	// piece of it: one small allocation per message was most of
+	// finishing it.
+	per := maxMessageFactors(len(q.Terms))
+	slab := make([]Factor, len(s.Messages)*per)
 	for i := range s.Messages {
 		var p, n *measured
 		if prev[i] >= 0 {
@@ -156,7 +161,8 @@ func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 			n = &ms[next[i]]
 		}
 		m := &s.Messages[i]
-		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q, notes)
+		dst := slab[i*per : i*per : (i+1)*per]
+		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q, notes, dst)
 		m.tf = ms[i].tf
 	}
 }
