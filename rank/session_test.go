@@ -317,3 +317,52 @@ func TestRank_LargeDeterministic(t *testing.T) {
 		t.Errorf("%d results + %d collapsed, want some collapsed and 2000 in all", len(got), collapsed)
 	}
 }
+
+// TestNeighboursMatchReference: neighbours, which numbers the sources,
+// links the messages that a map keyed by source path and ordinal links,
+// repeated ordinals (the last one wins) and unknown ones included.
+func TestNeighboursMatchReference(t *testing.T) {
+	reference := func(msgs []ScoredMessage) (prev, next []int) {
+		type at struct {
+			source  string
+			ordinal int
+		}
+		index := map[at]int{}
+		for i, m := range msgs {
+			if m.Ordinal > 0 {
+				index[at{m.Source, m.Ordinal}] = i
+			}
+		}
+		prev, next = make([]int, len(msgs)), make([]int, len(msgs))
+		for i, m := range msgs {
+			prev[i], next[i] = -1, -1
+			if m.Ordinal <= 0 {
+				continue
+			}
+			if j, ok := index[at{m.Source, m.Ordinal - 1}]; ok {
+				prev[i] = j
+			}
+			if j, ok := index[at{m.Source, m.Ordinal + 1}]; ok {
+				next[i] = j
+			}
+		}
+		return prev, next
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	sources := []string{"/p/a.jsonl", "/p/b.jsonl", "/p/a/subagents/agent-1.jsonl", ""}
+	for range 500 {
+		msgs := make([]ScoredMessage, r.IntN(40))
+		for i := range msgs {
+			msgs[i].Source = sources[r.IntN(len(sources))]
+			if r.IntN(3) > 0 && i > 0 {
+				msgs[i].Source = msgs[i-1].Source
+			}
+			msgs[i].Ordinal = r.IntN(12) - 1
+		}
+		gotPrev, gotNext := neighbours(msgs)
+		wantPrev, wantNext := reference(msgs)
+		if !slices.Equal(gotPrev, wantPrev) || !slices.Equal(gotNext, wantNext) {
+			t.Fatalf("neighbours %v %v, reference %v %v", gotPrev, gotNext, wantPrev, wantNext)
+		}
+	}
+}
