@@ -405,7 +405,7 @@ func (b *bestScores) beats(bound float64) bool {
 
 // score scores one session's confirmed matches as Rank does.
 func (a *accel) score(matches []match, rq rank.Query) rank.Session {
-	return rank.ScoreSession(rankMessages(a.q, matches), rq, rankOptions(a.q, a.req))
+	return rank.ScoreSessionMessages(scoredMessages(a.q, matches), rq, rankOptions(a.q, a.req))
 }
 
 // bounds groups candidates by session and bounds each session's score.
