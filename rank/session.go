@@ -184,14 +184,13 @@ func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 // more), or -1.
 func neighbours(msgs []ScoredMessage) (prev, next []int) {
 	type at struct {
-		source  int32 // the source's number (sourceIDs)
+		source  string
 		ordinal int
 	}
-	sources := sourceIDs(msgs)
 	index := make(map[at]int, len(msgs))
 	for i, m := range msgs {
 		if m.Ordinal > 0 {
-			index[at{sources[i], m.Ordinal}] = i
+			index[at{m.Source, m.Ordinal}] = i
 		}
 	}
 	prev, next = make([]int, len(msgs)), make([]int, len(msgs))
@@ -200,37 +199,14 @@ func neighbours(msgs []ScoredMessage) (prev, next []int) {
 		if m.Ordinal <= 0 {
 			continue
 		}
-		if j, ok := index[at{sources[i], m.Ordinal - 1}]; ok {
+		if j, ok := index[at{m.Source, m.Ordinal - 1}]; ok {
 			prev[i] = j
 		}
-		if j, ok := index[at{sources[i], m.Ordinal + 1}]; ok {
+		if j, ok := index[at{m.Source, m.Ordinal + 1}]; ok {
 			next[i] = j
 		}
 	}
 	return prev, next
-}
-
-// sourceIDs numbers the messages' sources, equal sources alike, so that
-// neighbours' lookups hash a number instead of a transcript's path; a
-// source is looked up only where it differs from the message before's,
-// which it rarely does.
-func sourceIDs(msgs []ScoredMessage) []int32 {
-	ids := make([]int32, len(msgs))
-	seen := map[string]int32{}
-	last, lastID := "", int32(-1)
-	for i := range msgs {
-		src := msgs[i].Source
-		if lastID < 0 || src != last {
-			id, ok := seen[src]
-			if !ok {
-				id = int32(len(seen))
-				seen[src] = id
-			}
-			last, lastID = src, id
-		}
-		ids[i] = lastID
-	}
-	return ids
 }
 
 // scoreSession fills in everything but Similar; the messages are scored.
