@@ -3,6 +3,8 @@ package filter
 import (
 	"bytes"
 	"slices"
+	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
@@ -76,7 +78,11 @@ type TokenMatch struct {
 const maxTokenBuf = 256
 
 // Classify says how token (folded like the term index's tokens) matches.
-func (f *Forms) Classify(token []byte) TokenMatch {
+func (f *Forms) Classify(token []byte) TokenMatch { return f.classify(token, nil) }
+
+// classify is Classify, asking memo (if set) whether a token has the
+// term's word-form key.
+func (f *Forms) classify(token []byte, memo *stemMemo) TokenMatch {
 	if n := bytes.Count(token, []byte(f.Word)); n > 0 {
 		start := 0
 		if StartsWord(token, f.Word) {
@@ -96,15 +102,57 @@ func (f *Forms) Classify(token []byte) TokenMatch {
 		return TokenMatch{Form: FormAccent, OK: true}
 	}
 	// Cheap tests first: stemming costs a microsecond.
-	if f.Stem != "" && bytes.HasPrefix(folded, []byte(f.Prefix)) && inflects(token, f.Stem) {
-		if key, ok := textrules.StemKey(token); ok && key == f.Stem {
-			return TokenMatch{Form: FormStem, OK: true}
-		}
+	if f.Stem != "" && bytes.HasPrefix(folded, []byte(f.Prefix)) && inflects(token, f.Stem) && memo.hasKey(token, f.Stem) {
+		return TokenMatch{Form: FormStem, OK: true}
 	}
 	return TokenMatch{}
 }
 
+// stemMemo remembers, for one term, which tokens have its word-form key:
+// stemming costs about a microsecond, and the words a text scan offers
+// the word-form channel (those starting with the key's prefix: FI… for
+// "fix") are the same few hundred again and again, row after row. It is
+// safe for concurrent use, and holds at most maxStemMemo tokens.
+type stemMemo struct {
+	mu   sync.RWMutex
+	keys map[string]bool
+}
+
+const maxStemMemo = 4096
+
+// hasKey reports whether token's word-form key is stem.
+func (m *stemMemo) hasKey(token []byte, stem string) bool {
+	if m == nil {
+		key, ok := textrules.StemKey(token)
+		return ok && key == stem
+	}
+	m.mu.RLock()
+	is, known := m.keys[string(token)]
+	m.mu.RUnlock()
+	if known {
+		return is
+	}
+	key, ok := textrules.StemKey(token)
+	is = ok && key == stem
+	m.mu.Lock()
+	if len(m.keys) < maxStemMemo {
+		m.keys[string(token)] = is
+	}
+	m.mu.Unlock()
+	return is
+}
+
 func isASCII(b []byte) bool { return indexNonASCII(b) < 0 }
+
+// foldASCII is textrules.CanonicalFold of an ASCII character: the least
+// of its case forms, the upper case of a letter (K and S, whose other
+// forms are not ASCII, included), without walking Unicode's fold orbits.
+func foldASCII(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
 
 // forms is a term's channel matcher over text: it finds the words that
 // may match by a channel, then classifies them as the index does.
@@ -115,6 +163,16 @@ type forms struct {
 	foldLit *literal
 	// prefixLit finds Prefix in text: where a word form may start.
 	prefixLit *literal
+	// stems remembers which words have the word-form key Stem.
+	stems *stemMemo
+	// noASCIIHits says that no word of an ASCII text is a channel hit:
+	// there a token is its own accent fold, so the accent channel takes
+	// only a token holding Fold, which holds Word (an exact hit) when
+	// Fold is Word; and a token starting with Prefix holds Word when
+	// Prefix starts with Word ("fix": FIX and FIX), so the word-form
+	// channel takes none either. Most texts are ASCII, and most of a
+	// common word's prefix finds are then its own exact hits.
+	noASCIIHits bool
 }
 
 // newForms prepares the channels of a plain word, or returns nil when it
@@ -135,10 +193,12 @@ func newForms(word string) *forms {
 	if key, ok := textrules.StemKey(tok); ok && inflects(tok, key) {
 		f.Stem, f.Prefix = key, textrules.FormPrefix(key)
 		f.prefixLit = compileLiteral(f.Prefix, false, MatchOptions{})
+		f.stems = &stemMemo{keys: map[string]bool{}}
 	}
 	if f.Fold == "" && f.Stem == "" {
 		return nil
 	}
+	f.noASCIIHits = (f.Fold == "" || f.Fold == f.Word) && (f.Stem == "" || strings.HasPrefix(f.Prefix, f.Word))
 	return f
 }
 
@@ -166,9 +226,23 @@ func (f *forms) match(text []byte) bool {
 }
 
 // appendSpans appends the channel hits of text (whole words) to dst, in
-// order.
-func (f *forms) appendSpans(text []byte, dst []Span) []Span {
+// order. exact holds the term's exact hits in text, in order (they may
+// lie in dst's backing array, before what is appended): a word holding
+// one is an exact hit and never a channel's (Classify counts Word
+// first), which, for an ASCII word, the exact hit settles without
+// folding and classifying the word: each of its bytes matched the
+// term's character at its place ignoring case, so it folds to Word's.
+func (f *forms) appendSpans(text []byte, dst, exact []Span) []Span {
+	if f.noASCIIHits && isASCII(text) {
+		return dst
+	}
 	f.eachCandidate(text, func(start, end int) bool {
+		for len(exact) > 0 && exact[0].Start < start {
+			exact = exact[1:]
+		}
+		if len(exact) > 0 && exact[0].Start < end && isASCII(text[start:end]) {
+			return true // holds an exact hit
+		}
 		if m := f.classifyText(text[start:end]); m.OK && m.Form >= FormAccent {
 			dst = append(dst, Span{Start: start, End: end})
 		}
@@ -187,7 +261,7 @@ func (f *forms) classifyText(word []byte) TokenMatch {
 	}
 	for i := 0; i < len(word); {
 		if c := word[i]; c < utf8.RuneSelf {
-			tok = append(tok, byte(textrules.CanonicalFold(rune(c))))
+			tok = append(tok, foldASCII(c))
 			i++
 			continue
 		}
@@ -195,7 +269,7 @@ func (f *forms) classifyText(word []byte) TokenMatch {
 		tok = utf8.AppendRune(tok, textrules.CanonicalFold(r))
 		i += w
 	}
-	return f.Classify(tok)
+	return f.classify(tok, f.stems)
 }
 
 // eachCandidate calls fn with every word of text that a channel may take,
@@ -343,7 +417,7 @@ func (t *Term) HitForm(text string, start, end int) Form {
 	if start < 0 || end > len(text) || start > end || !t.shape.Exact {
 		return FormWord // a phrase or pattern is taken as typed
 	}
-	if t.forms != nil {
+	if t.forms != nil && !t.forms.foldsToWord(text[start:end]) {
 		if s, e := wordAroundString(text, start); s == start && e == end && e > s {
 			if m := t.forms.classifyText([]byte(text[s:e])); m.OK && m.Form >= FormAccent {
 				return m.Form
@@ -354,6 +428,21 @@ func (t *Term) HitForm(text string, start, end int) Form {
 		return FormInside
 	}
 	return FormWord
+}
+
+// foldsToWord reports whether hit, ASCII, folds to Word: then it is an
+// exact hit, which the channels never take (Classify counts Word first),
+// and HitForm need not fold and classify it. Most hits are.
+func (f *forms) foldsToWord(hit string) bool {
+	if len(hit) != len(f.Word) {
+		return false
+	}
+	for i := range len(hit) {
+		if c := hit[i]; c >= utf8.RuneSelf || foldASCII(c) != f.Word[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // endsInsideWordString reports whether a hit ending at end stops inside a

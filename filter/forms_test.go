@@ -1,10 +1,13 @@
 package filter
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
 )
@@ -93,13 +96,15 @@ func TestChannelsOnlyForPlainPositionalWords(t *testing.T) {
 // and its exact hits lie in the tokens Classify counts as exact.
 func TestChannelsAgreeWithTokenClassification(t *testing.T) {
 	words := []string{"painted", "translated", "articles", "cestiny", "češtiny", "cafe", "lock", "pets",
-		"review", "rounds", "issues", "found", "agents", "decided", "Über", "naïve", "stare"}
+		"review", "rounds", "issues", "found", "agents", "decided", "Über", "naïve", "stare",
+		"fix", "test", "flaky", "scheduler", "tests", "kelvin", "task"}
 	pieces := strings.Fields("painting paint painted painter PAINTS Translate translation translating article " +
 		"ARTICLES češtiny ČEŠTINA cestiny čeština café cafes CAFÉ cafeteria deadlock locks lock pet pets petal " +
 		"reviews reviewed rounded round issue issues found founder agent Agent agents deciding decision über " +
-		"uber naive naïvety stared staring star dying die — ’ `code` ïssues x_y 42 ∑")
+		"uber naive naïvety stared staring star dying die — ’ `code` ïssues x_y 42 ∑ " +
+		"fix fixes fixed FIXING prefix tes test tests tested Testing tesla latest flaky flakiness FLAKE " +
+		"scheduler schedule scheduled SCHEDULES rescheduler teſt teſting Kelvin kelvins taſk tasks")
 	r := rand.New(rand.NewPCG(3, 4))
-	var z textrules.Tokenizer
 	for range 400 {
 		var b strings.Builder
 		for range 1 + r.IntN(12) {
@@ -108,34 +113,82 @@ func TestChannelsAgreeWithTokenClassification(t *testing.T) {
 		}
 		text := []byte(b.String())
 		for _, w := range words {
-			term := positional(t, w)
-			forms := term.Forms()
-			var want []Span
-			exactTokens := 0
-			z.EachSpan(text, func(tok []byte, start, end int, _ bool) {
-				m := forms.Classify(tok)
-				switch {
-				case m.OK && m.Form >= FormAccent:
-					want = append(want, Span{start, end})
-				case m.OK:
-					exactTokens++
-				}
-			})
-			var channel []Span
-			exact := 0
-			for _, sp := range term.FindAll(text, nil) {
-				if f := term.HitForm(string(text), sp.Start, sp.End); f >= FormAccent {
-					channel = append(channel, sp)
-				} else {
-					exact++
-				}
-			}
-			if !slices.Equal(channel, want) {
-				t.Fatalf("%s in %q: channel hits %v, tokens %v", w, text, channel, want)
-			}
-			if (exact > 0) != (exactTokens > 0) || term.Match(text) != (exact+len(channel) > 0) {
-				t.Fatalf("%s in %q: %d exact hits, %d exact tokens, Match %v", w, text, exact, exactTokens, term.Match(text))
-			}
+			checkChannelsAgree(t, positional(t, w), text)
+		}
+	}
+}
+
+// FuzzChannelsAgreeWithTokens checks a positional word's hits in any
+// text against the term index's classification of the text's tokens:
+// FindAll's shortcuts (a word holding an exact hit is not classified;
+// an ASCII text is not searched for channel words when none can be one)
+// must not change which words are channel hits.
+func FuzzChannelsAgreeWithTokens(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"fix", "we fixed the prefix, fixes FIX"}, {"test", "tests tested tesla Testing latest"},
+		{"tests", "a test, the tests"}, {"flaky", "flakiness of flaky FLAKE"}, {"scheduler", "schedule scheduled rescheduler"},
+		{"test", "teſt teſting"}, {"kelvin", "\u212aelvin kelvins"}, {"cestiny", "překlad do češtiny a cestiny"},
+		{"painted", "I love painting and the painter painted it"}, {"naïve", "naive naïvety"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, word, text string) {
+		q, err := ParseQuery([]string{word}, nil, nil, MatchOptions{})
+		if err != nil || len(q.Any) != 1 || q.Any[0].Forms() == nil {
+			return
+		}
+		checkChannelsAgree(t, q.Any[0], []byte(text))
+	})
+}
+
+// checkChannelsAgree fails the test where channelsDisagree finds a
+// difference.
+func checkChannelsAgree(t *testing.T, term *Term, text []byte) {
+	t.Helper()
+	if d := channelsDisagree(term, text); d != "" {
+		t.Fatal(d)
+	}
+}
+
+// channelsDisagree checks that term's channel hits in text are the
+// tokens Forms.Classify takes by a channel, and that it has exact hits
+// where a token holds the word; it says how they differ, or "".
+func channelsDisagree(term *Term, text []byte) string {
+	var z textrules.Tokenizer
+	forms := term.Forms()
+	var want []Span
+	exactTokens := 0
+	z.EachSpan(text, func(tok []byte, start, end int, _ bool) {
+		m := forms.Classify(tok)
+		switch {
+		case m.OK && m.Form >= FormAccent:
+			want = append(want, Span{start, end})
+		case m.OK:
+			exactTokens++
+		}
+	})
+	var channel []Span
+	exact := 0
+	for _, sp := range term.FindAll(text, nil) {
+		if f := term.HitForm(string(text), sp.Start, sp.End); f >= FormAccent {
+			channel = append(channel, sp)
+		} else {
+			exact++
+		}
+	}
+	if !slices.Equal(channel, want) {
+		return fmt.Sprintf("%s in %q: channel hits %v, tokens %v", term, text, channel, want)
+	}
+	if (exact > 0) != (exactTokens > 0) || term.Match(text) != (exact+len(channel) > 0) {
+		return fmt.Sprintf("%s in %q: %d exact hits, %d exact tokens, Match %v", term, text, exact, exactTokens, term.Match(text))
+	}
+	return ""
+}
+
+func TestFoldASCIIIsCanonicalFold(t *testing.T) {
+	for c := range byte(utf8.RuneSelf) {
+		if got, want := foldASCII(c), byte(textrules.CanonicalFold(rune(c))); got != want {
+			t.Errorf("foldASCII(%q) = %q, CanonicalFold %q", c, got, want)
 		}
 	}
 }
@@ -148,4 +201,29 @@ func TestChannelMatchDoesNotAllocate(t *testing.T) {
 			t.Errorf("%s.Match allocates %.1f times per call", term, allocs)
 		}
 	}
+}
+
+// TestChannelsAgreeConcurrently shares terms between goroutines, as a
+// search's workers do: the word-form memo is written while others read
+// it (run under -race).
+func TestChannelsAgreeConcurrently(t *testing.T) {
+	terms := []*Term{positional(t, "fix"), positional(t, "test"), positional(t, "flaky"), positional(t, "painted")}
+	texts := []string{"we fixed the prefix, fixes FIX and first files", "tests tested tesla Testing latest",
+		"flakiness of flaky FLAKE flakes", "I love painting and the painter painted it"}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				for _, term := range terms {
+					if d := channelsDisagree(term, []byte(texts[(g+i)%len(texts)])); d != "" {
+						t.Error(d)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

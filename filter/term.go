@@ -50,7 +50,7 @@ func (t *Term) FindAll(text []byte, dst []Span) []Span {
 		n := len(dst)
 		dst = t.lit.findAll(text, dst)
 		exact := len(dst)
-		if dst = t.forms.appendSpans(text, dst); len(dst) > exact && exact > n {
+		if dst = t.forms.appendSpans(text, dst, dst[n:exact]); len(dst) > exact && exact > n {
 			sortSpans(dst[n:])
 		}
 		return dst

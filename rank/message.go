@@ -67,7 +67,7 @@ const (
 func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
 	idf := termIDFs(q)
 	own := measure(m, q, idf)
-	return finishMessage(m, &own, nil, q, true)
+	return finishMessage(m, &own, nil, q, true, make([]Factor, 0, maxMessageFactors(len(q.Terms))))
 }
 
 // termIDFs works out every term's IDF once.
@@ -193,7 +193,10 @@ func contextOf(prev, next *measured, terms int) *context {
 // the context's, times type, coverage (of the message and its context),
 // proximity and code. The factors' notes are written only when notes is
 // set (Options.NoNotes).
-func finishMessage(m *Message, me *measured, ctx *context, q *Query, notes bool) (float64, []Factor) {
+//
+// The factors are appended to dst, which has room for
+// maxMessageFactors of them.
+func finishMessage(m *Message, me *measured, ctx *context, q *Query, notes bool, dst []Factor) (float64, []Factor) {
 	if me.ack {
 		return 0, []Factor{{Name: "acknowledgement", Value: 0, Note: "says only \"go on\"; weighs nothing"}}
 	}
@@ -201,7 +204,7 @@ func finishMessage(m *Message, me *measured, ctx *context, q *Query, notes bool)
 		return 0, []Factor{{Name: "no hits", Value: 0, Note: "no usable match of a query term"}}
 	}
 	terms := len(q.Terms)
-	factors := make([]Factor, 0, terms+6)
+	factors := dst[:0]
 	relevance, matched := 0.0, 0.0
 	own, borrowed := 0, 0
 	for t := range terms {
@@ -249,6 +252,11 @@ func finishMessage(m *Message, me *measured, ctx *context, q *Query, notes bool)
 	}
 	return score, factors
 }
+
+// maxMessageFactors is the room finishMessage's factors take for a query
+// of terms terms: one per term, four more, and one for tool prose, with
+// one to spare (as the slice it made for them had).
+func maxMessageFactors(terms int) int { return terms + 6 }
 
 // contextCoverage is how much a term found only in a neighbour counts
 // towards coverage: as much as the relevance the message borrows for it.

@@ -72,17 +72,29 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 // ScoreSession scores the messages of one session as Rank does, for a
 // caller that gathers sessions one at a time and then calls Order.
 func ScoreSession(msgs []Message, q Query, opt Options) Session {
+	// One session: its messages in one allocation of their number, where
+	// groupSessions grows a slice of these large values by appending.
+	scored := make([]ScoredMessage, len(msgs))
+	for i, m := range msgs {
+		scored[i].Message = m
+	}
+	return ScoreSessionMessages(scored, q, opt)
+}
+
+// ScoreSessionMessages is ScoreSession for a caller that builds the
+// session's messages in place: msgs holds them unscored (only Message
+// set), and becomes the session's Messages. A caller that made a
+// []Message only to pass it on copies each large message once instead
+// of twice.
+func ScoreSessionMessages(msgs []ScoredMessage, q Query, opt Options) Session {
 	if len(msgs) == 0 {
 		panic("rank.ScoreSession: no messages")
 	}
-	// One session: its messages in one allocation of their number, where
-	// groupSessions grows a slice of these large values by appending.
-	s := Session{ID: msgs[0].Session, Messages: make([]ScoredMessage, len(msgs))}
-	for i, m := range msgs {
-		if m.Session != s.ID {
+	s := Session{ID: msgs[0].Session, Messages: msgs}
+	for i := range msgs {
+		if msgs[i].Session != s.ID {
 			panic("rank.ScoreSession: messages of several sessions")
 		}
-		s.Messages[i].Message = m
 	}
 	idf := termIDFs(&q)
 	scoreMessages(&s, &q, idf, !opt.NoNotes)
@@ -147,6 +159,11 @@ func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 		ms[i] = measure(&s.Messages[i].Message, q, idf)
 	}
 	prev, next := neighbours(s.Messages)
+	// Every message's factors in one allocation, each its own capped
+	// piece of it: one small allocation per message was most of
+	// finishing it.
+	per := maxMessageFactors(len(q.Terms))
+	slab := make([]Factor, len(s.Messages)*per)
 	for i := range s.Messages {
 		var p, n *measured
 		if prev[i] >= 0 {
@@ -156,7 +173,8 @@ func scoreMessages(s *Session, q *Query, idf []float64, notes bool) {
 			n = &ms[next[i]]
 		}
 		m := &s.Messages[i]
-		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q, notes)
+		dst := slab[i*per : i*per : (i+1)*per]
+		m.Score, m.Factors = finishMessage(&m.Message, &ms[i], contextOf(p, n, len(q.Terms)), q, notes, dst)
 		m.tf = ms[i].tf
 	}
 }

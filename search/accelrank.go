@@ -403,7 +403,7 @@ func (b *bestScores) beats(bound float64) bool {
 
 // score scores one session's confirmed matches as Rank does.
 func (a *accel) score(matches []match, rq rank.Query) rank.Session {
-	return rank.ScoreSession(rankMessages(a.q, matches), rq, rankOptions(a.q, a.req))
+	return rank.ScoreSessionMessages(scoredMessages(a.q, matches), rq, rankOptions(a.q, a.req))
 }
 
 // bounds groups candidates by session and bounds each session's score.
@@ -838,6 +838,10 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
 	w.refs = sb.refs(w.refs[:0])
+	// At most one match per candidate, and almost every candidate
+	// matches: grown by appending, the matches (large values holding
+	// pointers) were copied about log n times each.
+	res.matches = make([]match, 0, len(w.refs))
 	w.read = w.read[:0]
 	defer func() { a.release(w.read) }()
 	current, cb := -1, (*cachedBlock)(nil)

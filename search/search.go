@@ -111,16 +111,31 @@ func rankMessages(q *filter.Query, matches []match) []rank.Message {
 	terms := q.Positive()
 	msgs := make([]rank.Message, len(matches))
 	for i := range matches {
-		m := matches[i].msg
-		m.Ordinal = matches[i].ordinal
-		for j, h := range m.Hits {
-			if h.Term >= 0 && h.Term < len(terms) {
-				m.Hits[j].Form = terms[h.Term].HitForm(m.Text, h.Start, h.End)
-			}
-		}
-		msgs[i] = m
+		rankMessage(terms, &matches[i], &msgs[i])
 	}
 	return msgs
+}
+
+// scoredMessages is rankMessages into the messages of one session, as
+// rank.ScoreSessionMessages takes them.
+func scoredMessages(q *filter.Query, matches []match) []rank.ScoredMessage {
+	terms := q.Positive()
+	msgs := make([]rank.ScoredMessage, len(matches))
+	for i := range matches {
+		rankMessage(terms, &matches[i], &msgs[i].Message)
+	}
+	return msgs
+}
+
+// rankMessage sets m to match's message, its hits' forms and its place.
+func rankMessage(terms []*filter.Term, match *match, m *rank.Message) {
+	*m = match.msg
+	m.Ordinal = match.ordinal
+	for j, h := range m.Hits {
+		if h.Term >= 0 && h.Term < len(terms) {
+			m.Hits[j].Form = terms[h.Term].HitForm(m.Text, h.Start, h.End)
+		}
+	}
 }
 
 // rankOptions are the session-level settings of ranking for req, the

@@ -2,10 +2,11 @@ package search
 
 import (
 	"bytes"
+	"cmp"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -23,9 +24,12 @@ type blockWorker struct {
 	scratch []byte
 	text    []byte
 	spans   []filter.Span
-	strs    map[string]string // interned session ids, projects, sources, types
-	refs    []candRef         // the candidates of the session being confirmed
-	read    []*cachedBlock    // the blocks it acquired, to release
+	strs    map[string]interned        // interned session ids, projects, sources, types, by their column bytes
+	last    [store.NumColumns]interned // per column, the value interned last
+	refs    []candRef                  // the candidates of the session being confirmed
+	read    []*cachedBlock             // the blocks it acquired, to release
+	rowHits []rank.Hit                 // the hits of the row being confirmed
+	kept    arenas                     // what confirmed matches keep of their rows
 }
 
 type blockResult struct {
@@ -41,7 +45,7 @@ func newBlockWorker(s *scan) (*blockWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &blockWorker{s: s, dec: dec, strs: map[string]string{}}, nil
+	return &blockWorker{s: s, dec: dec, strs: map[string]interned{}}, nil
 }
 
 func (w *blockWorker) close() { w.dec.Close() }
@@ -125,7 +129,7 @@ func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult, 
 	}
 	text := w.unescapedText(f[store.ColText])
 	var positive uint64
-	var hits []rank.Hit
+	hits := w.rowHits[:0]
 	for ti, t := range w.s.terms {
 		if held&(1<<ti) == 0 || !t.Shape().Exact && !t.Match(text) {
 			continue
@@ -141,33 +145,83 @@ func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult, 
 			}
 		}
 	}
+	w.rowHits = hits
 	excluded := slices.ContainsFunc(w.s.q.Exclude, func(t *filter.Term) bool { return t.Match(text) })
 	if excluded || !w.s.q.Satisfied(positive) || !w.passes(f) {
 		return
 	}
-	sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
-	res.matches = append(res.matches, w.matchWithHits(f, text, positive, excluded, hits))
+	sortHits(hits)
+	res.matches = append(res.matches, w.matchWithHits(f, w.kept.text(text), positive, excluded, w.kept.hits(hits)))
+}
+
+// arenas hold the texts and hits of confirmed matches, a chunk at a time:
+// a question confirms about 5,000 rows, and a string and a grown hits
+// slice for each were about a tenth of confirming a row. Chunks are only
+// ever appended to, and each match's text and hits are capped slices of
+// one, so nothing handed out is written again (rankMessages sets the
+// Form of its own hits only).
+type arenas struct {
+	texts   []byte
+	hitsBuf []rank.Hit
+}
+
+// arenaTexts and arenaHits size the chunks; a text longer than a
+// quarter chunk gets its own allocation, as before.
+const (
+	arenaTexts = 64 << 10
+	arenaHits  = 1024
+)
+
+// text returns a string holding text, copied into the current chunk.
+func (k *arenas) text(text []byte) string {
+	if len(text) == 0 || len(text) > arenaTexts/4 {
+		return string(text)
+	}
+	if len(text) > cap(k.texts)-len(k.texts) {
+		k.texts = make([]byte, 0, arenaTexts)
+	}
+	start := len(k.texts)
+	k.texts = append(k.texts, text...)
+	// The bytes are never written again: later texts go after them or
+	// into a new chunk.
+	return unsafe.String(&k.texts[start], len(text))
+}
+
+// hits returns a copy of hits (nil for none), its capacity its length.
+func (k *arenas) hits(hits []rank.Hit) []rank.Hit {
+	if len(hits) == 0 {
+		return nil
+	}
+	if len(hits) > arenaHits/4 {
+		return slices.Clone(hits)
+	}
+	if len(hits) > cap(k.hitsBuf)-len(k.hitsBuf) {
+		k.hitsBuf = make([]rank.Hit, 0, arenaHits)
+	}
+	start := len(k.hitsBuf)
+	k.hitsBuf = append(k.hitsBuf, hits...)
+	return k.hitsBuf[start:len(k.hitsBuf):len(k.hitsBuf)]
 }
 
 // newMatch builds the rank message of a matched row: only the text is
 // copied; the columns that repeat from row to row are interned.
 func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
-	return w.matchWithHits(f, text, positive, excluded, w.hits(text, positive))
+	return w.matchWithHits(f, string(text), positive, excluded, w.hits(text, positive))
 }
 
-// matchWithHits is newMatch with the row's hits found.
-func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool, hits []rank.Hit) match {
+// matchWithHits is newMatch with the row's text copied and its hits
+// found.
+func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text string, positive uint64, excluded bool, hits []rank.Hit) match {
 	lineNo, _ := strconv.Atoi(string(f[store.ColLine]))
 	ordinal, _ := strconv.Atoi(string(f[store.ColOrdinal]))
-	t, _ := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
 	return match{
 		msg: rank.Message{
-			Session:   w.intern(f[store.ColSession]),
-			Project:   w.intern(f[store.ColProject]),
-			Type:      w.intern(f[store.ColType]),
-			Timestamp: t,
-			Text:      string(text),
-			Source:    w.intern(f[store.ColSource]),
+			Session:   w.internColumn(store.ColSession, f[store.ColSession]),
+			Project:   w.internColumn(store.ColProject, f[store.ColProject]),
+			Type:      w.internColumn(store.ColType, f[store.ColType]),
+			Timestamp: rowTime(f[store.ColTimestamp]),
+			Text:      text,
+			Source:    w.internColumn(store.ColSource, f[store.ColSource]),
 			Line:      lineNo,
 			Hits:      hits,
 		},
@@ -175,6 +229,17 @@ func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text []byte, po
 		positive: positive,
 		excluded: excluded,
 	}
+}
+
+// rowTime reads a row's timestamp as time.Parse(time.RFC3339Nano) does
+// (the zero time when it fails): the form Claude Code writes is read by
+// store.CanonicalTimestamp, whose milliseconds make the same UTC time.
+func rowTime(col []byte) time.Time {
+	if ms, ok := store.CanonicalTimestamp(col); ok {
+		return time.UnixMilli(ms).UTC()
+	}
+	t, _ := time.Parse(time.RFC3339Nano, string(col))
+	return t
 }
 
 // hits lists every match of every positive term in text, by position.
@@ -191,18 +256,43 @@ func (w *blockWorker) hits(text []byte, positive uint64) []rank.Hit {
 			}
 		}
 	}
-	sort.Slice(hits, func(a, b int) bool { return hits[a].Start < hits[b].Start })
+	sortHits(hits)
 	return hits
 }
 
+// sortHits orders hits by Start. slices.SortFunc runs the pattern-defeating
+// quicksort sort.Slice runs, comparing alike, so hits starting at one
+// place keep the order sort.Slice gave them; it takes no interface value
+// and no reflection-made swapper, which sort.Slice allocated per row.
+func sortHits(hits []rank.Hit) {
+	slices.SortFunc(hits, func(a, b rank.Hit) int { return cmp.Compare(a.Start, b.Start) })
+}
+
+// interned is a column value as the rows file holds it (raw) and as
+// read (s, escapes undone).
+type interned struct{ raw, s string }
+
 // intern returns one shared string for equal column values, unescaped.
 func (w *blockWorker) intern(col []byte) string {
-	if s, ok := w.strs[string(col)]; ok {
-		return s
+	if v, ok := w.strs[string(col)]; ok {
+		return v.s
 	}
-	s := store.Unescape(col)
-	w.strs[string(col)] = s
-	return s
+	v := interned{raw: string(col), s: store.Unescape(col)}
+	w.strs[v.raw] = v
+	return v.s
+}
+
+// internColumn is intern for column c of a row, which first compares the
+// value with the column's last one: the rows a session is confirmed
+// from repeat its session, project, type and source, and hashing a
+// transcript's path for each was a third of building a match.
+func (w *blockWorker) internColumn(c int, col []byte) string {
+	if last := &w.last[c]; last.raw == string(col) && last.raw != "" {
+		return last.s
+	}
+	w.intern(col)
+	w.last[c] = w.strs[string(col)]
+	return w.last[c].s
 }
 
 // passes applies the non-text filters to a row.

@@ -358,6 +358,11 @@ func ParseTimestampBytes(b []byte) (int64, bool) {
 	return parseTimestampAny(string(b))
 }
 
+// CanonicalTimestamp reads b as Unix milliseconds if it is in the form
+// Claude Code writes ("2006-01-02T15:04:05.000Z", the rows' form), and
+// says false for any other form, which the caller parses as it would.
+func CanonicalTimestamp(b []byte) (int64, bool) { return canonicalTimestamp(string(b)) }
+
 // ParseTimestamp reads a transcript timestamp as Unix milliseconds.
 func ParseTimestamp(s string) (int64, bool) {
 	if ms, ok := canonicalTimestamp(s); ok {

@@ -64,16 +64,17 @@ func Unescape(b []byte) string {
 	return string(UnescapeAppend(nil, b))
 }
 
-// UnescapeAppend appends the unescaped form of b to dst.
+// UnescapeAppend appends the unescaped form of b to dst. The runs
+// between backslashes are copied whole: a byte at a time, undoing the
+// escapes of a search's candidate rows was a tenth of matching them.
 func UnescapeAppend(dst, b []byte) []byte {
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' || i+1 == len(b) {
-			dst = append(dst, c)
-			continue
+	for {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 || i+1 == len(b) {
+			return append(dst, b...) // a last lone backslash is kept
 		}
-		i++
-		switch b[i] {
+		dst = append(dst, b[:i]...)
+		switch b[i+1] {
 		case '\\':
 			dst = append(dst, '\\')
 		case 't':
@@ -83,8 +84,8 @@ func UnescapeAppend(dst, b []byte) []byte {
 		case 'r':
 			dst = append(dst, '\r')
 		default:
-			dst = append(dst, '\\', b[i])
+			dst = append(dst, '\\', b[i+1])
 		}
+		b = b[i+2:]
 	}
-	return dst
 }

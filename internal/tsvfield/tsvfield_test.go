@@ -89,3 +89,42 @@ func TestPlainIsWhatAppendKeeps(t *testing.T) {
 		}
 	}
 }
+
+// referenceUnescapeAppend is UnescapeAppend a byte at a time, as it was.
+func referenceUnescapeAppend(dst, b []byte) []byte {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' || i+1 == len(b) {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch b[i] {
+		case '\\':
+			dst = append(dst, '\\')
+		case 't':
+			dst = append(dst, '\t')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		default:
+			dst = append(dst, '\\', b[i])
+		}
+	}
+	return dst
+}
+
+// FuzzUnescapeMatchesReference: unescaping whole runs writes what
+// unescaping a byte at a time wrote, after any prefix already in dst,
+// for any input (unknown escapes and a last lone backslash included).
+func FuzzUnescapeMatchesReference(f *testing.F) {
+	for _, s := range []string{"", "a\\tb", "x\\\\ny", "\\", "ends\\", "\\q\\", "\\r\\n\\t\\\\", "\\\\\\", "\x89\\\x8a\\n\x8d", "long run without anything to unescape at all"} {
+		f.Add("pre", s)
+	}
+	f.Fuzz(func(t *testing.T, pre, s string) {
+		if got, want := UnescapeAppend([]byte(pre), []byte(s)), referenceUnescapeAppend([]byte(pre), []byte(s)); !bytes.Equal(got, want) {
+			t.Fatalf("UnescapeAppend(%q, %q) = %q, want %q", pre, s, got, want)
+		}
+	})
+}
