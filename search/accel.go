@@ -156,6 +156,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 	clear(found.wide)
 	c.keys = slices.Grow(c.keys[:0], len(rows))
 	noDead := len(a.snap.M.Dead) == 0
+	table := seg.RowReader()
 	for _, row := range rows {
 		var present uint64
 		for t := range n {
@@ -172,7 +173,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 			countPresent(res.df, present)
 			continue
 		}
-		info := seg.Row(int(row))
+		info, nextSame := table.RowNextSame(int(row))
 		if a.snap.Dead(info.Gen) {
 			continue
 		}
@@ -182,7 +183,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 		}
 		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
-			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen), held: uint8(present)})
+			nextSame: nextSame, held: uint8(present)})
 		c.keys = append(c.keys, info.Key)
 		for t := range n {
 			found.addCount(c.terms[t].hits[row])
