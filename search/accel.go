@@ -322,7 +322,7 @@ type counter struct {
 	lists    []pieceRows        // scratch for alternatives of several pieces
 	at       []int              // scratch: where each piece's list is at
 	scans    map[string][]int32 // per run, the tokens holding it: vocabulary scans of one term and segment
-	mark     []bool
+	mark     []uint8 // 1 for a row union has seen, else 0
 	all      []int32
 	// A segment's candidates in row order, before byKey copies them.
 	cands  []candidate
@@ -386,7 +386,7 @@ func (c *counter) reset(rows, positive, excluded int) {
 		c.excluded[i].reset(rows)
 	}
 	if cap(c.mark) < rows {
-		c.mark = make([]bool, rows)
+		c.mark = make([]uint8, rows)
 		clear(c.mark) // union reads a mark before writing it: see rowCounts.reset
 	}
 	c.mark = c.mark[:rows]
@@ -632,27 +632,29 @@ func (c *counter) addPostings(seg *terms.Segment, id, units int, out hitSink) er
 }
 
 // union returns every row a positive term touched, once each, in
-// ascending order, so that the row table is read front to back.
+// ascending order, so that the row table is read front to back. The
+// rows are gathered without a branch per row: about a third of the
+// question's rows are touched, at random, and a branch on each mark was
+// mispredicted that often.
 func (c *counter) union() []int32 {
-	c.all = c.all[:0]
 	n := 0
 	for i := range c.terms {
 		for _, row := range c.terms[i].touched {
-			if !c.mark[row] {
-				c.mark[row] = true
-				n++
-			}
+			n += int(1 - c.mark[row])
+			c.mark[row] = 1
 		}
 	}
 	if n == 0 {
-		return c.all
+		return c.all[:0]
 	}
-	for row, marked := range c.mark {
-		if marked {
-			c.all = append(c.all, int32(row))
-			c.mark[row] = false
-		}
+	all := slices.Grow(c.all[:0], len(c.mark)+1)[:len(c.mark)+1]
+	k := 0
+	for row, m := range c.mark {
+		all[k] = int32(row)
+		k += int(m)
 	}
+	clear(c.mark)
+	c.all = all[:k]
 	return c.all
 }
 
