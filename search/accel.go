@@ -160,7 +160,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 	for _, row := range rows {
 		var present uint64
 		for t := range n {
-			if c.terms[t].hits[row] > 0 {
+			if c.terms[t].counts[row].hits > 0 {
 				present |= 1 << t
 			}
 		}
@@ -186,8 +186,9 @@ func (a *accel) segment(i int, c *counter) segResult {
 			nextSame: nextSame, held: uint8(present)})
 		c.keys = append(c.keys, info.Key)
 		for t := range n {
-			found.addCount(c.terms[t].hits[row])
-			found.addCount(c.terms[t].code[row])
+			n := c.terms[t].counts[row]
+			found.addCount(n.hits)
+			found.addCount(n.code)
 		}
 	}
 	seg.ReleaseRows() // what ranking needs of them is in the candidates
@@ -336,33 +337,38 @@ type counter struct {
 }
 
 type rowCounts struct {
-	hits, code []int32
-	touched    []int32
+	// counts, per row of the segment: a row's hits and hits in code side
+	// by side, so that adding a posting (rows at random) and reading a
+	// row back touch one cache line, not one in each of two arrays.
+	counts  []rowCount
+	touched []int32
 }
 
+type rowCount struct{ hits, code int32 }
+
 func (r *rowCounts) reset(rows int) {
-	if cap(r.hits) < rows {
-		r.hits, r.code = make([]int32, rows), make([]int32, rows)
+	if cap(r.counts) < rows {
+		r.counts = make([]rowCount, rows)
 		// Fresh pages from the kernel: add reads a count before writing
 		// it, which would map the zero page and then copy it (two faults
 		// a page); writing the zeros first takes one.
-		clear(r.hits)
-		clear(r.code)
+		clear(r.counts)
 	} else {
 		for _, row := range r.touched {
-			r.hits[row], r.code[row] = 0, 0
+			r.counts[row] = rowCount{}
 		}
-		r.hits, r.code = r.hits[:rows], r.code[:rows]
+		r.counts = r.counts[:rows]
 	}
 	r.touched = r.touched[:0]
 }
 
 func (r *rowCounts) add(row int32, hits, code int32) {
-	if r.hits[row] == 0 {
+	n := &r.counts[row]
+	if n.hits == 0 {
 		r.touched = append(r.touched, row)
 	}
-	r.hits[row] = min(r.hits[row]+hits, maxCount)
-	r.code[row] = min(r.code[row]+code, maxCount)
+	n.hits = min(n.hits+hits, maxCount)
+	n.code = min(n.code+code, maxCount)
 }
 
 // maxCount caps hit counts: past it a count is only a bound anyway (BM25
@@ -660,7 +666,7 @@ func (c *counter) union() []int32 {
 
 func (c *counter) isExcluded(row int32) bool {
 	for i := range c.excluded {
-		if c.excluded[i].hits[row] > 0 {
+		if c.excluded[i].counts[row].hits > 0 {
 			return true
 		}
 	}
