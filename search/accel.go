@@ -149,11 +149,11 @@ func (a *accel) segment(i int, c *counter) segResult {
 		return res
 	}
 	// The candidates are gathered in row order (the row table is read
-	// front to back) into the worker's buffers, then copied by key.
+	// front to back) into the worker's buffer, then copied by key with
+	// their counts, which stay in the counter until the next segment.
 	// Sized for every row a term touched, which most are: grown by
-	// append, they were copied a dozen times on the first segment.
-	found := segResult{cands: slices.Grow(c.cands[:0], len(rows)), counts: slices.Grow(c.counts[:0], len(rows)*2*n), wide: c.wide}
-	clear(found.wide)
+	// append, it was copied a dozen times on the first segment.
+	found := slices.Grow(c.cands[:0], len(rows))
 	c.keys = slices.Grow(c.keys[:0], len(rows))
 	noDead := len(a.snap.M.Dead) == 0
 	table := seg.RowReader()
@@ -181,19 +181,14 @@ func (a *accel) segment(i int, c *counter) segResult {
 		if rejected || !a.passes(&info, seg) {
 			continue
 		}
-		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
+		found = append(found, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
 			nextSame: nextSame, held: uint8(present)})
 		c.keys = append(c.keys, info.Key)
-		for t := range n {
-			n := c.terms[t].counts[row]
-			found.addCount(n.hits)
-			found.addCount(n.code)
-		}
 	}
 	seg.ReleaseRows() // what ranking needs of them is in the candidates
-	c.cands, c.counts, c.wide = found.cands, found.counts, found.wide
-	res.cands, res.counts, res.wide, res.keys = c.byKey(&found, max(seg.KeyCount(), 1), 2*n) // Row reads a key past the table as 0
+	c.cands = found
+	res.cands, res.counts, res.wide, res.keys = c.byKey(found, max(seg.KeyCount(), 1), n) // Row reads a key past the table as 0
 	return res
 }
 
@@ -204,12 +199,13 @@ type keyRun struct {
 	start, end int32
 }
 
-// byKey copies found's candidates and counts into arrays of their size,
-// ordered by key (c.keys, one per candidate), each key's in row order,
-// as bounding takes them, and says where each key's lie. A counting sort:
-// keys are below keyCount.
-func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []uint8, map[int32]int32, []keyRun) {
-	if len(found.cands) == 0 {
+// byKey copies found's candidates (in row order) into an array of their
+// size, ordered by key (c.keys, one per candidate), each key's in row
+// order, as bounding takes them, with their counts of each of the n
+// positive terms (segResult.counts, from c.terms), and says where each
+// key's lie. A counting sort: keys are below keyCount.
+func (c *counter) byKey(found []candidate, keyCount, n int) ([]candidate, []uint8, map[int32]int32, []keyRun) {
+	if len(found) == 0 {
 		return nil, nil, nil, nil
 	}
 	if cap(c.keyAt) < keyCount+1 {
@@ -230,25 +226,29 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 		}
 		at[k+1] += at[k]
 	}
-	cands := make([]candidate, len(found.cands))
-	counts := make([]uint8, len(found.counts))
-	c.dest = slices.Grow(c.dest[:0], len(c.keys))
+	width := 2 * n
+	cands := make([]candidate, len(found))
+	counts := make([]uint8, len(found)*width)
+	var wide map[int32]int32
 	for i, k := range c.keys {
 		to := at[k]
 		at[k]++
-		c.dest = append(c.dest, to)
-		cands[to] = found.cands[i]
-		from, dst := i*width, int(to)*width
-		for j := range width { // a few bytes: a loop beats copy's call
-			counts[dst+j] = found.counts[from+j]
-		}
-	}
-	var wide map[int32]int32
-	if len(found.wide) > 0 {
-		wide = make(map[int32]int32, len(found.wide))
-		for pos, v := range found.wide {
-			i, j := int(pos)/width, int(pos)%width
-			wide[c.dest[i]*int32(width)+int32(j)] = v
+		cands[to] = found[i]
+		row, dst := found[i].row, int(to)*width
+		for t := range n {
+			v := c.terms[t].counts[row]
+			counts[dst+2*t], counts[dst+2*t+1] = narrowCount(v.hits), narrowCount(v.code)
+			if v.hits >= wideCount || v.code >= wideCount {
+				if wide == nil {
+					wide = map[int32]int32{}
+				}
+				if v.hits >= wideCount {
+					wide[int32(dst+2*t)] = v.hits
+				}
+				if v.code >= wideCount {
+					wide[int32(dst+2*t+1)] = v.code
+				}
+			}
 		}
 	}
 	return cands, counts, wide, out
@@ -261,18 +261,9 @@ const maxHeldTerms = 8
 // wideCount marks a count too large for a byte, kept in segResult.wide.
 const wideCount = math.MaxUint8
 
-// addCount appends a count to counts.
-func (r *segResult) addCount(v int32) {
-	if v < wideCount {
-		r.counts = append(r.counts, uint8(v))
-		return
-	}
-	if r.wide == nil {
-		r.wide = map[int32]int32{}
-	}
-	r.wide[int32(len(r.counts))] = v
-	r.counts = append(r.counts, wideCount)
-}
+// narrowCount is a count as counts holds it: wideCount for one kept in
+// wide.
+func narrowCount(v int32) uint8 { return uint8(min(v, wideCount)) }
 
 // count returns the count at i in counts.
 func (r *segResult) count(i int) int {
@@ -323,17 +314,14 @@ type counter struct {
 	lists    []pieceRows        // scratch for alternatives of several pieces
 	at       []int              // scratch: where each piece's list is at
 	scans    map[string][]int32 // per run, the tokens holding it: vocabulary scans of one term and segment
-	mark     []uint8 // 1 for a row union has seen, else 0
+	mark     []uint8            // 1 for a row union has seen, else 0
 	all      []int32
 	// A segment's candidates in row order, before byKey copies them.
-	cands  []candidate
-	counts []uint8
-	wide   map[int32]int32
-	keys   []uint32 // per candidate, its key
-	keyAt  []int32  // byKey's counts, then starts, per key
+	cands []candidate
+	keys  []uint32 // per candidate, its key
+	keyAt []int32  // byKey's counts, then starts, per key
 	// postings is addPostings's buffer: one token's postings.
 	postings []terms.Posting
-	dest     []int32 // per candidate, where byKey puts it
 }
 
 type rowCounts struct {
