@@ -174,7 +174,7 @@ func (a *accel) segment(i int, c *counter) segResult {
 			continue
 		}
 		info, nextSame := table.RowNextSame(int(row))
-		if a.snap.Dead(info.Gen) {
+		if !noDead && a.snap.Dead(info.Gen) { // a map lookup per row, even when the map is empty
 			continue
 		}
 		countPresent(res.df, present)
