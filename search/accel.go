@@ -626,10 +626,10 @@ func (c *counter) addPostings(seg *terms.Segment, id, units int, out hitSink) er
 }
 
 // union returns every row a positive term touched, once each, in
-// ascending order, so that the row table is read front to back. The
-// rows are gathered without a branch per row: about a third of the
-// question's rows are touched, at random, and a branch on each mark was
-// mispredicted that often.
+// ascending order, so that the row table is read front to back. When
+// many are, they are gathered without a branch per row: about a third of
+// the question's rows are touched, at random, and a branch on each mark
+// was mispredicted that often.
 func (c *counter) union() []int32 {
 	n := 0
 	for i := range c.terms {
@@ -640,6 +640,19 @@ func (c *counter) union() []int32 {
 	}
 	if n == 0 {
 		return c.all[:0]
+	}
+	if n < len(c.mark)/8 {
+		// Few rows: a branch on each mark is mostly right, and writing
+		// every row's number (and a buffer that can hold them all) costs
+		// more than it saves.
+		c.all = slices.Grow(c.all[:0], n)
+		for row, m := range c.mark {
+			if m != 0 {
+				c.all = append(c.all, int32(row))
+				c.mark[row] = 0
+			}
+		}
+		return c.all
 	}
 	all := slices.Grow(c.all[:0], len(c.mark)+1)[:len(c.mark)+1]
 	k := 0

@@ -921,3 +921,30 @@ func TestReadBudgetSwitchesToTheScan(t *testing.T) {
 	compareSessions(t, over.Sessions, want.Sessions)
 	compareSessions(t, within.Sessions, want.Sessions)
 }
+
+// TestUnionListsEveryTouchedRowOnce checks union, sparse and dense (its
+// two ways of gathering rows), against a sorted set of the touched rows,
+// over resets of the same counter.
+func TestUnionListsEveryTouchedRowOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var c counter
+	for _, touches := range []int{0, 1, 5, 100, 900, 3000, 20000, 50} {
+		const rows, terms = 4000, 3
+		c.reset(rows, terms, 0)
+		want := map[int32]bool{}
+		for range touches {
+			row := int32(r.IntN(rows))
+			c.terms[r.IntN(terms)].add(row, 1, 0)
+			want[row] = true
+		}
+		got := c.union()
+		if !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
+			t.Fatalf("%d touches: union %v, want %v", touches, got, slices.Sorted(maps.Keys(want)))
+		}
+		for row, m := range c.mark {
+			if m != 0 {
+				t.Fatalf("%d touches: row %d still marked", touches, row)
+			}
+		}
+	}
+}
