@@ -149,17 +149,18 @@ func (a *accel) segment(i int, c *counter) segResult {
 		return res
 	}
 	// The candidates are gathered in row order (the row table is read
-	// front to back) into the worker's buffers, then copied by key.
+	// front to back) into the worker's buffer, then copied by key with
+	// their counts, which stay in the counter until the next segment.
 	// Sized for every row a term touched, which most are: grown by
-	// append, they were copied a dozen times on the first segment.
-	found := segResult{cands: slices.Grow(c.cands[:0], len(rows)), counts: slices.Grow(c.counts[:0], len(rows)*2*n), wide: c.wide}
-	clear(found.wide)
+	// append, it was copied a dozen times on the first segment.
+	found := slices.Grow(c.cands[:0], len(rows))
 	c.keys = slices.Grow(c.keys[:0], len(rows))
 	noDead := len(a.snap.M.Dead) == 0
+	table := seg.RowReader()
 	for _, row := range rows {
 		var present uint64
 		for t := range n {
-			if c.terms[t].hits[row] > 0 {
+			if c.terms[t].counts[row].hits > 0 {
 				present |= 1 << t
 			}
 		}
@@ -172,26 +173,22 @@ func (a *accel) segment(i int, c *counter) segResult {
 			countPresent(res.df, present)
 			continue
 		}
-		info := seg.Row(int(row))
-		if a.snap.Dead(info.Gen) {
+		info, nextSame := table.RowNextSame(int(row))
+		if !noDead && a.snap.Dead(info.Gen) { // a map lookup per row, even when the map is empty
 			continue
 		}
 		countPresent(res.df, present)
 		if rejected || !a.passes(&info, seg) {
 			continue
 		}
-		found.cands = append(found.cands, candidate{row: row, gen: info.Gen,
+		found = append(found, candidate{row: row, gen: info.Gen,
 			timeMs: info.TimeMs, length: int32(min(info.Len, math.MaxInt32)), typ: info.Type, flags: info.Flags,
-			nextSame: seg.HasGenBetween(int(row)+1, min(int(row)+2, seg.Rows()), info.Gen), held: uint8(present)})
+			nextSame: nextSame, held: uint8(present)})
 		c.keys = append(c.keys, info.Key)
-		for t := range n {
-			found.addCount(c.terms[t].hits[row])
-			found.addCount(c.terms[t].code[row])
-		}
 	}
 	seg.ReleaseRows() // what ranking needs of them is in the candidates
-	c.cands, c.counts, c.wide = found.cands, found.counts, found.wide
-	res.cands, res.counts, res.wide, res.keys = c.byKey(&found, max(seg.KeyCount(), 1), 2*n) // Row reads a key past the table as 0
+	c.cands = found
+	res.cands, res.counts, res.wide, res.keys = c.byKey(found, max(seg.KeyCount(), 1), n) // Row reads a key past the table as 0
 	return res
 }
 
@@ -202,12 +199,13 @@ type keyRun struct {
 	start, end int32
 }
 
-// byKey copies found's candidates and counts into arrays of their size,
-// ordered by key (c.keys, one per candidate), each key's in row order,
-// as bounding takes them, and says where each key's lie. A counting sort:
-// keys are below keyCount.
-func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []uint8, map[int32]int32, []keyRun) {
-	if len(found.cands) == 0 {
+// byKey copies found's candidates (in row order) into an array of their
+// size, ordered by key (c.keys, one per candidate), each key's in row
+// order, as bounding takes them, with their counts of each of the n
+// positive terms (segResult.counts, from c.terms), and says where each
+// key's lie. A counting sort: keys are below keyCount.
+func (c *counter) byKey(found []candidate, keyCount, n int) ([]candidate, []uint8, map[int32]int32, []keyRun) {
+	if len(found) == 0 {
 		return nil, nil, nil, nil
 	}
 	if cap(c.keyAt) < keyCount+1 {
@@ -228,25 +226,29 @@ func (c *counter) byKey(found *segResult, keyCount, width int) ([]candidate, []u
 		}
 		at[k+1] += at[k]
 	}
-	cands := make([]candidate, len(found.cands))
-	counts := make([]uint8, len(found.counts))
-	c.dest = slices.Grow(c.dest[:0], len(c.keys))
+	width := 2 * n
+	cands := make([]candidate, len(found))
+	counts := make([]uint8, len(found)*width)
+	var wide map[int32]int32
 	for i, k := range c.keys {
 		to := at[k]
 		at[k]++
-		c.dest = append(c.dest, to)
-		cands[to] = found.cands[i]
-		from, dst := i*width, int(to)*width
-		for j := range width { // a few bytes: a loop beats copy's call
-			counts[dst+j] = found.counts[from+j]
-		}
-	}
-	var wide map[int32]int32
-	if len(found.wide) > 0 {
-		wide = make(map[int32]int32, len(found.wide))
-		for pos, v := range found.wide {
-			i, j := int(pos)/width, int(pos)%width
-			wide[c.dest[i]*int32(width)+int32(j)] = v
+		cands[to] = found[i]
+		row, dst := found[i].row, int(to)*width
+		for t := range n {
+			v := c.terms[t].counts[row]
+			counts[dst+2*t], counts[dst+2*t+1] = narrowCount(v.hits), narrowCount(v.code)
+			if v.hits >= wideCount || v.code >= wideCount {
+				if wide == nil {
+					wide = map[int32]int32{}
+				}
+				if v.hits >= wideCount {
+					wide[int32(dst+2*t)] = v.hits
+				}
+				if v.code >= wideCount {
+					wide[int32(dst+2*t+1)] = v.code
+				}
+			}
 		}
 	}
 	return cands, counts, wide, out
@@ -259,18 +261,9 @@ const maxHeldTerms = 8
 // wideCount marks a count too large for a byte, kept in segResult.wide.
 const wideCount = math.MaxUint8
 
-// addCount appends a count to counts.
-func (r *segResult) addCount(v int32) {
-	if v < wideCount {
-		r.counts = append(r.counts, uint8(v))
-		return
-	}
-	if r.wide == nil {
-		r.wide = map[int32]int32{}
-	}
-	r.wide[int32(len(r.counts))] = v
-	r.counts = append(r.counts, wideCount)
-}
+// narrowCount is a count as counts holds it: wideCount for one kept in
+// wide.
+func narrowCount(v int32) uint8 { return uint8(min(v, wideCount)) }
 
 // count returns the count at i in counts.
 func (r *segResult) count(i int) int {
@@ -321,47 +314,49 @@ type counter struct {
 	lists    []pieceRows        // scratch for alternatives of several pieces
 	at       []int              // scratch: where each piece's list is at
 	scans    map[string][]int32 // per run, the tokens holding it: vocabulary scans of one term and segment
-	mark     []bool
+	mark     []uint8            // 1 for a row union has seen, else 0
 	all      []int32
 	// A segment's candidates in row order, before byKey copies them.
-	cands  []candidate
-	counts []uint8
-	wide   map[int32]int32
-	keys   []uint32 // per candidate, its key
-	keyAt  []int32  // byKey's counts, then starts, per key
+	cands []candidate
+	keys  []uint32 // per candidate, its key
+	keyAt []int32  // byKey's counts, then starts, per key
 	// postings is addPostings's buffer: one token's postings.
 	postings []terms.Posting
-	dest     []int32 // per candidate, where byKey puts it
 }
 
 type rowCounts struct {
-	hits, code []int32
-	touched    []int32
+	// counts, per row of the segment: a row's hits and hits in code side
+	// by side, so that adding a posting (rows at random) and reading a
+	// row back touch one cache line, not one in each of two arrays.
+	counts  []rowCount
+	touched []int32
 }
 
+type rowCount struct{ hits, code int32 }
+
 func (r *rowCounts) reset(rows int) {
-	if cap(r.hits) < rows {
-		r.hits, r.code = make([]int32, rows), make([]int32, rows)
+	if cap(r.counts) < rows {
+		r.counts = make([]rowCount, rows)
 		// Fresh pages from the kernel: add reads a count before writing
 		// it, which would map the zero page and then copy it (two faults
 		// a page); writing the zeros first takes one.
-		clear(r.hits)
-		clear(r.code)
+		clear(r.counts)
 	} else {
 		for _, row := range r.touched {
-			r.hits[row], r.code[row] = 0, 0
+			r.counts[row] = rowCount{}
 		}
-		r.hits, r.code = r.hits[:rows], r.code[:rows]
+		r.counts = r.counts[:rows]
 	}
 	r.touched = r.touched[:0]
 }
 
 func (r *rowCounts) add(row int32, hits, code int32) {
-	if r.hits[row] == 0 {
+	n := &r.counts[row]
+	if n.hits == 0 {
 		r.touched = append(r.touched, row)
 	}
-	r.hits[row] = min(r.hits[row]+hits, maxCount)
-	r.code[row] = min(r.code[row]+code, maxCount)
+	n.hits = min(n.hits+hits, maxCount)
+	n.code = min(n.code+code, maxCount)
 }
 
 // maxCount caps hit counts: past it a count is only a bound anyway (BM25
@@ -385,7 +380,7 @@ func (c *counter) reset(rows, positive, excluded int) {
 		c.excluded[i].reset(rows)
 	}
 	if cap(c.mark) < rows {
-		c.mark = make([]bool, rows)
+		c.mark = make([]uint8, rows)
 		clear(c.mark) // union reads a mark before writing it: see rowCounts.reset
 	}
 	c.mark = c.mark[:rows]
@@ -631,33 +626,48 @@ func (c *counter) addPostings(seg *terms.Segment, id, units int, out hitSink) er
 }
 
 // union returns every row a positive term touched, once each, in
-// ascending order, so that the row table is read front to back.
+// ascending order, so that the row table is read front to back. When
+// many are, they are gathered without a branch per row: about a third of
+// the question's rows are touched, at random, and a branch on each mark
+// was mispredicted that often.
 func (c *counter) union() []int32 {
-	c.all = c.all[:0]
 	n := 0
 	for i := range c.terms {
 		for _, row := range c.terms[i].touched {
-			if !c.mark[row] {
-				c.mark[row] = true
-				n++
-			}
+			n += int(1 - c.mark[row])
+			c.mark[row] = 1
 		}
 	}
 	if n == 0 {
+		return c.all[:0]
+	}
+	if n < len(c.mark)/8 {
+		// Few rows: a branch on each mark is mostly right, and writing
+		// every row's number (and a buffer that can hold them all) costs
+		// more than it saves.
+		c.all = slices.Grow(c.all[:0], n)
+		for row, m := range c.mark {
+			if m != 0 {
+				c.all = append(c.all, int32(row))
+				c.mark[row] = 0
+			}
+		}
 		return c.all
 	}
-	for row, marked := range c.mark {
-		if marked {
-			c.all = append(c.all, int32(row))
-			c.mark[row] = false
-		}
+	all := slices.Grow(c.all[:0], len(c.mark)+1)[:len(c.mark)+1]
+	k := 0
+	for row, m := range c.mark {
+		all[k] = int32(row)
+		k += int(m)
 	}
+	clear(c.mark)
+	c.all = all[:k]
 	return c.all
 }
 
 func (c *counter) isExcluded(row int32) bool {
 	for i := range c.excluded {
-		if c.excluded[i].hits[row] > 0 {
+		if c.excluded[i].counts[row].hits > 0 {
 			return true
 		}
 	}

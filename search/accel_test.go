@@ -839,25 +839,56 @@ func TestDamagedSegmentBodyFallsBackToRows(t *testing.T) {
 	compareSessions(t, got.Sessions, want.Sessions)
 }
 
-// TestCandidateCountsRoundTrip checks that counts kept in a byte, or in
-// segResult.wide past it, read back as they were added: the bounds take
-// them as exact.
+// TestCandidateCountsRoundTrip checks that counts byKey keeps in a
+// byte, or in segResult.wide past it, read back as the counter held them
+// for each candidate (the bounds take them as exact), and that byKey
+// orders candidates by key, each key's in row order.
 func TestCandidateCountsRoundTrip(t *testing.T) {
-	in := []int32{0, 1, 8, 254, 255, 256, 1000, maxCount, 7, wideCount - 1}
-	var r segResult
-	for _, v := range in {
-		r.addCount(v)
-	}
-	if len(r.counts) != len(in) {
-		t.Fatalf("%d counts kept, want %d", len(r.counts), len(in))
-	}
-	for i, want := range in {
-		if got := r.count(i); got != int(want) {
-			t.Errorf("count %d = %d, want %d", i, got, want)
+	in := []int32{0, 1, 8, 254, 255, 256, 1000, maxCount, 7, wideCount - 1, wideCount, 3}
+	const terms, rows, keyCount = 3, 40, 5
+	var c counter
+	c.reset(rows, terms, 0)
+	var found []candidate
+	for row := int32(0); row < rows; row += 3 {
+		found = append(found, candidate{row: row, gen: uint32(row) * 7})
+		c.keys = append(c.keys, uint32(row*row)%keyCount)
+		for term := range terms {
+			v := in[(int(row)+term)%len(in)]
+			c.terms[term].counts[row] = rowCount{hits: v, code: in[(int(row)+2*term+1)%len(in)]}
 		}
 	}
-	if len(r.wide) != 4 {
-		t.Errorf("%d wide counts, want 4 (255 and above)", len(r.wide))
+	cands, counts, wide, keys := c.byKey(found, keyCount, terms)
+	r := segResult{cands: cands, counts: counts, wide: wide}
+	if len(cands) != len(found) || len(counts) != len(found)*2*terms {
+		t.Fatalf("%d candidates and %d counts kept, want %d and %d", len(cands), len(counts), len(found), len(found)*2*terms)
+	}
+	seen := 0
+	for _, k := range keys {
+		for i := k.start; i < k.end; i++ {
+			x := cands[i]
+			if i > k.start && x.row <= cands[i-1].row {
+				t.Errorf("key %d: row %d after row %d", k.key, x.row, cands[i-1].row)
+			}
+			if uint32(x.row*x.row)%keyCount != k.key || x.gen != uint32(x.row)*7 {
+				t.Errorf("candidate %+v under key %d", x, k.key)
+			}
+			for term := range terms {
+				want := c.terms[term].counts[x.row]
+				if got := r.count(int(i)*2*terms + 2*term); got != int(want.hits) {
+					t.Errorf("row %d term %d: hits %d, want %d", x.row, term, got, want.hits)
+				}
+				if got := r.count(int(i)*2*terms + 2*term + 1); got != int(want.code) {
+					t.Errorf("row %d term %d: code hits %d, want %d", x.row, term, got, want.code)
+				}
+			}
+			seen++
+		}
+	}
+	if seen != len(found) {
+		t.Errorf("the key runs hold %d candidates, want %d", seen, len(found))
+	}
+	if len(wide) == 0 {
+		t.Error("no wide counts kept: the test holds counts of 255 and above")
 	}
 }
 
@@ -889,4 +920,31 @@ func TestReadBudgetSwitchesToTheScan(t *testing.T) {
 	}
 	compareSessions(t, over.Sessions, want.Sessions)
 	compareSessions(t, within.Sessions, want.Sessions)
+}
+
+// TestUnionListsEveryTouchedRowOnce checks union, sparse and dense (its
+// two ways of gathering rows), against a sorted set of the touched rows,
+// over resets of the same counter.
+func TestUnionListsEveryTouchedRowOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var c counter
+	for _, touches := range []int{0, 1, 5, 100, 900, 3000, 20000, 50} {
+		const rows, terms = 4000, 3
+		c.reset(rows, terms, 0)
+		want := map[int32]bool{}
+		for range touches {
+			row := int32(r.IntN(rows))
+			c.terms[r.IntN(terms)].add(row, 1, 0)
+			want[row] = true
+		}
+		got := c.union()
+		if !slices.Equal(got, slices.Sorted(maps.Keys(want))) {
+			t.Fatalf("%d touches: union %v, want %v", touches, got, slices.Sorted(maps.Keys(want)))
+		}
+		for row, m := range c.mark {
+			if m != 0 {
+				t.Fatalf("%d touches: row %d still marked", touches, row)
+			}
+		}
+	}
 }

@@ -60,7 +60,7 @@ func FuzzIndexCounts(f *testing.F) {
 				t.Fatal(err)
 			}
 			for i, text := range rows {
-				counted := c.terms[0].hits[i] > 0
+				counted := c.terms[0].counts[i].hits > 0
 				if want := term.IndexMatch([]byte(text)); counted != want {
 					t.Errorf("%s on %q: the index counts %v, IndexMatch %v (pieces %+v)", term, text, counted, want, shape.Pieces)
 				}

@@ -146,6 +146,19 @@ func TestFlippedBodyByteIsDetected(t *testing.T) {
 				s.Row(i)
 			}
 		}},
+		{"rows by a reader", h.RowsOff, h.Rows * rowSize, func(s *Segment) {
+			r := s.RowReader()
+			for i := range s.Rows() {
+				r.RowNextSame(i)
+			}
+		}},
+		{"rows by a reader, every 7th", h.RowsOff, h.Rows * rowSize, func(s *Segment) {
+			r := s.RowReader()
+			for i := 0; i < s.Rows(); i += 7 {
+				r.RowNextSame(i)
+			}
+			r.RowNextSame(s.Rows() - 1)
+		}},
 		{"vocabulary", h.VocabOff, h.VocabLen, func(s *Segment) { s.FindTokens("A", false, func(int, int) {}) }},
 		{"token offsets", h.TokOff, (h.Tokens + 1) * 4, func(s *Segment) {
 			for id := range s.tokens() {

@@ -67,6 +67,23 @@ func FuzzSegment(f *testing.F) {
 				t.Fatalf("Row(%d).Key = %d, %d keys", i, r.Key, len(keys))
 			}
 		}
+		// A RowReader reads what Row and HasGenBetween read, and finds
+		// the damage they find: on segments opened afresh, one read
+		// through each.
+		byRow, _ := newSegment(Ref{Name: "fuzz", First: first, End: end}, data)
+		byReader, _ := newSegment(Ref{Name: "fuzz", First: first, End: end}, data)
+		reader := byReader.RowReader()
+		for i := range rows {
+			info, same := reader.RowNextSame(i)
+			want := byRow.Row(i)
+			wantSame := byRow.HasGenBetween(i+1, min(i+2, rows), want.Gen)
+			if info != want || same != wantSame {
+				t.Fatalf("RowNextSame(%d) = %+v, %v; Row and HasGenBetween say %+v, %v", i, info, same, want, wantSame)
+			}
+		}
+		if (byRow.Err() == nil) != (byReader.Err() == nil) {
+			t.Fatalf("reading every row: Row's error %v, RowReader's %v", byRow.Err(), byReader.Err())
+		}
 		n := s.tokens()
 		for id := range n {
 			_ = s.token(id)

@@ -348,6 +348,59 @@ func (s *Segment) Row(i int) RowInfo {
 	return r
 }
 
+// RowReader reads a segment's row table entries in ascending order, as
+// the candidate pass does for every row a term touched (a question reads
+// nearly every entry), checking each page of the table once instead of
+// asking for every entry whether its page was checked.
+type RowReader struct {
+	s *Segment
+	// from, to: the bytes of s.rows on pages this reader saw checked.
+	from, to int
+}
+
+// RowReader returns a reader of the segment's row table.
+func (s *Segment) RowReader() RowReader { return RowReader{s: s} }
+
+// RowNextSame returns row i's table entry, as Row does, and whether row
+// i+1 exists and belongs to the same generation (HasGenBetween(i+1, i+2,
+// gen)). A page that fails its check is reported as Row reports it
+// (Segment.Err).
+func (r *RowReader) RowNextSame(i int) (RowInfo, bool) {
+	s := r.s
+	end := min(i+2, int(s.h.Rows)) * rowSize
+	start := i * rowSize
+	if start < r.from || end > r.to {
+		r.checkAround(start, end)
+	}
+	e := s.rows[start:end]
+	info := RowInfo{
+		TimeMs: int64(binary.LittleEndian.Uint64(e)),
+		Len:    int(binary.LittleEndian.Uint32(e[8:])),
+		Key:    binary.LittleEndian.Uint32(e[12:]),
+		Gen:    binary.LittleEndian.Uint32(e[16:]),
+		Type:   e[20],
+		Flags:  e[21],
+	}
+	if uint64(info.Key) >= s.h.Keys {
+		info.Key = 0
+	}
+	return info, len(e) >= 2*rowSize && binary.LittleEndian.Uint32(e[rowSize+16:]) == info.Gen
+}
+
+// checkAround checks the pages holding s.rows[start:end] and, when they
+// are sound, remembers the bytes of the table on them.
+func (r *RowReader) checkAround(start, end int) {
+	s := r.s
+	base := int(s.h.RowsOff) // s.rows[0] in the file
+	if s.check(uint64(base+start), uint64(end-start)) != nil {
+		r.from, r.to = 0, 0
+		return
+	}
+	pageFrom := (base+start-bodyStart)/pageSize*pageSize + bodyStart
+	pageTo := (base+end-1-bodyStart)/pageSize*pageSize + bodyStart + pageSize
+	r.from, r.to = max(pageFrom-base, 0), min(pageTo-base, len(s.rows))
+}
+
 // HasGenBetween reports whether a row in [from, to) belongs to
 // generation gen: one check of the table's pages and a read of each
 // row's generation, where Row would check and decode every row (a

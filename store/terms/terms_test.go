@@ -836,6 +836,44 @@ func TestHasGenBetween(t *testing.T) {
 	}
 }
 
+// TestRowNextSame checks RowReader.RowNextSame against Row and
+// HasGenBetween over a row table of several pages, read in ascending
+// order at strides that land on every place of a page, entries across
+// page boundaries included.
+func TestRowNextSame(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rows := make([]Row, 2000)
+	gen := uint32(0)
+	for i := range rows {
+		if r.IntN(4) == 0 {
+			gen = r.Uint32()
+		}
+		rows[i] = Row{TimeMs: r.Int64N(1 << 42), Type: uint8(r.IntN(5)), Gen: gen, Session: fmt.Sprint("s", r.IntN(30)), Project: "/p",
+			Text: []byte("word")}
+	}
+	s := writeAndOpen(t, build(rows))
+	if s.Rows()*rowSize < 4*pageSize {
+		t.Fatalf("%d rows fill under four pages", s.Rows())
+	}
+	for _, stride := range []int{1, 2, 3, 169, 170, 171, 500, 1999} {
+		for first := range min(stride, 3) {
+			reader := s.RowReader()
+			for i := first; i < s.Rows(); i += stride {
+				info, same := reader.RowNextSame(i)
+				if want := s.Row(i); info != want {
+					t.Fatalf("stride %d: row %d: %+v, want %+v", stride, i, info, want)
+				}
+				if want := s.HasGenBetween(i+1, min(i+2, s.Rows()), info.Gen); same != want {
+					t.Fatalf("stride %d: row %d: next of the same generation %v, want %v", stride, i, same, want)
+				}
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestStemCacheSameSegment checks that segments built with a shared
 // word-form cache, filled by an earlier segment and full, are byte for
 // byte those built without one.
