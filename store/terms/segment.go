@@ -334,6 +334,12 @@ func (s *Segment) Key(i uint32) Key {
 func (s *Segment) Row(i int) RowInfo {
 	e := s.rows[i*rowSize : i*rowSize+rowSize]
 	s.checkSlice(e)
+	return s.decodeRow(e)
+}
+
+// decodeRow decodes the row table entry at the start of e; a key out of
+// range reads as 0.
+func (s *Segment) decodeRow(e []byte) RowInfo {
 	r := RowInfo{
 		TimeMs: int64(binary.LittleEndian.Uint64(e)),
 		Len:    int(binary.LittleEndian.Uint32(e[8:])),
@@ -373,17 +379,7 @@ func (r *RowReader) RowNextSame(i int) (RowInfo, bool) {
 		r.checkAround(start, end)
 	}
 	e := s.rows[start:end]
-	info := RowInfo{
-		TimeMs: int64(binary.LittleEndian.Uint64(e)),
-		Len:    int(binary.LittleEndian.Uint32(e[8:])),
-		Key:    binary.LittleEndian.Uint32(e[12:]),
-		Gen:    binary.LittleEndian.Uint32(e[16:]),
-		Type:   e[20],
-		Flags:  e[21],
-	}
-	if uint64(info.Key) >= s.h.Keys {
-		info.Key = 0
-	}
+	info := s.decodeRow(e)
 	return info, len(e) >= 2*rowSize && binary.LittleEndian.Uint32(e[rowSize+16:]) == info.Gen
 }
 
