@@ -898,7 +898,7 @@ type decodedBlock struct {
 
 // decodeBlock decompresses block b with w's decoder and splits it into
 // lines, into the buffers of a dropped block when there is one (buf): a
-// question decodes about a hundred blocks of 128 KiB, each a new
+// question decodes about 160 blocks of up to 128 KiB, each a new
 // allocation (a quarter of its bytes allocated) before they were reused.
 func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlock, error) {
 	rec := &a.snap.Blocks[b]
