@@ -4,8 +4,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/recall-dev/recall/internal/parallel"
 )
 
 // DefaultDedupThreshold is the Jaccard similarity of two sessions' matched
@@ -133,34 +133,21 @@ func newDeduper(sessions []Session, threshold float64) *deduper {
 }
 
 // sketchAll sketches every session, on all cores when they hold enough
-// messages: workers take one session at a time, since a search's pool
-// is a few sessions of hundreds of matched messages each (a question's
-// 15 hold thousands), which parallelFor's ranges of sessions left on one
-// core, serial at the end of the search.
+// messages: workers take one session at a time (parallel.EachOn's runs
+// are single sessions for so few), since a search's pool is a few
+// sessions of hundreds of matched messages each (a question's 15 hold
+// thousands), which parallelFor's ranges of sessions left on one core,
+// serial at the end of the search.
 func (d *deduper) sketchAll() {
 	messages := 0
 	for i := range d.sessions {
 		messages += len(d.sessions[i].Messages)
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(d.sessions), messages/minChunk)
-	if workers <= 1 {
-		var buf []uint64
-		for i := range d.sessions {
-			d.sketches[i], buf = sketchSession(&d.sessions[i], buf)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var buf []uint64
-			for i := int(next.Add(1) - 1); i < len(d.sessions); i = int(next.Add(1) - 1) {
-				d.sketches[i], buf = sketchSession(&d.sessions[i], buf)
-			}
-		})
-	}
-	wg.Wait()
+	workers := max(min(runtime.GOMAXPROCS(0), messages/minChunk), 1)
+	bufs := make([][]uint64, workers) // each worker's shingle buffer
+	parallel.EachOn(workers, len(d.sessions), func(w, i int) {
+		d.sketches[i], bufs[w] = sketchSession(&d.sessions[i], bufs[w])
+	})
 }
 
 // duplicatesOf returns the sessions ranked below rep, not yet absorbed,

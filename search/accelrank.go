@@ -8,11 +8,11 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
@@ -147,7 +147,7 @@ type candRef struct{ seg, idx int32 }
 func (a *accel) keepRowsOnly() int {
 	dropped := make([]int, len(a.results))
 	terms := len(a.positive)
-	parallelEach(len(a.results), func(i int) {
+	parallel.Each(len(a.results), func(i int) {
 		r := &a.results[i]
 		r.rows = make([]int32, len(r.cands))
 		for j := range r.cands {
@@ -418,7 +418,7 @@ func (a *accel) score(matches []match, rq rank.Query) rank.Session {
 func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	bounder := rank.NewBounder(rq)
 	perSeg := make([][]keyBound, len(results))
-	parallelEach(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
+	parallel.Each(len(results), func(i int) { perSeg[i] = a.byKey(results, i) })
 	order := groupBySession(perSeg)
 	opt := rankOptions(a.q, a.req)
 	kind := a.featureKind()
@@ -426,7 +426,7 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 	// one key) in row order within each: every generation's candidates are
 	// in rows-file order, as possibleNeighbours needs.
 	scratch := make([]boundScratch, runtime.GOMAXPROCS(0))
-	parallelEachOn(len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, kind, &scratch[w]) })
+	parallel.EachOn(len(scratch), len(order), func(w, i int) { a.boundSession(order[i], bounder, opt, kind, &scratch[w]) })
 	return order
 }
 
@@ -691,49 +691,6 @@ func (a *accel) byKey(results []segResult, i int) []keyBound {
 	}
 	return out
 }
-
-// parallelEach calls fn(i) for i in [0, n) on all cores.
-func parallelEach(n int, fn func(i int)) {
-	parallelEachOn(n, func(_, i int) { fn(i) })
-}
-
-// parallelEachOn calls fn(w, i) for i in [0, n) on all cores, w being the
-// worker (below GOMAXPROCS), for scratch space of its own. Workers take
-// the next run of chunk indexes as they finish one, so that a core the
-// machine gives less time to, or a run of larger items, does not leave
-// the other cores waiting at the end: with every worker's share fixed
-// in advance, the stage lasted as long as its slowest worker.
-func parallelEachOn(n int, fn func(w, i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers == 0 {
-		return
-	}
-	chunk := max(n/(workers*parallelChunks), 1)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				start := int(next.Add(int64(chunk))) - chunk
-				if start >= n {
-					return
-				}
-				for i := start; i < min(start+chunk, n); i++ {
-					fn(w, i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// parallelChunks is how many runs of indexes parallelEachOn makes per
-// worker: enough for the last to be short, few enough that taking one
-// costs nothing against the items (the question's 8,000 sessions make
-// runs of 60).
-const parallelChunks = 64
 
 // confirmed is what reading one session's candidates found.
 type confirmed struct {
