@@ -273,13 +273,16 @@ func sortHits(hits []rank.Hit) {
 type interned struct{ raw, s string }
 
 // intern returns one shared string for equal column values, unescaped.
-func (w *blockWorker) intern(col []byte) string {
+func (w *blockWorker) intern(col []byte) string { return w.internValue(col).s }
+
+// internValue returns the interned value of col, made on its first use.
+func (w *blockWorker) internValue(col []byte) interned {
 	if v, ok := w.strs[string(col)]; ok {
-		return v.s
+		return v
 	}
 	v := interned{raw: string(col), s: store.Unescape(col)}
 	w.strs[v.raw] = v
-	return v.s
+	return v
 }
 
 // internColumn is intern for column c of a row, which first compares the
@@ -290,8 +293,7 @@ func (w *blockWorker) internColumn(c int, col []byte) string {
 	if last := &w.last[c]; last.raw == string(col) && last.raw != "" {
 		return last.s
 	}
-	w.intern(col)
-	w.last[c] = w.strs[string(col)]
+	w.last[c] = w.internValue(col)
 	return w.last[c].s
 }
 
