@@ -540,7 +540,6 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 	s.sb.Reset()
 	a.possibleNeighbours(sb, n, s)
 	terms := len(a.positive)
-	own := func(i int) []float64 { return s.own[i*terms : (i+1)*terms : (i+1)*terms] }
 	s.own = slices.Grow(s.own[:0], n*terms)[:n*terms]
 	// Each candidate's counts, read once for both passes.
 	s.units, s.code = slices.Grow(s.units[:0], n*terms)[:n*terms], slices.Grow(s.code[:0], n*terms)[:n*terms]
@@ -553,10 +552,11 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 	for _, p := range sb.parts {
 		r := &a.results[p.seg]
 		for idx := p.start; idx < p.end; idx++ {
-			units, code := s.units[i*terms:(i+1)*terms:(i+1)*terms], s.code[i*terms:(i+1)*terms:(i+1)*terms]
+			units, code := perTerm(s.units, i, terms), perTerm(s.code, i, terms)
 			r.countsOf(int(idx), units, code)
 			setFeatures(f, &r.cands[idx], units, code)
-			copy(own(i), bounder.Contributions(f, own(i))) // in place unless the bounder has another term count
+			own := perTerm(s.own, i, terms)
+			copy(own, bounder.Contributions(f, own)) // in place unless the bounder has another term count
 			i++
 		}
 	}
@@ -566,20 +566,20 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 		r := &a.results[p.seg]
 		for idx := p.start; idx < p.end; idx++ {
 			c := &r.cands[idx]
-			setFeatures(f, c, s.units[i*terms:(i+1)*terms:(i+1)*terms], s.code[i*terms:(i+1)*terms:(i+1)*terms])
+			setFeatures(f, c, perTerm(s.units, i, terms), perTerm(s.code, i, terms))
 			var prev, next []float64
 			if s.prev[i] >= 0 {
-				prev = own(int(s.prev[i]))
+				prev = perTerm(s.own, int(s.prev[i]), terms)
 			}
 			if s.next[i] >= 0 {
-				next = own(int(s.next[i]))
+				next = perTerm(s.own, int(s.next[i]), terms)
 			}
 			lent := []float64(nil)
 			if prev != nil || next != nil {
 				ctx = rank.Context(ctx, prev, next)
 				lent = ctx
 			}
-			bound := bounder.PassageBound(f, own(i), lent) * boundSlack
+			bound := bounder.PassageBound(f, perTerm(s.own, i, terms), lent) * boundSlack
 			at := time.UnixMilli(c.timeMs)
 			s.sb.Add(bound, at, f, p.current, opt.InWindow(at))
 			i++
@@ -588,6 +588,11 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 	s.ctx = ctx
 	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
 }
+
+// perTerm returns candidate i's entries of xs, which holds terms
+// entries per candidate, capped so that appending cannot reach the next
+// candidate's.
+func perTerm[T any](xs []T, i, terms int) []T { return xs[i*terms : (i+1)*terms : (i+1)*terms] }
 
 // maxNeighbourScan bounds how many rows between two candidates of one
 // transcript are looked at to rule out that they are neighbours; past it
