@@ -1,5 +1,7 @@
 package redact
 
+import "strings"
+
 // Prechecks: for the rules that meet most keyword occurrences in
 // conversations, a hand-written test of what the rule's expression
 // requires right after (or around) the keyword, run before the
@@ -27,14 +29,39 @@ func anchoredPrecheck(kind string) func(text string, start, end int) bool {
 // whole texts, a test that every window or text it matches passes, or
 // nil.
 func wholePrecheck(id string) func(text string) bool {
-	if id == "hashicorp-tf-password" {
+	switch id {
+	case "hashicorp-tf-password":
 		// Every match holds ("[a-z0-9=_\-]{8,20}"), case folded; the
 		// rule is keyed by "password", which conversations are full of,
 		// and its expression starts with [\w.-]{0,50}? (run by the
 		// slow machine over each window).
 		return hasQuotedRun8
+	case "curl-auth-user":
+		// [ \t\n\r](?:-u|--user), after curl and any lines: the
+		// expression runs over each whole text holding "curl".
+		return func(text string) bool { return hasFlag(text, "-u", "--user") }
+	case "curl-auth-header":
+		// [ \t\n\r](?:-H|--header), the same way.
+		return func(text string) bool { return hasFlag(text, "-H", "--header") }
 	}
 	return nil
+}
+
+// hasFlag reports whether text holds short or long after one of
+// [ \t\n\r], case sensitive (both start with '-').
+func hasFlag(text, short, long string) bool {
+	for i := 1; i < len(text); i++ {
+		j := strings.IndexByte(text[i:], '-')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if c := text[i-1]; (c == ' ' || c == '\t' || c == '\n' || c == '\r') &&
+			(strings.HasPrefix(text[i:], short) || strings.HasPrefix(text[i:], long)) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxAssignedName bounds the keyword and name of an assignment (the

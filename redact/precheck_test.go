@@ -41,6 +41,9 @@ func precheckTexts() []string {
 		"ftp://us\u00e9r:p\u00e4ss@host", "x://:pw@host", "s3://bucket/key@v2", "https://a:b:c@d/e", "://a:@@b",
 		`{"password": "abcdefgh12"}`, `password = "AbCdEfGh12345678"`, `"password":"short"`, `PASSWORD => "ab_cd-ef=gh"`,
 		`password: "K`+"\u212A"+`abcdefgh"`, `administrator_login_password = "Passw0rdPassw0rd"`,
+		"curl -u admin:Zx9qW3rT https://api.example.com", "curl https://x \\\n  --user 'deploy:Zx9qW3rTy7' -X POST",
+		`curl -s -H "Authorization: Bearer abcd1234efgh5678" https://api.example.com`, "curl --header 'X-Api-Key: abcd1234efgh5678' x",
+		"curl -uadmin:Zx9qW3rT x", "curl\t-H\t\"Authorization: Basic dXNlcjpwYXNzd29yZA==\" y", "-u x curl", "curl x-u a:bcdefgh",
 	)
 	return texts
 }
