@@ -71,6 +71,39 @@ func BenchmarkRedact(b *testing.B) {
 // prints them, from the file $RECALL_REDACT_ROWS (redact/gen has the same
 // benchmark for gitleaks' detector).
 func BenchmarkRedactRows(b *testing.B) {
+	texts, size := rowTexts(b)
+	r := New()
+	for _, t := range texts {
+		r.String(t)
+	}
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		for _, t := range texts {
+			r.String(t)
+		}
+	}
+}
+
+// BenchmarkPrefilterRows is the keyword scan alone over the texts of
+// BenchmarkRedactRows.
+func BenchmarkPrefilterRows(b *testing.B) {
+	texts, size := rowTexts(b)
+	r := New()
+	var hits []hit
+	var lanes [lanes][]hit
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for range b.N {
+		for _, t := range texts {
+			hits = r.pre.scan(t, hits[:0], &lanes)
+		}
+	}
+}
+
+// rowTexts reads the row texts of $RECALL_REDACT_ROWS, one per line, and
+// their size.
+func rowTexts(b *testing.B) ([]string, int) {
 	path := os.Getenv("RECALL_REDACT_ROWS")
 	if path == "" {
 		b.Skip("set RECALL_REDACT_ROWS to a file of row texts (zstdcat IDX/rows-*.zst | cut -f4)")
@@ -83,17 +116,7 @@ func BenchmarkRedactRows(b *testing.B) {
 	for _, line := range strings.Split(string(data), "\n") {
 		texts = append(texts, strings.ReplaceAll(line, `\n`, "\n"))
 	}
-	r := New()
-	for _, t := range texts {
-		r.String(t)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	for range b.N {
-		for _, t := range texts {
-			r.String(t)
-		}
-	}
+	return texts, len(data)
 }
 
 // BenchmarkPrefilter is the keyword scan alone.

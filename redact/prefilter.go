@@ -1,5 +1,7 @@
 package redact
 
+import "fmt"
+
 // prefilter finds every occurrence of every keyword in one pass over the
 // text, ASCII case folded, without copying the text: an Aho-Corasick
 // automaton compiled to a dense table over byte classes. Only the bytes
@@ -7,18 +9,36 @@ package redact
 // shares class 0, which keeps the table small (a few hundred KiB for
 // gitleaks' ~250 keywords) and the inner loop one load per byte.
 type prefilter struct {
-	class  [256]uint8
+	*table
 	stride int32 // number of classes: a state's row length in next
+	// ends lists, per state (index s/stride), the keywords that end there.
+	ends    [][]int32
+	depth   []int32 // per state: the length of the keyword prefix it stands for
+	lens    []int32 // keyword length by keyword id
+	longest int
+}
+
+// table is the automaton's byte classes and transitions, in one block
+// of fixed size: the lanes' loop reaches both from one pointer and needs
+// no bounds check (an index masked to the array's length), which keeps
+// its four states in registers.
+type table struct {
+	class [256]uint8
 	// next[s+c] is the state after reading a byte of class c in state s,
 	// where states are stored premultiplied by stride. A state at which
 	// some keyword ends is stored negated minus one, so the hot loop tests
 	// one sign bit.
-	next []int32
-	// ends lists, per state (index s/stride), the keywords that end there.
-	ends    [][]int32
-	lens    []int32 // keyword length by keyword id
-	longest int
+	next [tableSize]int32
 }
+
+// tableSize bounds the automaton: states times classes (gitleaks' and
+// recall's keywords need about 62,000; newPrefilter panics past it,
+// which every test of the package would show).
+const tableSize = 1 << 17
+
+// at is next[s], s a state plus a class: the mask is a no-op for the
+// indexes newPrefilter makes, and spares the bounds check.
+func (t *table) at(s int32) int32 { return t.next[uint32(s)&(tableSize-1)] }
 
 // hit is one keyword occurrence: text[end-len(keyword):end].
 type hit struct {
@@ -29,7 +49,7 @@ type hit struct {
 // newPrefilter builds the automaton for keywords, which must be lower case
 // ASCII and non-empty; their ids are their indexes.
 func newPrefilter(keywords []string) *prefilter {
-	p := &prefilter{lens: make([]int32, len(keywords))}
+	p := &prefilter{table: new(table), lens: make([]int32, len(keywords))}
 	classes := 1
 	for _, k := range keywords {
 		for i := 0; i < len(k); i++ {
@@ -47,10 +67,14 @@ func newPrefilter(keywords []string) *prefilter {
 	p.stride = int32(classes)
 	trie := p.buildTrie(keywords)
 	p.link(trie)
-	p.next = make([]int32, len(trie)*classes)
+	if len(trie)*classes > tableSize {
+		panic(fmt.Sprintf("redact: %d keyword states of %d classes exceed the prefilter's table of %d", len(trie), classes, tableSize))
+	}
 	p.ends = make([][]int32, len(trie))
+	p.depth = make([]int32, len(trie))
 	for s, n := range trie {
 		p.ends[s] = n.ends
+		p.depth[s] = n.depth
 	}
 	for s, n := range trie {
 		for c, t := range n.child {
@@ -67,6 +91,7 @@ func newPrefilter(keywords []string) *prefilter {
 type trieNode struct {
 	child []int32 // by class; after link, the full transition function
 	fail  int32
+	depth int32 // the length of the prefix the node stands for
 	ends  []int32
 }
 
@@ -79,7 +104,7 @@ func (p *prefilter) buildTrie(keywords []string) []trieNode {
 		for i := 0; i < len(k); i++ {
 			c := p.class[k[i]]
 			if trie[s].child[c] == 0 {
-				trie = append(trie, trieNode{child: make([]int32, p.stride)})
+				trie = append(trie, trieNode{child: make([]int32, p.stride), depth: int32(i + 1)})
 				trie[s].child[c] = int32(len(trie) - 1)
 			}
 			s = trie[s].child[c]
@@ -122,7 +147,7 @@ func (p *prefilter) link(trie []trieNode) {
 const lanes = 4
 
 // minLane is the shortest part worth a lane of its own.
-const minLane = 64
+const minLane = 16
 
 // scan appends every keyword occurrence in text to hits, each lane's in
 // order of their ends; found is working memory for the lanes.
@@ -132,35 +157,87 @@ func (p *prefilter) scan(text string, hits []hit, found *[lanes][]hit) []hit {
 		return hits
 	}
 	n := len(text) / lanes
-	next, class := p.next, &p.class
-	var st [lanes]int32
 	for l := range found {
 		found[l] = found[l][:0]
 	}
-	for i := 0; i < n; i++ {
-		// The lanes read text[l*n+i]; a state below zero ends a keyword.
-		st[0] = next[st[0]+int32(class[text[i]])]
-		st[1] = next[st[1]+int32(class[text[n+i]])]
-		st[2] = next[st[2]+int32(class[text[2*n+i]])]
-		st[3] = next[st[3]+int32(class[text[3*n+i]])]
-		if st[0]|st[1]|st[2]|st[3] < 0 {
-			for l := range lanes {
-				if st[l] < 0 {
-					st[l] = -st[l] - 1
-					found[l] = p.emit(st[l], l*n+i+1, found[l])
-				}
-			}
-		}
-	}
+	st := p.lanes(text, n, found)
 	// Each lane reads on past its part for the keywords that start in it
 	// and end in the next; the last lane reads to the end.
-	for l := range lanes {
-		from, to, limit := (l+1)*n, min(len(text), (l+1)*n+p.longest-1), (l+1)*n
-		if l == lanes-1 {
-			to, limit = len(text), len(text)
-		}
-		_, found[l] = p.walk(text, st[l], from, to, limit, found[l])
+	for l := range lanes - 1 {
+		found[l] = p.walkOn(text, st[l], (l+1)*n, found[l])
 		hits = append(hits, found[l]...)
+	}
+	_, found[lanes-1] = p.walk(text, st[lanes-1], lanes*n, len(text), len(text), found[lanes-1])
+	return append(hits, found[lanes-1]...)
+}
+
+// lanes runs the automaton over the four parts of n bytes that start
+// text, appending each lane's keywords to found, and returns the lanes'
+// states. The states are four variables, not an array, so that they stay
+// in registers: each step's load of the next state then waits only for
+// the previous load, not for a store and a load of the stack.
+func (p *prefilter) lanes(text string, n int, found *[lanes][]hit) [lanes]int32 {
+	var s0, s1, s2, s3 int32
+	for i := 0; ; i++ {
+		i, s0, s1, s2, s3 = p.table.run(text, n, i, s0, s1, s2, s3)
+		if i >= n {
+			return [lanes]int32{s0, s1, s2, s3}
+		}
+		if s0 < 0 {
+			s0 = -s0 - 1
+			found[0] = p.emit(s0, i+1, found[0])
+		}
+		if s1 < 0 {
+			s1 = -s1 - 1
+			found[1] = p.emit(s1, n+i+1, found[1])
+		}
+		if s2 < 0 {
+			s2 = -s2 - 1
+			found[2] = p.emit(s2, 2*n+i+1, found[2])
+		}
+		if s3 < 0 {
+			s3 = -s3 - 1
+			found[3] = p.emit(s3, 3*n+i+1, found[3])
+		}
+	}
+}
+
+// run steps the four lanes from i, in states s0 to s3, until one of them
+// ends a keyword (its state below zero) at the i it returns, or to n. A
+// function of its own without calls, so that nothing is spilled to the
+// stack in the loop.
+//
+//go:noinline
+func (t *table) run(text string, n, i int, s0, s1, s2, s3 int32) (int, int32, int32, int32, int32) {
+	t0, t1, t2, t3 := text[:n], text[n:][:n], text[2*n:][:n], text[3*n:][:n]
+	for ; i < n; i++ {
+		s0 = t.at(s0 + int32(t.class[t0[i]]))
+		s1 = t.at(s1 + int32(t.class[t1[i]]))
+		s2 = t.at(s2 + int32(t.class[t2[i]]))
+		s3 = t.at(s3 + int32(t.class[t3[i]]))
+		if s0|s1|s2|s3 < 0 {
+			break
+		}
+	}
+	return i, s0, s1, s2, s3
+}
+
+// walkOn runs the automaton from state s on from text[from:], appending
+// the keywords that start before from, and stops as soon as none can:
+// the state stands for the longest keyword prefix that ends the text
+// read, so once it is no longer than the bytes read past from, every
+// keyword still open started at from or later.
+func (p *prefilter) walkOn(text string, s int32, from int, hits []hit) []hit {
+	t := p.table
+	for i := from; i < len(text); i++ {
+		if int(p.depth[s/p.stride]) <= i-from {
+			break
+		}
+		s = t.at(s + int32(t.class[text[i]]))
+		if s < 0 {
+			s = -s - 1
+			hits = p.emitBefore(s, i+1, from, hits)
+		}
 	}
 	return hits
 }
@@ -168,9 +245,9 @@ func (p *prefilter) scan(text string, hits []hit, found *[lanes][]hit) []hit {
 // walk runs the automaton from state s over text[from:to], appending the
 // keywords that start before limit.
 func (p *prefilter) walk(text string, s int32, from, to, limit int, hits []hit) (int32, []hit) {
-	next, class := p.next, &p.class
+	t := p.table
 	for i := from; i < to; i++ {
-		s = next[s+int32(class[text[i]])]
+		s = t.at(s + int32(t.class[text[i]]))
 		if s < 0 {
 			s = -s - 1
 			hits = p.emitBefore(s, i+1, limit, hits)

@@ -72,7 +72,11 @@ func Default() *Redactor { return defaultRedactor() }
 var defaultRedactor = sync.OnceValue(New)
 
 // New builds a redactor with every rule.
-func New() *Redactor {
+func New() *Redactor { return newRedactor(true) }
+
+// newRedactor builds a redactor with every rule, with the rules'
+// prechecks (precheck.go) or, for the tests that compare the two, without.
+func newRedactor(prechecks bool) *Redactor {
 	r := &Redactor{
 		rules:  append(gitleaksRuleSet(), curatedRuleSet()...),
 		global: sync.OnceValue(func() []allowlist { return compileAllowlists(gitleaksGlobalAllowlists) }),
@@ -80,6 +84,12 @@ func New() *Redactor {
 	ids := map[string]int32{}
 	var keywords []string
 	for i, ru := range r.rules {
+		if prechecks {
+			ru.precheck = anchoredPrecheck(ru.kind)
+			if !ru.anchored {
+				ru.textPrecheck = wholePrecheck(ru.kind)
+			}
+		}
 		ru.init()
 		for _, k := range ru.keywords {
 			k = strings.ToLower(k)

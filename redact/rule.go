@@ -30,10 +30,13 @@ type rule struct {
 	guarded bool // some keyword has a guard (gitleaksGuard)
 	// mayMatch, if set, is false for a text the expression cannot match
 	// (gitleaksMayMatch): the whole text is then not run.
-	mayMatch    func(text string) bool
-	secretGroup int
-	entropy     float64
-	allow       []gitleaksAllowlist
+	mayMatch func(text string) bool
+	// textPrecheck, if set, is false for a text or window the expression
+	// cannot match (wholePrecheck).
+	textPrecheck func(text string) bool
+	secretGroup  int
+	entropy      float64
+	allow        []gitleaksAllowlist
 
 	// Anchored rules.
 	anchored bool
@@ -42,6 +45,10 @@ type rule struct {
 	// expression (indexes into text), or ok false when the match is not a
 	// secret after all.
 	accept func(text string, m []int) (lo, hi int, ok bool)
+	// precheck, if set, is false at a keyword occurrence text[start:]
+	// where the expression run on text[start:end] finds nothing the
+	// accept check takes (anchoredPrecheck).
+	precheck func(text string, start, end int) bool
 
 	compiled func() compiledRule
 }
@@ -111,14 +118,14 @@ type span struct {
 func (r *rule) findAll(text string, occ []occurrence, global []allowlist, out []span, ranges [][2]int) ([]span, [][2]int) {
 	c := r.compiled()
 	if c.window == 0 {
-		if r.mayMatch != nil && !r.mayMatch(text) || !c.run.in(text) {
+		if r.mayMatch != nil && !r.mayMatch(text) || r.textPrecheck != nil && !r.textPrecheck(text) || !c.run.in(text) {
 			return out, ranges
 		}
 		return r.report(text, c, c.re.FindAllStringSubmatchIndex(text, -1), 0, global, out), ranges
 	}
 	ranges = windows(occ, c.window, len(text), ranges[:0])
 	for _, w := range ranges {
-		if !c.run.in(text[w[0]:w[1]]) {
+		if r.textPrecheck != nil && !r.textPrecheck(text[w[0]:w[1]]) || !c.run.in(text[w[0]:w[1]]) {
 			continue
 		}
 		out = r.report(text, c, c.re.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1), w[0], global, out)
@@ -165,8 +172,11 @@ func (r *rule) report(text string, c compiledRule, matches [][]int, offset int, 
 // findAt runs an anchored rule at the keyword occurrence that starts at
 // start.
 func (r *rule) findAt(text string, start int, global []allowlist, out []span) []span {
-	c := r.compiled()
 	end := min(len(text), start+r.window)
+	if r.precheck != nil && !r.precheck(text, start, end) {
+		return out
+	}
+	c := r.compiled()
 	m := c.re.FindStringSubmatchIndex(text[start:end])
 	if m == nil {
 		return out
