@@ -213,18 +213,18 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	if err := a.segmentDamage(); err != nil {
 		return nil, err // the bounds read row tables: a checksum failed
 	}
-	slices.SortFunc(sessions, func(x, y *sessionBound) int { return cmp.Compare(y.bound, x.bound) })
+	order := newBoundOrder(sessions)
 
 	pool := rank.DedupPool(a.req.Limit)
 	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks), TermIndex: true}}
 	opt := rankOptions(a.q, a.req)
 	opt.Limit = a.req.Limit
 	for {
-		if err := a.confirmBest(sessions, pool, &c, rq); err != nil {
+		if err := a.confirmBest(order, pool, &c, rq); err != nil {
 			return nil, err
 		}
 		ranked, used := rank.Order(slices.Clone(c.scored), opt)
-		if used <= pool || c.next == len(sessions) {
+		if used <= pool || c.next == order.len() {
 			c.stats.BlocksRead = a.readsMade()
 			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil
 		}
@@ -252,26 +252,28 @@ type confirmation struct {
 // possibly among the best; one in flight when that stops being so is
 // read for nothing, as the rest of a batch was, and changes no result:
 // the ranking is that of every session read.
-func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation, rq rank.Query) error {
-	if err := a.loadEarlyEvents(sessions[c.next:min(c.next+eventsAhead*pool, len(sessions))]); err != nil {
+func (a *accel) confirmBest(sessions *boundOrder, pool int, c *confirmation, rq rank.Query) error {
+	if err := a.loadEarlyEvents(sessions.prefix(c.next + eventsAhead*pool)[c.next:]); err != nil {
 		return err
 	}
 	var mu sync.Mutex
 	best := newBestScores(pool, c.exact)
-	take := func() (int, bool) {
+	take := func() (*sessionBound, bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		if c.err != nil || c.next == sessions.len() {
+			return nil, false
+		}
+		sb := sessions.at(c.next)
 		switch {
-		case c.err != nil || c.next == len(sessions):
-			return 0, false
-		case best.beats(sessions[c.next].bound):
-			return 0, false
+		case best.beats(sb.bound):
+			return nil, false
 		case a.readsMade() > a.readBudget():
 			c.err = errScanCheaper
-			return 0, false
+			return nil, false
 		}
 		c.next++
-		return c.next - 1, true
+		return sb, true
 	}
 	done := func(ms confirmed) {
 		mu.Lock()
@@ -298,11 +300,11 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 		go func() {
 			defer wg.Done()
 			for {
-				i, ok := take()
+				sb, ok := take()
 				if !ok {
 					return
 				}
-				done(a.confirmSession(w, sessions[i], rq))
+				done(a.confirmSession(w, sb, rq))
 			}
 		}()
 	}
