@@ -82,6 +82,12 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	if !sound {
 		return nil, "a term segment's row count disagrees with the blocks it covers (damaged); `recall index` rebuilds it", nil
 	}
+	if req.Cutoff {
+		// Confirmation needs the recall events; read them meanwhile.
+		var preload sync.WaitGroup
+		preload.Go(snap.PreloadEvents)
+		defer preload.Wait() // it may note a problem, which the result reports
+	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req)}
 	a.cache.blocks = map[int]*cachedBlock{}
