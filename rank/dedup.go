@@ -144,9 +144,8 @@ func (d *deduper) sketchAll() {
 		messages += len(d.sessions[i].Messages)
 	}
 	workers := max(min(runtime.GOMAXPROCS(0), messages/minChunk), 1)
-	bufs := make([][]uint64, workers) // each worker's shingle buffer
-	parallel.EachOn(workers, len(d.sessions), func(w, i int) {
-		d.sketches[i], bufs[w] = sketchSession(&d.sessions[i], bufs[w])
+	parallel.EachOn(workers, len(d.sessions), func(_, i int) {
+		d.sketches[i] = sketchSession(&d.sessions[i])
 	})
 }
 
@@ -215,27 +214,21 @@ func lshRows(threshold float64) int {
 }
 
 // sketchSession sketches the matched text of a session, or returns nil if
-// it has too few shingles to be judged a copy of anything. buf is scratch
-// space, returned for reuse.
-func sketchSession(s *Session, buf []uint64) (*sketch, []uint64) {
-	buf = buf[:0]
-	for _, m := range s.Messages {
-		buf = appendShingles(buf, m.Text)
-	}
-	if len(buf) < minDedupShingles { // buf counts repeats, so this only rules out sure misses
-		return nil, buf
-	}
-	var sk sketch
+// it has too few shingles to be judged a copy of anything.
+func sketchSession(s *Session) *sketch {
+	sk := new(sketch)
 	for i := range sk {
 		sk[i] = emptyBin
 	}
-	for _, h := range buf {
-		if bin := h % sketchSize; h < sk[bin] {
-			sk[bin] = h
-		}
+	shingles := 0
+	for _, m := range s.Messages {
+		shingles += sketchShingles(sk, m.Text)
 	}
-	densify(&sk)
-	return &sk, buf
+	if shingles < minDedupShingles { // repeats counted, so this only rules out sure misses
+		return nil
+	}
+	densify(sk)
+	return sk
 }
 
 // densify fills each empty bin from the next non-empty bin to its right

@@ -304,13 +304,53 @@ func TestSketchAllMatchesSerial(t *testing.T) {
 		}
 		ranked := rankNoDedup(msgs, q, Options{})
 		d := newDeduper(ranked, DefaultDedupThreshold)
-		var buf []uint64
 		for i := range ranked {
-			var want *sketch
-			want, buf = sketchSession(&ranked[i], buf)
+			want := sketchSession(&ranked[i])
 			if (want == nil) != (d.sketches[i] == nil) || want != nil && *want != *d.sketches[i] {
 				t.Fatalf("%d sessions of %d messages: sketch %d differs from the serial one", shape.sessions, shape.messages, i)
 			}
+		}
+	}
+}
+
+// TestSketchSessionMatchesShingleList checks that sketching a session's
+// shingles as they are made gives the sketch of the list of them
+// (appendShingles, then each to its bin), for texts of every length
+// around a shingle, non-ASCII words and sessions below the shingle floor.
+func TestSketchSessionMatchesShingleList(t *testing.T) {
+	reference := func(s *Session) *sketch {
+		var all []uint64
+		for _, m := range s.Messages {
+			all = appendShingles(all, m.Text)
+		}
+		if len(all) < minDedupShingles {
+			return nil
+		}
+		var sk sketch
+		for i := range sk {
+			sk[i] = emptyBin
+		}
+		for _, h := range all {
+			if bin := h % sketchSize; h < sk[bin] {
+				sk[bin] = h
+			}
+		}
+		densify(&sk)
+		return &sk
+	}
+	texts := []string{"", "one", "two words", "three words here", "Čeština a ÚŘAD, déjà vu", "x_y 12 --- !!"}
+	for seed := range uint64(40) {
+		var s Session
+		for m := range int(seed % 13) {
+			text := texts[(int(seed)+m)%len(texts)]
+			if m%3 == 0 {
+				text += " " + filler(seed*100+uint64(m), int(seed%9)*m)
+			}
+			s.Messages = append(s.Messages, ScoredMessage{Message: Message{Text: text}})
+		}
+		got, want := sketchSession(&s), reference(&s)
+		if (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Fatalf("seed %d: sketch of %d messages differs from the sketch of the shingle list", seed, len(s.Messages))
 		}
 	}
 }

@@ -22,6 +22,23 @@ const (
 // caller-owned buffer instead of a callback.
 func appendShingles(dst []uint64, text string) []uint64 {
 	sh := shingler{dst: dst}
+	sh.scan(text)
+	return sh.dst
+}
+
+// sketchShingles adds the shingles of text (as appendShingles lists
+// them) to sk, each to its bin (the smallest hash per bin is kept), and
+// returns how many there were: a session's sketch no longer goes through
+// a buffer of every shingle of its matched text (for the question's best
+// session at 1 GB, 949 messages, grown by copying into fresh pages).
+func sketchShingles(sk *sketch, text string) int {
+	sh := shingler{sk: sk}
+	sh.scan(text)
+	return sh.emitted
+}
+
+// scan feeds the words of text to the shingler and emits its shingles.
+func (sh *shingler) scan(text string) {
 	h, inWord := uint64(fnvOffset), false
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
@@ -46,29 +63,42 @@ func appendShingles(dst []uint64, text string) []uint64 {
 	if inWord {
 		sh.addWord(h)
 	}
-	return sh.finish()
+	sh.finish()
 }
 
-// shingler turns a stream of word hashes into shingle hashes.
+// shingler turns a stream of word hashes into shingle hashes, appended
+// to dst, or, with sk set, put in the bins of sk and counted.
 type shingler struct {
 	w0, w1, w2 uint64 // the last three words, oldest first
 	words      int
 	dst        []uint64
+	sk         *sketch
+	emitted    int
 }
 
 func (s *shingler) addWord(h uint64) {
 	s.w0, s.w1, s.w2 = s.w1, s.w2, h
 	if s.words++; s.words >= shingleWords {
-		s.dst = append(s.dst, shingleHash(s.w0, s.w1, s.w2))
+		s.emit(shingleHash(s.w0, s.w1, s.w2))
 	}
 }
 
 // finish emits the one shingle of a text shorter than a shingle.
-func (s *shingler) finish() []uint64 {
+func (s *shingler) finish() {
 	if s.words > 0 && s.words < shingleWords {
-		s.dst = append(s.dst, shingleHash(s.w0, s.w1, s.w2))
+		s.emit(shingleHash(s.w0, s.w1, s.w2))
 	}
-	return s.dst
+}
+
+func (s *shingler) emit(h uint64) {
+	if s.sk == nil {
+		s.dst = append(s.dst, h)
+		return
+	}
+	s.emitted++
+	if bin := h % sketchSize; h < s.sk[bin] {
+		s.sk[bin] = h
+	}
 }
 
 // asciiWordFold maps each ASCII byte that can be part of a word to its

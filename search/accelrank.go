@@ -34,9 +34,12 @@ type accel struct {
 	results []segResult // every segment's candidates, once found; candRef points into them
 	// events holds the recall events of the sessions in early (eventsEarly
 	// marks them, with or without events), read in one pass over the events
-	// file before the first session is confirmed; a session read later
-	// asks store.Snapshot.SessionEvents.
+	// file while the first sessions are confirmed (eventsReady is closed
+	// once events and eventsErr are set); a session read later asks
+	// store.Snapshot.SessionEvents.
 	events      map[string][]store.Event
+	eventsErr   error
+	eventsReady chan struct{}
 	eventsEarly map[string]bool
 	cache       blockCache     // decoded blocks
 	workers     []*blockWorker // one per core, kept for the whole search
@@ -81,6 +84,12 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	rowStarts, sound := rowStartsOf(snap, segs)
 	if !sound {
 		return nil, "a term segment's row count disagrees with the blocks it covers (damaged); `recall index` rebuilds it", nil
+	}
+	if req.Cutoff {
+		// Confirmation needs the recall events; read them meanwhile.
+		var preload sync.WaitGroup
+		preload.Go(snap.PreloadEvents)
+		defer preload.Wait() // it may note a problem, which the result reports
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req)}
@@ -213,18 +222,18 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	if err := a.segmentDamage(); err != nil {
 		return nil, err // the bounds read row tables: a checksum failed
 	}
-	slices.SortFunc(sessions, func(x, y *sessionBound) int { return cmp.Compare(y.bound, x.bound) })
+	order := newBoundOrder(sessions)
 
 	pool := rank.DedupPool(a.req.Limit)
 	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks), TermIndex: true}}
 	opt := rankOptions(a.q, a.req)
 	opt.Limit = a.req.Limit
 	for {
-		if err := a.confirmBest(sessions, pool, &c, rq); err != nil {
+		if err := a.confirmBest(order, pool, &c, rq); err != nil {
 			return nil, err
 		}
 		ranked, used := rank.Order(slices.Clone(c.scored), opt)
-		if used <= pool || c.next == len(sessions) {
+		if used <= pool || c.next == order.len() {
 			c.stats.BlocksRead = a.readsMade()
 			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil
 		}
@@ -252,26 +261,29 @@ type confirmation struct {
 // possibly among the best; one in flight when that stops being so is
 // read for nothing, as the rest of a batch was, and changes no result:
 // the ranking is that of every session read.
-func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation, rq rank.Query) error {
-	if err := a.loadEarlyEvents(sessions[c.next:min(c.next+eventsAhead*pool, len(sessions))]); err != nil {
-		return err
+func (a *accel) confirmBest(sessions *boundOrder, pool int, c *confirmation, rq rank.Query) error {
+	a.loadEarlyEvents(sessions.prefix(c.next + eventsAhead*pool)[c.next:])
+	if a.eventsReady != nil {
+		defer func() { <-a.eventsReady }() // nothing reads the snapshot once the search is done
 	}
 	var mu sync.Mutex
 	best := newBestScores(pool, c.exact)
-	take := func() (int, bool) {
+	take := func() (*sessionBound, bool) {
 		mu.Lock()
 		defer mu.Unlock()
+		if c.err != nil || c.next == sessions.len() {
+			return nil, false
+		}
+		sb := sessions.at(c.next)
 		switch {
-		case c.err != nil || c.next == len(sessions):
-			return 0, false
-		case best.beats(sessions[c.next].bound):
-			return 0, false
+		case best.beats(sb.bound):
+			return nil, false
 		case a.readsMade() > a.readBudget():
 			c.err = errScanCheaper
-			return 0, false
+			return nil, false
 		}
 		c.next++
-		return c.next - 1, true
+		return sb, true
 	}
 	done := func(ms confirmed) {
 		mu.Lock()
@@ -298,11 +310,11 @@ func (a *accel) confirmBest(sessions []*sessionBound, pool int, c *confirmation,
 		go func() {
 			defer wg.Done()
 			for {
-				i, ok := take()
+				sb, ok := take()
 				if !ok {
 					return
 				}
-				done(a.confirmSession(w, sessions[i], rq))
+				done(a.confirmSession(w, sb, rq))
 			}
 		}()
 	}
@@ -326,25 +338,27 @@ func (a *accel) readBudget() int {
 // pass for them (0.1 ms).
 const eventsAhead = 4
 
-// loadEarlyEvents reads the recall events of sessions in one pass, if
-// the cutoff applies and this was not done yet.
-func (a *accel) loadEarlyEvents(sessions []*sessionBound) error {
+// loadEarlyEvents starts reading the recall events of sessions in one
+// pass, if the cutoff applies and this was not done yet. It runs beside
+// the confirming workers, which need a session's events only once its
+// rows are matched: read before they started, it held both cores up
+// (0.4 ms of one core at 1 GB, the other waiting).
+func (a *accel) loadEarlyEvents(sessions []*sessionBound) {
 	if !a.req.Cutoff || a.eventsEarly != nil {
-		return nil
+		return
 	}
 	a.eventsEarly = make(map[string]bool, len(sessions))
 	if a.req.lateEvents {
-		return nil
+		return
 	}
 	for _, sb := range sessions {
 		a.eventsEarly[sb.id] = true
 	}
-	events, err := a.snap.EventsOf(a.eventsEarly)
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	a.events = events
-	return nil
+	a.eventsReady = make(chan struct{})
+	go func() {
+		defer close(a.eventsReady)
+		a.events, a.eventsErr = a.snap.EventsOf(a.eventsEarly)
+	}()
 }
 
 // eventsOf returns the recall events of session id, if the cutoff
@@ -354,6 +368,10 @@ func (a *accel) eventsOf(id string) (map[string][]store.Event, error) {
 		return nil, nil
 	}
 	if a.eventsEarly[id] {
+		<-a.eventsReady
+		if a.eventsErr != nil {
+			return nil, fmt.Errorf("search: %w", a.eventsErr)
+		}
 		return a.events, nil
 	}
 	events, err := a.snap.SessionEvents(id)
@@ -432,52 +450,101 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 
 // groupBySession gathers the segment keys of perSeg by session, in the
 // order each session first appears, each session's keys in perSeg's
-// order. Sized for every key, which most sessions have one of: grown as
-// it went, the map and the list were rebuilt a dozen times for the
-// question's 8,000 sessions, all on one core between two parallel
-// stages. The sessions are one allocation and their keys another: a
-// list grown per session was 8,000 small allocations on that core.
+// order. It runs on all cores, each taking the sessions of one shard
+// (by a byte of the id), between two parallel stages: on one core, the
+// question's 8,000 sessions took about a millisecond while the other
+// core waited. Each shard's sessions are one allocation and their keys
+// another, its map sized for them: grown as it went, the map and the
+// list were rebuilt a dozen times, and a list grown per session was
+// 8,000 small allocations.
 func groupBySession(perSeg [][]keyBound) []*sessionBound {
 	keys := 0
 	for _, kbs := range perSeg {
 		keys += len(kbs)
 	}
-	bySession := make(map[string]int32, keys)
-	slab := make([]sessionBound, 0, keys)
-	sessionOf := make([]int32, 0, keys) // per key, in perSeg's order
-	partsOf := make([]int32, 0, keys)   // per session, its keys
-	for _, kbs := range perSeg {
-		for _, kb := range kbs {
-			k, ok := bySession[kb.key.Session]
-			if !ok {
-				k = int32(len(slab))
-				slab = append(slab, sessionBound{id: kb.key.Session})
-				partsOf = append(partsOf, 0)
-				bySession[kb.key.Session] = k
-			}
-			sessionOf = append(sessionOf, k)
-			partsOf[k]++
+	shards := 1
+	if keys >= minShardedKeys {
+		shards = runtime.GOMAXPROCS(0)
+	}
+	return groupInShards(perSeg, keys, shards)
+}
+
+// groupInShards is groupBySession over keys keys in shards shards.
+func groupInShards(perSeg [][]keyBound, keys, shards int) []*sessionBound {
+	// byFirst holds each session at the place of its first key: read in
+	// order, they come as first seen, whichever shard took them.
+	byFirst := make([]*sessionBound, keys)
+	parallel.Each(shards, func(shard int) { groupShard(perSeg, keys, shard, shards, byFirst) })
+	order := byFirst[:0]
+	for _, sb := range byFirst {
+		if sb != nil {
+			order = append(order, sb)
 		}
 	}
-	parts := make([]keyBound, keys)
-	at := 0
+	return order
+}
+
+// minShardedKeys is how many segment keys make grouping them worth a
+// goroutine per core.
+const minShardedKeys = 2048
+
+// groupShard groups the keys of perSeg whose session is in shard (of
+// shards), and puts each of its sessions in byFirst at the place of the
+// session's first key among all keys.
+func groupShard(perSeg [][]keyBound, keys, shard, shards int, byFirst []*sessionBound) {
+	guess := keys/shards + keys/16 // shards are about even: ids end in any hex digit
+	bySession := make(map[string]int32, guess)
+	slab := make([]sessionBound, 0, guess)
+	firstAt := make([]int32, 0, guess)   // per session, where its first key is among all keys
+	partsOf := make([]int32, 0, guess)   // per session, its keys
+	sessionOf := make([]int32, 0, guess) // per key of the shard, in perSeg's order
+	at := int32(0)
+	for _, kbs := range perSeg {
+		for _, kb := range kbs {
+			if shardOf(kb.key.Session, shards) == shard {
+				k, ok := bySession[kb.key.Session]
+				if !ok {
+					k = int32(len(slab))
+					slab = append(slab, sessionBound{id: kb.key.Session})
+					firstAt = append(firstAt, at)
+					partsOf = append(partsOf, 0)
+					bySession[kb.key.Session] = k
+				}
+				sessionOf = append(sessionOf, k)
+				partsOf[k]++
+			}
+			at++
+		}
+	}
+	parts := make([]keyBound, len(sessionOf))
+	next := 0
 	for k := range slab {
-		slab[k].parts = parts[at : at : at+int(partsOf[k])]
-		at += int(partsOf[k])
+		slab[k].parts = parts[next : next : next+int(partsOf[k])]
+		next += int(partsOf[k])
 	}
 	i := 0
 	for _, kbs := range perSeg {
 		for _, kb := range kbs {
-			sb := &slab[sessionOf[i]]
-			sb.parts = append(sb.parts, kb) // within its room in parts
-			i++
+			if shardOf(kb.key.Session, shards) == shard {
+				sb := &slab[sessionOf[i]]
+				sb.parts = append(sb.parts, kb) // within its room in parts
+				i++
+			}
 		}
 	}
-	order := make([]*sessionBound, len(slab))
 	for k := range slab {
-		order[k] = &slab[k]
+		byFirst[firstAt[k]] = &slab[k]
 	}
-	return order
+}
+
+// shardOf is the shard of session id among shards: by its last byte, a
+// hex digit for Claude Code's ids (any id has one shard; only the balance
+// depends on the digit).
+func shardOf(id string, shards int) int {
+	if shards <= 1 || id == "" {
+		return 0
+	}
+	return int(id[len(id)-1]) % shards
 }
 
 // boundScratch is what bounding a session needs only while it runs,
@@ -792,10 +859,6 @@ func (a *accel) release(read []*cachedBlock) {
 // confirmSession reads one session's candidate rows (decoding their
 // blocks as needed), matches them and scores what matches.
 func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) confirmed {
-	events, err := a.eventsOf(sb.id)
-	if err != nil {
-		return confirmed{err: err}
-	}
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
 	var f [store.NumColumns][]byte
@@ -813,6 +876,7 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 			// A session's rows lie in rows-file order, so its blocks come
 			// one after another; one may come back after another
 			// transcript's (a resumed session), and is acquired again.
+			var err error
 			if cb, err = a.acquire(w, b); err != nil {
 				w.read = append(w.read, cb)
 				return confirmed{err: fmt.Errorf("search: %w", err)}
@@ -838,6 +902,10 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 	out := confirmed{scanned: res.rows}
 	matches := res.matches
 	if a.req.Cutoff {
+		events, err := a.eventsOf(sb.id) // asked only now: the early ones may still be read
+		if err != nil {
+			return confirmed{err: err}
+		}
 		matches, out.dropped = applyCutoff(matches, events, a.req.Window)
 	}
 	if len(matches) > 0 {

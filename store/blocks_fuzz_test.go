@@ -47,6 +47,9 @@ func FuzzParseBlocks(f *testing.F) {
 		if err != nil && !errors.Is(err, errBadBlockRecord) {
 			t.Fatalf("parseBlocks: %v is not errBadBlockRecord", err)
 		}
+		if n := countRecords(data); len(blocks) > n || err == nil && len(blocks) != n {
+			t.Fatalf("parseBlocks read %d records (error %v), the lengths count %d", len(blocks), err, n)
+		}
 		var again []byte
 		for i, blk := range blocks {
 			rec := blk.appendRecord(nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -261,22 +262,35 @@ func (s *Snapshot) TermSegments() (segs []*terms.Segment, why string) {
 	if covered < len(s.Blocks) {
 		return nil, fmt.Sprintf("the term index covers %d of %d blocks; `recall index` completes it", covered, len(s.Blocks))
 	}
-	segs = make([]*terms.Segment, 0, len(cover))
-	for _, r := range cover {
-		seg, err := terms.Open(s.Dir, r)
-		if err != nil {
-			for _, open := range segs {
+	// Opened on all cores: opening checks each segment's keys (a search
+	// at 1 GB opens ten segments, about half a millisecond on one core
+	// while the other waited for the candidate pass).
+	segs = make([]*terms.Segment, len(cover))
+	errs := make([]error, len(cover))
+	parallel.Each(len(cover), func(i int) { segs[i], errs[i] = terms.Open(s.Dir, cover[i]) })
+	if err := firstError(errs); err != nil { // the one opening them in order met
+		for _, open := range segs {
+			if open != nil {
 				open.Close()
 			}
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, "a merge replaced a term segment while the search opened it"
-			}
-			return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err)
 		}
-		segs = append(segs, seg)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "a merge replaced a term segment while the search opened it"
+		}
+		return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err)
 	}
 	s.terms = segs
 	return segs, ""
+}
+
+// firstError returns the first error of errs that is not nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Dead reports whether rows of generation gen are hidden (their transcript
