@@ -222,3 +222,19 @@ func TestSortedTokenIDsIsByteOrder(t *testing.T) {
 		t.Fatalf("order %v, want %v", order, want)
 	}
 }
+
+// TestUvarintLen checks the loop-free length against the encoding's own
+// at every bit length's edges.
+func TestUvarintLen(t *testing.T) {
+	for bit := range 64 {
+		for _, v := range []uint64{1<<bit - 1, 1 << bit, 1<<bit + 1, ^uint64(0) >> bit} {
+			if got, want := uvarintLen(v), len(binary.AppendUvarint(nil, v)); got != want {
+				t.Fatalf("uvarintLen(%d) = %d, want %d", v, got, want)
+			}
+			post := make([]byte, 10)
+			if n := putUvarint(post, 0, v); !bytes.Equal(post[:n], binary.AppendUvarint(nil, v)) {
+				t.Fatalf("putUvarint(%d) wrote %x", v, post[:n])
+			}
+		}
+	}
+}
