@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
@@ -42,7 +43,8 @@ type Builder struct {
 	last    uint32 // key of the last row
 	stems   *StemCache
 	nrows   int32
-	raw     int64 // rows bytes covered, for the header
+	raw     int64  // rows bytes covered, for the header
+	arena   []byte // the chunk internToken copies new tokens into
 }
 
 type key struct{ session, project string }
@@ -150,7 +152,9 @@ func (c *StemCache) stemKey(tok string) (string, bool) {
 	r.key, r.ok = textrules.StemKey([]byte(tok))
 	c.mu.Lock()
 	if len(c.m) < maxStemCache {
-		c.m[tok] = r
+		// tok is in a builder's token arena (internToken): a copy of
+		// its own keeps the arena's chunk from outliving the builder.
+		c.m[strings.Clone(tok)] = r
 	}
 	c.mu.Unlock()
 	return r.key, r.ok
@@ -197,7 +201,7 @@ func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 // Slots move when the table grows; the row's touched slots are then found
 // again (those whose open row is row).
 func (b *Builder) add(slot int, prefix, suffix uint64, tok []byte, row int32) int {
-	b.tokens = append(b.tokens, string(tok))
+	b.tokens = append(b.tokens, b.internToken(tok))
 	size := len(b.ids.slots)
 	slot = b.ids.insert(slot, tokenSlot{id: int32(len(b.tokens)), prefix: prefix, suffix: suffix, row: -1}, b.tokens)
 	if len(b.ids.slots) != size {
@@ -236,6 +240,24 @@ func (b *Builder) closeRow() {
 	b.entries[last] = e
 	b.touched = b.touched[:0]
 }
+
+// internToken returns a copy of tok, a new token, as a string in the
+// builder's token arena: a segment's few hundred thousand tokens are then
+// a few large allocations instead of one each (the allocation was most
+// of adding a token). The arena's bytes are never written again once a
+// token is in them; a token the StemCache keeps past the builder is
+// copied out (stemKey), so that it does not hold a chunk alive.
+func (b *Builder) internToken(tok []byte) string {
+	if cap(b.arena)-len(b.arena) < len(tok) {
+		b.arena = make([]byte, 0, max(tokenArenaChunk, len(tok)))
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, tok...)
+	return unsafe.String(unsafe.SliceData(b.arena[start:]), len(tok))
+}
+
+// tokenArenaChunk is the size of one chunk of a builder's token arena.
+const tokenArenaChunk = 64 << 10
 
 func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	var flags uint8
