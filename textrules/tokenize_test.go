@@ -106,7 +106,10 @@ func TestFoldNeverLonger(t *testing.T) {
 }
 
 func FuzzEachSpan(f *testing.F) {
-	for _, s := range []string{"Hello, World", "a `b` c", "ſ\u212a ÅÆ", "\xff\xfe", "x~~~y\n~~~"} {
+	for _, s := range []string{"Hello, World", "a `b` c", "ſ\u212a ÅÆ", "\xff\xfe", "x~~~y\n~~~",
+		// Eight-byte steps: a non-ASCII byte inside, after and at the
+		// start of a word, and words ending in the text's last bytes.
+		"abcdefghijkl_mnoé wordsñ ÅBCDEFGHIJ 0123456789", "tail", "a b c d e f g h i", "x\xc3"} {
 		f.Add([]byte(s))
 	}
 	var z Tokenizer
@@ -139,17 +142,37 @@ func TestFoldASCII8MatchesTable(t *testing.T) {
 	}
 }
 
+// FuzzFoldASCII8 checks the word-at-a-time fold of any eight ASCII
+// bytes against asciiFold.
+func FuzzFoldASCII8(f *testing.F) {
+	f.Add(uint64(0x4142615f7a5b3039))
+	f.Add(uint64(0x2020202020202020))
+	f.Fuzz(func(t *testing.T, w uint64) {
+		w &^= highBits
+		folded, word := foldASCII8(w)
+		for j := range 8 {
+			c, fb, isWord := byte(w>>(8*j)), byte(folded>>(8*j)), word>>(8*j)&0x80 != 0
+			if isWord != (asciiFold[c] != 0) || isWord && fb != asciiFold[c] {
+				t.Fatalf("foldASCII8(%#x) byte %d (%q): %q word %v", w, j, c, fb, isWord)
+			}
+		}
+		if word&^highBits != 0 {
+			t.Fatalf("foldASCII8(%#x): word mask %#x has bits other than the high ones", w, word)
+		}
+	})
+}
+
 // BenchmarkEachSpanRealRows measures the tokenizer over the texts of
-// real rows (RECALL_BENCH_ROWS, a rows TSV such as make bench's
-// bench-data/rows-1GB.tsv; its first 16 MiB, texts not unescaped).
+// real rows (RECALL_BENCH_ROWS or make bench's bench-data/rows-1GB.tsv;
+// its first 16 MiB, texts not unescaped).
 func BenchmarkEachSpanRealRows(b *testing.B) {
 	path := os.Getenv("RECALL_BENCH_ROWS")
 	if path == "" {
-		b.Skip("RECALL_BENCH_ROWS not set")
+		path = "../bench-data/rows-1GB.tsv" // make bench writes it
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		b.Fatal(err)
+		b.Skipf("no rows to benchmark on: %v", err)
 	}
 	defer f.Close()
 	raw, err := io.ReadAll(io.LimitReader(f, 16<<20))
