@@ -45,6 +45,28 @@ type Builder struct {
 	nrows   int32
 	raw     int64  // rows bytes covered, for the header
 	arena   []byte // the chunk internToken copies new tokens into
+	// pend holds the words of the row being added, hashed and their
+	// table slots prefetched, until they are counted (queue, drain).
+	pend []pendingHit
+	long []byte // the pending words longer than 16 bytes
+}
+
+// maxPending is how many words the builder queues, prefetching their
+// token-table slots, before it counts them. The table is tens of MB and
+// a word's slot is a random access into it, most often a cache miss:
+// prefetched together, the misses of a row's words overlap instead of
+// each stalling its lookup in turn. A few hundred lines stay in the
+// first-level cache until they are counted.
+const maxPending = 256
+
+// pendingHit is a word queued to be counted: its first 16 bytes (all of
+// it when no longer, tokenWords), length, hash and whether it is in code.
+type pendingHit struct {
+	prefix, suffix uint64
+	h              uint32
+	n              int32
+	long           int32 // where in Builder.long a word longer than 16 bytes is
+	inCode         bool
 }
 
 type key struct{ session, project string }
@@ -172,17 +194,55 @@ func (b *Builder) Add(r *Row) {
 	b.nrows++
 	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
 	b.tok.EachSpan(r.Text, func(tok []byte, _, _ int, inCode bool) {
-		b.hit(tok, row, inCode)
+		b.queue(tok, row, inCode)
 	})
+	b.drain(row)
 	b.closeRow()
 }
 
-// hit counts one occurrence of tok in row. The row's counters live in
-// tok's table slot, so that a word touches one cache line.
-func (b *Builder) hit(tok []byte, row int32, inCode bool) {
+// queue hashes tok, prefetches its table slot and queues it to be
+// counted in row. Words are counted in the order they come, so token
+// ids, and everything else, are as if each were counted when it came.
+func (b *Builder) queue(tok []byte, row int32, inCode bool) {
 	prefix, suffix := tokenWords(tok)
 	h := hashToken(tok, prefix)
-	i, found := b.ids.find(h, prefix, suffix, tok, b.tokens)
+	p := pendingHit{prefix: prefix, suffix: suffix, h: h, n: int32(len(tok)), inCode: inCode}
+	if len(tok) > 16 {
+		p.long = int32(len(b.long))
+		b.long = append(b.long, tok...)
+	}
+	prefetch(unsafe.Pointer(&b.ids.slots[int(h)&(len(b.ids.slots)-1)]))
+	b.pend = append(b.pend, p)
+	if len(b.pend) == maxPending {
+		b.drain(row)
+	}
+}
+
+// drain counts the queued words.
+func (b *Builder) drain(row int32) {
+	for i := range b.pend {
+		b.hit(&b.pend[i], row)
+	}
+	b.pend = b.pend[:0]
+	b.long = b.long[:0]
+}
+
+// hit counts one occurrence of the queued word p in row. The row's
+// counters live in the word's table slot, so that a word touches one
+// cache line. The word's bytes are its two words when it is no longer
+// than 16 bytes, else its copy in b.long.
+func (b *Builder) hit(p *pendingHit, row int32) {
+	var short [16]byte
+	var tok []byte
+	if p.n <= 16 {
+		binary.LittleEndian.PutUint64(short[:8], p.prefix)
+		binary.LittleEndian.PutUint64(short[8:], p.suffix)
+		tok = short[:p.n]
+	} else {
+		tok = b.long[p.long : p.long+p.n]
+	}
+	prefix, suffix := p.prefix, p.suffix
+	i, found := b.ids.find(p.h, prefix, suffix, tok, b.tokens)
 	if !found {
 		i = b.add(i, prefix, suffix, tok, row)
 	}
@@ -192,7 +252,7 @@ func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 		b.touched = append(b.touched, int32(i))
 	}
 	s.hits++
-	if inCode {
+	if p.inCode {
 		s.codeHits++
 	}
 }
