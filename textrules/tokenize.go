@@ -51,9 +51,10 @@ func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, in
 		// during the call.
 		z.spans = AppendCodeSpans(z.spans, unsafe.String(unsafe.SliceData(text), len(text)))
 	}
-	// At least 16 bytes, so that a consumer may read a token's first 16
-	// bytes as two words (store/terms.tokenWords).
-	if need := max(len(text)+utf8.UTFMax, 16); cap(z.tok) < need {
+	// Eight bytes past the text for foldASCIIRun's last word, and at
+	// least 16, so that a consumer may read a token's first 16 bytes as
+	// two words (store/terms.tokenWords).
+	if need := max(len(text)+8, 16); cap(z.tok) < need {
 		z.tok = make([]byte, need)
 	}
 	buf := z.tok[:cap(z.tok)]
@@ -69,8 +70,11 @@ func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, in
 			continue
 		}
 		start := i
-		var k int
-		k, i = foldWord(buf, text, i)
+		k, end, more := foldASCIIRun(buf, text, 0, i)
+		if more {
+			k, end = foldRunes(buf, text, k, end)
+		}
+		i = end
 		for span < len(z.spans) && z.spans[span].End <= start {
 			span++
 		}
@@ -78,64 +82,86 @@ func (z *Tokenizer) EachSpan(text []byte, fn func(tok []byte, start, end int, in
 	}
 }
 
-// foldWord folds the run of word characters of text starting at i into
-// buf, and returns the folded length and the end of the run.
-func foldWord(buf, text []byte, i int) (k, end int) {
-	k, i = foldASCIIWords(buf, text, i)
-	for i < len(text) {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			f := asciiFold[c]
-			if f == 0 {
-				break
-			}
-			buf[k] = f
-			k++
-			i++
-			continue
-		}
+// foldRunes goes on folding a word that foldASCIIRun stopped at a
+// non-ASCII byte, text[i], into buf[k:]: a rune at a time, and the ASCII
+// bytes after one eight at a time. It returns the folded length and the
+// end of the word.
+func foldRunes(buf, text []byte, k, i int) (kEnd, end int) {
+	for {
 		r, size := utf8.DecodeRune(text[i:])
 		if !IsWordRune(r) {
-			break
+			return k, i
 		}
 		k += utf8.EncodeRune(buf[k:], CanonicalFold(r))
-		i += size
+		var more bool
+		if k, i, more = foldASCIIRun(buf, text, k, i+size); !more {
+			return k, i
+		}
 	}
-	return k, i
 }
 
-// foldASCIIWords folds the word from text[i] eight bytes at a time while
-// they are ASCII, and returns the folded length and where it stopped: at
-// the word's end, or where the byte loop of foldWord must go on (a
-// non-ASCII byte among the next eight, or fewer than eight left). A
-// byte-at-a-time loop mispredicts its exit once per word, a word of
-// eight bytes or less ends here on one predictable test.
+// foldASCIIRun folds the ASCII word bytes from text[i] into buf[k:]
+// eight at a time and returns where they end, in buf and in text, and
+// whether a non-ASCII byte stopped it (the word may go on with that
+// rune) rather than a non-word byte or the text's end. A byte-at-a-time
+// loop mispredicts its exit once per word, a word of eight bytes or
+// less ends here on one predictable test; the text's last bytes are
+// read into a word of their own, zero-padded (a zero byte is not a word
+// byte).
 //
 // It writes eight bytes at buf[k] each step, past the word's end too:
-// k <= i (a fold is never longer) and i+8 <= len(text) <= len(buf), and
+// k <= i (a fold is never longer) and i < len(text) <= len(buf)-8, and
 // what follows a token in buf is not part of it.
-func foldASCIIWords(buf, text []byte, i int) (k, end int) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(text) {
-		w := binary.LittleEndian.Uint64(text[i:])
-		if w&highs != 0 {
-			break
+func foldASCIIRun(buf, text []byte, k, i int) (kEnd, end int, more bool) {
+	for i < len(text) {
+		var w uint64
+		if i+8 <= len(text) {
+			w = binary.LittleEndian.Uint64(text[i:])
+		} else {
+			var tail [8]byte
+			copy(tail[:], text[i:])
+			w = binary.LittleEndian.Uint64(tail[:])
 		}
-		f := uint64(asciiFold[w&0x7f]) | uint64(asciiFold[w>>8&0x7f])<<8 |
-			uint64(asciiFold[w>>16&0x7f])<<16 | uint64(asciiFold[w>>24&0x7f])<<24 |
-			uint64(asciiFold[w>>32&0x7f])<<32 | uint64(asciiFold[w>>40&0x7f])<<40 |
-			uint64(asciiFold[w>>48&0x7f])<<48 | uint64(asciiFold[w>>56&0x7f])<<56
+		ascii := 8
+		if h := w & highBits; h != 0 {
+			// Fold only the bytes before the first non-ASCII one;
+			// zeroed, it and those after it end the run.
+			ascii = bits.TrailingZeros64(h) / 8
+			w &= 1<<(8*ascii) - 1
+		}
+		f, word := foldASCII8(w)
 		binary.LittleEndian.PutUint64(buf[k:], f)
-		// A non-word byte folds to 0; the lowest byte flagged here is
-		// the first zero (a borrow flags only bytes above one).
-		if z := (f - ones) &^ f & highs; z != 0 {
-			n := bits.TrailingZeros64(z) / 8
-			return k + n, i + n
+		if rest := ^word & highBits; rest != 0 {
+			n := bits.TrailingZeros64(rest) / 8
+			return k + n, i + n, n == ascii
 		}
 		k += 8
 		i += 8
 	}
-	return k, i
+	return k, i, false
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// foldASCII8 folds eight ASCII bytes (w, little-endian, no high bit set)
+// as asciiFold does, in registers instead of eight table lookups: f holds
+// each word byte folded (a lower-case letter made upper case, the
+// CanonicalFold of an ASCII letter) and any other byte as it was; word
+// has the high bit of each word byte set (a letter, digit or '_').
+//
+// A byte b < 0x80 plus 0x80-c has its high bit set exactly when b >= c,
+// and never carries into the next byte, so a range [lo, hi] is
+// ge(lo) &^ ge(hi+1).
+func foldASCII8(w uint64) (f, word uint64) {
+	lower := (w + (0x80-'a')*lowBits) &^ (w + (0x80-'z'-1)*lowBits) & highBits
+	upper := (w + (0x80-'A')*lowBits) &^ (w + (0x80-'Z'-1)*lowBits)
+	digit := (w + (0x80-'0')*lowBits) &^ (w + (0x80-'9'-1)*lowBits)
+	// (b ^ '_') + 0x7f has its high bit set exactly when b != '_'.
+	notUnder := (w ^ '_'*lowBits) + 0x7f*lowBits
+	return w - lower>>2, (lower | upper | digit | ^notUnder) & highBits
 }
 
 // EachToken calls fn with every token of text, folded, as Tokenizer.Each

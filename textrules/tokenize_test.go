@@ -2,7 +2,10 @@ package textrules
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"os"
 	"testing"
 	"unicode/utf8"
 )
@@ -103,11 +106,97 @@ func TestFoldNeverLonger(t *testing.T) {
 }
 
 func FuzzEachSpan(f *testing.F) {
-	for _, s := range []string{"Hello, World", "a `b` c", "ſ\u212a ÅÆ", "\xff\xfe", "x~~~y\n~~~"} {
+	for _, s := range []string{"Hello, World", "a `b` c", "ſ\u212a ÅÆ", "\xff\xfe", "x~~~y\n~~~",
+		// Eight-byte steps: a non-ASCII byte inside, after and at the
+		// start of a word, and words ending in the text's last bytes.
+		"abcdefghijkl_mnoé wordsñ ÅBCDEFGHIJ 0123456789", "tail", "a b c d e f g h i", "x\xc3"} {
 		f.Add([]byte(s))
 	}
 	var z Tokenizer
 	f.Fuzz(func(t *testing.T, text []byte) {
 		checkSameTokens(t, &z, text)
 	})
+}
+
+// TestFoldASCII8MatchesTable checks the word-at-a-time fold against
+// asciiFold for every ASCII byte in every position of the word, among
+// neighbours that are word bytes and neighbours that are not.
+func TestFoldASCII8MatchesTable(t *testing.T) {
+	for _, fill := range []byte{'a', 'Z', '_', '5', ' ', '`', '@', 0, 0x7f} {
+		for pos := range 8 {
+			for c := range byte(utf8.RuneSelf) {
+				var in [8]byte
+				for j := range in {
+					in[j] = fill
+				}
+				in[pos] = c
+				f, word := foldASCII8(binary.LittleEndian.Uint64(in[:]))
+				for j := range in {
+					fb, isWord := byte(f>>(8*j)), word>>(8*j)&0x80 != 0
+					if isWord != (asciiFold[in[j]] != 0) || isWord && fb != asciiFold[in[j]] {
+						t.Fatalf("foldASCII8(%q) byte %d: %q word %v, want %q", in[:], j, fb, isWord, asciiFold[in[j]])
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzFoldASCII8 checks the word-at-a-time fold of any eight ASCII
+// bytes against asciiFold.
+func FuzzFoldASCII8(f *testing.F) {
+	f.Add(uint64(0x4142615f7a5b3039))
+	f.Add(uint64(0x2020202020202020))
+	f.Fuzz(func(t *testing.T, w uint64) {
+		w &^= highBits
+		folded, word := foldASCII8(w)
+		for j := range 8 {
+			c, fb, isWord := byte(w>>(8*j)), byte(folded>>(8*j)), word>>(8*j)&0x80 != 0
+			if isWord != (asciiFold[c] != 0) || isWord && fb != asciiFold[c] {
+				t.Fatalf("foldASCII8(%#x) byte %d (%q): %q word %v", w, j, c, fb, isWord)
+			}
+		}
+		if word&^highBits != 0 {
+			t.Fatalf("foldASCII8(%#x): word mask %#x has bits other than the high ones", w, word)
+		}
+	})
+}
+
+// BenchmarkEachSpanRealRows measures the tokenizer over the texts of
+// real rows (RECALL_BENCH_ROWS or make bench's bench-data/rows-1GB.tsv;
+// its first 16 MiB, texts not unescaped).
+func BenchmarkEachSpanRealRows(b *testing.B) {
+	path := os.Getenv("RECALL_BENCH_ROWS")
+	if path == "" {
+		path = "../bench-data/rows-1GB.tsv" // make bench writes it
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Skipf("no rows to benchmark on: %v", err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts [][]byte
+	var size int64
+	for line := range bytes.Lines(raw) {
+		if cols := bytes.SplitN(line, []byte{'\t'}, 5); len(cols) == 5 {
+			texts = append(texts, cols[3])
+			size += int64(len(cols[3]))
+		}
+	}
+	b.SetBytes(size)
+	var z Tokenizer
+	n := 0
+	b.ResetTimer()
+	for range b.N {
+		for _, text := range texts {
+			z.EachSpan(text, func(tok []byte, _, _ int, _ bool) { n += len(tok) })
+		}
+	}
+	if n == 0 {
+		b.Fatal("no tokens")
+	}
 }

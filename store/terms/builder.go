@@ -4,9 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
@@ -41,7 +43,30 @@ type Builder struct {
 	last    uint32 // key of the last row
 	stems   *StemCache
 	nrows   int32
-	raw     int64 // rows bytes covered, for the header
+	raw     int64  // rows bytes covered, for the header
+	arena   []byte // the chunk internToken copies new tokens into
+	// pend holds the words of the row being added, hashed and their
+	// table slots prefetched, until they are counted (queue, drain).
+	pend []pendingHit
+	long []byte // the pending words longer than 16 bytes
+}
+
+// maxPending is how many words the builder queues, prefetching their
+// token-table slots, before it counts them. The table is tens of MB and
+// a word's slot is a random access into it, most often a cache miss:
+// prefetched together, the misses of a row's words overlap instead of
+// each stalling its lookup in turn. A few hundred lines stay in the
+// first-level cache until they are counted.
+const maxPending = 256
+
+// pendingHit is a word queued to be counted: its first 16 bytes (all of
+// it when no longer, tokenWords), length, hash and whether it is in code.
+type pendingHit struct {
+	prefix, suffix uint64
+	h              uint32
+	n              int32
+	long           int32 // where in Builder.long a word longer than 16 bytes is
+	inCode         bool
 }
 
 type key struct{ session, project string }
@@ -149,7 +174,9 @@ func (c *StemCache) stemKey(tok string) (string, bool) {
 	r.key, r.ok = textrules.StemKey([]byte(tok))
 	c.mu.Lock()
 	if len(c.m) < maxStemCache {
-		c.m[tok] = r
+		// tok is in a builder's token arena (internToken): a copy of
+		// its own keeps the arena's chunk from outliving the builder.
+		c.m[strings.Clone(tok)] = r
 	}
 	c.mu.Unlock()
 	return r.key, r.ok
@@ -167,17 +194,55 @@ func (b *Builder) Add(r *Row) {
 	b.nrows++
 	b.rows = appendRowEntry(b.rows, r, b.keyOf(r.Session, r.Project))
 	b.tok.EachSpan(r.Text, func(tok []byte, _, _ int, inCode bool) {
-		b.hit(tok, row, inCode)
+		b.queue(tok, row, inCode)
 	})
+	b.drain(row)
 	b.closeRow()
 }
 
-// hit counts one occurrence of tok in row. The row's counters live in
-// tok's table slot, so that a word touches one cache line.
-func (b *Builder) hit(tok []byte, row int32, inCode bool) {
+// queue hashes tok, prefetches its table slot and queues it to be
+// counted in row. Words are counted in the order they come, so token
+// ids, and everything else, are as if each were counted when it came.
+func (b *Builder) queue(tok []byte, row int32, inCode bool) {
 	prefix, suffix := tokenWords(tok)
 	h := hashToken(tok, prefix)
-	i, found := b.ids.find(h, prefix, suffix, tok, b.tokens)
+	p := pendingHit{prefix: prefix, suffix: suffix, h: h, n: int32(len(tok)), inCode: inCode}
+	if len(tok) > 16 {
+		p.long = int32(len(b.long))
+		b.long = append(b.long, tok...)
+	}
+	prefetch(unsafe.Pointer(&b.ids.slots[int(h)&(len(b.ids.slots)-1)]))
+	b.pend = append(b.pend, p)
+	if len(b.pend) == maxPending {
+		b.drain(row)
+	}
+}
+
+// drain counts the queued words.
+func (b *Builder) drain(row int32) {
+	for i := range b.pend {
+		b.hit(&b.pend[i], row)
+	}
+	b.pend = b.pend[:0]
+	b.long = b.long[:0]
+}
+
+// hit counts one occurrence of the queued word p in row. The row's
+// counters live in the word's table slot, so that a word touches one
+// cache line. The word's bytes are its two words when it is no longer
+// than 16 bytes, else its copy in b.long.
+func (b *Builder) hit(p *pendingHit, row int32) {
+	var short [16]byte
+	var tok []byte
+	if p.n <= 16 {
+		binary.LittleEndian.PutUint64(short[:8], p.prefix)
+		binary.LittleEndian.PutUint64(short[8:], p.suffix)
+		tok = short[:p.n]
+	} else {
+		tok = b.long[p.long : p.long+p.n]
+	}
+	prefix, suffix := p.prefix, p.suffix
+	i, found := b.ids.find(p.h, prefix, suffix, tok, b.tokens)
 	if !found {
 		i = b.add(i, prefix, suffix, tok, row)
 	}
@@ -187,7 +252,7 @@ func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 		b.touched = append(b.touched, int32(i))
 	}
 	s.hits++
-	if inCode {
+	if p.inCode {
 		s.codeHits++
 	}
 }
@@ -196,7 +261,7 @@ func (b *Builder) hit(tok []byte, row int32, inCode bool) {
 // Slots move when the table grows; the row's touched slots are then found
 // again (those whose open row is row).
 func (b *Builder) add(slot int, prefix, suffix uint64, tok []byte, row int32) int {
-	b.tokens = append(b.tokens, string(tok))
+	b.tokens = append(b.tokens, b.internToken(tok))
 	size := len(b.ids.slots)
 	slot = b.ids.insert(slot, tokenSlot{id: int32(len(b.tokens)), prefix: prefix, suffix: suffix, row: -1}, b.tokens)
 	if len(b.ids.slots) != size {
@@ -235,6 +300,24 @@ func (b *Builder) closeRow() {
 	b.entries[last] = e
 	b.touched = b.touched[:0]
 }
+
+// internToken returns a copy of tok, a new token, as a string in the
+// builder's token arena: a segment's few hundred thousand tokens are then
+// a few large allocations instead of one each (the allocation was most
+// of adding a token). The arena's bytes are never written again once a
+// token is in them; a token the StemCache keeps past the builder is
+// copied out (stemKey), so that it does not hold a chunk alive.
+func (b *Builder) internToken(tok []byte) string {
+	if cap(b.arena)-len(b.arena) < len(tok) {
+		b.arena = make([]byte, 0, max(tokenArenaChunk, len(tok)))
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, tok...)
+	return unsafe.String(unsafe.SliceData(b.arena[start:]), len(tok))
+}
+
+// tokenArenaChunk is the size of one chunk of a builder's token arena.
+const tokenArenaChunk = 64 << 10
 
 func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	var flags uint8
@@ -331,22 +414,23 @@ func (b *Builder) walkEntries(lists []postingList, post []byte) {
 }
 
 // putUvarint writes v at post[at:] and returns its length, or only
-// returns its length when post is nil (walkEntries' sizing pass).
+// returns its length when post is nil (walkEntries' sizing pass). Both
+// without a loop for the common case: the length from v's bit length,
+// and a value under 128 (most row gaps and counts) as its one byte.
 func putUvarint(post []byte, at uint32, v uint64) uint32 {
 	if post == nil {
 		return uint32(uvarintLen(v))
 	}
+	if v < 0x80 {
+		post[at] = byte(v)
+		return 1
+	}
 	return uint32(binary.PutUvarint(post[at:], v))
 }
 
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
+// uvarintLen is the length of v as a uvarint: 7 bits a byte, at least
+// one byte.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
 
 // WriteFile writes the segment of blocks [first, end) of sequence seq to
 // dir, durably and atomically (temp file, fsync, rename).

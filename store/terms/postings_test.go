@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -220,5 +221,67 @@ func TestSortedTokenIDsIsByteOrder(t *testing.T) {
 	slices.SortFunc(want, func(x, y int32) int { return strings.Compare(tokens[x], tokens[y]) })
 	if !slices.Equal(order, want) {
 		t.Fatalf("order %v, want %v", order, want)
+	}
+}
+
+// TestUvarintLen checks the loop-free length against the encoding's own
+// at every bit length's edges.
+func TestUvarintLen(t *testing.T) {
+	for bit := range 64 {
+		for _, v := range []uint64{1<<bit - 1, 1 << bit, 1<<bit + 1, ^uint64(0) >> bit} {
+			if got, want := uvarintLen(v), len(binary.AppendUvarint(nil, v)); got != want {
+				t.Fatalf("uvarintLen(%d) = %d, want %d", v, got, want)
+			}
+			post := make([]byte, 10)
+			if n := putUvarint(post, 0, v); !bytes.Equal(post[:n], binary.AppendUvarint(nil, v)) {
+				t.Fatalf("putUvarint(%d) wrote %x", v, post[:n])
+			}
+		}
+	}
+}
+
+// TestQueuedWordsOfEveryLength covers the builder's queue of words whose
+// slots it prefetches: words of 1 to 40 bytes (a word of up to 16 is kept
+// as its two words, a longer one as a copy), in rows of more words than
+// the queue holds, with the table growing while a full queue is counted.
+// Vocabulary and postings must be the reference's.
+func TestQueuedWordsOfEveryLength(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	word := func() string {
+		n := 1 + r.IntN(40)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"[r.IntN(3)+r.IntN(2)*20]
+		}
+		return string(b)
+	}
+	var rows []Row
+	for range 40 {
+		var text strings.Builder
+		for j := range r.IntN(3 * maxPending) {
+			if j%17 == 0 {
+				text.WriteString("`")
+			}
+			fmt.Fprintf(&text, "%s %s%d ", word(), word(), r.IntN(20000))
+		}
+		rows = append(rows, Row{Text: []byte(text.String())})
+	}
+	checkPostingsSections(t, rows)
+	data := build(rows).encode(0, 1)
+	h, err := decodeHeader(data, uint64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var z textrules.Tokenizer
+	for _, row := range rows {
+		z.Each(row.Text, func(tok []byte, _ bool) { seen[string(tok)] = true })
+	}
+	var want []byte
+	for _, tok := range slices.Sorted(maps.Keys(seen)) {
+		want = append(append(want, tok...), '\n')
+	}
+	if got := data[h.VocabOff : h.VocabOff+h.VocabLen]; !bytes.Equal(got, want) {
+		t.Fatalf("vocabulary differs from the reference: %d bytes, want %d", len(got), len(want))
 	}
 }
