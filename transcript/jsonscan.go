@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -17,10 +18,10 @@ import (
 // most of the indexer's time went there. This scanner walks only the
 // structure recall reads (top-level members, the message, its content
 // blocks) and skips every other value with byte searches (strings are
-// skipped with IndexByte to the next unescaped quote). It is lenient: it
-// checks structure, not every number and literal, and a differential fuzz
-// test holds it to encoding/json's results on every line encoding/json
-// accepts.
+// skipped to the next unescaped quote, eight bytes at a time and then
+// with IndexByte). It is lenient: it checks structure, not every number
+// and literal, and a differential fuzz test holds it to encoding/json's
+// results on every line encoding/json accepts.
 
 var errSyntax = errors.New("malformed JSON")
 
@@ -114,23 +115,68 @@ func skipSpace(b []byte, i int) int {
 
 // skipString returns the index just past the string starting at b[i] ('"').
 func skipString(b []byte, i int) (int, error) {
+	if end := stringEnd(b, i); end >= 0 {
+		return end, nil
+	}
+	return 0, errSyntax
+}
+
+// quoteWords is how many eight-byte words stringEnd tests before it
+// hands a string over to bytes.IndexByte.
+const quoteWords = 4
+
+// stringEnd returns the index just past the string starting at b[i]
+// ('"'), or -1 when it does not end. Most strings of a transcript line
+// are keys, ids and short values (a quote every 15 bytes on average): it
+// tests their first words itself, eight bytes at a time, since a call of
+// bytes.IndexByte per string cost more than the search; a longer string
+// is searched by IndexByte, which is faster per byte.
+func stringEnd(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	j := i + 1
+	w := 0
 	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, errSyntax
+		if j+8 > len(b) {
+			for ; j < len(b) && b[j] != '"'; j++ {
+			}
+			if j == len(b) {
+				return -1
+			}
+		} else if w < quoteWords {
+			q := binary.LittleEndian.Uint64(b[j:]) ^ ones*'"'
+			// The lowest high bit set marks the first quote (the bits
+			// above it may be set by the borrow, never the ones below).
+			m := (q - ones) &^ q & highs
+			if m == 0 {
+				j += 8
+				w++
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
+		} else {
+			k := bytes.IndexByte(b[j:], '"')
+			if k < 0 {
+				return -1
+			}
+			j += k
 		}
-		j += k
-		// The quote is escaped if an odd number of backslashes precede it.
-		n := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1, nil
+		// b[j] is a quote: escaped if an odd number of backslashes
+		// precede it.
+		if b[j-1] != '\\' || evenBackslashes(b, i, j) {
+			return j + 1
 		}
 		j++
 	}
+}
+
+// evenBackslashes reports whether an even number of backslashes precede
+// b[j], counting back no further than b[i+1].
+func evenBackslashes(b []byte, i, j int) bool {
+	n := 0
+	for p := j - 1; p > i && b[p] == '\\'; p-- {
+		n++
+	}
+	return n%2 == 0
 }
 
 // skipValue returns the index just past the value starting at b[i].
@@ -156,36 +202,27 @@ func skipValue(b []byte, i int) (int, error) {
 }
 
 // skipNested skips an object or array by counting brackets outside
-// strings. It jumps from string to string with IndexByte: in transcript
-// JSON nearly every byte is inside a string, and the structure between two
-// strings is a few bytes long.
+// strings. In transcript JSON nearly every byte is inside a string, and
+// the structure between two strings is a few bytes long: it is read a
+// byte at a time, and each string skipped whole (skipString).
 func skipNested(b []byte, i int) (int, error) {
 	depth := 0
-	for j := i; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		stop := len(b)
-		if q >= 0 {
-			stop = j + q
-		}
-		for ; j < stop; j++ {
-			switch b[j] {
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end := stringEnd(b, j)
+			if end < 0 {
+				return 0, errSyntax
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1, nil
 			}
 		}
-		if q < 0 {
-			break
-		}
-		end, err := skipString(b, stop)
-		if err != nil {
-			return 0, err
-		}
-		j = end
 	}
 	return 0, errSyntax
 }
@@ -259,40 +296,31 @@ func (m *skipMemo) remember(b []byte, start, end int) {
 func (m *skipMemo) skipRecording(b []byte, i int) (int, error) {
 	var open [memoDepth]int // where the open bracket at each depth is
 	depth := 0
-	for j := i; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		stop := len(b)
-		if q >= 0 {
-			stop = j + q
-		}
-		for ; j < stop; j++ {
-			switch b[j] {
-			case '{', '[':
-				depth++
-				if depth <= memoDepth {
-					open[depth-1] = j
-				}
-			case '}', ']':
-				if depth >= 2 && depth <= memoDepth {
-					m.remember(b, open[depth-1], j+1)
-				}
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end := stringEnd(b, j)
+			if end < 0 {
+				return 0, errSyntax
+			}
+			if depth < memoDepth && end-j >= memoStrings {
+				m.remember(b, j, end)
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+			if depth <= memoDepth {
+				open[depth-1] = j
+			}
+		case '}', ']':
+			if depth >= 2 && depth <= memoDepth {
+				m.remember(b, open[depth-1], j+1)
+			}
+			depth--
+			if depth == 0 {
+				return j + 1, nil
 			}
 		}
-		if q < 0 {
-			break
-		}
-		end, err := skipString(b, stop)
-		if err != nil {
-			return 0, err
-		}
-		if depth < memoDepth && end-stop >= memoStrings {
-			m.remember(b, stop, end)
-		}
-		j = end
 	}
 	return 0, errSyntax
 }
