@@ -102,7 +102,12 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 		m.record = true
 		defer func() { m.record = false }()
 	}
-	err := eachMember(line, m, func(key, val []byte) bool {
+	w := objectWalk{b: line}
+	for {
+		key, val, ok := w.next(m)
+		if !ok {
+			break
+		}
 		switch string(key) {
 		case "type":
 			r.Type = decodeType(val)
@@ -127,9 +132,8 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 		case "message":
 			r.Message = val
 		}
-		return true
-	})
-	return r, err
+	}
+	return r, w.err
 }
 
 type message struct {

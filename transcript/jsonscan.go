@@ -30,47 +30,80 @@ var errSyntax = errors.New("malformed JSON")
 // false to stop early. m (which may be nil) holds where values skipped
 // before end.
 func eachMember(b []byte, m *skipMemo, fn func(key, val []byte) bool) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return errSyntax
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
+	w := objectWalk{b: b}
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return errSyntax
+		key, val, ok := w.next(m)
+		if !ok {
+			return w.err
 		}
-		kend, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key := b[i+1 : kend-1]
-		i = skipSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return errSyntax
-		}
-		vstart := skipSpace(b, i+1)
-		vend, err := m.skipMember(key, b, vstart)
-		if err != nil {
-			return err
-		}
-		if !fn(key, b[vstart:vend]) {
+		if !fn(key, val) {
 			return nil
 		}
-		i = skipSpace(b, vend)
+	}
+}
+
+// objectWalk is eachMember as a loop the caller writes (next), for the
+// walks that run on every line: a call of fn per member cost more than
+// the switch on its key.
+type objectWalk struct {
+	b       []byte
+	i       int
+	started bool
+	err     error // why the walk stopped early: errSyntax, or nil
+}
+
+// next returns the raw key and value of the object's next member, or
+// ok false at its end or at an error (w.err).
+func (w *objectWalk) next(m *skipMemo) (key, val []byte, ok bool) {
+	b, i := w.b, w.i
+	if !w.started {
+		w.started = true
+		i = skipSpace(b, 0)
+		if i >= len(b) || b[i] != '{' {
+			return w.fail()
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return nil, nil, false
+		}
+	} else {
+		i = skipSpace(b, i)
 		if i >= len(b) {
-			return errSyntax
+			return w.fail()
 		}
 		if b[i] == '}' {
-			return nil
+			return nil, nil, false
 		}
 		if b[i] != ',' {
-			return errSyntax
+			return w.fail()
 		}
 		i = skipSpace(b, i+1)
 	}
+	if i >= len(b) || b[i] != '"' {
+		return w.fail()
+	}
+	kend := stringEnd(b, i)
+	if kend < 0 {
+		return w.fail()
+	}
+	key = b[i+1 : kend-1]
+	i = skipSpace(b, kend)
+	if i >= len(b) || b[i] != ':' {
+		return w.fail()
+	}
+	vstart := skipSpace(b, i+1)
+	vend, err := m.skipMember(key, b, vstart)
+	if err != nil {
+		return w.fail()
+	}
+	w.i = vend
+	return key, b[vstart:vend], true
+}
+
+func (w *objectWalk) fail() ([]byte, []byte, bool) {
+	w.err = errSyntax
+	w.i = len(w.b)
+	return nil, nil, false
 }
 
 // eachElement calls fn with the raw value of each element of the array
@@ -261,9 +294,14 @@ const (
 func (m *skipMemo) reset() { m.ends = m.ends[:0] }
 
 // skipMember is skipValue for the value of member key.
+// During the first walk nothing is looked up: the memo holds values
+// inside a message, and a top-level value starts past it.
 func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
-	if m != nil && m.record && string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
-		return m.skipRecording(b, i)
+	if m != nil && m.record {
+		if string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
+			return m.skipRecording(b, i)
+		}
+		return skipValue(b, i)
 	}
 	return m.skipValue(b, i)
 }
