@@ -240,7 +240,7 @@ func (x *lineExtractor) memoOrNil() *skipMemo {
 // Only user and assistant records can hold indexable text; the walk that
 // finds the type skips every other value without decoding it.
 func (x *lineExtractor) add(line []byte, lineNo int) error {
-	if len(bytes.TrimSpace(line)) == 0 {
+	if len(line) == 0 || line[0] != '{' && len(bytes.TrimSpace(line)) == 0 {
 		return nil // blank lines are harmless
 	}
 	rec, err := parseRecord(line, x.memoOrNil())

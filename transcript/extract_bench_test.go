@@ -72,3 +72,38 @@ func cpuTime() int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkExtractLines runs the extractor (secrets kept) over the first
+// transcripts of $RECALL_BENCH_CORPUS, about 2 MB that stay in cache:
+// steadier than BenchmarkExtractCorpus for comparing small changes.
+func BenchmarkExtractLines(b *testing.B) {
+	root := os.Getenv("RECALL_BENCH_CORPUS")
+	if root == "" {
+		b.Skip("RECALL_BENCH_CORPUS names no projects directory")
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "*.jsonl"))
+	var lines [][]byte
+	size := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for l := range bytes.SplitSeq(data, []byte("\n")) {
+			lines = append(lines, l)
+		}
+		if size += len(data); size > 2<<20 {
+			break
+		}
+	}
+	b.SetBytes(int64(size))
+	x := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", keepSecrets: true}
+	start := cpuTime()
+	for b.Loop() {
+		x.rows = x.rows[:0]
+		for i, line := range lines {
+			_ = x.add(line, i+1)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}

@@ -154,6 +154,12 @@ func skipString(b []byte, i int) (int, error) {
 	return 0, errSyntax
 }
 
+// ones and highs are the bytes 0x01 and 0x80 in each byte of a word:
+// (x - ones) &^ x & highs is nonzero when a byte of x is zero, and its
+// lowest set bit marks the first such byte (a borrow sets only bits
+// above it).
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
 // quoteWords is how many eight-byte words stringEnd tests before it
 // hands a string over to bytes.IndexByte.
 const quoteWords = 4
@@ -165,7 +171,6 @@ const quoteWords = 4
 // bytes.IndexByte per string cost more than the search; a longer string
 // is searched by IndexByte, which is faster per byte.
 func stringEnd(b []byte, i int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	j := i + 1
 	w := 0
 	for {
@@ -177,9 +182,7 @@ func stringEnd(b []byte, i int) int {
 			}
 		} else if w < quoteWords {
 			q := binary.LittleEndian.Uint64(b[j:]) ^ ones*'"'
-			// The lowest high bit set marks the first quote (the bits
-			// above it may be set by the borrow, never the ones below).
-			m := (q - ones) &^ q & highs
+			m := (q - ones) &^ q & highs // lowest set bit: the first quote
 			if m == 0 {
 				j += 8
 				w++
@@ -297,8 +300,11 @@ func (m *skipMemo) reset() { m.ends = m.ends[:0] }
 // During the first walk nothing is looked up: the memo holds values
 // inside a message, and a top-level value starts past it.
 func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
-	if m != nil && m.record {
-		if string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
+	if m == nil || m.record {
+		if i < len(b) && b[i] == '"' {
+			return skipString(b, i)
+		}
+		if m != nil && string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
 			return m.skipRecording(b, i)
 		}
 		return skipValue(b, i)
@@ -424,7 +430,6 @@ func unquote(raw []byte) (string, bool) {
 // other than a backslash or quote: bytes copied as they are. It tests
 // eight bytes at a time.
 func plainRun(s []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := 0
 	for ; n+8 <= len(s); n += 8 {
 		x := binary.LittleEndian.Uint64(s[n:])
