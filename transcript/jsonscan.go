@@ -244,6 +244,9 @@ func skipValue(b []byte, i int) (int, error) {
 func skipNested(b []byte, i int) (int, error) {
 	depth := 0
 	for j := i; j < len(b); j++ {
+		if !structural[b[j]] {
+			continue
+		}
 		switch b[j] {
 		case '"':
 			end := stringEnd(b, j)
@@ -262,6 +265,10 @@ func skipNested(b []byte, i int) (int, error) {
 	}
 	return 0, errSyntax
 }
+
+// structural marks the bytes a nested value's scan acts on: quotes and
+// brackets. One load tells the rest apart (a colon, a comma, a digit).
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // skipMemo remembers where the values inside a line's message end, as
 // the first walk over the line (parseRecord) skips the message: the walks
@@ -341,6 +348,9 @@ func (m *skipMemo) skipRecording(b []byte, i int) (int, error) {
 	var open [memoDepth]int // where the open bracket at each depth is
 	depth := 0
 	for j := i; j < len(b); j++ {
+		if !structural[b[j]] {
+			continue
+		}
 		switch b[j] {
 		case '"':
 			end := stringEnd(b, j)
