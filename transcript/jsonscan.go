@@ -240,7 +240,8 @@ func skipValue(b []byte, i int) (int, error) {
 // skipNested skips an object or array by counting brackets outside
 // strings. In transcript JSON nearly every byte is inside a string, and
 // the structure between two strings is a few bytes long: it is read a
-// byte at a time, and each string skipped whole (skipString).
+// byte at a time, and each string skipped whole (stringEnd), instead of
+// an IndexByte call to find each string's opening quote.
 func skipNested(b []byte, i int) (int, error) {
 	depth := 0
 	for j := i; j < len(b); j++ {
@@ -303,9 +304,9 @@ const (
 
 func (m *skipMemo) reset() { m.ends = m.ends[:0] }
 
-// skipMember is skipValue for the value of member key.
-// During the first walk nothing is looked up: the memo holds values
-// inside a message, and a top-level value starts past it.
+// skipMember is skipValue for the value of member key. During the first
+// walk nothing is looked up: the memo holds values inside a message, and
+// a top-level value starts past it.
 func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
 	if m == nil || m.record {
 		if i < len(b) && b[i] == '"' {
