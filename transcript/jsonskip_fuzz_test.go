@@ -164,3 +164,94 @@ func FuzzSkipMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// refEachMember is eachMember as it was before objectWalk: a callback per
+// member, the separators checked after it.
+func refEachMember(b []byte, fn func(key, val []byte) bool) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return errSyntax
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return errSyntax
+		}
+		kend, err := refSkipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : kend-1]
+		i = skipSpace(b, kend)
+		if i >= len(b) || b[i] != ':' {
+			return errSyntax
+		}
+		vstart := skipSpace(b, i+1)
+		vend, err := refSkipValue(b, vstart)
+		if err != nil {
+			return err
+		}
+		if !fn(key, b[vstart:vend]) {
+			return nil
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errSyntax
+		}
+		if b[i] == '}' {
+			return nil
+		}
+		if b[i] != ',' {
+			return errSyntax
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// FuzzWalkMatchesReference: objectWalk, as parseRecord drives it (with a
+// recording memo) and as eachMember does (without one), yields the
+// members and the error the callback walk yielded, and stopping after
+// any member gives no error, as the callback's false did.
+func FuzzWalkMatchesReference(f *testing.F) {
+	addFixtureLines(f)
+	for _, s := range skipMemoSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{`{}`, ` { } `, `{"a":1 , "b" : "c" }`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a"}`, `{"a":}`, `{"a":1`, `{"a":1}x`, `[1]`, `{"message":{"x":[1]}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want [][2]string
+		werr := refEachMember(b, func(key, val []byte) bool {
+			want = append(want, [2]string{string(key), string(val)})
+			return true
+		})
+		for _, memo := range []*skipMemo{nil, {record: true}} {
+			var got [][2]string
+			w := objectWalk{b: b}
+			for {
+				key, val, ok := w.next(memo)
+				if !ok {
+					break
+				}
+				got = append(got, [2]string{string(key), string(val)})
+			}
+			if !reflect.DeepEqual(got, want) || (w.err == nil) != (werr == nil) {
+				t.Fatalf("walk of %q (memo %v): %q, %v; reference %q, %v", b, memo != nil, got, w.err, want, werr)
+			}
+		}
+		for stop := range want {
+			n := 0
+			err := eachMember(b, nil, func(key, val []byte) bool {
+				n++
+				return n <= stop
+			})
+			if err != nil || n != stop+1 {
+				t.Fatalf("eachMember of %q stopped after member %d: %d calls, %v", b, stop, n, err)
+			}
+		}
+	})
+}
