@@ -102,7 +102,12 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 		m.record = true
 		defer func() { m.record = false }()
 	}
-	err := eachMember(line, m, func(key, val []byte) bool {
+	w := objectWalk{b: line}
+	for {
+		key, val, ok := w.next(m)
+		if !ok {
+			break
+		}
 		switch string(key) {
 		case "type":
 			r.Type = decodeType(val)
@@ -127,9 +132,8 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 		case "message":
 			r.Message = val
 		}
-		return true
-	})
-	return r, err
+	}
+	return r, w.err
 }
 
 type message struct {
@@ -236,7 +240,7 @@ func (x *lineExtractor) memoOrNil() *skipMemo {
 // Only user and assistant records can hold indexable text; the walk that
 // finds the type skips every other value without decoding it.
 func (x *lineExtractor) add(line []byte, lineNo int) error {
-	if len(bytes.TrimSpace(line)) == 0 {
+	if len(line) == 0 || line[0] != '{' && len(bytes.TrimSpace(line)) == 0 {
 		return nil // blank lines are harmless
 	}
 	rec, err := parseRecord(line, x.memoOrNil())

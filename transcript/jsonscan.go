@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -17,10 +18,10 @@ import (
 // most of the indexer's time went there. This scanner walks only the
 // structure recall reads (top-level members, the message, its content
 // blocks) and skips every other value with byte searches (strings are
-// skipped with IndexByte to the next unescaped quote). It is lenient: it
-// checks structure, not every number and literal, and a differential fuzz
-// test holds it to encoding/json's results on every line encoding/json
-// accepts.
+// skipped to the next unescaped quote, eight bytes at a time and then
+// with IndexByte). It is lenient: it checks structure, not every number
+// and literal, and a differential fuzz test holds it to encoding/json's
+// results on every line encoding/json accepts.
 
 var errSyntax = errors.New("malformed JSON")
 
@@ -29,47 +30,80 @@ var errSyntax = errors.New("malformed JSON")
 // false to stop early. m (which may be nil) holds where values skipped
 // before end.
 func eachMember(b []byte, m *skipMemo, fn func(key, val []byte) bool) error {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return errSyntax
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return nil
-	}
+	w := objectWalk{b: b}
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return errSyntax
+		key, val, ok := w.next(m)
+		if !ok {
+			return w.err
 		}
-		kend, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key := b[i+1 : kend-1]
-		i = skipSpace(b, kend)
-		if i >= len(b) || b[i] != ':' {
-			return errSyntax
-		}
-		vstart := skipSpace(b, i+1)
-		vend, err := m.skipMember(key, b, vstart)
-		if err != nil {
-			return err
-		}
-		if !fn(key, b[vstart:vend]) {
+		if !fn(key, val) {
 			return nil
 		}
-		i = skipSpace(b, vend)
+	}
+}
+
+// objectWalk is eachMember as a loop the caller writes (next), for the
+// walks that run on every line: a call of fn per member cost more than
+// the switch on its key.
+type objectWalk struct {
+	b       []byte
+	i       int
+	started bool
+	err     error // why the walk stopped early: errSyntax, or nil
+}
+
+// next returns the raw key and value of the object's next member, or
+// ok false at its end or at an error (w.err).
+func (w *objectWalk) next(m *skipMemo) (key, val []byte, ok bool) {
+	b, i := w.b, w.i
+	if !w.started {
+		w.started = true
+		i = skipSpace(b, 0)
+		if i >= len(b) || b[i] != '{' {
+			return w.fail()
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return nil, nil, false
+		}
+	} else {
+		i = skipSpace(b, i)
 		if i >= len(b) {
-			return errSyntax
+			return w.fail()
 		}
 		if b[i] == '}' {
-			return nil
+			return nil, nil, false
 		}
 		if b[i] != ',' {
-			return errSyntax
+			return w.fail()
 		}
 		i = skipSpace(b, i+1)
 	}
+	if i >= len(b) || b[i] != '"' {
+		return w.fail()
+	}
+	kend := stringEnd(b, i)
+	if kend < 0 {
+		return w.fail()
+	}
+	key = b[i+1 : kend-1]
+	i = skipSpace(b, kend)
+	if i >= len(b) || b[i] != ':' {
+		return w.fail()
+	}
+	vstart := skipSpace(b, i+1)
+	vend, err := m.skipMember(key, b, vstart)
+	if err != nil {
+		return w.fail()
+	}
+	w.i = vend
+	return key, b[vstart:vend], true
+}
+
+func (w *objectWalk) fail() ([]byte, []byte, bool) {
+	w.err = errSyntax
+	w.i = len(w.b)
+	return nil, nil, false
 }
 
 // eachElement calls fn with the raw value of each element of the array
@@ -114,23 +148,71 @@ func skipSpace(b []byte, i int) int {
 
 // skipString returns the index just past the string starting at b[i] ('"').
 func skipString(b []byte, i int) (int, error) {
+	if end := stringEnd(b, i); end >= 0 {
+		return end, nil
+	}
+	return 0, errSyntax
+}
+
+// ones and highs are the bytes 0x01 and 0x80 in each byte of a word:
+// (x - ones) &^ x & highs is nonzero when a byte of x is zero, and its
+// lowest set bit marks the first such byte (a borrow sets only bits
+// above it).
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// quoteWords is how many eight-byte words stringEnd tests before it
+// hands a string over to bytes.IndexByte.
+const quoteWords = 4
+
+// stringEnd returns the index just past the string starting at b[i]
+// ('"'), or -1 when it does not end. Most strings of a transcript line
+// are keys, ids and short values (a quote every 15 bytes on average): it
+// tests their first words itself, eight bytes at a time, since a call of
+// bytes.IndexByte per string cost more than the search; a longer string
+// is searched by IndexByte, which is faster per byte.
+func stringEnd(b []byte, i int) int {
 	j := i + 1
+	w := 0
 	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, errSyntax
+		if j+8 > len(b) {
+			for ; j < len(b) && b[j] != '"'; j++ {
+			}
+			if j == len(b) {
+				return -1
+			}
+		} else if w < quoteWords {
+			q := binary.LittleEndian.Uint64(b[j:]) ^ ones*'"'
+			m := (q - ones) &^ q & highs // lowest set bit: the first quote
+			if m == 0 {
+				j += 8
+				w++
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
+		} else {
+			k := bytes.IndexByte(b[j:], '"')
+			if k < 0 {
+				return -1
+			}
+			j += k
 		}
-		j += k
-		// The quote is escaped if an odd number of backslashes precede it.
-		n := 0
-		for p := j - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1, nil
+		// b[j] is a quote: escaped if an odd number of backslashes
+		// precede it.
+		if b[j-1] != '\\' || evenBackslashes(b, i, j) {
+			return j + 1
 		}
 		j++
 	}
+}
+
+// evenBackslashes reports whether an even number of backslashes precede
+// b[j], counting back no further than b[i+1].
+func evenBackslashes(b []byte, i, j int) bool {
+	n := 0
+	for p := j - 1; p > i && b[p] == '\\'; p-- {
+		n++
+	}
+	return n%2 == 0
 }
 
 // skipValue returns the index just past the value starting at b[i].
@@ -156,39 +238,38 @@ func skipValue(b []byte, i int) (int, error) {
 }
 
 // skipNested skips an object or array by counting brackets outside
-// strings. It jumps from string to string with IndexByte: in transcript
-// JSON nearly every byte is inside a string, and the structure between two
-// strings is a few bytes long.
+// strings. In transcript JSON nearly every byte is inside a string, and
+// the structure between two strings is a few bytes long: it is read a
+// byte at a time, and each string skipped whole (stringEnd), instead of
+// an IndexByte call to find each string's opening quote.
 func skipNested(b []byte, i int) (int, error) {
 	depth := 0
-	for j := i; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		stop := len(b)
-		if q >= 0 {
-			stop = j + q
+	for j := i; j < len(b); j++ {
+		if !structural[b[j]] {
+			continue
 		}
-		for ; j < stop; j++ {
-			switch b[j] {
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
+		switch b[j] {
+		case '"':
+			end := stringEnd(b, j)
+			if end < 0 {
+				return 0, errSyntax
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1, nil
 			}
 		}
-		if q < 0 {
-			break
-		}
-		end, err := skipString(b, stop)
-		if err != nil {
-			return 0, err
-		}
-		j = end
 	}
 	return 0, errSyntax
 }
+
+// structural marks the bytes a nested value's scan acts on: quotes and
+// brackets. One load tells the rest apart (a colon, a comma, a digit).
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // skipMemo remembers where the values inside a line's message end, as
 // the first walk over the line (parseRecord) skips the message: the walks
@@ -223,10 +304,18 @@ const (
 
 func (m *skipMemo) reset() { m.ends = m.ends[:0] }
 
-// skipMember is skipValue for the value of member key.
+// skipMember is skipValue for the value of member key. During the first
+// walk nothing is looked up: the memo holds values inside a message, and
+// a top-level value starts past it.
 func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
-	if m != nil && m.record && string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
-		return m.skipRecording(b, i)
+	if m == nil || m.record {
+		if i < len(b) && b[i] == '"' {
+			return skipString(b, i)
+		}
+		if m != nil && string(key) == "message" && i < len(b) && (b[i] == '{' || b[i] == '[') {
+			return m.skipRecording(b, i)
+		}
+		return skipValue(b, i)
 	}
 	return m.skipValue(b, i)
 }
@@ -259,40 +348,34 @@ func (m *skipMemo) remember(b []byte, start, end int) {
 func (m *skipMemo) skipRecording(b []byte, i int) (int, error) {
 	var open [memoDepth]int // where the open bracket at each depth is
 	depth := 0
-	for j := i; j < len(b); {
-		q := bytes.IndexByte(b[j:], '"')
-		stop := len(b)
-		if q >= 0 {
-			stop = j + q
+	for j := i; j < len(b); j++ {
+		if !structural[b[j]] {
+			continue
 		}
-		for ; j < stop; j++ {
-			switch b[j] {
-			case '{', '[':
-				depth++
-				if depth <= memoDepth {
-					open[depth-1] = j
-				}
-			case '}', ']':
-				if depth >= 2 && depth <= memoDepth {
-					m.remember(b, open[depth-1], j+1)
-				}
-				depth--
-				if depth == 0 {
-					return j + 1, nil
-				}
+		switch b[j] {
+		case '"':
+			end := stringEnd(b, j)
+			if end < 0 {
+				return 0, errSyntax
+			}
+			if depth < memoDepth && end-j >= memoStrings {
+				m.remember(b, j, end)
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+			if depth <= memoDepth {
+				open[depth-1] = j
+			}
+		case '}', ']':
+			if depth >= 2 && depth <= memoDepth {
+				m.remember(b, open[depth-1], j+1)
+			}
+			depth--
+			if depth == 0 {
+				return j + 1, nil
 			}
 		}
-		if q < 0 {
-			break
-		}
-		end, err := skipString(b, stop)
-		if err != nil {
-			return 0, err
-		}
-		if depth < memoDepth && end-stop >= memoStrings {
-			m.remember(b, stop, end)
-		}
-		j = end
 	}
 	return 0, errSyntax
 }
@@ -358,7 +441,6 @@ func unquote(raw []byte) (string, bool) {
 // other than a backslash or quote: bytes copied as they are. It tests
 // eight bytes at a time.
 func plainRun(s []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := 0
 	for ; n+8 <= len(s); n += 8 {
 		x := binary.LittleEndian.Uint64(s[n:])
