@@ -59,7 +59,8 @@ func TestMayBeRecallEventIsContains(t *testing.T) {
 // FuzzMayBeRecallEvent checks the prefilter against strings.Contains on
 // any text: a row it wrongly rejects would lose its recall event.
 func FuzzMayBeRecallEvent(f *testing.F) {
-	for _, s := range []string{"", "recall", "do you remember", "Memory", "ecal", "eemory", "xxemembe"} {
+	for _, s := range []string{"", "recall", "do you remember", "Memory", "ecal", "eemory", "xxemembe",
+		"1234567ecall", "123456emory!", "abcdefgemember", "ebemdl ecalm", "1234567e" + "mory"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
