@@ -67,32 +67,59 @@ func DetectRecallEvent(role, text string) ([]string, bool) {
 	return nil, false
 }
 
-// phraseEnd returns where the first recall phrase ends, or -1. A phrase
-// is looked for only when the part it shares with others is in lower
-// (phraseKernels): most texts that mention memory hold none, and ten
-// searches of each were most of the detection's cost.
+// recallPhraseKernelAt holds, by recallPhrases' index, where in the
+// phrase its kernel (recallPhraseKernels) starts.
+var recallPhraseKernelAt = func() []int {
+	out := make([]int, len(recallPhrases))
+	for i, p := range recallPhrases {
+		if k := recallPhraseKernels[i]; k >= 0 {
+			out[i] = strings.Index(p, phraseKernels[k])
+		}
+	}
+	return out
+}()
+
+// phraseEnd returns where the first recall phrase ends, or -1 (the
+// smallest end of any phrase's first occurrence). A phrase with a kernel
+// (phraseKernels) is compared only where its kernel occurs in lower: one
+// search per kernel instead of one per phrase over the whole text, as
+// most texts that mention memory hold no phrase, and those searches
+// were most of the detection's cost.
 func phraseEnd(lower string) int {
 	best := -1
-	var has [len(phraseKernels)]int8 // 0 not looked for, 1 present, -1 absent
-	for n, p := range recallPhrases {
-		if k := recallPhraseKernels[n]; k >= 0 {
-			if has[k] == 0 {
-				has[k] = -1
-				if strings.Contains(lower, phraseKernels[k]) {
-					has[k] = 1
+	note := func(end int) {
+		if best < 0 || end < best {
+			best = end
+		}
+	}
+	for k, kernel := range phraseKernels {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], kernel)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			for n, p := range recallPhrases {
+				if recallPhraseKernels[n] != k {
+					continue
+				}
+				if start := at - recallPhraseKernelAt[n]; start >= 0 && strings.HasPrefix(lower[start:], p) {
+					note(start + len(p))
 				}
 			}
-			if has[k] < 0 {
-				continue
-			}
+			from = at + 1
 		}
-		if i := strings.Index(lower, p); i >= 0 && (best < 0 || i+len(p) < best) {
-			best = i + len(p)
+	}
+	for n, p := range recallPhrases {
+		if recallPhraseKernels[n] < 0 {
+			if i := strings.Index(lower, p); i >= 0 {
+				note(i + len(p))
+			}
 		}
 	}
 	if i := strings.Index(lower, "did you remember"); i >= 0 {
-		if j := strings.Index(lower[i:], "talked about"); j >= 0 && (best < 0 || i+j+len("talked about") < best) {
-			best = i + j + len("talked about")
+		if j := strings.Index(lower[i:], "talked about"); j >= 0 {
+			note(i + j + len("talked about"))
 		}
 	}
 	return best

@@ -99,7 +99,8 @@ func TestPhraseKernels(t *testing.T) {
 // phrase every search found.
 func FuzzPhraseEnd(f *testing.F) {
 	for _, s := range []string{"", "memory search", "i'll search my past sessions now", "i'll search the memory, go back to a memory",
-		"did you remember what we talked about", "memory", "i'll search", "xmemory recall", "i'll search the history and memory search"} {
+		"did you remember what we talked about", "memory", "i'll search", "xmemory recall", "i'll search the history and memory search",
+		"memory is memory search", "i'll search, i'll search my history", "memory recall, memory search"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
