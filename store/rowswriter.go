@@ -279,6 +279,7 @@ type blockBuilder struct {
 	maxTime  int64
 	types    uint8
 	sessions bloom
+	plain    plainFields // kept from block to block
 }
 
 func newBlockBuilder(next blockBuf) blockBuilder {
@@ -314,7 +315,7 @@ func (p *blockBuffers) put(raw []byte, terms []terms.Row) {
 }
 
 func (b *blockBuilder) add(r *Row) {
-	b.buf = r.AppendTSV(b.buf)
+	b.buf = r.appendTSV(b.buf, &b.plain)
 	b.rows++
 	t, ok := ParseTimestamp(r.Timestamp)
 	if ok {
@@ -344,7 +345,9 @@ func (b *blockBuilder) take(next blockBuf) *pendingBlock {
 			Sessions: b.sessions,
 		},
 	}
+	plain := b.plain
 	*b = newBlockBuilder(next)
+	b.plain = plain
 	return p
 }
 

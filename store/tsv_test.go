@@ -33,6 +33,32 @@ func TestRowRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAppendTSVAfterRowsMatchesAlone: rows written one after another
+// into a block, remembering the fields that needed no escape, come out
+// as each row alone would, whether a field repeats, changes, or changes
+// between plain and escaped.
+func TestAppendTSVAfterRowsMatchesAlone(t *testing.T) {
+	rows := []Row{
+		{Session: "s1", Text: "a", Project: "/p", Source: "/p/s1.jsonl", Line: 1},
+		{Session: "s1", Text: "b", Project: "/p", Source: "/p/s1.jsonl", Line: 2},
+		{Session: "s1", Text: "c", Project: "/p\tab", Source: "/p/s1.jsonl", Line: 3},
+		{Session: "s1", Text: "d", Project: "/p\tab", Source: "/p\n/s1.jsonl", Line: 4},
+		{Session: "s\t2", Text: "e", Project: "/p", Source: "/p/s1.jsonl", Line: 5},
+		{Session: "s1", Text: "f", Project: "/q", Source: "/q/s1.jsonl", Line: 6},
+		{Session: "", Text: "g", Project: "", Source: "", Line: 7},
+		{Session: "s1", Text: "h", Project: "/q", Source: "/q/s1.jsonl", Line: 8},
+	}
+	var plain plainFields
+	var got, want []byte
+	for i := range rows {
+		got = rows[i].appendTSV(got, &plain)
+		want = rows[i].AppendTSV(want)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("rows in a block:\n%q\nwant\n%q", got, want)
+	}
+}
+
 func TestParseRowRejectsWrongColumnCount(t *testing.T) {
 	for _, line := range []string{"", "a\tb", "a\tb\tc\td\te\tf\tg\th\ti\tj\tk", "a\tb\tc\td\te\tf\tg\th\ti\tj\tk\tl\tm"} {
 		if _, err := ParseRow([]byte(line)); err == nil {
@@ -61,6 +87,14 @@ func FuzzRowRoundTrip(f *testing.F) {
 		r := Row{Session: session, Timestamp: ts, Type: typ, Text: text, Project: project, Source: source,
 			Line: line, UUID: uuid, AgentID: agent, Role: typ, Gen: gen, Ordinal: line / 2}
 		enc := r.AppendTSV(nil)
+		// A block writes each row after others whose plain fields it
+		// remembers (appendTSV): the bytes must be AppendTSV's.
+		var plain plainFields
+		prev := Row{Session: session, Project: session, Source: project}
+		prev.appendTSV(nil, &plain)
+		if again := r.appendTSV(nil, &plain); !bytes.Equal(again, enc) {
+			t.Fatalf("after a row: %q, alone: %q", again, enc)
+		}
 		if bytes.IndexByte(enc[:len(enc)-1], '\n') >= 0 {
 			t.Fatalf("encoded row holds a newline: %q", enc)
 		}

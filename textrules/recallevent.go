@@ -1,6 +1,7 @@
 package textrules
 
 import (
+	"math/bits"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -66,32 +67,59 @@ func DetectRecallEvent(role, text string) ([]string, bool) {
 	return nil, false
 }
 
-// phraseEnd returns where the first recall phrase ends, or -1. A phrase
-// is looked for only when the part it shares with others is in lower
-// (phraseKernels): most texts that mention memory hold none, and ten
-// searches of each were most of the detection's cost.
+// recallPhraseKernelAt holds, by recallPhrases' index, where in the
+// phrase its kernel (recallPhraseKernels) starts.
+var recallPhraseKernelAt = func() []int {
+	out := make([]int, len(recallPhrases))
+	for i, p := range recallPhrases {
+		if k := recallPhraseKernels[i]; k >= 0 {
+			out[i] = strings.Index(p, phraseKernels[k])
+		}
+	}
+	return out
+}()
+
+// phraseEnd returns where the first recall phrase ends, or -1 (the
+// smallest end of any phrase's first occurrence). A phrase with a kernel
+// (phraseKernels) is compared only where its kernel occurs in lower: one
+// search per kernel instead of one per phrase over the whole text, as
+// most texts that mention memory hold no phrase, and those searches
+// were most of the detection's cost.
 func phraseEnd(lower string) int {
 	best := -1
-	var has [len(phraseKernels)]int8 // 0 not looked for, 1 present, -1 absent
-	for n, p := range recallPhrases {
-		if k := recallPhraseKernels[n]; k >= 0 {
-			if has[k] == 0 {
-				has[k] = -1
-				if strings.Contains(lower, phraseKernels[k]) {
-					has[k] = 1
+	note := func(end int) {
+		if best < 0 || end < best {
+			best = end
+		}
+	}
+	for k, kernel := range phraseKernels {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], kernel)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			for n, p := range recallPhrases {
+				if recallPhraseKernels[n] != k {
+					continue
+				}
+				if start := at - recallPhraseKernelAt[n]; start >= 0 && strings.HasPrefix(lower[start:], p) {
+					note(start + len(p))
 				}
 			}
-			if has[k] < 0 {
-				continue
-			}
+			from = at + 1
 		}
-		if i := strings.Index(lower, p); i >= 0 && (best < 0 || i+len(p) < best) {
-			best = i + len(p)
+	}
+	for n, p := range recallPhrases {
+		if recallPhraseKernels[n] < 0 {
+			if i := strings.Index(lower, p); i >= 0 {
+				note(i + len(p))
+			}
 		}
 	}
 	if i := strings.Index(lower, "did you remember"); i >= 0 {
-		if j := strings.Index(lower[i:], "talked about"); j >= 0 && (best < 0 || i+j+len("talked about") < best) {
-			best = i + j + len("talked about")
+		if j := strings.Index(lower[i:], "talked about"); j >= 0 {
+			note(i + j + len("talked about"))
 		}
 	}
 	return best
@@ -184,46 +212,47 @@ func contentWords(text string) []string {
 
 // mayBeRecallEvent is the cheap test DetectRecallEvent starts with: every
 // event mentions recall, memory or remember, and most rows none of them.
-// It is strings.Contains of "ecall", "emory" and "emember", in two passes
-// that jump between occurrences of a rarer byte ('c', then 'm' for both
-// other words) instead of three strings.Index passes stopping at each 'e',
-// the commonest letter of English (2.5 times faster on rows text; it was
-// 3% of an indexing run).
+// It is strings.Contains of "ecall", "emory" and "emember", all three an
+// 'e' followed by a 'c' or an 'm': it tests eight bytes at a time for
+// those pairs and compares the word only where one starts (about one
+// byte in a hundred of rows text). Jumping between 'c's and then between
+// 'm's with strings.IndexByte, two passes stopping every 40 bytes or so,
+// was 2% of an indexing run.
 func mayBeRecallEvent(text string) bool {
-	return containsAt(text, "ecall", 1) || containsMemoryWord(text)
-}
-
-// containsAt reports whether text contains word, looking for word's byte
-// at index k and comparing the rest around each one found.
-func containsAt(text, word string, k int) bool {
-	c := word[k]
-	for i := k; i+len(word)-k <= len(text); {
-		j := strings.IndexByte(text[i:len(text)-(len(word)-k-1)], c)
-		if j < 0 {
-			return false
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	var carry uint64 // bit 7 set: the byte before this word may be an 'e'
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		x := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		// A byte equal to the letter makes y zero there, and (y-ones)&^y
+		// sets the high bit of every zero byte (and maybe of a byte above
+		// one, which the comparison below rules out): no pair is missed.
+		e, c, m := x^(ones*'e'), x^(ones*'c'), x^(ones*'m')
+		isE := (e - ones) &^ e & highs
+		isCM := ((c-ones)&^c | (m-ones)&^m) & highs
+		pairs := (isE<<8 | carry) & isCM
+		carry = isE >> 56
+		for ; pairs != 0; pairs &= pairs - 1 {
+			if recallWordAt(text, i+bits.TrailingZeros64(pairs)/8) {
+				return true
+			}
 		}
-		i += j
-		if text[i-k:i-k+len(word)] == word {
+	}
+	for ; i < len(text); i++ {
+		if recallWordAt(text, i) {
 			return true
 		}
-		i++
 	}
 	return false
 }
 
-// containsMemoryWord reports whether text contains "emory" or "emember",
-// looking for their 'm' after an 'e'.
-func containsMemoryWord(text string) bool {
-	for i := 1; i+len("mory") <= len(text); {
-		j := strings.IndexByte(text[i:len(text)-len("ory")], 'm')
-		if j < 0 {
-			return false
-		}
-		i += j
-		if text[i-1] == 'e' && (text[i:i+len("mory")] == "mory" || strings.HasPrefix(text[i:], "member")) {
-			return true
-		}
-		i++
+// recallWordAt reports whether "ecall", "emory" or "emember" is in text
+// with its second letter at j.
+func recallWordAt(text string, j int) bool {
+	if j == 0 || text[j-1] != 'e' {
+		return false
 	}
-	return false
+	rest := text[j:]
+	return strings.HasPrefix(rest, "call") || strings.HasPrefix(rest, "mory") || strings.HasPrefix(rest, "member")
 }

@@ -59,7 +59,8 @@ func TestMayBeRecallEventIsContains(t *testing.T) {
 // FuzzMayBeRecallEvent checks the prefilter against strings.Contains on
 // any text: a row it wrongly rejects would lose its recall event.
 func FuzzMayBeRecallEvent(f *testing.F) {
-	for _, s := range []string{"", "recall", "do you remember", "Memory", "ecal", "eemory", "xxemembe"} {
+	for _, s := range []string{"", "recall", "do you remember", "Memory", "ecal", "eemory", "xxemembe",
+		"1234567ecall", "123456emory!", "abcdefgemember", "ebemdl ecalm", "1234567e" + "mory"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -98,7 +99,8 @@ func TestPhraseKernels(t *testing.T) {
 // phrase every search found.
 func FuzzPhraseEnd(f *testing.F) {
 	for _, s := range []string{"", "memory search", "i'll search my past sessions now", "i'll search the memory, go back to a memory",
-		"did you remember what we talked about", "memory", "i'll search", "xmemory recall", "i'll search the history and memory search"} {
+		"did you remember what we talked about", "memory", "i'll search", "xmemory recall", "i'll search the history and memory search",
+		"memory is memory search", "i'll search, i'll search my history", "memory recall, memory search"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
