@@ -77,18 +77,29 @@ func NewBuilder() *Builder {
 }
 
 // UseChunks makes the builder take the chunks it keeps its posting
-// entries in from p and give them back on Release, so that the segments
-// of a run reuse them instead of allocating (and the collector scanning
-// for) a few tens of MB per segment.
-func (b *Builder) UseChunks(p *ChunkPool) { b.chunks = p }
+// entries in, and its token table, from p and give them back on Release,
+// so that the segments of a run reuse them instead of allocating (and the
+// collector scanning for) a few tens of MB per segment. The table is
+// taken at the size the last segment grew it to: a segment's table
+// doubles about six times from its first size, rehashing every token
+// each time into fresh pages, each page faulted in twice (read, then
+// written). Call it before the first Add.
+func (b *Builder) UseChunks(p *ChunkPool) {
+	b.chunks = p
+	if slots := p.takeTable(); slots != nil {
+		b.ids = tokenTable{slots: slots}
+	}
+}
 
-// Release gives the builder's entry chunks back to its pool; the builder
-// must not be used after.
+// Release gives the builder's entry chunks and token table back to its
+// pool; the builder must not be used after.
 func (b *Builder) Release() {
 	for _, c := range b.entries {
 		b.chunks.put(c)
 	}
 	b.entries = nil
+	b.chunks.putTable(b.ids.slots)
+	b.ids = tokenTable{}
 }
 
 // entryChunk is the entries a pooled chunk holds (1 MiB).
@@ -101,8 +112,49 @@ const maxFreeChunks = 32
 // ChunkPool keeps the entry chunks of finished builders for the next
 // ones. Safe for concurrent use; a nil pool allocates every chunk.
 type ChunkPool struct {
-	mu   sync.Mutex
-	free [][]uint32
+	mu     sync.Mutex
+	free   [][]uint32
+	tables [][]tokenSlot // token tables of finished builders, at most maxFreeTables
+}
+
+// maxFreeTables is how many token tables a ChunkPool keeps: one per
+// builder that can run at once (a run builds a segment per core).
+const maxFreeTables = 2
+
+// maxPooledTable bounds the size of a table the pool keeps (32 MiB of
+// slots, what a segment of about 500k distinct tokens grows to), so that a
+// segment of unusual text does not pin a larger one for the whole run.
+const maxPooledTable = 1 << 20
+
+// takeTable returns a cleared token table of a finished builder, or nil.
+func (p *ChunkPool) takeTable() []tokenSlot {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	k := len(p.tables)
+	if k == 0 {
+		p.mu.Unlock()
+		return nil
+	}
+	t := p.tables[k-1]
+	p.tables = p.tables[:k-1]
+	p.mu.Unlock()
+	clear(t)
+	return t
+}
+
+// putTable keeps t for the next builder, unless the pool has enough or t
+// is larger than maxPooledTable.
+func (p *ChunkPool) putTable(t []tokenSlot) {
+	if p == nil || len(t) == 0 || len(t) > maxPooledTable {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.tables) < maxFreeTables {
+		p.tables = append(p.tables, t)
+	}
 }
 
 // NewChunkPool returns an empty pool.
