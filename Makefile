@@ -37,12 +37,13 @@ race:
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./.ci/fuzz
 
-## lint: gofmt and go vet must be clean, and recall must build for macOS
+## lint: gofmt and go vet must be clean, and recall must build for macOS and for a 32-bit platform (linux/386)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall
+	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall
 
 ## microbench: Go benchmarks of the hot paths
 microbench:

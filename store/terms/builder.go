@@ -377,7 +377,7 @@ func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 		flags |= FlagAck
 	}
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(r.TimeMs))
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(min(len(r.Text), 1<<32-1)))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(min(uint64(len(r.Text)), 1<<32-1)))
 	dst = binary.LittleEndian.AppendUint32(dst, k)
 	dst = binary.LittleEndian.AppendUint32(dst, r.Gen)
 	return append(dst, r.Type, flags, 0, 0)
