@@ -7,9 +7,10 @@ import "strings"
 // requires right after (or around) the keyword, run before the
 // expression. Each is a necessary condition, never a match of its own:
 // where it says false, the expression and the rule's check in Go would
-// have found nothing; where it says true, both run as before. A byte past
-// ASCII, which a case-folded class can match as part of ſ or K, always
-// answers true. FuzzPrechecks runs every text through a redactor with
+// have found nothing; where it says true, both run as before. In the
+// prechecks of case-folded rules (the assignments and the quoted run), a
+// byte past ASCII, which a folded class can match as part of ſ or K,
+// always answers true. FuzzPrechecks runs every text through a redactor with
 // and one without them (newRedactor(false)) and compares the findings.
 
 // anchoredPrecheck returns the precheck of the anchored rule kind, or

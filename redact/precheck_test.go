@@ -198,3 +198,68 @@ func FuzzPrechecks(f *testing.F) {
 		checkPrechecks(t, plain, text)
 	})
 }
+
+// TestPrecheckNameLengthBoundary: an assignment whose name runs up to,
+// to, and past maxAssignedName bytes, for every keyword of the
+// prechecked assignment rules and every separator form, is redacted
+// alike with and without the prechecks. An off-by-one in the bound
+// would let the longest names through unredacted.
+func TestPrecheckNameLengthBoundary(t *testing.T) {
+	fast, plain := New(), newRedactor(false)
+	secret := "aZ3kQ9vX2mW7pL5tR8nB"
+	found := 0
+	for _, ru := range plain.rules {
+		if anchoredPrecheck(ru.kind) == nil {
+			continue
+		}
+		for _, kw := range ru.keywords {
+			for extra := maxAssignedName - len(kw) - 3; extra <= maxAssignedName-len(kw)+2; extra++ {
+				if extra < 0 {
+					continue
+				}
+				name := kw + strings.Repeat("x", extra)
+				for _, sep := range []string{"=", ":", " = ", "   :", ":=", "=>", `"="`, `\":`} {
+					text := name + sep + secret + " end"
+					got, want := fast.Find(text), plain.Find(text)
+					if !slices.Equal(got, want) {
+						t.Errorf("%q (name %d bytes):\nwith prechecks    %v\nwithout prechecks %v", text, len(name), got, want)
+					}
+					found += len(want)
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no findings: the texts do not reach the prechecked rules")
+	}
+}
+
+// TestPrecheckByteClasses puts every byte value at each place a
+// precheck's byte classes decide (a name, a URL's user and password, a
+// quoted run, a curl flag's neighbour) and checks that the prechecks
+// change no finding and that no precheck says no where its rule finds.
+func TestPrecheckByteClasses(t *testing.T) {
+	fast, plain := New(), newRedactor(false)
+	templates := []string{
+		"private_keyXx=aZ3kQ9vX2mW7pL5tR8nB end",
+		"passwordX= aZ3kQ9vX2mW7pL5tR8nB end",
+		"password X: aZ3kQ9vX2mW7pL5tR8nB end",
+		"postgres://usXer:s3cr3t-Pa55@db.internal/shop",
+		"postgres://user:s3Xcr3t-Pa55@db.internal/shop",
+		"postgres://user:X@db.internal/shop",
+		`password = "AbCdXEfGh12345678"`,
+		`password = "AbCdEfGhX"`,
+		"curlX-u admin:Zx9qW3rT https://api.example.com",
+		"curl X-H \"Authorization: Bearer abcd1234efgh5678\" x",
+	}
+	for _, tmpl := range templates {
+		for c := range 256 {
+			text := strings.Replace(tmpl, "X", string([]byte{byte(c)}), 1)
+			got, want := fast.Find(text), plain.Find(text)
+			if !slices.Equal(got, want) {
+				t.Errorf("%q:\nwith prechecks    %v\nwithout prechecks %v", text, got, want)
+			}
+			checkPrechecks(t, plain, text)
+		}
+	}
+}
