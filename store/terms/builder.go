@@ -85,6 +85,10 @@ func NewBuilder() *Builder {
 // each time into fresh pages, each page faulted in twice (read, then
 // written). Call it before the first Add.
 func (b *Builder) UseChunks(p *ChunkPool) {
+	if b.nrows != 0 || len(b.tokens) != 0 {
+		// A pooled table would drop the tokens the builder holds.
+		panic("terms: UseChunks after Add")
+	}
 	b.chunks = p
 	if slots := p.takeTable(); slots != nil {
 		b.ids = tokenTable{slots: slots}

@@ -285,3 +285,50 @@ func TestQueuedWordsOfEveryLength(t *testing.T) {
 		t.Fatalf("vocabulary differs from the reference: %d bytes, want %d", len(got), len(want))
 	}
 }
+
+// TestTokenTablePool: a released builder's token table goes to the next
+// builder of its pool (the same array, cleared), at most maxFreeTables
+// are kept, none larger than maxPooledTable, and builders on one pool
+// at once each take a table of their own.
+func TestTokenTablePool(t *testing.T) {
+	pool := NewChunkPool()
+	a := NewBuilder()
+	a.UseChunks(pool)
+	a.Add(&Row{Text: []byte("alpha beta gamma")})
+	table := a.ids.slots
+	a.Release()
+	b := NewBuilder()
+	b.UseChunks(pool)
+	if &b.ids.slots[0] != &table[0] {
+		t.Fatal("the next builder did not take the released table")
+	}
+	for i, s := range b.ids.slots {
+		if s != (tokenSlot{}) {
+			t.Fatalf("slot %d of the pooled table holds %+v, want it cleared", i, s)
+		}
+	}
+	c := NewBuilder()
+	c.UseChunks(pool)
+	if &c.ids.slots[0] == &b.ids.slots[0] {
+		t.Fatal("two builders on one pool share a table")
+	}
+	b.Release()
+	c.Release()
+	pool.putTable(make([]tokenSlot, 1<<10))
+	if len(pool.tables) != maxFreeTables {
+		t.Errorf("the pool keeps %d tables, want at most %d", len(pool.tables), maxFreeTables)
+	}
+	pool.tables = nil
+	pool.putTable(make([]tokenSlot, 2*maxPooledTable))
+	if len(pool.tables) != 0 {
+		t.Error("the pool kept a table larger than maxPooledTable")
+	}
+	d := NewBuilder()
+	d.Add(&Row{Text: []byte("delta")})
+	defer func() {
+		if recover() == nil {
+			t.Error("UseChunks after Add did not panic")
+		}
+	}()
+	d.UseChunks(pool)
+}
