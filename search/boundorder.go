@@ -1,5 +1,7 @@
 package search
 
+import "cmp"
+
 // boundOrder hands out sessions best bound first, sorting only as far as
 // they are taken: a question bounds about 8,000 sessions at 1 GB and
 // confirms about 50, and sorting them all (pointers compared through a
@@ -22,9 +24,14 @@ type boundEntry struct {
 }
 
 // better reports whether x comes before y: a larger bound, or an equal
-// one listed first.
+// one listed first. A NaN bound comes after every other (cmp.Compare's
+// order), as the sort this heap replaced put it, so that one cannot
+// break the heap's order for the rest.
 func (x boundEntry) better(y boundEntry) bool {
-	return x.bound > y.bound || x.bound == y.bound && x.at < y.at
+	if c := cmp.Compare(x.bound, y.bound); c != 0 {
+		return c > 0
+	}
+	return x.at < y.at
 }
 
 func newBoundOrder(sessions []*sessionBound) *boundOrder {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"cmp"
+	"math"
 	"math/rand"
 	"slices"
 	"testing"
@@ -16,15 +17,17 @@ func TestBoundOrderIsBestBoundFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		n      int
-		levels int // distinct bounds (few: many ties), 0 for any
+		levels int  // distinct bounds (few: many ties), 0 for any
+		nans   bool // every fifth bound NaN: after all others, in listed order
 	}{
-		{"empty", 0, 0},
-		{"one", 1, 0},
-		{"two tied", 2, 1},
-		{"distinct", 500, 0},
-		{"ties", 500, 7},
-		{"all tied", 100, 1},
-		{"large", 9000, 40},
+		{"empty", 0, 0, false},
+		{"one", 1, 0, false},
+		{"two tied", 2, 1, false},
+		{"distinct", 500, 0, false},
+		{"ties", 500, 7, false},
+		{"all tied", 100, 1, false},
+		{"large", 9000, 40, false},
+		{"NaN", 300, 5, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sessions := make([]*sessionBound, tc.n)
@@ -32,6 +35,9 @@ func TestBoundOrderIsBestBoundFirst(t *testing.T) {
 				b := r.Float64() * 100
 				if tc.levels > 0 {
 					b = float64(r.Intn(tc.levels))
+				}
+				if tc.nans && i%5 == 0 {
+					b = math.NaN()
 				}
 				sessions[i] = &sessionBound{bound: b}
 			}
