@@ -262,7 +262,7 @@ type confirmation struct {
 // read for nothing, as the rest of a batch was, and changes no result:
 // the ranking is that of every session read.
 func (a *accel) confirmBest(sessions *boundOrder, pool int, c *confirmation, rq rank.Query) error {
-	a.loadEarlyEvents(sessions.prefix(c.next + eventsAhead*pool)[c.next:])
+	a.loadEarlyEvents(sessions, c.next, eventsAhead*pool)
 	if a.eventsReady != nil {
 		defer func() { <-a.eventsReady }() // nothing reads the snapshot once the search is done
 	}
@@ -338,15 +338,18 @@ func (a *accel) readBudget() int {
 // pass for them (0.1 ms).
 const eventsAhead = 4
 
-// loadEarlyEvents starts reading the recall events of sessions in one
-// pass, if the cutoff applies and this was not done yet. It runs beside
+// loadEarlyEvents starts reading, in one pass, the recall events of the
+// n best-bound sessions from the from-th on, if the cutoff applies and
+// this was not done yet (the heap is popped only then: a later round of
+// confirmation must not sort sessions it may never read). It runs beside
 // the confirming workers, which need a session's events only once its
 // rows are matched: read before they started, it held both cores up
 // (0.4 ms of one core at 1 GB, the other waiting).
-func (a *accel) loadEarlyEvents(sessions []*sessionBound) {
+func (a *accel) loadEarlyEvents(order *boundOrder, from, n int) {
 	if !a.req.Cutoff || a.eventsEarly != nil {
 		return
 	}
+	sessions := order.prefix(from + n)[from:]
 	a.eventsEarly = make(map[string]bool, len(sessions))
 	if a.req.lateEvents {
 		return
