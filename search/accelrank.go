@@ -89,7 +89,7 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		// Confirmation needs the recall events; read them meanwhile.
 		var preload sync.WaitGroup
 		preload.Go(snap.PreloadEvents)
-		defer preload.Wait() // it may note a problem, which the result reports
+		defer preload.Wait() // a problem it meets is kept for the first call that needs the events, which returns it
 	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req)}
@@ -453,13 +453,13 @@ func (a *accel) bounds(results []segResult, rq *rank.Query) []*sessionBound {
 
 // groupBySession gathers the segment keys of perSeg by session, in the
 // order each session first appears, each session's keys in perSeg's
-// order. It runs on all cores, each taking the sessions of one shard
-// (by a byte of the id), between two parallel stages: on one core, the
-// question's 8,000 sessions took about a millisecond while the other
-// core waited. Each shard's sessions are one allocation and their keys
-// another, its map sized for them: grown as it went, the map and the
-// list were rebuilt a dozen times, and a list grown per session was
-// 8,000 small allocations.
+// order. From minShardedKeys keys on it runs on all cores, each taking
+// the sessions of one shard (by a byte of the id), between two parallel
+// stages: on one core, the question's 8,000 sessions took about a
+// millisecond while the other core waited. Each shard's sessions are one
+// allocation and their keys another, its map sized for them: grown as it
+// went, the map and the list were rebuilt a dozen times, and a list grown
+// per session was 8,000 small allocations.
 func groupBySession(perSeg [][]keyBound) []*sessionBound {
 	keys := 0
 	for _, kbs := range perSeg {

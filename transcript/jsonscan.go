@@ -305,8 +305,8 @@ const (
 func (m *skipMemo) reset() { m.ends = m.ends[:0] }
 
 // skipMember is skipValue for the value of member key. During the first
-// walk nothing is looked up: the memo holds values inside a message, and
-// a top-level value starts past it.
+// walk nothing is looked up: the memo holds only values inside a message,
+// never a top-level value.
 func (m *skipMemo) skipMember(key, b []byte, i int) (int, error) {
 	if m == nil || m.record {
 		if i < len(b) && b[i] == '"' {
