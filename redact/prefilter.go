@@ -160,7 +160,7 @@ func (p *prefilter) scan(text string, hits []hit, found *[lanes][]hit) []hit {
 	for l := range found {
 		found[l] = found[l][:0]
 	}
-	st := p.lanes(text, n, found)
+	st := p.runLanes(text, n, found)
 	// Each lane reads on past its part for the keywords that start in it
 	// and end in the next; the last lane reads to the end.
 	for l := range lanes - 1 {
@@ -171,12 +171,12 @@ func (p *prefilter) scan(text string, hits []hit, found *[lanes][]hit) []hit {
 	return append(hits, found[lanes-1]...)
 }
 
-// lanes runs the automaton over the four parts of n bytes that start
+// runLanes runs the automaton over the four parts of n bytes that start
 // text, appending each lane's keywords to found, and returns the lanes'
 // states. The states are four variables, not an array, so that they stay
 // in registers: each step's load of the next state then waits only for
 // the previous load, not for a store and a load of the stack.
-func (p *prefilter) lanes(text string, n int, found *[lanes][]hit) [lanes]int32 {
+func (p *prefilter) runLanes(text string, n int, found *[lanes][]hit) [lanes]int32 {
 	var s0, s1, s2, s3 int32
 	for i := 0; ; i++ {
 		i, s0, s1, s2, s3 = p.table.run(text, n, i, s0, s1, s2, s3)
