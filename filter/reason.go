@@ -15,8 +15,9 @@ const (
 	Noise                  // tool, system, IDE, hook or command text; synthetic turns
 	TooShort               // fewer than MinChars characters left after stripping noise
 	Acknowledgement        // "ok", "thanks", "I'll help with that" and the like, on their own
-	Fork                   // the transcript is a fork or headless run (first event queue-operation)
+	Fork                   // left out whole by an earlier recall for opening with queue-operation, and deleted before it could be read again
 	Copy                   // the message uuid was already indexed from another transcript
+	Headless               // from a headless run (claude -p, an SDK): kept, left out of searches unless asked for
 	RecallOutput           // recall's own output pasted back
 	CurrentSession         // the session that is running now (picked up once it ends)
 	BadLine                // the line is not valid JSON
@@ -32,6 +33,7 @@ var reasonNames = [numReasons]string{
 	Acknowledgement: "acknowledgement",
 	Fork:            "fork",
 	Copy:            "copy",
+	Headless:        "headless",
 	RecallOutput:    "recall_output",
 	CurrentSession:  "current_session",
 	BadLine:         "bad_line",
@@ -44,8 +46,9 @@ var reasonExplanations = [numReasons]string{
 	Noise:           "tool, system, IDE, hook or slash-command text",
 	TooShort:        "shorter than 10 characters once noise is stripped",
 	Acknowledgement: "a bare acknowledgement such as \"ok\" or \"thanks\"",
-	Fork:            "fork or headless session (first event is queue-operation)",
-	Copy:            "already indexed from another transcript (same message uuid)",
+	Fork:            "transcripts an earlier recall left out whole for opening with queue-operation, deleted before this one could read them",
+	Copy:            "already indexed from another transcript (same message uuid): a fork's or resume's copy",
+	Headless:        "messages of headless runs (claude -p, the SDKs): kept in the index, left out of searches unless --include-headless",
 	RecallOutput:    "recall's own output pasted back",
 	CurrentSession:  "the session that is running now; indexed once it ends",
 	BadLine:         "not valid JSON",

@@ -23,8 +23,6 @@ import (
 // Options controls one indexing run.
 type Options struct {
 	Config
-	// IncludeHeadless keeps fork and headless (`claude -p`) sessions.
-	IncludeHeadless bool
 	// NoRedact keeps secrets (keys, tokens, passwords) in the rows this run
 	// adds (`recall index --no-redact`); by default they are replaced by
 	// placeholders as rows are built (package redact).
@@ -60,15 +58,18 @@ type Options struct {
 
 // Summary reports what a run did.
 type Summary struct {
-	Files        int   // transcripts found
-	FilesRead    int   // transcripts with new bytes
-	BytesRead    int64 // transcript bytes read
-	RowsAdded    int64
-	Excluded     map[string]int64 // messages dropped this run, by reason name
-	ForkFiles    int              // transcripts excluded whole as forks
-	CurrentFiles int              // transcripts of the running session, left for later
-	Replaced     int              // transcripts re-read because they shrank or were replaced
-	Gone         int              // transcripts that disappeared this run (their rows are kept)
+	Files     int   // transcripts found
+	FilesRead int   // transcripts with new bytes
+	BytesRead int64 // transcript bytes read
+	RowsAdded int64
+	Excluded  map[string]int64 // messages dropped this run, by reason name
+	// Recovered counts transcripts an earlier recall left out whole as
+	// forks or headless runs (for opening with queue-operation, as VS
+	// Code and remote sessions do) that this run read.
+	Recovered    int
+	CurrentFiles int // transcripts of the running session, left for later
+	Replaced     int // transcripts re-read because they shrank or were replaced
+	Gone         int // transcripts that disappeared this run (their rows are kept)
 	BadLines     int64
 	Compacted    bool
 	// Rederived says why the derived data (block records, keys, events,
@@ -237,7 +238,19 @@ func runOnce(opts Options) (Summary, error) {
 	}
 	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
 	settle(opts, m, q, d, first, &sum, err)
+	if err == nil && sum.Recovered > 0 && opts.Notice != nil {
+		opts.Notice(fmt.Sprintf("read %d %s that an earlier recall left out whole as forks or headless runs (VS Code and remote sessions open as those did); forks' copied messages are dropped as copies, headless runs kept and left out of searches unless --include-headless",
+			sum.Recovered, pluralS(sum.Recovered, "transcript")))
+	}
 	return sum, err
+}
+
+// pluralS is "1 transcript" or "n transcripts" without the number.
+func pluralS(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // openForRun opens the committed index for a run (recovering its manifest
@@ -544,10 +557,15 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 				sum.liveDelta++
 			}
 		}
+		if st.Verdict == store.VerdictFork {
+			recoverFork(m, st)
+			sum.Recovered++
+			changed = true
+		}
 		if unchanged(st, t.Stat) {
 			continue
 		}
-		if st.Verdict == store.VerdictFork || st.Verdict == store.VerdictBinary || st.Verdict == store.VerdictForgotten {
+		if st.Verdict == store.VerdictBinary || st.Verdict == store.VerdictForgotten {
 			noteStat(st, t.Stat)
 			changed = true
 			continue
@@ -615,6 +633,23 @@ func (p planned) work(keepSecrets bool) transcript.Work {
 	return transcript.Work{T: *p.t, State: *p.st, KeepSecrets: keepSecrets}
 }
 
+// recoverFork readies a transcript that an earlier recall left out whole
+// as a fork or headless run, for opening with a queue-operation record
+// (VS Code and remote sessions open so too), to be read from its start.
+// It holds no row: its generation is kept. Its count among the forks is
+// taken back, so that those only count transcripts gone before they could
+// be read again.
+func recoverFork(m *store.Manifest, st *store.FileState) {
+	st.Verdict = store.VerdictIndexed
+	st.Offset, st.Lines, st.Tail = 0, 0, store.Fingerprint{}
+	st.Size, st.MtimeNs = -1, 0 // changed, whatever the stat says
+	if n := m.Excluded[filter.Fork.String()]; n > 1 {
+		m.Excluded[filter.Fork.String()] = n - 1
+	} else {
+		delete(m.Excluded, filter.Fork.String())
+	}
+}
+
 func newFileState(m *store.Manifest, t transcript.Transcript) *store.FileState {
 	st := &store.FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: store.VerdictIndexed}
 	m.NextGen++
@@ -650,28 +685,18 @@ func underAny(path string, roots []string) bool {
 	return false
 }
 
-// forkSessions lists sessions whose main transcript was judged a fork, so
-// their subagent transcripts are excluded too.
-func forkSessions(m *store.Manifest) map[string]bool {
-	out := map[string]bool{}
-	for _, st := range m.LoadAll() {
-		if st.Kind == store.KindMain && st.Verdict == store.VerdictFork {
-			out[st.Session] = true
-		}
-	}
-	return out
-}
-
 // committer applies read results to the index in file order.
 type committer struct {
-	opts       Options
-	m          *store.Manifest
-	w          *store.RowsWriter
-	sum        *Summary
-	forks      map[string]bool // fork sessions: built on the first non-main transcript (forkSession)
-	keys       *store.KeySet   // row key → generation, loaded on first need
-	sinceCheck int64
-	every      int64 // input between commits (commitEvery of the plan)
+	opts Options
+	m    *store.Manifest
+	w    *store.RowsWriter
+	sum  *Summary
+	keys *store.KeySet // row key → generation, loaded on first need
+	// genSessions maps generations to their sessions, built the first
+	// time a summary title names a message of another transcript.
+	genSessions map[uint32]string
+	sinceCheck  int64
+	every       int64 // input between commits (commitEvery of the plan)
 	// keyIndex: the run is a sweep, which leaves the key index current
 	// for the small runs to come (store.EnsureKeyIndex, which then finds
 	// it done); its last commit prepares it.
@@ -811,7 +836,7 @@ func startReads(work []planned, opts Options) *reads {
 				case w.Rows = <-r.free:
 				default:
 				}
-				r.slots[i%len(r.slots)] <- transcript.Read(w, opts.CurrentSession, opts.IncludeHeadless, br)
+				r.slots[i%len(r.slots)] <- transcript.Read(w, opts.CurrentSession, br)
 			}
 		}()
 	}
@@ -901,10 +926,6 @@ func (c *committer) apply(res *transcript.Result) error {
 		st.Verdict = store.VerdictBinary
 		return nil
 	}
-	if res.Fork || st.Kind != store.KindMain && c.forkSession(st.Session) {
-		c.markFork(st, res)
-		return nil
-	}
 	c.count(res.Counts)
 	return c.addRows(st, res.Rows)
 }
@@ -925,33 +946,12 @@ func (c *committer) reread(res *transcript.Result) error {
 	c.m.Dead[old.Gen] += old.Rows
 	st := newFileState(c.m, res.Work.T)
 	c.sum.Replaced++
-	again := transcript.Read(transcript.Work{T: res.Work.T, State: *st, KeepSecrets: c.opts.NoRedact}, c.opts.CurrentSession, c.opts.IncludeHeadless,
+	again := transcript.Read(transcript.Work{T: res.Work.T, State: *st, KeepSecrets: c.opts.NoRedact}, c.opts.CurrentSession,
 		bufio.NewReaderSize(nil, transcript.ReadBufferSize))
 	if again.Rewritten {
 		return fmt.Errorf("read %s: changed while read", res.Work.T.Path)
 	}
 	return c.apply(&again)
-}
-
-// forkSession reports whether session's main transcript was judged a
-// fork. The first call reads every manifest entry, which only a run over
-// a subagent transcript needs.
-func (c *committer) forkSession(session string) bool {
-	if c.forks == nil {
-		c.forks = forkSessions(c.m)
-	}
-	return c.forks[session]
-}
-
-func (c *committer) markFork(st *store.FileState, res *transcript.Result) {
-	st.Verdict = store.VerdictFork
-	st.Offset = res.Work.T.Stat.Size // never read again
-	if st.Kind == store.KindMain && c.forks != nil {
-		c.forks[st.Session] = true // else forkSessions finds st
-	}
-	c.sum.ForkFiles++
-	c.m.Excluded[filter.Fork.String()]++
-	c.sum.Excluded[filter.Fork.String()]++
 }
 
 func (c *committer) count(counts [16]int64) {
@@ -964,25 +964,82 @@ func (c *committer) count(counts [16]int64) {
 }
 
 // addRows appends a file's rows, dropping messages already indexed from
-// another transcript (a fork's copies of its parent).
+// another transcript (a fork's copies of its parent). Rows of headless
+// runs are kept, and counted: searches leave them out unless asked.
+// Summary titles go last, once the messages they may name are keyed.
 func (c *committer) addRows(st *store.FileState, rows []transcript.Extracted) error {
+	var summaries []*transcript.Extracted
 	for i := range rows {
 		r := &rows[i]
-		if r.Key != 0 {
-			if c.isCopy(r.Key) {
-				c.m.Excluded[filter.Copy.String()]++
-				c.sum.Excluded[filter.Copy.String()]++
-				continue
-			}
-			c.keys.Put(r.Key, r.Gen)
+		if r.Leaf != "" {
+			summaries = append(summaries, r)
+			continue
 		}
-		r.Ordinal = int(st.Rows) + 1
-		if err := c.w.Add(&r.Row, r.Key); err != nil {
+		if err := c.addRow(st, r); err != nil {
 			return err
 		}
-		st.Rows++
-		c.sum.RowsAdded++
 	}
+	for _, r := range summaries {
+		if !c.ownSummary(st, r) {
+			c.exclude(filter.Noise, 1)
+			continue
+		}
+		if err := c.addRow(st, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ownSummary gives a summary title to the session holding the message
+// its leaf names (keyed as the row of its first block), which may be this
+// transcript's or another indexed one's; it reports false when no
+// indexed message is that leaf.
+func (c *committer) ownSummary(st *store.FileState, r *transcript.Extracted) bool {
+	if c.keys == nil {
+		c.keys = store.LoadKeys(c.w, c.m)
+	}
+	gen, ok := c.keys.Get(store.RowKey(r.Leaf, 0))
+	if !ok {
+		return false
+	}
+	if gen == st.Gen {
+		return true
+	}
+	if _, dead := c.m.Dead[gen]; dead {
+		return false
+	}
+	if c.genSessions == nil {
+		c.genSessions = map[uint32]string{}
+		for _, f := range c.m.LoadAll() {
+			c.genSessions[f.Gen] = f.Session
+		}
+	}
+	session, ok := c.genSessions[gen]
+	if ok {
+		r.Session = session
+	}
+	return ok
+}
+
+// addRow appends one row unless it is a copy of one already indexed.
+func (c *committer) addRow(st *store.FileState, r *transcript.Extracted) error {
+	if r.Key != 0 {
+		if c.isCopy(r.Key) {
+			c.exclude(filter.Copy, 1)
+			return nil
+		}
+		c.keys.Put(r.Key, r.Gen)
+	}
+	if r.Headless() {
+		c.exclude(filter.Headless, 1)
+	}
+	r.Ordinal = int(st.Rows) + 1
+	if err := c.w.Add(&r.Row, r.Key); err != nil {
+		return err
+	}
+	st.Rows++
+	c.sum.RowsAdded++
 	return nil
 }
 
@@ -1036,7 +1093,7 @@ func (s *Summary) merge(o Summary) {
 	for k, v := range o.Excluded {
 		s.Excluded[k] += v
 	}
-	s.ForkFiles += o.ForkFiles
+	s.Recovered += o.Recovered
 	s.CurrentFiles = o.CurrentFiles
 	s.Replaced += o.Replaced
 	s.Gone += o.Gone

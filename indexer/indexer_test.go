@@ -45,8 +45,8 @@ func TestExclusionReasons(t *testing.T) {
 		"noise":           11, // command echo, stdout, caveat, interruption, synthetic, API error, compaction, task notification, bash in/out, usage limit
 		"too_short":       1,  // "fix it"
 		"acknowledgement": 2,  // "ok thanks, continue", "I'll help with that."
-		"fork":            1,  // the headless transcript
 		"copy":            2,  // the fork's copies of its parent's prompt and reply
+		"headless":        2,  // the headless run's prompt and reply: kept, marked
 		"recall_output":   1,  // pasted "[1/3] 3f2a9c1 • …"
 		"bad_line":        1,  // "this is {not json"
 	}
@@ -54,6 +54,9 @@ func TestExclusionReasons(t *testing.T) {
 		if sum.Excluded[reason] != n {
 			t.Errorf("excluded[%s] = %d, want %d", reason, sum.Excluded[reason], n)
 		}
+	}
+	if n := sum.Excluded["fork"]; n != 0 {
+		t.Errorf("excluded[fork] = %d: no transcript is left out for where it opens", n)
 	}
 	m, err := store.ReadManifest(idx)
 	if err != nil {
@@ -68,25 +71,32 @@ func TestExclusionReasons(t *testing.T) {
 		if strings.Contains(r.Text, "<ide_opened_file>") {
 			t.Errorf("IDE tag kept in %q", r.Text)
 		}
-		if r.Session == "22222222-2222-4222-8222-222222222222" {
-			t.Errorf("headless session indexed: %q", r.Text)
-		}
 	}
 }
 
-func TestIncludeHeadlessKeepsForks(t *testing.T) {
+// TestHeadlessRunsAreKeptAndMarked: a `claude -p` transcript opens with
+// queue-operation records, as VS Code and remote sessions do; its
+// entrypoint, not its first line, makes it headless. Its rows are
+// indexed with the entrypoint that marks them.
+func TestHeadlessRunsAreKeptAndMarked(t *testing.T) {
 	src := copyTree(t, fixtureRoot)
 	idx := t.TempDir()
-	_, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}, IncludeHeadless: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
+	runIndex(t, src, idx, "")
+	headless := 0
 	for _, r := range liveRows(t, idx) {
-		found = found || r.Session == "22222222-2222-4222-8222-222222222222"
+		if r.Session != "22222222-2222-4222-8222-222222222222" {
+			if r.Headless() {
+				t.Errorf("row of an interactive session marked headless: %q (%s)", r.Text, r.Entrypoint)
+			}
+			continue
+		}
+		headless++
+		if !r.Headless() || r.Entrypoint != "sdk-cli" {
+			t.Errorf("headless run's row %q has entrypoint %q", r.Text, r.Entrypoint)
+		}
 	}
-	if !found {
-		t.Fatal("--include-headless did not index the headless session")
+	if headless != 2 {
+		t.Fatalf("%d rows of the headless run indexed, want its prompt and reply", headless)
 	}
 }
 

@@ -135,6 +135,8 @@ type SearchInput struct {
 	Since   string `json:"since,omitempty" jsonschema:"only messages since a date (2026-01-31) or an age (30d, 2w, 12h)"`
 	Until   string `json:"until,omitempty" jsonschema:"only messages until a date or an age"`
 	Limit   *int   `json:"limit,omitempty" jsonschema:"sessions to return (default 5)"`
+
+	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
 }
 
 // SearchOutput is the search tool's structured result: the sessions as
@@ -174,6 +176,7 @@ func (h handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchI
 		Terms: nonEmpty(in.Query), Require: nonEmpty(in.Require), Exclude: nonEmpty(in.Exclude), Scope: in.Scope,
 		Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until,
 		Limit: &limit, Messages: &messages, Cwd: h.cfg.Cwd, CurrentSession: h.cfg.CurrentSession,
+		IncludeHeadless: in.IncludeHeadless,
 	}
 	req, err := params.Request()
 	if err != nil {
@@ -258,6 +261,8 @@ type SessionsInput struct {
 	Since   string `json:"since,omitempty" jsonschema:"only sessions with messages since a date (2026-01-31) or an age (30d, 2w, 12h)"`
 	Until   string `json:"until,omitempty" jsonschema:"only sessions with messages until a date or an age"`
 	Limit   *int   `json:"limit,omitempty" jsonschema:"sessions to list (default 20; 0 lists all)"`
+
+	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also list headless runs (claude -p, SDK scripts), which are left out by default"`
 }
 
 // SessionsOutput is the sessions tool's structured result.
@@ -271,7 +276,8 @@ func (h handlers) sessions(ctx context.Context, _ *mcp.CallToolRequest, in Sessi
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
-	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &limit, Cwd: h.cfg.Cwd}
+	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &limit, Cwd: h.cfg.Cwd,
+		IncludeHeadless: in.IncludeHeadless}
 	req, err := params.Request()
 	if err != nil {
 		return nil, SessionsOutput{}, err

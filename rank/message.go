@@ -34,6 +34,10 @@ const (
 	// reports what mattered. They count a quarter less, enough for the
 	// main thread's account of a finding to rank above the research.
 	agentWeight = 0.75 * assistantWeight
+	// titleWeight: a session's title (a name the user gave, or Claude
+	// Code's one-line account of what it is about) names its subject as
+	// a prompt does, in as few words: it weighs as a prompt.
+	titleWeight = userWeight
 )
 
 // Match-quality bonuses. Each is the most a factor can add, as a multiple
@@ -413,6 +417,8 @@ func typeWeight(typ string) float64 {
 		return toolWeight
 	case typeAgent:
 		return agentWeight
+	case typeTitle:
+		return titleWeight
 	}
 	return assistantWeight
 }
@@ -426,6 +432,8 @@ func typeFactor(typ string) Factor {
 		return Factor{Name: "type", Value: toolWeight, Note: "tool call"}
 	case typeAgent:
 		return Factor{Name: "type", Value: agentWeight, Note: "subagent"}
+	case typeTitle:
+		return Factor{Name: "type", Value: titleWeight, Note: "session title"}
 	case typeAssistant:
 		return Factor{Name: "type", Value: assistantWeight, Note: "assistant"}
 	}

@@ -12,8 +12,8 @@ type Hit struct {
 // Message is one indexed message that matched the query.
 type Message struct {
 	Session, Project string
-	// Type is "user", "assistant", "tool" (one compact row per tool call)
-	// or "agent" (a subagent's row).
+	// Type is "user", "assistant", "tool" (one compact row per tool call),
+	// "agent" (a subagent's row) or "title" (a name the session was given).
 	Type      string
 	Timestamp time.Time
 	Text      string
@@ -115,6 +115,9 @@ type Session struct {
 	// if the session has one.
 	Source  string
 	Similar []string // ids of near-duplicate sessions collapsed into this one, best first
+	// Title is the name the session was given (a custom-title, ai-title
+	// or summary record), "" if none; ranking leaves it to its caller.
+	Title string
 }
 
 // Message types as the indexer writes them.
@@ -123,4 +126,5 @@ const (
 	typeAssistant = "assistant"
 	typeTool      = "tool"
 	typeAgent     = "agent"
+	typeTitle     = "title"
 )

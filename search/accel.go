@@ -290,6 +290,9 @@ func (a *accel) passes(info *terms.RowInfo, seg *terms.Segment) bool {
 	if f.types != nil && !f.types[terms.TypeName(info.Type)] {
 		return false
 	}
+	if f.headless && info.Flags&terms.FlagHeadless != 0 {
+		return false
+	}
 	if (f.since != 0 || f.until != 0) && info.TimeMs == terms.UnknownTime {
 		return false // as the full scan: an unreadable time passes no time filter
 	}

@@ -53,6 +53,7 @@ func Write(w io.Writer, res *Result, out Output) error {
 type JSONSessionHead struct {
 	Rank           int      `json:"rank"`
 	SessionID      string   `json:"session_id"`
+	Title          string   `json:"title,omitempty"`
 	Project        string   `json:"project"`
 	Score          float64  `json:"score"`
 	Matches        int      `json:"matches"`
@@ -124,7 +125,7 @@ func snippetOf(m *rank.ScoredMessage, width int) rank.Snippet {
 
 func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
 	js := JSONSession{JSONSessionHead: JSONSessionHead{
-		Rank: rankNo, SessionID: s.ID, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
+		Rank: rankNo, SessionID: s.ID, Title: s.Title, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
 		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source,
 		Similar: s.Similar,
 	}, Messages: []JSONMessage{}}
@@ -221,8 +222,17 @@ func writeHuman(w io.Writer, res *Result, sessions []rank.Session, out Output) e
 // every message's evidence (a transcript is named after its session), and
 // a prefix is all `recall show` and `recall resume` need.
 func headerFields(s *rank.Session) string {
-	return fmt.Sprintf("%s | %d %s | %s | score %.2f",
+	return fmt.Sprintf("%s%s | %d %s | %s | score %.2f", titlePrefix(s.Title),
 		Safe(displayProject(s.Project)), s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
+}
+
+// titlePrefix puts a session's title, when it has one, before its project
+// in a header: "Fix the flaky login test • ".
+func titlePrefix(title string) string {
+	if title == "" {
+		return ""
+	}
+	return Safe(title) + " • "
 }
 
 func writeHumanMessage(b *strings.Builder, m *rank.ScoredMessage, out Output, p painter) {
@@ -280,6 +290,8 @@ func typeLabel(t string) string {
 		return "[tool] "
 	case "agent":
 		return "[agent]"
+	case "title":
+		return "[title]"
 	}
 	return "[" + Safe(t) + "]"
 }
@@ -331,7 +343,7 @@ func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output
 	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, Safe(QueryTitle(res.Query)))
 	for i := range sessions {
 		s := &sessions[i]
-		fmt.Fprintf(&b, "### %d. %s — session `%s`\n", i+1, Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
+		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
 		fmt.Fprintf(&b, "%s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
 			plural(s.Matches, "match", "matches"), s.Score, Safe(s.Source))
 		for _, m := range shownMessages(s, out) {
@@ -345,6 +357,15 @@ func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdownTitle is a session's title before its project in a markdown
+// heading, "" if it has none.
+func markdownTitle(title string) string {
+	if title == "" {
+		return ""
+	}
+	return Safe(title) + " · "
 }
 
 // QueryTitle is a query as a person reads it: "jwt or auth, with

@@ -36,10 +36,14 @@ type Request struct {
 
 	Projects       []string  // absolute paths (the project or a folder above it) or name fragments
 	Since, Until   time.Time // zero: unbounded
-	Types          []string  // user, assistant, tool, agent; empty: all
+	Types          []string  // user, assistant, tool, agent, title; empty: all
 	Sessions       []string  // session ids or unique prefixes
 	CurrentSession string    // never shown
 	CurrentProject string    // ranked first among equals
+	// IncludeHeadless searches the rows of headless runs (`claude -p`,
+	// the SDKs) too; without it they are left out, unless Sessions names
+	// the sessions to search.
+	IncludeHeadless bool
 
 	Now      time.Time
 	HalfLife time.Duration
@@ -107,7 +111,7 @@ type Params struct {
 	Projects     []string // --project values: ".", a path or a name fragment
 	Since, Until string   // ParseTime's forms; "" unbounded
 	Now          string   // the clock for recency, ParseTime's forms; "" the real clock
-	Types        []string // user, assistant, tool, agent; none: all
+	Types        []string // user, assistant, tool, agent, title; none: all
 	Sessions     []string // session ids or prefixes
 
 	// Limit is how many sessions to rank and show: nil DefaultSessions,
@@ -123,10 +127,11 @@ type Params struct {
 	HalfLife *time.Duration
 	// RecallWindow is ParseWindow's form: "" DefaultRecallWindow, "0"
 	// drops the recall events themselves and nothing after them.
-	RecallWindow   string
-	NoRecallCutoff bool
-	FullScan       bool
-	Explain        bool // the factors' notes are printed (Request.Explain)
+	RecallWindow    string
+	NoRecallCutoff  bool
+	FullScan        bool
+	IncludeHeadless bool // rows of headless runs too (Request.IncludeHeadless)
+	Explain         bool // the factors' notes are printed (Request.Explain)
 
 	// Cwd is the caller's working directory: what --project . and
 	// relative paths mean, and the project ranked first among equals.
@@ -204,12 +209,17 @@ func (p Params) Request() (Request, error) {
 		Now:            now, HalfLife: halfLife,
 		Cutoff: !p.NoRecallCutoff, Window: window,
 		Limit: limit, FullScan: p.FullScan, Explain: p.Explain,
+		IncludeHeadless: p.IncludeHeadless,
 	}
 	if p.Cwd != "" {
 		req.CurrentProject = ProjectRoot(p.Cwd)
 	}
 	return req, nil
 }
+
+// excludesHeadless reports whether the rows of headless runs are left
+// out: unless asked for, or a --session names what to search.
+func (r *Request) excludesHeadless() bool { return !r.IncludeHeadless && len(r.Sessions) == 0 }
 
 // Output is how much of the result to print: MaxSessions, MaxMessages
 // and Context, defaults applied. The caller sets the format, colour and
@@ -245,7 +255,7 @@ func count(n *int, def int, name string) (int, error) {
 }
 
 // MessageTypes are the values --type takes.
-var MessageTypes = []string{"user", "assistant", "tool", "agent"}
+var MessageTypes = []string{"user", "assistant", "tool", "agent", "title"}
 
 // ParseWindow reads a --recall-window value: a duration ("10m"), a
 // message count ("5") or both ("10m,5"). What is not given is zero, so

@@ -51,6 +51,9 @@ type Stats struct {
 // in the result's Stats (Warnings).
 func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	res, err := runSearch(snap, req)
+	if err == nil && res != nil {
+		err = nameSessions(snap, res.Sessions, req.Limit)
+	}
 	if res != nil {
 		res.Stats.Problems = snap.Problems()
 		if n := res.Query.Dropped; n > 0 {
@@ -101,6 +104,29 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	opt.Limit = req.Limit
 	sessions := rank.Rank(msgs, rq, opt)
 	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
+}
+
+// nameSessions sets the title of the sessions a search shows (the first
+// limit; all when limit is 0), from the titles the index lists.
+func nameSessions(snap *store.Snapshot, sessions []rank.Session, limit int) error {
+	if limit > 0 && len(sessions) > limit {
+		sessions = sessions[:limit]
+	}
+	if len(sessions) == 0 {
+		return nil
+	}
+	ids := make(map[string]bool, len(sessions))
+	for i := range sessions {
+		ids[sessions[i].ID] = true
+	}
+	titles, err := snap.Titles(ids)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	for i := range sessions {
+		sessions[i].Title = titles[sessions[i].ID]
+	}
+	return nil
 }
 
 // rankMessages turns matches into what ranking takes: each hit with its
@@ -332,16 +358,17 @@ func (s *scan) merge(results []blockResult) *scanResult {
 
 // rowFilter holds the non-text filters.
 type rowFilter struct {
-	snap    *store.Snapshot
-	req     *Request
-	types   map[string]bool
-	since   int64 // Unix ms, 0 unbounded
-	until   int64
-	current string
+	snap     *store.Snapshot
+	req      *Request
+	types    map[string]bool
+	since    int64 // Unix ms, 0 unbounded
+	until    int64
+	current  string
+	headless bool // leave out the rows of headless runs
 }
 
 func newRowFilter(snap *store.Snapshot, req *Request) rowFilter {
-	f := rowFilter{snap: snap, req: req, current: req.CurrentSession}
+	f := rowFilter{snap: snap, req: req, current: req.CurrentSession, headless: req.excludesHeadless()}
 	if len(req.Types) > 0 {
 		f.types = map[string]bool{}
 		for _, t := range req.Types {

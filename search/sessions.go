@@ -25,6 +25,8 @@ type SessionInfo struct {
 	FirstPrompt      string // the first user prompt, whole
 	Source           string // main transcript (first transcript if none)
 	TranscriptExists bool
+	Headless         bool   // a headless run (`claude -p`, an SDK): listed only when asked
+	Title            string // the name it was given, "" if none
 }
 
 // ListSessions lists the indexed sessions newest first (by their last
@@ -56,11 +58,19 @@ func ListSessions(snap *store.Snapshot, m *store.Manifest, req Request) ([]Sessi
 	if err := snap.FillFirstPrompts(kept); err != nil {
 		return nil, 0, err
 	}
+	ids := make(map[string]bool, len(kept))
+	for _, s := range kept {
+		ids[s.ID] = true
+	}
+	titles, err := snap.Titles(ids)
+	if err != nil {
+		return nil, 0, err
+	}
 	files := m.SessionFiles()
 	out := make([]SessionInfo, len(kept))
 	for i, s := range kept {
 		out[i] = SessionInfo{ID: s.ID, Project: s.Project, First: msTime(s.FirstMs), Last: msTime(s.LastMs),
-			Messages: s.Messages, FirstPrompt: s.FirstPrompt}
+			Messages: s.Messages, FirstPrompt: s.FirstPrompt, Headless: s.Headless(), Title: titles[s.ID]}
 		if f := files[s.ID]; len(f) > 0 {
 			out[i].Source, out[i].TranscriptExists = f[0].Path, !f[0].Gone && exists(f[0].Path)
 		}
@@ -69,6 +79,9 @@ func ListSessions(snap *store.Snapshot, m *store.Manifest, req Request) ([]Sessi
 }
 
 func sessionQualifies(s *store.SessionSummary, req Request) bool {
+	if req.excludesHeadless() && s.Headless() {
+		return false
+	}
 	if !projectMatches(s.Project, req.Projects) {
 		return false
 	}
@@ -101,6 +114,7 @@ func trimPrompt(text string, width int) string {
 // (docs/json-output.md).
 type JSONSessionInfo struct {
 	SessionID        string `json:"session_id"`
+	Title            string `json:"title,omitempty"`
 	Project          string `json:"project"`
 	FirstTimestamp   string `json:"first_timestamp"`
 	LastTimestamp    string `json:"last_timestamp"`
@@ -108,14 +122,16 @@ type JSONSessionInfo struct {
 	FirstPrompt      string `json:"first_prompt"`
 	Source           string `json:"source"`
 	TranscriptExists bool   `json:"transcript_exists"`
+	Headless         bool   `json:"headless,omitempty"`
 }
 
 // SessionsJSON is sessions as `recall sessions --json` prints them.
 func SessionsJSON(sessions []SessionInfo) []JSONSessionInfo {
 	out := make([]JSONSessionInfo, len(sessions))
 	for i, s := range sessions {
-		out[i] = JSONSessionInfo{SessionID: s.ID, Project: s.Project, FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last),
-			Messages: s.Messages, FirstPrompt: trimPrompt(s.FirstPrompt, DefaultContext), Source: s.Source, TranscriptExists: s.TranscriptExists}
+		out[i] = JSONSessionInfo{SessionID: s.ID, Title: s.Title, Project: s.Project, FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last),
+			Messages: s.Messages, FirstPrompt: trimPrompt(s.FirstPrompt, DefaultContext), Source: s.Source, TranscriptExists: s.TranscriptExists,
+			Headless: s.Headless}
 	}
 	return out
 }
@@ -140,23 +156,33 @@ func WriteSessions(w io.Writer, sessions []SessionInfo, format string, color boo
 			fmt.Fprintf(&b, "%s\n## recall: sessions, newest first\n\n", filter.OutputMarker)
 		}
 		for _, s := range sessions {
-			fmt.Fprintf(&b, "- `%s` %s, %s, %d %s%s: %s\n", Safe(s.ID), Safe(displayProject(s.Project)), timeRange(s.First, s.Last),
-				s.Messages, plural(s.Messages, "message", "messages"), goneNote(s.TranscriptExists), Safe(trimPrompt(s.FirstPrompt, DefaultContext)))
+			fmt.Fprintf(&b, "- `%s` %s%s, %s, %d %s%s: %s\n", Safe(s.ID), markdownTitle(s.Title), Safe(displayProject(s.Project)), timeRange(s.First, s.Last),
+				s.Messages, plural(s.Messages, "message", "messages"), goneNote(s.TranscriptExists)+headlessNote(s.Headless), Safe(trimPrompt(s.FirstPrompt, DefaultContext)))
 		}
 	default:
 		p := painter{on: color}
 		for _, s := range sessions {
 			fmt.Fprintf(&b, "%s  %s  %s  %d %s%s\n", p.paint(styleDim, timeRange(s.First, s.Last)), p.paint(styleBold, Safe(s.ID)),
-				Safe(displayProject(s.Project)), s.Messages, plural(s.Messages, "message", "messages"), goneNote(s.TranscriptExists))
+				Safe(displayProject(s.Project)), s.Messages, plural(s.Messages, "message", "messages"), goneNote(s.TranscriptExists)+headlessNote(s.Headless))
 			prompt := trimPrompt(s.FirstPrompt, promptWidth)
 			if prompt == "" {
 				prompt = "(no prompt indexed)"
+			}
+			if s.Title != "" {
+				prompt = trimPrompt(s.Title+" — "+s.FirstPrompt, promptWidth)
 			}
 			fmt.Fprintf(&b, "    %s\n", Safe(prompt))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func headlessNote(headless bool) string {
+	if headless {
+		return " (headless run)"
+	}
+	return ""
 }
 
 func goneNote(exists bool) string {

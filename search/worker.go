@@ -13,6 +13,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // blockWorker decodes and scans blocks; one per goroutine, reusing its
@@ -308,6 +309,9 @@ func (w *blockWorker) passes(f *[store.NumColumns][]byte) bool {
 		return false
 	}
 	if rf.types != nil && !rf.types[string(f[store.ColType])] {
+		return false
+	}
+	if rf.headless && textrules.IsHeadlessEntrypoint(string(f[store.ColEntrypoint])) {
 		return false
 	}
 	if rf.since != 0 || rf.until != 0 {

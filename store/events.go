@@ -26,8 +26,12 @@ type Event struct {
 	Gen uint32
 }
 
-// noteEvent appends r to the events file if it is a recall event.
+// noteEvent appends r to the events file if it is a recall event, or a
+// session title (titles.go).
 func (w *RowsWriter) noteEvent(r *Row) error {
+	if r.Type == TypeTitle {
+		return w.appendEvents(appendTitleLine(nil, r))
+	}
 	words, ok := textrules.DetectRecallEvent(r.Role, r.Text)
 	if !ok {
 		return nil
@@ -194,6 +198,9 @@ func (s *Snapshot) readEventsFile() ([]byte, error) {
 func (s *Snapshot) eventsFromRows() ([]byte, error) {
 	var b []byte
 	err := s.EachRow(func(r *Row) error {
+		if r.Type == TypeTitle {
+			return nil
+		}
 		if words, ok := textrules.DetectRecallEvent(r.Role, r.Text); ok {
 			b = appendEventLine(b, r, words)
 		}

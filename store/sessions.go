@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/store/terms"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Read-only views of whole sessions, for `recall show`, `recall sessions`
@@ -98,6 +99,9 @@ type SessionSummary struct {
 	// (0: no row had a time).
 	FirstMs, LastMs int64
 	Messages        int // live rows
+	// HeadlessRows counts the rows of headless runs (`claude -p`, the
+	// SDKs) among them; a session all of whose rows are is a headless run.
+	HeadlessRows int
 	// FirstPrompt is the text of its first user row (its first row when it
 	// has none); filled by FillFirstPrompts.
 	FirstPrompt string
@@ -124,7 +128,11 @@ type summaryTable struct {
 	out []SessionSummary
 }
 
-func (t *summaryTable) note(session, project string, ms int64, user bool, row int) {
+// Headless reports whether every row of the session is from a headless
+// run: a session a person typed into at any point is not one.
+func (s *SessionSummary) Headless() bool { return s.Messages > 0 && s.HeadlessRows == s.Messages }
+
+func (t *summaryTable) note(session, project string, ms int64, user, headless bool, row int) {
 	i, ok := t.at[session]
 	if !ok {
 		i = len(t.out)
@@ -133,6 +141,9 @@ func (t *summaryTable) note(session, project string, ms int64, user bool, row in
 	}
 	sum := &t.out[i]
 	sum.Messages++
+	if headless {
+		sum.HeadlessRows++
+	}
 	if user && !sum.firstUser {
 		sum.first, sum.firstUser = row, true
 	}
@@ -155,8 +166,9 @@ func (s *Snapshot) summariesFromTerms(segs []*terms.Segment) []SessionSummary {
 		for i := 0; i < seg.Rows(); i++ {
 			info := seg.Row(i)
 			// A line that is not a row keeps its place with no session.
-			if key := seg.Key(info.Key); key.Session != "" && info.Type != terms.TypeOther && !s.Dead(info.Gen) {
-				t.note(key.Session, key.Project, info.TimeMs, info.Type == terms.TypeUser, row)
+			// Title rows name a session; they are not among its messages.
+			if key := seg.Key(info.Key); key.Session != "" && info.Type != terms.TypeOther && info.Type != terms.TypeTitle && !s.Dead(info.Gen) {
+				t.note(key.Session, key.Project, info.TimeMs, info.Type == terms.TypeUser, info.Flags&terms.FlagHeadless != 0, row)
 			}
 			row++
 		}
@@ -187,9 +199,10 @@ func (s *Snapshot) summariesFromRows() ([]SessionSummary, error) {
 		for len(raw) > 0 {
 			var line []byte
 			line, raw, _ = bytes.Cut(raw, []byte{'\n'})
-			if SplitRow(line, &f) && !s.Dead(parseGen(f[ColGen])) {
+			if SplitRow(line, &f) && !s.Dead(parseGen(f[ColGen])) && string(f[ColType]) != TypeTitle {
 				ms, _ := ParseTimestamp(string(f[ColTimestamp]))
-				t.note(Unescape(f[ColSession]), Unescape(f[ColProject]), ms, string(f[ColType]) == TypeUser, row)
+				t.note(Unescape(f[ColSession]), Unescape(f[ColProject]), ms, string(f[ColType]) == TypeUser,
+					textrules.IsHeadlessEntrypoint(string(f[ColEntrypoint])), row)
 			}
 			row++
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/store/terms"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // termsGroupBytes is the raw TSV a term-index segment covers when built
@@ -159,12 +160,13 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 		}
 		gen, _ := parseUint32(f[ColGen])
 		b.Add(&terms.Row{
-			TimeMs:  ms,
-			Type:    terms.TypeCode(string(f[ColType])),
-			Gen:     gen,
-			Session: session.unescape(f[ColSession]),
-			Project: project.unescape(f[ColProject]),
-			Text:    text,
+			TimeMs:   ms,
+			Type:     terms.TypeCode(string(f[ColType])),
+			Gen:      gen,
+			Session:  session.unescape(f[ColSession]),
+			Project:  project.unescape(f[ColProject]),
+			Text:     text,
+			Headless: textrules.IsHeadlessEntrypoint(string(f[ColEntrypoint])),
 		})
 	}
 }
@@ -188,11 +190,12 @@ func termRow(r *Row, ms int64, tsOK bool) terms.Row {
 		TimeMs: ms,
 		// A type the TSV escapes names no type, nor does its escaped
 		// form (it holds a backslash): both are TypeOther.
-		Type:    terms.TypeCode(r.Type),
-		Gen:     r.Gen,
-		Session: r.Session,
-		Project: r.Project,
-		Text:    unsafe.Slice(unsafe.StringData(r.Text), len(r.Text)),
+		Type:     terms.TypeCode(r.Type),
+		Gen:      r.Gen,
+		Session:  r.Session,
+		Project:  r.Project,
+		Text:     unsafe.Slice(unsafe.StringData(r.Text), len(r.Text)),
+		Headless: r.Headless(),
 	}
 }
 

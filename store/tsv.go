@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/tsvfield"
+	"github.com/recall-dev/recall/textrules"
 )
 
 // Columns is the TSV header of the rows file, in order. The first five are
@@ -17,10 +18,18 @@ import (
 var columns = [...]string{
 	"session_id", "timestamp", "type", "text", "project_path",
 	"source", "line", "uuid", "agent_id", "role", "gen", "ordinal",
+	"entrypoint",
 }
 
-// NumColumns is the number of TSV columns in a v1 row.
+// NumColumns is the number of TSV columns in a row.
 const NumColumns = len(columns)
+
+// legacyColumns is the number of columns of a row written before the
+// entrypoint column (feature version 2 and earlier). Such a row still
+// reads, with no entrypoint: the runs of those versions read no
+// transcript they took for headless, and the first run of this one
+// rewrites every row with the column (a feature change rederives).
+const legacyColumns = NumColumns - 1
 
 // Column positions, for readers that split rows themselves.
 const (
@@ -36,6 +45,7 @@ const (
 	ColRole
 	ColGen
 	ColOrdinal
+	ColEntrypoint
 )
 
 // Header is the first line of the rows file.
@@ -52,19 +62,22 @@ func Header() string {
 }
 
 // Row types. Subagent rows all have type "agent"; their role column keeps
-// user, assistant or tool.
+// user, assistant or tool. A title row holds a title the transcript gives
+// its session; its role column says which kind (custom-title, ai-title or
+// summary).
 const (
 	TypeUser      = "user"
 	TypeAssistant = "assistant"
 	TypeTool      = "tool"
 	TypeAgent     = "agent"
+	TypeTitle     = "title"
 )
 
 // Row is one indexed message.
 type Row struct {
 	Session   string
 	Timestamp string // ISO 8601 as written in the transcript
-	Type      string // user, assistant, tool or agent
+	Type      string // user, assistant, tool, agent or title
 	Text      string
 	Project   string // the session's working directory
 	Source    string // absolute transcript path
@@ -74,7 +87,16 @@ type Row struct {
 	Role      string // user, assistant or tool
 	Gen       uint32 // generation of Source this row came from
 	Ordinal   int    // 1-based position among the rows of this generation of Source
+	// Entrypoint is the entrypoint of the record the row came from
+	// ("cli", "claude-vscode", "sdk-cli", …; "" when it names none), by
+	// which textrules.IsHeadlessEntrypoint tells a headless run.
+	Entrypoint string
 }
+
+// Headless reports whether the row came from a run no person typed into
+// (`claude -p`, an SDK): kept in the index, left out of searches unless
+// asked for.
+func (r *Row) Headless() bool { return textrules.IsHeadlessEntrypoint(r.Entrypoint) }
 
 // AppendTSV appends r as one escaped TSV line ending in '\n'.
 func (r *Row) AppendTSV(dst []byte) []byte { return r.appendTSV(dst, nil) }
@@ -130,6 +152,8 @@ func (r *Row) appendTSV(dst []byte, plain *plainFields) []byte {
 	dst = strconv.AppendUint(dst, uint64(r.Gen), 10)
 	dst = append(dst, '\t')
 	dst = strconv.AppendInt(dst, int64(r.Ordinal), 10)
+	dst = append(dst, '\t')
+	dst = appendEscaped(dst, r.Entrypoint)
 	return append(dst, '\n')
 }
 
@@ -155,27 +179,33 @@ func ParseRow(line []byte) (Row, error) {
 		return Row{}, fmt.Errorf("%w: ordinal column: %v", ErrBadRow, err)
 	}
 	return Row{
-		Session:   Unescape(f[ColSession]),
-		Timestamp: Unescape(f[ColTimestamp]),
-		Type:      Unescape(f[ColType]),
-		Text:      Unescape(f[ColText]),
-		Project:   Unescape(f[ColProject]),
-		Source:    Unescape(f[ColSource]),
-		Line:      lineNo,
-		UUID:      Unescape(f[ColUUID]),
-		AgentID:   Unescape(f[ColAgent]),
-		Role:      Unescape(f[ColRole]),
-		Gen:       uint32(gen),
-		Ordinal:   ordinal,
+		Session:    Unescape(f[ColSession]),
+		Timestamp:  Unescape(f[ColTimestamp]),
+		Type:       Unescape(f[ColType]),
+		Text:       Unescape(f[ColText]),
+		Project:    Unescape(f[ColProject]),
+		Source:     Unescape(f[ColSource]),
+		Line:       lineNo,
+		UUID:       Unescape(f[ColUUID]),
+		AgentID:    Unescape(f[ColAgent]),
+		Role:       Unescape(f[ColRole]),
+		Gen:        uint32(gen),
+		Ordinal:    ordinal,
+		Entrypoint: Unescape(f[ColEntrypoint]),
 	}, nil
 }
 
 // SplitRow splits a TSV line into its columns without copying. It reports
-// false unless the line has exactly NumColumns columns.
+// false unless the line has NumColumns columns, or the legacyColumns of a
+// row written before the last was added (that column is then empty).
 func SplitRow(line []byte, f *[NumColumns][]byte) bool {
 	for i := 0; i < NumColumns-1; i++ {
 		j := bytes.IndexByte(line, '\t')
 		if j < 0 {
+			if i == legacyColumns-1 {
+				f[i], f[NumColumns-1] = line, nil
+				return true
+			}
 			return false
 		}
 		f[i] = line[:j]

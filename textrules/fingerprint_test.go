@@ -65,6 +65,9 @@ func fingerprint() string {
 		fmt.Fprintf(h, "%s %s %v %s\n", w, key, ok, FormPrefix(key))
 	}
 	fmt.Fprintf(h, "max ack words %d\nrecall phrases %q\n", maxAckWords, recallPhrases)
+	for _, ep := range []string{"", "cli", "sdk-cli", "sdk-ts", "sdk-py", "claude-vscode", "claude-desktop", "sdk", "SDK-CLI"} {
+		fmt.Fprintf(h, "entrypoint %q headless %v\n", ep, IsHeadlessEntrypoint(ep))
+	}
 	var z Tokenizer
 	for _, s := range fingerprintSamples {
 		fmt.Fprintf(h, "%q spans %v ack %v\n", s, CodeSpans(s), IsAcknowledgement(s))

@@ -15,4 +15,7 @@ package textrules
 //	   (StemKey: Snowball Porter2 from github.com/kljensen/snowball
 //	   v0.10.0, FormPrefix), a longer stop-word list; term segments store
 //	   the folds and word forms of their tokens.
-const FeatureVersion = 2
+//	3: headless runs (IsHeadlessEntrypoint of the rows' entrypoint
+//	   column) flagged in the term index's row table; session titles
+//	   (rows of type title) listed beside the recall events.
+const FeatureVersion = 3

@@ -25,11 +25,18 @@ type record struct {
 	timestamp         []byte // raw JSON
 	cwd               lazyString
 	agentID           lazyString
+	entrypoint        []byte // raw JSON: decodeEntrypoint
 	IsSidechain       bool
 	IsMeta            bool
 	IsCompactSummary  bool
 	IsAPIErrorMessage bool
 	Message           []byte // raw JSON
+	// title is the title a custom-title, ai-title or summary record
+	// gives its session (raw JSON: customTitle, aiTitle or summary).
+	title []byte
+	// leafUUID is a summary record's leafUuid: the last message of the
+	// conversation it sums up, most often another session's.
+	leafUUID lazyString
 }
 
 // lazyString is a raw JSON string value decoded on first use, as
@@ -79,6 +86,30 @@ func decodeType(raw []byte) string {
 	return s
 }
 
+// decodeEntrypoint is decodeString for the value of an "entrypoint"
+// member: the values Claude Code writes come back as constants, so the
+// rows of a transcript share one string instead of a new one each.
+func decodeEntrypoint(raw []byte) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		switch string(raw[1 : len(raw)-1]) {
+		case "cli":
+			return "cli"
+		case "claude-vscode":
+			return "claude-vscode"
+		case "sdk-cli":
+			return "sdk-cli"
+		case "sdk-ts":
+			return "sdk-ts"
+		case "sdk-py":
+			return "sdk-py"
+		case "claude-desktop":
+			return "claude-desktop"
+		}
+	}
+	s, _ := decodeString(raw)
+	return s
+}
+
 // isJSONString reports whether decodeString(raw) is want, without a copy
 // when raw has no escape.
 func isJSONString(raw []byte, want string) bool {
@@ -95,8 +126,9 @@ func isJSONString(raw []byte, want string) bool {
 // parseRecord reads the top-level members recall needs. m, if not nil,
 // remembers where the values inside the message end, for the walks into
 // it that follow.
-func parseRecord(line []byte, m *skipMemo) (record, error) {
-	var r record
+//
+// rest is what follows the object on the line.
+func parseRecord(line []byte, m *skipMemo) (r record, rest []byte, err error) {
 	if m != nil {
 		m.reset()
 		m.record = true
@@ -121,6 +153,8 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 			r.cwd = lazyString{raw: val}
 		case "agentId":
 			r.agentID = lazyString{raw: val}
+		case "entrypoint":
+			r.entrypoint = val
 		case "isSidechain":
 			r.IsSidechain = decodeBool(val)
 		case "isMeta":
@@ -131,9 +165,13 @@ func parseRecord(line []byte, m *skipMemo) (record, error) {
 			r.IsAPIErrorMessage = decodeBool(val)
 		case "message":
 			r.Message = val
+		case "customTitle", "aiTitle", "summary":
+			r.title = val
+		case "leafUuid":
+			r.leafUUID = lazyString{raw: val}
 		}
 	}
-	return r, w.err
+	return r, w.rest(), w.err
 }
 
 type message struct {
@@ -198,6 +236,9 @@ func eachBlock(content []byte, memo *skipMemo, b *contentBlock, fn func(i int, b
 type Extracted struct {
 	store.Row
 	Key uint64 // identity across files: hash of uuid and block position
+	// Leaf is a summary title's leafUuid: the message that ends the
+	// conversation the title names, whose session the title is given to.
+	Leaf string
 }
 
 // lineExtractor turns transcript lines into rows and counts what it drops.
@@ -217,7 +258,10 @@ type lineExtractor struct {
 	tsNew  bool
 	gen    uint32
 	counts [16]int64 // by filter.Reason
-	rows   []Extracted
+	// lastTitle is the last title row this read made, so that a title
+	// written again unchanged (every resume may) makes no second row.
+	lastTitle string
+	rows      []Extracted
 	// keepSecrets keeps secrets in the rows (recall index --no-redact);
 	// by default they are redacted as rows are built (redact.go).
 	keepSecrets bool
@@ -237,18 +281,39 @@ func (x *lineExtractor) memoOrNil() *skipMemo {
 
 // add processes one complete line (without '\n'). It returns an error only
 // for a line that is not a JSON object; the caller counts and reports it.
-// Only user and assistant records can hold indexable text; the walk that
-// finds the type skips every other value without decoding it.
+// Only user and assistant records can hold indexable text, and title
+// records name their session; the walk that finds the type skips every
+// other value without decoding it. A line may hold more than one record:
+// copies of transcripts made by other tools have been seen with a record
+// glued to the end of the one before, and each is read.
 func (x *lineExtractor) add(line []byte, lineNo int) error {
 	if len(line) == 0 || line[0] != '{' && len(bytes.TrimSpace(line)) == 0 {
 		return nil // blank lines are harmless
 	}
-	rec, err := parseRecord(line, x.memoOrNil())
-	if err != nil {
-		return err
+	for first := true; ; first = false {
+		rec, rest, err := parseRecord(line, x.memoOrNil())
+		if err != nil {
+			if first {
+				return err
+			}
+			return nil // a glued tail that does not read: the record before it stands
+		}
+		x.addRecord(&rec, lineNo)
+		line = bytes.TrimLeft(rest, " \t\r")
+		if len(line) == 0 || line[0] != '{' {
+			return nil
+		}
+	}
+}
+
+// addRecord makes the rows of one record.
+func (x *lineExtractor) addRecord(rec *record, lineNo int) {
+	if isTitleRecord(rec.Type) {
+		x.addTitle(rec, lineNo)
+		return
 	}
 	if rec.Type != "user" && rec.Type != "assistant" {
-		return nil
+		return
 	}
 	x.noteTimestamp(rec.timestamp)
 	if x.project == "" {
@@ -259,11 +324,10 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 	}
 	switch rec.Type {
 	case "user":
-		x.addUser(&rec, lineNo)
+		x.addUser(rec, lineNo)
 	case "assistant":
-		x.addAssistant(&rec, lineNo)
+		x.addAssistant(rec, lineNo)
 	}
-	return nil
 }
 
 // noteTimestamp keeps a line's timestamp if it reads. A timestamp that
@@ -297,6 +361,55 @@ func stringBytes(raw []byte) []byte {
 	}
 	s, _ := decodeString(raw)
 	return []byte(s)
+}
+
+// Title record types, each naming its session: `/rename` writes
+// custom-title, Claude Code names sessions with ai-title (what the resume
+// picker shows), and versions before 2.1 wrote summary records. A
+// session's title is the latest of the strongest kind (store.TitleRank).
+const (
+	recordCustomTitle = "custom-title"
+	recordAITitle     = "ai-title"
+	recordSummary     = "summary"
+)
+
+func isTitleRecord(typ string) bool {
+	return typ == recordCustomTitle || typ == recordAITitle || typ == recordSummary
+}
+
+// maxTitleText caps a title row: a title is a line, and a longer value is
+// not one.
+const maxTitleText = 300
+
+// addTitle keeps a title record as a row of type title, its kind in the
+// role column: searchable like a message, and what results, `sessions`
+// and `show` name the session by. Subagent transcripts name no session.
+// A title equal to the last one this read kept is not kept again.
+//
+// A summary record sums up the conversation that ends at its leafUuid,
+// which is most often another session's (older versions wrote the
+// summaries of earlier conversations at the top of a new file): its row
+// carries the leaf's uuid, and the committer gives it to the session
+// that holds the leaf (Extracted.Leaf), or drops it.
+func (x *lineExtractor) addTitle(rec *record, lineNo int) {
+	if x.kind != store.KindMain {
+		return
+	}
+	x.noteTimestamp(rec.timestamp)
+	if x.session == "" {
+		x.session = rec.sessionID.get()
+	}
+	title, _ := decodeString(rec.title)
+	title = strings.Join(strings.Fields(title), " ")
+	if title == "" || title == x.lastTitle {
+		return
+	}
+	x.lastTitle = title
+	x.addRow(rec, lineNo, 0, store.TypeTitle, x.redactHead(truncateRunes(title, maxTitleText), maxTitleText*utf8.UTFMax))
+	if rec.Type == recordSummary {
+		r := &x.rows[len(x.rows)-1]
+		r.UUID, r.Key, r.Leaf = "", 0, rec.leafUUID.get()
+	}
 }
 
 func (x *lineExtractor) addUser(rec *record, lineNo int) {
@@ -381,6 +494,9 @@ func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string
 	if x.kind != store.KindMain || (rec.IsSidechain && rec.agentID.get() != "") {
 		typ = store.TypeAgent
 	}
+	if role == store.TypeTitle {
+		role = rec.Type // the title's kind
+	}
 	agent := x.agent
 	if agent == "" && typ == store.TypeAgent {
 		agent = rec.agentID.get()
@@ -388,17 +504,18 @@ func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string
 	x.counts[filter.Kept]++
 	x.rows = append(x.rows, Extracted{
 		Row: store.Row{
-			Session:   x.session,
-			Timestamp: x.timestamp(),
-			Type:      typ,
-			Text:      text,
-			Project:   x.project,
-			Source:    x.source,
-			Line:      lineNo,
-			UUID:      rec.uuid.get(),
-			AgentID:   agent,
-			Role:      role,
-			Gen:       x.gen,
+			Session:    x.session,
+			Timestamp:  x.timestamp(),
+			Type:       typ,
+			Text:       text,
+			Project:    x.project,
+			Source:     x.source,
+			Line:       lineNo,
+			UUID:       rec.uuid.get(),
+			AgentID:    agent,
+			Role:       role,
+			Gen:        x.gen,
+			Entrypoint: decodeEntrypoint(rec.entrypoint),
 		},
 		Key: store.RowKey(rec.uuid.get(), block),
 	})
@@ -473,13 +590,6 @@ func truncateRunes(s string, n int) string {
 		i += size
 	}
 	return s[:i] + "…"
-}
-
-// firstType returns the "type" of a line for fork detection. It parses
-// only as much as it needs.
-func firstType(line []byte) (string, error) {
-	rec, err := parseRecord(line, nil)
-	return rec.Type, err
 }
 
 // badLineError describes an unparseable line for the one-per-file report.

@@ -100,6 +100,19 @@ func (w *objectWalk) next(m *skipMemo) (key, val []byte, ok bool) {
 	return key, b[vstart:vend], true
 }
 
+// rest returns what follows the object once the walk has reached its
+// closing brace (nothing after an error).
+func (w *objectWalk) rest() []byte {
+	if w.err != nil || !w.started {
+		return nil
+	}
+	i := skipSpace(w.b, w.i)
+	if i < len(w.b) && w.b[i] == '}' {
+		return w.b[i+1:]
+	}
+	return nil
+}
+
 func (w *objectWalk) fail() ([]byte, []byte, bool) {
 	w.err = errSyntax
 	w.i = len(w.b)

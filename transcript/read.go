@@ -38,7 +38,6 @@ type Result struct {
 	Lines     int   // new consumed line count
 	Session   string
 	Project   string
-	Fork      bool // first event is queue-operation
 	Current   bool // the file belongs to the running session: not consumed
 	BytesRead int64
 	BadLines  int
@@ -74,19 +73,46 @@ func capTexts(rows []Extracted) {
 	}
 }
 
-// looksBinary reports whether a file starting with br's next bytes is not
-// JSON text: a NUL byte in its first 4 KiB, or a first byte that no JSON
-// line starts with. It only peeks.
+// looksBinary reports whether a file starting with br's next bytes is
+// not text at all: a NUL byte in its first 4 KiB (no JSON text holds
+// one), or bytes there that are not UTF-8 on no line that starts like a
+// JSON object. A text line that is not JSON (a "// Source: …" comment a
+// person put on top when sharing the file) makes one bad line, counted
+// and reported, never a skipped file. It only peeks.
 func looksBinary(br *bufio.Reader) bool {
-	head, _ := br.Peek(4 << 10)
+	head, _ := br.Peek(binaryPeek)
 	if len(head) == 0 {
 		return false
 	}
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
-	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	return len(trimmed) > 0 && trimmed[0] != '{'
+	if validUTF8Head(head) {
+		return false
+	}
+	for line := range bytes.SplitSeq(head, []byte{'\n'}) {
+		if bytes.HasPrefix(bytes.TrimLeft(line, " \t\r\ufeff"), []byte{'{'}) {
+			return false
+		}
+	}
+	return true
+}
+
+// binaryPeek is how much of a new file looksBinary judges.
+const binaryPeek = 4 << 10
+
+// validUTF8Head reports whether head is UTF-8 but for a character the
+// peek cut short at its end.
+func validUTF8Head(head []byte) bool {
+	if utf8.Valid(head) {
+		return true
+	}
+	for cut := 1; cut < utf8.UTFMax && cut < len(head); cut++ {
+		if utf8.RuneStart(head[len(head)-cut]) {
+			return utf8.Valid(head[:len(head)-cut])
+		}
+	}
+	return false
 }
 
 // ReadBufferSize is the reader's buffer. Lines longer than it (api-request
@@ -96,7 +122,7 @@ const ReadBufferSize = 1 << 20
 // Read reads the complete lines after w.state.Offset. A last line
 // without its '\n' is still being written and is left for next time. br is
 // the calling worker's reader, reused from file to file.
-func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result {
+func Read(w Work, current string, br *bufio.Reader) Result {
 	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines,
 		Session: w.State.Session, Project: w.State.Project}
 	res.Work.Rows, res.Work.Tail = nil, nil // the rows are res.Rows now; the buffer is the caller's again
@@ -139,7 +165,7 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 			return true
 		}
 		res.Offset += int64(len(line)) + 1
-		return res.handleLine(x, line, current, includeHeadless)
+		return res.handleLine(x, line, current)
 	})
 	res.BytesRead = res.Offset - w.State.Offset
 	res.Tail, _ = fingerprintAt(f, res.Offset, int32(min(res.Offset, TailBytes)), w.Tail)
@@ -150,13 +176,13 @@ func Read(w Work, current string, includeHeadless bool, br *bufio.Reader) Result
 }
 
 // handleLine feeds one line to the extractor. It returns false to stop
-// reading the file (a fork, or the running session).
-func (res *Result) handleLine(x *lineExtractor, line []byte, current string, includeHeadless bool) bool {
-	if res.Lines == 1 && res.Work.T.Kind == store.KindMain && !includeHeadless {
-		if typ, err := firstType(line); err == nil && typ == "queue-operation" {
-			res.Fork = true
-			return false
-		}
+// reading the file (the running session). No line is judged by its
+// place: forks are found by their copied messages (the committer drops
+// those as copies) and headless runs by their entrypoint, kept and
+// marked in every row.
+func (res *Result) handleLine(x *lineExtractor, line []byte, current string) bool {
+	if res.Lines == 1 && res.Work.State.Offset == 0 {
+		line = bytes.TrimPrefix(line, []byte(utf8BOM)) // an editor's byte order mark
 	}
 	if err := x.add(line, res.Lines); err != nil {
 		res.BadLines++
@@ -170,6 +196,9 @@ func (res *Result) handleLine(x *lineExtractor, line []byte, current string, inc
 	}
 	return true
 }
+
+// utf8BOM is the byte order mark some editors put at a file's start.
+const utf8BOM = "\ufeff"
 
 // TailBytes is how much of a transcript's consumed end is fingerprinted:
 // a line or two of a real transcript, read with one pread when the file

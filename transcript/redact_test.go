@@ -143,7 +143,7 @@ func TestSecretsAroundTheRowCap(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := Read(Work{T: Transcript{Path: path, Kind: store.KindMain}}, "", false, bufio.NewReaderSize(nil, ReadBufferSize))
+	res := Read(Work{T: Transcript{Path: path, Kind: store.KindMain}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
 	if res.Err != nil || len(res.Rows) != len(msgs) {
 		t.Fatalf("read %d rows of %d: %v %s", len(res.Rows), len(msgs), res.Err, res.Warning)
 	}

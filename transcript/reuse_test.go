@@ -20,7 +20,7 @@ func TestReadIntoReusedRows(t *testing.T) {
 	}
 	br := bufio.NewReaderSize(nil, ReadBufferSize)
 	read := func(path string, rows []Extracted) Result {
-		return Read(Work{T: Transcript{Path: path, Kind: store.KindMain}, Rows: rows}, "", true, br)
+		return Read(Work{T: Transcript{Path: path, Kind: store.KindMain}, Rows: rows}, "", br)
 	}
 	var junk []Extracted
 	for range 50 {
@@ -58,8 +58,8 @@ func TestReadWithLentTailBuffer(t *testing.T) {
 	for _, path := range paths {
 		for _, lent := range [][]byte{nil, make([]byte, 10), make([]byte, TailBytes), make([]byte, 1, TailBytes+100)} {
 			w := Work{T: Transcript{Path: path, Kind: store.KindMain}, Tail: lent}
-			fresh := Read(Work{T: w.T}, "", true, br)
-			got := Read(w, "", true, br)
+			fresh := Read(Work{T: w.T}, "", br)
+			got := Read(w, "", br)
 			if got.Tail != fresh.Tail || got.Tail.Len == 0 {
 				t.Fatalf("%s, buffer of %d: tail %+v, want %+v", path, cap(lent), got.Tail, fresh.Tail)
 			}
@@ -68,11 +68,11 @@ func TestReadWithLentTailBuffer(t *testing.T) {
 			}
 			cont := w
 			cont.State = store.FileState{Offset: fresh.Offset, Lines: fresh.Lines, Tail: fresh.Tail}
-			if again := Read(cont, "", true, br); again.Rewritten || again.Err != nil {
+			if again := Read(cont, "", br); again.Rewritten || again.Err != nil {
 				t.Fatalf("%s, buffer of %d: an unchanged file read on reads as rewritten (%v)", path, cap(lent), again.Err)
 			}
 			cont.State.Tail.CRC++
-			if again := Read(cont, "", true, br); !again.Rewritten {
+			if again := Read(cont, "", br); !again.Rewritten {
 				t.Fatalf("%s, buffer of %d: a tail that no longer matches was not taken for a rewrite", path, cap(lent))
 			}
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 type indexCmd struct {
-	IncludeHeadless bool  `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
+	IncludeHeadless bool  `name:"include-headless" hidden:"" help:"Accepted for older scripts: headless runs are always indexed now, and a search's --include-headless shows them."`
 	Rebuild         bool  `help:"Start over from the transcripts that still exist."`
 	Yes             bool  `short:"y" help:"With --rebuild: drop rows whose transcript is gone without asking."`
 	Repair          bool  `help:"Check every part of the index; read the transcripts of damaged rows again (those still on disk), rebuild damaged derived files from the rows, and list what could not be recovered."`
@@ -20,6 +20,11 @@ type indexCmd struct {
 	CheckpointBytes int64 `name:"checkpoint-bytes" hidden:"" help:"Commit after this much input (tests)."`
 }
 
+// headlessIndexNote answers an --include-headless given to an indexing
+// command, from scripts written for versions that left headless runs out
+// of the index.
+const headlessIndexNote = "--include-headless is for searches now: headless runs (claude -p, the SDKs) are always indexed, and a search shows them with --include-headless"
+
 func (c *indexCmd) Run(g *Globals) error {
 	limitIndexRunMemory()
 	cfg, err := g.config()
@@ -27,9 +32,11 @@ func (c *indexCmd) Run(g *Globals) error {
 		return err
 	}
 	ui := newStderrUI(g.env.stderr, g.Verbose, c.Quiet)
+	if c.IncludeHeadless {
+		ui.notice(headlessIndexNote)
+	}
 	opts := ui.indexOptions(indexer.Options{
 		Config:          cfg,
-		IncludeHeadless: c.IncludeHeadless,
 		NoRedact:        c.NoRedact,
 		CheckpointBytes: c.CheckpointBytes,
 		Repair:          c.Repair,

@@ -26,8 +26,10 @@ type searchCmd struct {
 	Project []string `short:"p" placeholder:"PATH" help:"Only sessions of this project ('.' = the git root here; a path or a name fragment). Repeatable."`
 	Since   string   `placeholder:"WHEN" help:"Only messages since a date (2026-01-31) or an age (30d, 2w, 12h)."`
 	Until   string   `placeholder:"WHEN" help:"Only messages until a date or an age."`
-	Type    []string `short:"t" enum:"user,assistant,tool,agent" placeholder:"TYPE" help:"Only these message types: user, assistant, tool, agent (repeatable)."`
+	Type    []string `short:"t" enum:"user,assistant,tool,agent,title" placeholder:"TYPE" help:"Only these message types: user, assistant, tool, agent, title (a session's name; repeatable)."`
 	Session []string `placeholder:"ID" help:"Only this session (id or prefix; repeatable)."`
+
+	IncludeHeadless bool `name:"include-headless" help:"Also search headless runs (claude -p, the SDKs), which are indexed but left out unless --session names them."`
 
 	JSON     bool   `help:"One JSON object per session per line (docs/json-output.md)."`
 	Format   string `default:"human" enum:"human,json,markdown" help:"Output format: ${enum}."`
@@ -199,7 +201,8 @@ func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
 		Limit: &limit, Messages: &c.Messages, Context: &c.Context,
 		HalfLife: &halfLife, RecallWindow: c.RecallWindow,
 		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan, Explain: c.Explain,
-		Cwd: g.env.cwd, CurrentSession: cfg.CurrentSession,
+		IncludeHeadless: c.IncludeHeadless,
+		Cwd:             g.env.cwd, CurrentSession: cfg.CurrentSession,
 	}
 }
 

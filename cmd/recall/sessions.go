@@ -15,6 +15,8 @@ type sessionsCmd struct {
 	Format   string   `default:"human" enum:"human,json,markdown" help:"Output format: ${enum}."`
 	Color    string   `default:"auto" enum:"auto,always,never" help:"Colour: ${enum} (auto: on a terminal, unless NO_COLOR is set)."`
 	NoUpdate bool     `name:"no-update" help:"Read the index as it is; do not index new transcript lines first."`
+
+	IncludeHeadless bool `name:"include-headless" help:"Also list headless runs (claude -p, the SDKs), which are indexed but left out unless asked for."`
 }
 
 func (c *sessionsCmd) Run(g *Globals) error {
@@ -22,7 +24,8 @@ func (c *sessionsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	params := search.Params{Projects: c.Project, Since: c.Since, Until: c.Until, Limit: &c.Limit, Cwd: g.env.cwd}
+	params := search.Params{Projects: c.Project, Since: c.Since, Until: c.Until, Limit: &c.Limit, Cwd: g.env.cwd,
+		IncludeHeadless: c.IncludeHeadless}
 	req, err := params.Request()
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ type watchCmd struct {
 	Debounce        time.Duration `default:"200ms" help:"Index this long after the last change, so a burst of writes becomes one run."`
 	MaxDelay        time.Duration `name:"max-delay" default:"2s" help:"Index at least this often while changes keep coming."`
 	Backstop        time.Duration `default:"5m" help:"Rescan everything this often, in case a filesystem event was lost."`
-	IncludeHeadless bool          `name:"include-headless" help:"Keep fork and headless (claude -p) sessions, which are excluded by default."`
+	IncludeHeadless bool          `name:"include-headless" hidden:"" help:"Accepted for older scripts: headless runs are always indexed now, and a search's --include-headless shows them."`
 	NoRedact        bool          `name:"no-redact" help:"Keep secrets (keys, tokens, passwords) in the rows the watcher adds; by default they are replaced by [REDACTED:kind] placeholders."`
 }
 
@@ -33,6 +33,9 @@ func (c *watchCmd) Run(g *Globals) error {
 	// skipped for the watcher's whole life.
 	cfg.CurrentSession = g.CurrentSession
 	logLine := logTo(g.env.stderr)
+	if c.IncludeHeadless {
+		logLine(headlessIndexNote)
+	}
 	w, err := indexer.NewWatcher(c.options(cfg, g.Verbose, g.env.stderr))
 	var running *indexer.WatchRunningError
 	if errors.As(err, &running) {
@@ -59,11 +62,10 @@ func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) i
 	logLine := logTo(stderr)
 	opts := indexer.WatchOptions{
 		Options: indexer.Options{
-			Config:          cfg,
-			IncludeHeadless: c.IncludeHeadless,
-			NoRedact:        c.NoRedact,
-			Warn:            ui.verboseWarn,
-			Notice:          logLine, // a rebuild of derived data, once
+			Config:   cfg,
+			NoRedact: c.NoRedact,
+			Warn:     ui.verboseWarn,
+			Notice:   logLine, // a rebuild of derived data, once
 		},
 		Debounce: c.Debounce,
 		MaxDelay: c.MaxDelay,

@@ -22,6 +22,8 @@ type Row struct {
 	Gen              uint32
 	Session, Project string
 	Text             []byte // unescaped
+	// Headless: the row is from a run no person typed into (FlagHeadless).
+	Headless bool
 }
 
 // Builder collects rows, in rows-file order, into one segment.
@@ -379,6 +381,9 @@ func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	var flags uint8
 	if len(r.Text) <= maxAckBytes && textrules.IsAcknowledgement(string(r.Text)) {
 		flags |= FlagAck
+	}
+	if r.Headless {
+		flags |= FlagHeadless
 	}
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(r.TimeMs))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(min(uint64(len(r.Text)), 1<<32-1)))

@@ -205,9 +205,13 @@ const (
 	TypeTool
 	TypeAgent
 	TypeOther
+	TypeTitle // feature version 3
 
 	// FlagAck marks an acknowledgement, which scores nothing.
 	FlagAck uint8 = 1
+	// FlagHeadless marks a row of a headless run (`claude -p`, an SDK),
+	// which searches leave out unless asked (feature version 3).
+	FlagHeadless uint8 = 2
 )
 
 // TypeCode maps a row type name to its stored code.
@@ -221,6 +225,8 @@ func TypeCode(t string) uint8 {
 		return TypeTool
 	case "agent":
 		return TypeAgent
+	case "title":
+		return TypeTitle
 	}
 	return TypeOther
 }
@@ -236,6 +242,8 @@ func TypeName(c uint8) string {
 		return "tool"
 	case TypeAgent:
 		return "agent"
+	case TypeTitle:
+		return "title"
 	}
 	return ""
 }

@@ -1,0 +1,137 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Session titles are rows of type title (the transcript's custom-title,
+// ai-title and summary records); the writer also lists each in the
+// events file, as a line of eight fields (a recall event's seven, the
+// title in place of the recalled words, and its kind), so that a search
+// names the sessions it shows without reading their rows. Event readers
+// take only seven-field lines.
+
+// Title kinds, as the role column of a title row holds them.
+const (
+	TitleCustom  = "custom-title" // `/rename`
+	TitleAI      = "ai-title"     // Claude Code's name for the session
+	TitleSummary = "summary"      // older versions' summary of a conversation
+)
+
+// TitleRank orders title kinds: a session is named by its latest title of
+// the highest rank. A name the user gave beats one Claude Code made up,
+// which beats an older version's summary; 0 is no title.
+func TitleRank(kind string) int {
+	switch kind {
+	case TitleCustom:
+		return 3
+	case TitleAI:
+		return 2
+	case TitleSummary:
+		return 1
+	}
+	return 0
+}
+
+// titleFields is the field count of a title line of the events file.
+const titleFields = 8
+
+// appendTitleLine appends the events-file line of title row r.
+func appendTitleLine(b []byte, r *Row) []byte {
+	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
+		strconv.FormatUint(uint64(r.Gen), 10), r.Text, r.Role} {
+		if i > 0 {
+			b = append(b, '\t')
+		}
+		b = appendEscaped(b, f)
+	}
+	return append(b, '\n')
+}
+
+// titleOf reads a title line: its session, kind, text and generation.
+func titleOf(line []byte) (session, kind, text string, gen uint32, ok bool) {
+	f := bytes.Split(line, []byte{'\t'})
+	if len(f) != titleFields {
+		return "", "", "", 0, false
+	}
+	g, err := strconv.ParseUint(string(f[5]), 10, 32)
+	if err != nil {
+		return "", "", "", 0, false
+	}
+	return Unescape(f[0]), Unescape(f[7]), Unescape(f[6]), uint32(g), true
+}
+
+// betterTitle keeps, per session, the latest title of the highest rank:
+// lines come in index order, so a later one of the same rank wins.
+type betterTitle map[string]struct {
+	rank int
+	text string
+}
+
+func (t betterTitle) note(session, kind, text string) {
+	r := TitleRank(kind)
+	if r == 0 || text == "" {
+		return
+	}
+	if cur, ok := t[session]; ok && cur.rank > r {
+		return
+	}
+	t[session] = struct {
+		rank int
+		text string
+	}{r, text}
+}
+
+// Titles returns the title of each of sessions that has one (all sessions
+// if sessions is nil), from the events file; when the derived data is
+// stale, from the rows.
+func (s *Snapshot) Titles(sessions map[string]bool) (map[string]string, error) {
+	best := betterTitle{}
+	if s.stale != "" {
+		err := s.EachRow(func(r *Row) error {
+			if r.Type == TypeTitle && (sessions == nil || sessions[r.Session]) {
+				best.note(r.Session, r.Role, r.Text)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find session titles in the rows: %w", err)
+		}
+		return best.texts(), nil
+	}
+	if s.events == nil || s.M.EventsBytes == 0 {
+		return map[string]string{}, nil
+	}
+	s.eventsOnce.Do(s.loadEvents)
+	if s.eventsErr != nil {
+		return nil, s.eventsErr
+	}
+	s.eventLinesOnce.Do(s.groupEventLines)
+	each := func(lines [][]byte) {
+		for _, line := range lines {
+			if session, kind, text, gen, ok := titleOf(line); ok && !s.Dead(gen) {
+				best.note(session, kind, text)
+			}
+		}
+	}
+	if sessions == nil {
+		for _, lines := range s.eventLines {
+			each(lines)
+		}
+	} else {
+		for id := range sessions {
+			each(s.eventLines[id])
+		}
+	}
+	return best.texts(), nil
+}
+
+func (t betterTitle) texts() map[string]string {
+	out := make(map[string]string, len(t))
+	for session, v := range t {
+		out[session] = v.text
+	}
+	return out
+}
