@@ -18,4 +18,9 @@
 // reports hit@1, hit@5 and MRR overall and per query kind, with the
 // misses listed. The cmd/recall-eval command writes or checks
 // testdata/eval/results.txt.
+//
+// EvaluateLoCoMo (locomo.go) measures the same on a public benchmark that
+// is not in the repository: LoCoMo's long two-person conversations, each
+// session written as a transcript, every question typed verbatim, its
+// evidence sessions the targets (cmd/recall-eval --locomo FILE).
 package evalcorpus

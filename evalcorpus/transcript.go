@@ -39,6 +39,9 @@ type Session struct {
 	ID    string
 	Cwd   string
 	Turns []Turn
+	// Entrypoint is written on every record when set ("cli" for an
+	// interactive session); the generated corpus leaves it out.
+	Entrypoint string
 }
 
 // Model is the assistant model written on assistant lines.
@@ -107,6 +110,7 @@ type line struct {
 	SessionID   string  `json:"sessionId"`
 	Version     string  `json:"version"`
 	GitBranch   string  `json:"gitBranch"`
+	Entrypoint  string  `json:"entrypoint,omitempty"`
 	Type        string  `json:"type"`
 	UUID        string  `json:"uuid"`
 	Timestamp   string  `json:"timestamp"`
@@ -146,7 +150,7 @@ type toolResultBlock struct {
 
 func (s *Session) record(t Turn, id, parent string, lastTool *string, i int) (line, error) {
 	rec := line{UserType: "external", Cwd: s.Cwd, SessionID: s.ID, Version: "2.1.100", GitBranch: "main",
-		UUID: id, Timestamp: t.At.UTC().Format("2006-01-02T15:04:05.000Z")}
+		Entrypoint: s.Entrypoint, UUID: id, Timestamp: t.At.UTC().Format("2006-01-02T15:04:05.000Z")}
 	if parent != "" {
 		rec.ParentUUID = &parent
 	}

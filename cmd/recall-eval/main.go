@@ -11,6 +11,13 @@
 // With --write it stores the figures in testdata/eval/results.txt and
 // hard-results.txt; otherwise it compares them with those files and exits
 // 1 when they differ, so a ranking change shows up as a diff to review.
+// With --locomo FILE it runs only the LoCoMo evaluation instead
+// (evalcorpus.EvaluateLoCoMo): the conversations of locomo10.json written
+// as transcripts and indexed, every question typed verbatim, hit@1, hit@5
+// and MRR of the sessions holding its evidence printed per category. The
+// data file is not in the repository, so there is nothing to compare
+// with: the figures are printed only.
+//
 // The logic lives in package evalcorpus.
 package main
 
@@ -37,6 +44,12 @@ type cli struct {
 	HardResults string `default:"testdata/eval/hard-results.txt" placeholder:"FILE" help:"The hard set's checked-in figures."`
 	Seed        uint64 `default:"1" help:"Corpus seed (results.txt is measured with the default)."`
 	Keep        string `placeholder:"DIR" help:"Generate the corpus and index into DIR (must not exist) and keep them, to inspect with bin/recall --source DIR/projects --index-dir DIR/index."`
+
+	LoCoMo       string `name:"locomo" placeholder:"FILE" help:"Run only the LoCoMo evaluation on FILE (snap-research/locomo's data/locomo10.json) and print its figures."`
+	LoCoMoScope  string `name:"locomo-scope" default:"conversation" enum:"conversation,joint" help:"Search each question in its own conversation's index (conversation) or in one index of them all (joint)."`
+	LoCoMoNow    string `name:"locomo-now" default:"after" placeholder:"WHEN" help:"The clock for recency: 'after' (the day after the last session searched) or a date (2026-03-10)."`
+	LoCoMoNames  bool   `name:"locomo-speaker-names" default:"true" negatable:"" help:"Start every LoCoMo turn with its speaker's name (\"Caroline: ...\")."`
+	LoCoMoMisses bool   `name:"locomo-misses" help:"List every LoCoMo question whose evidence session is not ranked first."`
 }
 
 // errDiffers is the exit status 1 outcome: the figures changed.
@@ -60,6 +73,9 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 	root, err := repoRoot()
 	if err != nil {
 		return err
+	}
+	if c.LoCoMo != "" {
+		return c.runLoCoMo(stdout, stderr)
 	}
 	queries, err := evalcorpus.ReadQueries(fromRoot(root, c.Queries))
 	if err != nil {
@@ -108,6 +124,48 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 		return errGenerated
 	}
 	return errHard
+}
+
+// runLoCoMo is --locomo: the LoCoMo figures, printed.
+func (c *cli) runLoCoMo(stdout, stderr io.Writer) error {
+	opt, err := c.locomoOptions()
+	if err != nil {
+		return err
+	}
+	convs, err := evalcorpus.ReadLoCoMo(c.LoCoMo)
+	if err != nil {
+		return err
+	}
+	work, cleanup, err := c.workDir()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	start := time.Now()
+	rep, err := evalcorpus.EvaluateLoCoMo(work, convs, opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, rep.Format(c.LoCoMoMisses))
+	fmt.Fprintf(stderr, "recall-eval: %d LoCoMo questions over %d sessions in %s\n", len(rep.Outcomes), rep.Sessions, time.Since(start).Round(time.Millisecond))
+	for _, line := range rep.Paths() {
+		fmt.Fprintln(stderr, "recall-eval:", line)
+	}
+	return nil
+}
+
+// locomoOptions reads --locomo-scope, --locomo-now and
+// --locomo-speaker-names.
+func (c *cli) locomoOptions() (evalcorpus.LoCoMoOptions, error) {
+	opt := evalcorpus.LoCoMoOptions{Joint: c.LoCoMoScope == "joint", SpeakerNames: c.LoCoMoNames}
+	if c.LoCoMoNow != "after" {
+		now, err := time.ParseInLocation("2006-01-02", c.LoCoMoNow, time.UTC)
+		if err != nil {
+			return opt, fmt.Errorf("--locomo-now %q: want 'after' or a date (2026-03-10)", c.LoCoMoNow)
+		}
+		opt.Now = now
+	}
+	return opt, nil
 }
 
 // workDir is --keep or a fresh temporary directory removed afterwards.

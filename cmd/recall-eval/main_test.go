@@ -52,3 +52,17 @@ func TestCompareOrWrite(t *testing.T) {
 		})
 	}
 }
+
+func TestLoCoMoOptions(t *testing.T) {
+	opt, err := (&cli{LoCoMoScope: "joint", LoCoMoNow: "after", LoCoMoNames: true}).locomoOptions()
+	if err != nil || !opt.Joint || !opt.Now.IsZero() || !opt.SpeakerNames {
+		t.Errorf("joint, after, names: %+v, %v", opt, err)
+	}
+	opt, err = (&cli{LoCoMoScope: "conversation", LoCoMoNow: "2026-03-10"}).locomoOptions()
+	if err != nil || opt.Joint || opt.Now.Format("2006-01-02T15:04Z07:00") != "2026-03-10T00:00Z" || opt.SpeakerNames {
+		t.Errorf("conversation, 2026-03-10: %+v, %v", opt, err)
+	}
+	if _, err := (&cli{LoCoMoNow: "yesterday"}).locomoOptions(); err == nil || !strings.Contains(err.Error(), "--locomo-now") {
+		t.Errorf("a bad --locomo-now: error %v", err)
+	}
+}
