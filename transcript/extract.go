@@ -258,6 +258,9 @@ type lineExtractor struct {
 	tsNew  bool
 	gen    uint32
 	counts [16]int64 // by filter.Reason
+	// entrypoint is the last entrypoint a record of this read named: a
+	// title record names none, and takes its run's.
+	entrypoint string
 	// lastTitle is the last title row this read made, so that a title
 	// written again unchanged (every resume may) makes no second row.
 	lastTitle string
@@ -316,6 +319,9 @@ func (x *lineExtractor) addRecord(rec *record, lineNo int) {
 		return
 	}
 	x.noteTimestamp(rec.timestamp)
+	if rec.entrypoint != nil {
+		x.entrypoint = decodeEntrypoint(rec.entrypoint)
+	}
 	if x.project == "" {
 		x.project = rec.cwd.get()
 	}
@@ -515,7 +521,7 @@ func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string
 			AgentID:    agent,
 			Role:       role,
 			Gen:        x.gen,
-			Entrypoint: decodeEntrypoint(rec.entrypoint),
+			Entrypoint: x.entrypoint,
 		},
 		Key: store.RowKey(rec.uuid.get(), block),
 	})

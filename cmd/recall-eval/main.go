@@ -50,6 +50,9 @@ type cli struct {
 	LoCoMoNow    string `name:"locomo-now" default:"after" placeholder:"WHEN" help:"The clock for recency: 'after' (the day after the last session searched) or a date (2026-03-10)."`
 	LoCoMoNames  bool   `name:"locomo-speaker-names" default:"true" negatable:"" help:"Start every LoCoMo turn with its speaker's name (\"Caroline: ...\")."`
 	LoCoMoMisses bool   `name:"locomo-misses" help:"List every LoCoMo question whose evidence session is not ranked first."`
+
+	Real          string `name:"real" placeholder:"DIR" help:"Run only a real relevance set: index the transcript tree DIR (a projects folder) and ask --real-questions of it, against BM25 over whole sessions."`
+	RealQuestions string `name:"real-questions" placeholder:"FILE" help:"With --real: the questions, TSV of query, answering session id(s) (comma-separated) and a note whose first word is the class."`
 }
 
 // errDiffers is the exit status 1 outcome: the figures changed.
@@ -76,6 +79,9 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 	}
 	if c.LoCoMo != "" {
 		return c.runLoCoMo(stdout, stderr)
+	}
+	if c.Real != "" {
+		return c.runReal(stdout, stderr)
 	}
 	queries, err := evalcorpus.ReadQueries(fromRoot(root, c.Queries))
 	if err != nil {
@@ -151,6 +157,30 @@ func (c *cli) runLoCoMo(stdout, stderr io.Writer) error {
 	for _, line := range rep.Paths() {
 		fmt.Fprintln(stderr, "recall-eval:", line)
 	}
+	return nil
+}
+
+// runReal is --real: a real relevance set's figures, printed.
+func (c *cli) runReal(stdout, stderr io.Writer) error {
+	if c.RealQuestions == "" {
+		return errors.New("--real needs --real-questions FILE")
+	}
+	qs, err := evalcorpus.ReadRealQuestions(c.RealQuestions)
+	if err != nil {
+		return err
+	}
+	work, cleanup, err := c.workDir()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	start := time.Now()
+	rep, err := evalcorpus.EvaluateReal(c.Real, work, qs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, rep.Format())
+	fmt.Fprintf(stderr, "recall-eval: %d real questions over %d sessions in %s\n", len(rep.Outcomes), rep.Sessions, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
