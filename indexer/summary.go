@@ -30,11 +30,20 @@ func FormatSummary(s *Summary) string {
 	if s.Gone > 0 {
 		notes = append(notes, fmt.Sprintf("%d transcripts deleted from disk (rows kept)", s.Gone))
 	}
+	if s.Recovered > 0 {
+		notes = append(notes, fmt.Sprintf("%d transcripts an earlier recall left out as forks read", s.Recovered))
+	}
+	if n := s.Excluded[filter.Headless.String()]; n > 0 {
+		notes = append(notes, fmt.Sprintf("%d rows of headless runs kept (searched with --include-headless)", n))
+	}
 	if len(notes) > 0 {
 		b.WriteString("; " + strings.Join(notes, ", "))
 	}
 	if s.Repair != nil {
 		b.WriteString("\n" + s.Repair.String())
+	}
+	for _, w := range ExclusionWarnings(s.Excluded, s.RowsAdded) {
+		b.WriteString("\nwarning: " + w)
 	}
 	return b.String()
 }
@@ -47,12 +56,13 @@ func msRound(s *Summary) time.Duration {
 }
 
 // formatExcluded lists non-zero exclusion counts in report order. Fork
-// counts transcripts; the others count messages.
+// (transcripts an earlier recall left out) counts transcripts; the others
+// count messages.
 func formatExcluded(ex map[string]int64) string {
 	var parts []string
 	for _, r := range filter.Reasons() {
 		n := ex[r.String()]
-		if n == 0 {
+		if n == 0 || r == filter.Headless { // kept, not excluded: a note of its own
 			continue
 		}
 		unit := ""
@@ -75,4 +85,61 @@ func HumanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// TooMuch is the share of messages (or transcripts) one exclusion reason
+// may take before recall says so: a rule that removes more than a tenth
+// of what was written is more likely wrong for these transcripts than
+// right (an earlier rule dropped every VS Code session as a fork).
+const TooMuch = 0.10
+
+// minWarnMessages is how many messages a count must cover before a share
+// of it is worth a warning: in a run that read five messages, one dropped
+// is a fifth of them and says nothing.
+const minWarnMessages = 200
+
+// messageReasons are the reasons that count messages (the others count
+// transcripts or lines).
+var messageReasons = [...]filter.Reason{filter.Noise, filter.TooShort, filter.Acknowledgement, filter.Copy,
+	filter.RecallOutput, filter.Headless}
+
+// ExclusionWarnings says, for each reason that took more than a tenth of
+// the messages, how much it took and what keeps them (a flag, or that no
+// flag does). rows is the messages indexed, headless ones included; the
+// others are counted in excluded by reason name.
+func ExclusionWarnings(excluded map[string]int64, rows int64) []string {
+	total := rows
+	for _, r := range messageReasons {
+		if r != filter.Headless {
+			total += excluded[r.String()]
+		}
+	}
+	if total < minWarnMessages {
+		return nil
+	}
+	var out []string
+	for _, r := range messageReasons {
+		n := excluded[r.String()]
+		if float64(n) <= TooMuch*float64(total) {
+			continue
+		}
+		share := fmt.Sprintf("%d of %d messages (%.0f%%)", n, total, 100*float64(n)/float64(total))
+		if r == filter.Headless {
+			out = append(out, share+" are from headless runs (claude -p, the SDKs): kept, but searches leave them out; "+keeps(r))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s dropped %s: %s; %s", r, share, r.Explanation(), keeps(r)))
+	}
+	return out
+}
+
+// keeps says what brings back the messages a reason takes.
+func keeps(r filter.Reason) string {
+	switch r {
+	case filter.Headless:
+		return "searches find them with --include-headless (and --session ID)"
+	case filter.Copy:
+		return "they are found in the session they were copied from; `recall stats` lists the counts"
+	}
+	return "no flag keeps them: if these are messages you wrote, please report it with `recall stats --json`"
 }

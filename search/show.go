@@ -106,10 +106,14 @@ type Shown struct {
 	// disk. Either way the messages come from the index.
 	Source           string
 	TranscriptExists bool
-	First, Last      time.Time
-	Total            int // messages in the session
-	Start            int // 0-based position of Messages[0] in the session
-	Messages         []ShownMessage
+	// Title is the name the session was given, "" if none; Headless says
+	// every message of it is from a headless run (`claude -p`, an SDK).
+	Title       string
+	Headless    bool
+	First, Last time.Time
+	Total       int // messages in the session
+	Start       int // 0-based position of Messages[0] in the session
+	Messages    []ShownMessage
 	// Query is the search whose words are highlighted, nil for none.
 	Query *filter.Query
 	// Notes say how the request was read (a line that holds no message,
@@ -138,11 +142,11 @@ func Show(snap *store.Snapshot, m *store.Manifest, req ShowRequest) (*Shown, err
 	if err != nil {
 		return nil, fmt.Errorf("read session %s: %w", id, err)
 	}
-	rows := sessionOrder(read.Rows)
+	rows, title := splitTitles(sessionOrder(read.Rows))
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%w: %s has no readable rows", store.ErrNoSession, id)
 	}
-	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read)}
+	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read), Title: title, Headless: allHeadless(rows)}
 	sh.Project = rows[0].Project
 	sh.Source, sh.TranscriptExists = mainTranscript(m, id, rows)
 	msgs := make([]ShownMessage, len(rows))
@@ -164,6 +168,34 @@ func Show(snap *store.Snapshot, m *store.Manifest, req ShowRequest) (*Shown, err
 	}
 	sh.Start, sh.Messages = from, msgs[from:to]
 	return sh, nil
+}
+
+// splitTitles takes a session's title rows out of its messages and
+// returns the title they name: the latest of the strongest kind
+// (store.TitleRank), "" if none.
+func splitTitles(rows []store.Row) ([]store.Row, string) {
+	msgs := rows[:0:0]
+	title, best := "", 0
+	for _, r := range rows {
+		if r.Type != store.TypeTitle {
+			msgs = append(msgs, r)
+			continue
+		}
+		if rank := store.TitleRank(r.Role); rank >= best && rank > 0 {
+			title, best = r.Text, rank
+		}
+	}
+	return msgs, title
+}
+
+// allHeadless reports whether every row is from a headless run.
+func allHeadless(rows []store.Row) bool {
+	for i := range rows {
+		if !rows[i].Headless() {
+			return false
+		}
+	}
+	return len(rows) > 0
 }
 
 func (sh *Shown) noteTime(t time.Time) {

@@ -16,6 +16,8 @@ import (
 // documents the fields; like the search's, they are a contract.
 type JSONShown struct {
 	SessionID        string             `json:"session_id"`
+	Title            string             `json:"title,omitempty"`
+	Headless         bool               `json:"headless,omitempty"`
 	Project          string             `json:"project"`
 	Source           string             `json:"source"`
 	TranscriptExists bool               `json:"transcript_exists"`
@@ -46,7 +48,7 @@ type JSONShownMessage struct {
 // ShownJSON is sh as `recall show --json` prints it.
 func ShownJSON(sh *Shown) JSONShown {
 	js := JSONShown{
-		SessionID: sh.Session, Project: sh.Project, Source: sh.Source, TranscriptExists: sh.TranscriptExists,
+		SessionID: sh.Session, Title: sh.Title, Headless: sh.Headless, Project: sh.Project, Source: sh.Source, TranscriptExists: sh.TranscriptExists,
 		FirstTimestamp: isoTime(sh.First), LastTimestamp: isoTime(sh.Last), Total: sh.Total, FirstShown: sh.Start + 1,
 		Messages: make([]JSONShownMessage, len(sh.Messages)), Notes: sh.Notes, Warnings: sh.Warnings,
 	}
@@ -86,8 +88,9 @@ func WriteShown(w io.Writer, sh *Shown, format string, color bool) error {
 // evidence, and its whole text indented. The message asked for is marked
 // with '>'.
 func writeShownHuman(b *strings.Builder, sh *Shown, p painter) {
-	fmt.Fprintf(b, "%s %s | %d %s | %s | %s\n", p.paint(styleBold, "[1/1] "+Safe(shortID(sh.Session))+" •"),
-		Safe(displayProject(sh.Project)), sh.Total, plural(sh.Total, "message", "messages"), timeRange(sh.First, sh.Last), transcriptState(sh))
+	fmt.Fprintf(b, "%s %s%s | %d %s | %s | %s%s\n", p.paint(styleBold, "[1/1] "+Safe(shortID(sh.Session))+" •"), titlePrefix(sh.Title),
+		Safe(displayProject(sh.Project)), sh.Total, plural(sh.Total, "message", "messages"), timeRange(sh.First, sh.Last), transcriptState(sh),
+		headlessNote(sh.Headless))
 	fmt.Fprintf(b, "  %s\n", p.paint(styleDim, "session "+Safe(sh.Session)+"; "+shownRange(sh)))
 	if sh.Start > 0 {
 		fmt.Fprintf(b, "\n  %s\n", p.paint(styleDim, fmt.Sprintf("… %d earlier %s", sh.Start, plural(sh.Start, "message", "messages"))))
@@ -114,7 +117,8 @@ func writeShownHuman(b *strings.Builder, sh *Shown, p painter) {
 // writeShownMarkdown prints a block for an agent's context, opening with
 // recall's output marker.
 func writeShownMarkdown(b *strings.Builder, sh *Shown) {
-	fmt.Fprintf(b, "%s\n## recall show: session `%s` — %s\n\n", filter.OutputMarker, Safe(sh.Session), Safe(filepath.Base(displayProject(sh.Project))))
+	fmt.Fprintf(b, "%s\n## recall show: %ssession `%s` — %s%s\n\n", filter.OutputMarker, markdownTitle(sh.Title), Safe(sh.Session),
+		Safe(filepath.Base(displayProject(sh.Project))), headlessNote(sh.Headless))
 	fmt.Fprintf(b, "%s, %d %s; transcript `%s` (%s); %s\n\n", timeRange(sh.First, sh.Last), sh.Total,
 		plural(sh.Total, "message", "messages"), Safe(sh.Source), transcriptState(sh), shownRange(sh))
 	for _, n := range sh.Notes {

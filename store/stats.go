@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/recall-dev/recall/store/terms"
@@ -30,10 +31,17 @@ type IndexStats struct {
 	GoneFiles    int            `json:"gone_transcripts"`
 	// Archived counts sessions whose main transcript is gone: the index
 	// is their only copy.
-	Archived  int              `json:"archived_sessions"`
-	GoneRows  int64            `json:"gone_rows"`
-	ForkFiles int              `json:"fork_transcripts"`
-	Excluded  map[string]int64 `json:"excluded"`
+	Archived int   `json:"archived_sessions"`
+	GoneRows int64 `json:"gone_rows"`
+	// ForkFiles counts transcripts an earlier recall left out whole as
+	// forks that were deleted before this one could read them again.
+	ForkFiles int `json:"fork_transcripts"`
+	// BinaryFiles lists the transcripts skipped whole for not being text.
+	BinaryFiles []string `json:"binary_transcripts"`
+	// HeadlessSessions counts the sessions all of whose rows are from
+	// headless runs, of Sessions.
+	HeadlessSessions int              `json:"headless_sessions"`
+	Excluded         map[string]int64 `json:"excluded"`
 }
 
 // Stats reads the committed manifest of dir.
@@ -45,14 +53,17 @@ func Stats(dir string) (*IndexStats, error) {
 	st := &IndexStats{
 		Dir: dir, FormatVersion: m.Format, Feature: m.Feature, Updated: time.Unix(0, m.UpdatedNs),
 		Rows: m.Rows, HiddenRows: m.DeadRows(), Blocks: m.Frames - 1, TextBytes: m.TextBytes,
-		Transcripts: map[string]int{}, Excluded: m.Excluded,
+		Transcripts: map[string]int{}, Excluded: m.Excluded, BinaryFiles: []string{},
 	}
 	sessions, projects := map[string]bool{}, map[string]bool{}
 	for _, f := range m.Files {
 		st.Transcripts[f.Kind]++
-		if f.Verdict == VerdictFork {
+		switch f.Verdict {
+		case VerdictFork:
 			st.ForkFiles++
 			continue
+		case VerdictBinary:
+			st.BinaryFiles = append(st.BinaryFiles, f.Path)
 		}
 		if f.Rows > 0 {
 			sessions[f.Session] = true
@@ -75,7 +86,30 @@ func Stats(dir string) (*IndexStats, error) {
 		st.TermSegments, st.TermBlocks = len(cover), covered
 	}
 	st.TermIndex = termIndexProblem(dir)
+	slices.Sort(st.BinaryFiles)
+	st.HeadlessSessions = headlessSessions(dir)
 	return st, nil
+}
+
+// headlessSessions counts the sessions of headless runs (0 when the index
+// does not read: the damage report says why).
+func headlessSessions(dir string) int {
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		return 0
+	}
+	defer snap.Close()
+	sums, err := snap.SessionSummaries()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for i := range sums {
+		if sums[i].Headless() {
+			n++
+		}
+	}
+	return n
 }
 
 // termIndexProblem opens the term index as a search would and says why it

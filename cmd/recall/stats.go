@@ -154,6 +154,12 @@ func healthWarnings(r *statsReport) []warning {
 	if r.TermIndex != "" {
 		add("searches read every row: "+r.TermIndex, "run `recall index`")
 	}
+	for _, w := range indexer.ExclusionWarnings(r.Excluded, r.Rows) {
+		add(w, "see `recall stats --json` for the counts")
+	}
+	for _, w := range transcriptWarnings(r.IndexStats) {
+		add(w.Problem, w.Fix)
+	}
 	if len(r.Wiring.Hooks) == 0 {
 		add("the Claude Code hooks are not installed: the index is updated only when you search or run `recall index`", "run `recall install`")
 	}
@@ -168,6 +174,31 @@ func healthWarnings(r *statsReport) []warning {
 	}
 	if r.Wiring.HooksPath != "" && !fileExists(r.Wiring.HooksPath) {
 		add("the hooks run "+r.Wiring.HooksPath+", which does not exist", "run `recall install` from the recall you use")
+	}
+	return out
+}
+
+// transcriptWarnings says when one reason takes more than a tenth of the
+// transcripts or sessions: files not read as text, transcripts an
+// earlier recall left out and that are gone, sessions of headless runs.
+func transcriptWarnings(st *store.IndexStats) []warning {
+	files := 0
+	for _, n := range st.Transcripts {
+		files += n
+	}
+	var out []warning
+	over := func(n, of int) bool { return of > 0 && float64(n) > indexer.TooMuch*float64(of) }
+	if over(len(st.BinaryFiles), files) {
+		out = append(out, warning{fmt.Sprintf("%d of %d transcripts were skipped whole as not text", len(st.BinaryFiles), files),
+			"check the files `recall stats` lists under \"not text\"; a replaced file is read again"})
+	}
+	if over(st.ForkFiles, files) {
+		out = append(out, warning{fmt.Sprintf("%d of %d transcripts were left out whole by an earlier recall as forks and deleted before this one could read them", st.ForkFiles, files),
+			"nothing brings them back; newer transcripts are all read"})
+	}
+	if over(st.HeadlessSessions, st.Sessions) {
+		out = append(out, warning{fmt.Sprintf("%d of %d sessions are headless runs (claude -p, the SDKs), which searches leave out", st.HeadlessSessions, st.Sessions),
+			"search them with --include-headless (or name one with --session)"})
 	}
 	return out
 }
@@ -190,6 +221,7 @@ func writeStats(w io.Writer, r *statsReport) error {
 	fmt.Fprintf(tw, "archive\t%d %s whose transcript Claude Code deleted (%d transcripts, %d rows) live only in the index\n",
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
+	writeLeftOut(tw, st)
 	writeDamage(tw, r.Damage)
 	writeWiring(tw, r.Wiring)
 	if len(r.Warnings) == 0 {
@@ -215,11 +247,35 @@ func freshnessNote(f store.Freshness) string {
 	return fmt.Sprintf("; %d %s written since, the newest %s after it", f.Pending, plural(f.Pending, "transcript", "transcripts"), roundDuration(f.Lag))
 }
 
+// writeLeftOut says what the index keeps but searches leave out, and
+// which transcripts it could not read at all.
+func writeLeftOut(tw io.Writer, st *store.IndexStats) {
+	if n := st.Excluded[filter.Headless.String()]; n > 0 {
+		fmt.Fprintf(tw, "headless\t%d %s from headless runs (claude -p, the SDKs; %d whole %s): kept, left out of searches unless --include-headless\n",
+			n, plural(int(n), "row", "rows"), st.HeadlessSessions, plural(st.HeadlessSessions, "session", "sessions"))
+	}
+	for i, path := range st.BinaryFiles {
+		if i == damageListed {
+			fmt.Fprintf(tw, "\t… and %d more (--json lists them all)\n", len(st.BinaryFiles)-i)
+			break
+		}
+		label := ""
+		if i == 0 {
+			label = "not text"
+		}
+		fmt.Fprintf(tw, "%s\t%s: skipped whole (NUL bytes, or no line that reads as JSON); read again if replaced\n", label, search.Safe(path))
+	}
+}
+
 // writeExcluded lists the exclusions by reason, "nothing" when there are
-// none (a fresh index) rather than an empty heading.
+// none (a fresh index) rather than an empty heading. Headless rows are
+// kept, not excluded: writeLeftOut says so.
 func writeExcluded(tw io.Writer, excluded map[string]int64) {
 	label := "excluded"
 	for _, r := range filter.Reasons() {
+		if r == filter.Headless {
+			continue
+		}
 		if n := excluded[r.String()]; n > 0 {
 			fmt.Fprintf(tw, "%s\t%s: %d, %s\n", label, r, n, r.Explanation())
 			label = ""
