@@ -351,6 +351,11 @@ type discovery struct {
 	// in gone are.
 	all  bool
 	gone []string
+	// upgrade: the index was built under rules before tolerantReading
+	// (indexer.go), which took a file opening with a line that is not
+	// JSON for binary and kept no titles: the files it judged binary are
+	// read again, and the titles of what it read are read.
+	upgrade bool
 }
 
 // termsCheck is how closely the run checks the term segments it keeps:

@@ -217,7 +217,7 @@ func runOnce(opts Options) (Summary, error) {
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
 	}
-	m, rep, why, err := openForRun(opts, q != nil)
+	m, rep, why, builtUnder, err := openForRun(opts, q != nil)
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
@@ -228,6 +228,10 @@ func runOnce(opts Options) (Summary, error) {
 	} else {
 		d = sweep(opts)
 	}
+	// The first run under the rules that read every record of a file
+	// judges again what earlier rules left out, and reads the titles
+	// they did not keep.
+	d.upgrade = m.RowsBytes > 0 && builtUnder < tolerantReading
 	sum, err := runWith(opts, committed(m), m, d)
 	if q != nil && errors.Is(err, store.ErrManifestDamaged) {
 		// Damage in a part of the checkpoint only the lookups read: the
@@ -239,7 +243,7 @@ func runOnce(opts Options) (Summary, error) {
 	sum.Rederived, sum.Repair, sum.Sweep = why, rep, sweepWhy
 	settle(opts, m, q, d, first, &sum, err)
 	if err == nil && sum.Recovered > 0 && opts.Notice != nil {
-		opts.Notice(fmt.Sprintf("read %d %s that an earlier recall left out whole as forks or headless runs (VS Code and remote sessions open as those did); forks' copied messages are dropped as copies, headless runs kept and left out of searches unless --include-headless",
+		opts.Notice(fmt.Sprintf("read %d %s that an earlier recall left out whole for how they opened (a queue-operation record, as VS Code and remote sessions open, taken for a fork or headless run; a line that is not JSON taken for a binary file); forks' copied messages are dropped as copies, headless runs kept and left out of searches unless --include-headless",
 			sum.Recovered, pluralS(sum.Recovered, "transcript")))
 	}
 	return sum, err
@@ -256,24 +260,26 @@ func pluralS(n int, word string) string {
 // openForRun opens the committed index for a run (recovering its manifest
 // if need be), checks its rows file is as long as committed, repairs it
 // with --repair, and rebuilds derived data built under other rules (why
-// says what it rebuilt).
-func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport, why string, err error) {
+// says what it rebuilt; builtUnder is the text rules' version the index
+// was built under before that).
+func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport, why string, builtUnder uint32, err error) {
 	if m, err = openOrRecover(opts, quick); err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", 0, err
 	}
+	builtUnder = m.Feature
 	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
-		return nil, nil, "", fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
+		return nil, nil, "", 0, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
 	}
 	if opts.Repair {
 		// Before rederiving: a damaged block stops a plain compaction.
 		if rep, err = repair(opts, m); err != nil {
-			return nil, nil, "", err
+			return nil, nil, "", 0, err
 		}
 	}
 	if why, err = rederive(opts, m); err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", 0, err
 	}
-	return m, rep, why, nil
+	return m, rep, why, builtUnder, nil
 }
 
 // settle ends a run: after a success it leaves the key index and the
@@ -526,7 +532,7 @@ func liveFiles(m *store.Manifest, roots []string, known int) int {
 func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]planned, bool) {
 	changed := false
 	seen := make(map[string]bool, len(d.found))
-	var work []planned
+	var work, titles []planned
 	for i := range d.found {
 		t := &d.found[i]
 		again := seen[t.Path]
@@ -557,10 +563,14 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 				sum.liveDelta++
 			}
 		}
-		if st.Verdict == store.VerdictFork {
-			recoverFork(m, st)
+		if st.Verdict == store.VerdictFork || st.Verdict == store.VerdictBinary && d.upgrade {
+			recoverLeftOut(m, st)
 			sum.Recovered++
 			changed = true
+		}
+		if d.upgrade && !again && st.Kind == store.KindMain && st.Verdict == store.VerdictIndexed && st.Offset > 0 {
+			before := *st // the lines read before, as they were
+			titles = append(titles, planned{t: t, st: &before, titles: true})
 		}
 		if unchanged(st, t.Stat) {
 			continue
@@ -599,6 +609,9 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 			markGone(path, m.File(path))
 		}
 	}
+	if len(titles) > 0 {
+		work, changed = append(titles, work...), true
+	}
 	return work, changed
 }
 
@@ -612,6 +625,9 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 type planned struct {
 	t  *transcript.Transcript
 	st *store.FileState
+	// titles: read the title records of the lines st consumed
+	// (transcript.ReadTitles), a copy of the state before this run.
+	titles bool
 }
 
 // plannedBytes is how much input the plan reads at most: what each
@@ -625,28 +641,43 @@ func plannedBytes(work []planned) int64 {
 }
 
 // inputBytes is what the transcript holds past where the last run
-// stopped, as its stat said.
-func (p planned) inputBytes() int64 { return max(p.t.Stat.Size-p.st.Offset, 0) }
+// stopped, as its stat said (the lines before it, to read their titles).
+func (p planned) inputBytes() int64 {
+	if p.titles {
+		return p.st.Offset
+	}
+	return max(p.t.Stat.Size-p.st.Offset, 0)
+}
 
 // work is what a reader hands to transcript.Read.
 func (p planned) work(keepSecrets bool) transcript.Work {
 	return transcript.Work{T: *p.t, State: *p.st, KeepSecrets: keepSecrets}
 }
 
-// recoverFork readies a transcript that an earlier recall left out whole
-// as a fork or headless run, for opening with a queue-operation record
-// (VS Code and remote sessions open so too), to be read from its start.
-// It holds no row: its generation is kept. Its count among the forks is
-// taken back, so that those only count transcripts gone before they could
-// be read again.
-func recoverFork(m *store.Manifest, st *store.FileState) {
+// tolerantReading is the first text rules' version (textrules.FeatureVersion)
+// that judges transcripts by their records, not by their first line:
+// before it, a file opening with queue-operation was left out as a fork,
+// and one opening with a text line that is not JSON as binary.
+const tolerantReading = 3
+
+// recoverLeftOut readies a transcript that an earlier recall left out
+// whole, for where it opened, to be read from its start: as a fork or
+// headless run for a queue-operation record (VS Code and remote sessions
+// open so too), or as binary for a first line that is not JSON. It holds
+// no row: its generation is kept. Its count among the forks or binaries
+// is taken back, so that those only count what they still hold.
+func recoverLeftOut(m *store.Manifest, st *store.FileState) {
+	reason := filter.Fork
+	if st.Verdict == store.VerdictBinary {
+		reason = filter.Binary
+	}
 	st.Verdict = store.VerdictIndexed
 	st.Offset, st.Lines, st.Tail = 0, 0, store.Fingerprint{}
 	st.Size, st.MtimeNs = -1, 0 // changed, whatever the stat says
-	if n := m.Excluded[filter.Fork.String()]; n > 1 {
-		m.Excluded[filter.Fork.String()] = n - 1
+	if n := m.Excluded[reason.String()]; n > 1 {
+		m.Excluded[reason.String()] = n - 1
 	} else {
-		delete(m.Excluded, filter.Fork.String())
+		delete(m.Excluded, reason.String())
 	}
 }
 
@@ -836,6 +867,10 @@ func startReads(work []planned, opts Options) *reads {
 				case w.Rows = <-r.free:
 				default:
 				}
+				if work[i].titles {
+					r.slots[i%len(r.slots)] <- transcript.ReadTitles(w, br)
+					continue
+				}
 				r.slots[i%len(r.slots)] <- transcript.Read(w, opts.CurrentSession, br)
 			}
 		}()
@@ -903,6 +938,9 @@ func (c *committer) apply(res *transcript.Result) error {
 	}
 	if res.Rewritten {
 		return c.reread(res)
+	}
+	if res.TitlesOnly {
+		return c.addRows(c.m.Files[path], res.Rows)
 	}
 	if res.Warning != "" {
 		c.opts.Warn(res.Warning)

@@ -31,7 +31,7 @@ func FormatSummary(s *Summary) string {
 		notes = append(notes, fmt.Sprintf("%d transcripts deleted from disk (rows kept)", s.Gone))
 	}
 	if s.Recovered > 0 {
-		notes = append(notes, fmt.Sprintf("%d transcripts an earlier recall left out as forks read", s.Recovered))
+		notes = append(notes, fmt.Sprintf("%d transcripts an earlier recall left out judged again", s.Recovered))
 	}
 	if n := s.Excluded[filter.Headless.String()]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d rows of headless runs kept (searched with --include-headless)", n))

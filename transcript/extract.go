@@ -261,6 +261,8 @@ type lineExtractor struct {
 	// entrypoint is the last entrypoint a record of this read named: a
 	// title record names none, and takes its run's.
 	entrypoint string
+	// titlesOnly makes rows of title records alone (ReadTitles).
+	titlesOnly bool
 	// lastTitle is the last title row this read made, so that a title
 	// written again unchanged (every resume may) makes no second row.
 	lastTitle string
@@ -327,6 +329,9 @@ func (x *lineExtractor) addRecord(rec *record, lineNo int) {
 	}
 	if x.session == "" {
 		x.session = rec.sessionID.get()
+	}
+	if x.titlesOnly {
+		return
 	}
 	switch rec.Type {
 	case "user":

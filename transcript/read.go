@@ -50,6 +50,9 @@ type Result struct {
 	Tail      store.Fingerprint // of the bytes that end at Offset
 	TooLong   int               // lines over MaxLineBytes, skipped
 	Binary    bool              // not JSON text: skipped whole
+	// TitlesOnly: the rows are the titles of lines read before
+	// (ReadTitles); the state is not advanced.
+	TitlesOnly bool
 }
 
 // MaxRowText caps the text one row keeps: the first MaxRowText bytes (cut
@@ -172,6 +175,39 @@ func Read(w Work, current string, br *bufio.Reader) Result {
 	capTexts(x.rows)
 	res.Rows, res.Counts = x.rows, x.counts
 	res.Session, res.Project = x.session, x.project
+	return res
+}
+
+// ReadTitles reads the title records of a transcript's lines up to
+// w.State.Offset: an index built under rules that kept no titles consumed
+// them without one, and its first run under these rules gives them their
+// rows. Nothing else of those lines makes a row again, and the state is
+// not advanced (Result.TitlesOnly).
+func ReadTitles(w Work, br *bufio.Reader) Result {
+	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines, Session: w.State.Session,
+		Project: w.State.Project, TitlesOnly: true}
+	res.Work.Rows, res.Work.Tail = nil, nil
+	f, err := os.Open(w.T.Path)
+	if err != nil {
+		res.Err = fmt.Errorf("open %s: %w", w.T.Path, err)
+		return res
+	}
+	defer f.Close()
+	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session, agent: w.T.Agent,
+		project: res.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets, rows: w.Rows[:0], titlesOnly: true}
+	br.Reset(io.LimitReader(f, w.State.Offset))
+	lineNo := 0
+	res.Err = scanLines(br, MaxLineBytes, func(line []byte, tooLong int64) bool {
+		lineNo++
+		if tooLong == 0 {
+			if lineNo == 1 {
+				line = bytes.TrimPrefix(line, []byte(utf8BOM))
+			}
+			_ = x.add(line, lineNo) // bad lines were counted when first read
+		}
+		return true
+	})
+	res.Rows = x.rows
 	return res
 }
 
