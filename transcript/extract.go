@@ -416,7 +416,9 @@ func (x *lineExtractor) addTitle(rec *record, lineNo int) {
 		return
 	}
 	x.lastTitle = title
-	x.addRow(rec, lineNo, 0, store.TypeTitle, x.redactHead(truncateRunes(title, maxTitleText), maxTitleText*utf8.UTFMax))
+	// Redacted before the cap, so that the cap cannot cut a secret into
+	// a part no rule recognises (as toolRow does).
+	x.addRow(rec, lineNo, 0, store.TypeTitle, truncateRunes(x.redactHead(title, maxTitleText*utf8.UTFMax), maxTitleText))
 	if rec.Type == recordSummary {
 		r := &x.rows[len(x.rows)-1]
 		r.UUID, r.Key, r.Leaf = "", 0, rec.leafUUID.get()
