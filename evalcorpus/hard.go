@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -21,13 +22,20 @@ import (
 // searched with and without accents, tool-heavy sessions whose answer is
 // in the conversation, queries with stray quotes, and long conversations
 // between two people asked about in the words of a reading-comprehension
-// benchmark. Each query names its class and the sessions that answer it.
+// benchmark, and two sessions a day apart that hold the same pasted
+// brief but do other work (each must be found, and both listed when both
+// answer). Each query names its class and the sessions that answer it.
 // A query the CLI refuses (an error) counts as a miss, and is listed.
 
 // HardQuery is one line of hard-queries.tsv.
 type HardQuery struct {
 	Query            // Kind holds the class; Topic is unused
 	Targets []string // script names of the sessions that answer it
+	// All: every one of Targets must be listed (they were joined with
+	// "+"), as when two sessions answer a query and both should be
+	// shown; the rank is then that of the last of them, counting only
+	// the other sessions above it (allTargets).
+	All bool
 }
 
 // ReadHardQueries reads a hard-queries.tsv file: class, query, flags (as
@@ -42,7 +50,9 @@ func ReadHardQueries(path string) ([]HardQuery, error) {
 	return ParseHardQueries(f, path)
 }
 
-// ParseHardQueries reads hard queries from r (name is for errors).
+// ParseHardQueries reads hard queries from r (name is for errors). The
+// answering sessions are comma-separated when any of them first is a
+// hit, joined with "+" when all of them must be listed.
 func ParseHardQueries(r io.Reader, name string) ([]HardQuery, error) {
 	var out []HardQuery
 	sc := bufio.NewScanner(r)
@@ -65,7 +75,14 @@ func ParseHardQueries(r io.Reader, name string) ([]HardQuery, error) {
 		if err := q.parseFlags(); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
-		for _, t := range strings.Split(fields[3], ",") {
+		sep := ","
+		if strings.Contains(fields[3], "+") {
+			if strings.Contains(fields[3], ",") {
+				return nil, fmt.Errorf("%s:%d: sessions joined with both , and +", name, n)
+			}
+			sep, q.All = "+", true
+		}
+		for _, t := range strings.Split(fields[3], sep) {
 			if t = strings.TrimSpace(t); t != "" {
 				q.Targets = append(q.Targets, t)
 			}
@@ -149,24 +166,62 @@ func EvaluateHard(workDir string, cfg Config, scripts []Script, queries []HardQu
 			rep.Outcomes = append(rep.Outcomes, o)
 			continue
 		}
-		o.Rank = firstTarget(res.Sessions, targets)
-		o.TermIndex = res.Stats.TermIndex
-		for i, s := range res.Sessions {
-			if i+1 == o.Rank || len(o.Above) == maxAbove {
-				break
-			}
-			o.Above = append(o.Above, names[s.ID])
+		rankOf := firstTarget
+		if q.All {
+			rankOf = allTargets
 		}
+		o.Rank = rankOf(res.Sessions, targets)
+		o.TermIndex = res.Stats.TermIndex
+		o.Above = aboveAnswer(res.Sessions, targets, q.All, names)
 		all := 0
 		params.NoRecallCutoff, params.Limit = true, &all
 		classic, err := runParams(snap, params)
 		if err != nil {
 			return nil, fmt.Errorf("hard queries line %d: the classic order: %w", q.Line, err)
 		}
-		o.ClassicRank = firstTarget(classicOrder(classic.Sessions), targets)
+		o.ClassicRank = rankOf(classicOrder(classic.Sessions), targets)
 		rep.Outcomes = append(rep.Outcomes, o)
 	}
 	return rep, nil
+}
+
+// allTargets is the rank of a query all of whose targets must be listed:
+// 1 + the sessions that are not targets ranked above the last of them (1
+// when they take the first places), 0 if one of them is not listed.
+func allTargets(ranked []rank.Session, targets []string) int {
+	found, others := 0, 0
+	for _, s := range ranked {
+		if !slices.Contains(targets, s.ID) {
+			others++
+			continue
+		}
+		if found++; found == len(targets) {
+			return others + 1
+		}
+	}
+	return 0
+}
+
+// aboveAnswer names the sessions ranked above the answer, at most
+// maxAbove: above the first target, or, when all must be listed, the
+// other sessions above the last target (all of them listed when a target
+// is not).
+func aboveAnswer(ranked []rank.Session, targets []string, all bool, names map[string]string) []string {
+	var out []string
+	found := 0
+	for _, s := range ranked {
+		if slices.Contains(targets, s.ID) {
+			if found++; !all || found == len(targets) {
+				break
+			}
+			continue
+		}
+		if len(out) == maxAbove {
+			break
+		}
+		out = append(out, names[s.ID])
+	}
+	return out
 }
 
 // runParams runs a search as the CLI does: the request from params, then
@@ -244,7 +299,11 @@ func (r *HardReport) Format() string {
 		} else if above == "" {
 			above = "(nothing)"
 		}
-		fmt.Fprintf(&b, "%4s  %-12s  %s -> %s | %s\n", rank, o.Query.Kind, o.Query.display(), strings.Join(o.Query.Targets, ","), above)
+		sep := ","
+		if o.Query.All {
+			sep = "+"
+		}
+		fmt.Fprintf(&b, "%4s  %-12s  %s -> %s | %s\n", rank, o.Query.Kind, o.Query.display(), strings.Join(o.Query.Targets, sep), above)
 	}
 	return b.String()
 }

@@ -9,13 +9,16 @@ import (
 )
 
 // DefaultDedupThreshold is the Jaccard similarity of two sessions' matched
-// text, as sets of word 3-shingles, at or above which they are collapsed.
-// A fork or resumed copy repeats the same messages verbatim: a copy with
-// one extra message in ten still scores about 0.9, and a resumed copy that
-// adds a full reply of its own (five messages plus a 45-word answer, the
-// case the scenario tests hold) about 0.72. Two sessions written
+// text, as sets of word 3-shingles, at or above which they are compared
+// as whole conversations (conversation.go), the test that decides. A
+// fork or resumed copy repeats the same messages verbatim: a copy with
+// one extra message in ten still scores about 0.9, and a resumed copy
+// that adds a full reply of its own (five messages plus a 45-word answer,
+// the case the scenario tests hold) about 0.72. Two sessions written
 // separately on the same topic share few runs of three words (typically
-// well under 0.3), so 0.7 keeps them apart with a wide margin.
+// well under 0.3), so 0.7 keeps them apart with a wide margin. Two
+// sessions whose only match is the same pasted block pass this test;
+// the whole conversations keep them apart.
 const DefaultDedupThreshold = 0.7
 
 const (
@@ -48,28 +51,59 @@ const (
 // as likely as the Jaccard similarity.
 type sketch [sketchSize]uint64
 
-// collapseDuplicates folds each near-duplicate session into the best ranked
-// session it duplicates. sessions must be sorted best first; the result
+// collapseDuplicates folds each session that is a copy of a better
+// ranked one into it. sessions must be sorted best first; the result
 // keeps that order, and each kept session lists the ids it absorbed in
-// Similar, best first.
+// Similar, best first, why in SimilarWhy, and one "collapsed" factor per
+// absorbed session in Factors.
 //
-// The MinHash bands only choose which pairs to compare; every collapse is
-// confirmed with the exact Jaccard similarity of the two shingle sets.
-func collapseDuplicates(sessions []Session, threshold float64) []Session {
-	threshold = dedupThreshold(threshold)
+// Two tests decide, the second only for pairs that pass the first: the
+// matched text of both is alike (the MinHash bands only choose which
+// pairs to compare; every pair is confirmed with the exact Jaccard
+// similarity of the two shingle sets), and their whole conversations
+// are one (conversation.go), which opt.Conversations tells.
+//
+// The sessions are collapsed twice. The first pass asks only the first
+// test, which is all collapsing cost before whole conversations were
+// compared: most searches find no pair alike and stop there, and those
+// that do learn which sessions to ask opt.Conversations about, all in
+// one call. The second pass asks both tests; it meets more pairs than
+// the first only when a session the first absorbed is kept, and asks
+// for their conversations as it meets them.
+func collapseDuplicates(sessions []Session, opt Options) []Session {
+	threshold := dedupThreshold(opt.DedupThreshold)
 	if threshold > 1 || len(sessions) < 2 {
 		return sessions
 	}
 	d := newDeduper(sessions, threshold)
 	absorbedBy := make([]int, len(sessions)) // index+1 of the absorbing session, 0 if kept
-	for rep := range sessions {
+	if !d.greedy(absorbedBy, nil) {
+		return sessions
+	}
+	d.fetch = opt.Conversations
+	d.learn(d.alikeMembers())
+	clear(absorbedBy)
+	why := make([]string, len(sessions))
+	d.greedy(absorbedBy, why)
+	return keepRepresentatives(sessions, absorbedBy, why)
+}
+
+// greedy folds, best first, each session not absorbed yet into the best
+// session kept that it duplicates: by the matched text alone when why is
+// nil, else by the matched text and the whole conversations, with why
+// set for each session absorbed. It reports whether any was.
+func (d *deduper) greedy(absorbedBy []int, why []string) bool {
+	clear(d.checked)
+	found := false
+	for rep := range d.sessions {
 		if absorbedBy[rep] == 0 {
-			for _, dup := range d.duplicatesOf(rep, absorbedBy) {
+			for _, dup := range d.duplicatesOf(rep, absorbedBy, why) {
 				absorbedBy[dup] = rep + 1
+				found = true
 			}
 		}
 	}
-	return keepRepresentatives(sessions, absorbedBy)
+	return found
 }
 
 // dedupThreshold applies the default.
@@ -81,14 +115,19 @@ func dedupThreshold(t float64) float64 {
 }
 
 // keepRepresentatives drops absorbed sessions and records them, in rank
-// order, in the Similar list of the session that absorbed them.
-func keepRepresentatives(sessions []Session, absorbedBy []int) []Session {
+// order, in the Similar list of the session that absorbed them, with
+// why beside them.
+func keepRepresentatives(sessions []Session, absorbedBy []int, why []string) []Session {
 	kept := sessions[:0:0]
 	position := make([]int, len(sessions)) // index in kept of each representative
 	for i := range sessions {
 		if rep := absorbedBy[i]; rep != 0 {
-			at := position[rep-1]
-			kept[at].Similar = append(kept[at].Similar, sessions[i].ID)
+			k := &kept[position[rep-1]]
+			k.Similar = append(k.Similar, sessions[i].ID)
+			k.SimilarWhy = append(k.SimilarWhy, why[i])
+			// Clipped: the factors may share their array with the
+			// session as the caller holds it (Order is given copies).
+			k.Factors = append(slices.Clip(k.Factors), collapsedFactor(sessions[i].ID, why[i]))
 			continue
 		}
 		position[i] = len(kept)
@@ -96,6 +135,9 @@ func keepRepresentatives(sessions []Session, absorbedBy []int) []Session {
 	}
 	return kept
 }
+
+// pair is two sessions, a ranked better than b.
+type pair struct{ a, b int32 }
 
 // deduper holds the sketches, the LSH buckets and the exact shingle sets
 // (built only for sessions that turn up as candidates).
@@ -107,6 +149,9 @@ type deduper struct {
 	buckets   map[uint64][]int32 // band key → sessions, in rank order
 	sets      [][]uint64         // sorted distinct shingle hashes, lazily
 	checked   []int              // per session: rep+1 that last compared it
+	alike     map[pair]bool      // the first test's answer for each pair it was asked of, lazily
+	fetch     func(ids []string) []Conversation
+	convs     []shapes // per session, its conversation once known, lazily
 }
 
 func newDeduper(sessions []Session, threshold float64) *deduper {
@@ -150,8 +195,10 @@ func (d *deduper) sketchAll() {
 }
 
 // duplicatesOf returns the sessions ranked below rep, not yet absorbed,
-// whose shingle sets are at least threshold-similar to rep's.
-func (d *deduper) duplicatesOf(rep int, absorbedBy []int) []int {
+// that duplicate it: whose shingle sets are at least threshold-similar
+// to rep's and, unless why is nil, whose whole conversation is rep's
+// (then why is set for each).
+func (d *deduper) duplicatesOf(rep int, absorbedBy []int, why []string) []int {
 	if d.sketches[rep] == nil {
 		return nil
 	}
@@ -163,13 +210,70 @@ func (d *deduper) duplicatesOf(rep int, absorbedBy []int) []int {
 				continue
 			}
 			d.checked[c] = rep + 1
-			if d.similar(rep, c) {
-				dups = append(dups, c)
+			if !d.alikeText(rep, c) {
+				continue
 			}
+			if why != nil {
+				v := d.compare(rep, c)
+				if !v.oneSession() {
+					continue
+				}
+				why[c] = v.String()
+			}
+			dups = append(dups, c)
 		}
 	}
 	slices.Sort(dups)
 	return dups
+}
+
+// alikeText is similar, asked once per pair.
+func (d *deduper) alikeText(a, b int) bool {
+	p := pair{int32(a), int32(b)}
+	ok, asked := d.alike[p]
+	if !asked {
+		ok = d.similar(a, b)
+		if d.alike == nil {
+			d.alike = map[pair]bool{}
+		}
+		d.alike[p] = ok
+	}
+	return ok
+}
+
+// alikeMembers returns the sessions of the pairs found alike so far,
+// once each, in rank order.
+func (d *deduper) alikeMembers() []int {
+	var out []int
+	for p, ok := range d.alike {
+		if ok {
+			out = append(out, int(p.a), int(p.b))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// learn gets the conversations of the sessions of need not known yet,
+// in one call of fetch.
+func (d *deduper) learn(need []int) {
+	if d.convs == nil {
+		d.convs = make([]shapes, len(d.sessions))
+	}
+	need = slices.DeleteFunc(slices.Clone(need), func(i int) bool { return d.convs[i] != nil })
+	if len(need) == 0 {
+		return
+	}
+	got := conversationsOf(d.sessions, need, d.fetch)
+	for _, i := range need {
+		d.convs[i] = got[i]
+	}
+}
+
+// compare compares the whole conversations of sessions a and b.
+func (d *deduper) compare(a, b int) sameness {
+	d.learn([]int{a, b})
+	return compareConversations(d.convs[a], d.convs[b])
 }
 
 // similar confirms a candidate pair with the exact Jaccard similarity.

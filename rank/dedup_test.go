@@ -25,10 +25,6 @@ func TestRank_CollapsesDuplicates(t *testing.T) {
 	orig := discussion(q, "orig", 100)
 	unrelated := discussion(q, "unrelated", 200)
 	extra := msg(q, "fork", typeAssistant, 4, "the stripe webhook now passes "+filler(300, 20))
-	var paste strings.Builder
-	for _, m := range orig {
-		paste.WriteString(m.Text + "\n\n")
-	}
 	tests := []struct {
 		name  string
 		msgs  []Message
@@ -36,7 +32,6 @@ func TestRank_CollapsesDuplicates(t *testing.T) {
 	}{
 		{"exact copy", append(withSession(orig, "copy"), orig...), []string{"copy", "orig"}},
 		{"resumed copy with one extra message", append(append(withSession(orig, "fork"), extra), orig...), []string{"fork", "orig"}},
-		{"discussion pasted into a new session", append([]Message{msg(q, "paste", typeUser, 0, paste.String())}, orig...), []string{"orig", "paste"}},
 		{"three copies", append(append(withSession(orig, "c1"), withSession(orig, "c2")...), orig...), []string{"c1", "c2", "orig"}},
 	}
 	for _, tt := range tests {
@@ -85,6 +80,14 @@ func TestRank_KeepsDistinctSessions(t *testing.T) {
 		sameTopic[i].Text += sharedSentence
 		sameTopic[i].Hits = findHits(sameTopic[i].Text, q.Terms)
 	}
+	// A whole discussion pasted into a new session is one message there:
+	// its matched text is the discussion's, its conversation is not.
+	orig := discussion(q, "orig", 100)
+	var paste strings.Builder
+	for _, m := range orig {
+		paste.WriteString(m.Text + "\n\n")
+	}
+	pasted := append([]Message{msg(q, "paste", typeUser, 0, paste.String())}, orig...)
 	tests := []struct {
 		name string
 		msgs []Message
@@ -92,6 +95,7 @@ func TestRank_KeepsDistinctSessions(t *testing.T) {
 	}{
 		{"identical short tool rows and prompts", boilerplate, 20},
 		{"same topic written separately, one sentence in common", sameTopic, 2},
+		{"discussion pasted into a new session", pasted, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,12 +107,16 @@ func TestRank_KeepsDistinctSessions(t *testing.T) {
 	}
 }
 
+// TestRank_DedupThreshold: the threshold applies to the matched text;
+// the whole conversations, as Options.Conversations gives them, are one.
 func TestRank_DedupThreshold(t *testing.T) {
 	q := newQuery([]string{"stripe", "webhook"}, nil)
 	orig := discussion(q, "orig", 100)
-	// Half of the copy's messages are new, so the pair is about 0.5 similar.
+	// Half of the copy's messages are new, so the pair is about 0.5 similar
+	// (fillers of one word count have one length: the shapes are equal).
 	half := append(withSession(orig[:2], "half"), discussion(q, "half", 400)[2:]...)
 	msgs := append(slices.Clone(orig), half...)
+	whole := conversationsFrom(msgs)
 	tests := []struct {
 		threshold float64
 		results   int
@@ -120,7 +128,7 @@ func TestRank_DedupThreshold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.threshold), func(t *testing.T) {
-			got := Rank(msgs, q, Options{DedupThreshold: tt.threshold})
+			got := Rank(msgs, q, Options{DedupThreshold: tt.threshold, Conversations: whole})
 			if len(got) != tt.results {
 				t.Errorf("%d results, want %d", len(got), tt.results)
 			}
@@ -155,7 +163,7 @@ func TestCollapseDuplicates_MatchesBruteForce(t *testing.T) {
 			}
 			ranked := rankNoDedup(msgs, q, Options{})
 			want := bruteForceCollapse(slices.Clone(ranked), threshold)
-			got := collapseDuplicates(slices.Clone(ranked), threshold)
+			got := collapseDuplicates(slices.Clone(ranked), Options{DedupThreshold: threshold})
 			if !slices.EqualFunc(got, want, func(a, b Session) bool { return a.ID == b.ID && slices.Equal(a.Similar, b.Similar) }) {
 				t.Errorf("LSH kept %d sessions, brute force %d", len(got), len(want))
 			}
@@ -167,7 +175,7 @@ func TestCollapseDuplicates_MatchesBruteForce(t *testing.T) {
 }
 
 // bruteForceCollapse is the reference: the same greedy rule over every
-// pair, with exact Jaccard.
+// pair, with exact Jaccard, then the matched messages as conversations.
 func bruteForceCollapse(sessions []Session, threshold float64) []Session {
 	sets := make([][]uint64, len(sessions))
 	for i := range sessions {
@@ -180,7 +188,8 @@ func bruteForceCollapse(sessions []Session, threshold float64) []Session {
 			continue
 		}
 		for j := i + 1; j < len(sessions); j++ {
-			if !absorbed[j] && len(sets[i]) >= minDedupShingles && len(sets[j]) >= minDedupShingles && jaccard(sets[i], sets[j]) >= threshold {
+			if !absorbed[j] && len(sets[i]) >= minDedupShingles && len(sets[j]) >= minDedupShingles && jaccard(sets[i], sets[j]) >= threshold &&
+				compareConversations(matchedShapes(&sessions[i]), matchedShapes(&sessions[j])).oneSession() {
 				absorbed[j] = true
 				sessions[i].Similar = append(sessions[i].Similar, sessions[j].ID)
 			}

@@ -53,12 +53,19 @@
 //
 // # Duplicates
 //
-// Forks, resumed copies and pasted discussions produce sessions whose
-// matched text is nearly the same. Rank collapses them into the best
-// ranked one (see dedup.go): sessions are sketched with one-permutation
-// MinHash over word 3-shingles, candidates come from LSH banding, and every
-// candidate pair is confirmed with the exact Jaccard similarity, so the
-// sketch only decides which pairs are worth checking.
+// A resumed copy under new message ids, or a transcript copied under
+// another session id, repeats a session: Rank collapses it into the best
+// ranked one. Two tests decide. The matched text of both must be alike
+// (see dedup.go): sessions are sketched with one-permutation MinHash over
+// word 3-shingles, candidates come from LSH banding, and every candidate
+// pair is confirmed with the exact Jaccard similarity, so the sketch only
+// decides which pairs are worth checking. Then the whole conversations
+// must be one (see conversation.go): most messages of both sessions,
+// matched or not (subagent rows aside), have a counterpart of the same
+// type and length in the other. Matched text alone would merge two sessions whose only match is
+// the same long pasted block; one shared message is never enough. The
+// session kept lists the others in Similar, and why in SimilarWhy and a
+// "collapsed" factor.
 //
 // Every factor is reported as a Factor, so --explain can print the
 // breakdown that produced an order.

@@ -111,10 +111,10 @@ func ScoreSessionMessages(msgs []ScoredMessage, q Query, opt Options) Session {
 func Order(sessions []Session, opt Options) ([]Session, int) {
 	slices.SortFunc(sessions, compareSessions)
 	if opt.Limit <= 0 {
-		return collapseDuplicates(sessions, opt.DedupThreshold), len(sessions)
+		return collapseDuplicates(sessions, opt), len(sessions)
 	}
 	for pool := dedupPool(opt.Limit); ; pool += opt.Limit {
-		kept := collapseDuplicates(sessions[:min(pool, len(sessions))], opt.DedupThreshold)
+		kept := collapseDuplicates(sessions[:min(pool, len(sessions))], opt)
 		switch {
 		case len(kept) >= opt.Limit:
 			return kept[:opt.Limit], pool

@@ -51,9 +51,10 @@ type Options struct {
 	// CurrentProject boosts sessions whose Project equals it or lies inside
 	// it.
 	CurrentProject string
-	// DedupThreshold is the Jaccard similarity at or above which two
-	// sessions are collapsed; 0 (or less) means DefaultDedupThreshold, and a
-	// value above 1 disables collapsing.
+	// DedupThreshold is the Jaccard similarity of matched text at or
+	// above which two sessions are compared as whole conversations, and
+	// collapsed if those are one (see Conversations); 0 (or less) means
+	// DefaultDedupThreshold, and a value above 1 disables collapsing.
 	DedupThreshold float64
 	// When, if set, is the time the query names ("last week"): sessions
 	// with a scoring message then rank higher.
@@ -67,6 +68,16 @@ type Options struct {
 	// Rank returns at most that many, and collapses duplicates only among
 	// the best few times Limit. Zero ranks and collapses every session.
 	Limit int
+	// Conversations, if set, returns the whole conversation of each of
+	// ids, in order: every message the index holds for that session,
+	// matched or not (nil for one it does not know). Duplicate collapse
+	// asks it only about sessions whose matched text is alike (most
+	// searches have none), all in one call as a rule, and collapses two
+	// only if most messages of both correspond.
+	// Without it, or for a session it does not know, the matched
+	// messages stand for the conversation: then a single shared message
+	// never collapses two sessions either.
+	Conversations func(ids []string) []Conversation
 }
 
 // TimeWindow is a span of ages back from Options.Now.
@@ -115,6 +126,10 @@ type Session struct {
 	// if the session has one.
 	Source  string
 	Similar []string // ids of near-duplicate sessions collapsed into this one, best first
+	// SimilarWhy says, for each of Similar, why it was collapsed into
+	// this one: "18 of 19 messages the same (a resumed copy)". Factors
+	// says it too, as one "collapsed" factor (value 1) per session.
+	SimilarWhy []string
 	// Title is the name the session was given (a custom-title, ai-title
 	// or summary record), "" if none; ranking leaves it to its caller.
 	Title string

@@ -612,8 +612,8 @@ func compareSessions(t *testing.T, got, want []rank.Session) {
 		if g.Project != w.Project || g.Source != w.Source || !g.First.Equal(w.First) || !g.Last.Equal(w.Last) {
 			t.Errorf("session %d (%s): project %q source %q %v–%v, want %q %q %v–%v", i, w.ID, g.Project, g.Source, g.First, g.Last, w.Project, w.Source, w.First, w.Last)
 		}
-		if !slices.Equal(g.Similar, w.Similar) {
-			t.Errorf("session %d (%s): similar %v, want %v", i, w.ID, g.Similar, w.Similar)
+		if !slices.Equal(g.Similar, w.Similar) || !slices.Equal(g.SimilarWhy, w.SimilarWhy) {
+			t.Errorf("session %d (%s): similar %v %q, want %v %q", i, w.ID, g.Similar, g.SimilarWhy, w.Similar, w.SimilarWhy)
 		}
 		if !reflect.DeepEqual(g.Factors, w.Factors) {
 			t.Errorf("session %d (%s): factors %+v, want %+v", i, w.ID, g.Factors, w.Factors)

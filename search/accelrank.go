@@ -228,11 +228,16 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 	c := confirmation{stats: Stats{Blocks: len(a.snap.Blocks), TermIndex: true}}
 	opt := rankOptions(a.q, a.req)
 	opt.Limit = a.req.Limit
+	conv := newConversations(a.snap)
+	opt.Conversations = conv.of
 	for {
 		if err := a.confirmBest(order, pool, &c, rq); err != nil {
 			return nil, err
 		}
 		ranked, used := rank.Order(slices.Clone(c.scored), opt)
+		if conv.err != nil {
+			return nil, conv.err
+		}
 		if used <= pool || c.next == order.len() {
 			c.stats.BlocksRead = a.readsMade()
 			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil

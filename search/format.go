@@ -61,6 +61,9 @@ type JSONSessionHead struct {
 	LastTimestamp  string   `json:"last_timestamp"`
 	Source         string   `json:"source"`
 	Similar        []string `json:"similar"`
+	// SimilarWhy says why each of Similar was collapsed into this
+	// session, in the same order; absent when none was.
+	SimilarWhy []string `json:"similar_why,omitempty"`
 }
 
 // JSONSession is one line of --json output. docs/json-output.md documents
@@ -127,7 +130,7 @@ func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
 	js := JSONSession{JSONSessionHead: JSONSessionHead{
 		Rank: rankNo, SessionID: s.ID, Title: s.Title, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
 		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source,
-		Similar: s.Similar,
+		Similar: s.Similar, SimilarWhy: s.SimilarWhy,
 	}, Messages: []JSONMessage{}}
 	if js.Similar == nil {
 		js.Similar = []string{}
@@ -247,7 +250,8 @@ func writeHumanMessage(b *strings.Builder, m *rank.ScoredMessage, out Output, p 
 
 func writeFactors(b *strings.Builder, indent string, fs []rank.Factor) {
 	for _, f := range fs {
-		fmt.Fprintf(b, "%s%-12s %8.3f  %s\n", indent, f.Name, f.Value, f.Note)
+		// Safe: a "collapsed" factor's note names a session id from the index.
+		fmt.Fprintf(b, "%s%-12s %8.3f  %s\n", indent, f.Name, f.Value, Safe(f.Note))
 	}
 }
 

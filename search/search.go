@@ -102,7 +102,12 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	rq := rankQuery(q, snap, found)
 	opt := rankOptions(q, &req)
 	opt.Limit = req.Limit
+	conv := newConversations(snap)
+	opt.Conversations = conv.of
 	sessions := rank.Rank(msgs, rq, opt)
+	if conv.err != nil {
+		return nil, conv.err
+	}
 	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
 }
 

@@ -1,0 +1,151 @@
+package search
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/store"
+)
+
+// The sessions of testdata/transcripts/issue22 (issue 22: two sessions
+// merged as near-duplicates because both hold the same pasted brief).
+const (
+	pasteMonday  = "5a1f0c3e-2222-4222-8222-222222222221" // pastes a 3 KB assignment, builds the token bucket
+	pasteTuesday = "6b7d41a9-2222-4222-8222-222222222222" // pastes it again a day later, Redis and the load test
+	pasteResumed = "7c93e5b1-2222-4222-8222-222222222223" // Monday's session resumed under new ids, one more prompt
+)
+
+func pasteIndex(t *testing.T) *store.Snapshot {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "projects")
+	if err := os.CopyFS(src, os.DirFS("../testdata/transcripts/issue22/projects")); err != nil {
+		t.Fatal(err)
+	}
+	idx := t.TempDir()
+	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := store.OpenSnapshot(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { snap.Close() })
+	return snap
+}
+
+// TestSharedPasteKeepsSessionsApart: two sessions a day apart that hold
+// the same 3 KB pasted assignment, about different work, are both shown,
+// whatever the query matches of them; the resumed copy of one collapses
+// into it, and says why. The term index and the full scan agree.
+func TestSharedPasteKeepsSessionsApart(t *testing.T) {
+	snap := pasteIndex(t)
+	for _, terms := range [][]string{
+		{"rate", "limiter", "assignment"}, // words of the paste, in every session
+		{"what did the rate limiter assignment ask for?"},
+		{"token", "bucket"},
+		{"redis", "load", "test"},
+	} {
+		t.Run(strings.Join(terms, " "), func(t *testing.T) {
+			req := Request{Terms: terms, Limit: 10, Now: accelNow, Explain: true, Cutoff: true}
+			full := req
+			full.FullScan = true
+			want, err := Run(snap, full)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Run(snap, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareSessions(t, got.Sessions, want.Sessions)
+			if !got.Stats.TermIndex {
+				t.Error("not ranked from the term index")
+			}
+			shown := sessionIDs(got.Sessions)
+			if !slices.Contains(shown, pasteMonday) && !slices.Contains(shown, pasteResumed) ||
+				!slices.Contains(shown, pasteTuesday) || len(shown) != 2 {
+				t.Fatalf("shown %v, want Monday's (or its resumed copy) and Tuesday's", shown)
+			}
+			for _, s := range got.Sessions {
+				switch s.ID {
+				case pasteTuesday:
+					if len(s.Similar) != 0 {
+						t.Errorf("Tuesday absorbed %v (%q)", s.Similar, s.SimilarWhy)
+					}
+				default:
+					other := map[string]string{pasteMonday: pasteResumed, pasteResumed: pasteMonday}[s.ID]
+					if !slices.Equal(s.Similar, []string{other}) || !slices.Equal(s.SimilarWhy, []string{"11 of 12 messages the same (a resumed copy)"}) {
+						t.Errorf("%s: similar %v %q, want %s, 11 of 12 messages the same (a resumed copy)", s.ID, s.Similar, s.SimilarWhy, other)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestCollapseExplained: --explain, human and --json, says why a session
+// absorbed another; --json's similar_why says it without --explain too.
+func TestCollapseExplained(t *testing.T) {
+	snap := pasteIndex(t)
+	res, err := Run(snap, Request{Terms: []string{"token", "bucket"}, Limit: 10, Now: accelNow, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep *rank.Session
+	for i := range res.Sessions {
+		if len(res.Sessions[i].Similar) > 0 {
+			rep = &res.Sessions[i]
+		}
+	}
+	if rep == nil {
+		t.Fatalf("nothing collapsed: %v", sessionIDs(res.Sessions))
+	}
+	absorbed := rep.Similar[0][:7]
+	note := absorbed + ": 11 of 12 messages the same (a resumed copy)"
+
+	var human bytes.Buffer
+	if err := Write(&human, res, Output{Format: "human", MaxMessages: 1, Context: 80, Explain: true}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "collapsed       1.000  " + note; !strings.Contains(human.String(), want) {
+		t.Errorf("human --explain lacks %q:\n%s", want, human.String())
+	}
+
+	for _, explain := range []bool{true, false} {
+		var out bytes.Buffer
+		if err := Write(&out, res, Output{Format: "json", MaxMessages: 1, Context: 80, Explain: explain}); err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(out.String()) {
+			var js struct {
+				SessionID  string       `json:"session_id"`
+				Similar    []string     `json:"similar"`
+				SimilarWhy []string     `json:"similar_why"`
+				Explain    []JSONFactor `json:"explain"`
+			}
+			if err := json.Unmarshal([]byte(line), &js); err != nil {
+				t.Fatal(err)
+			}
+			if js.SessionID != rep.ID {
+				if js.SimilarWhy != nil || strings.Contains(line, "similar_why") {
+					t.Errorf("%s: similar_why %q with nothing collapsed", js.SessionID, js.SimilarWhy)
+				}
+				continue
+			}
+			if !slices.Equal(js.SimilarWhy, []string{"11 of 12 messages the same (a resumed copy)"}) {
+				t.Errorf("similar_why %q", js.SimilarWhy)
+			}
+			has := slices.Contains(js.Explain, JSONFactor{Name: "collapsed", Value: 1, Note: note})
+			if has != explain {
+				t.Errorf("--json explain %v: collapsed factor present %v: %+v", explain, has, js.Explain)
+			}
+		}
+	}
+}
