@@ -66,9 +66,9 @@ func hasFlag(text, short, long string) bool {
 }
 
 // maxAssignedName bounds the keyword and name of an assignment (the
-// longest keyword, private_key, and the 20 more [\w.-] the expression
+// longest keyword, encryption_key, and the 20 more [\w.-] the expression
 // allows), in ASCII bytes.
-const maxAssignedName = 11 + 20
+const maxAssignedName = len("encryption_key") + 20
 
 // isNameByte is an ASCII byte of [\w.-].
 func isNameByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
@@ -108,14 +108,14 @@ func mayBeAssignment(text string, start, end int) bool {
 	switch c := text[i]; {
 	case c >= 0x80:
 		return true
-	case c == ':' || c == '=':
+	case c == ':' || c == '=' || c == ',':
 		return true
 	case isPerlSpace(c):
 		n := 0
 		for i+n < end && n <= 3 && isPerlSpace(text[i+n]) {
 			n++
 		}
-		if n <= 3 && i+n < end && (text[i+n] == ':' || text[i+n] == '=') {
+		if n <= 3 && i+n < end && (text[i+n] == ':' || text[i+n] == '=' || text[i+n] == ',') {
 			return true
 		}
 		// Spaces alone: a flag's value, or prose.

@@ -1,0 +1,191 @@
+package redact
+
+import "strings"
+
+// Passwords told in prose: "the wifi password is sunshine42", "my
+// password is X", "Password for the staging server: X", "heslo k wifi je
+// X", "use X as the password". The rule is keyed by the words for a
+// password in a few languages; after one comes at most a few words that
+// say whose (for the staging server, to the router, k wifi), a link (is,
+// was, :, =, je, ist, est) and the value. A value of letters alone is a
+// password unless it is a word prose puts there ("the password is
+// incorrect", "… is stored in …", proseWord); a quoted value always is;
+// a passphrase may be words.
+
+var proseKeywords = []string{"password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd"}
+
+func proseRule() *rule {
+	return &rule{kind: "prose-password", keywords: proseKeywords, priority: priorityGeneric, anchored: true, window: 160, find: findProsePassword}
+}
+
+var proseLinks = []string{" is ", " was ", " je ", " ist ", " est ", " es ", " é ", " = ", ": ", ":\t", " : "}
+
+func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
+	if start > 0 && isAlnum(text[start-1]) {
+		return out // "superpassword" is a word of its own; "wifipassword" too
+	}
+	kwEnd := start
+	for kwEnd < end && (text[kwEnd] >= 'a' && text[kwEnd] <= 'z' || text[kwEnd] >= 'A' && text[kwEnd] <= 'Z' || text[kwEnd] == ' ' && strings.EqualFold(text[start:min(end, start+12)], "mot de passe")) {
+		kwEnd++
+	}
+	kw := strings.ToLower(text[start:kwEnd])
+	switch kw {
+	case "password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd":
+	default:
+		return out // passwords, passwordless, pwdhash
+	}
+	if lo, hi, ok := useAsPassword(text, start); ok {
+		out = append(out, [2]int{lo, hi})
+	}
+	// The qualifier: up to 5 words before the link, on the line.
+	i := kwEnd
+	limit := min(end, kwEnd+60)
+	link := -1
+	linkLen := 0
+	for j := i; j < limit; j++ {
+		c := text[j]
+		if c == '\n' || c == '.' && j+1 < limit && text[j+1] == ' ' || c == ',' || c == ';' || c == '(' || c == '"' || c == '\'' || c == '`' {
+			if c != '"' && c != '\'' {
+				break
+			}
+		}
+		for _, l := range proseLinks {
+			if strings.HasPrefix(text[j:limit], l) {
+				link, linkLen = j, len(l)
+				break
+			}
+		}
+		if link >= 0 {
+			break
+		}
+		if c == '"' || c == '\'' || c == '`' {
+			break
+		}
+	}
+	if link < 0 {
+		return out
+	}
+	if kw == "pw" || kw == "pwd" {
+		if t := strings.TrimSpace(text[link : link+linkLen]); t != ":" && t != "=" || link != kwEnd {
+			return out // "pwd is the directory", pwd: a field of code
+		}
+	}
+	qualifier := text[kwEnd:link]
+	if strings.Count(qualifier, " ") > 5 {
+		return out
+	}
+	v := skipLeadIns(text, link+linkLen, end)
+	if lo, hi, ok := proseValue(text, v, end, kw == "passphrase"); ok {
+		out = append(out, [2]int{lo, hi})
+	}
+	return out
+}
+
+// skipLeadIns skips "now", "still", "set to", "just" before a value.
+func skipLeadIns(text string, i, end int) int {
+	for {
+		for i < end && (text[i] == ' ' || text[i] == '\t') {
+			i++
+		}
+		moved := false
+		for _, w := range []string{"now ", "still ", "set to ", "just ", "simply ", "literally "} {
+			if strings.HasPrefix(strings.ToLower(text[i:end]), w) {
+				i += len(w)
+				moved = true
+			}
+		}
+		if !moved {
+			return i
+		}
+	}
+}
+
+// proseValue is the value that starts at text[i]: a quoted string, or a
+// word; for a passphrase, up to the end of the line when the line is
+// words alone.
+func proseValue(text string, i, end int, phrase bool) (int, int, bool) {
+	if i >= end {
+		return 0, 0, false
+	}
+	if q := text[i]; q == '"' || q == '\'' || q == '`' || strings.HasPrefix(text[i:end], "“") {
+		open, closing := 1, string(q)
+		if q != '"' && q != '\'' && q != '`' {
+			open, closing = len("“"), "”"
+		}
+		j := strings.Index(text[i+open:end], closing)
+		if j <= 0 || j > 100 || strings.ContainsAny(text[i+open:i+open+j], "\n") {
+			return 0, 0, false
+		}
+		lo, hi := i+open, i+open+j
+		v := text[lo:hi]
+		if !literalSecret(v, true) || !strings.ContainsRune(v, ' ') && proseWord(v) {
+			return 0, 0, false
+		}
+		return lo, hi, true
+	}
+	j := i
+	for j < end && !isPerlSpace(text[j]) {
+		j++
+	}
+	// Punctuation that ends the sentence is not the password's.
+	for j > i && strings.IndexByte(".,;!?)]}\"'`", text[j-1]) >= 0 {
+		j--
+	}
+	v := text[i:j]
+	if !literalSecret(v, true) || proseWord(v) || camelName(v) || dottedName(v) || strings.ContainsAny(v[:1], "/~(<[{$") || strings.ContainsAny(v, "([{") {
+		return 0, 0, false
+	}
+	if isLetters(v) && len(v) < 5 {
+		return 0, 0, false
+	}
+	if phrase {
+		// correct horse battery staple: the words to the end of the line.
+		k := j
+		words := 1
+		for k < end && text[k] == ' ' {
+			n := k + 1
+			for n < end && text[n] >= 'a' && text[n] <= 'z' {
+				n++
+			}
+			if n == k+1 || n < end && !isPerlSpace(text[n]) && strings.IndexByte(".,;!?", text[n]) < 0 || proseWord(text[k+1:n]) {
+				break
+			}
+			k = n
+			words++
+		}
+		if words >= 3 {
+			j = k
+		}
+	}
+	return i, j, true
+}
+
+// useAsPassword finds "use X as the password" (and "set X as my
+// password") before the keyword at start.
+func useAsPassword(text string, start int) (int, int, bool) {
+	before := text[max(0, start-80):start]
+	lb := strings.ToLower(before)
+	for _, tail := range []string{" as the ", " as my ", " as your ", " as a ", " as the new ", " as "} {
+		if !strings.HasSuffix(lb, tail) {
+			continue
+		}
+		rest := before[:len(before)-len(tail)]
+		// The value is the last word of rest, after use/set/try.
+		k := strings.LastIndexAny(rest, " \t\n")
+		if k < 0 {
+			return 0, 0, false
+		}
+		v := strings.Trim(rest[k+1:], "\"'`")
+		verb := strings.ToLower(rest[:k])
+		if !(strings.HasSuffix(verb, "use") || strings.HasSuffix(verb, "set") || strings.HasSuffix(verb, "try") || strings.HasSuffix(verb, "using")) {
+			return 0, 0, false
+		}
+		if !literalSecret(v, true) || proseWord(v) || camelName(v) {
+			return 0, 0, false
+		}
+		off := max(0, start-80) + k + 1
+		lo := off + strings.Index(rest[k+1:], v)
+		return lo, lo + len(v), true
+	}
+	return 0, 0, false
+}
