@@ -184,7 +184,7 @@ var cliTools = []cliTool{
 	{names: []string{"nmcli"}, positional: nmcliPassword},
 	{names: []string{"rabbitmqctl"}, positional: rabbitmqPassword},
 	{names: []string{"net"}, positional: netUsePassword},
-	{names: []string{"chpasswd", "--password-stdin", "--stdin"}, positional: nil},
+	{names: []string{"chpasswd", "--password-stdin", "--stdin", "sudo"}, positional: nil},
 }
 
 // cliToolsByName indexes cliTools by name.
@@ -256,6 +256,13 @@ func findCLIPassword(text string, start, end int, out [][2]int) [][2]int {
 	}
 	if name == "chpasswd" || name == "--password-stdin" || name == "--stdin" {
 		return echoedPassword(text, start, end, name, out)
+	}
+	if name == "sudo" {
+		// sudo -S reads the password from its input.
+		if words := parseCommand(text, nameEnd, end, nil); len(words) > 0 && holdsWord(text, words[:min(3, len(words))], "-S") {
+			return echoedPassword(text, start, end, name, out)
+		}
+		return out
 	}
 	words := parseCommand(text, nameEnd, end, nil)
 	for k := 0; k < len(words); k++ {

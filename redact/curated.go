@@ -173,7 +173,7 @@ func acceptPassword(text string, m []int) (int, int, bool) {
 	// "pass" alone is a password only as the end of a name (DB_PASS=,
 	// --pass x): "--- PASS: TestX" and "passes: 3" are not.
 	if strings.EqualFold(a.name, "pass") {
-		if start == 0 || (text[start-1] != '_' && text[start-1] != '-') {
+		if start == 0 || (text[start-1] != '_' && text[start-1] != '-') && !envPass(text, start) {
 			return 0, 0, false
 		}
 	} else if len(a.name) >= 4 && strings.EqualFold(a.name[:4], "pass") && !strings.HasPrefix(strings.ToLower(a.name), "passw") &&
@@ -214,7 +214,9 @@ func acceptPassword(text string, m []int) (int, int, bool) {
 // code or a name (hashedPassword, cfg.password).
 func configLiteral(text string, start int, a assigned, minLen int, names ...string) bool {
 	v := a.value
-	if len(v) < minLen || !literalSecret(v, true) || camelName(v) || dottedName(v) || strings.ContainsAny(v, "([") ||
+	// After a bare = (PGPASSWORD=x, --password=x) a name in code is rare:
+	// f(password=userInput) ends in a parenthesis, checked below.
+	if len(v) < minLen || !literalSecret(v, true) || a.sep != "=" && camelName(v) || dottedName(v) || strings.ContainsAny(v, "([") ||
 		strings.ContainsAny(a.sep, "\n\r") || !a.nameEnds(names...) {
 		return false // case X_PWD:\n\treturn
 	}
@@ -249,6 +251,19 @@ func configLiteral(text string, start int, a assigned, minLen int, names ...stri
 		rest++
 	}
 	return rest == len(text) || text[rest] == '\n'
+}
+
+// envPass reports an environment variable's name that ends in PASS
+// (SSHPASS, MYPASS), at start its PASS.
+func envPass(text string, start int) bool {
+	if !strings.HasPrefix(text[start:], "PASS") {
+		return false
+	}
+	n := start
+	for n > 0 && start-n < 32 && (text[n-1] >= 'A' && text[n-1] <= 'Z' || text[n-1] >= '0' && text[n-1] <= '9' || text[n-1] == '_') {
+		n--
+	}
+	return n < start && (n == 0 || !isNameByte(text[n-1])) // not PASS alone: "--- PASS: TestX"
 }
 
 // nameEnds reports whether the assigned name ends with one of names.
@@ -479,7 +494,7 @@ func looksRandom(v string) bool {
 // not: "18" stands alone). Generated secrets are full of one-letter runs
 // between digits and case changes.
 func wordsIdentifier(v string) bool {
-	words := 0
+	words, letters := 0, 0
 	i := 0
 	for i < len(v) {
 		c := v[i]
@@ -506,11 +521,14 @@ func wordsIdentifier(v string) bool {
 		if j-i < 2 {
 			return false
 		}
+		letters += j - i
 		for j < len(v) && v[j] >= '0' && v[j] <= '9' {
 			j++
 		}
 		words++
 		i = j
 	}
-	return words > 0
+	// Many short words are random letters read as words (ia37ouJou7TrJcm:
+	// ia, ou, Jou, Tr, Jcm); a name's words are longer.
+	return words > 0 && (words < 4 || letters >= 3*words)
 }

@@ -42,7 +42,60 @@ func familyRules() []*rule {
 		{kind: "netrc-password", keywords: []string{"machine", "default"}, priority: priorityStructural, anchored: true, window: 1024, find: findNetrc},
 		{kind: "pgpass-password", keywords: []string{":5432:", ":*:", "pgpass"}, priority: priorityStructural, anchored: true, window: 512, find: findPgpass},
 		{kind: "basic-auth", keywords: []string{"basic ", `"auth"`, "_auth="}, priority: priorityStructural, anchored: true, window: 1024, find: findBasicAuth},
+		{kind: "password", keywords: xmlKeywords, priority: priorityGeneric, anchored: true, window: 256, find: findXMLSecret},
+		{kind: "session-cookie", keywords: []string{"cookie:"}, priority: priorityGeneric, anchored: true, window: 4096, find: findCookie},
 	}
+}
+
+// xmlKeywords end the opening tags of elements that hold a secret
+// (Maven's settings.xml <password>, .NET and Java configs).
+var xmlKeywords = []string{"password>", "passwd>", "passphrase>", "secret>", "token>", "apikey>", "api_key>", "clientsecret>"}
+
+func findXMLSecret(text string, start, end int, out [][2]int) [][2]int {
+	// <password>VALUE</password>, <db.password>…, <client-secret>…
+	k := start
+	for k > 0 && start-k < 40 && isNameByte(text[k-1]) {
+		k--
+	}
+	if k == 0 || text[k-1] != '<' {
+		return out
+	}
+	lo := strings.IndexByte(text[start:end], '>') + start + 1
+	j := strings.Index(text[lo:end], "</")
+	if j <= 0 {
+		return out
+	}
+	v := strings.TrimSpace(text[lo : lo+j])
+	if strings.ContainsAny(v, " \t\n<>") || !literalSecret(v, true) || camelName(v) || dottedName(v) {
+		return out
+	}
+	lo += strings.Index(text[lo:lo+j], v)
+	return append(out, [2]int{lo, lo + len(v)})
+}
+
+// findCookie redacts the values of a Cookie or Set-Cookie header that
+// look generated (session ids, auth tokens), to the end of the line.
+func findCookie(text string, start, end int, out [][2]int) [][2]int {
+	i := start + len("cookie:")
+	lineEnd := strings.IndexAny(text[i:end], "\r\n\"'")
+	if lineEnd >= 0 {
+		end = i + lineEnd
+	}
+	for _, pair := range strings.Split(text[i:end], ";") {
+		off := i
+		i += len(pair) + 1
+		eq := strings.IndexByte(pair, '=')
+		if eq < 0 {
+			continue
+		}
+		v := strings.TrimSpace(pair[eq+1:])
+		if len(v) < 16 || !looksRandom(v) {
+			continue
+		}
+		lo := off + eq + 1 + strings.Index(pair[eq+1:], v)
+		out = append(out, [2]int{lo, lo + len(v)})
+	}
+	return out
 }
 
 // runOfSet returns the end of the run of set's bytes from i, at most end.

@@ -12,7 +12,8 @@ import "strings"
 // incorrect", "… is stored in …", proseWord); a quoted value always is;
 // a passphrase may be words.
 
-var proseKeywords = []string{"password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd"}
+var proseKeywords = []string{"password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd", "pass",
+	"creds", "credentials", "login"}
 
 func proseRule() *rule {
 	return &rule{kind: "prose-password", keywords: proseKeywords, priority: priorityGeneric, anchored: true, window: 160, find: findProsePassword}
@@ -30,7 +31,9 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 	}
 	kw := strings.ToLower(text[start:kwEnd])
 	switch kw {
-	case "password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd":
+	case "password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd", "pass":
+	case "creds", "credentials", "login":
+		return userSlashPassword(text, kwEnd, end, out)
 	default:
 		return out // passwords, passwordless, pwdhash
 	}
@@ -65,7 +68,10 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 	if link < 0 {
 		return out
 	}
-	if kw == "pw" || kw == "pwd" {
+	if text[start:kwEnd] == "PASS" {
+		return out // go test's "--- PASS: TestX"
+	}
+	if kw == "pw" || kw == "pwd" || kw == "pass" {
 		if t := strings.TrimSpace(text[link : link+linkLen]); t != ":" && t != "=" || link != kwEnd {
 			return out // "pwd is the directory", pwd: a field of code
 		}
@@ -76,6 +82,9 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 	}
 	v := skipLeadIns(text, link+linkLen, end)
 	if lo, hi, ok := proseValue(text, v, end, kw == "passphrase"); ok {
+		if w := text[lo:hi]; kw == "pass" && isLetters(w) && (strings.ToLower(w) == w || strings.ToUpper(w) == w) {
+			return out // a compiler's "pass: assign", a test's "PASS: x"
+		}
 		out = append(out, [2]int{lo, hi})
 	}
 	return out
@@ -147,7 +156,7 @@ func proseValue(text string, i, end int, phrase bool) (int, int, bool) {
 			for n < end && text[n] >= 'a' && text[n] <= 'z' {
 				n++
 			}
-			if n == k+1 || n < end && !isPerlSpace(text[n]) && strings.IndexByte(".,;!?", text[n]) < 0 || proseWord(text[k+1:n]) {
+			if n == k+1 || n < end && !isPerlSpace(text[n]) && strings.IndexByte(".,;!?", text[n]) < 0 || valueStopWords[text[k+1:n]] {
 				break
 			}
 			k = n
@@ -188,4 +197,75 @@ func useAsPassword(text string, start int) (int, int, bool) {
 		return lo, lo + len(v), true
 	}
 	return 0, 0, false
+}
+
+// userSlashPassword finds the password of "creds are app / PW", "login:
+// admin/PW", "credentials: admin:PW" and "login admin password PW" after
+// the keyword, which ends at i.
+func userSlashPassword(text string, i, end int, out [][2]int) [][2]int {
+	end = min(end, i+120)
+	j := i
+	for _, l := range []string{" are ", " is ", ": ", " - ", " "} {
+		if strings.HasPrefix(text[j:end], l) {
+			j += len(l)
+			break
+		}
+	}
+	if j == i {
+		return out
+	}
+	ulo, uhi, next := shellField(text, j, end)
+	if ulo == uhi || ulo != j && !isQuote(text[j]) {
+		return out
+	}
+	user := text[ulo:uhi]
+	// user/PW, user:PW in one word
+	if k := strings.IndexAny(user, "/:"); k > 0 && k < len(user)-1 && !strings.Contains(user, "://") && !strings.ContainsAny(user[:k], "/.") {
+		lo, hi := ulo+k+1, uhi
+		for hi > lo && strings.IndexByte(".,;)", text[hi-1]) >= 0 {
+			hi--
+		}
+		if literalSecret(text[lo:hi], false) {
+			return append(out, [2]int{lo, hi})
+		}
+		return out
+	}
+	if !isUserName(user) {
+		return out
+	}
+	// user / PW, user password PW
+	k := next
+	for k < end && text[k] == ' ' {
+		k++
+	}
+	switch {
+	case strings.HasPrefix(text[k:end], "/ "), strings.HasPrefix(text[k:end], ": "):
+		k += 2
+	case strings.HasPrefix(text[k:end], "password "):
+		k += len("password ")
+	default:
+		return out
+	}
+	lo, hi, _ := shellField(text, k, end)
+	for hi > lo && strings.IndexByte(".,;)", text[hi-1]) >= 0 {
+		hi--
+	}
+	if lo < hi && literalSecret(text[lo:hi], false) && !proseWord(text[lo:hi]) {
+		out = append(out, [2]int{lo, hi})
+	}
+	return out
+}
+
+// isUserName reports a word that can be a user's name: letters, digits,
+// and . _ - @.
+func isUserName(u string) bool {
+	if u == "" || len(u) > 64 {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		if !isNameByte(u[i]) && u[i] != '@' {
+			return false
+		}
+	}
+	return true
 }

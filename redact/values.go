@@ -102,10 +102,20 @@ func isLetters(s string) bool {
 // hashedPassword, userInput (words, with a change of case).
 //
 // Random letters read as words too (lzSdXVMNrg: lz, Sd, XVM, Nrg): a
-// name's words have vowels.
+// name's words have vowels, and its capitals start words of a few
+// letters each.
 func camelName(v string) bool {
 	if !wordsIdentifier(v) || strings.Contains(v, "-") {
 		return false // kebab-case is words of a passphrase, not a name in code
+	}
+	upper := 0
+	for i := 0; i < len(v); i++ {
+		if v[i] >= 'A' && v[i] <= 'Z' {
+			upper++
+		}
+	}
+	if 4*upper > len(v)+1 {
+		return false // a capital in every few letters: random (VakuvXIBools), not words
 	}
 	words := 0
 	for _, w := range splitWords(v) {
