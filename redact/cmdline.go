@@ -148,36 +148,36 @@ func join(lists ...[]cliFlag) []cliFlag {
 }
 
 var cliTools = []cliTool{
-	{names: []string{"mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport", "mysqlcheck", "mysqlsh", "mariadb-dump", "mycli", "mysqlpump"},
+	{names: []string{"mysql", "mariadb", "mysqldump", "mysqladmin", "mysqlimport", "mysqlsh", "mariadb-dump", "mycli"},
 		flags: join(flags(flagGlued, partAll, "", "-p"), flags(flagEq|flagSep, partAll, "", "--password"))},
 	{names: []string{"sshpass"}, flags: flags(flagGlued|flagSep, partAll, "", "-p")},
-	{names: []string{"docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "crane", "regctl", "az", "cf"},
+	{names: []string{"docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "az"},
 		flags: join(flags(flagSep|flagEq|flagGlued, partAll, "login", "-p"), flags(flagSep|flagEq, partAll, "", "--password", "--registry-password"))},
 	{names: []string{"helm"}, flags: join(flags(flagSep|flagEq, partAll, "", "--password"), flags(flagSep, partAll, "login", "-p"))},
 	{names: []string{"twine"}, flags: flags(flagSep|flagEq, partAll, "", "-p", "--password")},
 	{names: []string{"htpasswd"}, positional: htpasswdPassword},
 	{names: []string{"curl"}, flags: flags(flagSep|flagEq|flagGlued, partColon, "", "-u", "--user", "-U", "--proxy-user")},
 	{names: []string{"wget"}, flags: flags(flagSep|flagEq, partAll, "", "--password", "--http-password", "--ftp-password", "--proxy-password")},
-	{names: []string{"smbclient", "rpcclient", "smbget", "smbcacls", "smbmap"},
+	{names: []string{"smbclient", "rpcclient", "smbmap"},
 		flags:      join(flags(flagSep|flagEq|flagGlued, partPercent, "", "-U", "--user"), flags(flagSep|flagEq, partAll, "", "--password", "-p")),
 		positional: smbclientPassword},
 	{names: []string{"xfreerdp", "xfreerdp3", "wlfreerdp", "sdl-freerdp", "cmdkey"}, flags: flags(flagGlued, partAll, "", "/p:", "/password:", "/pass:", "-p:")},
-	{names: []string{"rdesktop", "psexec", "psexec.py", "ncftp", "ncftpget", "ncftpput"}, flags: flags(flagSep|flagGlued, partAll, "", "-p")},
+	{names: []string{"rdesktop", "psexec", "psexec.py"}, flags: flags(flagSep|flagGlued, partAll, "", "-p")},
 	{names: []string{"openssl"}, flags: join(flags(flagSep, partPass, "", "-passin", "-passout", "-pass", "-password"), flags(flagSep, partAll, "", "-k"))},
-	{names: []string{"redis-cli", "keydb-cli"}, flags: flags(flagSep|flagEq, partAll, "", "-a", "--pass", "--user-pass")},
+	{names: []string{"redis-cli"}, flags: flags(flagSep|flagEq, partAll, "", "-a", "--pass", "--user-pass")},
 	{names: []string{"mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "mongostat", "mongotop"},
 		flags: flags(flagSep|flagEq, partAll, "", "-p", "--password")},
-	{names: []string{"sqlcmd", "bcp", "osql", "isql", "ipmitool"}, flags: flags(flagSep|flagGlued, partAll, "", "-P")},
+	{names: []string{"sqlcmd", "ipmitool"}, flags: flags(flagSep|flagGlued, partAll, "", "-P")},
 	{names: []string{"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldappasswd", "ldapwhoami", "ldapcompare", "ldapmodrdn"},
 		flags: flags(flagSep|flagGlued, partAll, "", "-w")},
 	{names: []string{"keytool", "jarsigner"}, flags: flags(flagSep, partAll, "", "-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new")},
-	{names: []string{"zip", "unzip", "zipcloak"}, flags: flags(flagSep|flagEq, partAll, "", "-P", "--password")},
-	{names: []string{"7z", "7za", "7zz", "7zr", "rar", "unrar"}, flags: flags(flagGlued, partAll, "", "-p")},
+	{names: []string{"zip", "unzip"}, flags: flags(flagSep|flagEq, partAll, "", "-P", "--password")},
+	{names: []string{"7z", "7za", "7zz"}, flags: flags(flagGlued, partAll, "", "-p")},
 	{names: []string{"gpg", "gpg2"}, flags: flags(flagSep|flagEq, partAll, "", "--passphrase")},
 	{names: []string{"ssh-keygen"}, flags: flags(flagSep, partAll, "", "-N", "-P")},
-	{names: []string{"sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl"}, positional: oraclePassword},
+	{names: []string{"sqlplus", "expdp", "impdp", "sqlldr"}, positional: oraclePassword},
 	{names: []string{"lftp"}, flags: flags(flagSep, partComma, "", "-u")},
-	{names: []string{"influx", "clickhouse-client", "cqlsh", "vertica", "vsql", "snowsql", "beeline"},
+	{names: []string{"influx", "clickhouse-client", "cqlsh", "snowsql"},
 		flags: flags(flagSep|flagEq, partAll, "", "-password", "--password", "-p", "-t", "--token", "-w")},
 	{names: []string{"snmpwalk", "snmpget", "snmpset", "snmpbulkwalk"}, flags: flags(flagSep, partAll, "", "-A", "-X")},
 	{names: []string{"wpa_passphrase"}, positional: secondPositional},
@@ -200,7 +200,7 @@ var cliToolsByName = func() map[string]*cliTool {
 
 // cliKeywordOf is the keyword of a tool whose name alone is in too many
 // words to be one.
-var cliKeywordOf = map[string]string{"net": "net use", "az": "az login", "cf": "cf login"}
+var cliKeywordOf = map[string]string{"net": "net use", "az": "az login"}
 
 func cliKeywords() []string {
 	var k []string

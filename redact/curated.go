@@ -120,13 +120,14 @@ func assignment(keywords string) string {
 type assigned struct {
 	name   string // the keyword and the rest of the name
 	sep    string
+	sepAt  int // where sep starts in the text
 	lo, hi int // the value
 	value  string
 	quoted bool
 }
 
 func parseAssignment(text string, m []int) assigned {
-	a := assigned{name: text[m[0]:m[3]], sep: text[m[4]:m[5]]}
+	a := assigned{name: text[m[0]:m[3]], sep: text[m[4]:m[5]], sepAt: m[4]}
 	for g := 3; g <= 6; g++ {
 		if m[2*g] >= 0 {
 			a.lo, a.hi = m[2*g], m[2*g+1]
@@ -298,6 +299,9 @@ func envName(n string) bool {
 func (a assigned) commaOutsideDefine(text string, start int) bool {
 	if !strings.Contains(a.sep, ",") {
 		return false
+	}
+	if a.sepAt == 0 || !isQuote(text[a.sepAt-1]) {
+		return true // the name is quoted in define('NAME', …)
 	}
 	before := strings.TrimRight(text[max(0, start-40):start], "\"'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \t")
 	return !strings.HasSuffix(strings.ToLower(before), "define(")

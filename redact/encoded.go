@@ -19,7 +19,7 @@ var encodedPrefixes = []string{
 	"sk_live_", "sk_test_", "rk_live_", "whsec_", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-",
 	"xoxb-", "xoxp-", "xapp-", "sk-ant-", "sk-proj-", "sk-svcacct-", "sk-or-v1-", "AKIA", "ASIA", "AIza",
 	"npm_", "hf_", "dop_v1_", "shpat_", "glsa_", "pypi-AgE", "hvs.", "-----BEGIN", "dckr_pat_",
-	"gsk_", "xai-", "GOCSPX-", "SG.", "ya29.", "password", "PASSWORD", "secret", "SECRET",
+	"gsk_", "xai-", "GOCSPX-", "SG.", "ya29.",
 }
 
 // encoding is how a keyword of the rule is encoded.
@@ -35,7 +35,7 @@ const minEncodedKeyword = 5
 // maxEncodedKeyword is where a keyword is cut (twice that for hex): the
 // rest of the encoding adds states to the prefilter and no certainty, as
 // the decoded text is what decides.
-const maxEncodedKeyword = 8
+const maxEncodedKeyword = 6
 
 var encodedKeywords = func() map[string][]encoding {
 	m := map[string][]encoding{}

@@ -39,7 +39,7 @@ func familyRules() []*rule {
 		{kind: "telegram-bot-api-token", keywords: []string{":aa"}, priority: prioritySpecific, anchored: true, window: 64, find: findTelegram},
 		{kind: "discord-webhook-url", keywords: []string{"/api/webhooks/"}, priority: prioritySpecific, anchored: true, window: 256, find: findDiscordWebhook},
 		{kind: "azure-identifiable-key", keywords: []string{"jqqj9"}, priority: prioritySpecific, anchored: true, window: 128, find: findAzureIdentifiable},
-		{kind: "netrc-password", keywords: []string{"machine", "default"}, priority: priorityStructural, anchored: true, window: 1024, find: findNetrc},
+		{kind: "netrc-password", keywords: []string{"machine"}, priority: priorityStructural, anchored: true, window: 1024, find: findNetrc},
 		{kind: "pgpass-password", keywords: []string{":5432:", ":*:", "pgpass"}, priority: priorityStructural, anchored: true, window: 512, find: findPgpass},
 		{kind: "basic-auth", keywords: []string{"basic ", `"auth"`, "_auth="}, priority: priorityStructural, anchored: true, window: 1024, find: findBasicAuth},
 		{kind: "password", keywords: xmlKeywords, priority: priorityGeneric, anchored: true, window: 256, find: findXMLSecret},
@@ -136,7 +136,7 @@ func findURLSignature(text string, start, end int, out [][2]int) [][2]int {
 	if start > 0 {
 		switch c := text[start-1]; {
 		case c == '?' || c == '&' || c == ';' || c == '-' || isSpace(c) || isQuote(c):
-		case strings.HasPrefix(strings.ToLower(text[start:]), "signature=") && isAlnum(c):
+		case hasPrefixFold(text[start:], "signature=") && isAlnum(c):
 			// SharedAccessSignature=sv=…&sig=…: the sig= after it is the secret.
 			return out
 		default:
@@ -146,7 +146,7 @@ func findURLSignature(text string, start, end int, out [][2]int) [][2]int {
 	i := strings.IndexByte(text[start:end], '=') + start + 1
 	j := runOfSet(text, i, end, charsets[csQueryValue])
 	v := text[i:j]
-	if strings.HasPrefix(strings.ToLower(text[start:]), "x-goog-credential=") {
+	if hasPrefixFold(text[start:], "x-goog-credential=") {
 		return out // an account's name, not a secret; its signature follows
 	}
 	if len(v) < 16 || !randomBody(strings.NewReplacer("%2B", "", "%2F", "", "%3D", "", "%2b", "", "%2f", "", "%3d", "").Replace(v)) {
@@ -190,7 +190,7 @@ func findPuTTY(text string, start, end int, out [][2]int) [][2]int {
 		}
 		hi, i = j, j
 	}
-	if strings.HasPrefix(strings.ToLower(text[i:end]), "private-mac:") || strings.HasPrefix(strings.ToLower(text[i:end]), "private-hash:") {
+	if hasPrefixFold(text[i:end], "private-mac:") || hasPrefixFold(text[i:end], "private-hash:") {
 		k := strings.IndexByte(text[i:end], ':') + i + 1
 		for k < end && text[k] == ' ' {
 			k++
@@ -357,8 +357,6 @@ func findNetrc(text string, start, end int, out [][2]int) [][2]int {
 			return out
 		}
 		i = next
-	} else if strings.HasPrefix(text[start:], "default") {
-		i += len("default")
 	} else {
 		return out
 	}

@@ -99,8 +99,10 @@ func mayBeAssignment(text string, start, end int) bool {
 	if i < end && text[i] == '\\' {
 		i++
 	}
+	quoted := false
 	if i < end && isQuote(text[i]) {
 		i++
+		quoted = true
 	}
 	if i >= end {
 		return false
@@ -108,14 +110,16 @@ func mayBeAssignment(text string, start, end int) bool {
 	switch c := text[i]; {
 	case c >= 0x80:
 		return true
-	case c == ':' || c == '=' || c == ',':
+	case c == ':' || c == '=':
 		return true
+	case c == ',':
+		return quoted // define('DB_PASSWORD', …): a quote, then the comma
 	case isPerlSpace(c):
 		n := 0
 		for i+n < end && n <= 3 && isPerlSpace(text[i+n]) {
 			n++
 		}
-		if n <= 3 && i+n < end && (text[i+n] == ':' || text[i+n] == '=' || text[i+n] == ',') {
+		if n <= 3 && i+n < end && (text[i+n] == ':' || text[i+n] == '=' || text[i+n] == ',' && quoted) {
 			return true
 		}
 		// Spaces alone: a flag's value, or prose.

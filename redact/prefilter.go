@@ -32,7 +32,7 @@ type table struct {
 }
 
 // tableSize bounds the automaton: states times classes (gitleaks' and
-// recall's keywords need about 62,000; newPrefilter panics past it,
+// recall's keywords need about 140,000; newPrefilter panics past it,
 // which every test of the package would show).
 const tableSize = 1 << 18
 

@@ -26,10 +26,19 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 		return out // "superpassword" is a word of its own; "wifipassword" too
 	}
 	kwEnd := start
-	for kwEnd < end && (text[kwEnd] >= 'a' && text[kwEnd] <= 'z' || text[kwEnd] >= 'A' && text[kwEnd] <= 'Z' || text[kwEnd] == ' ' && strings.EqualFold(text[start:min(end, start+12)], "mot de passe")) {
+	for kwEnd < end && (text[kwEnd] >= 'a' && text[kwEnd] <= 'z' || text[kwEnd] >= 'A' && text[kwEnd] <= 'Z') {
 		kwEnd++
 	}
-	kw := strings.ToLower(text[start:kwEnd])
+	if hasPrefixFold(text[start:end], "mot de passe") {
+		kwEnd = start + len("mot de passe")
+	}
+	kw := ""
+	for _, k := range proseKeywords {
+		if kwEnd-start == len(k) && strings.EqualFold(text[start:kwEnd], k) {
+			kw = k
+			break
+		}
+	}
 	switch kw {
 	case "password", "passwort", "passphrase", "passcode", "kennwort", "heslo", "wachtwoord", "senha", "mot de passe", "pw", "pwd", "pass":
 	case "creds", "credentials", "login":
@@ -47,6 +56,9 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 	linkLen := 0
 	for j := i; j < limit; j++ {
 		c := text[j]
+		if c != ' ' && c != ':' && c != '\t' && c != '\n' && c != '.' && c != ',' && c != ';' && c != '(' && !isQuote(c) {
+			continue // neither a link's start nor the end of the qualifier
+		}
 		if c == '\n' || c == '.' && j+1 < limit && text[j+1] == ' ' || c == ',' || c == ';' || c == '(' || c == '"' || c == '\'' || c == '`' {
 			if c != '"' && c != '\'' {
 				break
@@ -98,7 +110,7 @@ func skipLeadIns(text string, i, end int) int {
 		}
 		moved := false
 		for _, w := range []string{"now ", "still ", "set to ", "just ", "simply ", "literally "} {
-			if strings.HasPrefix(strings.ToLower(text[i:end]), w) {
+			if hasPrefixFold(text[i:end], w) {
 				i += len(w)
 				moved = true
 			}
@@ -173,6 +185,9 @@ func proseValue(text string, i, end int, phrase bool) (int, int, bool) {
 // password") before the keyword at start.
 func useAsPassword(text string, start int) (int, int, bool) {
 	before := text[max(0, start-80):start]
+	if !strings.Contains(before, " as ") && !strings.Contains(before, " AS ") && !strings.Contains(before, " As ") {
+		return 0, 0, false
+	}
 	lb := strings.ToLower(before)
 	for _, tail := range []string{" as the ", " as my ", " as your ", " as a ", " as the new ", " as "} {
 		if !strings.HasSuffix(lb, tail) {
@@ -268,4 +283,9 @@ func isUserName(u string) bool {
 		}
 	}
 	return true
+}
+
+// hasPrefixFold is strings.HasPrefix with ASCII case folded.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
