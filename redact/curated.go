@@ -30,7 +30,7 @@ import (
 //   - private-key: the PEM block of RFC 7468, also when its end is missing
 //     (gitleaks' private-key rule needs the END line).
 func curatedRuleSet() []*rule {
-	return []*rule{
+	rules := []*rule{
 		{
 			kind:     "aws-secret-key",
 			keywords: []string{"secret_access_key", "secretaccesskey", "secret-access-key", "aws_secret", "awssecret", "aws-secret"},
@@ -66,9 +66,11 @@ func curatedRuleSet() []*rule {
 		{
 			kind: "generic-secret",
 			keywords: []string{"secret", "token", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
-				"private_key", "privatekey", "private-key", "auth_key", "authkey", "auth-key"},
+				"private_key", "privatekey", "private-key", "auth_key", "authkey", "auth-key",
+				"encryption_key", "encryptionkey", "encryption-key", "signing_key", "signingkey", "signing-key",
+				"master_key", "masterkey", "master-key"},
 			priority: priorityGeneric,
-			source:   assignment(`secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key`),
+			source:   assignment(`secret|token|api[_-]?key|access[_-]?key|private[_-]?key|auth[_-]?key|encryption[_-]?key|signing[_-]?key|master[_-]?key`),
 			anchored: true,
 			window:   512,
 			accept:   acceptGenericSecret,
@@ -89,23 +91,28 @@ func curatedRuleSet() []*rule {
 			// Body lines of base64 (or PEM headers), separated by
 			// whitespace or by \n written out, as in a JSON or code string.
 			source: `(?i)^-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----` +
-				`(?:(?:\s|\\[nr])*(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment):[^\r\n\\]*))+` +
+				`(?:(?:\s|\\[nr])*(?:[A-Za-z0-9+/=]{8,}|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset):[^\r\n\\]*))+` +
 				`(?:(?:\s|\\[nr])*-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----)?`,
 			anchored: true,
 			window:   64 << 10,
 			accept:   wholeMatch,
 		},
 	}
+	rules = append(rules, prefixRules()...)
+	rules = append(rules, familyRules()...)
+	rules = append(rules, cliRule(), proseRule(), encodedRule())
+	return rules
 }
 
 // assignment is the expression of a value assigned to a name holding one
 // of keywords: the name may go on (db_password_prod), be quoted, and be
-// followed by =, :, :=, => or, for a command-line flag, spaces. Groups:
+// followed by =, :, :=, => or, for a command-line flag, spaces (or, in
+// PHP's define('DB_PASSWORD', '…'), a comma). Groups:
 // 1 the name's rest, 2 the separator, 3–6 the value in double, single or
 // back quotes, or bare.
 func assignment(keywords string) string {
 	return `(?i)^(?:` + keywords + `)([\w.-]{0,20}?)\\?["'\x60]?` +
-		`(\s{0,3}(?::=|=>|=|:)\s{0,3}|[ \t]+)` +
+		`(\s{0,3}(?::=|=>|=|:|,)\s{0,3}|[ \t]+)` +
 		`(?:\\?"([^"\r\n]{1,200})"|'([^'\r\n]{1,200})'|\x60([^\x60\r\n]{1,200})\x60|([^\s"'\x60,;&|)}\]\\]{1,200}))`
 }
 
@@ -113,13 +120,14 @@ func assignment(keywords string) string {
 type assigned struct {
 	name   string // the keyword and the rest of the name
 	sep    string
+	sepAt  int // where sep starts in the text
 	lo, hi int // the value
 	value  string
 	quoted bool
 }
 
 func parseAssignment(text string, m []int) assigned {
-	a := assigned{name: text[m[0]:m[3]], sep: text[m[4]:m[5]]}
+	a := assigned{name: text[m[0]:m[3]], sep: text[m[4]:m[5]], sepAt: m[4]}
 	for g := 3; g <= 6; g++ {
 		if m[2*g] >= 0 {
 			a.lo, a.hi = m[2*g], m[2*g+1]
@@ -166,35 +174,171 @@ func acceptPassword(text string, m []int) (int, int, bool) {
 	// "pass" alone is a password only as the end of a name (DB_PASS=,
 	// --pass x): "--- PASS: TestX" and "passes: 3" are not.
 	if strings.EqualFold(a.name, "pass") {
-		if start == 0 || (text[start-1] != '_' && text[start-1] != '-') {
+		if start == 0 || (text[start-1] != '_' && text[start-1] != '-') && !envPass(text, start) {
 			return 0, 0, false
 		}
 	} else if len(a.name) >= 4 && strings.EqualFold(a.name[:4], "pass") && !strings.HasPrefix(strings.ToLower(a.name), "passw") &&
 		!strings.HasPrefix(strings.ToLower(a.name), "passphrase") {
 		return 0, 0, false // passes, passed, passing
 	}
-	if !plausibleValue(a.value) {
+	if a.commaOutsideDefine(text, start) {
 		return 0, 0, false
 	}
 	if a.quoted {
 		// A quoted name is a label or a key ("encodeUserPassword").
-		return a.lo, a.hi, len(a.value) >= 4 && !(containsName(a.value) && wordsIdentifier(a.value))
+		ok := plausibleValue(a.value) || a.nameEnds("password", "passwd", "pwd", "pass", "passphrase")
+		return a.lo, a.hi, ok && plausibleQuoted(a.value) && len(a.value) >= 4 && !(containsName(a.value) && wordsIdentifier(a.value))
 	}
 	// Unquoted, a value of letters alone is as likely a variable
 	// (password: hashedPassword) as a password; one with a digit or a
 	// symbol is a literal.
-	return a.lo, a.hi, len(a.value) >= 6 && hasDigitOrSymbol(a.value) && !containsName(a.value)
+	if plausibleValue(a.value) && len(a.value) >= 6 && hasDigitOrSymbol(a.value) && !containsName(a.value) {
+		return a.lo, a.hi, true
+	}
+	// Where only a literal can stand (PGPASSWORD=…, password=… in a
+	// connection string or a .properties file), letters alone are one.
+	return a.lo, a.hi, configLiteral(text, start, a, 4, "password", "passwd", "pwd", "pass", "passphrase")
+}
+
+// configLiteral reports an unquoted value that plausibleValue or the
+// rules' checks turn down (letters alone, a first character such as #
+// or @) but that is a literal for where it is assigned, to a name that
+// ends with one of names (PGPASSWORD, not PASSWORD_MIN_LENGTH):
+//   - to an environment variable's name (upper case: PGPASSWORD=x,
+//     POSTGRES_PASSWORD: x);
+//   - with a bare = (a flag --password=x, a property repo.password=x, a
+//     query's or a connection string's password=x);
+//   - or on a line of its own (an ini file's password = x).
+//
+// A value followed by what follows a variable in code (a comma, a
+// parenthesis) is not one, nor a reference, a placeholder, a word of
+// code or a name (hashedPassword, cfg.password).
+func configLiteral(text string, start int, a assigned, minLen int, names ...string) bool {
+	v := a.value
+	// After a bare = (PGPASSWORD=x, --password=x) a name in code is rare:
+	// f(password=userInput) ends in a parenthesis, checked below.
+	if len(v) < minLen || !literalSecret(v, true) || a.sep != "=" && camelName(v) || dottedName(v) || strings.ContainsAny(v, "([") ||
+		strings.ContainsAny(a.sep, "\n\r") || !a.nameEnds(names...) {
+		return false // case X_PWD:\n\treturn
+	}
+	if a.hi < len(text) {
+		switch c := text[a.hi]; {
+		case isSpace(c), c == ';', c == '&', isQuote(c), c == '\\' && a.hi+1 < len(text) && text[a.hi+1] == 'n':
+		default:
+			return false // password=pw, f(password=x)
+		}
+	}
+	nameStart := start
+	for nameStart > 0 && start-nameStart < 64 && isNameByte(text[nameStart-1]) {
+		nameStart--
+	}
+	sep := strings.TrimSpace(a.sep)
+	switch {
+	case envName(strings.TrimLeft(text[nameStart:start]+a.name, "-.")) && (sep == "=" || sep == ":"):
+		return true
+	case a.sep == "=":
+		return true
+	}
+	// A line of its own: name = value, and nothing after it.
+	ls := nameStart
+	for ls > 0 && (text[ls-1] == ' ' || text[ls-1] == '\t') {
+		ls--
+	}
+	if ls > 0 && text[ls-1] != '\n' {
+		return false
+	}
+	rest := a.hi
+	for rest < len(text) && (text[rest] == ' ' || text[rest] == '\t' || text[rest] == '\r') {
+		rest++
+	}
+	return rest == len(text) || text[rest] == '\n'
+}
+
+// envPass reports an environment variable's name that ends in PASS
+// (SSHPASS, MYPASS), at start its PASS.
+func envPass(text string, start int) bool {
+	if !strings.HasPrefix(text[start:], "PASS") {
+		return false
+	}
+	n := start
+	for n > 0 && start-n < 32 && (text[n-1] >= 'A' && text[n-1] <= 'Z' || text[n-1] >= '0' && text[n-1] <= '9' || text[n-1] == '_') {
+		n--
+	}
+	return n < start && (n == 0 || !isNameByte(text[n-1])) // not PASS alone: "--- PASS: TestX"
+}
+
+// nameEnds reports whether the assigned name ends with one of names.
+func (a assigned) nameEnds(names ...string) bool {
+	name := strings.ToLower(a.name)
+	for _, n := range names {
+		if strings.HasSuffix(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// envName reports an environment variable's name: upper case letters,
+// digits and underscores, with a letter.
+func envName(n string) bool {
+	letter := false
+	for i := 0; i < len(n); i++ {
+		switch c := n[i]; {
+		case c >= 'A' && c <= 'Z':
+			letter = true
+		case c >= '0' && c <= '9' || c == '_':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// commaOutsideDefine reports a comma separator anywhere but PHP's
+// define('NAME', 'value'): (password, hash) is a list.
+func (a assigned) commaOutsideDefine(text string, start int) bool {
+	if !strings.Contains(a.sep, ",") {
+		return false
+	}
+	if a.sepAt == 0 || !isQuote(text[a.sepAt-1]) {
+		return true // the name is quoted in define('NAME', …)
+	}
+	before := strings.TrimRight(text[max(0, start-40):start], "\"'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \t")
+	return !strings.HasSuffix(strings.ToLower(before), "define(")
+}
+
+// plausibleQuoted is plausibleValue for a quoted value: inside quotes a
+// ( or a leading $, # or @ is a character of the secret (Django's keys
+// are made of them), but a whole reference or template is not one.
+func plausibleQuoted(v string) bool {
+	if v == "" || isReference(v) || strings.HasPrefix(v, "%(") || strings.HasPrefix(v, "#{") || strings.HasPrefix(v, "{{") {
+		return false
+	}
+	if v[0] == '<' && v[len(v)-1] == '>' || strings.Trim(v, "*xX.•-_") == "" || strings.ContainsAny(v, " \t") {
+		return false
+	}
+	if dottedName(v) || placeholderWord(v) {
+		return false
+	}
+	return true
 }
 
 func acceptGenericSecret(text string, m []int) (int, int, bool) {
 	a := parseAssignment(text, m)
-	if a.spacedInProse(text, m[0]) || a.bareColon() || !plausibleValue(a.value) || len(a.value) < 8 {
+	if a.spacedInProse(text, m[0]) || a.bareColon() || len(a.value) < 8 || a.commaOutsideDefine(text, m[0]) {
 		return 0, 0, false
 	}
-	if !a.quoted && (containsName(a.value) || !tokenChars(a.value)) {
-		return 0, 0, false // GITHUB_TOKEN, 2*maxConcurrency
+	if a.quoted {
+		// Symbols plausibleValue turns down are a secret's only where the
+		// name ends as one's (SECRET_KEY = "…(…", not token_name = "…(…").
+		ok := plausibleValue(a.value) || a.nameEnds("secret", "token", "key", "passphrase")
+		return a.lo, a.hi, ok && plausibleQuoted(a.value) && looksRandom(a.value)
 	}
-	return a.lo, a.hi, looksRandom(a.value)
+	if plausibleValue(a.value) && !containsName(a.value) && tokenChars(a.value) && looksRandom(a.value) {
+		return a.lo, a.hi, true // not GITHUB_TOKEN, 2*maxConcurrency
+	}
+	// SESSION_SECRET=saffron-pinecone-dragonfly: a literal, words or not.
+	return a.lo, a.hi, !containsName(a.value) && configLiteral(text, m[0], a, 8, "secret", "token", "key", "passphrase")
 }
 
 func acceptAWSSecret(text string, m []int) (int, int, bool) {
@@ -234,19 +378,28 @@ func plausibleValue(v string) bool {
 	if strings.Contains(v, "(") || dottedName(v) {
 		return false // os.Getenv("X"), config.Password, process.env.TOKEN
 	}
+	if i := strings.IndexByte(v, '['); i > 0 && (isIdentifier(v[:i]) || dottedName(v[:i])) {
+		return false // form.cleaned_data["password"], args[1]
+	}
 	if strings.Trim(v, "*xX.•-_") == "" {
 		return false // masked
 	}
 	if strings.ContainsAny(v, " \t") {
 		return false // a phrase: a label or a sentence, not a secret
 	}
+	return !placeholderWord(v)
+}
+
+// placeholderWord reports a value that stands for no secret: a keyword,
+// a type, a placeholder.
+func placeholderWord(v string) bool {
 	switch unLeet(strings.ToLower(v)) {
 	case "true", "false", "null", "nil", "none", "undefined", "string", "str", "bool", "int",
 		"required", "optional", "redacted", "hidden", "secret", "password", "passwd", "token", "env",
 		"example":
-		return false // p@ssw0rd is the documentation's password too
+		return true // p@ssw0rd is the documentation's password too
 	}
-	return true
+	return false
 }
 
 // unLeet undoes the digit and symbol spellings of documentation
@@ -345,7 +498,7 @@ func looksRandom(v string) bool {
 // not: "18" stands alone). Generated secrets are full of one-letter runs
 // between digits and case changes.
 func wordsIdentifier(v string) bool {
-	words := 0
+	words, letters := 0, 0
 	i := 0
 	for i < len(v) {
 		c := v[i]
@@ -372,11 +525,14 @@ func wordsIdentifier(v string) bool {
 		if j-i < 2 {
 			return false
 		}
+		letters += j - i
 		for j < len(v) && v[j] >= '0' && v[j] <= '9' {
 			j++
 		}
 		words++
 		i = j
 	}
-	return words > 0
+	// Many short words are random letters read as words (ia37ouJou7TrJcm:
+	// ia, ou, Jou, Tr, Jcm); a name's words are longer.
+	return words > 0 && (words < 4 || letters >= 3*words)
 }

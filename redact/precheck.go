@@ -66,9 +66,9 @@ func hasFlag(text, short, long string) bool {
 }
 
 // maxAssignedName bounds the keyword and name of an assignment (the
-// longest keyword, private_key, and the 20 more [\w.-] the expression
+// longest keyword, encryption_key, and the 20 more [\w.-] the expression
 // allows), in ASCII bytes.
-const maxAssignedName = 11 + 20
+const maxAssignedName = len("encryption_key") + 20
 
 // isNameByte is an ASCII byte of [\w.-].
 func isNameByte(c byte) bool { return isWord(c) || c == '.' || c == '-' }
@@ -99,8 +99,10 @@ func mayBeAssignment(text string, start, end int) bool {
 	if i < end && text[i] == '\\' {
 		i++
 	}
+	quoted := false
 	if i < end && isQuote(text[i]) {
 		i++
+		quoted = true
 	}
 	if i >= end {
 		return false
@@ -110,12 +112,14 @@ func mayBeAssignment(text string, start, end int) bool {
 		return true
 	case c == ':' || c == '=':
 		return true
+	case c == ',':
+		return quoted // define('DB_PASSWORD', …): a quote, then the comma
 	case isPerlSpace(c):
 		n := 0
 		for i+n < end && n <= 3 && isPerlSpace(text[i+n]) {
 			n++
 		}
-		if n <= 3 && i+n < end && (text[i+n] == ':' || text[i+n] == '=') {
+		if n <= 3 && i+n < end && (text[i+n] == ':' || text[i+n] == '=' || text[i+n] == ',' && quoted) {
 			return true
 		}
 		// Spaces alone: a flag's value, or prose.

@@ -32,9 +32,9 @@ type table struct {
 }
 
 // tableSize bounds the automaton: states times classes (gitleaks' and
-// recall's keywords need about 62,000; newPrefilter panics past it,
+// recall's keywords need about 140,000; newPrefilter panics past it,
 // which every test of the package would show).
-const tableSize = 1 << 17
+const tableSize = 1 << 18
 
 // at is next[s], s a state plus a class: the mask is a no-op for the
 // indexes newPrefilter makes, and spares the bounds check.

@@ -81,10 +81,15 @@ func newRedactor(prechecks bool) *Redactor {
 		rules:  append(gitleaksRuleSet(), curatedRuleSet()...),
 		global: sync.OnceValue(func() []allowlist { return compileAllowlists(gitleaksGlobalAllowlists) }),
 	}
+	for _, ru := range r.rules {
+		if ru.kind == "encoded-secret" {
+			ru.find = r.findEncoded
+		}
+	}
 	ids := map[string]int32{}
 	var keywords []string
 	for i, ru := range r.rules {
-		if prechecks {
+		if prechecks && ru.find == nil {
 			ru.precheck = anchoredPrecheck(ru.kind)
 			if !ru.anchored {
 				ru.textPrecheck = wholePrecheck(ru.kind)

@@ -49,6 +49,11 @@ type rule struct {
 	// where the expression run on text[start:end] finds nothing the
 	// accept check takes (anchoredPrecheck).
 	precheck func(text string, start, end int) bool
+	// find, if set, takes the place of an anchored rule's expression and
+	// accept check: the spans of the secrets it finds at the keyword
+	// occurrence that starts at start, reading text[:end] at most past
+	// it (a rule may look back from start, as to the start of a name).
+	find func(text string, start, end int, out [][2]int) [][2]int
 
 	compiled func() compiledRule
 }
@@ -79,7 +84,10 @@ type allowlist struct {
 
 func (r *rule) init() {
 	r.compiled = sync.OnceValue(func() compiledRule {
-		c := compiledRule{re: regexp.MustCompile(r.source), allow: compileAllowlists(r.allow)}
+		c := compiledRule{allow: compileAllowlists(r.allow)}
+		if r.find == nil {
+			c.re = regexp.MustCompile(r.source)
+		}
 		if !r.anchored && !r.guarded {
 			c.window = windowLen(r.source, r.keywords)
 		}
@@ -174,6 +182,19 @@ func (r *rule) report(text string, c compiledRule, matches [][]int, offset int, 
 func (r *rule) findAt(text string, start int, global []allowlist, out []span) []span {
 	end := min(len(text), start+r.window)
 	if r.precheck != nil && !r.precheck(text, start, end) {
+		return out
+	}
+	if r.find != nil {
+		for _, f := range r.find(text, start, end, nil) {
+			lo, hi := f[0], f[1]
+			if lo >= hi || lo < 0 || hi > len(text) {
+				continue
+			}
+			if allowed(global, text[lo:hi], text[lo:hi], lineAround(text, lo, hi)) {
+				continue
+			}
+			out = append(out, span{lo: lo, hi: hi, rule: r})
+		}
 		return out
 	}
 	c := r.compiled()

@@ -270,6 +270,10 @@ type lineExtractor struct {
 	// keepSecrets keeps secrets in the rows (recall index --no-redact);
 	// by default they are redacted as rows are built (redact.go).
 	keepSecrets bool
+	// splitTail is the end of the last message's text, unredacted, and
+	// splitRow its row: a secret split across two messages (redact.go).
+	splitTail string
+	splitRow  int
 	// memo holds where the values of the line's message end (skipMemo);
 	// noMemo scans them again instead (the differential fuzz test).
 	memo   skipMemo
@@ -499,7 +503,8 @@ func (x *lineExtractor) addText(rec *record, lineNo, block int, role, text strin
 		x.counts[reason]++
 		return
 	}
-	x.addRow(rec, lineNo, block, role, x.redactHead(clean, MaxRowText))
+	x.addRow(rec, lineNo, block, role, x.redactText(clean))
+	x.splitRow = len(x.rows) - 1
 }
 
 func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string) {

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"strings"
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/redact"
@@ -51,4 +52,79 @@ func (x *lineExtractor) toolRow(name string, input []byte) string {
 		return toolSummary(name, input)
 	}
 	return truncateRunes(x.redactHead(toolCall(name, input), maxToolText*utf8.UTFMax), maxToolText)
+}
+
+// A secret can be split across two messages: a key pasted in two parts,
+// a message cut short and continued. Each message alone may hold only a
+// part no rule recognises (the second half of a token is random
+// characters), so the extractor keeps the end of the last message's
+// text (splitTail bytes, unredacted, in memory only) and looks for a
+// secret in it joined to the start of the next one (splitHead bytes):
+// one that straddles the join is redacted in both rows, its part in this
+// message and, if the previous row still holds it, its part there. The
+// cost is one more redaction of at most splitTail+splitHead bytes per
+// message.
+const (
+	splitTail = 256
+	splitHead = 1024
+	// splitPart is the least of a secret on each side of the join that
+	// counts as split: less is a key that ends, or starts, a message.
+	splitPart = 4
+)
+
+// redactText redacts a message's text for its row, and a secret split
+// between the previous message and this one.
+func (x *lineExtractor) redactText(text string) string {
+	if x.keepSecrets {
+		return text
+	}
+	prev := x.splitTail
+	x.splitTail = strings.Clone(tailOf(text, splitTail))
+	if prev == "" {
+		return x.redactHead(text, MaxRowText)
+	}
+	lead := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+	head := text[lead:]
+	if len(head) > splitHead {
+		cut := splitHead
+		for cut > 0 && !utf8.RuneStart(head[cut]) {
+			cut--
+		}
+		head = head[:cut]
+	}
+	if head == "" {
+		return x.redactHead(text, MaxRowText)
+	}
+	joined := prev + head
+	for _, f := range redact.Default().Find(joined) {
+		if f.Start > len(prev)-splitPart || f.End < len(prev)+splitPart {
+			continue
+		}
+		// The part in the previous row, if it is still there.
+		if x.splitRow >= 0 && x.splitRow < len(x.rows) {
+			r := &x.rows[x.splitRow]
+			if part := prev[f.Start:]; strings.HasSuffix(r.Text, part) {
+				r.Text = r.Text[:len(r.Text)-len(part)] + redact.Placeholder(f.Kind)
+			}
+		}
+		n := lead + f.End - len(prev)
+		text = text[:lead] + redact.Placeholder(f.Kind) + text[n:]
+		break
+	}
+	return x.redactHead(text, MaxRowText)
+}
+
+// tailOf is the last n bytes of text or fewer (whole characters), its
+// trailing spaces taken off: a secret that ends a message is followed by
+// none.
+func tailOf(text string, n int) string {
+	text = strings.TrimRight(text, " \t\r\n")
+	if len(text) <= n {
+		return text
+	}
+	cut := len(text) - n
+	for cut < len(text) && !utf8.RuneStart(text[cut]) {
+		cut++
+	}
+	return text[cut:]
 }

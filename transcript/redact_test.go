@@ -160,3 +160,49 @@ func TestSecretsAroundTheRowCap(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretSplitAcrossMessages: a key pasted in two messages, each part
+// of which no rule recognises alone, is redacted in both rows.
+func TestSecretSplitAcrossMessages(t *testing.T) {
+	rest := "Qx7pL2mZ9vK4tR8wN3bY6cJ1"
+	for _, tc := range []struct{ first, second, kind string }{
+		{"here is the stripe key: sk_live_51Hq", rest + "\nthe rest of it", "stripe-access-token"},
+		{"my token ghp_aB3dE6", "  gH9jK2mN5pQ8rS1tU4vW7xY0zA3bC6dE9f ok?", "github-pat"},
+		{"the telegram bot: 7512349876:AAH", "fq2Lx9ZpQ4mW7nR1tY6uI3oP8aS5dF0gHk sorry, cut", "telegram-bot-api-token"},
+	} {
+		x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+		for i, text := range []string{tc.first, tc.second} {
+			if err := x.add(userLine(t, text), i+1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(x.rows) != 2 {
+			t.Fatalf("%d rows", len(x.rows))
+		}
+		second := strings.TrimSpace(tc.second)
+		secret := second[:strings.IndexAny(second, " \n")]
+		for _, r := range x.rows {
+			if strings.Contains(r.Text, secret[:12]) {
+				t.Errorf("%s: a row keeps the second half %q:\n%s", tc.kind, secret, r.Text)
+			}
+		}
+		if !strings.Contains(x.rows[1].Text, redact.Placeholder(tc.kind)) {
+			t.Errorf("%s: second row %q", tc.kind, x.rows[1].Text)
+		}
+		if strings.Contains(x.rows[0].Text, tc.first[len(tc.first)-4:]) {
+			t.Errorf("%s: first row keeps the first half: %q", tc.kind, x.rows[0].Text)
+		}
+	}
+	// Messages that merely follow each other are left as they are.
+	x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+	for i, text := range []string{"run the tests with go test ./...", "commit 3f2a9c8e1b7d4f60a5e2c1d9b8a7f6e5d4c3b2a1 fixed it"} {
+		if err := x.add(userLine(t, text), i+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range x.rows {
+		if strings.Contains(r.Text, "[REDACTED") {
+			t.Errorf("redacted %q", r.Text)
+		}
+	}
+}
