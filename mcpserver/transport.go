@@ -39,7 +39,7 @@ const (
 	MaxDepth = 64
 	// MaxPending is how many calls may wait for an answer at once: the
 	// ones running (Config.MaxCalls) and the ones queued behind them.
-	MaxPending = 16
+	MaxPending = 64
 	// maxPendingBytes bounds the lines of the calls waiting beside the
 	// first: a queue of large calls is refused before it fills memory.
 	maxPendingBytes = 16 << 20

@@ -101,7 +101,7 @@ func TestServeBoundsWaitingCalls(t *testing.T) {
 	}
 	for range extra {
 		m := r.next()
-		if codeOf(m) != codeBusy || !strings.Contains(fmt.Sprint(m["error"]), "recall is busy: 16 calls are waiting") {
+		if codeOf(m) != codeBusy || !strings.Contains(fmt.Sprint(m["error"]), "recall is busy: 64 calls are waiting") {
 			t.Fatalf("want a busy error first, got %v", m)
 		}
 	}
