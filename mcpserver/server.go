@@ -147,7 +147,7 @@ func newServer(cfg Config, sdkLog *slog.Logger) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "recall", Title: "recall: past Claude Code sessions", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog, Capabilities: &mcp.ServerCapabilities{}})
-	h := handlers{cfg: cfg, fresh: &freshener{update: cfg.Freshen}, slots: make(chan struct{}, cfg.MaxCalls)}
+	h := handlers{cfg: cfg, fresh: &freshener{update: cfg.Freshen, log: cfg.Log}, slots: make(chan struct{}, cfg.MaxCalls)}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Title: "Search past sessions", Description: searchDescription, Annotations: readOnly}, h.search)
 	mcp.AddTool(s, &mcp.Tool{Name: "show", Title: "Read a past session", Description: showDescription, Annotations: readOnly}, h.show)
@@ -221,6 +221,7 @@ func (h handlers) ended(ctx context.Context, tool, doing string) error {
 // as long as its context lets it.
 type freshener struct {
 	update    func()
+	log       *slog.Logger
 	mu        sync.Mutex
 	lastStart time.Time     // when the last finished update started
 	running   chan struct{} // closed when the running update ends; nil when none runs
@@ -251,6 +252,11 @@ func (f *freshener) runFor(ctx context.Context, arrived time.Time) bool {
 					f.mu.Lock()
 					f.lastStart, f.running = start, nil
 					f.mu.Unlock()
+				}()
+				defer func() {
+					if r := recover(); r != nil && f.log != nil { // the index stays as it was, and the calls read it
+						f.log.Error("index update failed", "panic", r)
+					}
 				}()
 				f.update()
 			}()
