@@ -62,6 +62,16 @@ package filter
 // Of more than maxPositiveTerms distinct positional and required terms,
 // the positional ones past the limit are dropped (Query.Dropped says how
 // many); only more required terms than that is an error.
+//
+// Size. Before any term is compiled, the positional text is read up to
+// MaxQueryWords words and MaxQueryBytes bytes: the words past either are
+// left out (Query.Unread), as the distinct terms past maxPositiveTerms
+// are, never an error, so a pasted log searches its opening. The
+// --require values together, and the --exclude values together, may hold
+// at most MaxFilterWords words and MaxFilterBytes bytes: more is an error
+// that names the cap, since leaving a required or excluded word out would
+// show sessions the query rules out. A query's cost is therefore linear
+// in its length and bounded whatever its length.
 
 import (
 	"fmt"
@@ -84,6 +94,16 @@ type MatchOptions struct {
 // that TermHits can report them as bits of a uint64.
 const maxPositiveTerms = 64
 
+// The caps on a query's size (see "Size" above): generous for a person,
+// who types a few words or pastes a paragraph, and small enough that no
+// query costs more than a few milliseconds to parse.
+const (
+	MaxQueryWords  = 256      // positional words read; the rest are left out
+	MaxQueryBytes  = 64 << 10 // positional bytes read; the rest are left out
+	MaxFilterWords = 256      // words of the --require values, and of the --exclude values
+	MaxFilterBytes = 64 << 10 // bytes of the --require values, and of the --exclude values
+)
+
 // Query is a parsed search: Any terms OR'ed, every Require term, no
 // Exclude term. Build it with ParseQuery.
 type Query struct {
@@ -96,6 +116,9 @@ type Query struct {
 	When *TimeWindow
 	// Dropped counts positional terms left out past maxPositiveTerms.
 	Dropped int
+	// Unread counts the positional words past MaxQueryWords or
+	// MaxQueryBytes, left out unread.
+	Unread int
 
 	opt      MatchOptions
 	positive []*Term // Any then Require, deduplicated
@@ -112,19 +135,16 @@ type token struct {
 // ParseQuery parses the positional arguments and the --require and
 // --exclude values into a Query.
 func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query, error) {
-	anyTokens, err := tokenizeArgs(positional, opt)
+	anyTokens, unread := tokenizeCapped(positional, opt)
+	requireTokens, err := tokenizeFilter(require, opt, "--require")
 	if err != nil {
 		return nil, err
 	}
-	requireTokens, err := tokenizeArgs(require, opt)
+	excludeTokens, err := tokenizeFilter(exclude, opt, "--exclude")
 	if err != nil {
 		return nil, err
 	}
-	excludeTokens, err := tokenizeArgs(exclude, opt)
-	if err != nil {
-		return nil, err
-	}
-	q := &Query{opt: opt}
+	q := &Query{opt: opt, Unread: unread}
 	if !opt.Regex {
 		q.When = findTimeWindow(anyTokens)
 		anyTokens = dropStopWords(stripPunctuation(anyTokens))
@@ -150,19 +170,49 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 	if len(q.Require) > maxPositiveTerms {
 		return nil, fmt.Errorf("query: too many required terms: %d distinct, at most %d", len(q.Require), maxPositiveTerms)
 	}
+	q.Any, q.Dropped = keepFirstTerms(q.Any, q.Require)
 	q.positive = dedupTerms(slices.Concat(q.Any, q.Require))
-	for len(q.positive) > maxPositiveTerms {
-		// Keep the first positional terms: the required ones must all be
-		// searched, and a pasted paragraph still searches its opening.
-		last := q.Any[len(q.Any)-1]
-		q.Any = q.Any[:len(q.Any)-1]
-		q.Dropped++
-		if !slices.ContainsFunc(q.Require, func(t *Term) bool { return t.key == last.key }) {
-			q.positive = slices.DeleteFunc(q.positive, func(t *Term) bool { return t == last })
-		}
-	}
 	q.anyMask, q.reqMask = termMask(q.positive, q.Any), termMask(q.positive, q.Require)
 	return q, nil
+}
+
+// keepFirstTerms keeps the first positional terms that fit, with the
+// required ones, in maxPositiveTerms distinct terms, and counts those
+// left out: the required ones must all be searched, and a pasted
+// paragraph still searches its opening. A positional term that is also
+// required takes no place of its own. It is linear in the terms.
+func keepFirstTerms(anyTerms, require []*Term) ([]*Term, int) {
+	taken := make(map[string]bool, maxPositiveTerms)
+	for _, t := range require {
+		taken[t.key] = true
+	}
+	kept, dropped := anyTerms[:0:0], 0
+	for _, t := range anyTerms {
+		switch {
+		case taken[t.key]:
+		case len(taken) < maxPositiveTerms:
+			taken[t.key] = true
+		default:
+			dropped++
+			continue
+		}
+		kept = append(kept, t)
+	}
+	return kept, dropped
+}
+
+// LeftOut is the warning a search gives when some positional words were
+// not searched (Dropped, Unread), naming the caps; "" when all were.
+func (q *Query) LeftOut() string {
+	n := q.Dropped + q.Unread
+	if n == 0 {
+		return ""
+	}
+	if q.Unread == 0 {
+		return fmt.Sprintf("the query has more distinct words than recall searches at once (%d); the last %d were left out", maxPositiveTerms, n)
+	}
+	return fmt.Sprintf("the query is longer than recall reads (%d words or %d KiB, of which it searches %d distinct words); its first %d words were searched, the last %d left out",
+		MaxQueryWords, MaxQueryBytes>>10, maxPositiveTerms, len(q.Any), n)
 }
 
 // withSpaceHint adds to the error of a --regex query whose arguments hold
@@ -182,15 +232,77 @@ func withSpaceHint(err error, opt MatchOptions, args ...[]string) error {
 	return err
 }
 
-// tokenizeArgs splits every argument into tokens. With --regex only
-// whitespace separates them.
-func tokenizeArgs(args []string, opt MatchOptions) ([]token, error) {
+// tokenizeCapped splits the positional arguments into tokens, reading
+// at most MaxQueryWords tokens of their first MaxQueryBytes bytes, and
+// counts the words left unread. With --regex only whitespace separates
+// tokens.
+func tokenizeCapped(args []string, opt MatchOptions) (tokens []token, unread int) {
+	budget := MaxQueryBytes
+	for _, arg := range args {
+		if len(tokens) >= MaxQueryWords {
+			unread += countWords(arg)
+			continue
+		}
+		read := arg
+		if len(read) > budget {
+			read = cutAt(read, budget)
+			unread += countWords(arg[len(read):])
+		}
+		budget -= len(read)
+		tokens = appendTokens(tokens, read, !opt.Regex)
+	}
+	if len(tokens) > MaxQueryWords {
+		unread += len(tokens) - MaxQueryWords
+		tokens = tokens[:MaxQueryWords]
+	}
+	return tokens, unread
+}
+
+// cutAt cuts s to at most n bytes: after the last white space within
+// them, so that no word is searched cut short, else (one long word) at a
+// character boundary.
+func cutAt(s string, n int) string {
+	head := s[:n]
+	if i := strings.LastIndexFunc(head, unicode.IsSpace); i >= 0 {
+		return head[:i]
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// countWords counts the white-space separated words of s, without
+// allocating.
+func countWords(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !in {
+			n++
+		}
+		in = !space
+	}
+	return n
+}
+
+// tokenizeFilter splits the values of --require or --exclude (flag) into
+// tokens, refusing more than MaxFilterWords words or MaxFilterBytes bytes
+// before reading them.
+func tokenizeFilter(args []string, opt MatchOptions, flag string) ([]token, error) {
+	size := 0
+	for _, arg := range args {
+		size += len(arg)
+	}
+	if size > MaxFilterBytes {
+		return nil, fmt.Errorf("query: %s: %d bytes of words, at most %d (%d KiB)", flag, size, MaxFilterBytes, MaxFilterBytes>>10)
+	}
 	var tokens []token
 	for _, arg := range args {
-		var err error
-		if tokens, err = appendTokens(tokens, arg, !opt.Regex); err != nil {
-			return nil, err
-		}
+		tokens = appendTokens(tokens, arg, !opt.Regex)
+	}
+	if len(tokens) > MaxFilterWords {
+		return nil, fmt.Errorf("query: %s: %d words, at most %d", flag, len(tokens), MaxFilterWords)
 	}
 	return tokens, nil
 }
@@ -198,7 +310,7 @@ func tokenizeArgs(args []string, opt MatchOptions) ([]token, error) {
 // appendTokens appends the words and (when quotes is set) phrases of arg.
 // Quotes pair from the left; the last of an odd number is a plain
 // character.
-func appendTokens(tokens []token, arg string, quotes bool) ([]token, error) {
+func appendTokens(tokens []token, arg string, quotes bool) []token {
 	stray := -1
 	if quotes && strings.Count(arg, `"`)%2 == 1 {
 		stray = strings.LastIndexByte(arg, '"')
@@ -221,7 +333,7 @@ func appendTokens(tokens []token, arg string, quotes bool) ([]token, error) {
 			i = end
 		}
 	}
-	return tokens, nil
+	return tokens
 }
 
 // wordEnd returns where the word starting at i ends: at a space, at a
@@ -453,8 +565,8 @@ func (q *Query) String() string {
 	if flags := q.opt.flagNames(); len(flags) > 0 {
 		parts = append(parts, "["+strings.Join(flags, " ")+"]")
 	}
-	if q.Dropped > 0 {
-		parts = append(parts, fmt.Sprintf("[%d more words not searched]", q.Dropped))
+	if n := q.Dropped + q.Unread; n > 0 {
+		parts = append(parts, fmt.Sprintf("[%d more words not searched]", n))
 	}
 	return strings.Join(parts, " ")
 }

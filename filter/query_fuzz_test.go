@@ -15,7 +15,8 @@ func typed(s string) bool {
 
 // FuzzTypedQueryNeverFails: no text a person types is an error. Without
 // --regex, any positional words parse, whatever their characters, with
-// any --require (of at most maxPositiveTerms words) and --exclude, in
+// any --require (of at most maxPositiveTerms words) and --exclude (within
+// MaxFilterWords and MaxFilterBytes), in
 // every matching mode; the query then matches its own words without
 // panicking.
 func FuzzTypedQueryNeverFails(f *testing.F) {
@@ -28,8 +29,9 @@ func FuzzTypedQueryNeverFails(f *testing.F) {
 	f.Add("\xff\xfe \x00 \u200b", "_", "", true, false)
 	f.Add(`""" x`, "", `"`, false, false)
 	f.Fuzz(func(t *testing.T, positional, require, exclude string, caseSensitive, word bool) {
-		if !typed(positional) || len(strings.Fields(require)) > maxPositiveTerms {
-			return
+		if !typed(positional) || len(appendTokens(nil, require, true)) > maxPositiveTerms ||
+			len(exclude) > MaxFilterBytes || len(appendTokens(nil, exclude, true)) > MaxFilterWords {
+			return // --require and --exclude past their caps are refused (TestParseQuerySizeCaps)
 		}
 		opt := MatchOptions{CaseSensitive: caseSensitive, Word: word}
 		q, err := ParseQuery([]string{positional}, []string{require}, []string{exclude}, opt)

@@ -2,9 +2,11 @@ package filter
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseQueryString(t *testing.T) {
@@ -333,5 +335,109 @@ func TestParseQueryDropsPositionalPastLimit(t *testing.T) {
 				t.Errorf("any %d dropped %d positive %d, want any %d dropped %d", len(q.Any), q.Dropped, len(q.positive), tt.wantAny, tt.wantDrop)
 			}
 		})
+	}
+}
+
+// heapAllocated is how many bytes f allocates.
+func heapAllocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestParseQuerySizeCaps: a query of any size costs what its first
+// MaxQueryWords words and MaxQueryBytes bytes cost. The positional words
+// past the caps are left out with a warning naming them, never an error
+// (typed text); --require and --exclude past theirs are an error naming
+// the cap, refused before a word is compiled.
+func TestParseQuerySizeCaps(t *testing.T) {
+	words := func(n int) string { return strings.Repeat("lorem ipsum dolor sit amet ", n/5) }
+	huge := words(2_000_000) // 10.8 MB
+	var q *Query
+	var err error
+	alloc := heapAllocated(func() { q, err = ParseQuery([]string{huge}, nil, nil, folded) })
+	if err != nil {
+		t.Fatalf("a 10 MB query: %v", err)
+	}
+	if alloc > 4<<20 {
+		t.Errorf("a 10 MB query allocated %d bytes parsing, want what its first %d KiB cost", alloc, MaxQueryBytes>>10)
+	}
+	if q.Unread < 1_900_000 || len(q.Any) == 0 {
+		t.Errorf("unread %d, any %d", q.Unread, len(q.Any))
+	}
+	for _, want := range []string{"256 words", "64 KiB", "left out"} {
+		if !strings.Contains(q.LeftOut(), want) {
+			t.Errorf("warning %q does not say %q", q.LeftOut(), want)
+		}
+	}
+	if !strings.Contains(q.String(), "more words not searched") {
+		t.Errorf("String() %q does not say words were left out", q.String())
+	}
+
+	// The caps, not the query's length, bound the cost: 40,000 words as
+	// separate arguments (as a shell passes them) cost what 400 do.
+	many := strings.Fields(words(40_000))
+	small := heapAllocated(func() { ParseQuery(many[:400], nil, nil, folded) })
+	large := heapAllocated(func() { ParseQuery(many, nil, nil, folded) })
+	if large > 2*small+64<<10 {
+		t.Errorf("40,000 words allocated %d bytes, 400 words %d", large, small)
+	}
+
+	// One word longer than the cap is cut at a character boundary.
+	long := strings.Repeat("é", MaxQueryBytes)
+	if q, err = ParseQuery([]string{long}, nil, nil, folded); err != nil || len(q.Any) != 1 || !utf8.ValidString(q.Any[0].String()) ||
+		len(q.Any[0].String()) > MaxQueryBytes {
+		t.Errorf("a %d-byte word: %v, %v", len(long), q, err)
+	}
+
+	// At the caps: no warning.
+	if q, err = ParseQuery(many[:MaxQueryWords], nil, nil, folded); err != nil || q.Unread != 0 {
+		t.Errorf("%d words: unread %d, %v", MaxQueryWords, q.Unread, err)
+	}
+
+	for _, tt := range []struct {
+		name             string
+		require, exclude []string
+		want             string
+	}{
+		{"100k excluded words", nil, []string{manyWords("x", 100_000)}, "query: --exclude: 788899 bytes of words, at most 65536 (64 KiB)"},
+		{"excluded words over the count", nil, strings.Fields(manyWords("x", MaxFilterWords+1)), "query: --exclude: 257 words, at most 256"},
+		{"required words over the count", strings.Fields(manyWords("r", MaxFilterWords+1)), nil, "query: --require: 257 words, at most 256"},
+		{"required bytes", []string{strings.Repeat("r", MaxFilterBytes+1)}, nil, "query: --require: 65537 bytes of words, at most 65536 (64 KiB)"},
+	} {
+		alloc := heapAllocated(func() { _, err = ParseQuery([]string{"jwt"}, tt.require, tt.exclude, folded) })
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+		if alloc > 1<<20 {
+			t.Errorf("%s: %d bytes allocated before the refusal", tt.name, alloc)
+		}
+	}
+	if _, err := ParseQuery([]string{"jwt"}, nil, strings.Fields(manyWords("x", MaxFilterWords)), folded); err != nil {
+		t.Errorf("%d excluded words: %v", MaxFilterWords, err)
+	}
+}
+
+func TestCutAt(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"jwt auth token", 10, "jwt auth"},
+		{"jwt auth token", 9, "jwt auth"},
+		{"abcdef", 3, "abc"},
+		{"aé", 2, "a"}, // not inside é
+		{"é", 1, ""},
+	} {
+		if got := cutAt(tt.s, tt.n); got != tt.want {
+			t.Errorf("cutAt(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+	if n := countWords(" a  bc\td\n"); n != 3 {
+		t.Errorf("countWords = %d, want 3", n)
 	}
 }

@@ -362,7 +362,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	opts.Warn(err.Error())
 	complete := func(rm *store.Manifest) {
 		keepRowless(rm, lastRead)
-		completeRecovered(rm)
+		completeRecovered(rm, opts.Warn)
 	}
 	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.Warn, complete)
 	if rerr != nil {
@@ -399,14 +399,19 @@ func keepRowless(rm, last *store.Manifest) {
 // completeRecovered fills what rows cannot tell of each recovered
 // transcript: how far its lines were consumed. A transcript still on disk
 // continues after its last indexed line (later lines that gave no rows are
-// read again, and give none again); one that is gone is marked gone.
-func completeRecovered(m *store.Manifest) {
+// read again, and give none again); one that is gone is marked gone, as
+// is a path that now holds a FIFO, socket or device (never opened: a FIFO
+// would wait for a writer), which warn reports.
+func completeRecovered(m *store.Manifest, warn func(string)) {
 	for _, st := range m.Files {
 		if st.Offset >= 0 {
 			continue
 		}
 		fs, err := transcript.StatFile(st.Path)
 		if err != nil {
+			if errors.Is(err, transcript.ErrNotRegular) {
+				warn("recovery: skipped " + err.Error() + "; its rows are kept as those of a deleted transcript")
+			}
 			st.Offset, st.Gone = 0, true
 			continue
 		}

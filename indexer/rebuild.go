@@ -3,9 +3,9 @@ package indexer
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/transcript"
 )
 
 // ErrRebuildDrops is returned by Rebuild when it would drop rows whose
@@ -44,7 +44,7 @@ func goneRows(m *store.Manifest) (files int, rows int64) {
 		if st.Rows == 0 {
 			continue
 		}
-		if _, err := os.Stat(path); err != nil {
+		if _, err := transcript.StatFile(path); err != nil { // a FIFO or device is no transcript either
 			files++
 			rows += st.Rows
 		}

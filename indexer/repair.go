@@ -1,12 +1,13 @@
 package indexer
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/transcript"
 )
 
 // RepairReport says what `recall index --repair` found and did.
@@ -56,7 +57,10 @@ func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
 		if st == nil {
 			continue
 		}
-		if _, err := os.Stat(path); err != nil {
+		if _, err := transcript.StatFile(path); err != nil { // gone, or a FIFO or device now: nothing to read again
+			if errors.Is(err, transcript.ErrNotRegular) {
+				opts.Warn("repair: skipped " + err.Error())
+			}
 			rep.Lost[path] = missing
 			st.Rows -= missing
 			continue

@@ -5,6 +5,13 @@
 // place its defaults are defined, and every call opens its own snapshot
 // of the index, so calls are served concurrently. The server writes only
 // protocol on its output; diagnostics go to the logger (stderr).
+//
+// No input ends the server: every line that is not a message gets a
+// JSON-RPC error and the next is read (transport.go). At most
+// Config.MaxCalls calls run at once, the others wait their turn (at most
+// MaxPending in all; more are answered busy), each under
+// Config.CallTimeout, and every call is cancelled when the input ends or
+// Serve's context does (SIGTERM, SIGINT).
 package mcpserver
 
 import (
@@ -13,8 +20,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,27 +51,103 @@ type Config struct {
 	Version string
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+
+	// MaxCalls is how many calls run at once (0: DefaultMaxCalls); the
+	// others wait their turn.
+	MaxCalls int
+	// CallTimeout bounds a call, its wait for a turn included (0:
+	// DefaultCallTimeout): past it the call is answered with an error.
+	CallTimeout time.Duration
+	// FreshenWait is how long a call waits for the index update before
+	// it reads the index as it is, with a warning (0: DefaultFreshenWait).
+	FreshenWait time.Duration
 }
 
-// Serve runs the server over in and out until the client disconnects or
-// ctx ends.
+// The defaults of Config's bounds.
+const (
+	DefaultMaxCalls    = 2
+	DefaultCallTimeout = time.Minute
+	DefaultFreshenWait = 20 * time.Second
+)
+
+// stopGrace is how long Serve waits, once the input has ended or its
+// context is done, for the calls in progress to be answered.
+const stopGrace = 2 * time.Second
+
+// Serve runs the server over in and out until the input ends (the client
+// disconnected) or ctx is done (a signal): either cancels the calls in
+// progress, which are answered if they end within stopGrace, and Serve
+// returns nil; a call's work still running then is abandoned with the
+// process. The SDK's log of the session's end is left out then.
 func Serve(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
-	return New(cfg).Run(ctx, t)
+	conn := newLineConn(in, out)
+	var stopping atomic.Bool
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	sdkLog := slog.New(quietWhen{cfg.Log.Handler(), &stopping})
+	done := make(chan error, 1)
+	go func() { done <- newServer(cfg, sdkLog).Run(context.Background(), &lineTransport{conn}) }()
+	select {
+	case err := <-done:
+		return err
+	case <-conn.ended:
+	case <-ctx.Done():
+	}
+	stopping.Store(true)
+	conn.stopReading()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+	}
+	return nil
 }
 
-type nopWriteCloser struct{ io.Writer }
+// quietWhen is a log handler that drops every record once stopping is
+// set: the SDK logs the end of a session it did not expect (a cancelled
+// context, a write to a client that left) as an error.
+type quietWhen struct {
+	slog.Handler
+	stopping *atomic.Bool
+}
 
-func (nopWriteCloser) Close() error { return nil }
+func (q quietWhen) Enabled(ctx context.Context, l slog.Level) bool {
+	return !q.stopping.Load() && q.Handler.Enabled(ctx, l)
+}
+
+func (q quietWhen) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return quietWhen{q.Handler.WithAttrs(attrs), q.stopping}
+}
+
+func (q quietWhen) WithGroup(name string) slog.Handler {
+	return quietWhen{q.Handler.WithGroup(name), q.stopping}
+}
 
 // New builds the server and its tools.
 func New(cfg Config) *mcp.Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	return newServer(cfg, cfg.Log)
+}
+
+// newServer builds the server, whose SDK logs to sdkLog.
+func newServer(cfg Config, sdkLog *slog.Logger) *mcp.Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MaxCalls <= 0 {
+		cfg.MaxCalls = DefaultMaxCalls
+	}
+	if cfg.CallTimeout <= 0 {
+		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.FreshenWait <= 0 {
+		cfg.FreshenWait = DefaultFreshenWait
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "recall", Title: "recall: past Claude Code sessions", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.Log, Capabilities: &mcp.ServerCapabilities{}})
-	h := handlers{cfg: cfg, fresh: &freshener{update: cfg.Freshen}}
+		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog, Capabilities: &mcp.ServerCapabilities{}})
+	h := handlers{cfg: cfg, fresh: &freshener{update: cfg.Freshen, log: cfg.Log}, slots: make(chan struct{}, cfg.MaxCalls)}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	mcp.AddTool(s, &mcp.Tool{Name: "search", Title: "Search past sessions", Description: searchDescription, Annotations: readOnly}, h.search)
 	mcp.AddTool(s, &mcp.Tool{Name: "show", Title: "Read a past session", Description: showDescription, Annotations: readOnly}, h.show)
@@ -72,57 +158,153 @@ func New(cfg Config) *mcp.Server {
 type handlers struct {
 	cfg   Config
 	fresh *freshener
+	slots chan struct{} // one per call running
+}
+
+// errStaleIndex is the warning of a call that read the index while its
+// update was still running.
+const errStaleIndex = "the index update was still running, so this answer is from the index as it was; a call made in a while sees the newest sessions"
+
+// turn runs work for one call under the call's deadline: it waits for
+// one of the server's slots, then for work, and answers with an error if
+// the deadline passes or the call is cancelled first (by the client, at
+// the end of the input, on a signal). work itself keeps its slot until it
+// returns, so no more than MaxCalls calls' work ever runs at once; a
+// panic in it is the call's error.
+func turn[T any](ctx context.Context, h handlers, tool string, work func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.CallTimeout)
+	defer cancel()
+	var zero T
+	select {
+	case h.slots <- struct{}{}:
+	case <-ctx.Done():
+		return zero, h.ended(ctx, tool, "waiting for its turn")
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-h.slots }()
+		defer func() {
+			if r := recover(); r != nil {
+				h.cfg.Log.Error("panic", "tool", tool, "panic", r)
+				done <- result{err: fmt.Errorf("recall failed: %v", r)}
+			}
+		}()
+		v, err := work(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, h.ended(ctx, tool, "running")
+	}
+}
+
+// ended is the error of a call whose context ended while it was doing
+// what.
+func (h handlers) ended(ctx context.Context, tool, doing string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("recall's %s did not finish within %v (it was %s): try again, or narrow the search (project, since, fewer words)", tool, h.cfg.CallTimeout, doing)
+	}
+	return fmt.Errorf("recall's %s was cancelled (%s)", tool, doing)
 }
 
 // freshener runs the index update for the server's calls. Calls that
 // arrive together share one update rather than race for the index lock,
 // in which case a losing call would read the index as it was (none at
 // all, on a first call); an update that started after a call arrived
-// serves that call.
+// serves that call. The update runs on its own: a call waits for it only
+// as long as its context lets it.
 type freshener struct {
 	update    func()
+	log       *slog.Logger
 	mu        sync.Mutex
-	lastStart time.Time // when the last finished update started
+	lastStart time.Time     // when the last finished update started
+	running   chan struct{} // closed when the running update ends; nil when none runs
 }
 
-func (f *freshener) run() { f.runFor(time.Now()) }
+func (f *freshener) run(ctx context.Context) bool { return f.runFor(ctx, time.Now()) }
 
 // runFor updates the index for a call that arrived at the given time,
-// unless an update that started after it has finished meanwhile.
-func (f *freshener) runFor(arrived time.Time) {
+// unless an update that started after it has finished meanwhile, and
+// reports whether one has: false when ctx ended first (the update goes
+// on, for the calls after).
+func (f *freshener) runFor(ctx context.Context, arrived time.Time) bool {
 	if f.update == nil {
-		return
+		return true
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.lastStart.After(arrived) {
-		return
+	for {
+		f.mu.Lock()
+		if f.lastStart.After(arrived) {
+			f.mu.Unlock()
+			return true
+		}
+		if f.running == nil {
+			start, done := time.Now(), make(chan struct{})
+			f.running = done
+			go func() {
+				defer close(done)
+				defer func() {
+					f.mu.Lock()
+					f.lastStart, f.running = start, nil
+					f.mu.Unlock()
+				}()
+				defer func() {
+					if r := recover(); r != nil && f.log != nil { // the index stays as it was, and the calls read it
+						f.log.Error("index update failed", "panic", r)
+					}
+				}()
+				f.update()
+			}()
+		}
+		running := f.running
+		f.mu.Unlock()
+		select {
+		case <-running:
+		case <-ctx.Done():
+			return false
+		}
 	}
-	start := time.Now()
-	f.update()
-	f.lastStart = start
 }
 
-// open brings the index up to date and opens the committed manifest and
-// a snapshot of its own for one call.
-func (h handlers) open() (*store.Manifest, *store.Snapshot, error) {
-	h.fresh.run()
-	m, err := store.ReadManifest(h.cfg.IndexDir)
+// open brings the index up to date, waiting for that at most
+// FreshenWait, and opens the committed manifest and a snapshot of its
+// own for one call. stale is set when it read the index as it was.
+func (h handlers) open(ctx context.Context) (m *store.Manifest, snap *store.Snapshot, stale bool, err error) {
+	wait, cancel := context.WithTimeout(ctx, h.cfg.FreshenWait)
+	stale = !h.fresh.run(wait)
+	cancel()
+	m, err = store.ReadManifest(h.cfg.IndexDir)
 	if err != nil {
-		return nil, nil, indexError(h.cfg.IndexDir, err)
+		return nil, nil, stale, indexError(h.cfg.IndexDir, err, stale)
 	}
-	snap, err := store.OpenSnapshot(h.cfg.IndexDir)
+	snap, err = store.OpenSnapshot(h.cfg.IndexDir)
 	if err != nil {
-		return nil, nil, indexError(h.cfg.IndexDir, err)
+		return nil, nil, stale, indexError(h.cfg.IndexDir, err, stale)
 	}
-	return m, snap, nil
+	return m, snap, stale, nil
 }
 
-func indexError(dir string, err error) error {
-	if errors.Is(err, store.ErrNoIndex) {
+func indexError(dir string, err error, updating bool) error {
+	switch {
+	case errors.Is(err, store.ErrNoIndex) && updating:
+		return fmt.Errorf("recall is building its index in %s for the first time: call again in a minute", dir)
+	case errors.Is(err, store.ErrNoIndex):
 		return fmt.Errorf("recall has no index in %s yet: the user should run `recall index`", dir)
 	}
 	return err
+}
+
+// withStale adds the stale-index warning to warnings when stale.
+func withStale(warnings []string, stale bool) []string {
+	if stale {
+		return append(warnings, errStaleIndex)
+	}
+	return warnings
 }
 
 // SearchInput is the search tool's arguments.
@@ -134,9 +316,53 @@ type SearchInput struct {
 	Project string `json:"project,omitempty" jsonschema:"only sessions of this project: '.' for the current one, a path, or a fragment of the project path"`
 	Since   string `json:"since,omitempty" jsonschema:"only messages since a date (2026-01-31) or an age (30d, 2w, 12h)"`
 	Until   string `json:"until,omitempty" jsonschema:"only messages until a date or an age"`
-	Limit   *int   `json:"limit,omitempty" jsonschema:"sessions to return (default 5)"`
+	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to return (default 5)"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
+}
+
+// Count is a count argument (limit, context): a whole number. One past
+// what an int holds reads as the largest int, which package search
+// refuses with a message naming its cap, rather than failing as a number
+// the SDK's decoder cannot hold.
+type Count int
+
+// UnmarshalJSON reads a whole number, saturating at the int range.
+func (c *Count) UnmarshalJSON(data []byte) error {
+	if n, err := strconv.ParseInt(string(data), 10, 0); err == nil {
+		*c = Count(n)
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(data), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) || f != math.Trunc(f) || math.IsNaN(f) {
+		return fmt.Errorf("want a whole number, not %s", clip(data))
+	}
+	switch {
+	case f >= math.MaxInt:
+		*c = math.MaxInt
+	case f <= math.MinInt:
+		*c = math.MinInt
+	default:
+		*c = Count(f)
+	}
+	return nil
+}
+
+// countPtr is c as an *int, nil when c is.
+func countPtr(c *Count) *int {
+	if c == nil {
+		return nil
+	}
+	n := int(*c)
+	return &n
+}
+
+// countOr is *c, or def when c is nil.
+func countOr(c *Count, def int) int {
+	if c == nil {
+		return def
+	}
+	return int(*c)
 }
 
 // SearchOutput is the search tool's structured result: the sessions as
@@ -167,11 +393,22 @@ type Message struct {
 	Score     float64 `json:"score"`
 }
 
+// searched is a search tool call's answer.
+type searched struct {
+	res *mcp.CallToolResult
+	out SearchOutput
+}
+
 func (h handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	limit, messages := search.AgentSessions, search.AgentMessages
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	r, err := turn(ctx, h, "search", func(ctx context.Context) (searched, error) {
+		res, out, err := h.searchNow(ctx, in)
+		return searched{res, out}, err
+	})
+	return r.res, r.out, err
+}
+
+func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
+	limit, messages := countOr(in.Limit, search.AgentSessions), search.AgentMessages
 	params := search.Params{
 		Terms: nonEmpty(in.Query), Require: nonEmpty(in.Require), Exclude: nonEmpty(in.Exclude), Scope: in.Scope,
 		Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until,
@@ -186,7 +423,7 @@ func (h handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchI
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	m, snap, err := h.open()
+	m, snap, stale, err := h.open(ctx)
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
@@ -195,7 +432,7 @@ func (h handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchI
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(search.JSON(res, out)), Warnings: res.Stats.Warnings()}
+	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(search.JSON(res, out)), Warnings: withStale(res.Stats.Warnings(), stale)}
 	var text strings.Builder
 	if len(res.Sessions) == 0 {
 		fmt.Fprintf(&text, "No past session matched %s.", result.Query)
@@ -228,17 +465,31 @@ func toSessions(js []search.JSONSession) []Session {
 type ShowInput struct {
 	Session string `json:"session" jsonschema:"a session id (a unique prefix is enough) or a message's evidence (transcript:line) from search"`
 	Line    int    `json:"line,omitempty" jsonschema:"transcript line to centre on (the :LINE of the evidence)"`
-	Context *int   `json:"context,omitempty" jsonschema:"messages before and after (default 5)"`
+	Context *Count `json:"context,omitempty" jsonschema:"messages before and after (default 5)"`
 	Full    bool   `json:"full,omitempty" jsonschema:"the whole session, in order (can be long)"`
 	Query   string `json:"query,omitempty" jsonschema:"the words searched for: highlighted, and without a line the first message matching them is centred"`
 }
 
+// shown is a show tool call's answer.
+type shown struct {
+	res *mcp.CallToolResult
+	out search.JSONShown
+}
+
 func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, search.JSONShown, error) {
-	req, err := search.ShowParams{Session: in.Session, Line: in.Line, Context: in.Context, Full: in.Full, Query: in.Query}.Request()
+	r, err := turn(ctx, h, "show", func(ctx context.Context) (shown, error) {
+		res, out, err := h.showNow(ctx, in)
+		return shown{res, out}, err
+	})
+	return r.res, r.out, err
+}
+
+func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, search.JSONShown, error) {
+	req, err := search.ShowParams{Session: in.Session, Line: in.Line, Context: countPtr(in.Context), Full: in.Full, Query: in.Query}.Request()
 	if err != nil {
 		return nil, search.JSONShown{}, err
 	}
-	m, snap, err := h.open()
+	m, snap, stale, err := h.open(ctx)
 	if err != nil {
 		return nil, search.JSONShown{}, err
 	}
@@ -252,7 +503,7 @@ func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput
 		return nil, search.JSONShown{}, err
 	}
 	h.cfg.Log.Info("show", "session", sh.Session, "messages", len(sh.Messages))
-	return textResult(text.String(), sh.Warnings), search.ShownJSON(sh), nil
+	return textResult(text.String(), withStale(sh.Warnings, stale)), search.ShownJSON(sh), nil
 }
 
 // SessionsInput is the sessions tool's arguments.
@@ -260,7 +511,7 @@ type SessionsInput struct {
 	Project string `json:"project,omitempty" jsonschema:"only sessions of this project: '.' for the current one, a path, or a fragment of the project path"`
 	Since   string `json:"since,omitempty" jsonschema:"only sessions with messages since a date (2026-01-31) or an age (30d, 2w, 12h)"`
 	Until   string `json:"until,omitempty" jsonschema:"only sessions with messages until a date or an age"`
-	Limit   *int   `json:"limit,omitempty" jsonschema:"sessions to list (default 20; 0 lists all)"`
+	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to list (default 20; 0 lists all)"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also list headless runs (claude -p, SDK scripts), which are left out by default"`
 }
@@ -271,18 +522,29 @@ type SessionsOutput struct {
 	Total    int                      `json:"total" jsonschema:"sessions that matched the filters, listed or not"`
 }
 
+// listed is a sessions tool call's answer.
+type listed struct {
+	res *mcp.CallToolResult
+	out SessionsOutput
+}
+
 func (h handlers) sessions(ctx context.Context, _ *mcp.CallToolRequest, in SessionsInput) (*mcp.CallToolResult, SessionsOutput, error) {
-	limit := search.DefaultSessionList
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	r, err := turn(ctx, h, "sessions", func(ctx context.Context) (listed, error) {
+		res, out, err := h.sessionsNow(ctx, in)
+		return listed{res, out}, err
+	})
+	return r.res, r.out, err
+}
+
+func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallToolResult, SessionsOutput, error) {
+	limit := countOr(in.Limit, search.DefaultSessionList)
 	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &limit, Cwd: h.cfg.Cwd,
 		IncludeHeadless: in.IncludeHeadless}
 	req, err := params.Request()
 	if err != nil {
 		return nil, SessionsOutput{}, err
 	}
-	m, snap, err := h.open()
+	m, snap, stale, err := h.open(ctx)
 	if err != nil {
 		return nil, SessionsOutput{}, err
 	}
@@ -300,7 +562,7 @@ func (h handlers) sessions(ctx context.Context, _ *mcp.CallToolRequest, in Sessi
 	} else if err := search.WriteSessions(&text, list, "markdown", false); err != nil {
 		return nil, SessionsOutput{}, err
 	}
-	return textResult(text.String(), nil), SessionsOutput{Sessions: search.SessionsJSON(list), Total: total}, nil
+	return textResult(text.String(), withStale(nil, stale)), SessionsOutput{Sessions: search.SessionsJSON(list), Total: total}, nil
 }
 
 // textResult is a result whose text content is what the model reads: the

@@ -12,22 +12,41 @@ import (
 // Calls that arrive while an update runs are served by the next one, and
 // a call is never served by an update that started before it arrived.
 func TestFreshenerSharesUpdates(t *testing.T) {
+	ctx := context.Background()
 	updates := 0
 	f := &freshener{update: func() { updates++ }}
 	before := time.Now()
-	f.run()
-	if updates != 1 {
+	if !f.run(ctx) || updates != 1 {
 		t.Fatalf("%d updates, want 1", updates)
 	}
-	f.runFor(before) // arrived before the update above started: served by it
+	f.runFor(ctx, before) // arrived before the update above started: served by it
 	if updates != 1 {
 		t.Errorf("a call served by a later update updated again: %d", updates)
 	}
-	f.runFor(time.Now()) // arrived after: needs its own
+	f.runFor(ctx, time.Now()) // arrived after: needs its own
 	if updates != 2 {
 		t.Errorf("a call that arrived after the last update was not served: %d", updates)
 	}
-	(&freshener{}).run() // no update configured: nothing to do
+	(&freshener{}).run(ctx) // no update configured: nothing to do
+}
+
+// A call waits for the update only as long as its context lets it; the
+// update goes on and serves the calls after.
+func TestFreshenerWaitIsBounded(t *testing.T) {
+	release := make(chan struct{})
+	f := &freshener{update: func() { <-release }}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if f.run(ctx) {
+		t.Fatal("run reported an update that had not finished")
+	}
+	arrived := time.Now()
+	close(release)
+	// The update above started before this call arrived: it needs one of
+	// its own, which runs at once.
+	if !f.runFor(context.Background(), arrived) {
+		t.Fatal("the next call was not served")
+	}
 }
 
 func connect(t *testing.T, cfg Config) *mcp.ClientSession {

@@ -402,7 +402,9 @@ type bestScores struct {
 }
 
 func newBestScores(n int, scores []float64) *bestScores {
-	b := &bestScores{n: n, scores: make([]float64, 0, n+1)}
+	// Sized by what it is given, not by n: n is a caller's count, and
+	// the scores grow as they come.
+	b := &bestScores{n: n, scores: make([]float64, 0, min(n, len(scores))+1)}
 	for _, x := range scores {
 		b.add(x)
 	}

@@ -95,6 +95,19 @@ const (
 	AgentMessages = 3
 )
 
+// The largest counts a search takes. They are flag values (and the MCP
+// tools' limit and context), not typed text, so a value over one is
+// refused with a message that names the cap, before anything is sized by
+// it: every count has a form that means "all" (0, or --full), and a count
+// of billions is a slip that would otherwise size buffers by it.
+const (
+	MaxSessions       = 100_000 // -n/--sessions, sessions -n, the MCP limit (0: all)
+	MaxMessages       = 100_000 // -m/--messages (0: all)
+	MaxContext        = 1 << 20 // -C/--context, snippet width in characters: wider than any message the index keeps (256 KiB)
+	MaxShowContext    = 100_000 // show -C, the MCP show context (--full: the whole session)
+	MaxWindowMessages = 100_000 // the message count of --recall-window
+)
+
 // DefaultRecallWindow is the recall cutoff's window (--recall-window) as
 // ParseWindow reads it: filter.DefaultWindow.
 var DefaultRecallWindow = FormatWindow(filter.DefaultWindow())
@@ -176,7 +189,7 @@ func (p Params) Request() (Request, error) {
 		}
 		halfLife = *p.HalfLife
 	}
-	limit, err := count(p.Limit, DefaultSessions, "-n/--sessions")
+	limit, err := count(p.Limit, DefaultSessions, MaxSessions, "-n/--sessions")
 	if err != nil {
 		return Request{}, err
 	}
@@ -225,11 +238,11 @@ func (r *Request) excludesHeadless() bool { return !r.IncludeHeadless && len(r.S
 // and Context, defaults applied. The caller sets the format, colour and
 // --explain.
 func (p Params) Output() (Output, error) {
-	sessions, err := count(p.Limit, DefaultSessions, "-n/--sessions")
+	sessions, err := count(p.Limit, DefaultSessions, MaxSessions, "-n/--sessions")
 	if err != nil {
 		return Output{}, err
 	}
-	messages, err := count(p.Messages, DefaultMessages, "-m/--messages")
+	messages, err := count(p.Messages, DefaultMessages, MaxMessages, "-m/--messages")
 	if err != nil {
 		return Output{}, err
 	}
@@ -240,16 +253,23 @@ func (p Params) Output() (Output, error) {
 	if width <= 0 {
 		return Output{}, fmt.Errorf("-C/--context %d: the snippet width must be at least 1 character", width)
 	}
+	if width > MaxContext {
+		return Output{}, fmt.Errorf("-C/--context %d: the snippet width is at most %d characters (wider than any message recall keeps)", width, MaxContext)
+	}
 	return Output{MaxSessions: sessions, MaxMessages: messages, Context: width}, nil
 }
 
-// count is *n, or def when n is nil; negative counts are refused.
-func count(n *int, def int, name string) (int, error) {
+// count is *n, or def when n is nil; negative counts and counts over
+// max are refused (0, all, is the way to ask for more than max).
+func count(n *int, def, max int, name string) (int, error) {
 	if n == nil {
 		return def, nil
 	}
 	if *n < 0 {
 		return 0, fmt.Errorf("%s %d: must not be negative (0 means all)", name, *n)
+	}
+	if *n > max {
+		return 0, fmt.Errorf("%s %d: at most %d (0 means all)", name, *n, max)
 	}
 	return *n, nil
 }
@@ -268,6 +288,9 @@ func ParseWindow(s string) (filter.Window, error) {
 			continue
 		}
 		if n, err := strconv.Atoi(part); err == nil && n >= 0 {
+			if n > MaxWindowMessages {
+				return w, fmt.Errorf("--recall-window %q: at most %d messages", s, MaxWindowMessages)
+			}
 			w.Messages = n
 			continue
 		}

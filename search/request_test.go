@@ -1,6 +1,7 @@
 package search
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +125,37 @@ func TestParamsChecks(t *testing.T) {
 	}
 	if _, err := (Params{Since: "2026-01-01", Until: "2026-01-01"}).Request(); err != nil {
 		t.Errorf("until equal to since: %v", err)
+	}
+}
+
+// TestCountCaps: a count over its cap is refused, naming the cap, before
+// anything is sized by it; 0 (all) and the cap itself are taken.
+func TestCountCaps(t *testing.T) {
+	huge := int(^uint(0) >> 1) // 2^63-1 on 64-bit platforms
+	over := func(n int) *int { return &n }
+	for _, tt := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"limit", func() error { _, err := Params{Terms: []string{"jwt"}, Limit: over(huge)}.Request(); return err }, "-n/--sessions %d: at most 100000 (0 means all)"},
+		{"sessions shown", func() error { _, err := Params{Limit: over(MaxSessions + 1)}.Output(); return err }, "-n/--sessions 100001: at most 100000 (0 means all)"},
+		{"messages", func() error { _, err := Params{Messages: over(huge)}.Output(); return err }, "-m/--messages %d: at most 100000 (0 means all)"},
+		{"snippet width", func() error { _, err := Params{Context: over(huge)}.Output(); return err }, "-C/--context %d: the snippet width is at most 1048576 characters"},
+		{"show context", func() error { _, err := ShowParams{Session: "abc", Context: over(huge)}.Request(); return err }, "-C/--context %d: at most 100000 messages before and after (--full shows the whole session)"},
+		{"recall window", func() error { _, err := ParseWindow(fmt.Sprint(huge)); return err }, "--recall-window \"%d\": at most 100000 messages"},
+	} {
+		want := strings.ReplaceAll(tt.want, "%d", fmt.Sprint(huge))
+		if err := tt.err(); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, want)
+		}
+	}
+	for _, n := range []int{0, MaxSessions} {
+		if _, err := (Params{Terms: []string{"jwt"}, Limit: &n, Messages: &n}).Request(); err != nil {
+			t.Errorf("-n %d: %v", n, err)
+		}
+	}
+	if _, err := (Params{Context: over(MaxContext)}).Output(); err != nil {
+		t.Errorf("-C %d: %v", MaxContext, err)
 	}
 }

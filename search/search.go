@@ -56,8 +56,8 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	}
 	if res != nil {
 		res.Stats.Problems = snap.Problems()
-		if n := res.Query.Dropped; n > 0 {
-			res.Stats.Problems = append(res.Stats.Problems, fmt.Sprintf("the query has more distinct words than recall searches at once; the last %d were left out", n))
+		if left := res.Query.LeftOut(); left != "" {
+			res.Stats.Problems = append(res.Stats.Problems, left)
 		}
 	}
 	return res, err

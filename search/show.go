@@ -66,6 +66,9 @@ func (p ShowParams) Request() (ShowRequest, error) {
 		if *p.Context < 0 {
 			return ShowRequest{}, fmt.Errorf("-C/--context %d: must not be negative", *p.Context)
 		}
+		if *p.Context > MaxShowContext {
+			return ShowRequest{}, fmt.Errorf("-C/--context %d: at most %d messages before and after (--full shows the whole session)", *p.Context, MaxShowContext)
+		}
 		context = *p.Context
 	}
 	req := ShowRequest{Target: target, Path: isPath(target), Line: line, Context: context, Full: p.Full}

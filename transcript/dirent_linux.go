@@ -90,6 +90,8 @@ func direntType(dirfd int, name string, dtype uint8) entryType {
 		return entryFile
 	case unix.DT_DIR:
 		return entryDir
+	case unix.DT_FIFO, unix.DT_SOCK, unix.DT_CHR, unix.DT_BLK:
+		return entrySpecial
 	case unix.DT_UNKNOWN:
 		var st unix.Stat_t
 		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -100,6 +102,8 @@ func direntType(dirfd int, name string, dtype uint8) entryType {
 			return entryFile
 		case unix.S_IFDIR:
 			return entryDir
+		case unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFCHR, unix.S_IFBLK:
+			return entrySpecial
 		}
 	}
 	return entryOther

@@ -24,6 +24,8 @@ func eachEntry(dir string, fn func(dirfd int, name string, typ entryType)) error
 			typ = entryFile
 		case e.IsDir():
 			typ = entryDir
+		case special(e.Type()):
+			typ = entrySpecial
 		}
 		fn(int(d.Fd()), e.Name(), typ)
 	}

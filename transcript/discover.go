@@ -77,7 +77,7 @@ func projectDirs(root string, warn func(string)) []string {
 
 func holdsTranscripts(entries []os.DirEntry) bool {
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+		if !e.IsDir() && !special(e.Type()) && strings.HasSuffix(e.Name(), ".jsonl") {
 			return true
 		}
 	}
@@ -127,6 +127,8 @@ func discoverProject(dir string, warn func(string)) []Transcript {
 			out = appendTranscript(out, dirfd, dir, name, "", warn)
 		case typ == entryDir && name != "memory":
 			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), name, warn)...)
+		case typ == entrySpecial && strings.HasSuffix(name, ".jsonl"):
+			warnSpecial(dirfd, dir, name, warn)
 		}
 	})
 	if err != nil {
@@ -145,6 +147,8 @@ func discoverSubagents(dir, session string, warn func(string)) []Transcript {
 			out = appendTranscript(out, dirfd, dir, name, session, warn)
 		case typ == entryDir:
 			out = append(out, discoverSubagents(filepath.Join(dir, name), session, warn)...)
+		case typ == entrySpecial && strings.HasSuffix(name, ".jsonl"):
+			warnSpecial(dirfd, dir, name, warn)
 		}
 	})
 	if err != nil && !os.IsNotExist(err) {
@@ -157,10 +161,28 @@ func discoverSubagents(dir, session string, warn func(string)) []Transcript {
 type entryType uint8
 
 const (
-	entryOther entryType = iota // links, devices, sockets: skipped
-	entryFile
-	entryDir
+	entryOther   entryType = iota // links: skipped
+	entryFile                     // a regular file
+	entryDir                      // a folder
+	entrySpecial                  // a FIFO, socket or device: skipped, never opened
 )
+
+// special reports whether a directory entry's type is a FIFO, socket or
+// device.
+func special(t os.FileMode) bool {
+	return t&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice|os.ModeCharDevice) != 0
+}
+
+// warnSpecial says that a FIFO, socket or device named like a transcript
+// is skipped.
+func warnSpecial(dirfd int, dir, name string, warn func(string)) {
+	var st unix.Stat_t
+	kind := "not a regular file"
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		kind = kindOf(uint32(st.Mode))
+	}
+	warn(fmt.Sprintf("skipped %s: %s, not a regular file", filepath.Join(dir, name), kind))
+}
 
 // appendTranscript classifies one .jsonl by its name and place and stats
 // it relative to its directory.
@@ -172,6 +194,7 @@ func appendTranscript(out []Transcript, dirfd int, dir, name, session string, wa
 		return out
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		warn(fmt.Sprintf("skipped %s: %s, not a regular file", path, kindOf(uint32(st.Mode))))
 		return out
 	}
 	t := classify(path)
@@ -196,11 +219,15 @@ func classify(path string) Transcript {
 	}
 }
 
-// StatFile stats one transcript by path.
+// StatFile stats one transcript by path. Anything but a regular file is
+// ErrNotRegular: no transcript to read.
 func StatFile(path string) (FileStat, error) {
 	var st unix.Stat_t
 	if err := unix.Stat(path, &st); err != nil {
 		return FileStat{}, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return FileStat{}, notRegular(path, uint32(st.Mode))
 	}
 	return FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}, nil
 }

@@ -133,7 +133,7 @@ func Read(w Work, current string, br *bufio.Reader) Result {
 		res.Current = true
 		return res
 	}
-	f, err := os.Open(w.T.Path)
+	f, err := OpenRegular(w.T.Path)
 	if err != nil {
 		res.Err = fmt.Errorf("open %s: %w", w.T.Path, err)
 		return res
@@ -187,7 +187,7 @@ func ReadTitles(w Work, br *bufio.Reader) Result {
 	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines, Session: w.State.Session,
 		Project: w.State.Project, TitlesOnly: true}
 	res.Work.Rows, res.Work.Tail = nil, nil
-	f, err := os.Open(w.T.Path)
+	f, err := OpenRegular(w.T.Path)
 	if err != nil {
 		res.Err = fmt.Errorf("open %s: %w", w.T.Path, err)
 		return res
@@ -311,7 +311,7 @@ func scanLines(br *bufio.Reader, maxLine int, fn func(line []byte, tooLong int64
 // the file at path, and how many complete lines it found (fewer when the
 // file is shorter). It streams: memory does not grow with line length.
 func LineOffset(path string, lines int) (offset int64, found int, err error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -85,7 +85,7 @@ func HistorySince(path string, mark HistoryMark, size int64) ([]ActiveSession, H
 	if size-offset > maxHistoryDelta {
 		return nil, mark, ErrHistoryTooLong
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, mark, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -130,8 +130,8 @@ func RunningSessions(dir string) []ActiveSession {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil || len(data) > 64<<10 {
+		data, err := readRegular(filepath.Join(dir, e.Name()), 64<<10) // never a FIFO: it would wait for a writer
+		if err != nil {
 			continue
 		}
 		var rec struct {
@@ -319,7 +319,7 @@ func ListProject(dir string) ([]DirEntry, error) {
 // HistoryEnd is the mark just after the last complete line of the first
 // size bytes of history.jsonl: where the next check starts reading.
 func HistoryEnd(path string, size int64) (HistoryMark, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
 	}

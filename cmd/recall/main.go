@@ -96,6 +96,7 @@ func runCommands(e env, args []string, choose func(*cli, []string) []command) in
 		kong.Description("A grep-style memory of every past Claude Code session."),
 		kong.UsageOnError(),
 		flagDefaults(),
+		stringLists(),
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitPanic(code)) }),
 	}, commandOptions(choose(&c, args))...)

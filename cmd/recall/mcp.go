@@ -23,7 +23,8 @@ carries the protocol only; diagnostics go to stderr (-v logs each call). The
 session Claude Code runs the server in (CLAUDE_CODE_SESSION_ID) is never shown.`
 }
 
-// Run serves until Claude Code closes stdin or stops the server.
+// Run serves until Claude Code closes stdin or stops the server (SIGTERM,
+// SIGINT): either ends it at once, with status 0 and nothing on stderr.
 func (c *mcpCmd) Run(g *Globals) error {
 	cfg, err := g.config()
 	if err != nil {
