@@ -737,10 +737,24 @@ type committer struct {
 	// for the small runs to come (store.EnsureKeyIndex, which then finds
 	// it done); its last commit prepares it.
 	keyIndex bool
+	// ahead counts, per session, its main transcripts this run reads and
+	// has not applied yet; deferred holds the rows of messages copied
+	// from such a session (Extracted.From), added once their original
+	// had its turn: the transcript a message was written in owns it,
+	// whichever of the two comes first in the run.
+	ahead    map[string]int
+	deferred []deferredRow
+}
+
+// deferredRow is a copied message waiting for its original's transcript.
+type deferredRow struct {
+	path string
+	row  transcript.Extracted
 }
 
 func (c *committer) run(work []planned) error {
 	c.every = commitEvery(plannedBytes(work))
+	c.ahead = mainSessions(work)
 	reads := startReads(work, c.opts)
 	defer reads.stop()
 	for i := range work {
@@ -748,17 +762,54 @@ func (c *committer) run(work []planned) error {
 		if err := c.apply(&res); err != nil {
 			return err
 		}
+		if !work[i].titles && work[i].t.Kind == store.KindMain {
+			c.ahead[work[i].t.Session]--
+		}
 		reads.recycle(res.Rows)
 		if c.opts.Progress != nil {
 			c.opts.Progress(i+1, len(work), c.sum.BytesRead)
 		}
 		if c.sinceCheck >= c.checkpointEvery() {
+			if err := c.addDeferred(); err != nil {
+				return err
+			}
 			if err := c.commit(false); err != nil {
 				return err
 			}
 		}
 	}
+	if err := c.addDeferred(); err != nil {
+		return err
+	}
 	return c.commit(true)
+}
+
+// mainSessions counts the main transcripts work reads, by session.
+func mainSessions(work []planned) map[string]int {
+	out := map[string]int{}
+	for _, p := range work {
+		if !p.titles && p.t.Kind == store.KindMain && p.t.Session != "" {
+			out[p.t.Session]++
+		}
+	}
+	return out
+}
+
+// addDeferred adds the copied messages set aside, before a commit: those
+// their original's transcript indexed are copies now; the others (their
+// original is gone, or holds them no more) are their transcript's own.
+// A commit writes a transcript's offset past its lines, so none may wait
+// across one.
+func (c *committer) addDeferred() error {
+	for i := range c.deferred {
+		d := &c.deferred[i]
+		if err := c.addRow(c.m.Files[d.path], &d.row); err != nil {
+			return err
+		}
+	}
+	clear(c.deferred)
+	c.deferred = c.deferred[:0]
+	return nil
 }
 
 func (c *committer) checkpointEvery() int64 {
@@ -1018,6 +1069,12 @@ func (c *committer) addRows(st *store.FileState, rows []transcript.Extracted) er
 			summaries = append(summaries, r)
 			continue
 		}
+		if r.From != "" && c.ahead[r.From] > 0 && r.Key != 0 && !c.isCopy(r) {
+			// Its original's transcript comes later in this run: the
+			// message is that transcript's, unless it no longer has it.
+			c.deferred = append(c.deferred, deferredRow{st.Path, *r})
+			continue
+		}
 		if err := c.addRow(st, r); err != nil {
 			return err
 		}
@@ -1035,14 +1092,19 @@ func (c *committer) addRows(st *store.FileState, rows []transcript.Extracted) er
 }
 
 // ownSummary gives a summary title to the session holding the message
-// its leaf names (keyed as the row of its first block), which may be this
-// transcript's or another indexed one's; it reports false when no
-// indexed message is that leaf.
+// its leaf names: this transcript's when the reader found the leaf in its
+// lines, else another indexed one's, known by the leaf's key under rule
+// 0 (the first block of a message keyed by its uuid alone; rows keyed
+// since hold their text in the key, which the leaf does not give). It
+// reports false when no indexed message is that leaf.
 func (c *committer) ownSummary(st *store.FileState, r *transcript.Extracted) bool {
+	if r.LeafHere {
+		return true
+	}
 	if c.keys == nil {
 		c.keys = store.LoadKeys(c.w, c.m)
 	}
-	gen, ok := c.keys.Get(store.RowKey(r.Leaf, 0))
+	gen, ok := c.keys.Get(store.LegacyRowKey(r.Leaf, 0))
 	if !ok {
 		return false
 	}
@@ -1068,7 +1130,7 @@ func (c *committer) ownSummary(st *store.FileState, r *transcript.Extracted) boo
 // addRow appends one row unless it is a copy of one already indexed.
 func (c *committer) addRow(st *store.FileState, r *transcript.Extracted) error {
 	if r.Key != 0 {
-		if c.isCopy(r.Key) {
+		if c.isCopy(r) {
 			c.exclude(filter.Copy, 1)
 			return nil
 		}
@@ -1086,10 +1148,23 @@ func (c *committer) addRow(st *store.FileState, r *transcript.Extracted) error {
 	return nil
 }
 
-func (c *committer) isCopy(key uint64) bool {
+// isCopy reports whether the row's message is indexed already, from a
+// live generation: the same uuid, block and text (store.MessageKey). An
+// index that holds keys of rule 0 is asked for the row's key under that
+// rule too: a fork read now of a parent indexed then is a copy (rule 0
+// kept no text, so identity alone decides for those).
+func (c *committer) isCopy(r *transcript.Extracted) bool {
 	if c.keys == nil {
 		c.keys = store.LoadKeys(c.w, c.m)
 	}
+	if c.indexed(r.Key) {
+		return true
+	}
+	return c.m.KeyRule < store.KeyRule && c.indexed(store.LegacyRowKey(r.UUID, r.Block))
+}
+
+// indexed reports whether key was indexed from a live generation.
+func (c *committer) indexed(key uint64) bool {
 	gen, ok := c.keys.Get(key)
 	if !ok {
 		return false

@@ -204,6 +204,7 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 // file lines (with files, the state of each path they name).
 func (m *Manifest) applyRecord(payload []byte, files bool) error {
 	m.Excluded, m.Dead = map[string]int64{}, map[uint32]int64{}
+	m.KeyRule = 0 // a record without the line was written by a recall that keyed by rule 0
 	fields := make([][]byte, 0, 20)
 	for len(payload) > 0 {
 		i := bytes.IndexByte(payload, '\n')

@@ -94,10 +94,15 @@ type Manifest struct {
 	Rows        int64
 	TextBytes   int64 // bytes of the text column, for average message length
 	NextGen     uint32
-	UpdatedNs   int64
-	Excluded    map[string]int64 // reason name → count
-	Dead        map[uint32]int64 // superseded generation → rows it left behind
-	Files       map[string]*FileState
+	// KeyRule is the rule (store.KeyRule) of the oldest message keys the
+	// index holds: below the current one, a run looks copies up by
+	// their older keys too. A manifest without it (written before the
+	// rule was recorded, or recovered from the rows) is rule 0.
+	KeyRule   int
+	UpdatedNs int64
+	Excluded  map[string]int64 // reason name → count
+	Dead      map[uint32]int64 // superseded generation → rows it left behind
+	Files     map[string]*FileState
 	// Epoch names the checkpoint this state was read from; the journal
 	// written for it carries the same epoch (format 3 on).
 	Epoch uint64
@@ -140,6 +145,7 @@ func NewManifest() *Manifest {
 		Feature:    textrules.FeatureVersion,
 		Seq:        1,
 		NextGen:    1,
+		KeyRule:    KeyRule,
 		Excluded:   map[string]int64{},
 		Dead:       map[uint32]int64{},
 		Files:      map[string]*FileState{},
@@ -547,6 +553,8 @@ func (m *Manifest) parseLine(f [][]byte, in interner) error {
 		}
 	case "nextgen":
 		m.NextGen = uint32(p.int(1))
+	case "keyrule":
+		m.KeyRule = int(p.int(1))
 	case "updated":
 		m.UpdatedNs = p.int(1)
 	case "excluded":
@@ -712,6 +720,7 @@ func (m *Manifest) appendHead(b []byte) []byte {
 	line("keys", i64(m.KeysBytes), i64(int64(m.KeysCRC)))
 	line("events", i64(m.EventsBytes), i64(int64(m.EventsCRC)))
 	line("nextgen", i64(int64(m.NextGen)))
+	line("keyrule", strconv.Itoa(m.KeyRule))
 	line("updated", i64(m.UpdatedNs))
 	for _, name := range sortedKeys(m.Excluded) {
 		line("excluded", esc(name), i64(m.Excluded[name]))

@@ -126,7 +126,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 		return nil, nil, err
 	}
 	defer w.Close()
-	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{}}
+	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]keyedRow{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
 			warn(fmt.Sprintf("recover: %s: %v", f.name, err))
@@ -168,10 +168,10 @@ type recovery struct {
 	seen  map[uint64]bool // rows kept, by source, generation and ordinal
 	files map[string]*recoveredFile
 	rec   *Recovered
-	// keyed holds, per rows file (by sequence), the uuids of the last
+	// keyed holds, per rows file (by sequence), the uuids and texts of the last
 	// rows read from it that have one, newest last: where its keys file
 	// stops being backed by rows (see cutKeys).
-	keyed map[int][]string
+	keyed map[int][]keyedRow
 }
 
 // keyedKept is how many of a rows file's last uuids cutKeys may try.
@@ -235,7 +235,7 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 func (r *recovery) addFrame(seq int, raw []byte) error {
 	return eachLineLenient(raw, func(row *Row) error {
 		if row.UUID != "" {
-			r.keyed[seq] = append(r.keyed[seq], row.UUID)
+			r.keyed[seq] = append(r.keyed[seq], keyedRow{row.UUID, row.Text})
 			if n := len(r.keyed[seq]); n > 2*keyedKept {
 				r.keyed[seq] = append(r.keyed[seq][:0], r.keyed[seq][n-keyedKept:]...)
 			}
@@ -416,24 +416,28 @@ func zstdFrameSize(r io.ReaderAt, off, size int64) (int64, error) {
 // older than its rows), every record is kept.
 func (r *recovery) cutKeys(recs []byte, seq int) []byte {
 	recs = recs[:len(recs)/uuidRecordSize*uuidRecordSize]
-	uuids := r.keyed[seq]
-	for i := len(uuids) - 1; i >= max(0, len(uuids)-keyedKept); i-- {
-		if end := lastRecordOf(recs, uuids[i]); end >= 0 {
+	rows := r.keyed[seq]
+	for i := len(rows) - 1; i >= max(0, len(rows)-keyedKept); i-- {
+		if end := lastRecordOf(recs, rows[i]); end >= 0 {
 			return recs[:end]
 		}
 	}
-	if len(uuids) == 0 {
+	if len(rows) == 0 {
 		return nil // no row of this file has a key: no record is backed
 	}
 	return recs
 }
 
+// keyedRow is what a row's key is computed from, but its block.
+type keyedRow struct{ uuid, text string }
+
 // lastRecordOf returns the end of the last record holding a key of
-// message uuid (any block), -1 for none.
-func lastRecordOf(recs []byte, uuid string) int {
-	keys := make(map[uint64]bool, 256)
+// row (any block, under either key rule), -1 for none.
+func lastRecordOf(recs []byte, row keyedRow) int {
+	keys := make(map[uint64]bool, 512)
 	for block := range 256 {
-		keys[RowKey(uuid, block)] = true
+		keys[LegacyRowKey(row.uuid, block)] = true
+		keys[MessageKey(row.uuid, block, row.text)] = true
 	}
 	for off := len(recs) - uuidRecordSize; off >= 0; off -= uuidRecordSize {
 		if keys[binary.LittleEndian.Uint64(recs[off:])] {

@@ -37,6 +37,9 @@ type record struct {
 	// leafUUID is a summary record's leafUuid: the last message of the
 	// conversation it sums up, most often another session's.
 	leafUUID lazyString
+	// forkedFrom is the raw forkedFrom object a fork's copied records
+	// carry (2.1.123): {"sessionId": parent, "messageUuid": …}.
+	forkedFrom []byte
 }
 
 // lazyString is a raw JSON string value decoded on first use, as
@@ -169,6 +172,8 @@ func parseRecord(line []byte, m *skipMemo) (r record, rest []byte, err error) {
 			r.title = val
 		case "leafUuid":
 			r.leafUUID = lazyString{raw: val}
+		case "forkedFrom":
+			r.forkedFrom = val
 		}
 	}
 	return r, w.rest(), w.err
@@ -235,10 +240,20 @@ func eachBlock(content []byte, memo *skipMemo, b *contentBlock, fn func(i int, b
 // (copies) run.
 type Extracted struct {
 	store.Row
-	Key uint64 // identity across files: hash of uuid and block position
+	// Key is the row's identity across files (store.MessageKey of its
+	// uuid, block and text), set once its text is final (keyRows).
+	Key   uint64
+	Block int // the content block of its line the row came from
 	// Leaf is a summary title's leafUuid: the message that ends the
 	// conversation the title names, whose session the title is given to.
-	Leaf string
+	// LeafHere: that message is in the lines this read saw.
+	Leaf     string
+	LeafHere bool
+	// From is the session a main transcript's record says its message
+	// was copied from: its forkedFrom session, or its own sessionId when
+	// that is not the transcript's (an old-style resume copied the
+	// history with its ids). "" for a message of the transcript's own.
+	From string
 }
 
 // lineExtractor turns transcript lines into rows and counts what it drops.
@@ -263,6 +278,9 @@ type lineExtractor struct {
 	entrypoint string
 	// titlesOnly makes rows of title records alone (ReadTitles).
 	titlesOnly bool
+	// leaves maps the leaf uuids of summary rows not yet found in this
+	// read to those rows (indices into rows).
+	leaves map[string][]int
 	// lastTitle is the last title row this read made, so that a title
 	// written again unchanged (every resume may) makes no second row.
 	lastTitle string
@@ -333,6 +351,9 @@ func (x *lineExtractor) addRecord(rec *record, lineNo int) {
 	}
 	if x.session == "" {
 		x.session = rec.sessionID.get()
+	}
+	if len(x.leaves) > 0 {
+		x.foundLeaf(rec.uuid.get())
 	}
 	if x.titlesOnly {
 		return
@@ -424,9 +445,35 @@ func (x *lineExtractor) addTitle(rec *record, lineNo int) {
 	// a part no rule recognises (as toolRow does).
 	x.addRow(rec, lineNo, 0, store.TypeTitle, truncateRunes(x.redactHead(title, maxTitleText*utf8.UTFMax), maxTitleText))
 	if rec.Type == recordSummary {
-		r := &x.rows[len(x.rows)-1]
-		r.UUID, r.Key, r.Leaf = "", 0, rec.leafUUID.get()
+		x.awaitLeaf(len(x.rows)-1, rec.leafUUID.get())
 	}
+}
+
+// awaitLeaf marks summary row i as naming the conversation that ends at
+// leaf: found if a row of this read so far is that message, else looked
+// for in the lines that follow (older versions wrote summaries at the
+// top of the file), else left to the committer (Extracted.Leaf).
+func (x *lineExtractor) awaitLeaf(i int, leaf string) {
+	r := &x.rows[i]
+	r.UUID, r.Leaf = "", leaf
+	for j := range x.rows[:i] {
+		if x.rows[j].UUID == leaf {
+			r.LeafHere = true
+			return
+		}
+	}
+	if x.leaves == nil {
+		x.leaves = map[string][]int{}
+	}
+	x.leaves[leaf] = append(x.leaves[leaf], i)
+}
+
+// foundLeaf settles the summaries waiting for the message uuid.
+func (x *lineExtractor) foundLeaf(uuid string) {
+	for _, i := range x.leaves[uuid] {
+		x.rows[i].LeafHere = true
+	}
+	delete(x.leaves, uuid)
 }
 
 func (x *lineExtractor) addUser(rec *record, lineNo int) {
@@ -535,8 +582,35 @@ func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string
 			Gen:        x.gen,
 			Entrypoint: x.entrypoint,
 		},
-		Key: store.RowKey(rec.uuid.get(), block),
+		Block: block,
+		From:  x.copiedFrom(rec),
 	})
+}
+
+// copiedFrom is the session a main transcript's record names as its
+// message's origin, "" when it names none but the transcript's own.
+// Subagent records all carry their parent's sessionId: they name none.
+func (x *lineExtractor) copiedFrom(rec *record) string {
+	if x.kind != store.KindMain {
+		return ""
+	}
+	if rec.forkedFrom != nil {
+		var from string
+		_ = eachMember(rec.forkedFrom, nil, func(key, val []byte) bool {
+			if string(key) == "sessionId" {
+				from, _ = decodeString(val)
+				return false
+			}
+			return true
+		})
+		if from != "" && from != x.session {
+			return from
+		}
+	}
+	if id := rec.sessionID.get(); id != "" && x.session != "" && id != x.session {
+		return id
+	}
+	return ""
 }
 
 // maxToolText caps a tool row: it names what a call touched, it is not a

@@ -76,6 +76,13 @@ func capTexts(rows []Extracted) {
 	}
 }
 
+// keyRows sets each row's identity, from its final text.
+func keyRows(rows []Extracted) {
+	for i := range rows {
+		rows[i].Key = store.MessageKey(rows[i].UUID, rows[i].Block, rows[i].Text)
+	}
+}
+
 // looksBinary reports whether a file starting with br's next bytes is
 // not text at all: a NUL byte in its first 4 KiB (no JSON text holds
 // one), or bytes there that are not UTF-8 on no line that starts like a
@@ -173,6 +180,7 @@ func Read(w Work, current string, br *bufio.Reader) Result {
 	res.BytesRead = res.Offset - w.State.Offset
 	res.Tail, _ = fingerprintAt(f, res.Offset, int32(min(res.Offset, TailBytes)), w.Tail)
 	capTexts(x.rows)
+	keyRows(x.rows)
 	res.Rows, res.Counts = x.rows, x.counts
 	res.Session, res.Project = x.session, x.project
 	return res
