@@ -1,0 +1,139 @@
+package indexer
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// identityCorpus writes transcripts whose messages share uuids in every
+// way the wild and a hostile tree do, and returns what each message
+// should be indexed as: session → the texts it owns.
+//
+//   - an original session and an old-style resumed copy of it, under a
+//     file name that sorts first, whose copied records keep the
+//     original's sessionId (a resume of 1.0.x copied the history);
+//   - a fork whose copies carry forkedFrom (2.1.123), sorting first too;
+//   - a session whose message reuses another session's uuid with other
+//     text (a collision, not a copy);
+//   - a reply of 1,000 content blocks.
+func identityCorpus(t *testing.T) (string, map[string][]string) {
+	t.Helper()
+	src := t.TempDir()
+	dir := filepath.Join(src, "-home-dev-api")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		orig   = "e0000002-0000-4000-8000-000000000002"
+		resume = "e0000001-0000-4000-8000-000000000001" // sorts before orig
+		fork   = "e0000000-0000-4000-8000-000000000000" // sorts before both
+		other  = "e0000003-0000-4000-8000-000000000003"
+		wide   = "e0000004-0000-4000-8000-000000000004"
+	)
+	rec := func(session, typ, uuid, text string, extra map[string]any) string {
+		r := map[string]any{"type": typ, "sessionId": session, "uuid": uuid, "cwd": "/home/dev/api",
+			"timestamp": "2026-05-01T10:00:00.000Z", "entrypoint": "cli"}
+		if typ == "user" {
+			r["message"] = map[string]any{"role": "user", "content": text}
+		} else {
+			r["message"] = map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}}
+		}
+		for k, v := range extra {
+			r[k] = v
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	write := func(session string, lines ...string) {
+		if err := os.WriteFile(filepath.Join(dir, session+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string][]string{}
+	own := func(session, text string) string { want[session] = append(want[session], text); return text }
+
+	var origLines, resumeLines, forkLines []string
+	for i := range 4 {
+		typ := []string{"user", "assistant"}[i%2]
+		uuid := fmt.Sprintf("e2000000-0000-4000-8000-00000000000%d", i)
+		text := own(orig, fmt.Sprintf("original message %d about the rate limiter redis script", i))
+		origLines = append(origLines, rec(orig, typ, uuid, text, nil))
+		resumeLines = append(resumeLines, rec(orig, typ, uuid, text, nil)) // copied with its sessionId
+		forkLines = append(forkLines, rec(fork, typ, uuid, text, map[string]any{"forkedFrom": map[string]any{"sessionId": orig, "messageUuid": uuid}}))
+	}
+	resumeLines = append(resumeLines, rec(resume, "user", "e2000001-0000-4000-8000-000000000010", own(resume, "resumed: now add metrics to the limiter"), nil))
+	forkLines = append(forkLines, rec(fork, "user", "e2000000-0000-4000-8000-000000000020", own(fork, "forked: try a leaky bucket instead"), nil))
+	write(orig, origLines...)
+	write(resume, resumeLines...)
+	write(fork, forkLines...)
+
+	// The same uuid as the original's first message, other words.
+	write(other, rec(other, "user", "e2000000-0000-4000-8000-000000000000", own(other, "an unrelated question about invoices that reuses a uuid"), nil))
+
+	blocks := make([]any, 1000)
+	for i := range blocks {
+		blocks[i] = map[string]any{"type": "text", "text": own(wide, fmt.Sprintf("block number %04d of a very wide reply", i))}
+	}
+	b, err := json.Marshal(map[string]any{"type": "assistant", "sessionId": wide, "uuid": "e2000004-0000-4000-8000-000000000001",
+		"cwd": "/home/dev/api", "timestamp": "2026-05-01T10:00:00.000Z", "message": map[string]any{"role": "assistant", "content": blocks}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(wide, string(b))
+	return src, want
+}
+
+// TestEveryMessageOnceInItsOwnSession: each message of the corpus is
+// indexed exactly once, in the session that wrote it, whatever sorts
+// first; and forgetting a copy leaves its original whole.
+func TestEveryMessageOnceInItsOwnSession(t *testing.T) {
+	src, want := identityCorpus(t)
+	idx := t.TempDir()
+	runIndex(t, src, idx, "")
+	got := map[string]map[string]int{}
+	for _, r := range liveRows(t, idx) {
+		if got[r.Session] == nil {
+			got[r.Session] = map[string]int{}
+		}
+		got[r.Session][r.Text]++
+	}
+	total := 0
+	for session, texts := range want {
+		for _, text := range texts {
+			total++
+			if n := got[session][text]; n != 1 {
+				t.Errorf("%s: %q indexed %d times, want once", session[:8], text, n)
+			}
+			delete(got[session], text)
+		}
+	}
+	for session, texts := range got {
+		for text, n := range texts {
+			t.Errorf("%s: %q indexed %d times, and it is not that session's", session[:8], text, n)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	for _, copySession := range []string{"e0000000-0000-4000-8000-000000000000", "e0000001-0000-4000-8000-000000000001"} {
+		if _, err := Forget(Options{Config: Config{Sources: []string{src}, IndexDir: idx}}, ForgetSelector{Session: copySession}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := 0
+	for _, r := range liveRows(t, idx) {
+		if r.Session == "e0000002-0000-4000-8000-000000000002" {
+			n++
+		}
+	}
+	if n != len(want["e0000002-0000-4000-8000-000000000002"]) || total != 1007 {
+		t.Errorf("after forgetting the copies the original has %d of its %d messages (corpus %d)", n, len(want["e0000002-0000-4000-8000-000000000002"]), total)
+	}
+}
