@@ -347,7 +347,10 @@ func (x *lineExtractor) addRecord(rec *record, lineNo int) {
 		x.entrypoint = decodeEntrypoint(rec.entrypoint)
 	}
 	if x.project == "" {
-		x.project = rec.cwd.get()
+		// A working directory can hold a token (a folder named after a
+		// key, a clone URL's credentials): it is stored redacted like
+		// text, in every row and in the manifest.
+		x.project = x.redactHead(rec.cwd.get(), maxPathText)
 	}
 	if x.session == "" {
 		x.session = rec.sessionID.get()
@@ -612,6 +615,10 @@ func (x *lineExtractor) copiedFrom(rec *record) string {
 	}
 	return ""
 }
+
+// maxPathText is more than any path a file system takes (PATH_MAX is
+// 4096 bytes): a working directory is redacted whole.
+const maxPathText = 4 << 10
 
 // maxToolText caps a tool row: it names what a call touched, it is not a
 // copy of the call (a heredoc or a whole file would drown the index).
