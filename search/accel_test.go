@@ -68,6 +68,7 @@ var (
 		"dead\tlock across a tab", "embrace conditions", "race-conditions everywhere", "the racecondition flag",
 		"garbage collector pauses", "the garbage was in the collector", "garbagecollector stats", "GARBAGE COLLECTOR",
 		"colour and color", "deadlocks détectés", "dead·lock", "deadélock", "DEAD\nLOCK", "mu.Lockx() is not mu.Lock()",
+		"the user_id, an id_rsa, ID_ID and the id; a Guide in mid-air, userId", "version 1 of 10, 3.1 and 1x",
 	}
 	genFiller = strings.Fields("we should check then update the file and test function value result because after before " +
 		"look at this again maybe later fix it now run build logs output error trace")
@@ -445,6 +446,10 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"time named", Request{Terms: words("what did we decide last week about the deadlock")}, true},
 		{"tool prose", Request{Terms: words("senior reviewer deadlock")}, true},
 		{"inside words", Request{Terms: words("lock ock")}, true},
+		{"short words", Request{Terms: words("go mu 42 ms v2 ok")}, true},
+		{"short word parts", Request{Terms: words("id 1")}, true},
+		{"short word and word", Request{Terms: words("what was the id of the deadlock")}, true},
+		{"short word required", Request{Terms: words("id"), Require: words("id")}, false},
 		{"all filters", Request{Terms: words("deadlock", "race"), Exclude: words("pricing"), Types: words("user", "assistant"),
 			Since: accelNow.AddDate(0, 0, -60), Projects: words("src"), CurrentProject: "/home/dev/src/shop", Cutoff: true, Window: filter.DefaultWindow(), Limit: 5}, false},
 	}
