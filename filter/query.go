@@ -56,8 +56,9 @@ package filter
 // --exclude words never have them.
 //
 // Time. Words that name a time relative to now ("last week",
-// "yesterday", "3 days ago"; when.go) stay search words, and also set
-// Query.When, which ranking uses to prefer sessions from then.
+// "yesterday", "3 days ago") or a calendar date ("March 3", "2026-03-03",
+// "in July 2025"; when.go) stay search words, and also set Query.When,
+// which ranking uses to prefer sessions from then.
 //
 // Regexes. With --regex each whitespace-separated word is an RE2 pattern
 // (quotes are not special: write \s or \x20 for a space); nothing is

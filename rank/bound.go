@@ -250,7 +250,7 @@ func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 		score *= projectBoost
 	}
 	if s.when && opt.When != nil {
-		score *= 1 + whenBoost
+		score *= 1 + opt.When.boost()
 	}
 	return score
 }
@@ -332,7 +332,7 @@ func siftDownMin(h []float64, i int) {
 
 // InWindow reports whether a message at t is in the time the query names
 // (false when it names none).
-func (o Options) InWindow(t time.Time) bool { return o.When.contains(t, o.Now) }
+func (o Options) InWindow(t time.Time) bool { return o.When.contains(t) }
 
 // InProject reports whether a project lies in the current project, as
 // the project factor judges it.

@@ -87,8 +87,12 @@ func TestBoundsNeverBelowScores(t *testing.T) {
 		}
 		q := newQuery(terms, df)
 		opt := Options{Now: baseTime.Add(30 * 24 * time.Hour), CurrentProject: "/home/u/proj", DedupThreshold: 2}
-		if r.IntN(2) == 0 {
-			opt.When = &TimeWindow{Near: 0, Far: 40 * 24 * time.Hour, Phrase: "last month"}
+		switch r.IntN(3) {
+		case 0:
+			opt.When = &TimeWindow{From: opt.Now.Add(-40 * 24 * time.Hour), To: opt.Now, Phrase: "last month"}
+		case 1: // a day: the larger boost
+			day := baseTime.Add(-time.Duration(r.IntN(48)) * time.Hour) // holds the messages half the time
+			opt.When = &TimeWindow{From: day, To: day.Add(24 * time.Hour), Phrase: "on a day"}
 		}
 		var msgs []Message
 		sid := fmt.Sprintf("s%d", iter)

@@ -49,7 +49,9 @@
 // than twice its best message. Coverage rewards sessions that match more of
 // the query's distinct words anywhere. Recency is mild (a factor between
 // 0.75 and 1) so an old, much better match still wins, and the current
-// project gets a boost larger than the whole recency range.
+// project gets a boost larger than the whole recency range. When the
+// query names a time ("last week", "on March 3"), a session with a match
+// then gains as much as the current project, twice that for a named day.
 //
 // # Duplicates
 //

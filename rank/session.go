@@ -39,6 +39,11 @@ const (
 	// session from then wins among comparable matches but a clearly better
 	// match from another time still wins.
 	whenBoost = projectBoost - 1
+	// dayBoost is whenBoost for a time no longer than dayWindow ("on
+	// March 3", "yesterday"): a named day is the most precise a question
+	// gets about when, and few sessions fall in it, so a session from
+	// that day wins over a match up to twice as good from another.
+	dayBoost = 2 * whenBoost
 	// bestMessagesShown caps how many terms of the s1 + s2/2 + … series the
 	// explain note spells out; the rest add less than s1/8 together.
 	bestMessagesShown = 4
@@ -234,7 +239,7 @@ func scoreSession(s *Session, idf []float64, opt Options) {
 		projectFactor(s.Project, opt.CurrentProject),
 	}
 	if opt.When != nil {
-		s.Factors = append(s.Factors, whenFactor(s.Messages, opt.When, opt.Now))
+		s.Factors = append(s.Factors, whenFactor(s.Messages, opt.When))
 	}
 	s.Score = 1
 	for _, f := range s.Factors {
@@ -416,10 +421,10 @@ func evidenceValue(tf, idf []float64) float64 {
 
 // whenFactor boosts a session with a scoring message in the time the
 // query names.
-func whenFactor(msgs []ScoredMessage, w *TimeWindow, now time.Time) Factor {
+func whenFactor(msgs []ScoredMessage, w *TimeWindow) Factor {
 	for _, m := range msgs {
-		if m.Score > 0 && w.contains(m.Timestamp, now) {
-			return Factor{Name: "when", Value: 1 + whenBoost, Note: "a match from " + w.Phrase}
+		if m.Score > 0 && w.contains(m.Timestamp) {
+			return Factor{Name: "when", Value: 1 + w.boost(), Note: "a match from " + w.Phrase}
 		}
 	}
 	return Factor{Name: "when", Value: 1, Note: "nothing from " + w.Phrase}

@@ -317,3 +317,24 @@ func TestRank_LargeDeterministic(t *testing.T) {
 		t.Errorf("%d results + %d collapsed, want some collapsed and 2000 in all", len(got), collapsed)
 	}
 }
+
+func TestWhenFactorByWindow(t *testing.T) {
+	at := time.Date(2026, 3, 3, 15, 0, 0, 0, time.UTC)
+	msgs := []ScoredMessage{{Message: Message{Timestamp: at}, Score: 1}}
+	day := 24 * time.Hour
+	for _, tt := range []struct {
+		name     string
+		from, to time.Time
+		want     float64
+	}{
+		{"a named day", at.Add(-10 * time.Hour), at.Add(20 * time.Hour), 1 + dayBoost},
+		{"yesterday", at.Add(-day), at.Add(day), 1 + dayBoost},
+		{"a month", at.Add(-10 * day), at.Add(20 * day), 1 + whenBoost},
+		{"another day", at.Add(day), at.Add(2 * day), 1},
+	} {
+		w := &TimeWindow{From: tt.from, To: tt.to, Phrase: tt.name}
+		if got := whenFactor(msgs, w).Value; got != tt.want {
+			t.Errorf("%s: when %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

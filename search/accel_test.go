@@ -444,6 +444,8 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"forms with exclude", Request{Terms: words("translated"), Exclude: words("article")}, false},
 		{"stray quote and possessive", Request{Terms: words(`the reviewer's "deadlock issues`)}, true},
 		{"time named", Request{Terms: words("what did we decide last week about the deadlock")}, true},
+		{"date named", Request{Terms: words("the deadlock on " + accelNow.AddDate(0, 0, -9).Format("January 2"))}, true},
+		{"month named", Request{Terms: words("pricing in " + accelNow.AddDate(0, -1, 0).Format("January 2006"))}, true},
 		{"tool prose", Request{Terms: words("senior reviewer deadlock")}, true},
 		{"inside words", Request{Terms: words("lock ock")}, true},
 		{"short words", Request{Terms: words("go mu 42 ms v2 ok")}, true},
