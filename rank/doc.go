@@ -47,11 +47,11 @@
 // The best messages are combined as s1 + s2/2 + s3/4 + …, never a sum or a
 // count, so a session cannot climb by repeating itself: its total is less
 // than twice its best message. Coverage rewards sessions that match more of
-// the query's distinct words anywhere. Recency is mild (a factor between
-// 0.75 and 1) so an old, much better match still wins, and the current
-// project gets a boost larger than the whole recency range. When the
-// query names a time ("last week", "on March 3"), a session with a match
-// then gains as much as the current project, twice that for a named day.
+// the query's distinct words anywhere. Recency is a tie-breaker (a factor
+// between 0.9 and 1) so an old, better match still wins, and the current
+// project gets a boost larger than the whole recency range. When the query
+// names a time ("last week", "on March 3"), a session with a match then
+// gains as much as the current project, twice that for a named day.
 //
 // # Duplicates
 //
