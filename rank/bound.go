@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -255,25 +256,43 @@ func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 	return score
 }
 
-// weightedSum adds best (ascending), largest first, at weights halving
-// from 1.
+// weightedSum adds best (ascending), largest first, at the weights of
+// boundWeights: at least what bestMessagesFactor adds up of any
+// messages scoring at most these.
 func weightedSum(best []float64) float64 {
-	total, weight := 0.0, 1.0
-	for i := len(best) - 1; i >= 0; i-- {
-		total += best[i] * weight
-		weight /= 2
-		if weight < 1e-12 {
-			break // what is left cannot change the sum's first digits
+	total := 0.0
+	for i, w := range boundWeights {
+		if i == len(best) {
+			break
 		}
+		total += best[len(best)-1-i] * w
 	}
 	return total
 }
 
+// boundWeights are the weights bestMessagesFactor gives, largest first,
+// to a passage's messages (1, 1/2, …, 2^-2·passageReach: at most
+// 2·passageReach+1 of them) and to the rest (restWeight, restWeight/2,
+// …), merged, down to those below 1e-12 (what is left cannot change a
+// sum's first digits; boundSlack covers it). Whichever messages make
+// the passage, each weight bestMessagesFactor gives is one of these, so
+// the largest bounds at the largest weights add up to at least its sum.
+var boundWeights = func() []float64 {
+	var ws []float64
+	for w, k := 1.0, 0; k <= 2*passageReach; w, k = w/2, k+1 {
+		ws = append(ws, w)
+	}
+	for w := restWeight; w >= 1e-12; w /= 2 {
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b float64) int { return cmp.Compare(b, a) })
+	return ws
+}()
+
 // sessionBoundTerms is how many of a session's best message bounds
-// Bound can add before the weights (halving from 1) fall below 1e-12
-// (the 40th weighs 2^-39): the rest are never looked at, so only these
+// Bound adds (boundWeights): the rest are never looked at, so only these
 // need selecting and sorting.
-const sessionBoundTerms = 40
+var sessionBoundTerms = len(boundWeights)
 
 // largestAscending returns the k largest of xs (all of them if there are
 // no more than k), in ascending order, reordering xs in place: a min-heap

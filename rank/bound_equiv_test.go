@@ -78,18 +78,13 @@ func referenceContext(prev, next []float64) []float64 {
 }
 
 // referenceSessionSum is what SessionBound.Bound sums: every bound,
-// sorted, best first at weights halving from 1 until they fall below
-// 1e-12.
+// sorted, best first at the weights of boundWeights.
 func referenceSessionSum(scores []float64) float64 {
 	xs := slices.Clone(scores)
 	slices.Sort(xs)
-	total, weight := 0.0, 1.0
-	for i := len(xs) - 1; i >= 0; i-- {
-		total += xs[i] * weight
-		weight /= 2
-		if weight < 1e-12 {
-			break
-		}
+	total := 0.0
+	for i := len(xs) - 1; i >= 0 && len(xs)-1-i < len(boundWeights); i-- {
+		total += xs[i] * boundWeights[len(xs)-1-i]
 	}
 	return total
 }

@@ -44,14 +44,20 @@
 //
 //	best messages × coverage × recency × project
 //
-// The best messages are combined as s1 + s2/2 + s3/4 + …, never a sum or a
-// count, so a session cannot climb by repeating itself: its total is less
-// than twice its best message. Coverage rewards sessions that match more of
-// the query's distinct words anywhere. Recency is a tie-breaker (a factor
-// between 0.9 and 1) so an old, better match still wins, and the current
-// project gets a boost larger than the whole recency range. When the query
-// names a time ("last week", "on March 3"), a session with a match then
-// gains as much as the current project, twice that for a named day.
+// The best messages are combined passage first: the best message and the
+// matched messages within two rows of it in its transcript (a prompt, its
+// tool calls and the reply) as s1 + s2/2 + s3/4 + …, every other message
+// likewise at a quarter; never a sum or a count, so a session cannot climb
+// by repeating itself (its total is less than two and a third times its
+// best message), and a long session's scattered mentions of the words add
+// at most a third of its best message to it: a session is judged by its
+// best passage, not by how much of it mentions the query. Coverage rewards
+// sessions that match more of the query's distinct words anywhere. Recency
+// is a tie-breaker (a factor between 0.9 and 1) so an old, better match
+// still wins, and the current project gets a boost larger than the whole
+// recency range. When the query names a time ("last week", "on March 3"), a
+// session with a match then gains as much as the current project, twice
+// that for a named day.
 //
 // # Duplicates
 //

@@ -51,6 +51,18 @@ const (
 	// bestMessagesShown caps how many terms of the s1 + s2/2 + … series the
 	// explain note spells out; the rest add less than s1/8 together.
 	bestMessagesShown = 4
+	// passageReach is how many rows of its transcript a session's best
+	// passage reaches on each side of its best message: a prompt, the
+	// tool calls it led to and the reply, or two turns of a
+	// conversation either way. The best passage counts in full.
+	passageReach = 2
+	// restWeight is what the matched messages outside the best passage
+	// count for, as a share of what they would add inside it: a quarter,
+	// so that a long session's mentions scattered over it add at most a
+	// third of its best message (1/4 × (1 + 1/2 + …)). Summed in full,
+	// they outweighed a short session whose one passage answers the
+	// question better (real sessions: 0.880 -> 0.898 hit@1).
+	restWeight = 0.25
 )
 
 // Rank scores every message, groups them into sessions, ranks the sessions
@@ -349,27 +361,61 @@ func compareSessions(a, b Session) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// bestMessagesFactor combines message scores, best first, as
-// s1 + s2/2 + s3/4 + …: each further message counts half as much as the
-// one before, so the total stays below twice the best message and ten
-// passing mentions cannot add up to one good discussion.
+// bestMessagesFactor combines message scores (best first) passage first:
+// the best message and the matched messages of the same transcript
+// within passageReach rows of it add up as s1 + s2/2 + s3/4 + …, the
+// others as (r1 + r2/2 + …) × restWeight. Each further message counts
+// half as much as the one before it, so a passage stays below twice its
+// best message and ten passing mentions elsewhere cannot add up to one
+// good exchange: a session is judged by its best passage, not by how
+// much of it mentions the words.
 func bestMessagesFactor(best []ScoredMessage) Factor {
-	total, weight := 0.0, 1.0
-	var note strings.Builder
-	note.WriteString(plural(len(best), "message") + ": ")
-	for i, m := range best {
-		total += m.Score * weight
-		switch {
-		case i == 0:
-			note.WriteString(fmtFloat(m.Score))
-		case i < bestMessagesShown:
-			note.WriteString(" + " + fmtFloat(m.Score) + "/" + strconv.Itoa(1<<i))
-		case i == bestMessagesShown:
-			note.WriteString(" + …")
+	var passage, rest series
+	for i := range best {
+		if i == 0 || inPassage(&best[0], &best[i]) {
+			passage.add(best[i].Score)
+		} else {
+			rest.add(best[i].Score)
 		}
-		weight /= 2
 	}
-	return Factor{Name: "best messages", Value: total, Note: note.String()}
+	total := passage.total + restWeight*rest.total
+	note := plural(len(best), "message") + ": passage " + passage.note.String()
+	if rest.n > 0 {
+		note += ", " + strconv.Itoa(rest.n) + " elsewhere × " + fmtFloat(restWeight) + ": " + rest.note.String()
+	}
+	return Factor{Name: "best messages", Value: total, Note: note}
+}
+
+// inPassage reports whether m lies within passageReach rows of best in
+// best's transcript (neither's place unknown).
+func inPassage(best, m *ScoredMessage) bool {
+	d := m.Ordinal - best.Ordinal
+	return best.Ordinal > 0 && m.Ordinal > 0 && m.Source == best.Source && -passageReach <= d && d <= passageReach
+}
+
+// series adds scores, best first, at weights halving from 1, and spells
+// out the first bestMessagesShown of them.
+type series struct {
+	total, weight float64
+	n             int
+	note          strings.Builder
+}
+
+func (s *series) add(score float64) {
+	if s.n == 0 {
+		s.weight = 1
+	}
+	s.total += score * s.weight
+	switch {
+	case s.n == 0:
+		s.note.WriteString(fmtFloat(score))
+	case s.n < bestMessagesShown:
+		s.note.WriteString(" + " + fmtFloat(score) + "/" + strconv.Itoa(1<<s.n))
+	case s.n == bestMessagesShown:
+		s.note.WriteString(" + …")
+	}
+	s.weight /= 2
+	s.n++
 }
 
 // evidenceFactor is the session's own evidence, fused with its best
