@@ -53,7 +53,13 @@ func (b *Bounder) Contributions(f *Features, dst []float64) []float64 {
 	if f.Ack {
 		return dst
 	}
-	ratio := lengthRatio(f.Type, f.Len, b.q)
+	// More of the query held shortens an answer's ratio (lengthRatio):
+	// units at least the hits' weights give a ratio at most the message's.
+	held := 0
+	for _, u := range f.Units {
+		held += min(u, unitsPerHit)
+	}
+	ratio := lengthRatio(f.Type, f.Len, b.q, float64(held)/unitsPerHit)
 	for t, u := range f.Units {
 		if u > 0 && t < len(dst) {
 			dst[t] = b.idf[t] * saturatedTermFreq(float64(u)/unitsPerHit, ratio)
@@ -170,7 +176,7 @@ func (b *Bounder) singleTermCodeBound(f *Features, t int, own, ctx []float64, re
 	if f.Type == typeTool {
 		least *= toolProseWeight
 	}
-	ratio := lengthRatio(f.Type, f.Len, b.q)
+	ratio := lengthRatio(f.Type, f.Len, b.q, 1) // one term holds every hit
 	best := 0.0
 	for h := 1; h <= hits; h++ {
 		c := float64(min(code, h))

@@ -18,7 +18,9 @@
 // single passing mention in a long message weigh little: one hit in a
 // message five times the average length scores less than two fifths of one
 // hit in an average message. Assistant one-liners ("I'll open Chrome") are
-// narration and get no short-message bonus in return.
+// narration and get no short-message bonus in return, unless they hold
+// more of the query: a short reply holding every query word ("Model ID
+// je gemini-3.1-pro-preview") is an answer and keeps the whole bonus.
 //
 // The other factors are multipliers of at least 1 except type, each capped,
 // and each derived from the others in message.go so that their relative
