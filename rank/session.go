@@ -249,7 +249,7 @@ func scoreSession(s *Session, idf []float64, opt Options) {
 	slices.SortFunc(order, func(a, b int32) int { return compareMessages(&msgs[a], &msgs[b]) })
 	permute(s.Messages, order)
 	s.Factors = []Factor{
-		bestMessagesFactor(s.Messages),
+		bestMessagesFactor(s.Messages, !opt.NoNotes),
 		evidenceFactor(s.Messages, idf),
 		recencyFactor(s.Last, opt.Now, opt.HalfLife),
 		projectFactor(s.Project, opt.CurrentProject),
@@ -368,8 +368,9 @@ func compareSessions(a, b Session) int {
 // half as much as the one before it, so a passage stays below twice its
 // best message and ten passing mentions elsewhere cannot add up to one
 // good exchange: a session is judged by its best passage, not by how
-// much of it mentions the words.
-func bestMessagesFactor(best []ScoredMessage) Factor {
+// much of it mentions the words. The note is written when notes is set
+// (Options.NoNotes).
+func bestMessagesFactor(best []ScoredMessage, notes bool) Factor {
 	var passage, rest series
 	for i := range best {
 		if i == 0 || inPassage(&best[0], &best[i]) {
@@ -378,12 +379,11 @@ func bestMessagesFactor(best []ScoredMessage) Factor {
 			rest.add(best[i].Score)
 		}
 	}
-	total := passage.total + restWeight*rest.total
-	note := plural(len(best), "message") + ": passage " + passage.note.String()
-	if rest.n > 0 {
-		note += ", " + strconv.Itoa(rest.n) + " elsewhere × " + fmtFloat(restWeight) + ": " + rest.note.String()
+	f := Factor{Name: "best messages", Value: passage.total + restWeight*rest.total}
+	if notes {
+		f.Note = bestMessagesNote(best, rest.n)
 	}
-	return Factor{Name: "best messages", Value: total, Note: note}
+	return f
 }
 
 // inPassage reports whether m lies within passageReach rows of best in
@@ -393,12 +393,10 @@ func inPassage(best, m *ScoredMessage) bool {
 	return best.Ordinal > 0 && m.Ordinal > 0 && m.Source == best.Source && -passageReach <= d && d <= passageReach
 }
 
-// series adds scores, best first, at weights halving from 1, and spells
-// out the first bestMessagesShown of them.
+// series adds scores, best first, at weights halving from 1.
 type series struct {
 	total, weight float64
 	n             int
-	note          strings.Builder
 }
 
 func (s *series) add(score float64) {
@@ -406,16 +404,41 @@ func (s *series) add(score float64) {
 		s.weight = 1
 	}
 	s.total += score * s.weight
-	switch {
-	case s.n == 0:
-		s.note.WriteString(fmtFloat(score))
-	case s.n < bestMessagesShown:
-		s.note.WriteString(" + " + fmtFloat(score) + "/" + strconv.Itoa(1<<s.n))
-	case s.n == bestMessagesShown:
-		s.note.WriteString(" + …")
-	}
 	s.weight /= 2
 	s.n++
+}
+
+// bestMessagesNote reads "46 messages: passage 71.00 + 52.00/2 + …, 41
+// elsewhere × 0.25: 67.00 + 63.00/2 + …", spelling out the first
+// bestMessagesShown terms of each series.
+func bestMessagesNote(best []ScoredMessage, elsewhere int) string {
+	var b strings.Builder
+	b.WriteString(plural(len(best), "message") + ": passage ")
+	writeSeries(&b, best, true)
+	if elsewhere > 0 {
+		b.WriteString(", " + strconv.Itoa(elsewhere) + " elsewhere × " + fmtFloat(restWeight) + ": ")
+		writeSeries(&b, best, false)
+	}
+	return b.String()
+}
+
+// writeSeries writes the terms of the passage's series (or the rest's).
+func writeSeries(b *strings.Builder, best []ScoredMessage, passage bool) {
+	n := 0
+	for i := range best {
+		if (i == 0 || inPassage(&best[0], &best[i])) != passage {
+			continue
+		}
+		switch {
+		case n == 0:
+			b.WriteString(fmtFloat(best[i].Score))
+		case n < bestMessagesShown:
+			b.WriteString(" + " + fmtFloat(best[i].Score) + "/" + strconv.Itoa(1<<n))
+		case n == bestMessagesShown:
+			b.WriteString(" + …")
+		}
+		n++
+	}
 }
 
 // evidenceFactor is the session's own evidence, fused with its best

@@ -304,10 +304,24 @@ func TestBestMessagesFactor(t *testing.T) {
 			for i, m := range tt.msgs {
 				msgs[i].Score, msgs[i].Ordinal, msgs[i].Source = m.score, m.ordinal, m.source
 			}
-			if got := bestMessagesFactor(msgs).Value; math.Abs(got-tt.want) > 1e-12 {
+			if got := bestMessagesFactor(msgs, true).Value; math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("value %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestBestMessagesNote(t *testing.T) {
+	msgs := []ScoredMessage{{Score: 4}, {Score: 3}, {Score: 2}}
+	for i, o := range []int{10, 30, 12} {
+		msgs[i].Ordinal, msgs[i].Source = o, "a"
+	}
+	want := "3 messages: passage 4.00 + 2.00/2, 1 elsewhere × 0.25: 3.00"
+	if got := bestMessagesFactor(msgs, true).Note; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if got := bestMessagesFactor(msgs, false).Note; got != "" {
+		t.Errorf("note %q without notes, want none", got)
 	}
 }
 

@@ -512,8 +512,8 @@ func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 				t.Fatalf("accelerated, keeping one block: %v", err)
 			}
 			compareSessions(t, dropping.Sessions, want.Sessions)
-			// Without --explain the messages' factors have no notes, and
-			// nothing else changes.
+			// Without --explain the messages' factors and the best
+			// messages have no notes, and nothing else changes.
 			plain := req
 			plain.Explain = false
 			noNotes, err := Run(snap, plain)
@@ -579,11 +579,18 @@ func sessionIDs(ss []rank.Session) []string {
 // scores, factors, times, similar sessions, and every message with its
 // score and hits.
 // withoutMessageNotes is a copy of sessions whose messages' factors have
-// no notes but the fixed ones (type, proximity without two terms), as a
-// search without Request.Explain ranks them.
+// no notes but the fixed ones (type, proximity without two terms), and
+// whose best-messages factor has none, as a search without
+// Request.Explain ranks them.
 func withoutMessageNotes(sessions []rank.Session) []rank.Session {
 	out := slices.Clone(sessions)
 	for i := range out {
+		out[i].Factors = slices.Clone(out[i].Factors)
+		for k := range out[i].Factors {
+			if f := &out[i].Factors[k]; f.Name == "best messages" {
+				f.Note = "" // spelt out for --explain only, as the messages' notes
+			}
+		}
 		out[i].Messages = slices.Clone(out[i].Messages)
 		for j := range out[i].Messages {
 			m := &out[i].Messages[j]
