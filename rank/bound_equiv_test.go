@@ -191,7 +191,7 @@ func TestSessionBoundSumMatchesReference(t *testing.T) {
 		if n > 0 && iter%50 == 0 {
 			scores[r.IntN(n)] = []float64{math.Copysign(0, -1), math.Inf(1)}[r.IntN(2)]
 		}
-		got, want := weightedSum(largestAscending(slices.Clone(scores), sessionBoundTerms)), referenceSessionSum(scores)
+		got, want := weightedSum(largestAscending(slices.Clone(scores), sessionBoundTerms), boundWeights), referenceSessionSum(scores)
 		if math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("iteration %d: %d bounds %v: sum %v, reference %v", iter, n, scores, got, want)
 		}

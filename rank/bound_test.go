@@ -139,7 +139,17 @@ func checkBounds(t *testing.T, b *Bounder, q *Query, opt Options, msgs []Message
 	for _, m := range s.Messages {
 		scores[m.Ordinal] = m.Score
 	}
-	var sb SessionBound
+	var sb, linked SessionBound
+	prevOf, nextOf := make([]int32, len(msgs)), make([]int32, len(msgs))
+	for i := range msgs {
+		prevOf[i], nextOf[i] = -1, -1
+		if j, ok := byOrdinal[msgs[i].Ordinal-1]; ok {
+			prevOf[i] = int32(j)
+		}
+		if j, ok := byOrdinal[msgs[i].Ordinal+1]; ok {
+			nextOf[i] = int32(j)
+		}
+	}
 	for i := range msgs {
 		var prev, next []float64
 		if j, ok := byOrdinal[msgs[i].Ordinal-1]; ok {
@@ -158,9 +168,18 @@ func checkBounds(t *testing.T, b *Bounder, q *Query, opt Options, msgs []Message
 				loose, q.Terms, msgs[i].Text, msgs[i].Type, got, bound)
 		}
 		sb.Add(bound, msgs[i].Timestamp, &feats[i], InProject(msgs[i].Project, opt.CurrentProject), opt.InWindow(msgs[i].Timestamp))
+		linked.Add(bound, msgs[i].Timestamp, &feats[i], InProject(msgs[i].Project, opt.CurrentProject), opt.InWindow(msgs[i].Timestamp))
 	}
-	if bound := sb.Bound(b, opt); s.Score > bound*(1+1e-9)+1e-12 {
-		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v", loose, q.Terms, s.Score, bound)
+	unlinkedBound := sb.Bound(b, opt, nil, nil)
+	if s.Score > unlinkedBound*(1+1e-9)+1e-12 {
+		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v", loose, q.Terms, s.Score, unlinkedBound)
+	}
+	linkedBound := linked.Bound(b, opt, prevOf, nextOf)
+	if s.Score > linkedBound*(1+1e-9)+1e-12 {
+		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v with the messages linked", loose, q.Terms, s.Score, linkedBound)
+	}
+	if linkedBound > unlinkedBound*(1+1e-9) {
+		t.Fatalf("loose %d, terms %q: linked bound %v above the unlinked %v", loose, q.Terms, linkedBound, unlinkedBound)
 	}
 }
 

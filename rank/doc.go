@@ -47,13 +47,13 @@
 //	best messages × coverage × recency × project
 //
 // The best messages are combined passage first: the best message and the
-// matched messages within two rows of it in its transcript (a prompt, its
-// tool calls and the reply) as s1 + s2/2 + s3/4 + …, every other message
-// likewise at a quarter; never a sum or a count, so a session cannot climb
-// by repeating itself (its total is less than two and a third times its
-// best message), and a long session's scattered mentions of the words add
-// at most a third of its best message to it: a session is judged by its
-// best passage, not by how much of it mentions the query. Coverage rewards
+// matched messages right before and after it in its transcript (a prompt
+// and its reply) as s1 + s2/2 + s3/4, every other message as such a series
+// at a quarter; never a sum or a count, so a session cannot climb by
+// repeating itself (its total is less than two and a quarter times its best
+// message), and a long session's scattered mentions of the words add at
+// most half its best message to it: a session is judged by its best
+// passage, not by how much of it mentions the query. Coverage rewards
 // sessions that match more of the query's distinct words anywhere. Recency
 // is a tie-breaker (a factor between 0.9 and 1) so an old, better match
 // still wins, and the current project gets a boost larger than the whole

@@ -271,7 +271,7 @@ func TestRank_SessionFields(t *testing.T) {
 
 // TestBestMessagesFactor: the best passage adds with halving weights, the
 // messages elsewhere likewise at a quarter, so no number of messages adds
-// up to twice and a third the best one.
+// up to two and a quarter times the best one.
 func TestBestMessagesFactor(t *testing.T) {
 	type msg struct {
 		score   float64
@@ -284,13 +284,15 @@ func TestBestMessagesFactor(t *testing.T) {
 		want float64
 	}{
 		{"one", []msg{{4, 10, "a"}}, 4},
-		{"a passage halves", []msg{{4, 10, "a"}, {2, 11, "a"}, {1, 8, "a"}}, 4 + 2.0/2 + 1.0/4},
+		{"a passage halves", []msg{{4, 10, "a"}, {2, 11, "a"}, {1, 9, "a"}}, 4 + 2.0/2 + 1.0/4},
+		{"one deep on each side", []msg{{5, 10, "a"}, {4, 11, "a"}, {3, 9, "a"}, {2, 12, "a"}, {1, 8, "a"}}, 5 + 4.0/2 + 3.0/4 + (2+1.0/2)/4},
+		{"a row that did not match ends it", []msg{{4, 10, "a"}, {2, 12, "a"}}, 4 + 2.0/4},
 		{"elsewhere a quarter", []msg{{4, 10, "a"}, {2, 13, "a"}, {1, 7, "a"}}, 4 + (2+1.0/2)/4},
-		{"both", []msg{{4, 10, "a"}, {3, 30, "a"}, {2, 12, "a"}}, 4 + 2.0/2 + 3.0/4},
+		{"both", []msg{{4, 10, "a"}, {3, 30, "a"}, {2, 11, "a"}}, 4 + 2.0/2 + 3.0/4},
 		{"another transcript is elsewhere", []msg{{4, 10, "a"}, {2, 11, "b"}}, 4 + 2.0/4},
 		{"unknown places are elsewhere", []msg{{4, 0, "a"}, {2, 0, "a"}}, 4 + 2.0/4},
 		{"zeros add nothing", []msg{{3, 1, "a"}, {0, 2, "a"}, {0, 9, "a"}}, 3},
-		{"ten scattered stay under a third more", func() []msg {
+		{"ten scattered stay under half more", func() []msg {
 			var ms []msg
 			for i := range 10 {
 				ms = append(ms, msg{1, 1 + 10*i, "a"})
@@ -313,7 +315,7 @@ func TestBestMessagesFactor(t *testing.T) {
 
 func TestBestMessagesNote(t *testing.T) {
 	msgs := []ScoredMessage{{Score: 4}, {Score: 3}, {Score: 2}}
-	for i, o := range []int{10, 30, 12} {
+	for i, o := range []int{10, 30, 11} {
 		msgs[i].Ordinal, msgs[i].Source = o, "a"
 	}
 	want := "3 messages: passage 4.00 + 2.00/2, 1 elsewhere × 0.25: 3.00"
