@@ -2,11 +2,13 @@ package evalcorpus
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/recall-dev/recall/rank"
@@ -24,7 +26,8 @@ import (
 // between two people asked about in the words of a reading-comprehension
 // benchmark, and two sessions a day apart that hold the same pasted
 // brief but do other work (each must be found, and both listed when both
-// answer). Each query names its class and the sessions that answer it.
+// answer). Each query names its class and the sessions that answer it,
+// or the one message that does (HardQuery.Answer).
 // A query the CLI refuses (an error) counts as a miss, and is listed.
 
 // HardQuery is one line of hard-queries.tsv.
@@ -36,6 +39,13 @@ type HardQuery struct {
 	// shown; the rank is then that of the last of them, counting only
 	// the other sessions above it (allTargets).
 	All bool
+	// Answer, when set, is part of the text of the message that answers,
+	// in the one session of Targets (written session:text): the query
+	// is then judged inside that session, by where the message ranks
+	// among its matched messages, best first, as the CLI and the MCP
+	// tools list them (the MCP tools show search.AgentMessages). A
+	// session not shown at all is a miss.
+	Answer string
 }
 
 // ReadHardQueries reads a hard-queries.tsv file: class, query, flags (as
@@ -50,9 +60,7 @@ func ReadHardQueries(path string) ([]HardQuery, error) {
 	return ParseHardQueries(f, path)
 }
 
-// ParseHardQueries reads hard queries from r (name is for errors). The
-// answering sessions are comma-separated when any of them first is a
-// hit, joined with "+" when all of them must be listed.
+// ParseHardQueries reads hard queries from r (name is for errors).
 func ParseHardQueries(r io.Reader, name string) ([]HardQuery, error) {
 	var out []HardQuery
 	sc := bufio.NewScanner(r)
@@ -84,11 +92,18 @@ func ParseHardQueries(r io.Reader, name string) ([]HardQuery, error) {
 		}
 		for _, t := range strings.Split(fields[3], sep) {
 			if t = strings.TrimSpace(t); t != "" {
+				t, answer, _ := strings.Cut(t, ":")
 				q.Targets = append(q.Targets, t)
+				if answer != "" {
+					q.Answer = answer
+				}
 			}
 		}
 		if len(q.Targets) == 0 {
 			return nil, fmt.Errorf("%s:%d: no answering session", name, n)
+		}
+		if q.Answer != "" && len(q.Targets) > 1 {
+			return nil, fmt.Errorf("%s:%d: an answering message (session:text) needs its session alone", name, n)
 		}
 		out = append(out, q)
 	}
@@ -166,19 +181,26 @@ func EvaluateHard(workDir string, cfg Config, scripts []Script, queries []HardQu
 			rep.Outcomes = append(rep.Outcomes, o)
 			continue
 		}
+		o.TermIndex = res.Stats.TermIndex
+		all := 0
+		cparams := params
+		cparams.NoRecallCutoff, cparams.Limit = true, &all
+		classic, err := runParams(snap, cparams)
+		if err != nil {
+			return nil, fmt.Errorf("hard queries line %d: the classic order: %w", q.Line, err)
+		}
+		if q.Answer != "" {
+			o.Rank, o.Above = lineRank(res.Sessions, targets[0], q.Answer)
+			o.ClassicRank = classicLineRank(classic.Sessions, targets[0], q.Answer)
+			rep.Outcomes = append(rep.Outcomes, o)
+			continue
+		}
 		rankOf := firstTarget
 		if q.All {
 			rankOf = allTargets
 		}
 		o.Rank = rankOf(res.Sessions, targets)
-		o.TermIndex = res.Stats.TermIndex
 		o.Above = aboveAnswer(res.Sessions, targets, q.All, names)
-		all := 0
-		params.NoRecallCutoff, params.Limit = true, &all
-		classic, err := runParams(snap, params)
-		if err != nil {
-			return nil, fmt.Errorf("hard queries line %d: the classic order: %w", q.Line, err)
-		}
 		o.ClassicRank = rankOf(classicOrder(classic.Sessions), targets)
 		rep.Outcomes = append(rep.Outcomes, o)
 	}
@@ -222,6 +244,62 @@ func aboveAnswer(ranked []rank.Session, targets []string, all bool, names map[st
 		out = append(out, names[s.ID])
 	}
 	return out
+}
+
+// lineRank is where the first message holding line ranks among the
+// matched messages of session id (1-based, best first), 0 when the
+// session is not shown or the message did not match; above begins the
+// messages ranked above it.
+func lineRank(shown []rank.Session, id, line string) (place int, above []string) {
+	for _, s := range shown {
+		if s.ID != id {
+			continue
+		}
+		for i, m := range s.Messages {
+			if strings.Contains(m.Text, line) {
+				return i + 1, above
+			}
+			if len(above) < maxAbove {
+				above = append(above, m.Type+" "+strconv.Quote(firstWords(m.Text, lineWords)))
+			}
+		}
+		return 0, above
+	}
+	return 0, nil
+}
+
+// classicLineRank is where the message holding line comes among the
+// matched messages of session id in transcript order, as the classic
+// tool printed them.
+func classicLineRank(sessions []rank.Session, id, line string) int {
+	for _, s := range sessions {
+		if s.ID != id {
+			continue
+		}
+		msgs := slices.Clone(s.Messages)
+		slices.SortStableFunc(msgs, func(a, b rank.ScoredMessage) int {
+			return cmp.Or(a.Timestamp.Compare(b.Timestamp), cmp.Compare(a.Line, b.Line))
+		})
+		for i, m := range msgs {
+			if strings.Contains(m.Text, line) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+// lineWords is how many words of a message ranked above an answering
+// one the misses show.
+const lineWords = 6
+
+// firstWords returns the first n words of text, and "…" when it has more.
+func firstWords(text string, n int) string {
+	words := strings.Fields(text)
+	if len(words) <= n {
+		return strings.Join(words, " ")
+	}
+	return strings.Join(words[:n], " ") + " …"
 }
 
 // runParams runs a search as the CLI does: the request from params, then
@@ -274,7 +352,8 @@ func (r *HardReport) Format() string {
 	fmt.Fprintf(&b, "# corpus: %d hand-written sessions (hard.txt) in %d projects among %d sessions in all (seed %d); %d queries; now %s\n",
 		r.Scripts, r.Projects, r.Sessions, r.Config.Seed, len(r.Outcomes), r.Config.Now.Format("2006-01-02T15:04:05Z07:00"))
 	b.WriteString("# classic: the same matches ordered as the classic tool did (most matches first, newer first), no recall cutoff.\n")
-	b.WriteString("# errors: queries the CLI refused (exit 2); they count as misses.\n\n")
+	b.WriteString("# errors: queries the CLI refused (exit 2); they count as misses.\n")
+	b.WriteString("# A query naming its answering message (session:text) ranks that message among its session's, best first; its session not shown is a miss.\n\n")
 	fmt.Fprintf(&b, "%-14s %4s %7s %7s %7s %6s   %-23s\n", "class", "n", "hit@1", "hit@5", "MRR", "errors", "classic hit@1 hit@5 MRR")
 	for _, class := range append([]string{""}, r.Classes()...) {
 		m, c := r.Metrics(class), r.ClassicMetrics(class)
@@ -303,7 +382,11 @@ func (r *HardReport) Format() string {
 		if o.Query.All {
 			sep = "+"
 		}
-		fmt.Fprintf(&b, "%4s  %-12s  %s -> %s | %s\n", rank, o.Query.Kind, o.Query.display(), strings.Join(o.Query.Targets, sep), above)
+		targets := strings.Join(o.Query.Targets, sep)
+		if o.Query.Answer != "" {
+			targets += ":" + o.Query.Answer
+		}
+		fmt.Fprintf(&b, "%4s  %-12s  %s -> %s | %s\n", rank, o.Query.Kind, o.Query.display(), targets, above)
 	}
 	return b.String()
 }

@@ -91,23 +91,68 @@ const (
 	nonWordRegexClass = `[^\p{L}\p{N}_]`
 )
 
+// bound is what must surround a literal's match.
+type bound uint8
+
+const (
+	anyBound  bound = iota // nothing: a substring anywhere, as rg -i finds it
+	wordBound              // --word: the ends of a word (atWordBoundaries)
+	// partBound: the ends of a word or of a part of one between
+	// underscores (atPartBoundaries): a short query word ("id") is a
+	// word of its own, found in "the id", "user_id" and "id_rsa" but not
+	// inside "Guide" or "mid-air".
+	partBound
+)
+
+// holds reports whether the match text[start:end] has the bound.
+func (b bound) holds(text []byte, start, end int) bool {
+	switch b {
+	case wordBound:
+		return atWordBoundaries(text, start, end)
+	case partBound:
+		return atPartBoundaries(text, start, end)
+	}
+	return true
+}
+
 // atWordBoundaries reports whether text[start:end] is a whole word: the
 // character before it and the one after it are not word characters (or
 // do not exist). Invalid UTF-8 counts as a non-word character.
 func atWordBoundaries(text []byte, start, end int) bool {
-	if start > 0 {
-		r, _ := utf8.DecodeLastRune(text[:start])
-		if textrules.IsWordRune(r) {
-			return false
-		}
+	return (start == 0 || !textrules.IsWordRune(lastRune(text[:start]))) &&
+		(end == len(text) || !textrules.IsWordRune(firstRune(text[end:])))
+}
+
+// atPartBoundaries reports whether text[start:end] is a whole word or a
+// whole part of one: the character before it and the one after it are
+// each an underscore or not a word character (or do not exist). An
+// identifier's words are separated by underscores, which are word
+// characters: "user_id" holds the word "id". Letters in a camelCase
+// identifier ("userId") are not told apart: the term index, which
+// folds case, could not tell them apart either.
+func atPartBoundaries(text []byte, start, end int) bool {
+	return (start == 0 || !isPartRune(lastRune(text[:start]))) &&
+		(end == len(text) || !isPartRune(firstRune(text[end:])))
+}
+
+// isPartRune reports whether r continues a part of a word: a word
+// character other than the underscore.
+func isPartRune(r rune) bool { return r != '_' && textrules.IsWordRune(r) }
+
+func lastRune(b []byte) rune {
+	if c := b[len(b)-1]; c < utf8.RuneSelf {
+		return rune(c)
 	}
-	if end < len(text) {
-		r, _ := utf8.DecodeRune(text[end:])
-		if textrules.IsWordRune(r) {
-			return false
-		}
+	r, _ := utf8.DecodeLastRune(b)
+	return r
+}
+
+func firstRune(b []byte) rune {
+	if c := b[0]; c < utf8.RuneSelf {
+		return rune(c)
 	}
-	return true
+	r, _ := utf8.DecodeRune(b)
+	return r
 }
 
 // decodeRune is utf8.DecodeRune with the ASCII case inlined: the verify

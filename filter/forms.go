@@ -340,7 +340,7 @@ func nextLiteral(lit *literal, text []byte, from int) int {
 	var sp Span
 	var ok bool
 	if lit.fixed != nil && !lit.specials.in(text[from:]) {
-		sp, ok = lit.fixed.find(text, from, false)
+		sp, ok = lit.fixed.find(text, from, anyBound)
 	} else {
 		sp, ok = lit.findGeneral(text, from)
 	}
@@ -411,7 +411,8 @@ func wordAround(text []byte, at int) (start, end int) {
 // channel of a whole-word hit of a term with channels that is not an
 // exact match, else, for a plain word, FormInside for a hit starting
 // inside a word (or shorter than MinPrefixRunes and ending inside one)
-// and FormWord for one starting a word. Every hit of a phrase, wildcard
+// and FormWord for one starting a word; a short word's hits are words
+// or parts of one (Shape.Parts), all FormWord. Every hit of a phrase, wildcard
 // or regex is FormWord: the user spelt out what to find.
 func (t *Term) HitForm(text string, start, end int) Form {
 	if start < 0 || end > len(text) || start > end || !t.shape.Exact {
@@ -423,6 +424,9 @@ func (t *Term) HitForm(text string, start, end int) Form {
 				return m.Form
 			}
 		}
+	}
+	if t.shape.Parts {
+		return FormWord // a word of its own, or a part of one (Shape.Parts)
 	}
 	if startsInsideWordString(text, start) || endsInsideWordString(text, end) && utf8.RuneCountInString(text[start:end]) < MinPrefixRunes {
 		return FormInside

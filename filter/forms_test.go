@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -39,10 +40,13 @@ func TestChannelMatches(t *testing.T) {
 		{"cafe", "the café and the cafeteria", []string{"café accents folded", "cafe exact"}},
 		{"lock", "a deadlock and a lock", []string{"lock inside a word", "lock exact"}},
 		{"pets", "her pet dog and two pets", []string{"pet word form", "pets exact"}},
-		{"die", "the plant was dying", nil},                                 // Porter2 exceptional forms do not start with their stem
-		{"go", "we go to Google", []string{"go exact", "Go inside a word"}}, // too short to start "Google"
+		{"die", "the plant was dying", nil},                                                          // Porter2 exceptional forms do not start with their stem
+		{"go", "we go to Google", []string{"go exact"}},                                              // a short word is a word of its own
+		{"id", "the user_id, an id_rsa, a Guide, mid-air, userId", []string{"id exact", "id exact"}}, // parts between underscores count
 		{"v2", "the v2 api", []string{"v2 exact"}},
-		{"tokenizer", "tokens, a token and the tokenizer", []string{"tokenizer exact"}}, // a derivation, not an inflection
+		{"1", "version 1 of 10, 3.1, 1x", []string{"1 exact", "1 exact"}},
+		{"log", "the changelog and the log", []string{"log inside a word", "log exact"}}, // three letters stay substrings
+		{"tokenizer", "tokens, a token and the tokenizer", []string{"tokenizer exact"}},  // a derivation, not an inflection
 		{"tokens", "the tokenizer tokenized a token", []string{"token word form"}},
 	}
 	for _, tt := range tests {
@@ -226,4 +230,53 @@ func TestChannelsAgreeConcurrently(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestIsShortWord(t *testing.T) {
+	for _, tt := range []struct {
+		word string
+		want bool
+	}{
+		{"id", true}, {"Go", true}, {"1", true}, {"42", true}, {"v2", true}, {"já", true}, {"он", true},
+		{"log", false}, {"", false}, {"a_", false}, {"_", false}, {".h", false}, {"c#", false},
+		{"日本", false}, {"세션", false}, // scripts that do not put spaces between words
+	} {
+		if got := IsShortWord(tt.word); got != tt.want {
+			t.Errorf("IsShortWord(%q) = %v, want %v", tt.word, got, tt.want)
+		}
+	}
+}
+
+// TestShortWordPartsAgreeWithTokens holds the term index's count of a
+// short word's hits in a token (PartsIn) to the hits a scan of the text
+// finds, token by token, as the accelerated search and the full scan
+// must agree.
+func TestShortWordPartsAgreeWithTokens(t *testing.T) {
+	for _, tt := range []struct {
+		word, token string
+		want        int
+	}{
+		{"id", "id", 1},
+		{"id", "user_id", 1},
+		{"id", "id_user_id", 2},
+		{"id", "id__id", 2},
+		{"id", "_id_", 1},
+		{"id", "guide", 0},
+		{"id", "idid", 0},
+		{"id", "userid", 0},
+		{"id", "ids", 0},
+		{"1", "1_10_1", 2},
+		{"aa", "aaa_aa", 1},
+		{"aa", "aa_aaa", 1},
+	} {
+		term := positional(t, tt.word)
+		tok := bytes.ToUpper([]byte(tt.token))
+		run := strings.ToUpper(tt.word)
+		if got := PartsIn(tok, run); got != tt.want {
+			t.Errorf("PartsIn(%q, %q) = %d, want %d", tok, run, got, tt.want)
+		}
+		if got := len(term.FindAll([]byte(tt.token), nil)); got != tt.want {
+			t.Errorf("%q in %q: %d hits, want %d", tt.word, tt.token, got, tt.want)
+		}
+	}
 }

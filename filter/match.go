@@ -309,7 +309,7 @@ func isASCIILetter(b byte) bool { return 'a' <= b|0x20 && b|0x20 <= 'z' }
 // (pairsFirst), or the candidates in this text come thicker than one per
 // pairScanSpacing bytes, the pair scan takes over: IndexByte's cost per
 // call then outweighs its speed per byte.
-func (f *fixedNeedle) find(text []byte, from int, word bool) (Span, bool) {
+func (f *fixedNeedle) find(text []byte, from int, word bound) (Span, bool) {
 	n := len(f.lower)
 	last := len(text) - n // the last start a match can have
 	if last < from {
@@ -344,17 +344,17 @@ const (
 )
 
 // verify reports whether the needle matches text at start.
-func (f *fixedNeedle) verify(text []byte, start int, word bool) bool {
+func (f *fixedNeedle) verify(text []byte, start int, word bound) bool {
 	n := len(f.lower)
 	return equalMasked(text[start:start+n], f.lower, f.mask) &&
-		(!word || atWordBoundaries(text, start, start+n))
+		word.holds(text, start, start+n)
 }
 
 // findPairs returns the leftmost match starting at or after from, testing
 // eight starts at a time for the needle's two rarest bytes (SWAR: one
 // 64-bit word holds eight text bytes, masked and compared as in
 // equalMasked, and zeroBytes marks the bytes that agree).
-func (f *fixedNeedle) findPairs(text []byte, from int, word bool) (Span, bool) {
+func (f *fixedNeedle) findPairs(text []byte, from int, word bound) (Span, bool) {
 	const ones = 0x0101010101010101
 	n := len(f.lower)
 	o1, o2 := f.offset, f.second
@@ -412,7 +412,7 @@ func equalMasked(text, lower, mask []byte) bool {
 // literal is a compiled plain word or phrase.
 type literal struct {
 	units []unit
-	word  bool // --word: matches must be whole words
+	word  bound // what must surround a match: nothing, or the ends of a word (--word) or of a part of one
 	// anchor is the general path's scan byte; hasAnchor is false only for
 	// needles made of wildcards and U+FFFD, which fall back to trying
 	// every position.
@@ -429,7 +429,10 @@ type literal struct {
 // is set. The needle must be valid UTF-8 and hold a non-wildcard rune.
 func compileLiteral(needle string, wildcards bool, opt MatchOptions) *literal {
 	fold := !opt.CaseSensitive
-	l := &literal{word: opt.Word}
+	l := &literal{}
+	if opt.Word {
+		l.word = wordBound
+	}
 	fixedOK := !wildcards || !containsByte(needle, '_')
 	for _, r := range needle {
 		switch {
@@ -524,7 +527,7 @@ func (l *literal) findGeneral(text []byte, from int) (Span, bool) {
 		if !ok || start < from {
 			continue
 		}
-		if l.word && !atWordBoundaries(text, start, end) {
+		if !l.word.holds(text, start, end) {
 			continue
 		}
 		return Span{start, end}, true
@@ -536,7 +539,7 @@ func (l *literal) findGeneral(text []byte, from int) (Span, bool) {
 // without a byte to scan for.
 func (l *literal) findEverywhere(text []byte, from int) (Span, bool) {
 	for at := from; at < len(text); {
-		if end, ok := matchForward(text, at, l.units); ok && (!l.word || atWordBoundaries(text, at, end)) {
+		if end, ok := matchForward(text, at, l.units); ok && l.word.holds(text, at, end) {
 			return Span{at, end}, true
 		}
 		_, w := decodeRune(text[at:])

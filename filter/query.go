@@ -29,6 +29,12 @@ package filter
 // and stop words (stopWords) are dropped as long as another positional
 // term remains. Words given to --require and --exclude are used as typed.
 //
+// Short words. A positional word of one or two letters or digits
+// (IsShortWord: "id", "go", "ui", "42") matches only as a word of its
+// own or a part of one between underscores ("the id", "user_id"), never
+// inside a longer word ("Guide", "ago", "10"): that many letters occur
+// inside other words by chance.
+//
 // Phrases. A double-quoted group is one term, spaces included and `_`
 // literal (a phrase is how to search for an underscore or for
 // punctuation). Its case is folded like a word's. An empty or all-space
@@ -50,8 +56,9 @@ package filter
 // --exclude words never have them.
 //
 // Time. Words that name a time relative to now ("last week",
-// "yesterday", "3 days ago"; when.go) stay search words, and also set
-// Query.When, which ranking uses to prefer sessions from then.
+// "yesterday", "3 days ago") or a calendar date ("March 3", "2026-03-03",
+// "in July 2025"; when.go) stay search words, and also set Query.When,
+// which ranking uses to prefer sessions from then.
 //
 // Regexes. With --regex each whitespace-separated word is an RE2 pattern
 // (quotes are not special: write \s or \x20 for a space); nothing is

@@ -39,6 +39,7 @@ func TestParseQueryString(t *testing.T) {
 		{"only punctuation searched as typed", []string{"?!"}, nil, nil, folded, "(or ?!)"},
 		{"time named", []string{"what did we decide last week about the cache?"}, nil, nil, folded, "(or decide last week cache) (when last week)"},
 		{"time ago", []string{"the flaky test from 3 days ago"}, nil, nil, folded, "(or flaky test 3 days ago) (when 3 days ago)"},
+		{"date named", []string{"what did we deploy on March 3?"}, nil, nil, folded, "(or deploy March 3) (when march 3)"},
 		{"trailing dot stripped", []string{"edit main.go."}, nil, nil, folded, "(or edit main.go)"},
 		{"leading dot of a name kept", []string{"(.env) .gitignore"}, nil, nil, folded, "(or .env .gitignore)"},
 		{"ellipsis stripped", []string{"...and then"}, nil, nil, folded, "(or and then)"},

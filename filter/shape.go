@@ -32,6 +32,11 @@ type Shape struct {
 	Pieces [][]Piece
 	// Whole is --word: an exact run must be a whole token.
 	Whole bool
+	// Parts: an exact run must be a whole token or a whole part of one
+	// between underscores (USER_ID holds ID once, GUIDE not at all),
+	// every such occurrence a hit starting a word (FormWord). A short
+	// positional word (IsShortWord).
+	Parts bool
 	// Anchored: every match starts inside a token holding the first run of
 	// its alternative, so a match starts in code only where such a token
 	// is in code.

@@ -2,6 +2,7 @@ package filter
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
@@ -96,6 +97,14 @@ func compileTermWith(text string, kind termKind, opt MatchOptions, withForms boo
 		key:     literalKey(text, wildcards, opt),
 		lit:     compileLiteral(text, wildcards, opt),
 	}, literalShape(text, wildcards, opt))
+	if withForms && kind == wordTerm && t.shape.Exact && !opt.Word && IsShortWord(text) {
+		// Matched as a word of its own, with no channels: its accent
+		// and word forms would be substrings too (no stem is that short).
+		t.lit.word = partBound
+		t.key = "p" + t.key // not the same texts as the substring
+		t.shape.Parts = true
+		return t, nil
+	}
 	if withForms && kind == wordTerm && t.shape.Exact && !opt.Word && !strings.Contains(text, "_") {
 		if t.forms = newForms(text); t.forms != nil {
 			t.key = "f" + t.key // not the same texts as the exact word
@@ -103,6 +112,39 @@ func compileTermWith(text string, kind termKind, opt MatchOptions, withForms boo
 		}
 	}
 	return t, nil
+}
+
+// MaxShortWordRunes is the longest query word that matches only as a
+// word of its own (partBound). One or two letters or digits occur inside
+// most longer words by chance: "id" in "Guide", "go" in "ago", "1" in
+// "10", "pr" in "express"; a hit there says nothing about the word, yet
+// counted (even at FormInside's weight) it filled results with
+// unrelated sessions. Three letters already spell words people search
+// for inside others ("log" in "changelog", "api" in "apikey"), and
+// stay substrings.
+const MaxShortWordRunes = 2
+
+// IsShortWord reports whether a positional word is short enough to
+// match only as a word of its own: at most MaxShortWordRunes letters or
+// digits of a script that separates words by spaces (Latin, Greek,
+// Cyrillic). Chinese or Japanese run words together, and a Korean word
+// carries its particles ("세션을"): a short word of theirs stays a
+// substring.
+func IsShortWord(text string) bool {
+	n := 0
+	for _, r := range text {
+		if n++; n > MaxShortWordRunes || !isSpacedWordRune(r) {
+			return false
+		}
+	}
+	return n > 0
+}
+
+func isSpacedWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9'
+	}
+	return (unicode.IsLetter(r) || unicode.IsDigit(r)) && unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic)
 }
 
 // literalKey identifies what a literal matches: 'l', then one tagged

@@ -90,6 +90,26 @@ func (p Piece) holds(tok []byte) bool {
 	return true
 }
 
+// PartsIn counts the occurrences of run in tok, a folded token, that
+// are the whole token or a whole part of it between underscores
+// (Shape.Parts): "ID" twice in "ID_USER_ID", never in "GUIDE".
+func PartsIn(tok []byte, run string) int {
+	n := 0
+	for at := 0; ; {
+		i := bytes.Index(tok[at:], []byte(run))
+		if i < 0 {
+			return n
+		}
+		start, end := at+i, at+i+len(run)
+		if (start == 0 || tok[start-1] == '_') && (end == len(tok) || tok[end] == '_') {
+			n++
+			at = end
+		} else {
+			at = start + 1
+		}
+	}
+}
+
 // glue is what a shape walk knows of the character a match read last.
 type glue uint8
 

@@ -6,12 +6,62 @@ import (
 	"time"
 )
 
-// TimeWindow is a span of ages back from the search's clock: a session
-// whose matches fall between Near and Far ago is from the time the
-// question names.
+// TimeWindow is the time a question names: a span of ages back from the
+// search's clock ("last week": Near and Far ago), or a calendar date
+// ("on March 3", "2026-02-16", "in July 2025": Date). A session whose
+// matches fall in it is from then.
 type TimeWindow struct {
 	Near, Far time.Duration
-	Phrase    string // the words that named it, for --explain
+	// Date, when its Month is set, is the calendar date named instead of
+	// Near and Far.
+	Date   CalendarDate
+	Phrase string // the words that named it, for --explain
+}
+
+// CalendarDate is a day (Day 1 to 31) or a whole month (Day 0) of Year,
+// or, when Year is 0, of the latest year in which it has begun by the
+// time of the search ("March 3" said on March 10 is this year's, said
+// on March 1 last year's).
+type CalendarDate struct{ Year, Month, Day int }
+
+// dateSlack widens a calendar date by a quarter of a day on each side,
+// for work late in the evening that ran past midnight and a session
+// begun just before it. Time zones need none: the date is read in the
+// search clock's location, and messages keep absolute times.
+const dateSlack = day / 4
+
+// Span returns the first and last time a message from w can have, seen
+// from now (whose location is the calendar's).
+func (w *TimeWindow) Span(now time.Time) (from, to time.Time) {
+	if w.Date.Month == 0 {
+		return now.Add(-w.Far), now.Add(-w.Near)
+	}
+	start, end := w.Date.span(now)
+	return start.Add(-dateSlack), end.Add(dateSlack)
+}
+
+// span is the date's own first instant and the instant after it, in
+// now's location.
+func (d CalendarDate) span(now time.Time) (start, end time.Time) {
+	year := d.Year
+	if year == 0 {
+		// The latest year in which the date exists and has begun: at most
+		// eight back, for February 29.
+		year = now.Year()
+		for i := 0; i < 8 && (d.begin(year, now.Location()).After(now) || !d.in(year)); i++ {
+			year--
+		}
+	}
+	start = d.begin(year, now.Location())
+	if d.Day == 0 {
+		return start, start.AddDate(0, 1, 0)
+	}
+	return start, start.AddDate(0, 0, 1)
+}
+
+// begin is the date's first instant in year.
+func (d CalendarDate) begin(year int, loc *time.Location) time.Time {
+	return time.Date(year, time.Month(d.Month), max(d.Day, 1), 0, 0, 0, 0, loc)
 }
 
 // Contains reports whether a message at t, seen from now, falls in w.
@@ -19,8 +69,8 @@ func (w *TimeWindow) Contains(t, now time.Time) bool {
 	if w == nil || t.IsZero() || now.IsZero() {
 		return false
 	}
-	age := now.Sub(t)
-	return age >= w.Near && age <= w.Far
+	from, to := w.Span(now)
+	return !t.Before(from) && !t.After(to)
 }
 
 const day = 24 * time.Hour
@@ -63,7 +113,7 @@ var smallNumbers = map[string]int{
 }
 
 // findTimeWindow finds the first phrase of the positional words that names
-// a time relative to now, or returns nil.
+// a time, relative to now or a calendar date, or returns nil.
 func findTimeWindow(tokens []token) *TimeWindow {
 	var words []string
 	for _, t := range tokens {
@@ -80,6 +130,9 @@ func findTimeWindow(tokens []token) *TimeWindow {
 			}
 		}
 		if w := agoWindow(words, i); w != nil {
+			return w
+		}
+		if w := dateWindow(words, i); w != nil {
 			return w
 		}
 	}
@@ -122,4 +175,139 @@ func agoWindow(words []string, i int) *TimeWindow {
 	}
 	age := time.Duration(n) * unit
 	return &TimeWindow{Near: age / 2, Far: age + age/2 + day, Phrase: strings.Join(words[i:j+2], " ")}
+}
+
+// months read month names, in full and abbreviated.
+var months = map[string]int{
+	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+	"august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
+	"sept": 9, "oct": 10, "nov": 11, "dec": 12,
+}
+
+// monthOnlyAfter are the words after which a month name alone names a
+// month ("in May", "during July"), where without them it may be a word
+// of its own ("may", "mar").
+var monthOnlyAfter = map[string]bool{"in": true, "during": true}
+
+// dateWindow reads a calendar date at i: 2026-03-03 or 2026-03, "3 March
+// 2026", "3rd of March", "March 3, 2026", "March 3rd", "March 2026", and
+// a month alone after "in" or "during".
+func dateWindow(words []string, i int) *TimeWindow {
+	at := func(j int) string {
+		if j < len(words) {
+			return words[j]
+		}
+		return ""
+	}
+	found := func(d CalendarDate, n int) *TimeWindow {
+		return &TimeWindow{Date: d, Phrase: strings.Join(words[i:i+n], " ")}
+	}
+	if d, ok := isoDate(at(i)); ok {
+		return found(d, 1)
+	}
+	if day, ok := dayOfMonth(at(i)); ok {
+		j := i + 1
+		if at(j) == "of" {
+			j++
+		}
+		if month, ok := months[at(j)]; ok {
+			d, n := withYear(CalendarDate{Month: month, Day: day}, at(j+1))
+			if d.valid() {
+				return found(d, j-i+1+n)
+			}
+		}
+	}
+	month, ok := months[at(i)]
+	if !ok {
+		return nil
+	}
+	if day, ok := dayOfMonth(at(i + 1)); ok {
+		d, n := withYear(CalendarDate{Month: month, Day: day}, at(i+2))
+		if d.valid() {
+			return found(d, 2+n)
+		}
+	}
+	if year, ok := yearOf(at(i + 1)); ok {
+		return found(CalendarDate{Year: year, Month: month}, 2)
+	}
+	if i > 0 && monthOnlyAfter[words[i-1]] {
+		return found(CalendarDate{Month: month}, 1)
+	}
+	return nil
+}
+
+// withYear sets d's year from next when it is one, and says how many
+// words that took.
+func withYear(d CalendarDate, next string) (CalendarDate, int) {
+	if year, ok := yearOf(next); ok {
+		d.Year = year
+		return d, 1
+	}
+	return d, 0
+}
+
+// isoDate reads 2026-03-03 (a day) or 2026-03 (a month).
+func isoDate(w string) (CalendarDate, bool) {
+	parts := strings.Split(w, "-")
+	if len(parts) < 2 || len(parts) > 3 || len(parts[0]) != 4 || len(parts[1]) != 2 {
+		return CalendarDate{}, false
+	}
+	year, ok := yearOf(parts[0])
+	month, err := strconv.Atoi(parts[1])
+	if !ok || err != nil || month < 1 || month > 12 {
+		return CalendarDate{}, false
+	}
+	d := CalendarDate{Year: year, Month: month}
+	if len(parts) == 3 {
+		if len(parts[2]) != 2 {
+			return CalendarDate{}, false
+		}
+		if d.Day, err = strconv.Atoi(parts[2]); err != nil || !d.valid() {
+			return CalendarDate{}, false
+		}
+	}
+	return d, true
+}
+
+// dayOfMonth reads 3, 03, 3rd or 23rd.
+func dayOfMonth(w string) (int, bool) {
+	for _, suffix := range []string{"st", "nd", "rd", "th"} {
+		if n, ok := strings.CutSuffix(w, suffix); ok {
+			w = n
+			break
+		}
+	}
+	if len(w) == 0 || len(w) > 2 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(w)
+	return n, err == nil && n >= 1 && n <= 31
+}
+
+// yearOf reads a four-digit year of the era recall's transcripts can
+// be from.
+func yearOf(w string) (int, bool) {
+	if len(w) != 4 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(w)
+	return n, err == nil && n >= 1970 && n <= 2199
+}
+
+// valid reports whether d's day exists in its month (in some year, when
+// the year is not known: 2000 was a leap year).
+func (d CalendarDate) valid() bool {
+	if d.Year == 0 {
+		return d.in(2000)
+	}
+	return d.in(d.Year)
+}
+
+// in reports whether d's month and day exist in year.
+func (d CalendarDate) in(year int) bool {
+	if d.Month < 1 || d.Month > 12 || d.Day < 0 {
+		return false
+	}
+	return d.Day <= time.Date(year, time.Month(d.Month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }

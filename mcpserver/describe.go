@@ -10,12 +10,12 @@ Recall before guessing when the user refers to earlier work ("like last time", "
 const searchDescription = `Search the user's past Claude Code sessions, grep-style, and rank whole sessions by how well they match. Returns the best sessions (5 by default), each with its best matching messages (3): type, time, a snippet and its evidence (transcript:line), which the show tool opens. The session you are in is never shown.
 
 Query syntax:
-- query "jwt refresh token": the words are OR'ed; sessions matching more of them, closer together, rank higher. Matching is case-insensitive substring (error finds errors and IOError), and each word also finds its English word forms (translated finds Translate) and its spelling with or without accents (cestiny finds češtiny), which weigh less than exact hits.
+- query "jwt refresh token": the words are OR'ed; sessions matching more of them, closer together, rank higher. Matching is case-insensitive substring (error finds errors and IOError), except that a word of one or two letters or digits matches only as a word (id finds "the id" and user_id, not Guide), and each word also finds its English word forms (translated finds Translate) and its spelling with or without accents (cestiny finds češtiny), which weigh less than exact hits.
 - "\"connection reset by peer\"" inside query: an exact phrase.
 - _ matches any one character: v1_2 finds v1.2, v1-2 and v1_2.
 - require "implement": every one of these words must also match (per message, or per session with scope "session").
 - exclude "test": leave out messages (or with scope "session", sessions) that contain any of these words.
-- A natural-language question works as a query: stop words and punctuation are dropped, a stray double quote is a plain character, and words like "last week" also favour sessions from then.
+- A natural-language question works as a query: stop words and punctuation are dropped, a stray double quote is a plain character, and words like "last week" or a date ("on March 3", "2026-03-03", "in July 2025") also favour sessions from then.
 - project ".", since "30d", until "2026-01-31" narrow the search.
 
 Start broad with two or three likely words, then narrow with require and exclude rather than stacking many OR'ed words. No match is not an error: try other words.`

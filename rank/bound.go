@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -52,7 +53,13 @@ func (b *Bounder) Contributions(f *Features, dst []float64) []float64 {
 	if f.Ack {
 		return dst
 	}
-	ratio := lengthRatio(f.Type, f.Len, b.q)
+	// More of the query held shortens an answer's ratio (lengthRatio):
+	// units at least the hits' weights give a ratio at most the message's.
+	held := 0
+	for _, u := range f.Units {
+		held += min(u, unitsPerHit)
+	}
+	ratio := lengthRatio(f.Type, f.Len, b.q, float64(held)/unitsPerHit)
 	for t, u := range f.Units {
 		if u > 0 && t < len(dst) {
 			dst[t] = b.idf[t] * saturatedTermFreq(float64(u)/unitsPerHit, ratio)
@@ -169,7 +176,7 @@ func (b *Bounder) singleTermCodeBound(f *Features, t int, own, ctx []float64, re
 	if f.Type == typeTool {
 		least *= toolProseWeight
 	}
-	ratio := lengthRatio(f.Type, f.Len, b.q)
+	ratio := lengthRatio(f.Type, f.Len, b.q, 1) // one term holds every hit
 	best := 0.0
 	for h := 1; h <= hits; h++ {
 		c := float64(min(code, h))
@@ -232,9 +239,14 @@ func (s *SessionBound) Add(bound float64, t time.Time, f *Features, inCurrentPro
 }
 
 // Bound returns a score at least Rank's for a session whose matched
-// messages are among those added, scoring at most their bounds.
-func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
-	total := weightedSum(largestAscending(s.scores, sessionBoundTerms))
+// messages are among those added, scoring at most their bounds. prev and
+// next, when known (nil otherwise), link the candidates in the order
+// they were added: prev[i] is the candidate that may be just before
+// candidate i in its transcript (-1 for none: a row that is not a
+// candidate, or nothing, lies before it), next[i] the one that may be
+// just after it; every two messages next to each other must be linked.
+func (s *SessionBound) Bound(b *Bounder, opt Options, prev, next []int32) float64 {
+	total := s.bestMessages(prev, next)
 	if total == 0 {
 		return 0
 	}
@@ -250,30 +262,129 @@ func (s *SessionBound) Bound(b *Bounder, opt Options) float64 {
 		score *= projectBoost
 	}
 	if s.when && opt.When != nil {
-		score *= 1 + whenBoost
+		score *= 1 + opt.When.boost()
 	}
 	return score
 }
 
-// weightedSum adds best (ascending), largest first, at weights halving
-// from 1.
-func weightedSum(best []float64) float64 {
-	total, weight := 0.0, 1.0
-	for i := len(best) - 1; i >= 0; i-- {
-		total += best[i] * weight
-		weight /= 2
-		if weight < 1e-12 {
-			break // what is left cannot change the sum's first digits
+// bestMessages bounds bestMessagesFactor's value. Without links, any
+// messages may make the best passage, and the largest bounds add up at
+// the weights of boundWeights. With them, the passage is one of the
+// candidates with those linked to it passageReach deep (passageBounds):
+// at most the largest such series, plus restWeight times the series of
+// every other bound, which is at most that of all bounds but the largest
+// when the passage holds it, and of all of them when it does not.
+func (s *SessionBound) bestMessages(prev, next []int32) float64 {
+	if len(prev) != len(s.scores) || len(next) != len(s.scores) {
+		return weightedSum(largestAscending(s.scores, sessionBoundTerms), boundWeights)
+	}
+	withTop, withoutTop := s.passageBounds(prev, next)
+	// The largest bounds, enough for both series and the unlinked bound
+	// (reordering s.scores).
+	top := largestAscending(s.scores, max(geometricTerms+1, sessionBoundTerms))
+	all := weightedSum(top, geometricWeights)
+	rest := 0.0
+	if len(top) > 0 {
+		rest = weightedSum(top[:len(top)-1], geometricWeights)
+	}
+	linked := max(withTop+restWeight*rest, withoutTop+restWeight*all)
+	// The rest's series counts the passage's other messages again: when
+	// most messages are linked, the unlinked bound is the tighter.
+	return min(linked, weightedSum(top, boundWeights))
+}
+
+// passageBounds returns the largest series (s1 + s2/2 + …) of the bounds
+// of a candidate and those linked to it passageReach deep, among the
+// candidates whose passage holds the largest bound, and among the
+// others (0 for none).
+func (s *SessionBound) passageBounds(prev, next []int32) (withTop, withoutTop float64) {
+	top := 0
+	for i, x := range s.scores {
+		if x > s.scores[top] {
+			top = i
 		}
+	}
+	var members [2*passageReach + 1]int32
+	var scores [2*passageReach + 1]float64
+	for c := range s.scores {
+		n := 0
+		members[n], n = int32(c), n+1
+		for _, links := range [2][]int32{prev, next} {
+			for at, k := int32(c), 0; k < passageReach; k++ {
+				if at = links[at]; at < 0 {
+					break
+				}
+				members[n], n = at, n+1
+			}
+		}
+		holdsTop := false
+		for k, m := range members[:n] {
+			scores[k] = s.scores[m]
+			holdsTop = holdsTop || int(m) == top
+		}
+		insertionSort(scores[:n])
+		series := 0.0
+		for k := n - 1; k >= 0; k-- {
+			series += scores[k] * geometricWeights[n-1-k]
+		}
+		if holdsTop {
+			withTop = max(withTop, series)
+		} else {
+			withoutTop = max(withoutTop, series)
+		}
+	}
+	return withTop, withoutTop
+}
+
+// weightedSum adds best (ascending), largest first, at weights (largest
+// first), as far as they go.
+func weightedSum(best, weights []float64) float64 {
+	total := 0.0
+	for i, w := range weights {
+		if i == len(best) {
+			break
+		}
+		total += best[len(best)-1-i] * w
 	}
 	return total
 }
 
+// geometricWeights halve from 1 down to 1e-12: those of a series s1 +
+// s2/2 + …, past which what is left cannot change a sum's first digits
+// (boundSlack covers it); geometricTerms is their number (40: the 40th
+// weighs 2^-39).
+var geometricWeights = func() []float64 {
+	var ws []float64
+	for w := 1.0; w >= 1e-12; w /= 2 {
+		ws = append(ws, w)
+	}
+	return ws
+}()
+
+var geometricTerms = len(geometricWeights)
+
+// boundWeights are the weights bestMessagesFactor gives, largest first,
+// to a passage's messages (1, 1/2, …, 2^-2·passageReach: at most
+// 2·passageReach+1 of them) and to the rest (restWeight, restWeight/2,
+// …), merged, down to 1e-12. Whichever messages make the passage, each
+// weight bestMessagesFactor gives is one of these, so the largest bounds
+// at the largest weights add up to at least its sum.
+var boundWeights = func() []float64 {
+	var ws []float64
+	for w, k := 1.0, 0; k <= 2*passageReach; w, k = w/2, k+1 {
+		ws = append(ws, w)
+	}
+	for w := restWeight; w >= 1e-12; w /= 2 {
+		ws = append(ws, w)
+	}
+	slices.SortFunc(ws, func(a, b float64) int { return cmp.Compare(b, a) })
+	return ws
+}()
+
 // sessionBoundTerms is how many of a session's best message bounds
-// Bound can add before the weights (halving from 1) fall below 1e-12
-// (the 40th weighs 2^-39): the rest are never looked at, so only these
-// need selecting and sorting.
-const sessionBoundTerms = 40
+// Bound adds without links (boundWeights): the rest are never looked at,
+// so only these need selecting and sorting.
+var sessionBoundTerms = len(boundWeights)
 
 // largestAscending returns the k largest of xs (all of them if there are
 // no more than k), in ascending order, reordering xs in place: a min-heap
@@ -332,7 +443,7 @@ func siftDownMin(h []float64, i int) {
 
 // InWindow reports whether a message at t is in the time the query names
 // (false when it names none).
-func (o Options) InWindow(t time.Time) bool { return o.When.contains(t, o.Now) }
+func (o Options) InWindow(t time.Time) bool { return o.When.contains(t) }
 
 // InProject reports whether a project lies in the current project, as
 // the project factor judges it.

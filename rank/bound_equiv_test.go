@@ -78,18 +78,13 @@ func referenceContext(prev, next []float64) []float64 {
 }
 
 // referenceSessionSum is what SessionBound.Bound sums: every bound,
-// sorted, best first at weights halving from 1 until they fall below
-// 1e-12.
+// sorted, best first at the weights of boundWeights.
 func referenceSessionSum(scores []float64) float64 {
 	xs := slices.Clone(scores)
 	slices.Sort(xs)
-	total, weight := 0.0, 1.0
-	for i := len(xs) - 1; i >= 0; i-- {
-		total += xs[i] * weight
-		weight /= 2
-		if weight < 1e-12 {
-			break
-		}
+	total := 0.0
+	for i := len(xs) - 1; i >= 0 && len(xs)-1-i < len(boundWeights); i-- {
+		total += xs[i] * boundWeights[len(xs)-1-i]
 	}
 	return total
 }
@@ -196,7 +191,7 @@ func TestSessionBoundSumMatchesReference(t *testing.T) {
 		if n > 0 && iter%50 == 0 {
 			scores[r.IntN(n)] = []float64{math.Copysign(0, -1), math.Inf(1)}[r.IntN(2)]
 		}
-		got, want := weightedSum(largestAscending(slices.Clone(scores), sessionBoundTerms)), referenceSessionSum(scores)
+		got, want := weightedSum(largestAscending(slices.Clone(scores), sessionBoundTerms), boundWeights), referenceSessionSum(scores)
 		if math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("iteration %d: %d bounds %v: sum %v, reference %v", iter, n, scores, got, want)
 		}

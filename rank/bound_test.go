@@ -87,8 +87,12 @@ func TestBoundsNeverBelowScores(t *testing.T) {
 		}
 		q := newQuery(terms, df)
 		opt := Options{Now: baseTime.Add(30 * 24 * time.Hour), CurrentProject: "/home/u/proj", DedupThreshold: 2}
-		if r.IntN(2) == 0 {
-			opt.When = &TimeWindow{Near: 0, Far: 40 * 24 * time.Hour, Phrase: "last month"}
+		switch r.IntN(3) {
+		case 0:
+			opt.When = &TimeWindow{From: opt.Now.Add(-40 * 24 * time.Hour), To: opt.Now, Phrase: "last month"}
+		case 1: // a day: the larger boost
+			day := baseTime.Add(-time.Duration(r.IntN(48)) * time.Hour) // holds the messages half the time
+			opt.When = &TimeWindow{From: day, To: day.Add(24 * time.Hour), Phrase: "on a day"}
 		}
 		var msgs []Message
 		sid := fmt.Sprintf("s%d", iter)
@@ -135,7 +139,17 @@ func checkBounds(t *testing.T, b *Bounder, q *Query, opt Options, msgs []Message
 	for _, m := range s.Messages {
 		scores[m.Ordinal] = m.Score
 	}
-	var sb SessionBound
+	var sb, linked SessionBound
+	prevOf, nextOf := make([]int32, len(msgs)), make([]int32, len(msgs))
+	for i := range msgs {
+		prevOf[i], nextOf[i] = -1, -1
+		if j, ok := byOrdinal[msgs[i].Ordinal-1]; ok {
+			prevOf[i] = int32(j)
+		}
+		if j, ok := byOrdinal[msgs[i].Ordinal+1]; ok {
+			nextOf[i] = int32(j)
+		}
+	}
 	for i := range msgs {
 		var prev, next []float64
 		if j, ok := byOrdinal[msgs[i].Ordinal-1]; ok {
@@ -154,9 +168,18 @@ func checkBounds(t *testing.T, b *Bounder, q *Query, opt Options, msgs []Message
 				loose, q.Terms, msgs[i].Text, msgs[i].Type, got, bound)
 		}
 		sb.Add(bound, msgs[i].Timestamp, &feats[i], InProject(msgs[i].Project, opt.CurrentProject), opt.InWindow(msgs[i].Timestamp))
+		linked.Add(bound, msgs[i].Timestamp, &feats[i], InProject(msgs[i].Project, opt.CurrentProject), opt.InWindow(msgs[i].Timestamp))
 	}
-	if bound := sb.Bound(b, opt); s.Score > bound*(1+1e-9)+1e-12 {
-		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v", loose, q.Terms, s.Score, bound)
+	unlinkedBound := sb.Bound(b, opt, nil, nil)
+	if s.Score > unlinkedBound*(1+1e-9)+1e-12 {
+		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v", loose, q.Terms, s.Score, unlinkedBound)
+	}
+	linkedBound := linked.Bound(b, opt, prevOf, nextOf)
+	if s.Score > linkedBound*(1+1e-9)+1e-12 {
+		t.Fatalf("loose %d, terms %q: session scores %v above its bound %v with the messages linked", loose, q.Terms, s.Score, linkedBound)
+	}
+	if linkedBound > unlinkedBound*(1+1e-9) {
+		t.Fatalf("loose %d, terms %q: linked bound %v above the unlinked %v", loose, q.Terms, linkedBound, unlinkedBound)
 	}
 }
 

@@ -18,7 +18,9 @@
 // single passing mention in a long message weigh little: one hit in a
 // message five times the average length scores less than two fifths of one
 // hit in an average message. Assistant one-liners ("I'll open Chrome") are
-// narration and get no short-message bonus in return.
+// narration and get no short-message bonus in return, unless they hold
+// more of the query: a short reply holding every query word ("Model ID
+// je gemini-3.1-pro-preview") is an answer and keeps the whole bonus.
 //
 // The other factors are multipliers of at least 1 except type, each capped,
 // and each derived from the others in message.go so that their relative
@@ -44,12 +46,20 @@
 //
 //	best messages × coverage × recency × project
 //
-// The best messages are combined as s1 + s2/2 + s3/4 + …, never a sum or a
-// count, so a session cannot climb by repeating itself: its total is less
-// than twice its best message. Coverage rewards sessions that match more of
-// the query's distinct words anywhere. Recency is mild (a factor between
-// 0.75 and 1) so an old, much better match still wins, and the current
-// project gets a boost larger than the whole recency range.
+// The best messages are combined passage first: the best message and the
+// matched messages right before and after it in its transcript (a prompt
+// and its reply) as s1 + s2/2 + s3/4, every other message as such a series
+// at a quarter; never a sum or a count, so a session cannot climb by
+// repeating itself (its total is less than two and a quarter times its best
+// message), and a long session's scattered mentions of the words add at
+// most half its best message to it: a session is judged by its best
+// passage, not by how much of it mentions the query. Coverage rewards
+// sessions that match more of the query's distinct words anywhere. Recency
+// is a tie-breaker (a factor between 0.9 and 1) so an old, better match
+// still wins, and the current project gets a boost larger than the whole
+// recency range. When the query names a time ("last week", "on March 3"), a
+// session with a match then gains as much as the current project, twice
+// that for a named day.
 //
 // # Duplicates
 //

@@ -107,7 +107,6 @@ func measure(m *Message, q *Query, idf []float64) measured {
 		return me
 	}
 	me.hits = validHits(m.Hits, len(m.Text), terms)
-	me.ratio = lengthRatio(m.Type, len(m.Text), q)
 	var code, prose []textrules.Span
 	if len(me.hits) > 0 {
 		code = textrules.CodeSpans(m.Text)
@@ -134,6 +133,11 @@ func measure(m *Message, q *Query, idf []float64) measured {
 	if me.prose == 0 {
 		me.near = me.hits // the common case: nothing was set aside
 	}
+	held := 0.0
+	for _, tf := range me.tf {
+		held += termCoverage(tf, false)
+	}
+	me.ratio = lengthRatio(m.Type, len(m.Text), q, held)
 	for t, tf := range me.tf {
 		if tf > 0 {
 			me.contrib[t] = idf[t] * saturatedTermFreq(tf, me.ratio)
@@ -309,19 +313,26 @@ func hitsPerTerm(hits []Hit, terms int) []int {
 	return counts
 }
 
-// lengthRatio is the message's length relative to the average, as BM25
-// normalises it. Assistant and subagent text shorter than average counts as
-// average: their one-liners are narration ("I'll open Chrome"), and with
+// lengthRatio is the length of a message holding held of the query's
+// terms (as the coverage factor counts its own: termCoverage) relative
+// to the average, as BM25 normalises it. Assistant and
+// subagent text shorter than average counts as average when it holds one
+// term: such one-liners are narration ("I'll open Chrome"), and with
 // BM25's short-message bonus ten of them would outweigh the long messages
-// where the work is explained. User prompts and tool rows are short by
-// nature and precise, so they keep the bonus.
-func lengthRatio(typ string, textLen int, q *Query) float64 {
+// where the work is explained. A short line that holds more of the query
+// is less narration than an answer ("Model ID je gemini-3.1-pro-preview"
+// for "what was the model id for gemini 3.1 pro"), and keeps that much
+// more of the bonus: all of it when it holds every term (coverage-
+// Fraction). User prompts and tool rows are short by nature and precise,
+// so they keep the bonus.
+func lengthRatio(typ string, textLen int, q *Query, held float64) float64 {
 	if q.AvgLen <= 0 {
 		return 1
 	}
 	ratio := float64(textLen) / q.AvgLen
-	if typ == typeAssistant || typ == typeAgent {
-		ratio = max(ratio, 1)
+	if (typ == typeAssistant || typ == typeAgent) && ratio < 1 {
+		answer := coverageFraction(held, len(q.Terms))
+		ratio += (1 - ratio) * (1 - answer)
 	}
 	return ratio
 }

@@ -113,6 +113,33 @@ func TestScoreMessage_ShortNarration(t *testing.T) {
 	}
 }
 
+// TestScoreMessage_ShortAnswer: an assistant one-liner holding every
+// query word keeps BM25's bonus for short text, as a prompt does, and
+// beats a longer, earlier claim in the same words; one holding a single
+// word stays narration (TestScoreMessage_ShortNarration), and one holding
+// some of them keeps that share of the bonus.
+func TestScoreMessage_ShortAnswer(t *testing.T) {
+	q := newQuery([]string{"model", "id", "gemini"}, nil)
+	answer := scoreOf(t, q, typeAssistant, "Model ID je gemini-3.1-pro-preview.")
+	claim := scoreOf(t, q, typeAssistant, "The model ID should be gemini-3.1-pro, as the gemini-2.5-pro model ID was, so I will use that model "+filler(3, 40))
+	if answer <= claim {
+		t.Errorf("one-line answer scored %v, the longer claim %v; want the answer higher", answer, claim)
+	}
+	for _, tt := range []struct {
+		held float64
+		want float64 // the ratio of a line a tenth of the average long
+	}{
+		{0, 1}, {1, 1}, {2, 0.55}, {3, 0.1},
+	} {
+		if got := lengthRatio(typeAssistant, int(q.AvgLen/10), &q, tt.held); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("holding %v of 3 terms: ratio %v, want %v", tt.held, got, tt.want)
+		}
+		if got := lengthRatio(typeUser, int(q.AvgLen/10), &q, tt.held); math.Abs(got-0.1) > 1e-9 {
+			t.Errorf("a prompt holding %v of 3 terms: ratio %v, want 0.1", tt.held, got)
+		}
+	}
+}
+
 // TestScoreMessage_CoverageBeatsRepetition is must-hold 5: a message
 // matching 3 of 3 distinct query words beats one matching the same word 3
 // times, whichever word is repeated, even when it is by far the rarest.

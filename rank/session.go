@@ -18,14 +18,18 @@ const DefaultHalfLife = 60 * 24 * time.Hour
 const (
 	// recencyWeight is the share of a session's score that depends on age:
 	// a session from now keeps all of it, a very old one keeps
-	// 1-recencyWeight. A quarter keeps recency mild, a tie-breaker among
-	// comparable matches: a match a third better wins at any age.
-	recencyWeight = 0.25
-	// projectBoost outweighs the whole recency range
-	// (1/(1-recencyWeight) ≈ 1.33), so among equal matches the current
-	// project's session wins however old it is, while a clearly better
-	// match elsewhere (twice as good) still wins.
-	projectBoost = 1 + 2*recencyWeight
+	// 1-recencyWeight. A tenth makes recency a tie-breaker among
+	// comparable matches only: a match a ninth better wins at any age.
+	// (A quarter, a third better, decided close calls by age alone: on
+	// LoCoMo, whose questions ask about every session alike, the
+	// evidence session was first for 0.68 of the questions about its
+	// oldest third of sessions and 0.82 about its newest.)
+	recencyWeight = 0.1
+	// projectBoost outweighs the whole recency range several times over
+	// (1/(1-recencyWeight) ≈ 1.11), so among comparable matches the
+	// current project's session wins however old it is, while a match
+	// half as good again elsewhere still wins.
+	projectBoost = 1.5
 	// evidenceBonus is what a session holding every query term somewhere
 	// gains over one holding a single one (evidenceFactor). Half the
 	// message coverage bonus: words spread over a session are weaker
@@ -39,9 +43,28 @@ const (
 	// session from then wins among comparable matches but a clearly better
 	// match from another time still wins.
 	whenBoost = projectBoost - 1
+	// dayBoost is whenBoost for a time no longer than dayWindow ("on
+	// March 3", "yesterday"): a named day is the most precise a question
+	// gets about when, and few sessions fall in it, so a session from
+	// that day wins over a match up to twice as good from another.
+	dayBoost = 2 * whenBoost
 	// bestMessagesShown caps how many terms of the s1 + s2/2 + … series the
 	// explain note spells out; the rest add less than s1/8 together.
 	bestMessagesShown = 4
+	// passageReach is how far a session's best passage reaches on each
+	// side of its best message, through matched messages that follow one
+	// another in its transcript: one, the neighbours that lend it context
+	// (a prompt and its reply, a question and its answer). The best
+	// passage counts in full. (Two deep ranked no better: real sessions
+	// 0.889 against 0.898 hit@1, LoCoMo 0.753 against 0.754.)
+	passageReach = 1
+	// restWeight is what the matched messages outside the best passage
+	// count for, as a share of what they would add inside it: a quarter,
+	// so that a long session's mentions scattered over it add at most
+	// half its best message (1/4 × (1 + 1/2 + …)). Summed in full,
+	// they outweighed a short session whose one passage answers the
+	// question better (real sessions: 0.880 -> 0.898 hit@1).
+	restWeight = 0.25
 )
 
 // Rank scores every message, groups them into sessions, ranks the sessions
@@ -228,13 +251,13 @@ func scoreSession(s *Session, idf []float64, opt Options) {
 	slices.SortFunc(order, func(a, b int32) int { return compareMessages(&msgs[a], &msgs[b]) })
 	permute(s.Messages, order)
 	s.Factors = []Factor{
-		bestMessagesFactor(s.Messages),
+		bestMessagesFactor(s.Messages, !opt.NoNotes),
 		evidenceFactor(s.Messages, idf),
 		recencyFactor(s.Last, opt.Now, opt.HalfLife),
 		projectFactor(s.Project, opt.CurrentProject),
 	}
 	if opt.When != nil {
-		s.Factors = append(s.Factors, whenFactor(s.Messages, opt.When, opt.Now))
+		s.Factors = append(s.Factors, whenFactor(s.Messages, opt.When))
 	}
 	s.Score = 1
 	for _, f := range s.Factors {
@@ -340,27 +363,120 @@ func compareSessions(a, b Session) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-// bestMessagesFactor combines message scores, best first, as
-// s1 + s2/2 + s3/4 + …: each further message counts half as much as the
-// one before, so the total stays below twice the best message and ten
-// passing mentions cannot add up to one good discussion.
-func bestMessagesFactor(best []ScoredMessage) Factor {
-	total, weight := 0.0, 1.0
-	var note strings.Builder
-	note.WriteString(plural(len(best), "message") + ": ")
-	for i, m := range best {
-		total += m.Score * weight
-		switch {
-		case i == 0:
-			note.WriteString(fmtFloat(m.Score))
-		case i < bestMessagesShown:
-			note.WriteString(" + " + fmtFloat(m.Score) + "/" + strconv.Itoa(1<<i))
-		case i == bestMessagesShown:
-			note.WriteString(" + …")
+// bestMessagesFactor combines message scores (best first) passage first:
+// the best message and the matched messages next to it in its
+// transcript, passageReach deep on either side, add up as s1 + s2/2 +
+// s3/4 + …, the others as (r1 + r2/2 + …) × restWeight. Each further message counts
+// half as much as the one before it, so a passage stays below twice its
+// best message and ten passing mentions elsewhere cannot add up to one
+// good exchange: a session is judged by its best passage, not by how
+// much of it mentions the words. The note is written when notes is set
+// (Options.NoNotes).
+func bestMessagesFactor(best []ScoredMessage, notes bool) Factor {
+	var passage, rest series
+	p := passageOf(best)
+	for i := range best {
+		if i == 0 || p.holds(&best[i]) {
+			passage.add(best[i].Score)
+		} else {
+			rest.add(best[i].Score)
 		}
-		weight /= 2
 	}
-	return Factor{Name: "best messages", Value: total, Note: note.String()}
+	f := Factor{Name: "best messages", Value: passage.total + restWeight*rest.total}
+	if notes {
+		f.Note = bestMessagesNote(best, p, rest.n)
+	}
+	return f
+}
+
+// passage is the rows first to last of a transcript that the best
+// passage spans.
+type passage struct {
+	source      string
+	first, last int
+}
+
+// passageOf finds the best passage of best (best first): from the best
+// message, each further row of its transcript while it is a matched
+// message, passageReach at most on either side. A message whose place
+// is unknown (Ordinal 0) is a passage of its own.
+func passageOf(best []ScoredMessage) passage {
+	if len(best) == 0 || best[0].Ordinal <= 0 {
+		return passage{}
+	}
+	p := passage{source: best[0].Source, first: best[0].Ordinal, last: best[0].Ordinal}
+	for range passageReach {
+		if p.first > 1 && p.matched(best, p.first-1) {
+			p.first--
+		}
+		if p.matched(best, p.last+1) {
+			p.last++
+		}
+	}
+	return p
+}
+
+// matched reports whether row ordinal of p's transcript is among msgs.
+func (p passage) matched(msgs []ScoredMessage, ordinal int) bool {
+	for i := range msgs {
+		if msgs[i].Ordinal == ordinal && msgs[i].Source == p.source {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether m lies in p.
+func (p passage) holds(m *ScoredMessage) bool {
+	return p.source != "" && m.Ordinal >= p.first && m.Ordinal <= p.last && m.Source == p.source
+}
+
+// series adds scores, best first, at weights halving from 1.
+type series struct {
+	total, weight float64
+	n             int
+}
+
+func (s *series) add(score float64) {
+	if s.n == 0 {
+		s.weight = 1
+	}
+	s.total += score * s.weight
+	s.weight /= 2
+	s.n++
+}
+
+// bestMessagesNote reads "46 messages: passage 71.00 + 52.00/2 + …, 41
+// elsewhere × 0.25: 67.00 + 63.00/2 + …", spelling out the first
+// bestMessagesShown terms of each series.
+func bestMessagesNote(best []ScoredMessage, p passage, elsewhere int) string {
+	var b strings.Builder
+	b.WriteString(plural(len(best), "message") + ": passage ")
+	writeSeries(&b, best, p, true)
+	if elsewhere > 0 {
+		b.WriteString(", " + strconv.Itoa(elsewhere) + " elsewhere × " + fmtFloat(restWeight) + ": ")
+		writeSeries(&b, best, p, false)
+	}
+	return b.String()
+}
+
+// writeSeries writes the terms of the passage's series (or the rest's).
+func writeSeries(b *strings.Builder, best []ScoredMessage, p passage, inPassage bool) {
+	n := 0
+	for i := range best {
+		if (i == 0 || p.holds(&best[i])) != inPassage {
+			continue
+		}
+		switch {
+		case n == 0:
+			b.WriteString(fmtFloat(best[i].Score))
+		case n < bestMessagesShown:
+			b.WriteString(" + " + fmtFloat(best[i].Score) + "/" + strconv.Itoa(1<<n))
+		case n == bestMessagesShown:
+			b.WriteString(" + …")
+		}
+		n++
+	}
 }
 
 // evidenceFactor is the session's own evidence, fused with its best
@@ -416,10 +532,10 @@ func evidenceValue(tf, idf []float64) float64 {
 
 // whenFactor boosts a session with a scoring message in the time the
 // query names.
-func whenFactor(msgs []ScoredMessage, w *TimeWindow, now time.Time) Factor {
+func whenFactor(msgs []ScoredMessage, w *TimeWindow) Factor {
 	for _, m := range msgs {
-		if m.Score > 0 && w.contains(m.Timestamp, now) {
-			return Factor{Name: "when", Value: 1 + whenBoost, Note: "a match from " + w.Phrase}
+		if m.Score > 0 && w.contains(m.Timestamp) {
+			return Factor{Name: "when", Value: 1 + w.boost(), Note: "a match from " + w.Phrase}
 		}
 	}
 	return Factor{Name: "when", Value: 1, Note: "nothing from " + w.Phrase}

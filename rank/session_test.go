@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -268,29 +269,82 @@ func TestRank_SessionFields(t *testing.T) {
 	}
 }
 
-// TestBestMessagesFactor: further messages add with halving weights, so no
-// number of messages adds up to twice the best one.
+// TestBestMessagesFactor: the best passage adds with halving weights, the
+// messages elsewhere likewise at a quarter, so no number of messages adds
+// up to two and a quarter times the best one.
 func TestBestMessagesFactor(t *testing.T) {
+	type msg struct {
+		score   float64
+		ordinal int
+		source  string
+	}
 	tests := []struct {
-		name   string
-		scores []float64
-		want   float64
+		name string
+		msgs []msg // best first
+		want float64
 	}{
-		{"one", []float64{4}, 4},
-		{"halving", []float64{4, 2, 1}, 4 + 2.0/2 + 1.0/4},
-		{"zeros add nothing", []float64{3, 0, 0}, 3},
-		{"ten equal stay under twice one", slices.Repeat([]float64{1}, 10), 2 - 1.0/512},
+		{"one", []msg{{4, 10, "a"}}, 4},
+		{"a passage halves", []msg{{4, 10, "a"}, {2, 11, "a"}, {1, 9, "a"}}, 4 + 2.0/2 + 1.0/4},
+		{"one deep on each side", []msg{{5, 10, "a"}, {4, 11, "a"}, {3, 9, "a"}, {2, 12, "a"}, {1, 8, "a"}}, 5 + 4.0/2 + 3.0/4 + (2+1.0/2)/4},
+		{"a row that did not match ends it", []msg{{4, 10, "a"}, {2, 12, "a"}}, 4 + 2.0/4},
+		{"elsewhere a quarter", []msg{{4, 10, "a"}, {2, 13, "a"}, {1, 7, "a"}}, 4 + (2+1.0/2)/4},
+		{"both", []msg{{4, 10, "a"}, {3, 30, "a"}, {2, 11, "a"}}, 4 + 2.0/2 + 3.0/4},
+		{"another transcript is elsewhere", []msg{{4, 10, "a"}, {2, 11, "b"}}, 4 + 2.0/4},
+		{"unknown places are elsewhere", []msg{{4, 0, "a"}, {2, 0, "a"}}, 4 + 2.0/4},
+		{"zeros add nothing", []msg{{3, 1, "a"}, {0, 2, "a"}, {0, 9, "a"}}, 3},
+		{"ten scattered stay under half more", func() []msg {
+			var ms []msg
+			for i := range 10 {
+				ms = append(ms, msg{1, 1 + 10*i, "a"})
+			}
+			return ms
+		}(), 1 + (2-1.0/256)/4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			msgs := make([]ScoredMessage, len(tt.scores))
-			for i, s := range tt.scores {
-				msgs[i].Score = s
+			msgs := make([]ScoredMessage, len(tt.msgs))
+			for i, m := range tt.msgs {
+				msgs[i].Score, msgs[i].Ordinal, msgs[i].Source = m.score, m.ordinal, m.source
 			}
-			if got := bestMessagesFactor(msgs).Value; math.Abs(got-tt.want) > 1e-12 {
+			if got := bestMessagesFactor(msgs, true).Value; math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("value %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestBestMessagesNote(t *testing.T) {
+	msgs := []ScoredMessage{{Score: 4}, {Score: 3}, {Score: 2}}
+	for i, o := range []int{10, 30, 11} {
+		msgs[i].Ordinal, msgs[i].Source = o, "a"
+	}
+	want := "3 messages: passage 4.00 + 2.00/2, 1 elsewhere × 0.25: 3.00"
+	if got := bestMessagesFactor(msgs, true).Note; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if got := bestMessagesFactor(msgs, false).Note; got != "" {
+		t.Errorf("note %q without notes, want none", got)
+	}
+}
+
+// TestBoundWeightsCoverEveryPassage: whichever messages make the best
+// passage, the weights bestMessagesFactor gives them, largest first, are
+// each at most boundWeights' at the same place.
+func TestBoundWeightsCoverEveryPassage(t *testing.T) {
+	for inPassage := 1; inPassage <= 2*passageReach+1; inPassage++ {
+		var ws []float64
+		for w, k := 1.0, 0; k < inPassage; w, k = w/2, k+1 {
+			ws = append(ws, w)
+		}
+		for w, k := restWeight, 0; k < 60; w, k = w/2, k+1 {
+			ws = append(ws, w)
+		}
+		slices.SortFunc(ws, func(a, b float64) int { return cmp.Compare(b, a) })
+		for i, w := range boundWeights {
+			if ws[i] > w {
+				t.Fatalf("%d in the passage: weight %d is %v, above the bound's %v", inPassage, i, ws[i], w)
+			}
+		}
 	}
 }
 
@@ -315,5 +369,26 @@ func TestRank_LargeDeterministic(t *testing.T) {
 	}
 	if collapsed == 0 || len(got)+collapsed != 2000 {
 		t.Errorf("%d results + %d collapsed, want some collapsed and 2000 in all", len(got), collapsed)
+	}
+}
+
+func TestWhenFactorByWindow(t *testing.T) {
+	at := time.Date(2026, 3, 3, 15, 0, 0, 0, time.UTC)
+	msgs := []ScoredMessage{{Message: Message{Timestamp: at}, Score: 1}}
+	day := 24 * time.Hour
+	for _, tt := range []struct {
+		name     string
+		from, to time.Time
+		want     float64
+	}{
+		{"a named day", at.Add(-10 * time.Hour), at.Add(20 * time.Hour), 1 + dayBoost},
+		{"yesterday", at.Add(-day), at.Add(day), 1 + dayBoost},
+		{"a month", at.Add(-10 * day), at.Add(20 * day), 1 + whenBoost},
+		{"another day", at.Add(day), at.Add(2 * day), 1},
+	} {
+		w := &TimeWindow{From: tt.from, To: tt.to, Phrase: tt.name}
+		if got := whenFactor(msgs, w).Value; got != tt.want {
+			t.Errorf("%s: when %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -56,8 +56,8 @@ type Options struct {
 	// collapsed if those are one (see Conversations); 0 (or less) means
 	// DefaultDedupThreshold, and a value above 1 disables collapsing.
 	DedupThreshold float64
-	// When, if set, is the time the query names ("last week"): sessions
-	// with a scoring message then rank higher.
+	// When, if set, is the time the query names ("last week", "on March
+	// 3"): sessions with a scoring message then rank higher.
 	When *TimeWindow
 	// NoNotes leaves the Note of every message's factors empty: the notes
 	// are for --explain only, and writing them for every matched message
@@ -80,19 +80,31 @@ type Options struct {
 	Conversations func(ids []string) []Conversation
 }
 
-// TimeWindow is a span of ages back from Options.Now.
+// TimeWindow is the time a query names, from From to To inclusive: the
+// caller resolves "last week" or "on March 3" against its clock.
 type TimeWindow struct {
-	Near, Far time.Duration
-	Phrase    string // the words that named it
+	From, To time.Time
+	Phrase   string // the words that named it
 }
 
-// contains reports whether a message at t falls in w, seen from now.
-func (w *TimeWindow) contains(t, now time.Time) bool {
-	if w == nil || t.IsZero() || now.IsZero() {
+// dayWindow is the longest window that names a day: a calendar day
+// with its slack either side (filter.TimeWindow), or "yesterday".
+const dayWindow = 3 * 24 * time.Hour
+
+// boost is what a session from w gains (whenFactor).
+func (w *TimeWindow) boost() float64 {
+	if w.To.Sub(w.From) <= dayWindow {
+		return dayBoost
+	}
+	return whenBoost
+}
+
+// contains reports whether a message at t falls in w.
+func (w *TimeWindow) contains(t time.Time) bool {
+	if w == nil || t.IsZero() {
 		return false
 	}
-	age := now.Sub(t)
-	return age >= w.Near && age <= w.Far
+	return !t.Before(w.From) && !t.After(w.To)
 }
 
 // Factor is one line of the --explain breakdown: a named contribution to a

@@ -400,6 +400,9 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 	if shape.Forms != nil {
 		return c.addForms(seg, shape.Forms, out)
 	}
+	if shape.Parts {
+		return c.addParts(seg, shape.Alts[0][0], out)
+	}
 	if shape.Exact {
 		return c.addRun(seg, shape.Alts[0][0], shape.Whole, true, out)
 	}
@@ -550,6 +553,19 @@ func (c *counter) addRun(seg *terms.Segment, run string, whole, exact bool, out 
 			units = occurrenceUnits(tok, run, times)
 		}
 		err = c.addPostings(seg, id, units, out)
+	})
+	return err
+}
+
+// addParts adds the postings of every token holding run as the whole
+// token or a whole part of it between underscores (filter.Shape.Parts),
+// each such occurrence a hit starting a word.
+func (c *counter) addParts(seg *terms.Segment, run string, out hitSink) error {
+	var err error
+	seg.FindTokenTexts(run, false, func(id int, tok []byte, _ int) {
+		if n := filter.PartsIn(tok, run); n > 0 && err == nil {
+			err = c.addPostings(seg, id, n*rank.FormUnits(rank.FormWord), out)
+		}
 	})
 	return err
 }

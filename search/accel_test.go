@@ -68,6 +68,7 @@ var (
 		"dead\tlock across a tab", "embrace conditions", "race-conditions everywhere", "the racecondition flag",
 		"garbage collector pauses", "the garbage was in the collector", "garbagecollector stats", "GARBAGE COLLECTOR",
 		"colour and color", "deadlocks détectés", "dead·lock", "deadélock", "DEAD\nLOCK", "mu.Lockx() is not mu.Lock()",
+		"the user_id, an id_rsa, ID_ID and the id; a Guide in mid-air, userId", "version 1 of 10, 3.1 and 1x",
 	}
 	genFiller = strings.Fields("we should check then update the file and test function value result because after before " +
 		"look at this again maybe later fix it now run build logs output error trace")
@@ -443,8 +444,14 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"forms with exclude", Request{Terms: words("translated"), Exclude: words("article")}, false},
 		{"stray quote and possessive", Request{Terms: words(`the reviewer's "deadlock issues`)}, true},
 		{"time named", Request{Terms: words("what did we decide last week about the deadlock")}, true},
+		{"date named", Request{Terms: words("the deadlock on " + accelNow.AddDate(0, 0, -9).Format("January 2"))}, true},
+		{"month named", Request{Terms: words("pricing in " + accelNow.AddDate(0, -1, 0).Format("January 2006"))}, true},
 		{"tool prose", Request{Terms: words("senior reviewer deadlock")}, true},
 		{"inside words", Request{Terms: words("lock ock")}, true},
+		{"short words", Request{Terms: words("go mu 42 ms v2 ok")}, true},
+		{"short word parts", Request{Terms: words("id 1")}, true},
+		{"short word and word", Request{Terms: words("what was the id of the deadlock")}, true},
+		{"short word required", Request{Terms: words("id"), Require: words("id")}, false},
 		{"all filters", Request{Terms: words("deadlock", "race"), Exclude: words("pricing"), Types: words("user", "assistant"),
 			Since: accelNow.AddDate(0, 0, -60), Projects: words("src"), CurrentProject: "/home/dev/src/shop", Cutoff: true, Window: filter.DefaultWindow(), Limit: 5}, false},
 	}
@@ -505,8 +512,8 @@ func testAcceleratedMatchesFullScan(t *testing.T, how accelIndex) {
 				t.Fatalf("accelerated, keeping one block: %v", err)
 			}
 			compareSessions(t, dropping.Sessions, want.Sessions)
-			// Without --explain the messages' factors have no notes, and
-			// nothing else changes.
+			// Without --explain the messages' factors and the best
+			// messages have no notes, and nothing else changes.
 			plain := req
 			plain.Explain = false
 			noNotes, err := Run(snap, plain)
@@ -572,11 +579,18 @@ func sessionIDs(ss []rank.Session) []string {
 // scores, factors, times, similar sessions, and every message with its
 // score and hits.
 // withoutMessageNotes is a copy of sessions whose messages' factors have
-// no notes but the fixed ones (type, proximity without two terms), as a
-// search without Request.Explain ranks them.
+// no notes but the fixed ones (type, proximity without two terms), and
+// whose best-messages factor has none, as a search without
+// Request.Explain ranks them.
 func withoutMessageNotes(sessions []rank.Session) []rank.Session {
 	out := slices.Clone(sessions)
 	for i := range out {
+		out[i].Factors = slices.Clone(out[i].Factors)
+		for k := range out[i].Factors {
+			if f := &out[i].Factors[k]; f.Name == "best messages" {
+				f.Note = "" // spelt out for --explain only, as the messages' notes
+			}
+		}
 		out[i].Messages = slices.Clone(out[i].Messages)
 		for j := range out[i].Messages {
 			m := &out[i].Messages[j]

@@ -663,7 +663,7 @@ func (a *accel) boundSession(sb *sessionBound, bounder *rank.Bounder, opt rank.O
 		}
 	}
 	s.ctx = ctx
-	sb.bound = s.sb.Bound(bounder, opt) * boundSlack
+	sb.bound = s.sb.Bound(bounder, opt, s.prev, s.next) * boundSlack
 }
 
 // perTerm returns candidate i's entries of xs, which holds terms

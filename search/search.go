@@ -174,7 +174,8 @@ func rankMessage(terms []*filter.Term, match *match, m *rank.Message) {
 func rankOptions(q *filter.Query, req *Request) rank.Options {
 	opt := rank.Options{Now: req.Now, HalfLife: req.HalfLife, CurrentProject: req.CurrentProject, NoNotes: !req.Explain}
 	if w := q.When; w != nil {
-		opt.When = &rank.TimeWindow{Near: w.Near, Far: w.Far, Phrase: w.Phrase}
+		from, to := w.Span(req.Now)
+		opt.When = &rank.TimeWindow{From: from, To: to, Phrase: w.Phrase}
 	}
 	return opt
 }
