@@ -298,7 +298,7 @@ func describeSession(s *Session, chrono []int32) {
 		if s.Project == "" {
 			s.Project = m.Project
 		}
-		if s.Source == "" && m.Type != typeAgent {
+		if s.Source == "" && m.Type != typeAgent && m.Type != typeTitle { // a summary title may come from another transcript
 			s.Source = m.Source
 		}
 	}

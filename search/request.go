@@ -89,10 +89,13 @@ const (
 	DefaultContext  = 300                  // snippet width in characters (-C)
 	DefaultHalfLife = rank.DefaultHalfLife // recency half-life (--half-life)
 
-	// An agent's search (the MCP tool) shows fewer sessions and messages,
-	// so that one call does not flood its context window.
+	// An agent's search (the MCP tool) shows fewer sessions, so that one
+	// call does not flood its context window, and as many messages as a
+	// person's: the message that answers is not always among a session's
+	// first three (a longer message in the same words, the question asked
+	// again), and three snippets more cost about a thousand tokens.
 	AgentSessions = 5
-	AgentMessages = 3
+	AgentMessages = DefaultMessages
 )
 
 // The largest counts a search takes. They are flag values (and the MCP
