@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/recall-dev/recall/transcript"
 )
 
 // identityCorpus writes transcripts whose messages share uuids in every
@@ -17,6 +20,8 @@ import (
 //     file name that sorts first, whose copied records keep the
 //     original's sessionId (a resume of 1.0.x copied the history);
 //   - a fork whose copies carry forkedFrom (2.1.123), sorting first too;
+//   - a fork whose copies say nothing of their origin (2.1.330's
+//     --fork-session), sorting first, created after its parent;
 //   - a session whose message reuses another session's uuid with other
 //     text (a collision, not a copy);
 //   - a reply of 1,000 content blocks.
@@ -32,6 +37,7 @@ func identityCorpus(t *testing.T) (string, map[string][]string) {
 		resume = "e0000001-0000-4000-8000-000000000001" // sorts before orig
 		fork   = "e0000000-0000-4000-8000-000000000000" // sorts before both
 		other  = "e0000003-0000-4000-8000-000000000003"
+		silent = "d0000000-0000-4000-8000-000000000000" // sorts before all
 		wide   = "e0000004-0000-4000-8000-000000000004"
 	)
 	rec := func(session, typ, uuid, text string, extra map[string]any) string {
@@ -59,7 +65,7 @@ func identityCorpus(t *testing.T) (string, map[string][]string) {
 	want := map[string][]string{}
 	own := func(session, text string) string { want[session] = append(want[session], text); return text }
 
-	var origLines, resumeLines, forkLines []string
+	var origLines, resumeLines, forkLines, silentLines []string
 	for i := range 4 {
 		typ := []string{"user", "assistant"}[i%2]
 		uuid := fmt.Sprintf("e2000000-0000-4000-8000-00000000000%d", i)
@@ -67,12 +73,16 @@ func identityCorpus(t *testing.T) (string, map[string][]string) {
 		origLines = append(origLines, rec(orig, typ, uuid, text, nil))
 		resumeLines = append(resumeLines, rec(orig, typ, uuid, text, nil)) // copied with its sessionId
 		forkLines = append(forkLines, rec(fork, typ, uuid, text, map[string]any{"forkedFrom": map[string]any{"sessionId": orig, "messageUuid": uuid}}))
+		silentLines = append(silentLines, rec(silent, typ, uuid, text, nil))
 	}
 	resumeLines = append(resumeLines, rec(resume, "user", "e2000001-0000-4000-8000-000000000010", own(resume, "resumed: now add metrics to the limiter"), nil))
 	forkLines = append(forkLines, rec(fork, "user", "e2000000-0000-4000-8000-000000000020", own(fork, "forked: try a leaky bucket instead"), nil))
 	write(orig, origLines...)
 	write(resume, resumeLines...)
 	write(fork, forkLines...)
+	silentLines = append(silentLines, rec(silent, "user", "e2000000-0000-4000-8000-000000000030", own(silent, "silent fork: cache the limiter state"), nil))
+	time.Sleep(30 * time.Millisecond) // a later creation time than its parent's (file times are coarse)
+	write(silent, silentLines...)     // created after its parent: the parent is read first
 
 	// The same uuid as the original's first message, other words.
 	write(other, rec(other, "user", "e2000000-0000-4000-8000-000000000000", own(other, "an unrelated question about invoices that reuses a uuid"), nil))
@@ -92,9 +102,14 @@ func identityCorpus(t *testing.T) (string, map[string][]string) {
 
 // TestEveryMessageOnceInItsOwnSession: each message of the corpus is
 // indexed exactly once, in the session that wrote it, whatever sorts
-// first; and forgetting a copy leaves its original whole.
+// first; and forgetting a copy leaves its original whole. (A fork whose
+// copies say nothing of their origin is told by its creation time: where
+// the file system keeps none, the test skips that part.)
 func TestEveryMessageOnceInItsOwnSession(t *testing.T) {
 	src, want := identityCorpus(t)
+	if transcript.BirthNs(filepath.Join(src, "-home-dev-api", "e0000002-0000-4000-8000-000000000002.jsonl")) == 0 {
+		t.Skip("the file system keeps no creation times")
+	}
 	idx := t.TempDir()
 	runIndex(t, src, idx, "")
 	got := map[string]map[string]int{}
@@ -122,7 +137,7 @@ func TestEveryMessageOnceInItsOwnSession(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	for _, copySession := range []string{"e0000000-0000-4000-8000-000000000000", "e0000001-0000-4000-8000-000000000001"} {
+	for _, copySession := range []string{"e0000000-0000-4000-8000-000000000000", "e0000001-0000-4000-8000-000000000001", "d0000000-0000-4000-8000-000000000000"} {
 		if _, err := Forget(Options{Config: Config{Sources: []string{src}, IndexDir: idx}}, ForgetSelector{Session: copySession}, false); err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +148,7 @@ func TestEveryMessageOnceInItsOwnSession(t *testing.T) {
 			n++
 		}
 	}
-	if n != len(want["e0000002-0000-4000-8000-000000000002"]) || total != 1007 {
+	if n != len(want["e0000002-0000-4000-8000-000000000002"]) || total != 1008 {
 		t.Errorf("after forgetting the copies the original has %d of its %d messages (corpus %d)", n, len(want["e0000002-0000-4000-8000-000000000002"]), total)
 	}
 }

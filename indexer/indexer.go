@@ -5,11 +5,13 @@ package indexer
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -614,10 +616,42 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 			markGone(path, m.File(path))
 		}
 	}
+	work = oldestFirst(work)
 	if len(titles) > 0 {
 		work, changed = append(titles, work...), true
 	}
 	return work, changed
+}
+
+// oldestFirst orders what a run reads so that a transcript is read before
+// any created after it: first those the index has read before (in path
+// order, as found), then the new ones by when they were created. A fork
+// or an old-style resumed copy repeats messages of an older transcript,
+// and the committer gives a message to the first transcript it reads it
+// from: read oldest first, the one that wrote it owns it, whatever their
+// names. (A copy that names its origin waits for it anyway: see
+// committer.deferred.) Where the file system keeps no creation time, new
+// transcripts keep path order.
+func oldestFirst(work []planned) []planned {
+	var old, fresh []planned
+	for _, p := range work {
+		if p.st.Offset > 0 {
+			old = append(old, p)
+		} else {
+			fresh = append(fresh, p)
+		}
+	}
+	if len(fresh) < 2 {
+		return work
+	}
+	born := make(map[string]int64, len(fresh))
+	for _, p := range fresh {
+		born[p.t.Path] = transcript.BirthNs(p.t.Path)
+	}
+	slices.SortStableFunc(fresh, func(a, b planned) int {
+		return cmp.Or(cmp.Compare(born[a.t.Path], born[b.t.Path]), strings.Compare(a.t.Path, b.t.Path))
+	})
+	return append(old, fresh...)
 }
 
 // planned is one transcript a run reads: where discovery found it and
