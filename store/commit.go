@@ -98,7 +98,7 @@ func (w *RowsWriter) WaitCommit() error {
 func syncFiles(dir string, files []*os.File) error {
 	for _, f := range files {
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", f.Name(), err)
+			return err // a *fs.PathError: "sync NAME: …"
 		}
 	}
 	return syncDir(dir)

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/textrules"
 
 	"golang.org/x/sys/unix"
@@ -229,7 +230,7 @@ func WriteFreshState(dir string, s *FreshState) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return errpath.Wrap("write", path, err) // a rename's error names path
 	}
 	return nil
 }

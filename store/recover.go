@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // Recovery: a manifest that is missing or damaged (deleted, lost with a
@@ -129,7 +131,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
-			warn(fmt.Sprintf("recover: %s: %v", f.name, err))
+			warn(fmt.Sprintf("recover: %v", errpath.Wrap("", filepath.Join(dir, f.name), err)))
 		}
 	}
 	r.fill(m)

@@ -145,12 +145,12 @@ func (w *RowsWriter) writeHeaders() error {
 func openRepaired(path string, committed int64) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // a *fs.PathError: it names path
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("stat %s: %w", path, err)
+		return nil, err
 	}
 	if info.Size() < committed {
 		f.Close()
@@ -159,12 +159,12 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 	if info.Size() > committed {
 		if err := f.Truncate(committed); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("cut torn tail of %s: %w", path, err)
+			return nil, fmt.Errorf("cut a torn tail: %w", err)
 		}
 	}
 	if _, err := f.Seek(committed, 0); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("seek %s: %w", path, err)
+		return nil, err
 	}
 	return f, nil
 }

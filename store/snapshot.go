@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/store/terms"
 )
@@ -221,12 +222,12 @@ func readPrefix(path string, n int64) ([]byte, error) {
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // a *fs.PathError: it names path
 	}
 	defer f.Close()
 	data := make([]byte, n)
 	if _, err := f.ReadAt(data, 0); err != nil && n > 0 {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, errpath.Wrap("read", path, err) // io.EOF names none
 	}
 	return data, nil
 }

@@ -88,7 +88,7 @@ func RemoveStrays(dir string, keep ...int) error {
 	for _, e := range entries {
 		if r, ok := terms.ParseName(e.Name()); ok && !slices.Contains(keep, r.Seq) {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove stale %s: %w", e.Name(), err)
+				return fmt.Errorf("remove a stale data file: %w", err) // the error names it
 			}
 			continue
 		}
@@ -98,7 +98,7 @@ func RemoveStrays(dir string, keep ...int) error {
 		}
 		if n, _ := strconv.Atoi(mm[2]); !slices.Contains(keep, n) {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove stale %s: %w", e.Name(), err)
+				return fmt.Errorf("remove a stale data file: %w", err)
 			}
 		}
 	}
@@ -301,7 +301,7 @@ func DiscardFirstRun(dir string) error {
 	for _, e := range entries {
 		if _, ok := terms.ParseName(e.Name()); ok {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove %s: %w", e.Name(), err)
+				return err
 			}
 		}
 	}
@@ -334,7 +334,7 @@ func discardPast(dir string, m *Manifest) error {
 		path := filepath.Join(dir, f.name)
 		if info, err := os.Stat(path); err == nil && info.Size() > f.committed {
 			if err := os.Truncate(path, f.committed); err != nil {
-				return fmt.Errorf("cut uncommitted tail of %s: %w", f.name, err)
+				return fmt.Errorf("cut an uncommitted tail: %w", err)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/store"
 
 	"golang.org/x/sys/unix"
@@ -59,7 +60,7 @@ func projectDirs(root string, warn func(string)) []string {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			warn(fmt.Sprintf("read source %s: %v", root, err))
+			warn(fmt.Sprintf("read source: %v", err)) // a *fs.PathError: it names root
 		}
 		return nil
 	}
@@ -132,7 +133,7 @@ func discoverProject(dir string, warn func(string)) []Transcript {
 		}
 	})
 	if err != nil {
-		warn(fmt.Sprintf("read project %s: %v", dir, err))
+		warn(errpath.Wrap("read project", dir, err).Error())
 	}
 	return out
 }
@@ -152,7 +153,7 @@ func discoverSubagents(dir, session string, warn func(string)) []Transcript {
 		}
 	})
 	if err != nil && !os.IsNotExist(err) {
-		warn(fmt.Sprintf("read %s: %v", dir, err))
+		warn(errpath.Wrap("read", dir, err).Error())
 	}
 	return out
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // This file reads what Claude Code says about which transcripts can be
@@ -87,14 +89,14 @@ func HistorySince(path string, mark HistoryMark, size int64) ([]ActiveSession, H
 	}
 	f, err := OpenRegular(path)
 	if err != nil {
-		return nil, mark, fmt.Errorf("read %s: %w", path, err)
+		return nil, mark, err // it names the path
 	}
 	defer f.Close()
 	start := max(offset-historyTailBytes, 0)
 	buf := make([]byte, size-start)
 	n, err := f.ReadAt(buf, start)
 	if err != nil && err != io.EOF {
-		return nil, mark, fmt.Errorf("read %s: %w", path, err)
+		return nil, mark, errpath.Wrap("read", path, err)
 	}
 	buf = buf[:n]
 	if int64(n) < offset-start || markAt(buf, start, offset) != mark {
@@ -321,17 +323,17 @@ func ListProject(dir string) ([]DirEntry, error) {
 func HistoryEnd(path string, size int64) (HistoryMark, error) {
 	f, err := OpenRegular(path)
 	if err != nil {
-		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, err // it names the path
 	}
 	defer f.Close()
 	offset, err := lastLineEnd(f, size)
 	if err != nil {
-		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, errpath.Wrap("read", path, err)
 	}
 	start := max(offset-historyTailBytes, 0)
 	tail := make([]byte, offset-start)
 	if _, err := f.ReadAt(tail, start); err != nil {
-		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, errpath.Wrap("read", path, err)
 	}
 	return markAt(tail, start, offset), nil
 }
