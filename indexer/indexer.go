@@ -212,7 +212,7 @@ func runOnce(opts Options) (Summary, error) {
 	var q *quick
 	sweepWhy := ""
 	if opts.Quick && !opts.Repair {
-		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest {
+		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest && !store.HasStrays(opts.IndexDir) {
 			q.finishNoChange()
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
@@ -331,6 +331,12 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 // index); a sweep, a search and --repair read every record.
 func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
+	if err == nil {
+		// A crash just after a rewrite's commit can leave its rows file
+		// under its part name: it takes its name before anything
+		// reads the rows or removes strays.
+		err = store.FinishPublish(opts.IndexDir, m)
+	}
 	if err == nil && !quick {
 		m.LoadAll() // and checks the checkpoint whole
 		err = m.Err()
@@ -456,13 +462,23 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
 	}
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq && !m.Legacy() {
+		// Nothing to write, but what an interrupted forget, rebuild or
+		// compaction left (a second rows file zstdcat would print)
+		// goes: one listing of the index directory.
+		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
+			return sum, err
+		}
 		store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.Warn)
 		return sum, nil
 	}
 	if err := store.RemoveStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
 		return sum, err
 	}
-	w, err := store.OpenRowsWriter(opts.IndexDir, m, opts.Warn)
+	open := store.OpenRowsWriter
+	if m.Seq != base.Seq {
+		open = store.OpenNewSequence // a rebuild: staged until its first commit
+	}
+	w, err := open(opts.IndexDir, m, opts.Warn)
 	if err != nil {
 		return sum, err
 	}

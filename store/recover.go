@@ -37,7 +37,7 @@ type rowsFile struct {
 // recall: only recovery and a missing manifest list rows files. The value
 // never changes once made.
 var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst$`)
+	return regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst(\.part)?$`)
 })
 
 // rowsFiles lists the rows files of formats this recall reads, newest
@@ -123,7 +123,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	if err := RemoveStrays(dir, append(seqsOf(files), m.Seq)...); err != nil {
 		return nil, nil, err
 	}
-	w, err := OpenRowsWriter(dir, m, warn)
+	w, err := OpenNewSequence(dir, m, warn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -149,6 +149,9 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	}
 	if err := CommitManifest(dir, m); err != nil {
 		return nil, nil, err
+	}
+	if err := w.Publish(); err != nil {
+		return m, r.rec, err
 	}
 	if err := RemoveStrays(dir, m.Seq); err != nil {
 		return m, r.rec, err

@@ -102,7 +102,7 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := os.Open(filepath.Join(dir, m.RowsName()))
+	rows, err := openRows(dir, m)
 	if err != nil {
 		return nil, fmt.Errorf("open rows: %w", err)
 	}

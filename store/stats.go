@@ -42,6 +42,10 @@ type IndexStats struct {
 	// headless runs, of Sessions.
 	HeadlessSessions int              `json:"headless_sessions"`
 	Excluded         map[string]int64 `json:"excluded"`
+	// Strays are files of the index directory no committed manifest
+	// names (Strays): an interrupted forget, rebuild or compaction left
+	// them, zstdcat prints their rows, the next index run removes them.
+	Strays []string `json:"stray_files"`
 }
 
 // Stats reads the committed manifest of dir.
@@ -88,6 +92,10 @@ func Stats(dir string) (*IndexStats, error) {
 	st.TermIndex = termIndexProblem(dir)
 	slices.Sort(st.BinaryFiles)
 	st.HeadlessSessions = headlessSessions(dir)
+	st.Strays = Strays(dir, m)
+	if st.Strays == nil {
+		st.Strays = []string{}
+	}
 	return st, nil
 }
 

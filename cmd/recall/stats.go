@@ -154,6 +154,10 @@ func healthWarnings(r *statsReport) []warning {
 	if r.TermIndex != "" {
 		add("searches read every row: "+r.TermIndex, "run `recall index`")
 	}
+	if n := len(r.Strays); n > 0 {
+		add(fmt.Sprintf("%d %s in the index directory no manifest names (%s), left by an interrupted forget, rebuild or compaction: `zstdcat rows-*.zst` prints their rows too",
+			n, plural(n, "file", "files"), r.Strays[0]), "run `recall index`: it removes them")
+	}
 	for _, w := range indexer.ExclusionWarnings(r.Excluded, r.Rows) {
 		add(w, "see `recall stats --json` for the counts")
 	}
@@ -223,6 +227,9 @@ func writeStats(w io.Writer, r *statsReport) error {
 	writeExcluded(tw, st.Excluded)
 	writeLeftOut(tw, st)
 	writeDamage(tw, r.Damage)
+	if len(st.Strays) > 0 {
+		fmt.Fprintf(tw, "strays\t%s (not the index: `recall index` removes them)\n", search.Safe(strings.Join(st.Strays, ", ")))
+	}
 	writeWiring(tw, r.Wiring)
 	if len(r.Warnings) == 0 {
 		fmt.Fprintln(tw, "warnings\tnone")
