@@ -90,6 +90,8 @@ func startQuick(opts Options) (*quick, string) {
 	switch {
 	case err != nil || prev.Manifest != mid:
 		return nil, "the manifest was written by a run that kept no freshness state"
+	case store.TombstoneID(opts.IndexDir) != prev.Forgotten:
+		return nil, "the list of forgotten sessions changed"
 	case prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.Sources):
 		return nil, "the freshness state is of another version or other sources"
 	case now.Sub(time.Unix(0, prev.SweepNs)) > opts.sweepEvery() || prev.SweepNs > now.UnixNano():
@@ -98,7 +100,7 @@ func startQuick(opts Options) (*quick, string) {
 	q := &quick{opts: opts, prev: prev, now: now, hot: map[string]bool{}, signaled: map[string]bool{},
 		projects: map[string][]string{}}
 	q.next = store.NewFreshState(opts.Sources)
-	q.next.Manifest, q.next.SweepNs, q.next.Files = prev.Manifest, prev.SweepNs, prev.Files
+	q.next.Manifest, q.next.SweepNs, q.next.Files, q.next.Forgotten = prev.Manifest, prev.SweepNs, prev.Files, prev.Forgotten
 	for _, root := range opts.Sources {
 		if !q.checkRoot(root) {
 			return nil, "a transcript root is new, gone or changed its layout: " + root
@@ -356,6 +358,10 @@ type discovery struct {
 	// JSON for binary and kept no titles: the files it judged binary are
 	// read again, and the titles of what it read are read.
 	upgrade bool
+	// forget holds the rules of `recall forget` in force (nil: none):
+	// the transcripts they keep out are not read, and the rows they
+	// forget are not added (runWith reads the tombstone).
+	forget *store.Filter
 }
 
 // termsCheck is how closely the run checks the term segments it keeps:
@@ -527,6 +533,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 		return // nothing committed yet: no state to keep
 	}
 	next.Manifest = id
+	next.Forgotten = store.TombstoneID(opts.IndexDir)
 	if err := store.WriteFreshState(opts.IndexDir, next); err != nil {
 		opts.Warn(err.Error())
 	}

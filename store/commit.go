@@ -65,7 +65,8 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		return fmt.Errorf("commit manifest: %w", err)
 	}
 	snap.noBase = final
-	w.m.base = nil // the snapshot's now, until WaitCommit gives the commit's back
+	w.m.base = nil              // the snapshot's now, until WaitCommit gives the commit's back
+	w.m.forceCheckpoint = false // the snapshot's commit is the checkpoint
 	p := &pendingCommit{done: make(chan struct{})}
 	files := w.dataFiles()
 	publish := w.publishNames()

@@ -241,7 +241,7 @@ func (m *Manifest) applyRecord(payload []byte, files bool) error {
 // journal (or lost its base), the journal is not there, or the record
 // would take it past journalLimit.
 func (m *Manifest) journalRecord() ([]byte, bool) {
-	if m.base == nil || m.journalEnd == 0 {
+	if m.base == nil || m.journalEnd == 0 || m.forceCheckpoint {
 		return nil, false
 	}
 	payload := m.appendHead(make([]byte, 0, 1024))
@@ -350,6 +350,7 @@ func (m *Manifest) checkpoint(dir string) error {
 		m.Epoch = prev
 		return err
 	}
+	m.forceCheckpoint = false
 	if err := atomicfile.Write(filepath.Join(dir, JournalName), appendJournalHeader(nil, epoch), 0o600, nil); err != nil {
 		// The checkpoint is committed; without its journal the next
 		// commit is a checkpoint again.

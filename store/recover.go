@@ -83,6 +83,7 @@ type Recovered struct {
 	LostFrames  int      // frames that did not decode; their rows are lost
 	LostBytes   int64    // bytes of those frames and of torn tails
 	KeysDropped bool     // no keys file was readable: copies may be indexed again
+	Forgotten   int64    // rows left out because a forget removed them (the tombstone)
 }
 
 // String says it in one line.
@@ -94,6 +95,9 @@ func (r *Recovered) String() string {
 	}
 	if r.KeysDropped {
 		s += "; the message identities were unreadable, so copies of indexed messages in forks may be indexed again"
+	}
+	if r.Forgotten > 0 {
+		s += fmt.Sprintf("; %d rows that `recall forget` removed stay removed", r.Forgotten)
 	}
 	return s
 }
@@ -110,7 +114,16 @@ func (r *Recovered) String() string {
 //
 // known, if not nil, is a manifest that still reads (the block records were
 // what was lost): its per-transcript state and counters are kept.
+//
+// Rows a forget removed stay removed: the tombstone (forgotten.go) is
+// read first, and rows its rules forget are not kept, nor are their
+// message identities (a forget killed before its compaction, and rows
+// files of a sequence before it, still hold them).
 func Recover(dir string, known *Manifest, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+	tomb, err := ReadTombstone(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	files := rowsFiles(dir)
 	if known != nil {
 		files = committedRows(files, known)
@@ -128,7 +141,8 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 		return nil, nil, err
 	}
 	defer w.Close()
-	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{}}
+	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{},
+		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: map[string]bool{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
 			warn(fmt.Sprintf("recover: %v", errpath.Wrap("", filepath.Join(dir, f.name), err)))
@@ -140,6 +154,14 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	}
 	keys, ok := r.keys(dir, files, m, known)
 	r.rec.KeysDropped = !ok
+	keys = withoutKeys(keys, messageKeys(keys, r.forgotten, r.forgottenMsgs))
+	r.rec.Forgotten = r.dropped
+	if tomb != nil && len(tomb.Active()) == len(tomb.Rules) {
+		// The rows agree with every rule; a pending undo (a lifted
+		// rule) is left to the next writer, which reads its
+		// transcripts again.
+		m.ForgetSerial = tomb.Serial
+	}
 	complete(m)
 	if err := w.appendKeys(keys); err != nil {
 		return nil, nil, err
@@ -177,6 +199,14 @@ type recovery struct {
 	// rows read from it that have one, newest last: where its keys file
 	// stops being backed by rows (see cutKeys).
 	keyed map[int][]string
+	// forget tests rows against the tombstone (nil: none); the
+	// generations and messages of the rows it dropped are kept, for
+	// their keys to go too.
+	forget        *Filter
+	forgotten     map[uint32]bool
+	forgottenMsgs map[string]bool
+	// Forgotten counts the rows left out for the tombstone.
+	dropped int64
 }
 
 // keyedKept is how many of a rows file's last uuids cutKeys may try.
@@ -250,6 +280,14 @@ func (r *recovery) addFrame(seq int, raw []byte) error {
 			return nil
 		}
 		r.seen[id] = true
+		if r.forget.MatchRow(row) {
+			r.dropped++
+			r.forgotten[row.Gen] = true
+			if row.UUID != "" {
+				r.forgottenMsgs[row.UUID] = true
+			}
+			return nil
+		}
 		r.note(row)
 		return r.w.Add(row, 0)
 	})

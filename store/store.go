@@ -185,6 +185,9 @@ type compaction struct {
 	progress    func(done, total int) // blocks rewritten so far
 	skipDamaged bool                  // leave out blocks that do not read
 	drop        func(*Row) bool       // also leave out the rows it accepts
+	// dropKey also leaves out the key records it accepts (the
+	// identities of the rows drop left out).
+	dropKey func(key uint64, gen uint32) bool
 }
 
 // CompactRepaired is Compact leaving out the rows blocks that do not read,
@@ -195,11 +198,12 @@ func CompactRepaired(dir string, m *Manifest, warn func(string)) (int, error) {
 }
 
 // CompactDropping is Compact also leaving out every row drop accepts
-// (`recall forget`): they leave every file of the index, the term
-// segments, events and block records included, since all are rewritten
-// from the rows kept. The caller updates the per-file row counts in m.
-func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row) bool) error {
-	_, err := compact(dir, m, warn, compaction{drop: drop})
+// (`recall forget`), and every key record dropKey accepts (nil: none):
+// they leave every file of the index, the term segments, events and
+// block records included, since all are rewritten from the rows kept.
+// The caller updates the per-file row counts in m.
+func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+	_, err := compact(dir, m, warn, compaction{drop: drop, dropKey: dropKey})
 	return err
 }
 
@@ -243,6 +247,15 @@ func compact(dir string, m *Manifest, warn func(string), how compaction) (skippe
 	keys, err := snap.liveKeys()
 	if err != nil {
 		return 0, err
+	}
+	if how.dropKey != nil {
+		kept := keys[:0]
+		for off := 0; off+uuidRecordSize <= len(keys); off += uuidRecordSize {
+			if !how.dropKey(binary.LittleEndian.Uint64(keys[off:]), binary.LittleEndian.Uint32(keys[off+8:])) {
+				kept = append(kept, keys[off:off+uuidRecordSize]...)
+			}
+		}
+		keys = kept
 	}
 	skipped, err = snap.eachRowOf(func(r *Row) error {
 		if snap.Dead(r.Gen) || how.drop != nil && how.drop(r) {
