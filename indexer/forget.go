@@ -472,12 +472,12 @@ func uniqueSession(m *store.Manifest, prefix string) (string, error) {
 	}
 	found := map[string]bool{}
 	for _, st := range m.Files {
-		if strings.HasPrefix(st.Session, prefix) {
+		if store.SessionHasPrefix(st.Session, prefix) {
+			if st.Session == prefix || store.SessionIDOf(st.Session) == prefix {
+				return st.Session, nil
+			}
 			found[st.Session] = true
 		}
-	}
-	if found[prefix] {
-		return prefix, nil
 	}
 	ids := make([]string, 0, len(found))
 	for id := range found {
@@ -628,7 +628,7 @@ func undoPick(t *store.Tombstone, sel UndoSelector, sources []string) (func(*sto
 			ids[sel.Session] = true
 		} else {
 			for _, tr := range transcript.Discover(sources, func(string) {}) {
-				if tr.Session != "" && strings.HasPrefix(tr.Session, sel.Session) && named[t.HashSession(tr.Session)] {
+				if tr.Session != "" && store.SessionHasPrefix(tr.Session, sel.Session) && named[t.HashSession(tr.Session)] {
 					ids[tr.Session] = true
 				}
 			}

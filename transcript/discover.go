@@ -127,7 +127,7 @@ func discoverProject(dir string, warn func(string)) []Transcript {
 		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
 			out = appendTranscript(out, dirfd, dir, name, "", warn)
 		case typ == entryDir && name != "memory":
-			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), name, warn)...)
+			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), store.SessionIDOf(name), warn)...)
 		case typ == entrySpecial && strings.HasSuffix(name, ".jsonl"):
 			warnSpecial(dirfd, dir, name, warn)
 		}
@@ -216,7 +216,7 @@ func classify(path string) Transcript {
 	case strings.HasPrefix(name, "agent-"):
 		return Transcript{Path: path, Kind: store.KindAgentOld, Agent: strings.TrimPrefix(name, "agent-")}
 	default:
-		return Transcript{Path: path, Kind: store.KindMain, Session: name}
+		return Transcript{Path: path, Kind: store.KindMain, Session: store.SessionIDOf(name)}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/store"
 )
 
 // This file reads what Claude Code says about which transcripts can be
@@ -265,7 +266,7 @@ func sessionOfSubagent(path string) string {
 	if i < 0 {
 		return ""
 	}
-	return filepath.Base(slash[:i])
+	return store.SessionIDOf(filepath.Base(slash[:i]))
 }
 
 // DirMtime is a folder's modification time in nanoseconds: it changes
@@ -294,7 +295,7 @@ func DiscoverProject(dir string, warn func(string)) []Transcript {
 // DiscoverSessionDir finds the subagent transcripts of one session folder
 // (<project>/<session>/subagents/**).
 func DiscoverSessionDir(dir string, warn func(string)) []Transcript {
-	return discoverSubagents(filepath.Join(dir, "subagents"), filepath.Base(dir), warn)
+	return discoverSubagents(filepath.Join(dir, "subagents"), store.SessionIDOf(filepath.Base(dir)), warn)
 }
 
 // DirEntry is one entry of a project folder, as ListProject gives it.
