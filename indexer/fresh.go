@@ -138,7 +138,7 @@ func (q *quick) checkRoot(root string) bool {
 		return true
 	}
 	q.next.Dirs[root] = store.DirState{Root: true, MtimeNs: q.notRacy(mt)}
-	listed := transcript.ProjectDirs(root, q.opts.Warn)
+	listed := transcript.ProjectDirs(q.opts.Sources, root, q.opts.Warn)
 	if len(listed) == 1 && listed[0] == root {
 		return false // the root turned into a project folder
 	}
@@ -198,7 +198,7 @@ func (q *quick) newProject(p string) {
 		return
 	}
 	q.next.Dirs[p] = store.DirState{MtimeNs: q.notRacy(mt)}
-	for _, t := range transcript.DiscoverProject(p, q.opts.Warn) {
+	for _, t := range transcript.DiscoverProject(q.opts.Sources, p, q.opts.Warn) {
 		q.add(t, true)
 	}
 	q.needManifest = true
@@ -291,7 +291,7 @@ func (q *quick) addSubagents(t transcript.Transcript) {
 		return
 	}
 	dir := filepath.Join(filepath.Dir(t.Path), t.Session)
-	for _, s := range transcript.DiscoverSessionDir(dir, func(string) {}) {
+	for _, s := range transcript.DiscoverSessionDir(q.opts.Sources, dir, func(string) {}) {
 		if !q.hot[s.Path] {
 			q.add(s, true)
 		}
@@ -403,7 +403,7 @@ func (q *quick) discover(m *store.Manifest) discovery {
 // in the manifest are searched for subagents, and manifest entries whose
 // file or session folder is no longer listed are gone.
 func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool) {
-	entries, err := transcript.ListProject(p)
+	entries, err := transcript.ListProject(q.opts.Sources, p)
 	if err != nil {
 		q.opts.Warn("read project " + p + ": " + err.Error())
 		q.next.Dirs[p] = store.DirState{} // list it again next run
@@ -431,7 +431,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 		path := filepath.Join(p, e.Name)
 		switch {
 		case e.Dir && !knownDirs[e.Name]:
-			for _, t := range transcript.DiscoverSessionDir(path, q.opts.Warn) {
+			for _, t := range transcript.DiscoverSessionDir(q.opts.Sources, path, q.opts.Warn) {
 				q.add(t, true)
 			}
 		case !e.Dir:
@@ -472,7 +472,7 @@ func startSweep(opts Options) *sweepStart {
 		if err != nil {
 			continue
 		}
-		projects := transcript.ProjectDirs(root, func(string) {})
+		projects := transcript.ProjectDirs(opts.Sources, root, func(string) {})
 		if len(projects) == 1 && projects[0] == root {
 			s.state.Dirs[root] = store.DirState{MtimeNs: racy(mt)}
 			continue

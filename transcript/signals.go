@@ -284,18 +284,21 @@ func DirMtime(dir string) (int64, error) {
 
 // ProjectDirs lists the project folders of a root: its sub-folders, or
 // the root itself if it holds transcripts directly.
-func ProjectDirs(root string, warn func(string)) []string { return projectDirs(root, warn) }
+// Links are followed as Discover follows them (roots are every source).
+func ProjectDirs(roots []string, root string, warn func(string)) []string {
+	return projectDirs(root, judgeOf(roots), warn)
+}
 
 // DiscoverProject finds every transcript of one project folder, as
 // Discover does for each.
-func DiscoverProject(dir string, warn func(string)) []Transcript {
-	return discoverProject(dir, warn)
+func DiscoverProject(roots []string, dir string, warn func(string)) []Transcript {
+	return discoverProject(dir, judgeOf(roots), warn)
 }
 
 // DiscoverSessionDir finds the subagent transcripts of one session folder
 // (<project>/<session>/subagents/**).
-func DiscoverSessionDir(dir string, warn func(string)) []Transcript {
-	return discoverSubagents(filepath.Join(dir, "subagents"), store.SessionIDOf(filepath.Base(dir)), warn)
+func DiscoverSessionDir(roots []string, dir string, warn func(string)) []Transcript {
+	return discoverSubagents(filepath.Join(dir, "subagents"), store.SessionIDOf(filepath.Base(dir)), judgeOf(roots), map[folderID]bool{}, warn)
 }
 
 // DirEntry is one entry of a project folder, as ListProject gives it.
@@ -306,9 +309,13 @@ type DirEntry struct {
 
 // ListProject lists a project folder's transcript files and sub-folders
 // without stat'ing anything (the memory folder is left out).
-func ListProject(dir string) ([]DirEntry, error) {
+func ListProject(roots []string, dir string) ([]DirEntry, error) {
 	var out []DirEntry
+	j := judgeOf(roots)
 	err := eachEntry(dir, func(_ int, name string, typ entryType) {
+		if typ == entryLink {
+			typ = j.follow(dir, name, false, func(string) {}) // the sweep says what a link to nothing is
+		}
 		switch {
 		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
 			out = append(out, DirEntry{Name: name})
