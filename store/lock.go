@@ -123,6 +123,21 @@ func flock(f *os.File, how int) error {
 	}
 }
 
+// Holds reports whether the lock is on the file now at dir/name: false
+// once that file was deleted or replaced (the index directory removed
+// and made again), when another process can take a lock of its own there.
+func (l *Lock) Holds(dir, name string) bool {
+	if l == nil || l.f == nil {
+		return false
+	}
+	mine, err := l.f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(filepath.Join(dir, name))
+	return err == nil && os.SameFile(mine, now)
+}
+
 // Unlock releases the lock. The file stays.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
