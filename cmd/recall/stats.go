@@ -232,7 +232,11 @@ func writeStats(w io.Writer, r *statsReport) error {
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
 	writeLeftOut(tw, st)
-	writeForgotten(tw, st.Forgotten)
+	if st.ForgetDamaged != "" {
+		fmt.Fprintln(tw, "forgotten\tunreadable: no transcript is read until it reads (see the warnings)")
+	} else {
+		writeForgotten(tw, st.Forgotten)
+	}
 	writeDamage(tw, r.Damage)
 	if len(st.Strays) > 0 {
 		fmt.Fprintf(tw, "strays\t%s (not the index: `recall index` removes them)\n", search.Safe(strings.Join(st.Strays, ", ")))
