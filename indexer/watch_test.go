@@ -738,8 +738,16 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 	t.Run("the running watcher takes the lock again", func(t *testing.T) {
 		src, idx := t.TempDir(), filepath.Join(t.TempDir(), "idx")
 		opts := watchOptions(t, src, idx)
-		opts.Index = func() (Summary, error) { return Summary{}, nil }
+		started := make(chan struct{}, 1)
+		opts.Index = func() (Summary, error) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return Summary{}, nil
+		}
 		startWatcher(t, opts, nil)
+		<-started // its first run is done: the removal races no run
 		must(t, os.RemoveAll(idx))
 		deadline := time.Now().Add(waitLimit)
 		for {
@@ -761,7 +769,14 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 	t.Run("a watcher that started first keeps the index", func(t *testing.T) {
 		src, idx := t.TempDir(), filepath.Join(t.TempDir(), "idx")
 		opts := watchOptions(t, src, idx)
-		opts.Index = func() (Summary, error) { return Summary{}, nil }
+		started := make(chan struct{}, 1)
+		opts.Index = func() (Summary, error) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return Summary{}, nil
+		}
 		opts.Debounce, opts.MaxDelay = 300*time.Millisecond, 300*time.Millisecond
 		first, err := NewWatcher(opts)
 		must(t, err)
@@ -769,7 +784,7 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 		defer cancel()
 		done := make(chan error, 1)
 		go func() { done <- first.Run(ctx) }()
-		time.Sleep(50 * time.Millisecond) // its first run is done
+		<-started // its first run is done: the removal races no run
 		must(t, os.RemoveAll(idx))
 		second, err := NewWatcher(opts) // before the first one's debounce ends
 		if err != nil {
