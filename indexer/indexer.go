@@ -348,11 +348,16 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 // index); a sweep, a search and --repair read every record.
 func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
-	if err == nil {
+	if err == nil && store.HasManifest(opts.IndexDir) {
 		// A crash just after a rewrite's commit can leave its rows file
-		// under its part name: it takes its name before anything
-		// reads the rows or removes strays.
+		// under its part name: it takes its name before anything reads
+		// the rows. Files of another sequence (a rewrite killed before
+		// or just after its commit) go now, not when this run gets to
+		// write: until then `zstdcat rows-*.zst` would print both.
 		err = store.FinishPublish(opts.IndexDir, m)
+		if err == nil && store.HasStrays(opts.IndexDir) {
+			err = store.RemoveStrays(opts.IndexDir, m.Seq)
+		}
 	}
 	if err == nil && !quick {
 		m.LoadAll() // and checks the checkpoint whole
@@ -479,9 +484,12 @@ func loadOrNew(dir string) (*store.Manifest, error) {
 type baseState struct {
 	Seq       int
 	RowsBytes int64
+	RowsName  string
 }
 
-func committed(m *store.Manifest) baseState { return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes} }
+func committed(m *store.Manifest) baseState {
+	return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes, RowsName: m.RowsName()}
+}
 
 // runWith plans against m, reads in parallel and commits in order. base
 // describes the committed manifest; its data files are kept until a
@@ -519,6 +527,9 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 	w, err := open(opts.IndexDir, m, opts.Warn)
 	if err != nil {
 		return sum, err
+	}
+	if m.Seq != base.Seq {
+		w.Replaces(base.RowsName)
 	}
 	defer w.Close()
 	c := &committer{opts: opts, m: m, w: w, sum: &sum, keyIndex: d.sweep != nil, forget: d.forget, tomb: tomb}

@@ -70,7 +70,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 	p := &pendingCommit{done: make(chan struct{})}
 	files := w.dataFiles()
 	publish := w.publishNames()
-	publishRowsNow := w.rowsStaged
+	publishRowsNow, replaces := w.rowsStaged, w.replaces
 	w.rowsStaged = false
 	go func() {
 		defer close(p.done)
@@ -80,7 +80,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		if p.err == nil && publishRowsNow {
 			// The sequence this one replaces (a rebuild's) is no
 			// longer named: its files go now, not at the run's end.
-			p.err = publishRows(w.dir, snap.Seq, snap.RowsName())
+			p.err = publishRows(w.dir, snap.Seq, snap.RowsName(), replaces)
 		}
 		p.journal = snap.journalState()
 	}()

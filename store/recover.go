@@ -141,6 +141,9 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 		return nil, nil, err
 	}
 	defer w.Close()
+	for _, f := range files {
+		w.Replaces(f.name)
+	}
 	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{},
 		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: map[string]bool{}}
 	for _, f := range files {

@@ -58,7 +58,16 @@ type RowsWriter struct {
 	// rowsStaged: the rows file still is, until just after that commit
 	// (Publish).
 	staged, rowsStaged bool
+	// replaces names the rows files of the sequences this one replaces,
+	// removed right after its rows file takes its name (Replaces).
+	replaces []string
 }
+
+// Replaces names the rows files the staged sequence replaces: they are
+// removed by the very next system call after its rows file is renamed in
+// place, before anything else (a listing of the directory) is done, so
+// that a kill finds two rows files only between those two calls.
+func (w *RowsWriter) Replaces(rowsNames ...string) { w.replaces = append(w.replaces, rowsNames...) }
 
 // PartSuffix ends the name of a data file of a sequence being written
 // (a compaction, `recall forget`, `--rebuild`, a recovery) that no
@@ -289,15 +298,21 @@ func (w *RowsWriter) Publish() error {
 		return nil
 	}
 	w.rowsStaged = false
-	return publishRows(w.dir, w.m.Seq, w.m.RowsName())
+	return publishRows(w.dir, w.m.Seq, w.m.RowsName(), w.replaces)
 }
 
 // publishRows renames a committed sequence's rows file from its part
-// name, removes every other sequence's files, and makes that durable.
-func publishRows(dir string, seq int, rowsName string) error {
+// name, removes the rows files it replaces at once, then every other
+// sequence's files, and makes that durable.
+func publishRows(dir string, seq int, rowsName string, replaces []string) error {
 	path := filepath.Join(dir, rowsName)
 	if err := os.Rename(path+PartSuffix, path); err != nil {
 		return err
+	}
+	for _, name := range replaces {
+		if name != rowsName {
+			_ = os.Remove(filepath.Join(dir, name)) // RemoveStrays says why, if it fails
+		}
 	}
 	if err := RemoveStrays(dir, seq); err != nil {
 		return err
@@ -307,8 +322,9 @@ func publishRows(dir string, seq int, rowsName string) error {
 
 // FinishPublish completes a publication a crash cut between the commit
 // of m and the rename of its rows file: the rows file under its part
-// name is given its name. Writers call it, under the lock, before they
-// read the rows or remove strays.
+// name is given its name, and the files of the sequence it replaced,
+// still there, go at once (the rows file first), as Publish would have
+// done. Writers call it, under the lock, before they read the rows.
 func FinishPublish(dir string, m *Manifest) error {
 	if m == nil || m.RowsBytes == 0 {
 		return nil
@@ -320,10 +336,7 @@ func FinishPublish(dir string, m *Manifest) error {
 	if _, err := os.Lstat(path + PartSuffix); err != nil {
 		return nil // nothing to finish: a missing rows file is damage, said where it is read
 	}
-	if err := os.Rename(path+PartSuffix, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return publishRows(dir, m.Seq, m.RowsName(), nil)
 }
 
 // openRows opens the committed rows file of m: under its name, or under

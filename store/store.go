@@ -244,6 +244,7 @@ func compact(dir string, m *Manifest, warn func(string), how compaction) (skippe
 		return 0, err
 	}
 	defer w.Close()
+	w.Replaces(m.RowsName())
 	keys, err := snap.liveKeys()
 	if err != nil {
 		return 0, err
