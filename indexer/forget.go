@@ -441,8 +441,8 @@ func readAgain(m *store.Manifest, st *store.FileState) {
 
 // countMatching counts the live rows f forgets per transcript generation,
 // with the uuids of those messages.
-func countMatching(dir string, f *store.Filter) (map[fileGen]int64, map[string]bool, error) {
-	counts, msgs := map[fileGen]int64{}, map[string]bool{}
+func countMatching(dir string, f *store.Filter) (map[fileGen]int64, store.MessageRows, error) {
+	counts, msgs := map[fileGen]int64{}, store.MessageRows{}
 	if f == nil {
 		return counts, msgs, nil
 	}
@@ -456,9 +456,7 @@ func countMatching(dir string, f *store.Filter) (map[fileGen]int64, map[string]b
 			return nil
 		}
 		counts[fileGen{r.Source, r.Gen}]++
-		if r.UUID != "" {
-			msgs[r.UUID] = true
-		}
+		msgs.Add(r)
 		return nil
 	})
 	return counts, msgs, err

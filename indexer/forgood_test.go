@@ -210,6 +210,13 @@ func TestForgetIsForGood(t *testing.T) {
 				if d, err := store.Verify(c.idx); err != nil || !d.None() {
 					t.Errorf("the index does not verify: %+v, %v", d, err)
 				}
+				// The keys file holds one record per row kept (each row
+				// of this corpus has a uuid), none of a forgotten row.
+				m, err := store.ReadManifest(c.idx)
+				must(t, err)
+				if recs, rows := (m.KeysBytes-16)/12, len(liveRows(t, c.idx)); recs != int64(rows) {
+					t.Errorf("the keys file holds %d records for %d rows", recs, rows)
+				}
 			})
 		}
 	}

@@ -631,15 +631,35 @@ func (t *Tombstone) parseLine(f []string) error {
 	return err
 }
 
+// MessageRows are the rows of forgotten messages whose key records go:
+// message uuid → the texts of its rows (what a key is computed from,
+// besides the content block's position).
+type MessageRows map[string][]string
+
+// Add notes a row.
+func (mr MessageRows) Add(r *Row) {
+	if r.UUID != "" {
+		mr[r.UUID] = append(mr[r.UUID], r.Text)
+	}
+}
+
+// rowKeys are the keys a row of message uuid with text can have had at
+// content block position block: the one place that knows how a key is
+// made (RowKey), beside keyset.go.
+func rowKeys(uuid, text string, block int) []uint64 {
+	_ = text
+	return []uint64{RowKey(uuid, block)}
+}
+
 // ForgottenKeys returns the keys, among the key records of generations
-// gens, that identify the messages uuids: what a forget that leaves
+// gens, that identify the messages rows: what a forget that leaves
 // other rows of those generations drops from the keys file. A key
 // hashes a message uuid with its content block's position in the line,
 // which a row does not hold, so every position is tried (as recovery's
 // cutKeys does), against the records there are.
-func ForgottenKeys(dir string, m *Manifest, gens map[uint32]bool, uuids map[string]bool) (map[uint64]bool, error) {
+func ForgottenKeys(dir string, m *Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
 	out := map[uint64]bool{}
-	if len(gens) == 0 || len(uuids) == 0 {
+	if len(gens) == 0 || len(rows) == 0 {
 		return out, nil
 	}
 	snap, err := snapshotOf(dir, m)
@@ -651,12 +671,12 @@ func ForgottenKeys(dir string, m *Manifest, gens map[uint32]bool, uuids map[stri
 	if err != nil {
 		return nil, err
 	}
-	return messageKeys(recs, gens, uuids), nil
+	return messageKeys(recs, gens, rows), nil
 }
 
 // messageKeys returns the keys of the records recs of generations gens
-// that identify one of the messages uuids.
-func messageKeys(recs []byte, gens map[uint32]bool, uuids map[string]bool) map[uint64]bool {
+// that identify one of the messages rows.
+func messageKeys(recs []byte, gens map[uint32]bool, rows MessageRows) map[uint64]bool {
 	out := map[uint64]bool{}
 	present := map[uint64]bool{}
 	for off := 0; off+uuidRecordSize <= len(recs); off += uuidRecordSize {
@@ -667,10 +687,14 @@ func messageKeys(recs []byte, gens map[uint32]bool, uuids map[string]bool) map[u
 	if len(present) == 0 {
 		return out
 	}
-	for u := range uuids {
-		for block := range 256 {
-			if k := RowKey(u, block); present[k] {
-				out[k] = true
+	for u, texts := range rows {
+		for _, text := range texts {
+			for block := range 256 {
+				for _, k := range rowKeys(u, text, block) {
+					if present[k] {
+						out[k] = true
+					}
+				}
 			}
 		}
 	}

@@ -145,7 +145,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 		w.Replaces(f.name)
 	}
 	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]string{},
-		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: map[string]bool{}}
+		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: MessageRows{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
 			warn(fmt.Sprintf("recover: %v", errpath.Wrap("", filepath.Join(dir, f.name), err)))
@@ -207,7 +207,7 @@ type recovery struct {
 	// their keys to go too.
 	forget        *Filter
 	forgotten     map[uint32]bool
-	forgottenMsgs map[string]bool
+	forgottenMsgs MessageRows
 	// Forgotten counts the rows left out for the tombstone.
 	dropped int64
 }
@@ -286,9 +286,7 @@ func (r *recovery) addFrame(seq int, raw []byte) error {
 		if r.forget.MatchRow(row) {
 			r.dropped++
 			r.forgotten[row.Gen] = true
-			if row.UUID != "" {
-				r.forgottenMsgs[row.UUID] = true
-			}
+			r.forgottenMsgs.Add(row)
 			return nil
 		}
 		r.note(row)
