@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"time"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // threadTail is what a new record needs from the last threaded record of
@@ -31,7 +33,7 @@ type threadTail struct {
 func AppendTurns(path string, n int, seed uint64) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return errpath.Wrap("read", path, err)
 	}
 	tail, err := lastThreaded(data)
 	if err != nil {
@@ -43,7 +45,7 @@ func AppendTurns(path string, n int, seed uint64) error {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
+		return errpath.Wrap("open", path, err)
 	}
 	out := &transcript{path: path, file: f}
 	out.w = newBufferedWriter(f)

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // Options configure Generate.
@@ -103,16 +105,16 @@ func prepareOutput(projectsDir string, overwrite bool) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("read %s: %w", projectsDir, err)
+		return errpath.Wrap("read", projectsDir, err)
 	case len(entries) > 0 && !overwrite:
 		return fmt.Errorf("%s is not empty; remove it or pass --force", projectsDir)
 	case len(entries) > 0:
 		if err := os.RemoveAll(projectsDir); err != nil {
-			return fmt.Errorf("remove %s: %w", projectsDir, err)
+			return errpath.Wrap("remove", projectsDir, err)
 		}
 	}
 	if err := os.MkdirAll(projectsDir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", projectsDir, err)
+		return errpath.Wrap("create", projectsDir, err)
 	}
 	return nil
 }

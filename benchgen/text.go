@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"unicode"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // TextSource is the pool of real prose and code the generator samples
@@ -71,7 +73,7 @@ func LoadTextSource(root string) (*TextSource, error) {
 	var current *textPackage
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return fmt.Errorf("walk %s: %w", path, err)
+			return errpath.Wrap("walk", path, err)
 		}
 		if d.IsDir() {
 			if name := d.Name(); path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
@@ -84,14 +86,14 @@ func LoadTextSource(root string) (*TextSource, error) {
 		}
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
+			return errpath.Wrap("read", path, err)
 		}
 		if isGenerated(data) {
 			return nil
 		}
 		rel, err := filepath.Rel(root, path)
 		if err != nil {
-			return fmt.Errorf("relative path of %s: %w", path, err)
+			return errpath.Wrap("relative path of", path, err)
 		}
 		rel = filepath.ToSlash(rel)
 		current = ts.packageFor(current, pathDir(rel))

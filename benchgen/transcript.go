@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // lineKind classifies written lines so the summary can show where the
@@ -86,7 +88,7 @@ func createTranscript(path string, keep bool) (*transcript, error) {
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, errpath.Wrap("create", path, err)
 	}
 	return &transcript{path: path, file: f, w: newBufferedWriter(f), keep: keep}, nil
 }
@@ -99,10 +101,10 @@ func (t *transcript) writeLine(line []byte, uuid string, at time.Time, kind line
 		t.kept = append(t.kept, keptLine{data: append([]byte(nil), line...), uuid: uuid, at: at, kind: kind})
 	}
 	if _, err := t.w.Write(line); err != nil {
-		return fmt.Errorf("write %s: %w", t.path, err)
+		return errpath.Wrap("write", t.path, err)
 	}
 	if err := t.w.WriteByte('\n'); err != nil {
-		return fmt.Errorf("write %s: %w", t.path, err)
+		return errpath.Wrap("write", t.path, err)
 	}
 	t.bytes += int64(len(line)) + 1
 	return nil
@@ -111,10 +113,10 @@ func (t *transcript) writeLine(line []byte, uuid string, at time.Time, kind line
 func (t *transcript) close() error {
 	if err := t.w.Flush(); err != nil {
 		t.file.Close()
-		return fmt.Errorf("write %s: %w", t.path, err)
+		return errpath.Wrap("write", t.path, err)
 	}
 	if err := t.file.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", t.path, err)
+		return errpath.Wrap("close", t.path, err)
 	}
 	return nil
 }
@@ -126,7 +128,7 @@ func writeSmallFile(path string, data []byte) (int64, error) {
 		return 0, fmt.Errorf("create directory for %s: %w", path, err)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return 0, fmt.Errorf("write %s: %w", path, err)
+		return 0, errpath.Wrap("write", path, err)
 	}
 	return int64(len(data)), nil
 }

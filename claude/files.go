@@ -2,6 +2,7 @@ package claude
 
 import (
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/errpath"
 
 	"bytes"
 	"errors"
@@ -43,11 +44,11 @@ func readSettings(path string) (*settingsFile, error) {
 		return f, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, errpath.Wrap("read", path, err) // it names target, which may be path
 	}
 	info, err := os.Stat(target)
 	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
+		return nil, errpath.Wrap("stat", path, err)
 	}
 	f.exists, f.data, f.mode, f.info = true, data, info.Mode().Perm(), info
 	if f.root, err = parseSettings(data); err != nil {
@@ -97,7 +98,7 @@ func resolveSymlinks(path string) (string, error) {
 		return path, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", path, err)
+		return "", errpath.Wrap("resolve", path, err)
 	}
 	return target, nil
 }
@@ -109,7 +110,7 @@ func writeBackupOnce(path string, data []byte) (bool, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return false, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("stat %s: %w", path, err)
+		return false, err // a *fs.PathError: it names path
 	}
 	if err := writeFileAtomic(path, data, newFileMode, nil); err != nil {
 		return false, err
@@ -136,7 +137,7 @@ func keepOwner(f *os.File, owner fs.FileInfo) error {
 		return nil
 	}
 	if err := f.Chown(int(st.Uid), int(st.Gid)); err != nil {
-		return fmt.Errorf("chown %s: %w", f.Name(), err)
+		return err
 	}
 	return nil
 }

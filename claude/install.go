@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // backupSuffix names the copy of settings.json taken before recall first
@@ -122,7 +124,7 @@ func (s Setup) noteInstall(f *settingsFile, backup bool) error {
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(s.SettingsPath), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(s.SettingsPath), err)
+		return err // a *fs.PathError: it names the folder
 	}
 	if dirty {
 		if err := s.writeRecord(rec); err != nil {
@@ -134,7 +136,7 @@ func (s Setup) noteInstall(f *settingsFile, backup bool) error {
 	}
 	saved, err := writeBackupOnce(s.backupPath(), f.data)
 	if err != nil {
-		return fmt.Errorf("back up %s: %w", s.SettingsPath, err)
+		return fmt.Errorf("back up the settings: %w", err) // it names the backup
 	}
 	if saved {
 		s.logf("%s: saved the original as %s", s.SettingsPath, s.backupPath())
@@ -231,7 +233,7 @@ func (s Setup) writeRestored(f *settingsFile, original []byte, what string) erro
 		return nil
 	}
 	if err := writeFileAtomic(f.path, original, f.mode, f.info); err != nil {
-		return fmt.Errorf("write %s: %w", s.SettingsPath, err)
+		return errpath.Wrap("write", s.SettingsPath, err)
 	}
 	s.logf("%s: %s", s.SettingsPath, what)
 	return nil
@@ -246,7 +248,7 @@ func (s Setup) deleteSettings(f *settingsFile) error {
 		return nil
 	}
 	if err := os.Remove(f.path); err != nil {
-		return fmt.Errorf("remove %s: %w", s.SettingsPath, err)
+		return errpath.Wrap("remove", s.SettingsPath, err)
 	}
 	s.logf("%s: removed it: recall created it and it held nothing else", s.SettingsPath)
 	return nil
@@ -321,10 +323,10 @@ func (s Setup) applySettings(f *settingsFile, changed bool, what string) error {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Dir(f.path), err)
+		return err
 	}
 	if err := writeFileAtomic(f.path, after, f.mode, f.info); err != nil {
-		return fmt.Errorf("write %s: %w", s.SettingsPath, err)
+		return errpath.Wrap("write", s.SettingsPath, err)
 	}
 	s.logf("%s: %s", s.SettingsPath, what)
 	return nil

@@ -3,10 +3,11 @@ package claude
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // recordSuffix names install's record, next to settings.json.
@@ -33,7 +34,7 @@ func (s Setup) readRecord() (*installRecord, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", s.recordPath(), err)
+		return nil, err // a *fs.PathError: it names the file
 	}
 	var rec installRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
@@ -49,7 +50,7 @@ func (s Setup) writeRecord(rec *installRecord) error {
 		return err
 	}
 	if err := writeFileAtomic(s.recordPath(), append(data, '\n'), newFileMode, nil); err != nil {
-		return fmt.Errorf("write %s: %w", s.recordPath(), err)
+		return errpath.Wrap("write", s.recordPath(), err)
 	}
 	return nil
 }
@@ -74,7 +75,7 @@ func exists(path string) bool {
 
 func removeIfExists(path string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", path, err)
+		return err
 	}
 	return nil
 }

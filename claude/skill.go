@@ -3,7 +3,6 @@ package claude
 import (
 	_ "embed"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func readSkill(dir string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", skillFile(dir), err)
+		return "", err // a *fs.PathError: it names the file
 	}
 	return string(data), nil
 }
@@ -42,7 +41,7 @@ func readSkill(dir string) (string, error) {
 // the user like the rest of Claude Code's configuration.
 func writeSkill(dir, text string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+		return err
 	}
 	return writeFileAtomic(skillFile(dir), []byte(text), newFileMode, nil)
 }
@@ -52,7 +51,7 @@ func writeSkill(dir, text string) error {
 // It reports whether the directory itself is gone.
 func removeSkill(dir string) (dirRemoved bool, err error) {
 	if err := os.Remove(skillFile(dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("remove %s: %w", skillFile(dir), err)
+		return false, err
 	}
 	err = os.Remove(dir)
 	switch {
@@ -61,5 +60,5 @@ func removeSkill(dir string) (dirRemoved bool, err error) {
 	case errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST):
 		return false, nil
 	}
-	return false, fmt.Errorf("remove %s: %w", dir, err)
+	return false, err
 }

@@ -1,11 +1,11 @@
 package claude
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -33,7 +33,7 @@ type Starter func(c Command) (pid int, err error)
 func StartDetached(c Command) (int, error) {
 	devNull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return 0, fmt.Errorf("open %s: %w", os.DevNull, err)
+		return 0, err // a *fs.PathError: it names the file
 	}
 	defer devNull.Close()
 	out := c.Output
@@ -51,7 +51,7 @@ func StartDetached(c Command) (int, error) {
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 	}
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start %s: %w", c.Path, err)
+		return 0, errpath.Wrap("start", c.Path, err) // fork/exec names it already
 	}
 	pid := cmd.Process.Pid
 	// Release, not Wait: the child outlives this process, and init (or
@@ -69,7 +69,7 @@ func lockHeld(path string) (bool, error) { return store.LockHeld(path) }
 func touch(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return err
 	}
 	return f.Close()
 }

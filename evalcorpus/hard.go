@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
@@ -108,7 +109,7 @@ func ParseHardQueries(r io.Reader, name string) ([]HardQuery, error) {
 		out = append(out, q)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, errpath.Wrap("read", name, err)
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/search"
 )
 
@@ -62,7 +63,7 @@ func ParseQueries(r io.Reader, name string) ([]Query, error) {
 		out = append(out, q)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, errpath.Wrap("read", name, err)
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -40,7 +41,7 @@ type RealQuestion struct {
 func ReadRealQuestions(path string) ([]RealQuestion, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, errpath.Wrap("read", path, err)
 	}
 	var out []RealQuestion
 	sc := bufio.NewScanner(bytes.NewReader(data))

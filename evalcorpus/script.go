@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // Session scripts are hand-written transcripts, for the hard relevance
@@ -111,7 +113,7 @@ func ParseScripts(r io.Reader, name string) ([]Script, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+		return nil, errpath.Wrap("read", name, err)
 	}
 	if cur != nil {
 		flush()

@@ -64,7 +64,7 @@ func TestForgetSession(t *testing.T) {
 		t.Fatal("the dry run removed rows")
 	}
 	rep, err := Forget(Options{Config: Config{IndexDir: idx, Sources: []string{src}}}, ForgetSelector{Session: testSession[:8]}, false)
-	if err != nil || rep.Rows != 2 || len(rep.Sealed) != 1 {
+	if err != nil || rep.Rows != 2 || rep.Sealed != 1 {
 		t.Fatalf("forget = %+v, %v", rep, err)
 	}
 	if files := indexHolds(t, idx, "quokkaflux"); len(files) > 0 {

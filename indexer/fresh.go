@@ -90,6 +90,8 @@ func startQuick(opts Options) (*quick, string) {
 	switch {
 	case err != nil || prev.Manifest != mid:
 		return nil, "the manifest was written by a run that kept no freshness state"
+	case store.TombstoneID(opts.IndexDir) != prev.Forgotten:
+		return nil, "the list of forgotten sessions changed"
 	case prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.Sources):
 		return nil, "the freshness state is of another version or other sources"
 	case now.Sub(time.Unix(0, prev.SweepNs)) > opts.sweepEvery() || prev.SweepNs > now.UnixNano():
@@ -98,7 +100,7 @@ func startQuick(opts Options) (*quick, string) {
 	q := &quick{opts: opts, prev: prev, now: now, hot: map[string]bool{}, signaled: map[string]bool{},
 		projects: map[string][]string{}}
 	q.next = store.NewFreshState(opts.Sources)
-	q.next.Manifest, q.next.SweepNs, q.next.Files = prev.Manifest, prev.SweepNs, prev.Files
+	q.next.Manifest, q.next.SweepNs, q.next.Files, q.next.Forgotten = prev.Manifest, prev.SweepNs, prev.Files, prev.Forgotten
 	for _, root := range opts.Sources {
 		if !q.checkRoot(root) {
 			return nil, "a transcript root is new, gone or changed its layout: " + root
@@ -136,7 +138,7 @@ func (q *quick) checkRoot(root string) bool {
 		return true
 	}
 	q.next.Dirs[root] = store.DirState{Root: true, MtimeNs: q.notRacy(mt)}
-	listed := transcript.ProjectDirs(root, q.opts.Warn)
+	listed := transcript.ProjectDirs(q.opts.Sources, root, q.opts.Warn)
 	if len(listed) == 1 && listed[0] == root {
 		return false // the root turned into a project folder
 	}
@@ -196,7 +198,7 @@ func (q *quick) newProject(p string) {
 		return
 	}
 	q.next.Dirs[p] = store.DirState{MtimeNs: q.notRacy(mt)}
-	for _, t := range transcript.DiscoverProject(p, q.opts.Warn) {
+	for _, t := range transcript.DiscoverProject(q.opts.Sources, p, q.opts.Warn) {
 		q.add(t, true)
 	}
 	q.needManifest = true
@@ -289,7 +291,7 @@ func (q *quick) addSubagents(t transcript.Transcript) {
 		return
 	}
 	dir := filepath.Join(filepath.Dir(t.Path), t.Session)
-	for _, s := range transcript.DiscoverSessionDir(dir, func(string) {}) {
+	for _, s := range transcript.DiscoverSessionDir(q.opts.Sources, dir, func(string) {}) {
 		if !q.hot[s.Path] {
 			q.add(s, true)
 		}
@@ -356,6 +358,10 @@ type discovery struct {
 	// JSON for binary and kept no titles: the files it judged binary are
 	// read again, and the titles of what it read are read.
 	upgrade bool
+	// forget holds the rules of `recall forget` in force (nil: none):
+	// the transcripts they keep out are not read, and the rows they
+	// forget are not added (runWith reads the tombstone).
+	forget *store.Filter
 }
 
 // termsCheck is how closely the run checks the term segments it keeps:
@@ -397,7 +403,7 @@ func (q *quick) discover(m *store.Manifest) discovery {
 // in the manifest are searched for subagents, and manifest entries whose
 // file or session folder is no longer listed are gone.
 func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool) {
-	entries, err := transcript.ListProject(p)
+	entries, err := transcript.ListProject(q.opts.Sources, p)
 	if err != nil {
 		q.opts.Warn("read project " + p + ": " + err.Error())
 		q.next.Dirs[p] = store.DirState{} // list it again next run
@@ -425,7 +431,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 		path := filepath.Join(p, e.Name)
 		switch {
 		case e.Dir && !knownDirs[e.Name]:
-			for _, t := range transcript.DiscoverSessionDir(path, q.opts.Warn) {
+			for _, t := range transcript.DiscoverSessionDir(q.opts.Sources, path, q.opts.Warn) {
 				q.add(t, true)
 			}
 		case !e.Dir:
@@ -466,7 +472,7 @@ func startSweep(opts Options) *sweepStart {
 		if err != nil {
 			continue
 		}
-		projects := transcript.ProjectDirs(root, func(string) {})
+		projects := transcript.ProjectDirs(opts.Sources, root, func(string) {})
 		if len(projects) == 1 && projects[0] == root {
 			s.state.Dirs[root] = store.DirState{MtimeNs: racy(mt)}
 			continue
@@ -527,6 +533,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 		return // nothing committed yet: no state to keep
 	}
 	next.Manifest = id
+	next.Forgotten = store.TombstoneID(opts.IndexDir)
 	if err := store.WriteFreshState(opts.IndexDir, next); err != nil {
 		opts.Warn(err.Error())
 	}

@@ -74,6 +74,11 @@ type Summary struct {
 	Gone         int // transcripts that disappeared this run (their rows are kept)
 	BadLines     int64
 	Compacted    bool
+	// Forgotten counts the rows left out because `recall forget`
+	// removed them (a transcript read again, a copy of a forgotten
+	// message); KeptOut the transcripts found that a forget keeps out.
+	Forgotten int64
+	KeptOut   int
 	// Rederived says why the derived data (block records, keys, events,
 	// term index) was rebuilt from the rows this run, "" if it was not.
 	Rederived string
@@ -214,7 +219,7 @@ func runOnce(opts Options) (Summary, error) {
 	var q *quick
 	sweepWhy := ""
 	if opts.Quick && !opts.Repair {
-		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest {
+		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest && !store.HasStrays(opts.IndexDir) {
 			q.finishNoChange()
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
@@ -281,6 +286,18 @@ func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport,
 	if why, err = rederive(opts, m); err != nil {
 		return nil, nil, "", 0, err
 	}
+	// A forget or an undo the manifest does not agree with yet (one
+	// killed after writing the tombstone) is finished first.
+	tomb, err := store.ReadTombstone(opts.IndexDir)
+	if err != nil {
+		return nil, nil, "", 0, err
+	}
+	if tomb, err = migrateForgotten(opts, m, tomb); err != nil {
+		return nil, nil, "", 0, fmt.Errorf("forget: %w", err)
+	}
+	if _, err := applyForgotten(opts, m, tomb); err != nil {
+		return nil, nil, "", 0, fmt.Errorf("forget: %w", err)
+	}
 	return m, rep, why, builtUnder, nil
 }
 
@@ -333,6 +350,17 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 // index); a sweep, a search and --repair read every record.
 func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
+	if err == nil && store.HasManifest(opts.IndexDir) {
+		// A crash just after a rewrite's commit can leave its rows file
+		// under its part name: it takes its name before anything reads
+		// the rows. Files of another sequence (a rewrite killed before
+		// or just after its commit) go now, not when this run gets to
+		// write: until then `zstdcat rows-*.zst` would print both.
+		err = store.FinishPublish(opts.IndexDir, m)
+		if err == nil && store.HasStrays(opts.IndexDir) {
+			err = store.RemoveStrays(opts.IndexDir, m.Seq)
+		}
+	}
 	if err == nil && !quick {
 		m.LoadAll() // and checks the checkpoint whole
 		err = m.Err()
@@ -362,8 +390,13 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		return m, err
 	}
 	opts.Warn(err.Error())
+	tomb, terr := store.ReadTombstone(opts.IndexDir)
+	if terr != nil {
+		return nil, fmt.Errorf("%w; %w", err, terr)
+	}
 	complete := func(rm *store.Manifest) {
 		keepRowless(rm, lastRead)
+		keepOutForgotten(rm, tomb.Filter())
 		completeRecovered(rm, opts.Warn)
 	}
 	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.Warn, complete)
@@ -395,6 +428,17 @@ func keepRowless(rm, last *store.Manifest) {
 		kept := *st
 		rm.Files[path] = &kept
 		rm.NextGen = max(rm.NextGen, st.Gen+1)
+	}
+}
+
+// keepOutForgotten drops from a recovered manifest the entries of the
+// transcripts a forget keeps out (keepRowless keeps entries without rows,
+// as those of a forgotten session were in an older manifest).
+func keepOutForgotten(rm *store.Manifest, f *store.Filter) {
+	for path, st := range rm.Files {
+		if s, ok := f.Sealed(path); ok && s.Offset < 0 || f.WholeRule(st.Session, st.Project) != nil {
+			delete(rm.Files, path)
+		}
 	}
 }
 
@@ -442,9 +486,12 @@ func loadOrNew(dir string) (*store.Manifest, error) {
 type baseState struct {
 	Seq       int
 	RowsBytes int64
+	RowsName  string
 }
 
-func committed(m *store.Manifest) baseState { return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes} }
+func committed(m *store.Manifest) baseState {
+	return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes, RowsName: m.RowsName()}
+}
 
 // runWith plans against m, reads in parallel and commits in order. base
 // describes the committed manifest; its data files are kept until a
@@ -453,27 +500,53 @@ func committed(m *store.Manifest) baseState { return baseState{Seq: m.Seq, RowsB
 func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
 	sum.Files = len(d.found)
+	tomb, err := store.ReadTombstone(opts.IndexDir)
+	if err != nil {
+		return sum, err // reading transcripts without it would bring back what was forgotten
+	}
+	d.forget = tomb.Filter()
 	work, changed := plan(m, d, opts.Sources, &sum)
 	if err := m.Err(); err != nil {
 		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
 	}
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq && !m.Legacy() {
+		// Nothing to write, but what an interrupted forget, rebuild or
+		// compaction left (a second rows file zstdcat would print)
+		// goes: one listing of the index directory.
+		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
+			return sum, err
+		}
 		store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.Warn)
 		return sum, nil
 	}
 	if err := store.RemoveStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
 		return sum, err
 	}
-	w, err := store.OpenRowsWriter(opts.IndexDir, m, opts.Warn)
+	open := store.OpenRowsWriter
+	if m.Seq != base.Seq {
+		open = store.OpenNewSequence // a rebuild: staged until its first commit
+	}
+	w, err := open(opts.IndexDir, m, opts.Warn)
 	if err != nil {
 		return sum, err
 	}
+	if m.Seq != base.Seq {
+		w.Replaces(base.RowsName)
+	}
 	defer w.Close()
-	c := &committer{opts: opts, m: m, w: w, sum: &sum, keyIndex: d.sweep != nil}
+	c := &committer{opts: opts, m: m, w: w, sum: &sum, keyIndex: d.sweep != nil, forget: d.forget, tomb: tomb}
 	if err := c.run(work); err != nil {
 		return sum, err
 	}
 	w.Close()
+	if c.sealed {
+		// Transcripts found this run whose every row a forget removes
+		// are kept out from now on; a failure costs only their reading
+		// again next time.
+		if err := tomb.Write(opts.IndexDir); err != nil {
+			opts.Warn(fmt.Sprintf("forget: %v", err))
+		}
+	}
 	if m.Seq != base.Seq {
 		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
 			return sum, err
@@ -545,13 +618,29 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 		again := seen[t.Path]
 		seen[t.Path] = true
 		st := m.File(t.Path)
-		if st == nil {
+		seal, sealed := d.forget.Sealed(t.Path)
+		fresh := false
+		switch {
+		case sealed && seal.Offset < 0, st == nil && d.forget.WholeRule(t.Session, "") != nil,
+			st == nil && sealed && t.Stat.Size == seal.Offset:
+			// A forget keeps it out (a session forgotten whole is
+			// known by its file's name before it is read), or every
+			// row of it was forgotten and nothing was added since.
+			sum.KeptOut++
+			continue
+		case st == nil:
 			st = newFileState(m, *t)
-			changed = true
+			fresh, changed = true, true
+			if sealed {
+				// Every row of its lines so far was forgotten (a time
+				// range): read on from there, or from its start if
+				// those bytes changed (the reader checks them).
+				st.Offset, st.Lines, st.Tail, st.Size = seal.Offset, seal.Lines, seal.Tail, -1
+			}
 			if underAny(t.Path, roots) {
 				sum.liveDelta++
 			}
-		} else if replaced(st, t.Stat) {
+		case replaced(st, t.Stat):
 			m.Dead[st.Gen] += st.Rows
 			forgotten, wasGone := st.Verdict == store.VerdictForgotten, st.Gone
 			st = newFileState(m, *t)
@@ -587,7 +676,7 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 			changed = true
 			continue
 		}
-		p := planned{t: t, st: st}
+		p := planned{t: t, st: st, fresh: fresh}
 		if again {
 			// The same path found twice (overlapping sources): the
 			// first read's commit moves st, so this one continues
@@ -667,6 +756,8 @@ type planned struct {
 	// titles: read the title records of the lines st consumed
 	// (transcript.ReadTitles), a copy of the state before this run.
 	titles bool
+	// fresh: the manifest had no entry for it before this run.
+	fresh bool
 }
 
 // plannedBytes is how much input the plan reads at most: what each
@@ -761,7 +852,14 @@ type committer struct {
 	m    *store.Manifest
 	w    *store.RowsWriter
 	sum  *Summary
-	keys *store.KeySet // row key → generation, loaded on first need
+	// forget holds the rules of `recall forget` in force (nil: none),
+	// from tomb; sealed says the committer kept out, in tomb, a
+	// transcript found this run that they empty.
+	forget *store.Filter
+	tomb   *store.Tombstone
+	sealed bool
+	cur    *planned      // the transcript being applied
+	keys   *store.KeySet // row key → generation, loaded on first need
 	// genSessions maps generations to their sessions, built the first
 	// time a summary title names a message of another transcript.
 	genSessions map[uint32]string
@@ -793,6 +891,7 @@ func (c *committer) run(work []planned) error {
 	defer reads.stop()
 	for i := range work {
 		res := reads.take(i)
+		c.cur = &work[i]
 		if err := c.apply(&res); err != nil {
 			return err
 		}
@@ -1030,7 +1129,8 @@ func (c *committer) apply(res *transcript.Result) error {
 		return c.reread(res)
 	}
 	if res.TitlesOnly {
-		return c.addRows(c.m.Files[path], res.Rows)
+		rows, _ := c.dropForgotten(res.Rows)
+		return c.addRows(c.m.Files[path], rows)
 	}
 	if res.Warning != "" {
 		c.opts.Warn(res.Warning)
@@ -1055,7 +1155,67 @@ func (c *committer) apply(res *transcript.Result) error {
 		return nil
 	}
 	c.count(res.Counts)
-	return c.addRows(st, res.Rows)
+	rows, rule := c.dropForgotten(res.Rows)
+	if err := c.addRows(st, rows); err != nil {
+		return err
+	}
+	c.keepOutIfForgotten(path, st, rule)
+	return nil
+}
+
+// dropForgotten leaves out the rows a forget removed (a transcript read
+// again, a copy of a forgotten message in a fork), counting them, and
+// returns the rule of the first it left out. The slice is filtered in
+// place.
+func (c *committer) dropForgotten(rows []transcript.Extracted) ([]transcript.Extracted, *store.ForgetRule) {
+	if c.forget == nil {
+		return rows, nil
+	}
+	var first *store.ForgetRule
+	kept := rows[:0]
+	for i := range rows {
+		if r := c.forget.RuleOf(&rows[i].Row); r != nil {
+			c.sum.Forgotten++
+			if first == nil {
+				first = r
+			}
+			continue
+		}
+		kept = append(kept, rows[i])
+	}
+	return kept, first
+}
+
+// keepOutIfForgotten keeps out, from the manifest and from the runs to
+// come, a transcript first found this run that a forget empties: every
+// row it gave was forgotten (a new transcript of a forgotten project,
+// one found under a new path, a fork holding only forgotten messages)
+// or, resumed from a seal, it gave none. A rule that forgets its
+// session and project whole seals it for good; otherwise it is read on
+// from where it now ends, when it grows.
+func (c *committer) keepOutIfForgotten(path string, st *store.FileState, dropped *store.ForgetRule) {
+	if c.forget == nil || c.cur == nil || !c.cur.fresh || st.Rows > 0 || c.m.Files[path] != st {
+		return
+	}
+	seal, rule := c.forget.SealOf(path)
+	if dropped == nil && rule == nil {
+		return // nothing forgotten in it: an empty transcript is indexed as ever
+	}
+	next := store.Seal{Offset: st.Offset, Lines: st.Lines, Tail: st.Tail}
+	if whole := c.forget.WholeRule(st.Session, st.Project); whole != nil {
+		rule, next = whole, store.Seal{Offset: -1}
+	} else if dropped != nil {
+		rule = dropped
+	}
+	if rule == nil {
+		return
+	}
+	if rule != nil && next != seal {
+		c.tomb.SealPath(rule, path, next)
+		c.sealed = true
+	}
+	c.m.RemoveFile(path)
+	c.sum.KeptOut++
 }
 
 // exclude counts n exclusions for reason, in the run and in the manifest.
@@ -1246,6 +1406,8 @@ func (s *Summary) merge(o Summary) {
 		s.Excluded[k] += v
 	}
 	s.Recovered += o.Recovered
+	s.Forgotten += o.Forgotten
+	s.KeptOut += o.KeptOut
 	s.CurrentFiles = o.CurrentFiles
 	s.Replaced += o.Replaced
 	s.Gone += o.Gone

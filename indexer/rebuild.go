@@ -29,12 +29,23 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	// What was forgotten stays so: a forget not applied yet is applied
+	// to the index it would drop rows of, and the transcripts are read
+	// again through the tombstone (runWith).
+	tomb, err := store.ReadTombstone(opts.IndexDir)
+	if err != nil {
+		return Summary{}, err
+	}
+	if _, err := applyForgotten(opts, base, tomb); err != nil {
+		return Summary{}, fmt.Errorf("forget: %w", err)
+	}
 	if files, rows := goneRows(base); rows > 0 && !yes {
 		return Summary{}, fmt.Errorf("%w: %d rows from %d transcripts that no longer exist would be lost; re-run with --yes to drop them", ErrRebuildDrops, rows, files)
 	}
 	fresh := store.NewManifest()
 	fresh.Seq = base.Seq + 1
 	fresh.NextGen = base.NextGen
+	fresh.ForgetSerial = base.ForgetSerial
 	return runWith(opts, committed(base), fresh, sweep(opts))
 }
 

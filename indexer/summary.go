@@ -30,6 +30,9 @@ func FormatSummary(s *Summary) string {
 	if s.Gone > 0 {
 		notes = append(notes, fmt.Sprintf("%d transcripts deleted from disk (rows kept)", s.Gone))
 	}
+	if s.Forgotten > 0 {
+		notes = append(notes, fmt.Sprintf("%d rows that `recall forget` removed left out", s.Forgotten))
+	}
 	if s.Recovered > 0 {
 		notes = append(notes, fmt.Sprintf("%d transcripts an earlier recall left out judged again", s.Recovered))
 	}

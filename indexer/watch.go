@@ -87,6 +87,7 @@ func NewWatcher(opts WatchOptions) (*Watcher, error) {
 	for _, r := range opts.Sources {
 		w.roots = append(w.roots, filepath.Clean(r))
 	}
+	w.watchIndexDir()
 	return w, nil
 }
 
@@ -141,7 +142,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 	// Watch before the first run, so nothing written after that run's
 	// stat can slip by unseen.
 	w.watchRoots()
-	w.runIndex("start")
+	if err := w.runIndex("start"); err != nil {
+		return err
+	}
 
 	// This goroutine owns the debounce timer and the watched-folder set.
 	pending := newDebouncer(w.opts.Debounce, w.opts.MaxDelay)
@@ -155,7 +158,10 @@ func (w *Watcher) Run(ctx context.Context) error {
 			if !ok {
 				return fmt.Errorf("watch %s: event stream closed", w.opts.IndexDir)
 			}
-			if w.handle(ev) {
+			// The watch lock's file went away (the index directory
+			// deleted): the run after the debounce takes it again
+			// (keepWatchLock), once an `rm -rf` is through.
+			if w.lockEvent(ev) || w.handle(ev) {
 				pending.note(time.Now())
 			}
 		case err, ok := <-w.errs:
@@ -163,47 +169,59 @@ func (w *Watcher) Run(ctx context.Context) error {
 				return fmt.Errorf("watch %s: error stream closed", w.opts.IndexDir)
 			}
 			pending.clear()
-			w.handleError(err)
+			if err := w.handleError(err); err != nil {
+				return err
+			}
 		case <-pending.due():
 			pending.clear()
 			if ctx.Err() == nil {
-				w.runIndex("changes")
+				if err := w.runIndex("changes"); err != nil {
+					return err
+				}
 			}
 		case <-backstop.C:
 			pending.clear()
-			w.rescan("backstop")
+			if err := w.rescan("backstop"); err != nil {
+				return err
+			}
 		}
 	}
 }
 
 // handleError rescans after any watch error: the kernel dropped events
 // (ErrEventOverflow) or may have, and a rescan finds whatever they said.
-func (w *Watcher) handleError(err error) {
+func (w *Watcher) handleError(err error) error {
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
-		w.rescan("event overflow")
-		return
+		return w.rescan("event overflow")
 	}
 	w.opts.OnError(fmt.Errorf("watch: %w", err))
-	w.rescan("watch error")
+	return w.rescan("watch error")
 }
 
 // rescan rewatches every folder, in case events about new ones were lost,
 // and runs the indexer.
-func (w *Watcher) rescan(why string) {
+func (w *Watcher) rescan(why string) error {
 	w.watchRoots()
-	w.runIndex(why)
+	return w.runIndex(why)
 }
 
 // runIndex runs the indexer once. A failed run is reported, not fatal: the
 // next event or the backstop tries again, and a watcher that exits on a
 // transient error (a full disk) would silently stop indexing.
-func (w *Watcher) runIndex(why string) {
+//
+// The watch lock is checked first (keepWatchLock): the only error runIndex
+// returns is that another watcher now keeps the index, which ends Run.
+func (w *Watcher) runIndex(why string) error {
+	if err := w.keepWatchLock(); err != nil {
+		return err
+	}
 	sum, err := w.opts.Index()
 	if err != nil {
 		w.opts.OnError(fmt.Errorf("index (%s): %w", why, err))
-		return
+		return nil
 	}
 	w.opts.Log(why + ": " + FormatSummary(&sum))
+	return nil
 }
 
 // Close stops watching and releases the watch lock. Run calls it; call it

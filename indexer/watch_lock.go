@@ -3,6 +3,7 @@ package indexer
 import (
 	"errors"
 	"fmt"
+	"github.com/fsnotify/fsnotify"
 	"path/filepath"
 
 	"github.com/recall-dev/recall/store"
@@ -41,6 +42,47 @@ func takeWatchLock(dir string) (*store.Lock, error) {
 		return nil, &WatchRunningError{Dir: dir, PID: store.HolderOf(dir, WatchLockName)}
 	}
 	return l, err
+}
+
+// keepWatchLock makes sure the watcher still holds the lock of the
+// index directory as it is now. An flock is on a file: when the directory
+// is deleted (or replaced) under a running watcher, the watcher holds the
+// lock of a file no one can open any more, and a second watcher would
+// take the lock of the new one (issue 23). So the lock is checked before
+// every run, and a run follows the removal of its file (an event, after
+// the debounce, so an `rm -rf` of the directory is through): if its file
+// is not the one at the path, the watcher takes the lock there again,
+// making the directory as every run does; if another watcher holds that
+// one already, this one stops (WatchRunningError), leaving one.
+func (w *Watcher) keepWatchLock() error {
+	dir := w.opts.IndexDir
+	if w.lock.Holds(dir, WatchLockName) {
+		return nil
+	}
+	l, err := takeWatchLock(dir)
+	if err != nil {
+		return err
+	}
+	_ = w.lock.Unlock() // the old file's: nothing waits on it
+	w.lock = l
+	w.watchIndexDir()
+	w.opts.Warn(fmt.Sprintf("watch: %s was replaced; took its watch lock again", dir))
+	return nil
+}
+
+// watchIndexDir watches the index directory for its watch lock going
+// away, so that keepWatchLock runs at once rather than at the next run.
+func (w *Watcher) watchIndexDir() {
+	_ = w.fsw.Add(w.opts.IndexDir) // a failure leaves the check before every run
+}
+
+// lockEvent reports an event that may have taken the watch lock's file
+// away: its removal or rename, or the index directory's.
+func (w *Watcher) lockEvent(ev fsnotify.Event) bool {
+	if !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
+		return false
+	}
+	return ev.Name == filepath.Join(w.opts.IndexDir, WatchLockName) || ev.Name == w.opts.IndexDir
 }
 
 // WatcherRunning reports whether a `recall watch` keeps the index in dir up

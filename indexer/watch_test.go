@@ -727,3 +727,78 @@ func TestWatcherRunningProbe(t *testing.T) {
 		t.Fatal("lock released, but the probe still says a watcher runs")
 	}
 }
+
+// TestWatchLockSurvivesIndexDirReplaced: one watcher per index even after
+// the index directory is deleted and made again (issue 23: the first
+// watcher kept the lock of a deleted file, and a second one started on
+// the same index). The watcher takes the lock of the new directory again
+// (a run follows the lock file's removal); a watcher started on the new
+// directory first makes the old one stop at its next check.
+func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
+	t.Run("the running watcher takes the lock again", func(t *testing.T) {
+		src, idx := t.TempDir(), filepath.Join(t.TempDir(), "idx")
+		opts := watchOptions(t, src, idx)
+		started := make(chan struct{}, 1)
+		opts.Index = func() (Summary, error) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return Summary{}, nil
+		}
+		startWatcher(t, opts, nil)
+		<-started // its first run is done: the removal races no run
+		must(t, os.RemoveAll(idx))
+		deadline := time.Now().Add(waitLimit)
+		for {
+			held, _ := store.LockHeld(filepath.Join(idx, WatchLockName))
+			if held {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the watcher did not take the lock of the new index directory")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		_, err := NewWatcher(opts)
+		var running *WatchRunningError
+		if !errors.As(err, &running) {
+			t.Fatalf("a second watcher after the directory was replaced: %v, want a WatchRunningError", err)
+		}
+	})
+	t.Run("a watcher that started first keeps the index", func(t *testing.T) {
+		src, idx := t.TempDir(), filepath.Join(t.TempDir(), "idx")
+		opts := watchOptions(t, src, idx)
+		started := make(chan struct{}, 1)
+		opts.Index = func() (Summary, error) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			return Summary{}, nil
+		}
+		opts.Debounce, opts.MaxDelay = 300*time.Millisecond, 300*time.Millisecond
+		first, err := NewWatcher(opts)
+		must(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- first.Run(ctx) }()
+		<-started // its first run is done: the removal races no run
+		must(t, os.RemoveAll(idx))
+		second, err := NewWatcher(opts) // before the first one's debounce ends
+		if err != nil {
+			t.Fatalf("a watcher on the new directory, while the old one has not looked: %v", err)
+		}
+		defer second.Close()
+		select {
+		case err := <-done:
+			var running *WatchRunningError
+			if !errors.As(err, &running) {
+				t.Fatalf("the old watcher ended with %v, want a WatchRunningError", err)
+			}
+		case <-time.After(waitLimit):
+			t.Fatal("two watchers keep the same index")
+		}
+	})
+}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/recall-dev/recall/transcript"
 )
 
 // handle reacts to one event and reports whether it calls for a run. Only
@@ -53,6 +55,9 @@ func (w *Watcher) underRoot(path string) bool {
 // mayHoldTranscripts reports whether path is a folder worth watching.
 func (w *Watcher) mayHoldTranscripts(path string) bool {
 	info, err := os.Lstat(path)
+	if err == nil && info.Mode()&os.ModeSymlink != 0 {
+		return !skippedDir(filepath.Base(path)) && transcript.FollowedFolder(w.opts.Sources, filepath.Dir(path), filepath.Base(path))
+	}
 	return err == nil && info.IsDir() && !skippedDir(filepath.Base(path))
 }
 
@@ -89,9 +94,22 @@ func (w *Watcher) watchRoot(root string) error {
 
 // watchTree watches dir and every folder below it that may hold
 // transcripts: project folders, <session>/, <session>/subagents/ and
-// anything deeper under it. Symlinked folders are not followed, as
-// discover does not follow them.
+// anything deeper under it. Symlinked folders are followed as discovery
+// follows them (transcript.FollowedFolder), each folder once per walk.
 func (w *Watcher) watchTree(dir string, t *watchTally) {
+	if info, err := os.Stat(dir); err == nil {
+		st, _ := info.Sys().(*syscall.Stat_t)
+		if st != nil {
+			id := [2]uint64{uint64(st.Dev), st.Ino}
+			if t.walked[id] {
+				return // a link loop, or a folder reached twice
+			}
+			if t.walked == nil {
+				t.walked = map[[2]uint64]bool{}
+			}
+			t.walked[id] = true
+		}
+	}
 	if err := w.fsw.Add(dir); err != nil {
 		t.note(err)
 		return
@@ -103,7 +121,10 @@ func (w *Watcher) watchTree(dir string, t *watchTally) {
 		return
 	}
 	for _, e := range entries {
-		if e.IsDir() && !skippedDir(e.Name()) {
+		if skippedDir(e.Name()) {
+			continue
+		}
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 && transcript.FollowedFolder(w.opts.Sources, dir, e.Name()) {
 			w.watchTree(filepath.Join(dir, e.Name()), t)
 		}
 	}
@@ -153,6 +174,7 @@ func (w *Watcher) report(err error) {
 type watchTally struct {
 	failed int
 	first  error
+	walked map[[2]uint64]bool // folders walked, by device and inode
 }
 
 func (t *watchTally) note(err error) {

@@ -22,7 +22,7 @@ func NoMatchHints(m *store.Manifest, p Params, req Request) []string {
 	if len(req.Sessions) > 0 {
 		matches := func(id string, _ *store.FileState) bool {
 			for _, s := range req.Sessions {
-				if strings.HasPrefix(id, s) {
+				if store.SessionHasPrefix(id, s) {
 					return true
 				}
 			}

@@ -404,26 +404,11 @@ func ResolveProject(arg, cwd string) string {
 
 // projectMatches reports whether a session's project path satisfies one of
 // the --project values: equal, inside it, or (for a value that is not an
-// absolute path) containing it.
+// absolute path) containing it. `recall forget` selects with the same
+// function (filter.ProjectMatches).
 func projectMatches(project string, wanted []string) bool {
-	if len(wanted) == 0 {
-		return true
-	}
-	for _, w := range wanted {
-		if InProject(project, w) {
-			return true
-		}
-		if !filepath.IsAbs(w) && strings.Contains(strings.ToLower(project), strings.ToLower(w)) {
-			return true
-		}
-	}
-	return false
+	return filter.ProjectMatches(project, wanted)
 }
 
 // InProject reports whether path is root or inside it.
-func InProject(path, root string) bool {
-	if root == "" {
-		return false
-	}
-	return path == root || strings.HasPrefix(path, strings.TrimSuffix(root, "/")+"/")
-}
+func InProject(path, root string) bool { return filter.InProject(path, root) }

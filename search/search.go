@@ -421,7 +421,9 @@ func (f *rowFilter) blockMaySession(b *store.Block) bool {
 		return true
 	}
 	for _, s := range f.req.Sessions {
-		if len(s) < fullSessionIDLen || b.MaySession(s) {
+		// An id written with \x escapes may be of an older index that
+		// holds the raw bytes (store.SessionIDOf): no Bloom test.
+		if len(s) < fullSessionIDLen || strings.Contains(s, `\`) || b.MaySession(s) {
 			return true
 		}
 	}
@@ -437,7 +439,7 @@ func (f *rowFilter) sessionMatches(id string) bool {
 		return true
 	}
 	for _, s := range f.req.Sessions {
-		if strings.HasPrefix(id, s) {
+		if store.SessionHasPrefix(id, s) {
 			return true
 		}
 	}

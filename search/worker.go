@@ -301,7 +301,7 @@ func (w *blockWorker) internColumn(c int, col []byte) string {
 // passes applies the non-text filters to a row.
 func (w *blockWorker) passes(f *[store.NumColumns][]byte) bool {
 	rf := &w.s.filter
-	session := string(f[store.ColSession])
+	session := w.internColumn(store.ColSession, f[store.ColSession]) // unescaped: an id may hold a backslash (store.SessionIDOf)
 	if rf.current != "" && session == rf.current {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"os"
+	"path/filepath"
 )
 
 // A commit in the background: StartCommit makes the rows appended so far
@@ -64,13 +65,22 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		return fmt.Errorf("commit manifest: %w", err)
 	}
 	snap.noBase = final
-	w.m.base = nil // the snapshot's now, until WaitCommit gives the commit's back
+	w.m.base = nil              // the snapshot's now, until WaitCommit gives the commit's back
+	w.m.forceCheckpoint = false // the snapshot's commit is the checkpoint
 	p := &pendingCommit{done: make(chan struct{})}
 	files := w.dataFiles()
+	publish := w.publishNames()
+	publishRowsNow, replaces := w.rowsStaged, w.replaces
+	w.rowsStaged = false
 	go func() {
 		defer close(p.done)
-		if p.err = syncFiles(w.dir, files); p.err == nil {
+		if p.err = syncFiles(w.dir, files, publish); p.err == nil {
 			p.err = CommitManifest(w.dir, snap)
+		}
+		if p.err == nil && publishRowsNow {
+			// The sequence this one replaces (a rebuild's) is no
+			// longer named: its files go now, not at the run's end.
+			p.err = publishRows(w.dir, snap.Seq, snap.RowsName(), replaces)
 		}
 		p.journal = snap.journalState()
 	}()
@@ -93,12 +103,19 @@ func (w *RowsWriter) WaitCommit() error {
 	return w.commitErr
 }
 
-// syncFiles makes the data files durable, then dir's entries (a new
-// data file's name).
-func syncFiles(dir string, files []*os.File) error {
+// syncFiles makes the data files durable, renames the staged ones in
+// place (publish: their final names, each from its PartSuffix name),
+// then makes dir's entries durable (a new data file's name).
+func syncFiles(dir string, files []*os.File, publish []string) error {
 	for _, f := range files {
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", f.Name(), err)
+			return err // a *fs.PathError: "sync NAME: …"
+		}
+	}
+	for _, name := range publish {
+		path := filepath.Join(dir, name)
+		if err := os.Rename(path+PartSuffix, path); err != nil {
+			return err // an *os.LinkError names both
 		}
 	}
 	return syncDir(dir)

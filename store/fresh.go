@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/textrules"
 
 	"golang.org/x/sys/unix"
@@ -29,8 +30,11 @@ type FreshState struct {
 	// Manifest is the committed manifest the state goes with; another
 	// one (written by a run that kept no state, or recovered) voids it.
 	Manifest ManifestStamp
-	SweepNs  int64 // when the last full sweep started
-	Files    int   // transcripts the manifest held under the sources
+	// Forgotten is the tombstone the state goes with (TombstoneID,
+	// zero for none): a forget changes it, so the next run looks.
+	Forgotten FileID
+	SweepNs   int64 // when the last full sweep started
+	Files     int   // transcripts the manifest held under the sources
 	// Dirs are folder mtimes: the roots and project folders. An entry
 	// removed or created in one changes its mtime. 0 means "list again".
 	Dirs map[string]DirState
@@ -137,6 +141,8 @@ func (s *FreshState) parseLine(f [][]byte) error {
 		s.Manifest.Checkpoint = p.fileID(1)
 	case "journal":
 		s.Manifest.Journal = p.fileID(1)
+	case "forgotten":
+		s.Forgotten = p.fileID(1)
 	case "sweep":
 		s.SweepNs = p.int(1)
 	case "files":
@@ -169,6 +175,9 @@ func (s *FreshState) Encode() []byte {
 	}
 	b = append(appendFileID(append(b, "manifest"...), s.Manifest.Checkpoint), '\n')
 	b = append(appendFileID(append(b, "journal"...), s.Manifest.Journal), '\n')
+	if s.Forgotten != (FileID{}) {
+		b = append(appendFileID(append(b, "forgotten"...), s.Forgotten), '\n')
+	}
 	b = append(i64(append(b, "sweep\t"...), s.SweepNs, 10), '\n')
 	b = append(i64(append(b, "files\t"...), int64(s.Files), 10), '\n')
 	for _, path := range sortedKeys(s.Dirs) {
@@ -229,7 +238,7 @@ func WriteFreshState(dir string, s *FreshState) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, err)
+		return errpath.Wrap("write", path, err) // a rename's error names path
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // The manifest journal: a commit that changed a few transcripts appends
@@ -241,7 +242,7 @@ func (m *Manifest) applyRecord(payload []byte, files bool) error {
 // journal (or lost its base), the journal is not there, or the record
 // would take it past journalLimit.
 func (m *Manifest) journalRecord() ([]byte, bool) {
-	if m.base == nil || m.journalEnd == 0 {
+	if m.base == nil || m.journalEnd == 0 || m.forceCheckpoint {
 		return nil, false
 	}
 	payload := m.appendHead(make([]byte, 0, 1024))
@@ -281,17 +282,17 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 	defer f.Close()
 	if m.journalTorn {
 		if err := f.Truncate(m.journalEnd); err != nil {
-			return fmt.Errorf("cut torn record of %s: %w", path, err)
+			return fmt.Errorf("cut torn journal record: %w", err) // the *fs.PathError names path
 		}
 	}
 	if _, err := f.WriteAt(rec, m.journalEnd); err != nil {
-		return m.unappend(f, fmt.Errorf("append to %s: %w", path, err))
+		return m.unappend(f, fmt.Errorf("append to the journal: %w", err))
 	}
 	if err := f.Sync(); err != nil {
-		return m.unappend(f, fmt.Errorf("sync %s: %w", path, err))
+		return m.unappend(f, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
+		return err
 	}
 	m.journalEnd += int64(len(rec))
 	m.journalTorn = false
@@ -339,10 +340,10 @@ func (m *Manifest) checkpoint(dir string) error {
 	m.Epoch = epoch
 	writeThenRemoveOld := func(tmp *os.File) error {
 		if _, err := tmp.Write(m.encode()); err != nil {
-			return fmt.Errorf("write %s: %w", tmp.Name(), err)
+			return err // a *fs.PathError: "write TMP: …"
 		}
 		if err := tmp.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+			return err
 		}
 		return removeOlderManifests(dir)
 	}
@@ -350,6 +351,7 @@ func (m *Manifest) checkpoint(dir string) error {
 		m.Epoch = prev
 		return err
 	}
+	m.forceCheckpoint = false
 	if err := atomicfile.Write(filepath.Join(dir, JournalName), appendJournalHeader(nil, epoch), 0o600, nil); err != nil {
 		// The checkpoint is committed; without its journal the next
 		// commit is a checkpoint again.
@@ -649,7 +651,7 @@ func (l *lazyFiles) chunk(i int) []byte {
 	}
 	switch {
 	case err != nil:
-		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, err)
+		l.err = fmt.Errorf("%w: %w", ErrManifestDamaged, errpath.Wrap("read", l.path, err))
 		return nil
 	case crc32.Checksum(b, crcTable) != c.crc || len(b) == 0 || b[len(b)-1] != '\n':
 		l.err = fmt.Errorf("%w: %s: chunk at byte %d fails its checksum", ErrManifestDamaged, ManifestName, c.off)

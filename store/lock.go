@@ -39,7 +39,7 @@ func LockFile(dir, name string, wait bool) (*Lock, error) {
 	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open lock %s: %w", path, err)
+		return nil, fmt.Errorf("lock: %w", err) // the *fs.PathError names path
 	}
 	how := syscall.LOCK_EX
 	if !wait {
@@ -97,7 +97,7 @@ func LockHeld(path string) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("open %s: %w", path, err)
+		return false, err
 	}
 	defer f.Close()
 	err = flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
@@ -123,6 +123,21 @@ func flock(f *os.File, how int) error {
 	}
 }
 
+// Holds reports whether the lock is on the file now at dir/name: false
+// once that file was deleted or replaced (the index directory removed
+// and made again), when another process can take a lock of its own there.
+func (l *Lock) Holds(dir, name string) bool {
+	if l == nil || l.f == nil {
+		return false
+	}
+	mine, err := l.f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(filepath.Join(dir, name))
+	return err == nil && os.SameFile(mine, now)
+}
+
 // Unlock releases the lock. The file stays.
 func (l *Lock) Unlock() error {
 	if l == nil || l.f == nil {
@@ -139,15 +154,15 @@ func (l *Lock) Unlock() error {
 // is closed to them.
 func ensureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create index dir %s: %w", dir, err)
+		return fmt.Errorf("create the index dir: %w", err) // the *fs.PathError names dir
 	}
 	info, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("stat index dir %s: %w", dir, err)
+		return fmt.Errorf("index dir: %w", err)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, info.Mode().Perm()&0o700); err != nil {
-			return fmt.Errorf("restrict index dir %s to its owner: %w", dir, err)
+			return fmt.Errorf("restrict the index dir to its owner: %w", err)
 		}
 	}
 	return nil

@@ -106,6 +106,11 @@ type Manifest struct {
 	// Epoch names the checkpoint this state was read from; the journal
 	// written for it carries the same epoch (format 3 on).
 	Epoch uint64
+	// ForgetSerial is the tombstone's Serial (forgotten.go) the rows and
+	// the per-transcript state were last made to agree with: a writer
+	// that finds the tombstone ahead applies it first (a forget killed
+	// after writing it, a recall that knew none).
+	ForgetSerial uint64
 
 	// files reads file lines of the checkpoint on demand (OpenManifest);
 	// nil once every line is in Files.
@@ -136,6 +141,18 @@ type Manifest struct {
 	// written), or nil: a commit merges in the paths added since instead
 	// of sorting every path again (filePaths).
 	order []string
+	// forceCheckpoint: an entry was removed (RemoveFile), which a
+	// journal record cannot say; the next commit is a checkpoint.
+	forceCheckpoint bool
+}
+
+// RemoveFile drops path's entry from m: a transcript a forget keeps out
+// leaves no line in the manifest. The next commit of m is a checkpoint
+// (a journal record only adds and changes entries).
+func (m *Manifest) RemoveFile(path string) {
+	m.loadAll() // else the checkpoint would read the line back in
+	delete(m.Files, path)
+	m.forceCheckpoint = true
 }
 
 func NewManifest() *Manifest {
@@ -557,6 +574,8 @@ func (m *Manifest) parseLine(f [][]byte, in interner) error {
 		m.KeyRule = int(p.int(1))
 	case "updated":
 		m.UpdatedNs = p.int(1)
+	case "forgotten":
+		m.ForgetSerial = uint64(p.int(1))
 	case "excluded":
 		m.Excluded[p.str(1)] = p.int(2)
 	case "dead":
@@ -722,6 +741,9 @@ func (m *Manifest) appendHead(b []byte) []byte {
 	line("nextgen", i64(int64(m.NextGen)))
 	line("keyrule", strconv.Itoa(m.KeyRule))
 	line("updated", i64(m.UpdatedNs))
+	if m.ForgetSerial > 0 {
+		line("forgotten", strconv.FormatUint(m.ForgetSerial, 10))
+	}
 	for _, name := range sortedKeys(m.Excluded) {
 		line("excluded", esc(name), i64(m.Excluded[name]))
 	}

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // Recovery: a manifest that is missing or damaged (deleted, lost with a
@@ -35,7 +37,7 @@ type rowsFile struct {
 // recall: only recovery and a missing manifest list rows files. The value
 // never changes once made.
 var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst$`)
+	return regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst(\.part)?$`)
 })
 
 // rowsFiles lists the rows files of formats this recall reads, newest
@@ -81,6 +83,7 @@ type Recovered struct {
 	LostFrames  int      // frames that did not decode; their rows are lost
 	LostBytes   int64    // bytes of those frames and of torn tails
 	KeysDropped bool     // no keys file was readable: copies may be indexed again
+	Forgotten   int64    // rows left out because a forget removed them (the tombstone)
 }
 
 // String says it in one line.
@@ -92,6 +95,9 @@ func (r *Recovered) String() string {
 	}
 	if r.KeysDropped {
 		s += "; the message identities were unreadable, so copies of indexed messages in forks may be indexed again"
+	}
+	if r.Forgotten > 0 {
+		s += fmt.Sprintf("; %d rows that `recall forget` removed stay removed", r.Forgotten)
 	}
 	return s
 }
@@ -108,7 +114,16 @@ func (r *Recovered) String() string {
 //
 // known, if not nil, is a manifest that still reads (the block records were
 // what was lost): its per-transcript state and counters are kept.
+//
+// Rows a forget removed stay removed: the tombstone (forgotten.go) is
+// read first, and rows its rules forget are not kept, nor are their
+// message identities (a forget killed before its compaction, and rows
+// files of a sequence before it, still hold them).
 func Recover(dir string, known *Manifest, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+	tomb, err := ReadTombstone(dir)
+	if err != nil {
+		return nil, nil, err
+	}
 	files := rowsFiles(dir)
 	if known != nil {
 		files = committedRows(files, known)
@@ -121,15 +136,19 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	if err := RemoveStrays(dir, append(seqsOf(files), m.Seq)...); err != nil {
 		return nil, nil, err
 	}
-	w, err := OpenRowsWriter(dir, m, warn)
+	w, err := OpenNewSequence(dir, m, warn)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer w.Close()
-	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]keyedRow{}}
+	for _, f := range files {
+		w.Replaces(f.name)
+	}
+	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]keyedRow{},
+		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: MessageRows{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
-			warn(fmt.Sprintf("recover: %s: %v", f.name, err))
+			warn(fmt.Sprintf("recover: %v", errpath.Wrap("", filepath.Join(dir, f.name), err)))
 		}
 	}
 	r.fill(m)
@@ -138,6 +157,14 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	}
 	keys, ok := r.keys(dir, files, m, known)
 	r.rec.KeysDropped = !ok
+	keys = withoutKeys(keys, messageKeys(keys, r.forgotten, r.forgottenMsgs))
+	r.rec.Forgotten = r.dropped
+	if tomb != nil && len(tomb.Active()) == len(tomb.Rules) {
+		// The rows agree with every rule; a pending undo (a lifted
+		// rule) is left to the next writer, which reads its
+		// transcripts again.
+		m.ForgetSerial = tomb.Serial
+	}
 	complete(m)
 	if err := w.appendKeys(keys); err != nil {
 		return nil, nil, err
@@ -147,6 +174,9 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 	}
 	if err := CommitManifest(dir, m); err != nil {
 		return nil, nil, err
+	}
+	if err := w.Publish(); err != nil {
+		return m, r.rec, err
 	}
 	if err := RemoveStrays(dir, m.Seq); err != nil {
 		return m, r.rec, err
@@ -172,6 +202,14 @@ type recovery struct {
 	// rows read from it that have one, newest last: where its keys file
 	// stops being backed by rows (see cutKeys).
 	keyed map[int][]keyedRow
+	// forget tests rows against the tombstone (nil: none); the
+	// generations and messages of the rows it dropped are kept, for
+	// their keys to go too.
+	forget        *Filter
+	forgotten     map[uint32]bool
+	forgottenMsgs MessageRows
+	// Forgotten counts the rows left out for the tombstone.
+	dropped int64
 }
 
 // keyedKept is how many of a rows file's last uuids cutKeys may try.
@@ -245,6 +283,12 @@ func (r *recovery) addFrame(seq int, raw []byte) error {
 			return nil
 		}
 		r.seen[id] = true
+		if r.forget.MatchRow(row) {
+			r.dropped++
+			r.forgotten[row.Gen] = true
+			r.forgottenMsgs.Add(row)
+			return nil
+		}
 		r.note(row)
 		return r.w.Add(row, 0)
 	})

@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -51,11 +53,56 @@ type RowsWriter struct {
 	inflight *pendingCommit
 	// commitErr is the failure of a commit in the background, if any.
 	commitErr error
+	// staged: the data files are written under their part names
+	// (PartSuffix) until the commit that publishes them (OpenNewSequence);
+	// rowsStaged: the rows file still is, until just after that commit
+	// (Publish).
+	staged, rowsStaged bool
+	// replaces names the rows files of the sequences this one replaces,
+	// removed right after its rows file takes its name (Replaces).
+	replaces []string
 }
+
+// Replaces names the rows files the staged sequence replaces: they are
+// removed by the very next system call after its rows file is renamed in
+// place, before anything else (a listing of the directory) is done, so
+// that a kill finds two rows files only between those two calls.
+func (w *RowsWriter) Replaces(rowsNames ...string) { w.replaces = append(w.replaces, rowsNames...) }
+
+// PartSuffix ends the name of a data file of a sequence being written
+// (a compaction, `recall forget`, `--rebuild`, a recovery) that no
+// manifest names yet: `zstdcat rows-*.zst` does not print it, and a run
+// that finds one removes it (RemoveStrays), since the writer that made it
+// was killed before its commit.
+const PartSuffix = ".part"
 
 // OpenRowsWriter opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
 func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, error) {
+	return openRowsWriter(dir, m, warn, false)
+}
+
+// OpenNewSequence opens the data files of a sequence no manifest names
+// yet (m.Seq, nothing committed), under their part names: until the
+// commit that publishes it, what a killed rewrite leaves is no second
+// rows file beside the index's (issue 23: a killed forget or rebuild left
+// one, and `zstdcat rows-*.zst` printed rows twice). Its first commit
+// publishes it: the derived files are renamed in place before the
+// manifest that names them is committed (Sync, StartCommit), the rows
+// file right after it, followed at once by the removal of the rows file
+// it replaces (Publish), so that between the two renames and that
+// removal, no fsync long, is the only time two rows files are there. A
+// reader that finds the committed rows file still under its part name
+// (a crash in between) opens that (openRows); the next writer renames
+// it (FinishPublish).
+func OpenNewSequence(dir string, m *Manifest, warn func(string)) (*RowsWriter, error) {
+	if m.RowsBytes != 0 {
+		return nil, fmt.Errorf("open a new sequence: sequence %d holds %d committed bytes", m.Seq, m.RowsBytes)
+	}
+	return openRowsWriter(dir, m, warn, true)
+}
+
+func openRowsWriter(dir string, m *Manifest, warn func(string), staged bool) (*RowsWriter, error) {
 	if m.Format != FormatVersion || m.Feature != textrules.FeatureVersion {
 		return nil, fmt.Errorf("append to an index in format v%d, rules v%d: rebuild its derived data first", m.Format, m.Feature)
 	}
@@ -64,7 +111,7 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, er
 	if err := CheckJournal(dir, m); err != nil {
 		return nil, err
 	}
-	w := &RowsWriter{dir: dir, m: m, warn: warn}
+	w := &RowsWriter{dir: dir, m: m, warn: warn, staged: staged}
 	w.blk = newBlockBuilder(w.bufs.get())
 	files := []struct {
 		f         **os.File
@@ -77,7 +124,11 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, er
 		{&w.events, m.EventsName(), m.EventsBytes},
 	}
 	for _, spec := range files {
-		f, err := openRepaired(filepath.Join(dir, spec.name), spec.committed)
+		name := spec.name
+		if staged {
+			name += PartSuffix
+		}
+		f, err := openRepaired(filepath.Join(dir, name), spec.committed)
 		if err != nil {
 			w.Close()
 			return nil, err
@@ -145,12 +196,12 @@ func (w *RowsWriter) writeHeaders() error {
 func openRepaired(path string, committed int64) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // a *fs.PathError: it names path
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("stat %s: %w", path, err)
+		return nil, err
 	}
 	if info.Size() < committed {
 		f.Close()
@@ -159,12 +210,12 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 	if info.Size() > committed {
 		if err := f.Truncate(committed); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("cut torn tail of %s: %w", path, err)
+			return nil, fmt.Errorf("cut a torn tail: %w", err)
 		}
 	}
 	if _, err := f.Seek(committed, 0); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("seek %s: %w", path, err)
+		return nil, err
 	}
 	return f, nil
 }
@@ -221,7 +272,85 @@ func (w *RowsWriter) Sync(final bool) error {
 	if err := w.flushForCommit(final); err != nil {
 		return err
 	}
-	return syncFiles(w.dir, w.dataFiles())
+	publish := w.publishNames()
+	return syncFiles(w.dir, w.dataFiles(), publish)
+}
+
+// publishNames are the renames that put a staged sequence's derived
+// files in place before its first commit (none once done); the rows
+// file waits for the commit (Publish).
+func (w *RowsWriter) publishNames() []string {
+	if !w.staged {
+		return nil
+	}
+	w.staged, w.rowsStaged = false, true
+	return []string{w.m.BlocksName(), w.m.KeysName(), w.m.EventsName()}
+}
+
+// Publish ends the first commit of a staged sequence, once its manifest
+// is committed: the rows file takes its name, and the files of every
+// other sequence are removed (the rows file first). Call it after
+// CommitManifest of a writer's manifest (StartCommit calls it itself).
+// A failure leaves what the next writer finishes (FinishPublish,
+// RemoveStrays).
+func (w *RowsWriter) Publish() error {
+	if !w.rowsStaged {
+		return nil
+	}
+	w.rowsStaged = false
+	return publishRows(w.dir, w.m.Seq, w.m.RowsName(), w.replaces)
+}
+
+// publishRows renames a committed sequence's rows file from its part
+// name, removes the rows files it replaces at once, then every other
+// sequence's files, and makes that durable.
+func publishRows(dir string, seq int, rowsName string, replaces []string) error {
+	path := filepath.Join(dir, rowsName)
+	if err := os.Rename(path+PartSuffix, path); err != nil {
+		return err
+	}
+	for _, name := range replaces {
+		if name != rowsName {
+			_ = os.Remove(filepath.Join(dir, name)) // RemoveStrays says why, if it fails
+		}
+	}
+	if err := RemoveStrays(dir, seq); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// FinishPublish completes a publication a crash cut between the commit
+// of m and the rename of its rows file: the rows file under its part
+// name is given its name, and the files of the sequence it replaced,
+// still there, go at once (the rows file first), as Publish would have
+// done. Writers call it, under the lock, before they read the rows.
+func FinishPublish(dir string, m *Manifest) error {
+	if m == nil || m.RowsBytes == 0 {
+		return nil
+	}
+	path := filepath.Join(dir, m.RowsName())
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	}
+	if _, err := os.Lstat(path + PartSuffix); err != nil {
+		return nil // nothing to finish: a missing rows file is damage, said where it is read
+	}
+	return publishRows(dir, m.Seq, m.RowsName(), nil)
+}
+
+// openRows opens the committed rows file of m: under its name, or under
+// its part name when a writer committed it and has not renamed it yet
+// (or was killed in between; Publish).
+func openRows(dir string, m *Manifest) (*os.File, error) {
+	path := filepath.Join(dir, m.RowsName())
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if pf, perr := os.Open(path + PartSuffix); perr == nil {
+			return pf, nil
+		}
+	}
+	return f, err
 }
 
 // flushForCommit waits for a commit under way, then writes out what a

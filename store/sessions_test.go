@@ -243,3 +243,22 @@ func BenchmarkSessionSummaries(b *testing.B) {
 		}
 	})
 }
+
+func TestSessionIDOf(t *testing.T) {
+	for _, c := range []struct{ name, id string }{
+		{"11111111-1111-4111-8111-111111111111", "11111111-1111-4111-8111-111111111111"},
+		{`a\b`, `a\b`}, // valid UTF-8: the name, as ever
+		{"caf\xc3\xa9", "café"},
+		{"ab\xffcd", `ab\xffcd`},
+		{"a\\b\xfe", `a\\b\xfe`},
+		{"\xc3", `\xc3`}, // a sequence cut short
+	} {
+		if got := SessionIDOf(c.name); got != c.id {
+			t.Errorf("SessionIDOf(%q) = %q, want %q", c.name, got, c.id)
+		}
+	}
+	// An older index holds the raw bytes: the printed form names it.
+	if !SessionHasPrefix("ab\xffcd", `ab\xff`) || !SessionHasPrefix("ab\xffcd", "ab") || SessionHasPrefix("abcd", `ab\x`) {
+		t.Error("SessionHasPrefix does not take an older index's raw id by its printed form")
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/store/terms"
 )
@@ -101,7 +102,7 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := os.Open(filepath.Join(dir, m.RowsName()))
+	rows, err := openRows(dir, m)
 	if err != nil {
 		return nil, fmt.Errorf("open rows: %w", err)
 	}
@@ -221,12 +222,12 @@ func readPrefix(path string, n int64) ([]byte, error) {
 		if n == 0 && errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err // a *fs.PathError: it names path
 	}
 	defer f.Close()
 	data := make([]byte, n)
 	if _, err := f.ReadAt(data, 0); err != nil && n > 0 {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, errpath.Wrap("read", path, err) // io.EOF names none
 	}
 	return data, nil
 }

@@ -42,6 +42,17 @@ type IndexStats struct {
 	// headless runs, of Sessions.
 	HeadlessSessions int              `json:"headless_sessions"`
 	Excluded         map[string]int64 `json:"excluded"`
+	// Strays are files of the index directory no committed manifest
+	// names (Strays): an interrupted forget, rebuild or compaction left
+	// them, zstdcat prints their rows, the next index run removes them.
+	Strays []string `json:"stray_files"`
+	// Forgotten counts what `recall forget` keeps out (the tombstone:
+	// counts, never ids); ForgetPending says a forget or undo is not
+	// applied yet (the next index run applies it); ForgetDamaged why the
+	// tombstone does not read ("" when it does).
+	Forgotten     ForgottenCounts `json:"forgotten"`
+	ForgetPending bool            `json:"forget_pending"`
+	ForgetDamaged string          `json:"forgotten_damaged,omitempty"`
 }
 
 // Stats reads the committed manifest of dir.
@@ -88,6 +99,16 @@ func Stats(dir string) (*IndexStats, error) {
 	st.TermIndex = termIndexProblem(dir)
 	slices.Sort(st.BinaryFiles)
 	st.HeadlessSessions = headlessSessions(dir)
+	st.Strays = Strays(dir, m)
+	if st.Strays == nil {
+		st.Strays = []string{}
+	}
+	if tomb, err := ReadTombstone(dir); err != nil {
+		st.ForgetDamaged = err.Error()
+	} else if tomb != nil {
+		st.Forgotten = tomb.Counts()
+		st.ForgetPending = tomb.Serial != m.ForgetSerial
+	}
 	return st, nil
 }
 

@@ -74,21 +74,36 @@ func keyRecords(data []byte, format int) []byte {
 // recall: only compactions and rebuilds look for stray data files. The
 // value never changes once made.
 var dataFilePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)$`)
+	return regexp.MustCompile(`^(rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)(\.part)?$`)
 })
 
-// RemoveStrays deletes data files of other sequences: leftovers of a
-// compaction or rebuild that a crash interrupted, or of one that finished
-// (the old sequence is removed once the new manifest is committed).
+// RemoveStrays deletes data files of other sequences, staged ones
+// (PartSuffix) included: leftovers of a forget, compaction or rebuild
+// that a crash interrupted, or of one that finished (the old sequence is
+// removed once the new manifest is committed). Rows files go first, so
+// that `zstdcat rows-*.zst` prints one sequence's rows as soon as can be.
+// Call it under the writer lock.
 func RemoveStrays(dir string, keep ...int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("read index dir: %w", err)
 	}
+	for _, name := range strays(entries, keep) {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("remove a stale data file: %w", err) // the error names it
+		}
+	}
+	return nil
+}
+
+// strays names the data files and term segments among entries that are
+// of no sequence in keep, rows files first.
+func strays(entries []os.DirEntry, keep []int) []string {
+	var rows, out []string
 	for _, e := range entries {
-		if r, ok := terms.ParseName(e.Name()); ok && !slices.Contains(keep, r.Seq) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove stale %s: %w", e.Name(), err)
+		if r, ok := terms.ParseName(e.Name()); ok {
+			if !slices.Contains(keep, r.Seq) {
+				out = append(out, e.Name())
 			}
 			continue
 		}
@@ -97,12 +112,59 @@ func RemoveStrays(dir string, keep ...int) error {
 			continue
 		}
 		if n, _ := strconv.Atoi(mm[2]); !slices.Contains(keep, n) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove stale %s: %w", e.Name(), err)
+			if mm[1] == "rows" {
+				rows = append(rows, e.Name())
+			} else {
+				out = append(out, e.Name())
 			}
 		}
 	}
-	return nil
+	return append(rows, out...)
+}
+
+// HasStrays reports, from one listing of dir and without the manifest,
+// whether it holds data files or term segments of more than one
+// sequence, or staged files: what an interrupted forget, rebuild or
+// compaction leaves (or a rows file a crash left under its part name
+// just after its commit: FinishPublish). A run that finds nothing to
+// index checks this before it skips the manifest, so that they do not
+// outlive it.
+func HasStrays(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	seq := -1
+	for _, e := range entries {
+		n := -1
+		if r, ok := terms.ParseName(e.Name()); ok {
+			n = r.Seq
+		} else if mm := dataFilePattern().FindStringSubmatch(e.Name()); mm != nil {
+			if mm[4] != "" {
+				return true
+			}
+			n, _ = strconv.Atoi(mm[2])
+		} else {
+			continue
+		}
+		if seq >= 0 && n != seq {
+			return true
+		}
+		seq = n
+	}
+	return false
+}
+
+// Strays lists the files of dir that no committed manifest names: data
+// files and term segments of another sequence than m's, staged or not
+// (PartSuffix). An interrupted forget, rebuild or compaction leaves
+// them; the next index run removes them. `recall stats` names them.
+func Strays(dir string, m *Manifest) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	return strays(entries, []int{m.Seq})
 }
 
 // Compact rewrites the data files without the rows of superseded
@@ -123,6 +185,9 @@ type compaction struct {
 	progress    func(done, total int) // blocks rewritten so far
 	skipDamaged bool                  // leave out blocks that do not read
 	drop        func(*Row) bool       // also leave out the rows it accepts
+	// dropKey also leaves out the key records it accepts (the
+	// identities of the rows drop left out).
+	dropKey func(key uint64, gen uint32) bool
 }
 
 // CompactRepaired is Compact leaving out the rows blocks that do not read,
@@ -133,11 +198,12 @@ func CompactRepaired(dir string, m *Manifest, warn func(string)) (int, error) {
 }
 
 // CompactDropping is Compact also leaving out every row drop accepts
-// (`recall forget`): they leave every file of the index, the term
-// segments, events and block records included, since all are rewritten
-// from the rows kept. The caller updates the per-file row counts in m.
-func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row) bool) error {
-	_, err := compact(dir, m, warn, compaction{drop: drop})
+// (`recall forget`), and every key record dropKey accepts (nil: none):
+// they leave every file of the index, the term segments, events and
+// block records included, since all are rewritten from the rows kept.
+// The caller updates the per-file row counts in m.
+func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+	_, err := compact(dir, m, warn, compaction{drop: drop, dropKey: dropKey})
 	return err
 }
 
@@ -173,14 +239,24 @@ func compact(dir string, m *Manifest, warn func(string), how compaction) (skippe
 	if err := RemoveStrays(dir, m.Seq); err != nil {
 		return 0, err
 	}
-	w, err := OpenRowsWriter(dir, next, warn)
+	w, err := OpenNewSequence(dir, next, warn)
 	if err != nil {
 		return 0, err
 	}
 	defer w.Close()
+	w.Replaces(m.RowsName())
 	keys, err := snap.liveKeys()
 	if err != nil {
 		return 0, err
+	}
+	if how.dropKey != nil {
+		kept := keys[:0]
+		for off := 0; off+uuidRecordSize <= len(keys); off += uuidRecordSize {
+			if !how.dropKey(binary.LittleEndian.Uint64(keys[off:]), binary.LittleEndian.Uint32(keys[off+8:])) {
+				kept = append(kept, keys[off:off+uuidRecordSize]...)
+			}
+		}
+		keys = kept
 	}
 	skipped, err = snap.eachRowOf(func(r *Row) error {
 		if snap.Dead(r.Gen) || how.drop != nil && how.drop(r) {
@@ -198,6 +274,9 @@ func compact(dir string, m *Manifest, warn func(string), how compaction) (skippe
 		return 0, err
 	}
 	if err := CommitManifest(dir, next); err != nil {
+		return 0, err
+	}
+	if err := w.Publish(); err != nil {
 		return 0, err
 	}
 	*m = *next
@@ -301,7 +380,7 @@ func DiscardFirstRun(dir string) error {
 	for _, e := range entries {
 		if _, ok := terms.ParseName(e.Name()); ok {
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove %s: %w", e.Name(), err)
+				return err
 			}
 		}
 	}
@@ -334,7 +413,7 @@ func discardPast(dir string, m *Manifest) error {
 		path := filepath.Join(dir, f.name)
 		if info, err := os.Stat(path); err == nil && info.Size() > f.committed {
 			if err := os.Truncate(path, f.committed); err != nil {
-				return fmt.Errorf("cut uncommitted tail of %s: %w", f.name, err)
+				return fmt.Errorf("cut an uncommitted tail: %w", err)
 			}
 		}
 	}

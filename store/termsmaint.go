@@ -55,7 +55,7 @@ func removeStaleTerms(dir string, seq, blocks int) error {
 		stale := ok && r.Seq == seq && r.End > blocks
 		if stale || crashTemp(name) {
 			if err := os.Remove(filepath.Join(dir, name)); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove stale %s: %w", name, err)
+				return fmt.Errorf("remove a stale term segment: %w", err) // the error names it
 			}
 		}
 	}
@@ -178,7 +178,7 @@ func dropDamaged(dir string, refs []terms.Ref, seq, blocks int, check TermsCheck
 			return nil, err
 		}
 		if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {
-			return nil, fmt.Errorf("remove damaged %s: %w", r.Name, err)
+			return nil, fmt.Errorf("remove a damaged term segment: %w", err)
 		}
 		bad[r.Name] = true
 	}
@@ -270,7 +270,7 @@ func removeUnused(dir string, refs, cover []terms.Ref) error {
 	for _, r := range refs {
 		if r.Seq == cover[0].Seq && !used[r.Name] {
 			if err := os.Remove(r.Path(dir)); err != nil && !os.IsNotExist(err) {
-				return fmt.Errorf("remove replaced %s: %w", r.Name, err)
+				return fmt.Errorf("remove a merged term segment: %w", err)
 			}
 		}
 	}

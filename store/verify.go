@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -111,7 +112,7 @@ func (s *Snapshot) verifyDerived() []string {
 	var bad []string
 	if s.M.Format >= 2 && s.M.KeysBytes > 0 {
 		if err := checkFileHeader(filepath.Join(s.Dir, s.M.KeysName()), keysMagic, s.M.KeysBytes, s.M.KeysCRC); err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", s.M.KeysName(), err))
+			bad = append(bad, errpath.Wrap("", filepath.Join(s.Dir, s.M.KeysName()), err).Error())
 		}
 	}
 	if _, err := s.EventsOf(map[string]bool{}); err != nil {

@@ -82,8 +82,8 @@ func eachDirent(buf []byte, fn func(name string, dtype uint8)) {
 }
 
 // direntType maps a dirent type, asking the file system when it does not
-// say (DT_UNKNOWN). Links are neither files nor folders here: they are
-// not followed.
+// say (DT_UNKNOWN). A link is entryLink: the caller follows it or not
+// (links.go).
 func direntType(dirfd int, name string, dtype uint8) entryType {
 	switch dtype {
 	case unix.DT_REG:
@@ -92,6 +92,8 @@ func direntType(dirfd int, name string, dtype uint8) entryType {
 		return entryDir
 	case unix.DT_FIFO, unix.DT_SOCK, unix.DT_CHR, unix.DT_BLK:
 		return entrySpecial
+	case unix.DT_LNK:
+		return entryLink
 	case unix.DT_UNKNOWN:
 		var st unix.Stat_t
 		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
@@ -104,6 +106,8 @@ func direntType(dirfd int, name string, dtype uint8) entryType {
 			return entryDir
 		case unix.S_IFIFO, unix.S_IFSOCK, unix.S_IFCHR, unix.S_IFBLK:
 			return entrySpecial
+		case unix.S_IFLNK:
+			return entryLink
 		}
 	}
 	return entryOther

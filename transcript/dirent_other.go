@@ -5,8 +5,8 @@ package transcript
 import "os"
 
 // eachEntry calls fn for every entry of dir with the open directory's
-// descriptor, so fn can stat relative to it. Links are neither files nor
-// folders here: they are not followed.
+// descriptor, so fn can stat relative to it. A link is entryLink: the
+// caller follows it or not (links.go).
 func eachEntry(dir string, fn func(dirfd int, name string, typ entryType)) error {
 	d, err := os.Open(dir)
 	if err != nil {
@@ -26,6 +26,8 @@ func eachEntry(dir string, fn func(dirfd int, name string, typ entryType)) error
 			typ = entryDir
 		case special(e.Type()):
 			typ = entrySpecial
+		case isLink(e.Type()):
+			typ = entryLink
 		}
 		fn(int(d.Fd()), e.Name(), typ)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/store"
 
 	"golang.org/x/sys/unix"
@@ -43,41 +44,47 @@ type FileStat struct {
 // This runs before every search, so it is built for many files: project
 // folders are scanned on all cores, and each file is stat'ed relative to
 // its open directory (fstatat), which spares the kernel the path walk.
+//
+// Symbolic links to folders and transcripts are followed (links.go).
 func Discover(roots []string, warn func(string)) []Transcript {
+	j := judgeOf(roots)
 	var projects []string
 	for _, root := range roots {
-		projects = append(projects, projectDirs(root, warn)...)
+		projects = append(projects, projectDirs(root, j, warn)...)
 	}
-	out := scanProjects(projects, warn)
+	out := scanProjects(projects, j, warn)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
+	return dedupe(out)
 }
 
 // projectDirs lists the project folders of a root (or the root itself if
-// it holds transcripts).
-func projectDirs(root string, warn func(string)) []string {
+// it holds transcripts), linked ones included.
+func projectDirs(root string, j *linkJudge, warn func(string)) []string {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			warn(fmt.Sprintf("read source %s: %v", root, err))
+			warn(fmt.Sprintf("read source: %v", err)) // a *fs.PathError: it names root
 		}
 		return nil
 	}
-	if holdsTranscripts(entries) {
+	if holdsTranscripts(root, entries, j) {
 		return []string{root}
 	}
 	var dirs []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() || isLink(e.Type()) && j.follow(root, e.Name(), true, warn) == entryDir {
 			dirs = append(dirs, filepath.Join(root, e.Name()))
 		}
 	}
 	return dirs
 }
 
-func holdsTranscripts(entries []os.DirEntry) bool {
+func holdsTranscripts(root string, entries []os.DirEntry, j *linkJudge) bool {
 	for _, e := range entries {
-		if !e.IsDir() && !special(e.Type()) && strings.HasSuffix(e.Name(), ".jsonl") {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		if e.Type().IsRegular() || isLink(e.Type()) && j.follow(root, e.Name(), false, func(string) {}) == entryFile {
 			return true
 		}
 	}
@@ -87,7 +94,7 @@ func holdsTranscripts(entries []os.DirEntry) bool {
 // scanProjects scans project folders in parallel; warnings are collected
 // and reported in order afterwards, since warn is not safe for concurrent
 // use.
-func scanProjects(dirs []string, warn func(string)) []Transcript {
+func scanProjects(dirs []string, j *linkJudge, warn func(string)) []Transcript {
 	results := make([][]Transcript, len(dirs))
 	warnings := make([][]string, len(dirs))
 	next := make(chan int)
@@ -97,7 +104,7 @@ func scanProjects(dirs []string, warn func(string)) []Transcript {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = discoverProject(dirs[i], func(s string) { warnings[i] = append(warnings[i], s) })
+				results[i] = discoverProject(dirs[i], j, func(s string) { warnings[i] = append(warnings[i], s) })
 			}
 		}()
 	}
@@ -119,40 +126,57 @@ func scanProjects(dirs []string, warn func(string)) []Transcript {
 // discoverProject finds <session>.jsonl, the older project-level
 // agent-<id>.jsonl, and <session>/subagents/**/agent-<id>.jsonl. Folders
 // that are not transcripts (tool-results, memory) are never entered.
-func discoverProject(dir string, warn func(string)) []Transcript {
+func discoverProject(dir string, j *linkJudge, warn func(string)) []Transcript {
 	var out []Transcript
+	walking := map[folderID]bool{}
+	if _, ok := enter(walking, dir, warn); !ok {
+		return nil
+	}
 	err := eachEntry(dir, func(dirfd int, name string, typ entryType) {
+		if typ == entryLink {
+			typ = j.follow(dir, name, false, warn)
+		}
 		switch {
 		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
 			out = appendTranscript(out, dirfd, dir, name, "", warn)
 		case typ == entryDir && name != "memory":
-			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), name, warn)...)
+			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), store.SessionIDOf(name), j, walking, warn)...)
 		case typ == entrySpecial && strings.HasSuffix(name, ".jsonl"):
 			warnSpecial(dirfd, dir, name, warn)
 		}
 	})
 	if err != nil {
-		warn(fmt.Sprintf("read project %s: %v", dir, err))
+		warn(errpath.Wrap("read project", dir, err).Error())
 	}
 	return out
 }
 
 // discoverSubagents walks a session's subagents folder (and the folders
 // below it, where workflow agents live) for agent-<id>.jsonl.
-func discoverSubagents(dir, session string, warn func(string)) []Transcript {
+//
+// walking holds the folders being walked, for a link loop to be seen.
+func discoverSubagents(dir, session string, j *linkJudge, walking map[folderID]bool, warn func(string)) []Transcript {
 	var out []Transcript
+	id, ok := enter(walking, dir, warn)
+	if !ok {
+		return nil
+	}
+	defer delete(walking, id)
 	err := eachEntry(dir, func(dirfd int, name string, typ entryType) {
+		if typ == entryLink {
+			typ = j.follow(dir, name, false, warn)
+		}
 		switch {
 		case typ == entryFile && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl"):
 			out = appendTranscript(out, dirfd, dir, name, session, warn)
 		case typ == entryDir:
-			out = append(out, discoverSubagents(filepath.Join(dir, name), session, warn)...)
+			out = append(out, discoverSubagents(filepath.Join(dir, name), session, j, walking, warn)...)
 		case typ == entrySpecial && strings.HasSuffix(name, ".jsonl"):
 			warnSpecial(dirfd, dir, name, warn)
 		}
 	})
 	if err != nil && !os.IsNotExist(err) {
-		warn(fmt.Sprintf("read %s: %v", dir, err))
+		warn(errpath.Wrap("read", dir, err).Error())
 	}
 	return out
 }
@@ -161,10 +185,11 @@ func discoverSubagents(dir, session string, warn func(string)) []Transcript {
 type entryType uint8
 
 const (
-	entryOther   entryType = iota // links: skipped
+	entryOther   entryType = iota // skipped
 	entryFile                     // a regular file
 	entryDir                      // a folder
 	entrySpecial                  // a FIFO, socket or device: skipped, never opened
+	entryLink                     // a symbolic link: linkJudge.follow says what to make of it
 )
 
 // special reports whether a directory entry's type is a FIFO, socket or
@@ -215,7 +240,7 @@ func classify(path string) Transcript {
 	case strings.HasPrefix(name, "agent-"):
 		return Transcript{Path: path, Kind: store.KindAgentOld, Agent: strings.TrimPrefix(name, "agent-")}
 	default:
-		return Transcript{Path: path, Kind: store.KindMain, Session: name}
+		return Transcript{Path: path, Kind: store.KindMain, Session: store.SessionIDOf(name)}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"unicode/utf8"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -140,9 +141,9 @@ func Read(w Work, current string, br *bufio.Reader) Result {
 		res.Current = true
 		return res
 	}
-	f, err := OpenRegular(w.T.Path)
+	f, err := OpenRegular(w.T.Path) // its errors name the path
 	if err != nil {
-		res.Err = fmt.Errorf("open %s: %w", w.T.Path, err)
+		res.Err = err
 		return res
 	}
 	defer f.Close()
@@ -153,7 +154,7 @@ func Read(w Work, current string, br *bufio.Reader) Result {
 		}
 	}
 	if _, err := f.Seek(w.State.Offset, io.SeekStart); err != nil {
-		res.Err = fmt.Errorf("seek %s: %w", w.T.Path, err)
+		res.Err = err // a *fs.PathError: "seek PATH: …"
 		return res
 	}
 	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session,
@@ -197,7 +198,7 @@ func ReadTitles(w Work, br *bufio.Reader) Result {
 	res.Work.Rows, res.Work.Tail = nil, nil
 	f, err := OpenRegular(w.T.Path)
 	if err != nil {
-		res.Err = fmt.Errorf("open %s: %w", w.T.Path, err)
+		res.Err = err
 		return res
 	}
 	defer f.Close()
@@ -263,7 +264,7 @@ func fingerprintAt(f *os.File, off int64, n int32, scratch []byte) (store.Finger
 	}
 	buf = buf[:n]
 	if _, err := f.ReadAt(buf, off-int64(n)); err != nil {
-		return store.Fingerprint{}, fmt.Errorf("read %s: %w", f.Name(), err)
+		return store.Fingerprint{}, errpath.Wrap("read", f.Name(), err) // io.EOF names no path
 	}
 	return store.Fingerprint{CRC: crc32.Checksum(buf, castagnoli), Len: n}, nil
 }
@@ -335,7 +336,7 @@ func LineOffset(path string, lines int) (offset int64, found int, err error) {
 		case err == io.EOF:
 			return offset - int64(len(chunk)), found, nil
 		default:
-			return 0, found, fmt.Errorf("read %s: %w", path, err)
+			return 0, found, errpath.Wrap("read", path, err)
 		}
 	}
 	return offset, found, nil

@@ -1,9 +1,11 @@
 package transcript
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -45,5 +47,18 @@ func TestOpenRegular(t *testing.T) {
 	var warned []string
 	if got := Discover([]string{dir}, func(s string) { warned = append(warned, s) }); len(got) != 1 || len(warned) != 1 {
 		t.Errorf("discovered %v, warned %q; want a.jsonl and a warning for the FIFO", got, warned)
+	}
+}
+
+// TestReadErrorNamesThePathOnce: a transcript that cannot be opened is
+// named once in the error ("open X: open X: …" before issue 23).
+func TestReadErrorNamesThePathOnce(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone.jsonl")
+	res := Read(Work{T: Transcript{Path: missing, Kind: "main"}}, "", bufio.NewReader(nil))
+	if res.Err == nil {
+		t.Fatal("reading a missing transcript gave no error")
+	}
+	if n := strings.Count(res.Err.Error(), missing); n != 1 {
+		t.Errorf("%q names the path %d times", res.Err, n)
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/store"
 )
 
 // This file reads what Claude Code says about which transcripts can be
@@ -87,14 +90,14 @@ func HistorySince(path string, mark HistoryMark, size int64) ([]ActiveSession, H
 	}
 	f, err := OpenRegular(path)
 	if err != nil {
-		return nil, mark, fmt.Errorf("read %s: %w", path, err)
+		return nil, mark, err // it names the path
 	}
 	defer f.Close()
 	start := max(offset-historyTailBytes, 0)
 	buf := make([]byte, size-start)
 	n, err := f.ReadAt(buf, start)
 	if err != nil && err != io.EOF {
-		return nil, mark, fmt.Errorf("read %s: %w", path, err)
+		return nil, mark, errpath.Wrap("read", path, err)
 	}
 	buf = buf[:n]
 	if int64(n) < offset-start || markAt(buf, start, offset) != mark {
@@ -263,7 +266,7 @@ func sessionOfSubagent(path string) string {
 	if i < 0 {
 		return ""
 	}
-	return filepath.Base(slash[:i])
+	return store.SessionIDOf(filepath.Base(slash[:i]))
 }
 
 // DirMtime is a folder's modification time in nanoseconds: it changes
@@ -281,18 +284,21 @@ func DirMtime(dir string) (int64, error) {
 
 // ProjectDirs lists the project folders of a root: its sub-folders, or
 // the root itself if it holds transcripts directly.
-func ProjectDirs(root string, warn func(string)) []string { return projectDirs(root, warn) }
+// Links are followed as Discover follows them (roots are every source).
+func ProjectDirs(roots []string, root string, warn func(string)) []string {
+	return projectDirs(root, judgeOf(roots), warn)
+}
 
 // DiscoverProject finds every transcript of one project folder, as
 // Discover does for each.
-func DiscoverProject(dir string, warn func(string)) []Transcript {
-	return discoverProject(dir, warn)
+func DiscoverProject(roots []string, dir string, warn func(string)) []Transcript {
+	return discoverProject(dir, judgeOf(roots), warn)
 }
 
 // DiscoverSessionDir finds the subagent transcripts of one session folder
 // (<project>/<session>/subagents/**).
-func DiscoverSessionDir(dir string, warn func(string)) []Transcript {
-	return discoverSubagents(filepath.Join(dir, "subagents"), filepath.Base(dir), warn)
+func DiscoverSessionDir(roots []string, dir string, warn func(string)) []Transcript {
+	return discoverSubagents(filepath.Join(dir, "subagents"), store.SessionIDOf(filepath.Base(dir)), judgeOf(roots), map[folderID]bool{}, warn)
 }
 
 // DirEntry is one entry of a project folder, as ListProject gives it.
@@ -303,9 +309,13 @@ type DirEntry struct {
 
 // ListProject lists a project folder's transcript files and sub-folders
 // without stat'ing anything (the memory folder is left out).
-func ListProject(dir string) ([]DirEntry, error) {
+func ListProject(roots []string, dir string) ([]DirEntry, error) {
 	var out []DirEntry
+	j := judgeOf(roots)
 	err := eachEntry(dir, func(_ int, name string, typ entryType) {
+		if typ == entryLink {
+			typ = j.follow(dir, name, false, func(string) {}) // the sweep says what a link to nothing is
+		}
 		switch {
 		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
 			out = append(out, DirEntry{Name: name})
@@ -321,17 +331,17 @@ func ListProject(dir string) ([]DirEntry, error) {
 func HistoryEnd(path string, size int64) (HistoryMark, error) {
 	f, err := OpenRegular(path)
 	if err != nil {
-		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, err // it names the path
 	}
 	defer f.Close()
 	offset, err := lastLineEnd(f, size)
 	if err != nil {
-		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, errpath.Wrap("read", path, err)
 	}
 	start := max(offset-historyTailBytes, 0)
 	tail := make([]byte, offset-start)
 	if _, err := f.ReadAt(tail, start); err != nil {
-		return HistoryMark{}, fmt.Errorf("read %s: %w", path, err)
+		return HistoryMark{}, errpath.Wrap("read", path, err)
 	}
 	return markAt(tail, start, offset), nil
 }

@@ -107,7 +107,7 @@ func TestStatTranscriptSession(t *testing.T) {
 	if err != nil || tr.Session != "sess" || tr.Agent != "a1" || tr.Stat.Size != 3 {
 		t.Errorf("StatTranscript = %+v, %v", tr, err)
 	}
-	found := DiscoverSessionDir(filepath.Join(root, "-p", "sess"), func(string) {})
+	found := DiscoverSessionDir([]string{root}, filepath.Join(root, "-p", "sess"), func(string) {})
 	if len(found) != 1 || found[0].Session != tr.Session || found[0].Kind != tr.Kind {
 		t.Errorf("StatTranscript %+v differs from discovery %+v", tr, found)
 	}

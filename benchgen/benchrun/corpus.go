@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/benchgen"
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // corpusInfo is stored next to a generated corpus so a later run can
@@ -91,7 +92,7 @@ func writeCorpusInfo(dir string, info corpusInfo) error {
 	}
 	path := filepath.Join(dir, corpusInfoFile)
 	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return errpath.Wrap("write", path, err)
 	}
 	return nil
 }
@@ -136,7 +137,7 @@ func appendTarget(projectsDir string) (string, error) {
 func sessionOpening(path string) (uuid string, headless bool, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", false, fmt.Errorf("open %s: %w", path, err)
+		return "", false, errpath.Wrap("open", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -158,7 +159,7 @@ func sessionOpening(path string) (uuid string, headless bool, err error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return "", false, fmt.Errorf("read %s: %w", path, err)
+		return "", false, errpath.Wrap("read", path, err)
 	}
 	return "", false, nil
 }

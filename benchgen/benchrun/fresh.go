@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // ageTree dates every file and folder under dir back by age: a real
@@ -29,11 +31,11 @@ func ageTree(dir string, age time.Duration) error {
 		return os.Chtimes(path, old, old)
 	})
 	if err != nil {
-		return fmt.Errorf("age %s: %w", dir, err)
+		return errpath.Wrap("age", dir, err)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- { // folders after their entries
 		if err := os.Chtimes(dirs[i], old, old); err != nil {
-			return fmt.Errorf("age %s: %w", dirs[i], err)
+			return errpath.Wrap("age", dirs[i], err)
 		}
 	}
 	return nil
@@ -43,10 +45,10 @@ func ageTree(dir string, age time.Duration) error {
 func touch(path string) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("touch %s: %w", path, err)
+		return errpath.Wrap("touch", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("touch %s: %w", path, err)
+		return errpath.Wrap("touch", path, err)
 	}
 	now := time.Now()
 	return os.Chtimes(path, now, now)
@@ -72,7 +74,7 @@ func historyLine(transcript string, at time.Time) ([]byte, error) {
 func transcriptCwd(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", errpath.Wrap("read", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -86,7 +88,7 @@ func transcriptCwd(path string) (string, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", errpath.Wrap("read", path, err)
 	}
 	return "", fmt.Errorf("%s: no line with a cwd", path)
 }
@@ -94,14 +96,14 @@ func transcriptCwd(path string) (string, error) {
 func appendFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return errpath.Wrap("append to", path, err)
 	}
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("append to %s: %w", path, err)
+		return errpath.Wrap("append to", path, err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/benchgen"
+	"github.com/recall-dev/recall/internal/errpath"
 )
 
 // Config is one harness run.
@@ -145,7 +146,7 @@ func resolveRecall(path string) (string, error) {
 	}
 	found, err := exec.LookPath(path)
 	if err != nil {
-		return "", ToolError{fmt.Sprintf("recall binary %s: %v (build it with `go build -o /tmp/recall ./cmd/recall`)", path, err)}
+		return "", ToolError{fmt.Sprintf("recall binary: %v (build it with `go build -o /tmp/recall ./cmd/recall`)", err)} // the error names path
 	}
 	return filepath.Abs(found)
 }
@@ -267,12 +268,12 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 	res.appendTarget, _ = filepath.Rel(rn.dir, target)
 	st, err := os.Stat(target)
 	if err != nil {
-		return fmt.Errorf("stat %s: %w", target, err)
+		return errpath.Wrap("stat", target, err)
 	}
 	history := filepath.Join(rn.dir, res.corpusDir, "history.jsonl")
 	defer func() {
 		if terr := os.Truncate(target, st.Size()); terr != nil {
-			err = errors.Join(err, fmt.Errorf("restore %s: %w", target, terr))
+			err = errors.Join(err, errpath.Wrap("restore", target, terr))
 		}
 		if rerr := os.Remove(history); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = errors.Join(err, rerr)
@@ -355,13 +356,13 @@ func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, row
 	}
 	rows, err := os.Create(filepath.Join(rn.dir, rowsPath))
 	if err != nil {
-		return fmt.Errorf("create %s: %w", rowsPath, err)
+		return errpath.Wrap("create", rowsPath, err)
 	}
 	unpack := tool(append([]string{"zstd", "-dcq"}, segments...)...)
 	unpack.stdout = rows
 	_, err = rn.run(ctx, unpack)
 	if cerr := rows.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write %s: %w", rowsPath, cerr)
+		err = errpath.Wrap("write", rowsPath, cerr)
 	}
 	if err != nil {
 		return err
@@ -386,13 +387,13 @@ func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, row
 func writeClassic(ctx context.Context, rn runner, rowsPath, classicPath string) error {
 	out, err := os.Create(filepath.Join(rn.dir, classicPath))
 	if err != nil {
-		return fmt.Errorf("create %s: %w", classicPath, err)
+		return errpath.Wrap("create", classicPath, err)
 	}
 	cut := tool("cut", "-f1-5", rowsPath)
 	cut.stdout = out
 	_, err = rn.run(ctx, cut)
 	if cerr := out.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("write %s: %w", classicPath, cerr)
+		err = errpath.Wrap("write", classicPath, cerr)
 	}
 	return err
 }
@@ -418,7 +419,7 @@ func measureQuery(ctx context.Context, cfg Config, rn runner, q query, recall, i
 func tsvRows(path string) (size, rows int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("open %s: %w", path, err)
+		return 0, 0, errpath.Wrap("open", path, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -430,7 +431,7 @@ func tsvRows(path string) (size, rows int64, err error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, 0, fmt.Errorf("read %s: %w", path, err)
+		return 0, 0, errpath.Wrap("read", path, err)
 	}
 	return size, rows, nil
 }

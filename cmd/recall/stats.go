@@ -154,6 +154,16 @@ func healthWarnings(r *statsReport) []warning {
 	if r.TermIndex != "" {
 		add("searches read every row: "+r.TermIndex, "run `recall index`")
 	}
+	if r.ForgetDamaged != "" {
+		add(r.ForgetDamaged, "restore forgotten-v1.tsv from a backup, or remove it (what it kept out comes back at the next run) and forget again")
+	}
+	if r.ForgetPending {
+		add("a forget (or --undo) is not applied yet: it was interrupted", "run `recall index`: it finishes it")
+	}
+	if n := len(r.Strays); n > 0 {
+		add(fmt.Sprintf("%d %s in the index directory no manifest names (%s), left by an interrupted forget, rebuild or compaction: `zstdcat rows-*.zst` prints their rows too",
+			n, plural(n, "file", "files"), r.Strays[0]), "run `recall index`: it removes them")
+	}
 	for _, w := range indexer.ExclusionWarnings(r.Excluded, r.Rows) {
 		add(w, "see `recall stats --json` for the counts")
 	}
@@ -222,7 +232,15 @@ func writeStats(w io.Writer, r *statsReport) error {
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
 	writeLeftOut(tw, st)
+	if st.ForgetDamaged != "" {
+		fmt.Fprintln(tw, "forgotten\tunreadable: no transcript is read until it reads (see the warnings)")
+	} else {
+		writeForgotten(tw, st.Forgotten)
+	}
 	writeDamage(tw, r.Damage)
+	if len(st.Strays) > 0 {
+		fmt.Fprintf(tw, "strays\t%s (not the index: `recall index` removes them)\n", search.Safe(strings.Join(st.Strays, ", ")))
+	}
 	writeWiring(tw, r.Wiring)
 	if len(r.Warnings) == 0 {
 		fmt.Fprintln(tw, "warnings\tnone")
@@ -235,6 +253,27 @@ func writeStats(w io.Writer, r *statsReport) error {
 		fmt.Fprintf(tw, "%s\t%s → %s\n", label, search.Safe(wn.Problem), wn.Fix)
 	}
 	return tw.Flush()
+}
+
+// writeForgotten says what `recall forget` keeps out: counts, never the
+// ids or paths (the tombstone holds only their hashes).
+func writeForgotten(tw io.Writer, f store.ForgottenCounts) {
+	if f.Rules == 0 && f.Pending == 0 {
+		fmt.Fprintln(tw, "forgotten\tnothing")
+		return
+	}
+	var kinds []string
+	for _, k := range []struct {
+		n          int
+		one, other string
+	}{{f.Sessions, "session", "sessions"}, {f.Projects, "project", "projects"}, {f.TimeRanges, "time range", "time ranges"}} {
+		if k.n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d %s", k.n, plural(k.n, k.one, k.other)))
+		}
+	}
+	fmt.Fprintf(tw, "forgotten\t%d %s (%s): %d %s kept out whole, %d %s kept out wherever copied; `recall forget --undo` takes one back\n",
+		f.Rules, plural(f.Rules, "forget", "forgets"), strings.Join(kinds, ", "),
+		f.Transcripts, plural(f.Transcripts, "transcript", "transcripts"), f.Messages, plural(f.Messages, "message", "messages"))
 }
 
 func freshnessNote(f store.Freshness) string {

@@ -74,3 +74,40 @@ func TestStatsReportsDamage(t *testing.T) {
 	expectExit(t, "stats after repair", runCLI(t, append([]string{"stats"}, dirs...)...), 0, "damage       none")
 	expectExit(t, "stats --no-verify", runCLI(t, append([]string{"stats", "--no-verify"}, dirs...)...), 0, "damage       not checked (--no-verify)")
 }
+
+// TestStatsReportsStrays: a second sequence's rows file beside the index
+// (an interrupted forget or rebuild) is named by `recall stats`, with
+// the command that removes it, and `recall index` removes it (issue 23:
+// stats said "damage none" and zstdcat printed the rows twice).
+func TestStatsReportsStrays(t *testing.T) {
+	src, idx, project := filepath.Join(t.TempDir(), "projects"), t.TempDir(), t.TempDir()
+	c := startAt("2026-03-01T10:00:00Z")
+	c.user("Question about the ledger export and its retries.").assistant("The export job is idempotent.")
+	s := c.session("00000001-0000-4000-8000-000000000001", project)
+	if err := s.Write(src); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"--source", src, "--index-dir", idx}
+	expectExit(t, "index", runCLI(t, append([]string{"index", "-q"}, dirs...)...), 0)
+	m, err := store.ReadManifest(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(idx, m.RowsName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(idx, "rows-v2-000042.zst"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	expectExit(t, "stats", runCLI(t, append([]string{"stats"}, dirs...)...), 0,
+		"strays       rows-v2-000042.zst", "no manifest names", "run `recall index`: it removes them")
+	expectExit(t, "index", runCLI(t, append([]string{"index", "-q"}, dirs...)...), 0)
+	if _, err := os.Stat(filepath.Join(idx, "rows-v2-000042.zst")); err == nil {
+		t.Error("the stray rows file survived `recall index`")
+	}
+	res := runCLI(t, append([]string{"stats"}, dirs...)...)
+	if strings.Contains(res.stdout, "strays") {
+		t.Errorf("stats still reports strays:\n%s", res.stdout)
+	}
+}

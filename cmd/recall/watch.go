@@ -52,7 +52,14 @@ func (c *watchCmd) Run(g *Globals) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	return w.Run(ctx)
+	err = w.Run(ctx)
+	if errors.As(err, &running) {
+		// The index directory was replaced and another watcher took it
+		// first: it keeps the index; this one leaves.
+		fmt.Fprintf(g.env.stderr, "recall watch: the index directory was replaced and another watcher (pid %s) keeps it now; stopping\n", running.Holder())
+		return nil
+	}
+	return err
 }
 
 // options wires the watcher to stderr: per-file diagnostics and the

@@ -3,7 +3,6 @@
 package atomicfile
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -15,7 +14,7 @@ func Write(path string, data []byte, perm os.FileMode, prepare func(*os.File) er
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("create temp file in %s: %w", dir, err)
+		return err // every error of os names its file
 	}
 	defer func() {
 		if err != nil {
@@ -24,7 +23,7 @@ func Write(path string, data []byte, perm os.FileMode, prepare func(*os.File) er
 		}
 	}()
 	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+		return err
 	}
 	if prepare != nil {
 		if err = prepare(tmp); err != nil {
@@ -32,16 +31,16 @@ func Write(path string, data []byte, perm os.FileMode, prepare func(*os.File) er
 		}
 	}
 	if err = writeInPieces(tmp, data); err != nil {
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
+		return err
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
+		return err
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
+		return err
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", tmp.Name(), path, err)
+		return err
 	}
 	return SyncDir(dir)
 }
@@ -73,11 +72,11 @@ func writeInPieces(f *os.File, data []byte) error {
 func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("open dir %s: %w", dir, err)
+		return err
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync dir %s: %w", dir, err)
+		return err
 	}
 	return nil
 }

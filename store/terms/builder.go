@@ -2,7 +2,6 @@ package terms
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"math/bits"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -499,7 +499,7 @@ func (b *Builder) WriteFile(dir string, seq, first, end int) (Ref, error) {
 	ref := Ref{Name: FileName(seq, first, end), Seq: seq, First: first, End: end}
 	data := b.encode(uint64(first), uint64(end))
 	if err := atomicfile.Write(ref.Path(dir), data, 0o600, nil); err != nil {
-		return ref, fmt.Errorf("write term index %s: %w", ref.Name, err)
+		return ref, errpath.Wrap("write term index", ref.Name, err) // the temp file's name holds ref.Name
 	}
 	return ref, nil
 }

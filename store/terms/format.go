@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -352,11 +353,11 @@ func ReadRawBytes(dir string, ref Ref) (int64, error) {
 	defer f.Close()
 	buf := make([]byte, preambleSize+headerSize)
 	if _, err := io.ReadFull(f, buf); err != nil {
-		return 0, fmt.Errorf("read %s: %w", ref.Name, err)
+		return 0, errpath.Wrap("read", ref.Path(dir), err) // a short file's io.ErrUnexpectedEOF names none
 	}
 	info, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("stat %s: %w", ref.Name, err)
+		return 0, err
 	}
 	h, err := decodeHeader(buf, uint64(info.Size()))
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/tsvfield"
 )
 
@@ -97,7 +98,7 @@ func CheckHeader(dir string, ref Ref) error {
 	defer f.Close()
 	head := make([]byte, preambleSize+headerSize)
 	if _, err := f.ReadAt(head, 0); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return errpath.Wrap("read", path, err)
 	}
 	if _, err := checkedHeader(ref, head, uint64(size)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -115,7 +116,7 @@ func openSegmentFile(path string) (*os.File, int64, error) {
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, fmt.Errorf("stat %s: %w", path, err)
+		return nil, 0, err // a *fs.PathError: it names path
 	}
 	size := info.Size()
 	if size < preambleSize+headerSize || size > 1<<40 {
