@@ -121,7 +121,11 @@ func Forget(opts Options, sel ForgetSelector, dryRun bool) (*ForgetReport, error
 		return nil, err
 	}
 	p := &forgetPlan{sel: sel, roots: roots, before: sel.Before.UnixMilli(), already: tomb.Filter()}
-	p.readTranscripts(m)
+	owners, err := store.KeyOwners(opts.IndexDir, m)
+	if err != nil {
+		return nil, err
+	}
+	p.readTranscripts(m, owners)
 	if err := p.count(opts.IndexDir); err != nil {
 		return nil, err
 	}
@@ -160,19 +164,38 @@ type forgetPlan struct {
 	sessions map[string]bool
 	msgs     []map[string]bool
 	// held are the messages the selected transcripts still on disk hold
-	// (by uuid, with the root of their transcript): a message indexed
-	// under another session (a fork or resume indexed first kept it, and
-	// this transcript's copy was dropped as a copy) is the forgotten
-	// session's text all the same, and goes with it.
+	// (by uuid, with the root of their transcript) that are theirs: a
+	// message first written there but indexed under another session (a
+	// fork or resume of it indexed first kept it) is the forgotten
+	// session's text all the same, and goes with it; a copy they hold of
+	// another session's message (they are the fork) stays that
+	// session's.
 	held map[string]int
 }
 
 // readTranscripts reads the selected transcripts still on disk for the
-// uuids of the messages they hold that the selector forgets.
-func (p *forgetPlan) readTranscripts(m *store.Manifest) {
+// uuids of the messages they hold that the selector forgets, but those
+// owners (key → generation) says another session's transcript owns.
+func (p *forgetPlan) readTranscripts(m *store.Manifest, owners map[uint64]uint32) {
 	p.held = map[string]int{}
 	if p.sel.Session == "" && p.roots == nil {
 		return // a time alone selects the copies too: they keep their times
+	}
+	selected := map[uint32]bool{}
+	for _, st := range m.Files {
+		if p.sel.Session == "" || st.Session == p.sel.Session {
+			if p.roots == nil || p.rootOf(st.Project) >= 0 {
+				selected[st.Gen] = true
+			}
+		}
+	}
+	copied := func(r *transcript.Extracted) bool {
+		for _, k := range store.RowKeys(r.UUID, r.Text, r.Block) {
+			if gen, ok := owners[k]; ok && !selected[gen] {
+				return true
+			}
+		}
+		return false
 	}
 	br := bufio.NewReaderSize(nil, transcript.ReadBufferSize)
 	for path, st := range m.Files {
@@ -192,7 +215,7 @@ func (p *forgetPlan) readTranscripts(m *store.Manifest) {
 		}
 		res := transcript.Read(transcript.Work{T: t, State: store.FileState{Path: path, Kind: st.Kind, Session: st.Session, Agent: st.Agent}}, "", br)
 		for i := range res.Rows {
-			if r := &res.Rows[i].Row; r.UUID != "" && p.matchRow(r) {
+			if r := &res.Rows[i].Row; r.UUID != "" && p.matchRow(r) && !copied(&res.Rows[i]) {
 				p.held[r.UUID] = root
 			}
 		}

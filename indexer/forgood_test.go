@@ -59,7 +59,9 @@ func newForgetCorpus(t *testing.T) *forgetCorpus {
 	appendText(t, c.subA, line(sessA, "aaaa0000-0000-4000-8000-000000000009", "2026-04-01T11:00:00.000Z", projA, "subagent quokkaflux inventory of the vault", true))
 	appendText(t, c.pathB, line(sessB, "bbbb0000-0000-4000-8000-000000000001", "2026-04-03T10:00:00.000Z", projB, "an unrelated zebrafrost cache question", false))
 	// The fork: A's first two messages copied under their uuids, then
-	// its own.
+	// its own; made after A (later creation time: file times are
+	// coarse), as a fork is, so A owns the messages it wrote.
+	time.Sleep(30 * time.Millisecond)
 	appendText(t, c.pathF,
 		line(sessF, "aaaa0000-0000-4000-8000-000000000001", "2026-04-01T10:00:00.000Z", projB, "the quokkaflux launch codes for the billing vault", false)+
 			line(sessF, "aaaa0000-0000-4000-8000-000000000002", "2026-04-02T10:00:00.000Z", projB, "rotate the quokkaflux vault keys every week", false)+

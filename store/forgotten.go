@@ -643,10 +643,10 @@ func (mr MessageRows) Add(r *Row) {
 	}
 }
 
-// rowKeys are the keys a row of message uuid with text can have had at
+// RowKeys are the keys a row of message uuid with text can have had at
 // content block position block, under each key rule (keyset.go): the one
 // place beside it that knows how a key is made.
-func rowKeys(uuid, text string, block int) []uint64 {
+func RowKeys(uuid, text string, block int) []uint64 {
 	return []uint64{LegacyRowKey(uuid, block), MessageKey(uuid, block, text)}
 }
 
@@ -689,7 +689,7 @@ func messageKeys(recs []byte, gens map[uint32]bool, rows MessageRows) map[uint64
 	for u, texts := range rows {
 		for _, text := range texts {
 			for block := range 256 {
-				for _, k := range rowKeys(u, text, block) {
+				for _, k := range RowKeys(u, text, block) {
 					if present[k] {
 						out[k] = true
 					}
@@ -712,4 +712,24 @@ func withoutKeys(recs []byte, drop map[uint64]bool) []byte {
 		}
 	}
 	return out
+}
+
+// KeyOwners maps the key of every message indexed from a live generation
+// to that generation: who owns a message, for a forget that must not take
+// a copy's original with it.
+func KeyOwners(dir string, m *Manifest) (map[uint64]uint32, error) {
+	snap, err := snapshotOf(dir, m)
+	if err != nil {
+		return nil, err
+	}
+	defer snap.Close()
+	recs, err := snap.liveKeys()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint64]uint32, len(recs)/uuidRecordSize)
+	for off := 0; off+uuidRecordSize <= len(recs); off += uuidRecordSize {
+		out[binary.LittleEndian.Uint64(recs[off:])] = binary.LittleEndian.Uint32(recs[off+8:])
+	}
+	return out, nil
 }
