@@ -79,12 +79,18 @@ func (x *lineExtractor) redactText(text string) string {
 		return text
 	}
 	prev := x.splitTail
-	x.splitTail = strings.Clone(tailOf(text, splitTail))
+	x.splitTail = ""
+	if tail := tailOf(text, splitTail); endsInToken(tail) {
+		x.splitTail = strings.Clone(tail)
+	}
 	if prev == "" {
 		return x.redactHead(text, MaxRowText)
 	}
 	lead := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
 	head := text[lead:]
+	if !startsWithToken(head) {
+		return x.redactHead(text, MaxRowText)
+	}
 	if len(head) > splitHead {
 		cut := splitHead
 		for cut > 0 && !utf8.RuneStart(head[cut]) {
@@ -112,6 +118,51 @@ func (x *lineExtractor) redactText(text string) string {
 		break
 	}
 	return x.redactHead(text, MaxRowText)
+}
+
+// minSplitRun is how long the run of characters that ends a message must
+// be for a secret to be cut in it: a key's first part holds its prefix and
+// some of its body (the shortest prefixes, "ghp_", "AKIA", are four
+// characters). A message that ends in prose (a word and a full stop), in
+// code or in a short word needs no look at the next one: that is most
+// messages, and the look doubled redaction's cost when every message had
+// it.
+const minSplitRun = 8
+
+// endsInToken reports whether text ends in a run of at least minSplitRun
+// characters that are not spaces, the last a letter, a digit or a
+// character keys are made of (not a full stop or a colon, which end
+// sentences and labels far more often than a key's first part).
+func endsInToken(text string) bool {
+	if text == "" || !tokenByte(text[len(text)-1]) || strings.IndexByte(".:", text[len(text)-1]) >= 0 {
+		return false // a word and a full stop, a colon: prose
+	}
+	run := len(text) - 1 - strings.LastIndexAny(text, " \t\r\n")
+	return run >= minSplitRun
+}
+
+// startsWithToken reports whether text starts with splitPart characters
+// a key can be made of.
+func startsWithToken(text string) bool {
+	if len(text) < splitPart {
+		return false
+	}
+	for i := range splitPart {
+		if !tokenByte(text[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// tokenByte reports whether c can be part of a key: an ASCII letter or
+// digit, or one of the separators key formats use.
+func tokenByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("_-+/=:.", c) >= 0
 }
 
 // tailOf is the last n bytes of text or fewer (whole characters), its
