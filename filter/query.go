@@ -57,8 +57,9 @@ package filter
 //
 // Time. Words that name a time relative to now ("last week",
 // "yesterday", "3 days ago") or a calendar date ("March 3", "2026-03-03",
-// "in July 2025"; when.go) stay search words, and also set Query.When,
-// which ranking uses to prefer sessions from then.
+// "in July 2025"; when.go) set Query.When, which ranking uses to prefer
+// sessions from then. Relative times stay search words; a date is one
+// only when the query holds nothing else (withoutDate).
 //
 // Regexes. With --regex each whitespace-separated word is an RE2 pattern
 // (quotes are not special: write \s or \x20 for a space); nothing is
@@ -153,8 +154,9 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 	}
 	q := &Query{opt: opt, Unread: unread}
 	if !opt.Regex {
-		q.When = findTimeWindow(anyTokens)
-		anyTokens = dropStopWords(stripPunctuation(anyTokens))
+		var at, n int
+		q.When, at, n = findTimeWindow(anyTokens)
+		anyTokens = dropStopWords(stripPunctuation(withoutDate(anyTokens, q.When, at, n)))
 	}
 	if q.Any, err = compileTokens(anyTokens, opt, channelsFor(opt)); err != nil {
 		return nil, withSpaceHint(err, opt, positional, require, exclude)
@@ -431,6 +433,28 @@ func dropStopWords(tokens []token) []token {
 		return tokens
 	}
 	return kept
+}
+
+// withoutDate leaves out the n tokens from at when they name a calendar
+// date ("on 1 May, 2022", "in July"): ranking prefers sessions from then,
+// and as words they would match talk of other dates and other words
+// ("May" is a word of "maybe"). Relative times ("last week", "two years
+// ago") stay search words: people write them in messages about what
+// came before, so they find the passage that tells of it. When nothing
+// but stop words would be left, the tokens stay: a query that is only a
+// date searches for it as text too.
+func withoutDate(tokens []token, w *TimeWindow, at, n int) []token {
+	if w == nil || w.Date.Month == 0 || n == 0 {
+		return tokens
+	}
+	rest := make([]token, 0, len(tokens)-n)
+	rest = append(append(rest, tokens[:at]...), tokens[at+n:]...)
+	for _, t := range stripPunctuation(rest) {
+		if t.phrase || !textrules.IsStopWord(t.text) {
+			return rest
+		}
+	}
+	return tokens
 }
 
 // compileTokens compiles tokens into terms, dropping duplicates; plain

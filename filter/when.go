@@ -113,8 +113,9 @@ var smallNumbers = map[string]int{
 }
 
 // findTimeWindow finds the first phrase of the positional words that names
-// a time, relative to now or a calendar date, or returns nil.
-func findTimeWindow(tokens []token) *TimeWindow {
+// a time, relative to now or a calendar date, or returns nil; at and n
+// are the phrase's first token and its number of tokens.
+func findTimeWindow(tokens []token) (w *TimeWindow, at, n int) {
 	var words []string
 	for _, t := range tokens {
 		if t.phrase {
@@ -126,17 +127,17 @@ func findTimeWindow(tokens []token) *TimeWindow {
 	for i := range words {
 		for _, rt := range relativeTimes {
 			if hasWordsAt(words, i, rt.words) {
-				return &TimeWindow{Near: rt.near, Far: rt.far, Phrase: strings.Join(rt.words, " ")}
+				return &TimeWindow{Near: rt.near, Far: rt.far, Phrase: strings.Join(rt.words, " ")}, i, len(rt.words)
 			}
 		}
-		if w := agoWindow(words, i); w != nil {
-			return w
+		if w, n := agoWindow(words, i); w != nil {
+			return w, i, n
 		}
-		if w := dateWindow(words, i); w != nil {
-			return w
+		if w, n := dateWindow(words, i); w != nil {
+			return w, i, n
 		}
 	}
-	return nil
+	return nil, 0, 0
 }
 
 func hasWordsAt(words []string, i int, want []string) bool {
@@ -153,28 +154,28 @@ func hasWordsAt(words []string, i int, want []string) bool {
 
 // agoWindow reads "N units ago" (also "a couple of weeks ago") at i: the
 // ages from half to one and a half times N units, a day more at the far
-// end.
-func agoWindow(words []string, i int) *TimeWindow {
-	n, ok := smallNumbers[words[i]]
+// end. n is how many words it took.
+func agoWindow(words []string, i int) (w *TimeWindow, n int) {
+	count, ok := smallNumbers[words[i]]
 	if v, err := strconv.Atoi(words[i]); err == nil && v > 0 && v < 1000 {
-		n, ok = v, true
+		count, ok = v, true
 	}
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	j := i + 1
 	if j < len(words) && words[j] == "of" {
 		j++
 	}
 	if j+1 >= len(words) || words[j+1] != "ago" {
-		return nil
+		return nil, 0
 	}
 	unit, ok := ageUnits[words[j]]
 	if !ok {
-		return nil
+		return nil, 0
 	}
-	age := time.Duration(n) * unit
-	return &TimeWindow{Near: age / 2, Far: age + age/2 + day, Phrase: strings.Join(words[i:j+2], " ")}
+	age := time.Duration(count) * unit
+	return &TimeWindow{Near: age / 2, Far: age + age/2 + day, Phrase: strings.Join(words[i:j+2], " ")}, j + 2 - i
 }
 
 // months read month names, in full and abbreviated.
@@ -192,16 +193,16 @@ var monthOnlyAfter = map[string]bool{"in": true, "during": true}
 
 // dateWindow reads a calendar date at i: 2026-03-03 or 2026-03, "3 March
 // 2026", "3rd of March", "March 3, 2026", "March 3rd", "March 2026", and
-// a month alone after "in" or "during".
-func dateWindow(words []string, i int) *TimeWindow {
+// a month alone after "in" or "during". n is how many words it took.
+func dateWindow(words []string, i int) (w *TimeWindow, n int) {
 	at := func(j int) string {
 		if j < len(words) {
 			return words[j]
 		}
 		return ""
 	}
-	found := func(d CalendarDate, n int) *TimeWindow {
-		return &TimeWindow{Date: d, Phrase: strings.Join(words[i:i+n], " ")}
+	found := func(d CalendarDate, n int) (*TimeWindow, int) {
+		return &TimeWindow{Date: d, Phrase: strings.Join(words[i:i+n], " ")}, n
 	}
 	if d, ok := isoDate(at(i)); ok {
 		return found(d, 1)
@@ -220,7 +221,7 @@ func dateWindow(words []string, i int) *TimeWindow {
 	}
 	month, ok := months[at(i)]
 	if !ok {
-		return nil
+		return nil, 0
 	}
 	if day, ok := dayOfMonth(at(i + 1)); ok {
 		d, n := withYear(CalendarDate{Month: month, Day: day}, at(i+2))
@@ -234,7 +235,7 @@ func dateWindow(words []string, i int) *TimeWindow {
 	if i > 0 && monthOnlyAfter[words[i-1]] {
 		return found(CalendarDate{Month: month}, 1)
 	}
-	return nil
+	return nil, 0
 }
 
 // withYear sets d's year from next when it is one, and says how many

@@ -441,9 +441,10 @@ func siftDownMin(h []float64, i int) {
 	}
 }
 
-// InWindow reports whether a message at t is in the time the query names
-// (false when it names none).
-func (o Options) InWindow(t time.Time) bool { return o.When.contains(t) }
+// InWindow reports whether a message at t gains from the time the query
+// names (false when it names none): in it, or in the days after a named
+// day. Bound then counts the window's full boost, never less than whenFactor.
+func (o Options) InWindow(t time.Time) bool { return o.When.boostAt(t) > 0 }
 
 // InProject reports whether a project lies in the current project, as
 // the project factor judges it.

@@ -531,14 +531,21 @@ func evidenceValue(tf, idf []float64) float64 {
 }
 
 // whenFactor boosts a session with a scoring message in the time the
-// query names.
+// query names, or, less, in the days after a named day.
 func whenFactor(msgs []ScoredMessage, w *TimeWindow) Factor {
+	var best float64
 	for _, m := range msgs {
-		if m.Score > 0 && w.contains(m.Timestamp) {
-			return Factor{Name: "when", Value: 1 + w.boost(), Note: "a match from " + w.Phrase}
+		if m.Score > 0 {
+			best = max(best, w.boostAt(m.Timestamp))
 		}
 	}
-	return Factor{Name: "when", Value: 1, Note: "nothing from " + w.Phrase}
+	switch {
+	case best == 0:
+		return Factor{Name: "when", Value: 1, Note: "nothing from " + w.Phrase}
+	case best < w.boost():
+		return Factor{Name: "when", Value: 1 + best, Note: "a match from the days after " + w.Phrase}
+	}
+	return Factor{Name: "when", Value: 1 + best, Note: "a match from " + w.Phrase}
 }
 
 // recencyFactor decays from 1 towards 1-recencyWeight with the age of the

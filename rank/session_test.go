@@ -385,6 +385,9 @@ func TestWhenFactorByWindow(t *testing.T) {
 		{"yesterday", at.Add(-day), at.Add(day), 1 + dayBoost},
 		{"a month", at.Add(-10 * day), at.Add(20 * day), 1 + whenBoost},
 		{"another day", at.Add(day), at.Add(2 * day), 1},
+		{"the day before: told of after", at.Add(-2 * day), at.Add(-day), 1 + whenBoost},
+		{"four days before: too long after", at.Add(-5 * day), at.Add(-4 * day), 1},
+		{"a month before: no days after", at.Add(-40 * day), at.Add(-10 * day), 1},
 	} {
 		w := &TimeWindow{From: tt.from, To: tt.to, Phrase: tt.name}
 		if got := whenFactor(msgs, w).Value; got != tt.want {

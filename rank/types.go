@@ -99,6 +99,26 @@ func (w *TimeWindow) boost() float64 {
 	return whenBoost
 }
 
+// tellingDays is how long after a named day a session still tells of it
+// ("yesterday we…", "on Saturday I…") or carries its work on.
+const tellingDays = 3 * 24 * time.Hour
+
+// boostAt is what a session with a scoring message at t gains from w: the
+// full boost in w; after a named day, within tellingDays, whenBoost, as
+// for a wider window (a session from the day itself still wins).
+func (w *TimeWindow) boostAt(t time.Time) float64 {
+	if w.contains(t) {
+		return w.boost()
+	}
+	if w == nil || t.IsZero() || w.To.Sub(w.From) > dayWindow {
+		return 0
+	}
+	if t.After(w.To) && !t.After(w.To.Add(tellingDays)) {
+		return whenBoost
+	}
+	return 0
+}
+
 // contains reports whether a message at t falls in w.
 func (w *TimeWindow) contains(t time.Time) bool {
 	if w == nil || t.IsZero() {
