@@ -46,6 +46,9 @@ type State struct {
 	// looked up against: when it changes, the keys are looked up again.
 	KeysBytes int64    `json:"keys_bytes"`
 	Sessions  []string `json:"sessions,omitempty"`
+	// FirstPrompt is the transcript's first typed prompt: what a hint on
+	// a resumed session's start searches.
+	FirstPrompt string `json:"first_prompt,omitempty"`
 }
 
 // Of returns the running session's ancestors in the index snap: the
@@ -71,6 +74,9 @@ func Of(snap *store.Snapshot, path, session string, prev *State) (*State, error)
 			legacy := snap.M.KeyRule < store.KeyRule
 			for i := range res.Rows {
 				r := &res.Rows[i]
+				if st.FirstPrompt == "" && r.Type == "user" && r.AgentID == "" {
+					st.FirstPrompt = r.Text
+				}
 				if r.From != "" && r.From != session && !slices.Contains(st.From, r.From) {
 					st.From = append(st.From, r.From)
 				}
