@@ -124,8 +124,18 @@ func ancestors(snap *store.Snapshot, keys []uint64, self string) ([]string, erro
 			want[g] = true
 		}
 	}
+	// The snapshot's manifest is its head alone; the file states that map
+	// generations to sessions are read from the committed manifest.
+	files := snap.M.LoadAll()
+	if len(files) == 0 {
+		m, err := store.ReadManifest(snap.Dir)
+		if err != nil {
+			return nil, err
+		}
+		files = m.LoadAll()
+	}
 	var out []string
-	for _, f := range snap.M.LoadAll() {
+	for _, f := range files {
 		if want[f.Gen] && f.Session != "" && f.Session != self && !slices.Contains(out, f.Session) {
 			out = append(out, f.Session)
 		}
