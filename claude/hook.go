@@ -77,10 +77,11 @@ func (h Hook) Run() {
 			rec.problem("note the session /clear started: " + err.Error())
 		}
 	}
-	if IsHintEvent(payload) {
-		rec.outcome = h.hint(payload, &rec)
-	} else {
-		rec.outcome = h.startOrNote(payload, logFile, &rec)
+	rec.outcome = h.startOrNote(payload, logFile, &rec)
+	if IsHintEvent(payload) && h.Hint != nil {
+		// The hint reads the committed index; the update started above
+		// runs detached and does not slow it.
+		rec.outcome = h.hint(payload, &rec) + "; " + rec.outcome
 	}
 	h.writeLog(logFile, rec.line(h.Now()))
 	if logFile != nil {
@@ -89,9 +90,8 @@ func (h Hook) Run() {
 }
 
 // IsHintEvent reports whether p is an event the prompt hint answers
-// (UserPromptSubmit; SessionStart on startup or resume) rather than one
-// that updates the index: the Stop and SessionEnd hooks keep the index
-// up to date, and a hint event only reads it.
+// (UserPromptSubmit; SessionStart on startup or resume). Such an event
+// also starts the detached index update, as every event does.
 func IsHintEvent(p Payload) bool {
 	switch p.HookEventName {
 	case EventUserPromptSubmit:

@@ -555,7 +555,6 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	limit := countOr(in.Limit, search.DefaultSessionList)
 	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &limit, Cwd: h.cfg.Cwd,
 		IncludeHeadless: in.IncludeHeadless}
-	params.CurrentSession, params.ExcludeSessions = h.current()
 	req, err := params.Request()
 	if err != nil {
 		return nil, SessionsOutput{}, err
