@@ -36,6 +36,15 @@ type Hook struct {
 	Environ []string
 	Now     func() time.Time
 	Start   Starter
+	// Hint, when set, is the prompt hint (UserPromptSubmit, and
+	// SessionStart on startup or resume): the context block to print, ""
+	// for none, and why in one line for the log. It reads the index as
+	// committed and must give up by its own deadline; a panic in it is
+	// caught and logged.
+	Hint func(Payload) (text, why string)
+	// Stdout gets the hint: Claude Code adds what a UserPromptSubmit or
+	// SessionStart hook prints on stdout (exit 0) to the context.
+	Stdout io.Writer
 	// Stderr gets the log line when hook.log cannot be opened.
 	Stderr io.Writer
 }
@@ -61,11 +70,59 @@ func (h Hook) Run() {
 	if err != nil {
 		rec.problem(err.Error())
 	}
+	if payload.HookEventName == EventSessionEnd && payload.Reason == "clear" {
+		// A long-running `recall mcp` of this Claude Code process follows
+		// the session through this note (SessionTracker).
+		if err := NoteSuccession(h.IndexDir, payload.SessionID, envSession(h.Environ)); err != nil {
+			rec.problem("note the session /clear started: " + err.Error())
+		}
+	}
 	rec.outcome = h.startOrNote(payload, logFile, &rec)
+	if IsHintEvent(payload) && h.Hint != nil {
+		// The hint reads the committed index; the update started above
+		// runs detached and does not slow it.
+		rec.outcome = h.hint(payload, &rec) + "; " + rec.outcome
+	}
 	h.writeLog(logFile, rec.line(h.Now()))
 	if logFile != nil {
 		_ = logFile.Close()
 	}
+}
+
+// IsHintEvent reports whether p is an event the prompt hint answers
+// (UserPromptSubmit; SessionStart on startup or resume). Such an event
+// also starts the detached index update, as every event does.
+func IsHintEvent(p Payload) bool {
+	switch p.HookEventName {
+	case EventUserPromptSubmit:
+		return true
+	case EventSessionStart:
+		return p.Source == "startup" || p.Source == "resume"
+	}
+	return false
+}
+
+// hint prints the prompt hint, if there is one, and says what it did.
+func (h Hook) hint(p Payload, rec *hookRecord) (outcome string) {
+	if h.Hint == nil {
+		return "no hint (not configured)"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			rec.problem(fmt.Sprintf("hint: internal error: %v", r))
+			outcome = "no hint"
+		}
+	}()
+	text, why := h.Hint(p)
+	if text == "" {
+		return "no hint: " + why
+	}
+	if h.Stdout != nil {
+		if _, err := io.WriteString(h.Stdout, text); err != nil {
+			rec.problem("write hint: " + err.Error())
+		}
+	}
+	return "hint " + why
 }
 
 // startOrNote starts the indexer unless one is running, in which case it

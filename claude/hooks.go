@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -12,6 +13,35 @@ import (
 // and SessionEnd when a session closes, so the index follows each session
 // as it grows and takes it in whole once it ends.
 func hookEvents() []string { return []string{"SessionEnd", "Stop"} }
+
+// hintEvents are the events `recall install --hints` adds: the prompt
+// hint runs as a prompt is submitted and as a session starts or resumes.
+// Their handler is not async: Claude Code adds what a hook prints on
+// these events to the context only when it waits for it.
+func hintEvents() []string { return []string{EventUserPromptSubmit, EventSessionStart} }
+
+// allHookEvents are every event recall may have a handler on: what
+// uninstall takes it out of.
+func allHookEvents() []string { return append(hookEvents(), hintEvents()...) }
+
+// hintMatcher limits the SessionStart hint to new and resumed sessions:
+// a session cleared or compacted starts on work already in hand.
+const hintMatcher = "startup|resume"
+
+// hintTimeout is the hint handler's timeout, in seconds: the hint gives
+// up on its own well before (hintDeadline), so this only bounds a hook
+// that hangs.
+const hintTimeout = "5"
+
+// hintHandler is the handler of the hint events: synchronous, so its
+// output reaches the context, and short.
+func hintHandler(recallPath string, args []string) *Object {
+	h := &Object{}
+	h.Set("type", "command")
+	h.Set("command", HookCommand(recallPath, args...))
+	h.Set("timeout", json.Number(hintTimeout))
+	return h
+}
 
 // hookSubcommand is what identifies recall's hook handlers: a command
 // handler whose command is "<path to a program named recall> hook". That
@@ -83,23 +113,45 @@ func isRecallHookCommand(s string) bool {
 // and reports whether settings changed. An event already in that state is
 // left alone, so installing twice changes nothing and recall's group does
 // not move when other tools append theirs after it.
-func addHooks(settings *Object, recallPath string, args []string) (bool, error) {
+func addHooks(settings *Object, recallPath string, args []string, hints bool) (bool, error) {
 	hooks, err := hooksObject(settings, true)
 	if err != nil {
 		return false, err
 	}
-	want := recallHandler(recallPath, args)
 	changed := false
-	for _, event := range hookEvents() {
+	for _, event := range allHookEvents() {
 		groups, err := eventGroups(hooks, event)
 		if err != nil {
 			return false, err
+		}
+		isHint := slices.Contains(hintEvents(), event)
+		if isHint && !hints {
+			// Installed without --hints: no hint handler stays behind.
+			if kept, removed := withoutRecallHandlers(groups); removed {
+				if len(kept) == 0 {
+					hooks.Delete(event)
+				} else {
+					hooks.Set(event, kept)
+				}
+				changed = true
+			}
+			continue
+		}
+		want, matcher := recallHandler(recallPath, args), ""
+		if isHint {
+			want = hintHandler(recallPath, args)
+			if event == EventSessionStart {
+				matcher = hintMatcher
+			}
 		}
 		if hasOnly(groups, want) {
 			continue
 		}
 		groups, _ = withoutRecallHandlers(groups)
 		group := &Object{}
+		if matcher != "" {
+			group.Set("matcher", matcher)
+		}
 		group.Set("hooks", []any{want})
 		hooks.Set(event, append(groups, group))
 		changed = true
@@ -124,7 +176,7 @@ func removeHooks(settings *Object, original containers) (bool, error) {
 		return false, err
 	}
 	changed := false
-	for _, event := range hookEvents() {
+	for _, event := range allHookEvents() {
 		groups, err := eventGroups(hooks, event)
 		if err != nil {
 			return false, err

@@ -28,6 +28,9 @@ type Setup struct {
 	// index directory and sources when they are not the defaults, so the
 	// hooks index where searches from this shell look.
 	HookArgs []string
+	// Hints adds the prompt hint's handlers (UserPromptSubmit,
+	// SessionStart); without it install takes them out.
+	Hints bool
 	// MCP registers recall's MCP server with Claude Code; nil leaves MCP
 	// alone.
 	MCP *MCPSetup
@@ -84,7 +87,7 @@ func Install(s Setup) error {
 		return err
 	}
 	pristine := !hasRecallHooks(f.root) // before addHooks changes f.root
-	changed, err := addHooks(f.root, s.RecallPath, s.HookArgs)
+	changed, err := addHooks(f.root, s.RecallPath, s.HookArgs, s.Hints)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left it untouched", s.SettingsPath, err)
 	}
@@ -93,7 +96,11 @@ func Install(s Setup) error {
 			return err
 		}
 	}
-	if err := s.applySettings(f, changed, "add the recall hooks for "+strings.Join(hookEvents(), " and ")); err != nil {
+	events := hookEvents()
+	if s.Hints {
+		events = allHookEvents()
+	}
+	if err := s.applySettings(f, changed, "add the recall hooks for "+strings.Join(events, ", ")); err != nil {
 		return err
 	}
 	if err := s.applySkill(SkillText(s.RecallPath)); err != nil {

@@ -16,7 +16,9 @@ const MaxPayloadBytes = 4 << 20
 
 // Hook event names recall treats specially.
 const (
-	EventSessionEnd = "SessionEnd"
+	EventSessionEnd       = "SessionEnd"
+	EventSessionStart     = "SessionStart"
+	EventUserPromptSubmit = "UserPromptSubmit"
 )
 
 // Payload is the part of a hook's stdin JSON that recall uses; Claude Code
@@ -32,6 +34,9 @@ type Payload struct {
 	// Reason is why a session ended (SessionEnd): clear, resume, logout,
 	// prompt_input_exit or other.
 	Reason string `json:"reason"`
+	// Prompt is what was submitted (UserPromptSubmit): typed, or a
+	// scheduled task's or a subagent's notification.
+	Prompt string `json:"prompt"`
 }
 
 // PayloadReader returns what to read the payload from: stdin itself, or

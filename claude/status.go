@@ -9,6 +9,7 @@ type Status struct {
 	// HooksPath is the recall binary the hooks run ("" when none).
 	HooksPath string
 	Skill     bool // the recall skill is installed
+	Hints     bool // the prompt hint's hooks are installed (install --hints)
 	MCP       MCPRegistration
 	Problem   string // settings.json could not be read
 }
@@ -31,6 +32,12 @@ func ReadStatus(s Setup) Status {
 	hooks, err := hooksObject(f.root, false)
 	if err != nil || hooks == nil {
 		return st
+	}
+	for _, event := range hintEvents() {
+		groups, _ := eventGroups(hooks, event)
+		for _, h := range handlersIn(groups) {
+			st.Hints = st.Hints || isRecallHandler(h)
+		}
 	}
 	for _, event := range hookEvents() {
 		groups, err := eventGroups(hooks, event)

@@ -74,6 +74,33 @@ func ReadRealQuestions(path string) ([]RealQuestion, error) {
 // headlessClass is the class of questions about headless runs.
 const headlessClass = "headless"
 
+// indexReal indexes a real transcript tree into workDir/index and opens
+// it.
+func indexReal(projectsDir, workDir string) (*store.Snapshot, error) {
+	var warnings int
+	return indexRealCounting(projectsDir, workDir, &warnings)
+}
+
+// indexRealCounting is indexReal counting the indexer's warnings: real
+// transcripts have bad lines, which the indexer skips and counts.
+func indexRealCounting(projectsDir, workDir string, warnings *int) (*store.Snapshot, error) {
+	indexDir := filepath.Join(workDir, "index")
+	if err := os.MkdirAll(indexDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	if _, err := indexer.Run(indexer.Options{
+		Config: indexer.Config{Sources: []string{projectsDir}, IndexDir: indexDir},
+		Warn:   func(string) { *warnings++ },
+	}); err != nil {
+		return nil, fmt.Errorf("index %s: %w", projectsDir, err)
+	}
+	snap, err := store.OpenSnapshot(indexDir)
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	return snap, nil
+}
+
 // RealOutcome is where one real question's answer ranked.
 type RealOutcome struct {
 	Question RealQuestion
@@ -97,20 +124,9 @@ type RealReport struct {
 // same sessions by BM25 over their whole text.
 func EvaluateReal(projectsDir, workDir string, qs []RealQuestion) (*RealReport, error) {
 	rep := &RealReport{}
-	indexDir := filepath.Join(workDir, "index")
-	if err := os.MkdirAll(indexDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create index dir: %w", err)
-	}
-	// Real transcripts have bad lines; the indexer skips and counts them.
-	if _, err := indexer.Run(indexer.Options{
-		Config: indexer.Config{Sources: []string{projectsDir}, IndexDir: indexDir},
-		Warn:   func(string) { rep.Warnings++ },
-	}); err != nil {
-		return nil, fmt.Errorf("index %s: %w", projectsDir, err)
-	}
-	snap, err := store.OpenSnapshot(indexDir)
+	snap, err := indexRealCounting(projectsDir, workDir, &rep.Warnings)
 	if err != nil {
-		return nil, fmt.Errorf("open index: %w", err)
+		return nil, err
 	}
 	defer snap.Close()
 	docs, newest, err := sessionDocs(snap)

@@ -39,6 +39,12 @@ type Config struct {
 	// CurrentSession is the session the server runs in
 	// (CLAUDE_CODE_SESSION_ID): searches never show it, as on the CLI.
 	CurrentSession string
+	// Current, when set, is asked on every call for the session running
+	// now and its lineage (the sessions it copied messages from), which
+	// no tool shows: after /clear the server's environment still names
+	// the session it started in (claude.SessionTracker). It overrides
+	// CurrentSession.
+	Current func() (session string, lineage []string)
 	// Cwd is the project Claude Code runs in (CLAUDE_PROJECT_DIR, else the
 	// server's working directory): what project "." means, and the
 	// project ranked first among equals.
@@ -159,6 +165,14 @@ type handlers struct {
 	cfg   Config
 	fresh *freshener
 	slots chan struct{} // one per call running
+}
+
+// current is the session running now and its lineage, asked per call.
+func (h handlers) current() (string, []string) {
+	if h.cfg.Current != nil {
+		return h.cfg.Current()
+	}
+	return h.cfg.CurrentSession, nil
 }
 
 // errStaleIndex is the warning of a call that read the index while its
@@ -412,9 +426,10 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	params := search.Params{
 		Terms: nonEmpty(in.Query), Require: nonEmpty(in.Require), Exclude: nonEmpty(in.Exclude), Scope: in.Scope,
 		Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until,
-		Limit: &limit, Messages: &messages, Cwd: h.cfg.Cwd, CurrentSession: h.cfg.CurrentSession,
+		Limit: &limit, Messages: &messages, Cwd: h.cfg.Cwd,
 		IncludeHeadless: in.IncludeHeadless,
 	}
+	params.CurrentSession, params.ExcludeSessions = h.current()
 	req, err := params.Request()
 	if err != nil {
 		return nil, SearchOutput{}, err

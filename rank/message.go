@@ -74,6 +74,10 @@ func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
 	return finishMessage(m, &own, nil, q, true, make([]Factor, 0, maxMessageFactors(len(q.Terms))))
 }
 
+// IDFs is the weight of each of q's terms: its inverse document
+// frequency, as scoring uses it (a rare word weighs more).
+func IDFs(q Query) []float64 { return termIDFs(&q) }
+
 // termIDFs works out every term's IDF once.
 func termIDFs(q *Query) []float64 {
 	idf := make([]float64, len(q.Terms))

@@ -299,11 +299,11 @@ func (a *accel) passes(info *terms.RowInfo, seg *terms.Segment) bool {
 	if f.since != 0 && info.TimeMs < f.since || f.until != 0 && info.TimeMs > f.until {
 		return false
 	}
-	if f.current == "" && len(a.req.Sessions) == 0 && len(a.req.Projects) == 0 {
+	if f.excluded == nil && len(a.req.Sessions) == 0 && len(a.req.Projects) == 0 {
 		return true // no filter needs the row's session or project
 	}
 	k := seg.Key(info.Key)
-	if f.current != "" && k.Session == f.current || !f.sessionMatches(k.Session) {
+	if f.excluded[k.Session] || !f.sessionMatches(k.Session) {
 		return false
 	}
 	return len(a.req.Projects) == 0 || projectMatches(k.Project, a.req.Projects)

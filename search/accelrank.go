@@ -240,7 +240,7 @@ func (a *accel) rank(results []segResult) (*Result, error) {
 		}
 		if used <= pool || c.next == order.len() {
 			c.stats.BlocksRead = a.readsMade()
-			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats}, nil
+			return &Result{Query: a.q, Sessions: ranked, Stats: c.stats, Ranked: rq}, nil
 		}
 		pool = used // duplicates collapsed: the pool must hold more exact scores
 	}

@@ -39,7 +39,10 @@ type Request struct {
 	Types          []string  // user, assistant, tool, agent, title; empty: all
 	Sessions       []string  // session ids or unique prefixes
 	CurrentSession string    // never shown
-	CurrentProject string    // ranked first among equals
+	// ExcludeSessions are never shown either: the sessions the running
+	// one shares copied messages with (its lineage, package lineage).
+	ExcludeSessions []string
+	CurrentProject  string // ranked first among equals
 	// IncludeHeadless searches the rows of headless runs (`claude -p`,
 	// the SDKs) too; without it they are left out, unless Sessions names
 	// the sessions to search.
@@ -154,6 +157,8 @@ type Params struct {
 	// "": none.
 	Cwd            string
 	CurrentSession string // never shown
+	// ExcludeSessions are never shown: the running session's lineage.
+	ExcludeSessions []string
 }
 
 // Request checks p and turns it into a Request, defaults applied.
@@ -221,8 +226,8 @@ func (p Params) Request() (Request, error) {
 		Match:    filter.MatchOptions{Regex: p.Regex, CaseSensitive: p.CaseSensitive, Word: p.Word},
 		Scope:    scope,
 		Projects: projects, Since: since, Until: until, Types: p.Types, Sessions: p.Sessions,
-		CurrentSession: p.CurrentSession,
-		Now:            now, HalfLife: halfLife,
+		CurrentSession: p.CurrentSession, ExcludeSessions: p.ExcludeSessions,
+		Now: now, HalfLife: halfLife,
 		Cutoff: !p.NoRecallCutoff, Window: window,
 		Limit: limit, FullScan: p.FullScan, Explain: p.Explain,
 		IncludeHeadless: p.IncludeHeadless,
@@ -231,6 +236,24 @@ func (p Params) Request() (Request, error) {
 		req.CurrentProject = ProjectRoot(p.Cwd)
 	}
 	return req, nil
+}
+
+// excluded is the set of sessions never shown: the current one and its
+// lineage; nil when there are none.
+func (r *Request) excluded() map[string]bool {
+	if r.CurrentSession == "" && len(r.ExcludeSessions) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, 1+len(r.ExcludeSessions))
+	if r.CurrentSession != "" {
+		set[r.CurrentSession] = true
+	}
+	for _, id := range r.ExcludeSessions {
+		if id != "" {
+			set[id] = true
+		}
+	}
+	return set
 }
 
 // excludesHeadless reports whether the rows of headless runs are left

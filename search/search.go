@@ -18,6 +18,9 @@ type Result struct {
 	Query    *filter.Query
 	Sessions []rank.Session // best first, near-duplicates collapsed
 	Stats    Stats
+	// Ranked is the query as ranking weighed it: its positive terms and
+	// their document frequencies (rank.IDFs gives each term's weight).
+	Ranked rank.Query
 }
 
 // Stats says how much work a search did, for --explain and benchmarks.
@@ -108,7 +111,7 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	if conv.err != nil {
 		return nil, conv.err
 	}
-	return &Result{Query: q, Sessions: sessions, Stats: stats}, nil
+	return &Result{Query: q, Sessions: sessions, Stats: stats, Ranked: rq}, nil
 }
 
 // nameSessions sets the title of the sessions a search shows (the first
@@ -369,12 +372,12 @@ type rowFilter struct {
 	types    map[string]bool
 	since    int64 // Unix ms, 0 unbounded
 	until    int64
-	current  string
-	headless bool // leave out the rows of headless runs
+	excluded map[string]bool // the current session and its lineage
+	headless bool            // leave out the rows of headless runs
 }
 
 func newRowFilter(snap *store.Snapshot, req *Request) rowFilter {
-	f := rowFilter{snap: snap, req: req, current: req.CurrentSession, headless: req.excludesHeadless()}
+	f := rowFilter{snap: snap, req: req, excluded: req.excluded(), headless: req.excludesHeadless()}
 	if len(req.Types) > 0 {
 		f.types = map[string]bool{}
 		for _, t := range req.Types {

@@ -40,8 +40,9 @@ func ListSessions(snap *store.Snapshot, m *store.Manifest, req Request) ([]Sessi
 		return nil, 0, err
 	}
 	kept := sums[:0]
+	excluded := req.excluded()
 	for _, s := range sums {
-		if sessionQualifies(&s, req) {
+		if !excluded[s.ID] && sessionQualifies(&s, req) {
 			kept = append(kept, s)
 		}
 	}

@@ -302,7 +302,7 @@ func (w *blockWorker) internColumn(c int, col []byte) string {
 func (w *blockWorker) passes(f *[store.NumColumns][]byte) bool {
 	rf := &w.s.filter
 	session := w.internColumn(store.ColSession, f[store.ColSession]) // unescaped: an id may hold a backslash (store.SessionIDOf)
-	if rf.current != "" && session == rf.current {
+	if rf.excluded != nil && rf.excluded[session] {
 		return false
 	}
 	if !rf.sessionMatches(session) {

@@ -283,6 +283,7 @@ func TestEnsureCorpusReusesAMatchingCorpus(t *testing.T) {
 const fakeRecall = `#!/bin/sh
 case "$1" in
 --version) echo "recall fake"; exit 0 ;;
+hook) cat >/dev/null; exit 0 ;;
 index)
 	while [ $# -gt 0 ]; do
 		case "$1" in --source) src=$2; shift ;; --index-dir) idx=$2; shift ;; esac

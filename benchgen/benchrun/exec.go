@@ -21,6 +21,8 @@ type command struct {
 	okExit []int
 	// stdout receives the output; nil counts and discards it.
 	stdout *os.File
+	// stdin is what the command reads (a hook's payload); "" none.
+	stdin string
 }
 
 func tool(argv ...string) command { return command{argv: argv, okExit: []int{0}} }
@@ -142,6 +144,9 @@ func (rn runner) run(ctx context.Context, c command) (runResult, error) {
 		cmd.Stdout = &out
 	}
 	cmd.Stderr = &errTail
+	if c.stdin != "" {
+		cmd.Stdin = strings.NewReader(c.stdin)
+	}
 	err = cmd.Start()
 	reportW.Close()
 	if err != nil {

@@ -29,6 +29,11 @@ func renderReport(r report) string {
 	for _, res := range r.results {
 		writeSizeResult(&b, res, r.seed)
 	}
+	for _, res := range r.results {
+		if res.startup != nil {
+			b.WriteString(renderStartup(*res.startup) + "\n")
+		}
+	}
 	writeGrowth(&b, r.results)
 	return b.String()
 }

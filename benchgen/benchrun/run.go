@@ -168,6 +168,7 @@ func sizeLabel(size int64) string {
 type sizeResult struct {
 	label                   string
 	corpus                  corpusInfo
+	startup                 *startupResult // the first size only
 	corpusDir               string
 	indexCmd, scanCmd       command
 	fullIndex, rawScan      sample
@@ -217,6 +218,13 @@ func benchSize(ctx context.Context, cfg Config, rn runner, recall string, size i
 	classicPath := "classic-" + label + ".tsv"
 	if err := measureSizes(ctx, rn, &res, indexDir, rowsPath, classicPath); err != nil {
 		return res, err
+	}
+	if size == cfg.Size {
+		st, err := measureStartup(ctx, cfg, rn, recall, indexDir, projects)
+		if err != nil {
+			return res, fmt.Errorf("start-up: %w", err)
+		}
+		res.startup = &st
 	}
 	for _, q := range queryMix() {
 		qr, err := measureQuery(ctx, cfg, rn, q, recall, indexDir, classicPath)

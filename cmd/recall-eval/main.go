@@ -32,6 +32,8 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/recall-dev/recall/evalcorpus"
+	"github.com/recall-dev/recall/hint"
+	"github.com/recall-dev/recall/store"
 )
 
 type cli struct {
@@ -53,6 +55,11 @@ type cli struct {
 
 	Real          string `name:"real" placeholder:"DIR" help:"Run only a real relevance set: index the transcript tree DIR (a projects folder) and ask --real-questions of it, against BM25 over whole sessions."`
 	RealQuestions string `name:"real-questions" placeholder:"FILE" help:"With --real: the questions, TSV of query, answering session id(s) (comma-separated) and a note whose first word is the class."`
+
+	Hints         bool   `help:"Run only the prompt hint evaluation: the generated and hard sets' queries as prompts, the new-work prompts of --hint-negatives, and with --real the real questions (and the same with their answer left out of the index); prints whether each hint was right, wrong or silent."`
+	HintNegatives string `name:"hint-negatives" default:"testdata/eval/hint-negatives.txt" placeholder:"FILE" help:"With --hints: prompts about new work that no session holds, one a line."`
+	HintSweep     bool   `name:"hint-sweep" help:"With --hints: also print the figures of a grid of bars (cover × lead), to choose the bar."`
+	HintMisses    bool   `name:"hint-misses" help:"With --hints: list every wrong hint with why it cleared the bar (--explain)."`
 }
 
 // errDiffers is the exit status 1 outcome: the figures changed.
@@ -79,6 +86,9 @@ func (c *cli) run(stdout, stderr io.Writer) error {
 	}
 	if c.LoCoMo != "" {
 		return c.runLoCoMo(stdout, stderr)
+	}
+	if c.Hints {
+		return c.runHints(root, stdout, stderr)
 	}
 	if c.Real != "" {
 		return c.runReal(stdout, stderr)
@@ -182,6 +192,73 @@ func (c *cli) runReal(stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, rep.Format())
 	fmt.Fprintf(stderr, "recall-eval: %d real questions over %d sessions in %s\n", len(rep.Outcomes), rep.Sessions, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// runHints is --hints: the prompt hint's figures, printed per set.
+func (c *cli) runHints(root string, stdout, stderr io.Writer) error {
+	work, cleanup, err := c.workDir()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	start := time.Now()
+	var outcomes []evalcorpus.HintOutcome
+	if c.Real != "" {
+		if c.RealQuestions == "" {
+			return errors.New("--real needs --real-questions FILE")
+		}
+		qs, err := evalcorpus.ReadRealQuestions(c.RealQuestions)
+		if err != nil {
+			return err
+		}
+		negatives, err := evalcorpus.ReadHintNegatives(fromRoot(root, c.HintNegatives))
+		if err != nil {
+			return err
+		}
+		snap, now, err := evalcorpus.RealHintCorpus(c.Real, filepath.Join(work, "real"))
+		if err != nil {
+			return err
+		}
+		outcomes = c.evalHints(snap, evalcorpus.RealHintCases(qs, negatives, now))
+		snap.Close()
+	} else {
+		queries, err := evalcorpus.ReadQueries(fromRoot(root, c.Queries))
+		if err != nil {
+			return err
+		}
+		scripts, err := evalcorpus.ReadScripts(fromRoot(root, c.HardScripts))
+		if err != nil {
+			return err
+		}
+		hard, err := evalcorpus.ReadHardQueries(fromRoot(root, c.HardQueries))
+		if err != nil {
+			return err
+		}
+		negatives, err := evalcorpus.ReadHintNegatives(fromRoot(root, c.HintNegatives))
+		if err != nil {
+			return err
+		}
+		cfg := evalcorpus.DefaultConfig()
+		cfg.Seed = c.Seed
+		snap, cases, removed, err := evalcorpus.HintCorpus(filepath.Join(work, "generated"), cfg, queries, scripts, hard, negatives)
+		if err != nil {
+			return err
+		}
+		outcomes = c.evalHints(snap, append(cases, removed...))
+		snap.Close()
+	}
+	fmt.Fprint(stdout, evalcorpus.FormatHints(evalcorpus.Rejudge(outcomes, hint.DefaultBar), hint.DefaultBar, c.HintMisses))
+	if c.HintSweep {
+		fmt.Fprint(stdout, "\n"+evalcorpus.SweepHints(outcomes, []float64{0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9}, []float64{1, 1.25, 1.5, 2, 3}, hint.DefaultBar.MinTerms))
+	}
+	fmt.Fprintf(stderr, "recall-eval: %d hint prompts in %s\n", len(outcomes), time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// evalHints measures every case once, under a bar that lets every hint
+// through: the table and the sweep judge the measures under their bars.
+func (c *cli) evalHints(snap *store.Snapshot, cases []evalcorpus.HintCase) []evalcorpus.HintOutcome {
+	return evalcorpus.EvaluateHints(snap, cases, hint.Bar{})
 }
 
 // locomoOptions reads --locomo-scope, --locomo-now and

@@ -51,6 +51,8 @@ func newHook(cfg indexer.Config, e env) claude.Hook {
 		Now:          time.Now,
 		Start:        claude.StartDetached,
 		Stderr:       e.stderr,
+		Hint:         hookHint(cfg),
+		Stdout:       e.stdout,
 	}
 }
 

@@ -20,6 +20,7 @@ type setupFlags struct {
 type installCmd struct {
 	setupFlags
 	NoMCP bool `name:"no-mcp" help:"Do not register recall's MCP server with Claude Code."`
+	Hints bool `help:"Also add the prompt hint: a UserPromptSubmit and SessionStart hook that puts a past session that clearly answers the prompt into Claude's context (off without it)."`
 }
 
 type uninstallCmd struct {
@@ -41,6 +42,7 @@ func (c *installCmd) Run(g *Globals) error {
 	if s.HookArgs, err = hookArgs(g); err != nil {
 		return err
 	}
+	s.Hints = c.Hints
 	if c.NoMCP {
 		s.MCP = nil
 	} else {

@@ -40,6 +40,7 @@ type cli struct {
 	Forget    forgetCmd    `kong:"-"`
 	MCP       mcpCmd       `kong:"-"`
 	Hook      hookCmd      `kong:"-"`
+	Hint      hintCmd      `kong:"-"`
 	Install   installCmd   `kong:"-"`
 	Uninstall uninstallCmd `kong:"-"`
 	Version   versionFlag  `help:"Print the version and exit."`
@@ -65,6 +66,7 @@ func commandsOf(c *cli) []command {
 		{"forget", "Remove a session, a project or old messages from the index, for good.", &c.Forget, nil},
 		{"mcp", "Serve search, show and sessions to Claude Code as an MCP server over stdio.", &c.MCP, nil},
 		{"hook", "Entry point for Claude Code hooks (reads the hook JSON on stdin).", &c.Hook, nil},
+		{"hint", "Print the prompt hint the hook would give for a prompt (--explain: why or why not).", &c.Hint, nil},
 		{"install", "Wire recall into Claude Code (hooks, skill and MCP server).", &c.Install, nil},
 		{"uninstall", "Remove what 'recall install' added.", &c.Uninstall, nil},
 	}

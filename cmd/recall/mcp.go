@@ -5,9 +5,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
+	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/mcpserver"
+	"github.com/recall-dev/recall/transcript"
 )
 
 type mcpCmd struct {
@@ -34,19 +38,45 @@ func (c *mcpCmd) Run(g *Globals) error {
 	if g.Verbose {
 		level = slog.LevelInfo
 	}
+	tracker := newSessionTracker(cfg, mcpProjectDir(g))
 	srv := mcpserver.Config{
 		IndexDir:       cfg.IndexDir,
 		CurrentSession: cfg.CurrentSession,
-		Cwd:            mcpProjectDir(g),
-		Version:        version,
-		Log:            slog.New(slog.NewTextHandler(g.env.stderr, &slog.HandlerOptions{Level: level})),
+		Current: func() (string, []string) {
+			id := tracker.Current()
+			return id, lineageOf(cfg, id, tracker.Project)
+		},
+		Cwd:     mcpProjectDir(g),
+		Version: version,
+		Log:     slog.New(slog.NewTextHandler(g.env.stderr, &slog.HandlerOptions{Level: level})),
 	}
 	if !c.NoUpdate {
-		srv.Freshen = func() { g.freshen(cfg) }
+		srv.Freshen = func() {
+			now := cfg
+			now.CurrentSession = tracker.Current() // its transcript is left for later
+			g.freshen(now)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return mcpserver.Serve(ctx, srv, g.env.stdin, g.env.stdout)
+}
+
+// newSessionTracker follows the session the server runs in from the one
+// it started in (the --current-session flag or CLAUDE_CODE_SESSION_ID),
+// through /clear and /resume: see claude.SessionTracker.
+func newSessionTracker(cfg indexer.Config, project string) *claude.SessionTracker {
+	t := &claude.SessionTracker{Start: cfg.CurrentSession, IndexDir: cfg.IndexDir, ParentPID: os.Getppid(), Project: project}
+	if pid, err := strconv.Atoi(os.Getenv("CLAUDE_PID")); err == nil && pid > 1 {
+		t.ParentPID = pid
+	}
+	for _, src := range cfg.Sources {
+		if dir := transcript.ConfigDir(src); dir != "" {
+			t.ConfigDir = dir
+			break
+		}
+	}
+	return t
 }
 
 // mcpProjectDir is the project Claude Code started the server for:

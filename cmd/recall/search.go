@@ -203,6 +203,7 @@ func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
 		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan, Explain: c.Explain,
 		IncludeHeadless: c.IncludeHeadless,
 		Cwd:             g.env.cwd, CurrentSession: cfg.CurrentSession,
+		ExcludeSessions: lineageOf(cfg, cfg.CurrentSession, g.env.cwd),
 	}
 }
 

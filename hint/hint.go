@@ -1,0 +1,291 @@
+// Package hint is recall's prompt hint: the prompt a person just typed is
+// searched against their past sessions (all but the running session's
+// lineage), and when one past session answers it clearly better than the
+// rest, a short context block names it, quotes the messages that match
+// with their transcript:line and gives the `recall show` command for
+// more. When no session clears the bar the hint says nothing: an unwanted
+// hint costs tokens and attention on every turn.
+//
+// The bar (Bar) is two tests of the search's own scores: the best
+// session must hold most of the query's weight (its IDF mass: rare words
+// count more), and it must lead the second session by a margin. Both were
+// chosen on the generated and hard relevance sets, prompts with an answer
+// and prompts about new work (cmd/recall-eval --hints).
+package hint
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/store"
+)
+
+// Bar is what a past session must clear for a hint to be shown.
+type Bar struct {
+	// Cover is the least share of the query's IDF mass the best
+	// session's best message and its neighbours must hold (0–1).
+	Cover float64
+	// Lead is how many times the second session's score the best
+	// session's must be.
+	Lead float64
+	// MinTerms is the fewest positive words a prompt must have: one word
+	// says too little of what is asked.
+	MinTerms int
+}
+
+// DefaultBar is the bar the hook uses (chosen on the relevance sets:
+// docs/hints.md).
+var DefaultBar = Bar{Cover: 0.7, Lead: 1.5, MinTerms: 2}
+
+// Options say what to search and how.
+type Options struct {
+	Prompt string
+	// Cwd is the session's working directory: its project ranks first
+	// among equals.
+	Cwd string
+	// Current is the running session, Exclude its lineage: neither is
+	// ever hinted.
+	Current string
+	Exclude []string
+	// Now is the clock for recency ("" the real one; the eval fixes it).
+	Now string
+	Bar Bar
+	// IncludeHeadless lets headless runs answer too.
+	IncludeHeadless bool
+}
+
+// maxPromptWords bounds the words of a prompt that are searched: a pasted
+// log or file says little of what is asked, and every word costs.
+const maxPromptWords = 40
+
+// Hint is a session that cleared the bar, or why none did.
+type Hint struct {
+	Shown bool
+	// Why says why the hint was shown or not, in one line (--explain).
+	Why     string
+	Session search.JSONSession // the session hinted (Shown)
+	// The measures the bar tests.
+	Cover, Lead float64
+	Terms       int
+	// Best is the best session's id, shown or not ("" none); Second the
+	// runner-up's.
+	Best, Second string
+}
+
+// Skip says why a prompt is never hinted ("" when it may be): a slash
+// command, a scheduled task's or a subagent's notification, a message
+// from another session, an empty prompt.
+func Skip(prompt string) string {
+	p := strings.TrimLeftFunc(prompt, unicode.IsSpace)
+	switch {
+	case p == "":
+		return "empty prompt"
+	case strings.HasPrefix(p, "/"):
+		return "slash command"
+	case strings.HasPrefix(p, "!"):
+		return "shell command"
+	}
+	for _, tag := range []string{"<task-notification>", "<teammate-message", "<agent-message", "<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<scheduled-task"} {
+		if strings.Contains(p, tag) {
+			return "notification (" + strings.Trim(tag, "<>") + ")"
+		}
+	}
+	return ""
+}
+
+// Find searches the prompt in snap and judges the result against the bar.
+func Find(snap *store.Snapshot, o Options) (*Hint, error) {
+	if why := Skip(o.Prompt); why != "" {
+		return &Hint{Why: "not searched: " + why}, nil
+	}
+	words := strings.Fields(o.Prompt)
+	if len(words) > maxPromptWords {
+		words = words[:maxPromptWords]
+	}
+	limit, messages, width := 3, 3, 200
+	p := search.Params{
+		Terms: words, Limit: &limit, Messages: &messages, Context: &width, Now: o.Now,
+		Cwd: o.Cwd, CurrentSession: o.Current, ExcludeSessions: o.Exclude, IncludeHeadless: o.IncludeHeadless,
+	}
+	req, err := p.Request()
+	if err != nil {
+		return nil, err
+	}
+	out, err := p.Output()
+	if err != nil {
+		return nil, err
+	}
+	res, err := search.Run(snap, req)
+	if err != nil {
+		return nil, err
+	}
+	h := judge(res, o.Bar)
+	if h.Best != "" {
+		js := search.JSON(res, out)
+		h.Session = js[0]
+	}
+	return h, nil
+}
+
+// judge measures the result against the bar.
+func judge(res *search.Result, bar Bar) *Hint {
+	h := &Hint{Terms: len(res.Ranked.Terms)}
+	if len(res.Sessions) == 0 {
+		h.Verdict(bar)
+		return h
+	}
+	best := &res.Sessions[0]
+	h.Best = best.ID
+	h.Cover = Coverage(best, rank.IDFs(res.Ranked))
+	h.Lead = 1e9
+	if len(res.Sessions) > 1 {
+		h.Second = res.Sessions[1].ID
+		if s2 := res.Sessions[1].Score; s2 > 0 {
+			h.Lead = best.Score / s2
+		}
+	}
+	h.Verdict(bar)
+	return h
+}
+
+// Verdict judges h's measures against bar: it sets Shown and Why. (The
+// eval measures once and judges under many bars.)
+func (h *Hint) Verdict(bar Bar) {
+	h.Shown = false
+	if h.Terms < max(bar.MinTerms, 1) {
+		h.Why = fmt.Sprintf("silent: %d search word(s) in the prompt, want %d", h.Terms, max(bar.MinTerms, 1))
+		return
+	}
+	if h.Best == "" {
+		h.Why = "silent: no past session matches"
+		return
+	}
+	lead := "no other session matches"
+	if h.Second != "" {
+		lead = fmt.Sprintf("%.2f× the next session's score (%s)", h.Lead, short(h.Second))
+	}
+	switch {
+	case h.Cover < bar.Cover:
+		h.Why = fmt.Sprintf("silent: the best session (%s) holds %.0f%% of the prompt's weight in one place, want %.0f%%", short(h.Best), 100*h.Cover, 100*bar.Cover)
+	case h.Lead < bar.Lead:
+		h.Why = fmt.Sprintf("silent: the best session (%s) scores only %s, want %.2f×", short(h.Best), lead, bar.Lead)
+	default:
+		h.Shown = true
+		h.Why = fmt.Sprintf("shown: %s holds %.0f%% of the prompt's weight in one place (want %.0f%%) and scores %s (want %.2f×)",
+			short(h.Best), 100*h.Cover, 100*bar.Cover, lead, bar.Lead)
+	}
+}
+
+// Coverage is the share of the query's IDF mass (idf, per positive term)
+// that s's best passage holds: the matched message that holds the most,
+// with the matched messages right before and after it in its transcript
+// (a prompt and its reply).
+func Coverage(s *rank.Session, idf []float64) float64 {
+	total := 0.0
+	for _, v := range idf {
+		total += v
+	}
+	if total <= 0 {
+		return 0
+	}
+	type place struct {
+		source  string
+		ordinal int
+	}
+	terms := map[place][]bool{}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if m.Score <= 0 {
+			continue
+		}
+		has := make([]bool, len(idf))
+		for _, hit := range m.Hits {
+			if hit.Term >= 0 && hit.Term < len(idf) {
+				has[hit.Term] = true
+			}
+		}
+		terms[place{m.Source, m.Ordinal}] = has
+	}
+	best := 0.0
+	for at := range terms {
+		got := 0.0
+		for t := range idf {
+			for d := -1; d <= 1; d++ {
+				if has, ok := terms[place{at.source, at.ordinal + d}]; ok && (d == 0 || at.ordinal != 0) && has[t] {
+					got += idf[t]
+					break
+				}
+			}
+		}
+		best = max(best, got/total)
+	}
+	return best
+}
+
+// short is a session id's first eight characters, as results name them.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// maxSnippet bounds each quoted message, in characters, so that a hint
+// stays a few hundred tokens.
+const maxSnippet = 220
+
+// Write formats a shown hint as the context block the hook prints:
+// bounded (three messages of at most maxSnippet characters), terminal
+// safe (search.SafeText), its rows already redacted by the indexer.
+func Write(h *Hint) string {
+	if h == nil || !h.Shown {
+		return ""
+	}
+	s := &h.Session
+	var b strings.Builder
+	b.WriteString("<recall-hint>\n")
+	b.WriteString("recall: a past session may already hold the answer to this prompt.\n")
+	title := s.Title
+	if title == "" {
+		title = "untitled"
+	}
+	fmt.Fprintf(&b, "Session %s %q, project %s, %s\n", s.SessionID, clip(title, 80), search.Safe(s.Project), day(s.LastTimestamp))
+	first := ""
+	for i, m := range s.Messages {
+		if i >= 3 {
+			break
+		}
+		ev := fmt.Sprintf("%s:%d", m.Source, m.Line)
+		if first == "" {
+			first = ev
+		}
+		fmt.Fprintf(&b, "- [%s] %s\n  %s\n", m.Type, search.Safe(ev), clip(m.Snippet, maxSnippet))
+	}
+	if first == "" {
+		first = s.SessionID
+	}
+	fmt.Fprintf(&b, "More: recall show %s -C 5 (or the recall MCP tool show)\n", search.Safe(first))
+	b.WriteString("</recall-hint>\n")
+	return b.String()
+}
+
+// clip keeps the first n characters of s on one line, terminal safe.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return search.Safe(s)
+}
+
+// day is an RFC 3339 time's date, or the text as it is.
+func day(ts string) string {
+	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+		return t.Local().Format("2006-01-02")
+	}
+	return search.Safe(ts)
+}

@@ -1,0 +1,227 @@
+// Package lineage finds the sessions a running session descends from: a
+// fork (`--fork-session`, /branch), an old-style resume that copied the
+// history under a new id, or a chain of them copies its ancestors'
+// messages with their uuids. Those ancestors hold what the running
+// session said, so searches, the prompt hint and the MCP tools leave them
+// out with the running session itself.
+//
+// The running session is not indexed while it runs, but its transcript
+// is on disk: its rows, extracted as the indexer would, carry the keys
+// (store.MessageKey, and store.LegacyRowKey for an index keyed under
+// rule 0) that name, through the index's keys file, the generation and
+// so the session each copied message was indexed from. A chain of forks
+// copies everything from its ancestors, so one lookup finds them all.
+// Records that carry forkedFrom, or a sessionId that is not the
+// transcript's own, name their origin directly (transcript.Extracted.From).
+package lineage
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/transcript"
+)
+
+// maxKeys bounds the keys a lineage keeps and looks up: copies come first
+// in a transcript (a fork writes its ancestors' messages before its own),
+// so the first rows decide, and a long session costs no more than this.
+const maxKeys = 8192
+
+// State is what reading a running transcript found so far; it is kept
+// between calls (Cache) so that each call reads only the bytes appended
+// since.
+type State struct {
+	Path    string   `json:"path"`
+	Session string   `json:"session"`
+	Offset  int64    `json:"offset"`
+	Lines   int      `json:"lines"`
+	Project string   `json:"project,omitempty"`
+	Keys    []uint64 `json:"keys,omitempty"` // the rows' keys (and legacy keys), at most maxKeys
+	From    []string `json:"from,omitempty"` // origins the records name
+	// KeysBytes is the index's committed keys length the Sessions were
+	// looked up against: when it changes, the keys are looked up again.
+	KeysBytes int64    `json:"keys_bytes"`
+	Sessions  []string `json:"sessions,omitempty"`
+	// FirstPrompt is the transcript's first typed prompt: what a hint on
+	// a resumed session's start searches.
+	FirstPrompt string `json:"first_prompt,omitempty"`
+}
+
+// Of returns the running session's ancestors in the index snap: the
+// sessions it shares copied messages with, sorted, never itself. path is
+// its transcript. prev, when it is a state of the same transcript, is
+// continued from: only the bytes appended since are read. The new state
+// is returned for the next call. A transcript that cannot be read names
+// no ancestor (and the state says so by not advancing).
+func Of(snap *store.Snapshot, path, session string, prev *State) (*State, error) {
+	st := &State{Path: path, Session: session}
+	if prev != nil && prev.Path == path && prev.Session == session {
+		c := *prev
+		c.Keys, c.From = slices.Clone(prev.Keys), slices.Clone(prev.From)
+		st = &c
+	}
+	grew := false
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() && info.Size() > st.Offset {
+		res := transcript.Read(transcript.Work{
+			T:     transcript.Transcript{Path: path, Kind: store.KindMain, Session: session},
+			State: store.FileState{Offset: st.Offset, Lines: st.Lines, Session: session, Project: st.Project},
+		}, "", bufio.NewReaderSize(nil, 64<<10))
+		if res.Err == nil && !res.Rewritten && !res.Binary {
+			legacy := snap.M.KeyRule < store.KeyRule
+			for i := range res.Rows {
+				r := &res.Rows[i]
+				if st.FirstPrompt == "" && r.Type == "user" && r.AgentID == "" {
+					st.FirstPrompt = r.Text
+				}
+				if r.From != "" && r.From != session && !slices.Contains(st.From, r.From) {
+					st.From = append(st.From, r.From)
+				}
+				if r.Key == 0 || len(st.Keys) >= maxKeys {
+					continue
+				}
+				st.Keys = append(st.Keys, r.Key)
+				if legacy {
+					st.Keys = append(st.Keys, store.LegacyRowKey(r.UUID, r.Block))
+				}
+				grew = true
+			}
+			st.Offset, st.Lines, st.Project = res.Offset, res.Lines, res.Project
+		}
+	}
+	if !grew && prev != nil && st.KeysBytes == snap.M.KeysBytes && st.Sessions != nil {
+		return st, nil
+	}
+	sessions, err := ancestors(snap, st.Keys, session)
+	if err != nil {
+		return st, err
+	}
+	for _, f := range st.From {
+		if !slices.Contains(sessions, f) {
+			sessions = append(sessions, f)
+		}
+	}
+	slices.Sort(sessions)
+	st.Sessions, st.KeysBytes = append([]string{}, sessions...), snap.M.KeysBytes
+	return st, nil
+}
+
+// ancestors are the sessions whose live generations hold keys.
+func ancestors(snap *store.Snapshot, keys []uint64, self string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	gens, err := snap.KeyGenerations(keys)
+	if err != nil || len(gens) == 0 {
+		return nil, err
+	}
+	want := map[uint32]bool{}
+	for _, g := range gens {
+		if !snap.Dead(g) {
+			want[g] = true
+		}
+	}
+	// The snapshot's manifest is its head alone; the file states that map
+	// generations to sessions are read from the committed manifest.
+	files := snap.M.LoadAll()
+	if len(files) == 0 {
+		m, err := store.ReadManifest(snap.Dir)
+		if err != nil {
+			return nil, err
+		}
+		files = m.LoadAll()
+	}
+	var out []string
+	for _, f := range files {
+		if want[f.Gen] && f.Session != "" && f.Session != self && !slices.Contains(out, f.Session) {
+			out = append(out, f.Session)
+		}
+	}
+	return out, nil
+}
+
+// CacheDir is where Load and Save keep each running session's state, in
+// the index directory.
+const CacheDir = "lineage"
+
+// Load reads the state Save kept for session in indexDir; nil when there
+// is none (or it does not read).
+func Load(indexDir, session string) *State {
+	if !plausible(session) {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(indexDir, CacheDir, session+".json"))
+	if err != nil {
+		return nil
+	}
+	var st State
+	if json.Unmarshal(data, &st) != nil {
+		return nil
+	}
+	return &st
+}
+
+// Save keeps st for the next call in this or another process (the
+// prompt hook runs once a prompt). Failing to save costs only a re-read.
+func Save(indexDir string, st *State) {
+	if st == nil || !plausible(st.Session) {
+		return
+	}
+	dir := filepath.Join(indexDir, CacheDir)
+	if os.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, st.Session+".json")) != nil {
+		_ = os.Remove(tmp.Name())
+	}
+}
+
+// plausible keeps a session id that is a safe file name.
+func plausible(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// TranscriptOf is the transcript of a running session: the path a hook
+// payload gives, else the one a project folder of sources holds
+// (<source>/<project>/<session>.jsonl); "" when none is found.
+func TranscriptOf(sources []string, session, cwd string) string {
+	if !plausible(session) {
+		return ""
+	}
+	name := session + ".jsonl"
+	if cwd != "" {
+		for _, src := range sources {
+			p := filepath.Join(src, transcript.ProjectSlug(cwd), name)
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+				return p
+			}
+		}
+	}
+	for _, src := range sources {
+		if m, _ := filepath.Glob(filepath.Join(src, "*", name)); len(m) > 0 {
+			return m[0]
+		}
+	}
+	return ""
+}

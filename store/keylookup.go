@@ -1,0 +1,85 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// KeyGenerations looks message keys (MessageKey, LegacyRowKey) up in the
+// committed keys file and returns the generation each was last indexed
+// from; keys the index does not hold are left out. It reads only what it
+// must: with a key index that covers the file, a few pages per key and
+// the records appended since; without one, the file in one pass. A reader
+// asks this to learn which sessions a transcript's messages were copied
+// from (package lineage).
+func (s *Snapshot) KeyGenerations(keys []uint64) (map[uint64]uint32, error) {
+	out := map[uint64]uint32{}
+	if len(keys) == 0 || s.M.KeysBytes <= 0 {
+		return out, nil
+	}
+	f, err := os.Open(filepath.Join(s.Dir, s.M.KeysName()))
+	if err != nil {
+		return nil, fmt.Errorf("open keys: %w", err)
+	}
+	defer f.Close()
+	if s.M.Format >= 2 && s.M.KeysBytes >= binaryHeaderSize {
+		n := (s.M.KeysBytes - binaryHeaderSize) / uuidRecordSize
+		if ix, covered, err := openKeyIndex(s.Dir, s.M, f, n); err == nil {
+			defer ix.close()
+			if found, ok := lookUpIndexed(f, ix, covered, n, keys); ok {
+				return found, nil
+			}
+		}
+	}
+	data := make([]byte, s.M.KeysBytes)
+	n, err := f.ReadAt(data, 0)
+	if n == 0 && err != nil {
+		return nil, fmt.Errorf("read keys: %w", err)
+	}
+	data = keyRecords(data[:n], s.M.Format)
+	want := make(map[uint64]bool, len(keys))
+	for _, k := range keys {
+		if k != 0 {
+			want[k] = true
+		}
+	}
+	for off := 0; off+uuidRecordSize <= len(data); off += uuidRecordSize {
+		if k := binary.LittleEndian.Uint64(data[off:]); want[k] {
+			out[k] = binary.LittleEndian.Uint32(data[off+8:]) // later records win
+		}
+	}
+	return out, nil
+}
+
+// lookUpIndexed answers KeyGenerations from the key index and the
+// records appended past it (which win, being newer); false when the tail
+// is too long to scan or a read fails.
+func lookUpIndexed(f *os.File, ix *keyIndex, covered, n int64, keys []uint64) (map[uint64]uint32, bool) {
+	if n-covered > keyTailLimit {
+		return nil, false
+	}
+	tail := make([]byte, (n-covered)*uuidRecordSize)
+	if _, err := f.ReadAt(tail, binaryHeaderSize+covered*uuidRecordSize); err != nil && len(tail) > 0 {
+		return nil, false
+	}
+	out := map[uint64]uint32{}
+	for _, k := range keys {
+		if k == 0 {
+			continue
+		}
+		if gen, ok := scanRecords(tail, k); ok {
+			out[k] = gen
+			continue
+		}
+		gen, ok, err := ix.get(k)
+		if err != nil {
+			return nil, false
+		}
+		if ok {
+			out[k] = gen
+		}
+	}
+	return out, true
+}
