@@ -45,7 +45,7 @@ func FormatSummary(s *Summary) string {
 	if s.Repair != nil {
 		b.WriteString("\n" + s.Repair.String())
 	}
-	for _, w := range ExclusionWarnings(s.Excluded, s.RowsAdded) {
+	for _, w := range ExclusionWarnings(s.Excluded, s.RowsAdded, "read this run") {
 		b.WriteString("\nwarning: " + w)
 	}
 	return b.String()
@@ -109,8 +109,9 @@ var messageReasons = [...]filter.Reason{filter.Noise, filter.TooShort, filter.Ac
 // ExclusionWarnings says, for each reason that took more than a tenth of
 // the messages, how much it took and what keeps them (a flag, or that no
 // flag does). rows is the messages indexed, headless ones included; the
-// others are counted in excluded by reason name.
-func ExclusionWarnings(excluded map[string]int64, rows int64) []string {
+// others are counted in excluded by reason name. scope, when set, says
+// which messages were counted ("read this run").
+func ExclusionWarnings(excluded map[string]int64, rows int64, scope string) []string {
 	total := rows
 	for _, r := range messageReasons {
 		if r != filter.Headless {
@@ -127,6 +128,9 @@ func ExclusionWarnings(excluded map[string]int64, rows int64) []string {
 			continue
 		}
 		share := fmt.Sprintf("%d of %d messages (%.0f%%)", n, total, 100*float64(n)/float64(total))
+		if scope != "" {
+			share = fmt.Sprintf("%d of the %d messages %s (%.0f%%)", n, total, scope, 100*float64(n)/float64(total))
+		}
 		if r == filter.Headless {
 			out = append(out, share+" are from headless runs (claude -p, the SDKs): kept, but searches leave them out; "+keeps(r))
 			continue

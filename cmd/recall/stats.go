@@ -164,7 +164,7 @@ func healthWarnings(r *statsReport) []warning {
 		add(fmt.Sprintf("%d %s in the index directory no manifest names (%s), left by an interrupted forget, rebuild or compaction: `zstdcat rows-*.zst` prints their rows too",
 			n, plural(n, "file", "files"), r.Strays[0]), "run `recall index`: it removes them")
 	}
-	for _, w := range indexer.ExclusionWarnings(r.Excluded, r.Rows) {
+	for _, w := range indexer.ExclusionWarnings(r.Excluded, r.Rows, "") {
 		add(w, "see `recall stats --json` for the counts")
 	}
 	for _, w := range transcriptWarnings(r.IndexStats) {
