@@ -22,19 +22,19 @@ func FormatSummary(s *Summary) string {
 	}
 	var notes []string
 	if s.CurrentFiles > 0 {
-		notes = append(notes, fmt.Sprintf("%d transcripts of the running session left for later", s.CurrentFiles))
+		notes = append(notes, fmt.Sprintf("%d %s of the running session left for later", s.CurrentFiles, pluralS(int(s.CurrentFiles), "transcript")))
 	}
 	if s.Replaced > 0 {
-		notes = append(notes, fmt.Sprintf("%d replaced transcripts re-read", s.Replaced))
+		notes = append(notes, fmt.Sprintf("%d replaced %s re-read", s.Replaced, pluralS(int(s.Replaced), "transcript")))
 	}
 	if s.Gone > 0 {
-		notes = append(notes, fmt.Sprintf("%d transcripts deleted from disk (rows kept)", s.Gone))
+		notes = append(notes, fmt.Sprintf("%d %s deleted from disk (rows kept)", s.Gone, pluralS(int(s.Gone), "transcript")))
 	}
 	if s.Forgotten > 0 {
 		notes = append(notes, fmt.Sprintf("%d rows that `recall forget` removed left out", s.Forgotten))
 	}
 	if s.Recovered > 0 {
-		notes = append(notes, fmt.Sprintf("%d transcripts an earlier recall left out judged again", s.Recovered))
+		notes = append(notes, fmt.Sprintf("%d %s an earlier recall left out judged again", s.Recovered, pluralS(int(s.Recovered), "transcript")))
 	}
 	if n := s.Excluded[filter.Headless.String()]; n > 0 {
 		notes = append(notes, fmt.Sprintf("%d rows of headless runs kept (searched with --include-headless)", n))
