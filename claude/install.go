@@ -45,7 +45,7 @@ type Setup struct {
 // ConfigDir is Claude Code's configuration directory: $CLAUDE_CONFIG_DIR,
 // else ~/.claude.
 func ConfigDir() (string, error) {
-	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+	if dir := configDirFromEnv(); dir != "" {
 		return filepath.Abs(dir)
 	}
 	home, err := os.UserHomeDir()
@@ -54,6 +54,10 @@ func ConfigDir() (string, error) {
 	}
 	return filepath.Join(home, ".claude"), nil
 }
+
+// configDirFromEnv is $CLAUDE_CONFIG_DIR, the one place recall reads it
+// (ConfigDir, UserConfigFile, and through ConfigDir the default source).
+func configDirFromEnv() string { return os.Getenv("CLAUDE_CONFIG_DIR") }
 
 // DefaultSetup places settings.json and the skill for settingsPath, or
 // for Claude Code's configuration directory when it is empty. The skill

@@ -38,7 +38,11 @@ type MCPSetup struct {
 // UserConfigFile is where Claude Code keeps user-scope MCP servers:
 // $CLAUDE_CONFIG_DIR/.claude.json, else ~/.claude.json.
 func UserConfigFile() string {
-	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+	if configDirFromEnv() != "" {
+		dir, err := ConfigDir()
+		if err != nil {
+			return ""
+		}
 		return filepath.Join(dir, ".claude.json")
 	}
 	home, err := os.UserHomeDir()

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/internal/parallel"
 )
 
 // MaxPayloadBytes caps what a hook reads from stdin. Stop payloads carry
@@ -60,10 +62,11 @@ func ReadPayload(r io.Reader, timeout time.Duration) (Payload, error) {
 		err     error
 	}
 	done := make(chan result, 1)
-	go func() {
-		p, err := decodePayload(io.LimitReader(r, MaxPayloadBytes))
-		done <- result{p, err}
-	}()
+	var p Payload
+	parallel.Go(func() (err error) {
+		p, err = decodePayload(io.LimitReader(r, MaxPayloadBytes))
+		return err
+	}, func(err error) { done <- result{p, err} })
 	select {
 	case res := <-done:
 		return res.payload, res.err

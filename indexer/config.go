@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/recall-dev/recall/claude"
 )
 
 // Config says where transcripts are read from and where the index lives.
@@ -75,16 +77,14 @@ func ResolveConfig(in ConfigInput) (Config, error) {
 	return cfg, nil
 }
 
-// DefaultSource is $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
+// DefaultSource is $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
+// (claude.ConfigDir).
 func DefaultSource() (string, error) {
-	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-		return filepath.Join(dir, "projects"), nil
-	}
-	home, err := os.UserHomeDir()
+	dir, err := claude.ConfigDir()
 	if err != nil {
-		return "", fmt.Errorf("find home directory: %w", err)
+		return "", err
 	}
-	return filepath.Join(home, ".claude", "projects"), nil
+	return filepath.Join(dir, "projects"), nil
 }
 
 // DefaultIndexDir is $XDG_DATA_HOME/recall, else ~/.local/share/recall.

@@ -1062,15 +1062,28 @@ func startReads(work []planned, opts Options) *reads {
 				case w.Rows = <-r.free:
 				default:
 				}
-				if work[i].titles {
-					r.slots[i%len(r.slots)] <- transcript.ReadTitles(w, br)
-					continue
-				}
-				r.slots[i%len(r.slots)] <- transcript.Read(w, opts.CurrentSession, br)
+				r.slots[i%len(r.slots)] <- readOne(w, work[i].titles, opts.CurrentSession, br)
 			}
 		}()
 	}
 	return r
+}
+
+// readOne reads one transcript (its titles only when titles is set). A
+// panic while reading it is the file's error, reported like a file that
+// cannot be read (its state is not advanced), so one transcript recall
+// cannot read never stops the run nor loses the others' rows.
+func readOne(w transcript.Work, titles bool, current string, br *bufio.Reader) (res transcript.Result) {
+	defer func() {
+		if err := parallel.Recovered(recover(), nil); err != nil {
+			br.Reset(nil) // its state is the failed read's
+			res = transcript.Result{Work: w, Err: fmt.Errorf("read %s: %w", w.T.Path, err)}
+		}
+	}()
+	if titles {
+		return transcript.ReadTitles(w, br)
+	}
+	return transcript.Read(w, current, br)
 }
 
 // feed hands out file indexes, each once the window has room for it.

@@ -29,6 +29,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -199,17 +200,19 @@ func turn[T any](ctx context.Context, h handlers, tool string, work func(context
 		err error
 	}
 	done := make(chan result, 1)
-	go func() {
-		defer func() { <-h.slots }()
-		defer func() {
-			if r := recover(); r != nil {
-				h.cfg.Log.Error("panic", "tool", tool, "panic", r)
-				done <- result{err: fmt.Errorf("recall failed: %v", r)}
-			}
-		}()
-		v, err := work(ctx)
+	var v T
+	parallel.Go(func() (err error) {
+		v, err = work(ctx)
+		return err
+	}, func(err error) {
+		if p := (*parallel.PanicError)(nil); errors.As(err, &p) {
+			// The agent gets the panic's value; the stack goes to the log.
+			h.cfg.Log.Error("panic", "tool", tool, "panic", p.Value, "stack", string(p.Stack))
+			err = fmt.Errorf("recall failed: %v", p.Value)
+		}
 		done <- result{v, err}
-	}()
+		<-h.slots
+	})
 	select {
 	case r := <-done:
 		return r.v, r.err
@@ -260,20 +263,15 @@ func (f *freshener) runFor(ctx context.Context, arrived time.Time) bool {
 		if f.running == nil {
 			start, done := time.Now(), make(chan struct{})
 			f.running = done
-			go func() {
-				defer close(done)
-				defer func() {
-					f.mu.Lock()
-					f.lastStart, f.running = start, nil
-					f.mu.Unlock()
-				}()
-				defer func() {
-					if r := recover(); r != nil && f.log != nil { // the index stays as it was, and the calls read it
-						f.log.Error("index update failed", "panic", r)
-					}
-				}()
-				f.update()
-			}()
+			parallel.Go(func() error { f.update(); return nil }, func(err error) {
+				if err != nil && f.log != nil { // a panic: the index stays as it was, and the calls read it
+					f.log.Error("index update failed", "error", err)
+				}
+				f.mu.Lock()
+				f.lastStart, f.running = start, nil
+				f.mu.Unlock()
+				close(done)
+			})
 		}
 		running := f.running
 		f.mu.Unlock()

@@ -9,8 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/recall-dev/recall/internal/parallel"
 )
 
 // lineRig is Serve over pipes: lines in, responses out.
@@ -200,4 +203,54 @@ func TestReadLine(t *testing.T) {
 			t.Errorf("readLine = %.20q, %d, %v; want %q, %d, %v", line, tooLong, err, want.line, want.tooLong, want.err)
 		}
 	}
+}
+
+// A call whose work panics on a worker goroutine (a search's parallel
+// stages run on several) is answered with an error, and the server goes
+// on: the next call is served. Before package parallel raised worker
+// panics on the caller's goroutine, such a panic ended the process.
+func TestServeSurvivesAPanickingCall(t *testing.T) {
+	var calls atomic.Int32
+	cfg := Config{IndexDir: t.TempDir(), Current: func() (string, []string) {
+		if calls.Add(1) == 1 {
+			parallel.Each(64, func(i int) {
+				if i == 13 {
+					panic("bad row 13")
+				}
+			})
+		}
+		return "", nil
+	}}
+	r := serveLines(t, context.Background(), cfg)
+	r.send(searchCall("a"))
+	first := r.next()
+	if text := toolText(first); !isToolError(first) || !strings.Contains(text, "bad row 13") {
+		t.Fatalf("the panicking call: %v, want a tool error naming the panic", first)
+	}
+	r.send(searchCall("b"))
+	second := r.next()
+	if second["id"] != "b" || !strings.Contains(toolText(second), "recall has no index in") {
+		t.Fatalf("the call after: %v, want it served (the empty index's own answer)", second)
+	}
+}
+
+// toolText is the text of a tools/call response's content.
+func toolText(m map[string]any) string {
+	res, _ := m["result"].(map[string]any)
+	content, _ := res["content"].([]any)
+	var b strings.Builder
+	for _, c := range content {
+		if cm, ok := c.(map[string]any); ok {
+			s, _ := cm["text"].(string)
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// isToolError reports whether a tools/call response is a tool error.
+func isToolError(m map[string]any) bool {
+	res, _ := m["result"].(map[string]any)
+	isErr, _ := res["isError"].(bool)
+	return isErr
 }

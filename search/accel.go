@@ -7,9 +7,9 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
@@ -103,23 +103,8 @@ func unservedReason(q *filter.Query, req *Request) string {
 // candidatesOf runs the postings of every segment, on all cores.
 func (a *accel) candidatesOf() []segResult {
 	results := make([]segResult, len(a.segs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(a.segs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var c counter
-			for i := range next {
-				results[i] = a.segment(i, &c)
-			}
-		}()
-	}
-	for i := range a.segs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	counters := make([]counter, min(runtime.GOMAXPROCS(0), len(a.segs)))
+	parallel.EachOn(len(counters), len(a.segs), func(w, i int) { results[i] = a.segment(i, &counters[w]) })
 	return results
 }
 

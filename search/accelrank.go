@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -309,21 +310,21 @@ func (a *accel) confirmBest(sessions *boundOrder, pool int, c *confirmation, rq 
 		c.exact = append(c.exact, ms.scored.Score)
 		best.add(ms.scored.Score)
 	}
-	var wg sync.WaitGroup
+	g := parallel.NewGroup(context.Background(), 0)
 	for _, w := range a.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			for {
 				sb, ok := take()
 				if !ok {
-					return
+					return nil
 				}
 				done(a.confirmSession(w, sb, rq))
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	if err := g.Wait(); err != nil {
+		panic(err) // a worker's panic, raised on the search's goroutine (package parallel)
+	}
 	return c.err
 }
 
@@ -363,10 +364,13 @@ func (a *accel) loadEarlyEvents(order *boundOrder, from, n int) {
 		a.eventsEarly[sb.id] = true
 	}
 	a.eventsReady = make(chan struct{})
-	go func() {
-		defer close(a.eventsReady)
-		a.events, a.eventsErr = a.snap.EventsOf(a.eventsEarly)
-	}()
+	parallel.Go(func() (err error) {
+		a.events, err = a.snap.EventsOf(a.eventsEarly)
+		return err
+	}, func(err error) {
+		a.eventsErr = err
+		close(a.eventsReady)
+	})
 }
 
 // eventsOf returns the recall events of session id, if the cutoff

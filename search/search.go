@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 )
@@ -305,31 +305,19 @@ func (s *scan) plan() []int {
 func (s *scan) run() *scanResult {
 	plans := s.plan()
 	results := make([]blockResult, len(plans))
-	workers := min(runtime.GOMAXPROCS(0), max(len(plans), 1))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w, err := newBlockWorker(s)
-			if err != nil {
-				for i := range next {
-					results[i].err = err
-				}
-				return
+	workers := make([]*blockWorker, min(runtime.GOMAXPROCS(0), max(len(plans), 1)))
+	for i := range workers {
+		w, err := newBlockWorker(s)
+		if err != nil {
+			for j := range results {
+				results[j].err = err
 			}
-			defer w.close()
-			for i := range next {
-				results[i] = w.process(plans[i])
-			}
-		}()
+			return s.merge(results)
+		}
+		defer w.close()
+		workers[i] = w
 	}
-	for i := range plans {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.EachOn(len(workers), len(plans), func(w, i int) { results[i] = workers[w].process(plans[i]) })
 	return s.merge(results)
 }
 

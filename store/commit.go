@@ -5,6 +5,8 @@ import (
 	"hash/maphash"
 	"os"
 	"path/filepath"
+
+	"github.com/recall-dev/recall/internal/parallel"
 )
 
 // A commit in the background: StartCommit makes the rows appended so far
@@ -72,18 +74,24 @@ func (w *RowsWriter) StartCommit(final bool) error {
 	publish := w.publishNames()
 	publishRowsNow, replaces := w.rowsStaged, w.replaces
 	w.rowsStaged = false
-	go func() {
-		defer close(p.done)
-		if p.err = syncFiles(w.dir, files, publish); p.err == nil {
-			p.err = CommitManifest(w.dir, snap)
+	parallel.Go(func() error {
+		if err := syncFiles(w.dir, files, publish); err != nil {
+			return err
 		}
-		if p.err == nil && publishRowsNow {
+		if err := CommitManifest(w.dir, snap); err != nil {
+			return err
+		}
+		if publishRowsNow {
 			// The sequence this one replaces (a rebuild's) is no
 			// longer named: its files go now, not at the run's end.
-			p.err = publishRows(w.dir, snap.Seq, snap.RowsName(), replaces)
+			return publishRows(w.dir, snap.Seq, snap.RowsName(), replaces)
 		}
+		return nil
+	}, func(err error) {
+		p.err = err
 		p.journal = snap.journalState()
-	}()
+		close(p.done)
+	})
 	w.inflight = p
 	return nil
 }

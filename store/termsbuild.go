@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
@@ -83,6 +84,14 @@ func (t *termsPipeline) startGroup(first int) {
 	go func() {
 		defer t.wg.Done()
 		defer func() { <-t.slots }()
+		defer func() {
+			if err := parallel.Recovered(recover(), nil); err != nil {
+				t.fail(fmt.Errorf("build term index: %w", err))
+				for blk := range g.blocks { // the writer never waits on a failed builder
+					t.done(blk.raw, blk.rows)
+				}
+			}
+		}()
 		b := terms.NewBuilder()
 		b.UseStems(t.stems)
 		b.UseChunks(t.chunks)

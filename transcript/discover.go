@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/store"
 
 	"golang.org/x/sys/unix"
@@ -97,22 +96,9 @@ func holdsTranscripts(root string, entries []os.DirEntry, j *linkJudge) bool {
 func scanProjects(dirs []string, j *linkJudge, warn func(string)) []Transcript {
 	results := make([][]Transcript, len(dirs))
 	warnings := make([][]string, len(dirs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(dirs), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = discoverProject(dirs[i], j, func(s string) { warnings[i] = append(warnings[i], s) })
-			}
-		}()
-	}
-	for i := range dirs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(dirs), func(i int) {
+		results[i] = discoverProject(dirs[i], j, func(s string) { warnings[i] = append(warnings[i], s) })
+	})
 	var out []Transcript
 	for i := range dirs {
 		for _, w := range warnings[i] {

@@ -8,6 +8,7 @@ import (
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/hint"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/lineage"
 	"github.com/recall-dev/recall/store"
 )
@@ -55,19 +56,15 @@ func hookHint(cfg indexer.Config) func(claude.Payload) (string, string) {
 			err error
 		}
 		done := make(chan result, 1)
-		go func() {
-			defer func() {
-				if r := recover(); r != nil {
-					done <- result{err: fmt.Errorf("internal error: %v", r)}
-				}
-			}()
+		var h *hint.Hint
+		parallel.Go(func() (err error) {
 			prompt := p.Prompt
 			if p.HookEventName == claude.EventSessionStart {
 				prompt = ""
 			}
-			h, err := findHint(cfg, prompt, p.Cwd, p.SessionID, p.TranscriptPath)
-			done <- result{h, err}
-		}()
+			h, err = findHint(cfg, prompt, p.Cwd, p.SessionID, p.TranscriptPath)
+			return err
+		}, func(err error) { done <- result{h, err} })
 		select {
 		case r := <-done:
 			if r.err != nil {

@@ -1,6 +1,11 @@
 package parallel
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -42,5 +47,93 @@ func TestEachCallsEachIndexOnce(t *testing.T) {
 				t.Fatalf("n=%d: index %d called %d times", n, i, c)
 			}
 		}
+	}
+}
+
+// caughtPanic runs fn and returns what it panicked with, on this
+// goroutine (nil for nothing).
+func caughtPanic(fn func()) (v any) {
+	defer func() { v = recover() }()
+	fn()
+	return nil
+}
+
+// TestPanicsComeBackToTheCaller: a panic on any worker of a loop comes
+// back on the caller's goroutine as a *PanicError holding its value and
+// the worker's stack, whether the loop ran on workers or on the caller;
+// a Group returns it from Wait; Go hands it to done.
+func TestPanicsComeBackToTheCaller(t *testing.T) {
+	boom := func(i int) {
+		if i == 57 {
+			panic("bad row 57")
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		run  func()
+	}{
+		{"EachOn, several workers", func() { EachOn(4, 1000, func(_, i int) { boom(i) }) }},
+		{"EachOn, one worker", func() { EachOn(1, 100, func(_, i int) { boom(i) }) }},
+		{"Each", func() { Each(100, boom) }},
+		{"Ranges", func() {
+			Ranges(1000, 1, func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					boom(i)
+				}
+			})
+		}},
+	} {
+		v := caughtPanic(tt.run)
+		if v == nil {
+			t.Errorf("%s: no panic came back", tt.name)
+			continue
+		}
+		msg := fmt.Sprint(v)
+		if p, ok := v.(*PanicError); ok {
+			msg = p.Error()
+			if !strings.Contains(string(p.Stack), "TestPanicsComeBackToTheCaller") {
+				t.Errorf("%s: the stack does not reach the worker's function:\n%s", tt.name, p.Stack)
+			}
+		}
+		if !strings.Contains(msg, "bad row 57") {
+			t.Errorf("%s: panic %q lost its value", tt.name, msg)
+		}
+	}
+
+	g := NewGroup(context.Background(), 2)
+	for i := range 10 {
+		g.Go(func() error { boom(i + 50); return nil })
+	}
+	var p *PanicError
+	if err := g.Wait(); !errors.As(err, &p) || p.Value != "bad row 57" {
+		t.Errorf("Group.Wait: %v, want the task's panic as a *PanicError", err)
+	}
+
+	done := make(chan error, 1)
+	Go(func() error { boom(57); return nil }, func(err error) { done <- err })
+	if err := <-done; !errors.As(err, &p) {
+		t.Errorf("Go: %v, want the panic as a *PanicError", err)
+	}
+	Go(func() error { return io.EOF }, func(err error) { done <- err })
+	if err := <-done; err != io.EOF {
+		t.Errorf("Go: %v, want the function's own error", err)
+	}
+}
+
+// TestEachOnStopsAfterAPanic: once a worker panics, the others take no
+// new run: far fewer than all the indexes are called.
+func TestEachOnStopsAfterAPanic(t *testing.T) {
+	const n = 1 << 20
+	var calls atomic.Int64
+	caughtPanic(func() {
+		EachOn(2, n, func(_, i int) {
+			calls.Add(1)
+			if i == 0 {
+				panic("first")
+			}
+		})
+	})
+	if c := calls.Load(); c > n/2 {
+		t.Errorf("%d of %d indexes called after the first panicked", c, n)
 	}
 }
