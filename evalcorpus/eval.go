@@ -104,7 +104,10 @@ func (e *evaluation) run(q Query) (Outcome, error) {
 	o := outcome(q, res.Sessions, targets, e.info)
 	o.Leaks = leaks(res.Sessions, e.topics[q.Topic], e.info)
 	o.Faces = e.corpus.Distractors(q.Topic)
-	o.TermIndex, o.Fallback = res.Stats.TermIndex, res.Stats.Fallback
+	o.TermIndex = res.Stats.TermIndex
+	if res.Stats.Fallback != nil {
+		o.Fallback = res.Stats.Fallback.Error()
+	}
 
 	// The classic tool ordered every matching session, with no cutoff.
 	all := 0

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
 	"github.com/recall-dev/recall/transcript"
@@ -203,8 +204,8 @@ func TestRowsFileCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}})
-	if err == nil || !strings.Contains(err.Error(), "--repair") {
-		t.Fatalf("index over a rows file cut short: %v, want an error naming --repair", err)
+	if p, ok := problem.Find(err); !ok || p.Remedy != problem.Repair {
+		t.Fatalf("index over a rows file cut short: %v, want an error whose remedy is a repair", err)
 	}
 	if _, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}, Repair: true}); err != nil {
 		t.Fatalf("repair: %v", err)

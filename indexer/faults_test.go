@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
@@ -221,7 +222,8 @@ func searchAfterFault(t *testing.T, idx string) bool {
 	t.Helper()
 	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
-		return strings.Contains(err.Error(), "`recall index")
+		p, ok := problem.Find(err)
+		return ok && (p.Remedy == problem.Index || p.Remedy == problem.Repair)
 	}
 	defer snap.Close()
 	var ranked [2]string

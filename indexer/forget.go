@@ -436,7 +436,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 		}
 		drop := func(r *store.Row) bool { return removed[r.Source] || f.MatchRow(r) }
 		dropKey := func(key uint64, gen uint32) bool { return dropGens[gen] || keys[key] }
-		if err := store.CompactDropping(opts.IndexDir, m, opts.Warn, drop, dropKey); err != nil {
+		if err := store.CompactDropping(opts.IndexDir, m, opts.warnErr, drop, dropKey); err != nil {
 			return nil, err
 		}
 	} else if err := store.CommitManifest(opts.IndexDir, m); err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 
@@ -32,6 +33,9 @@ type Options struct {
 	NoRedact bool
 	// Warn receives diagnostics (unreadable files, bad lines), one line each.
 	Warn func(string)
+	// Wording says the remedy of damage the run warns of, or fails on,
+	// for the front end's reader (package problem); nil: none is said.
+	Wording problem.Wording
 	// Progress, if set, is called now and then with files done, files to
 	// do and bytes read so far.
 	Progress func(done, total int, bytes int64)
@@ -244,7 +248,7 @@ func runOnce(opts Options) (Summary, error) {
 	if q != nil && errors.Is(err, store.ErrManifestDamaged) {
 		// Damage in a part of the checkpoint only the lookups read: the
 		// full run reads it whole, finds it and recovers from the rows.
-		opts.Warn(err.Error())
+		opts.warnErr(err)
 		opts.Quick = false
 		return runOnce(opts)
 	}
@@ -276,7 +280,7 @@ func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport,
 	}
 	builtUnder = m.Feature
 	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
-		return nil, nil, "", 0, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the missing rows again and lists what cannot be recovered", err)
+		return nil, nil, "", 0, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the missing rows again and lists what cannot be recovered"}
 	}
 	if opts.Repair {
 		// Before rederiving: a damaged block stops a plain compaction.
@@ -329,9 +333,9 @@ func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, 
 // rederive rebuilds derived data that other rules or an older format built
 // (store.Rederive), from the rows, and says so once.
 func rederive(opts Options, m *store.Manifest) (string, error) {
-	why, err := store.Rederive(opts.IndexDir, m, opts.Warn, opts.Rebuilding)
+	why, err := store.Rederive(opts.IndexDir, m, opts.warnErr, opts.Rebuilding)
 	if errors.Is(err, store.ErrBlockDamaged) {
-		return why, fmt.Errorf("%w; `recall index --repair` reads the transcripts of the damaged rows again and rebuilds the rest", err)
+		return why, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the damaged rows again and rebuilds the rest"}
 	}
 	if why != "" && err == nil && opts.Notice != nil {
 		opts.Notice(fmt.Sprintf("rebuilt the block records, keys, recall events and term index from the rows (%d blocks): %s", m.BlockCount(), why))
@@ -390,22 +394,24 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	case !errors.Is(err, store.ErrManifestDamaged):
 		return m, err
 	}
-	opts.Warn(err.Error())
+	opts.warnErr(err)
 	tomb, terr := store.ReadTombstone(opts.IndexDir)
 	if terr != nil {
-		return nil, fmt.Errorf("%w; %w", err, terr)
+		// Recovery waits for the tombstone: its remedy comes first.
+		return nil, problem.Problem{Err: fmt.Errorf("%w; %w", err, terr), Remedy: problem.RestoreTombstone}
 	}
 	complete := func(rm *store.Manifest) {
 		keepRowless(rm, lastRead)
 		keepOutForgotten(rm, tomb.Filter())
 		completeRecovered(rm, opts.Warn)
 	}
-	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.Warn, complete)
+	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.warnErr, complete)
 	if rerr != nil {
-		return nil, fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr)
+		// The run that would mend err failed: its remedy no longer holds.
+		return nil, problem.Problem{Err: fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr), Remedy: problem.None}
 	}
 	if opts.Notice != nil {
-		opts.Notice(rec.String())
+		opts.Notice(rec.Say(opts.wording()))
 	}
 	return m, nil
 }
@@ -517,7 +523,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
 			return sum, err
 		}
-		store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.Warn)
+		store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.warnErr)
 		return sum, nil
 	}
 	if err := store.RemoveStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
@@ -527,7 +533,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 	if m.Seq != base.Seq {
 		open = store.OpenNewSequence // a rebuild: staged until its first commit
 	}
-	w, err := open(opts.IndexDir, m, opts.Warn)
+	w, err := open(opts.IndexDir, m, opts.warnErr)
 	if err != nil {
 		return sum, err
 	}
@@ -557,18 +563,18 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		}
 	}
 	if m.CompactionDue() {
-		err := store.Compact(opts.IndexDir, m, opts.Warn)
+		err := store.Compact(opts.IndexDir, m, opts.warnErr)
 		switch {
 		case errors.Is(err, store.ErrBlockDamaged):
 			// The rows are committed; only the clean-up waits.
-			opts.Warn(fmt.Sprintf("compaction postponed: %v; `recall index --repair` repairs the index", err))
+			opts.warnErr(problem.Problem{Err: fmt.Errorf("compaction postponed: %w", err), Remedy: problem.Repair, Mends: "repairs the index"})
 		case err != nil:
 			return sum, err
 		default:
 			sum.Compacted = true
 		}
 	}
-	store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.Warn)
+	store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.warnErr)
 	return sum, nil
 }
 
@@ -1441,4 +1447,18 @@ func (s *Summary) merge(o Summary) {
 	if o.Sweep != "" {
 		s.Sweep = o.Sweep
 	}
+}
+
+// wording is the front end's Wording, or one that says no remedy.
+func (o Options) wording() problem.Wording {
+	if o.Wording == nil {
+		return func(problem.Problem) string { return "" }
+	}
+	return o.Wording
+}
+
+// warnErr warns of err, the remedy of the damage it is worded for the
+// front end's reader.
+func (o Options) warnErr(err error) {
+	o.Warn(problem.Say(err, o.wording()))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -71,8 +72,8 @@ func TestLostManifestIsRecovered(t *testing.T) {
 			// not concern it; damage in it must name the way out.
 			if snap, err := store.OpenSnapshot(idx); err == nil {
 				snap.Close()
-			} else if !strings.Contains(err.Error(), "`recall index` recovers") {
-				t.Errorf("a search over the damaged index: %v, want an error naming the command that recovers", err)
+			} else if p, ok := problem.Find(err); !ok || p.Remedy != problem.Index {
+				t.Errorf("a search over the damaged index: %v, want an error whose remedy is the next index run", err)
 			}
 			var notices []string
 			sum, err := Run(Options{Config: Config{Sources: []string{src}, IndexDir: idx}, Notice: func(s string) { notices = append(notices, s) }})

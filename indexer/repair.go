@@ -71,7 +71,7 @@ func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
 		rep.Reread = append(rep.Reread, path)
 	}
 	sort.Strings(rep.Reread)
-	if _, err := store.CompactRepaired(opts.IndexDir, m, opts.Warn); err != nil {
+	if _, err := store.CompactRepaired(opts.IndexDir, m, opts.warnErr); err != nil {
 		return nil, fmt.Errorf("repair: compact: %w", err)
 	}
 	return rep, nil

@@ -30,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -215,7 +216,7 @@ func turn[T any](ctx context.Context, h handlers, tool string, work func(context
 	})
 	select {
 	case r := <-done:
-		return r.v, r.err
+		return r.v, agentError(r.err)
 	case <-ctx.Done():
 		return zero, h.ended(ctx, tool, "running")
 	}
@@ -445,7 +446,7 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(search.JSON(res, out)), Warnings: withStale(res.Stats.Warnings(), stale)}
+	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(search.JSON(res, out)), Warnings: withStale(res.Stats.Warnings(agentWording), stale)}
 	var text strings.Builder
 	if len(res.Sessions) == 0 {
 		fmt.Fprintf(&text, "No past session matched %s.", result.Query)
@@ -512,11 +513,11 @@ func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResul
 		return nil, search.JSONShown{}, err
 	}
 	var text strings.Builder
-	if err := search.WriteShown(&text, sh, "markdown", false); err != nil {
+	if err := search.WriteShown(&text, sh, "markdown", false, agentWording); err != nil {
 		return nil, search.JSONShown{}, err
 	}
 	h.cfg.Log.Info("show", "session", sh.Session, "messages", len(sh.Messages))
-	return textResult(text.String(), withStale(sh.Warnings, stale)), search.ShownJSON(sh), nil
+	return textResult(text.String(), withStale(problem.SayAll(sh.Warnings, agentWording), stale)), search.ShownJSON(sh, agentWording), nil
 }
 
 // SessionsInput is the sessions tool's arguments.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
@@ -77,14 +78,14 @@ var errSegmentDisagrees = errors.New("the term index disagrees with the rows")
 // (unservedReason says none is missing), from the term index. It returns
 // a nil result when the index cannot answer, with why saying what is
 // wrong; the caller then scans.
-func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, why string, err error) {
+func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, why error, err error) {
 	segs, why := snap.TermSegments()
 	if segs == nil {
 		return nil, why, nil // read the rows instead: they are the truth
 	}
 	rowStarts, sound := rowStartsOf(snap, segs)
 	if !sound {
-		return nil, "a term segment's row count disagrees with the blocks it covers (damaged); `recall index` rebuilds it", nil
+		return nil, problem.Problem{Err: errors.New("a term segment's row count disagrees with the blocks it covers (damaged)"), Remedy: problem.Index, Mends: "rebuilds it"}, nil
 	}
 	if req.Cutoff {
 		// Confirmation needs the recall events; read them meanwhile.
@@ -96,7 +97,7 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req)}
 	a.cache.blocks = map[int]*cachedBlock{}
 	if err := a.startWorkers(); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	defer a.close()
 	for _, t := range a.positive {
@@ -108,27 +109,27 @@ func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *R
 	results := a.candidatesOf()
 	for _, r := range results {
 		if r.err != nil {
-			return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", r.err), nil
+			return nil, repairProblem(r.err, "rebuilds it from the rows"), nil
 		}
 	}
 	if err := a.segmentDamage(); err != nil {
-		return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err), nil
+		return nil, repairProblem(err, "rebuilds it from the rows"), nil
 	}
 	res, err = a.rank(results)
 	if errors.Is(err, terms.ErrDamaged) {
-		return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err), nil
+		return nil, repairProblem(err, "rebuilds it from the rows"), nil
 	}
 	if errors.Is(err, errSegmentDisagrees) {
-		return nil, fmt.Sprintf("%v (damaged); `recall index --repair` rebuilds the term index", err), nil
+		return nil, repairProblem(fmt.Errorf("%w (damaged)", err), "rebuilds the term index"), nil
 	}
 	if errors.Is(err, errScanCheaper) {
-		return nil, fmt.Sprintf("the sessions the term index could not rule out lie in most blocks (%d block reads of %d blocks), so each block is read once instead", a.readsMade(), len(snap.Blocks)), nil
+		return nil, fmt.Errorf("the sessions the term index could not rule out lie in most blocks (%d block reads of %d blocks), so each block is read once instead", a.readsMade(), len(snap.Blocks)), nil
 	}
 	if errors.Is(err, store.ErrBlockDamaged) {
 		// Rank from what is readable: the scan skips the damaged block.
-		return nil, fmt.Sprintf("%v; `recall index --repair` re-reads it from its transcripts", err), nil
+		return nil, repairProblem(err, "re-reads it from its transcripts"), nil
 	}
-	return res, "", err
+	return res, nil, err
 }
 
 // segmentDamage returns the first checksum failure a read of a segment

@@ -36,14 +36,14 @@ type Stats struct {
 	Damaged       int
 	DamageExample string
 	// Problems are damaged derived files the search worked around (the
-	// answer came from the rows), each with its fix.
-	Problems []string
+	// answer came from the rows), each a problem.Problem naming its fix.
+	Problems []error
 	// TermIndex: sessions were ranked from the term index, and only the
 	// blocks of those near the top were read.
 	TermIndex bool
 	// Fallback says why a search the term index could have answered read
-	// the rows instead ("" when it did not): -v prints it.
-	Fallback string
+	// the rows instead (nil when it did not): -v prints it.
+	Fallback error
 	// Unserved says why the term index cannot answer this query at all
 	// ("" when it can, or when the search was asked to read every row):
 	// -v prints it.
@@ -60,7 +60,7 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	if res != nil {
 		res.Stats.Problems = snap.Problems()
 		if left := res.Query.LeftOut(); left != "" {
-			res.Stats.Problems = append(res.Stats.Problems, left)
+			res.Stats.Problems = append(res.Stats.Problems, errors.New(left))
 		}
 	}
 	return res, err
@@ -74,7 +74,8 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 	if req.Now.IsZero() {
 		req.Now = time.Now()
 	}
-	fallback, unserved := "", ""
+	var fallback error
+	unserved := ""
 	if !req.FullScan {
 		unserved = unservedReason(q, &req)
 	}

@@ -120,8 +120,10 @@ type Shown struct {
 	// Query is the search whose words are highlighted, nil for none.
 	Query *filter.Query
 	// Notes say how the request was read (a line that holds no message,
-	// a query nothing matched); Warnings what could not be read.
-	Notes, Warnings []string
+	// a query nothing matched); Warnings what could not be read, each a
+	// problem.Problem the front end words (Say).
+	Notes    []string
+	Warnings []error
 }
 
 // ShownMessage is one message of a Shown session.
@@ -239,14 +241,13 @@ func resolveTarget(m *store.Manifest, req ShowRequest) (id, source string, err e
 	return f.Session, path, nil
 }
 
-func readWarnings(r *store.SessionRead) []string {
-	var out []string
+func readWarnings(r *store.SessionRead) []error {
+	var out []error
 	if r.Damaged > 0 {
-		out = append(out, fmt.Sprintf("%d damaged rows blocks were skipped, the session may miss messages (%s); `recall index --repair` re-reads them from transcripts that still exist",
-			r.Damaged, r.DamageExample))
+		out = append(out, reReadProblem(fmt.Errorf("%d damaged rows blocks were skipped, the session may miss messages (%s)", r.Damaged, r.DamageExample)))
 	}
 	if r.BadRows > 0 {
-		out = append(out, fmt.Sprintf("%d index rows could not be read and were skipped; `recall index --repair` re-reads them from transcripts that still exist", r.BadRows))
+		out = append(out, badRowsProblem(r.BadRows))
 	}
 	return out
 }

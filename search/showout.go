@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/rank"
 )
 
@@ -45,12 +46,13 @@ type JSONShownMessage struct {
 	Highlights [][2]int `json:"highlights,omitempty"`
 }
 
-// ShownJSON is sh as `recall show --json` prints it.
-func ShownJSON(sh *Shown) JSONShown {
+// ShownJSON is sh as `recall show --json` prints it, its warnings' remedies
+// as w words them.
+func ShownJSON(sh *Shown, w problem.Wording) JSONShown {
 	js := JSONShown{
 		SessionID: sh.Session, Title: sh.Title, Headless: sh.Headless, Project: sh.Project, Source: sh.Source, TranscriptExists: sh.TranscriptExists,
 		FirstTimestamp: isoTime(sh.First), LastTimestamp: isoTime(sh.Last), Total: sh.Total, FirstShown: sh.Start + 1,
-		Messages: make([]JSONShownMessage, len(sh.Messages)), Notes: sh.Notes, Warnings: sh.Warnings,
+		Messages: make([]JSONShownMessage, len(sh.Messages)), Notes: sh.Notes, Warnings: problem.SayAll(sh.Warnings, w),
 	}
 	for i := range sh.Messages {
 		m := &sh.Messages[i]
@@ -65,14 +67,14 @@ func ShownJSON(sh *Shown) JSONShown {
 }
 
 // WriteShown prints sh as "human" (coloured when color), "markdown" or
-// "json".
-func WriteShown(w io.Writer, sh *Shown, format string, color bool) error {
+// "json" (its warnings worded by say).
+func WriteShown(w io.Writer, sh *Shown, format string, color bool, say problem.Wording) error {
 	var b strings.Builder
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(ShownJSON(sh))
+		return enc.Encode(ShownJSON(sh, say))
 	case "markdown":
 		writeShownMarkdown(&b, sh)
 	default:

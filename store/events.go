@@ -166,7 +166,7 @@ func (s *Snapshot) loadEvents() {
 	data, err := s.readEventsFile()
 	if err != nil {
 		// The rows are the truth: find the events in them again.
-		s.noteProblem(fmt.Sprintf("events file unreadable (%v), recall events found in the rows instead; `recall index --repair` rebuilds it", err))
+		s.noteProblem(repairProblem(fmt.Errorf("events file unreadable (%w), recall events found in the rows instead", err), "rebuilds it"))
 		s.eventsData, s.eventsErr = s.eventsFromRows()
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/problem"
 )
 
 // The tombstone: what `recall forget` removed stays removed. The rows a
@@ -119,8 +120,8 @@ func ReadTombstone(dir string) (*Tombstone, error) {
 	}
 	t, err := parseTombstone(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v; no transcript is read until it reads (restore it from a backup, or remove it and run `recall forget` again)",
-			ErrTombstoneDamaged, filepath.Join(dir, ForgottenName), err)
+		return nil, problem.Problem{Err: fmt.Errorf("%w: %s: %v; no transcript is read until it reads",
+			ErrTombstoneDamaged, filepath.Join(dir, ForgottenName), err), Remedy: problem.RestoreTombstone}
 	}
 	return t, nil
 }

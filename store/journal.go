@@ -194,7 +194,7 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 			continue // a reader needs only the last head
 		}
 		if err := m.applyRecord(rec, whole); err != nil {
-			return fmt.Errorf("%s: %w: record %d: %w; `recall index` recovers it from the data files", JournalName, ErrManifestDamaged, i+1, err)
+			return manifestProblem(JournalName, fmt.Errorf("%w: record %d: %w", ErrManifestDamaged, i+1, err))
 		}
 	}
 	m.journalEnd, m.journalTorn = j.end, j.torn
@@ -501,7 +501,7 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 		err = table.check(int64(headEnd))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w; `recall index` recovers it from the data files", path, ErrManifestDamaged, err)
+		return nil, manifestProblem(path, fmt.Errorf("%w: %w", ErrManifestDamaged, err))
 	}
 	m.files = &lazyFiles{path: path, epoch: m.Epoch, chunks: table.chunks, read: map[int][]byte{}}
 	m.base = map[string]committedState{}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -324,10 +325,11 @@ func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
-			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall: this one will not read or change it, --rebuild included", dir, newer)
+			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall: this one will not read or change it, not even to rebuild it", dir, newer)
 		}
 		if rows := rowsFiles(dir); len(rows) > 0 {
-			return nil, nil, fmt.Errorf("%w: %s holds rows (%s) but no manifest; `recall index` recovers the manifest from them", errNoManifestYet, dir, rows[0].name)
+			return nil, nil, problem.Problem{Err: fmt.Errorf("%w: %s holds rows (%s) but no manifest", errNoManifestYet, dir, rows[0].name),
+				Remedy: problem.Index, Mends: "recovers the manifest from them"}
 		}
 		return nil, nil, ErrNoIndex
 	}
@@ -435,7 +437,7 @@ func readErr(path string, err error) error {
 	if errors.Is(err, ErrNewerIndex) {
 		return fmt.Errorf("%s: %w; use that recall", path, err)
 	}
-	return fmt.Errorf("%s: %w; `recall index` recovers it from the data files", path, err)
+	return manifestProblem(path, err)
 }
 
 // parseManifest reads a manifest: all of it (whole), or its head, the lines

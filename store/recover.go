@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/internal/problem"
 )
 
 // Recovery: a manifest that is missing or damaged (deleted, lost with a
@@ -86,18 +87,19 @@ type Recovered struct {
 	Forgotten   int64    // rows left out because a forget removed them (the tombstone)
 }
 
-// String says it in one line.
-func (r *Recovered) String() string {
+// Say says it in one line; w words the remedy for lost frames.
+func (r *Recovered) Say(w problem.Wording) string {
 	s := fmt.Sprintf("recovered the index manifest from %s: %d rows of %d transcripts kept; exclusion counters restart at zero",
 		strings.Join(r.From, ", "), r.Rows, r.Files)
 	if r.LostFrames > 0 || r.LostBytes > 0 {
-		s += fmt.Sprintf("; %d damaged frames (%d bytes) could not be read: `recall index --repair` re-reads transcripts that still exist", r.LostFrames, r.LostBytes)
+		lost := repairProblem(fmt.Errorf("%d damaged frames (%d bytes) could not be read", r.LostFrames, r.LostBytes), "re-reads transcripts that still exist")
+		s += "; " + problem.Say(lost, w)
 	}
 	if r.KeysDropped {
 		s += "; the message identities were unreadable, so copies of indexed messages in forks may be indexed again"
 	}
 	if r.Forgotten > 0 {
-		s += fmt.Sprintf("; %d rows that `recall forget` removed stay removed", r.Forgotten)
+		s += fmt.Sprintf("; %d rows that a forget removed stay removed", r.Forgotten)
 	}
 	return s
 }
@@ -119,7 +121,7 @@ func (r *Recovered) String() string {
 // read first, and rows its rules forget are not kept, nor are their
 // message identities (a forget killed before its compaction, and rows
 // files of a sequence before it, still hold them).
-func Recover(dir string, known *Manifest, warn func(string), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+func Recover(dir string, known *Manifest, warn func(error), complete func(*Manifest)) (*Manifest, *Recovered, error) {
 	tomb, err := ReadTombstone(dir)
 	if err != nil {
 		return nil, nil, err
@@ -148,7 +150,7 @@ func Recover(dir string, known *Manifest, warn func(string), complete func(*Mani
 		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: MessageRows{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
-			warn(fmt.Sprintf("recover: %v", errpath.Wrap("", filepath.Join(dir, f.name), err)))
+			warn(fmt.Errorf("recover: %w", errpath.Wrap("", filepath.Join(dir, f.name), err)))
 		}
 	}
 	r.fill(m)

@@ -48,7 +48,7 @@ type RowsWriter struct {
 	blk     blockBuilder
 	bufs    blockBuffers
 	pipe    *encoder
-	warn    func(string) // term-index failures, which lose no rows
+	warn    func(error) // term-index failures, which lose no rows
 	// inflight is the commit StartCommit started, nil once waited for.
 	inflight *pendingCommit
 	// commitErr is the failure of a commit in the background, if any.
@@ -78,7 +78,7 @@ const PartSuffix = ".part"
 
 // OpenRowsWriter opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
-func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, error) {
+func OpenRowsWriter(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
 	return openRowsWriter(dir, m, warn, false)
 }
 
@@ -95,14 +95,14 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(string)) (*RowsWriter, er
 // reader that finds the committed rows file still under its part name
 // (a crash in between) opens that (openRows); the next writer renames
 // it (FinishPublish).
-func OpenNewSequence(dir string, m *Manifest, warn func(string)) (*RowsWriter, error) {
+func OpenNewSequence(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
 	if m.RowsBytes != 0 {
 		return nil, fmt.Errorf("open a new sequence: sequence %d holds %d committed bytes", m.Seq, m.RowsBytes)
 	}
 	return openRowsWriter(dir, m, warn, true)
 }
 
-func openRowsWriter(dir string, m *Manifest, warn func(string), staged bool) (*RowsWriter, error) {
+func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*RowsWriter, error) {
 	if m.Format != FormatVersion || m.Feature != textrules.FeatureVersion {
 		return nil, fmt.Errorf("append to an index in format v%d, rules v%d: rebuild its derived data first", m.Format, m.Feature)
 	}
@@ -205,7 +205,8 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 	}
 	if info.Size() < committed {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d); `recall index --repair` reads the transcripts of the missing rows again", ErrBlockDamaged, path, info.Size(), committed)
+		return nil, repairProblem(fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d)", ErrBlockDamaged, path, info.Size(), committed),
+			"reads the transcripts of the missing rows again")
 	}
 	if info.Size() > committed {
 		if err := f.Truncate(committed); err != nil {

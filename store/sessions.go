@@ -117,7 +117,7 @@ type SessionSummary struct {
 // reads every row. FirstPrompt is left empty: FillFirstPrompts reads it
 // for the sessions a caller shows.
 func (s *Snapshot) SessionSummaries() ([]SessionSummary, error) {
-	if segs, why := s.TermSegments(); segs != nil && why == "" {
+	if segs, why := s.TermSegments(); segs != nil && why == nil {
 		return s.summariesFromTerms(segs), nil
 	}
 	return s.summariesFromRows()

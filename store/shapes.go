@@ -27,7 +27,7 @@ func (s *Snapshot) SessionShapes(ids []string) (map[string][]RowShape, error) {
 	if len(ids) == 0 {
 		return map[string][]RowShape{}, nil
 	}
-	if segs, why := s.TermSegments(); segs != nil && why == "" {
+	if segs, why := s.TermSegments(); segs != nil && why == nil {
 		if out, ok := s.shapesFromTerms(segs, ids); ok {
 			return out, nil
 		}

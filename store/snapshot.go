@@ -14,6 +14,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -32,7 +33,7 @@ type Snapshot struct {
 	terms  []*terms.Segment // opened by TermSegments
 
 	problemsMu sync.Mutex
-	problems   []string // damage met and worked around while reading
+	problems   []error // damage met and worked around while reading
 
 	eventsOnce sync.Once // reads the events file once, for EventsOf
 	eventsData []byte
@@ -122,14 +123,14 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 func readBlocks(dir string, m *Manifest) ([]Block, string, error) {
 	data, err := readPrefix(filepath.Join(dir, m.BlocksName()), m.BlocksBytes)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w; `recall index` rebuilds them from the rows", ErrBlocksDamaged, err)
+		return nil, "", blocksProblem(err)
 	}
 	blocks, stale, err := parseBlocksFile(data, m)
 	if err == nil {
 		err = checkTiling(blocks, m)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w; `recall index` rebuilds them from the rows", ErrBlocksDamaged, err)
+		return nil, "", blocksProblem(err)
 	}
 	return blocks, stale, nil
 }
@@ -160,7 +161,7 @@ func CheckBlocksLength(dir string, m *Manifest) error {
 		err = fmt.Errorf("%s is %d bytes shorter than committed", m.BlocksName(), m.BlocksBytes-info.Size())
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %w; `recall index` rebuilds them from the rows", ErrBlocksDamaged, err)
+		return blocksProblem(err)
 	}
 	return nil
 }
@@ -198,15 +199,15 @@ func parseBlocksFile(data []byte, m *Manifest) (blocks []Block, stale string, er
 func (s *Snapshot) Stale() string { return s.stale }
 
 // noteProblem records damage a reader met and worked around.
-func (s *Snapshot) noteProblem(p string) {
+func (s *Snapshot) noteProblem(p error) {
 	s.problemsMu.Lock()
 	defer s.problemsMu.Unlock()
 	s.problems = append(s.problems, p)
 }
 
 // Problems lists damage met while reading and worked around (the answer
-// came from the rows), each with the command that repairs it.
-func (s *Snapshot) Problems() []string {
+// came from the rows), each a problem.Problem naming what mends it.
+func (s *Snapshot) Problems() []error {
 	s.problemsMu.Lock()
 	defer s.problemsMu.Unlock()
 	return slices.Clone(s.problems)
@@ -247,21 +248,22 @@ func (s *Snapshot) Close() error {
 // blocks, in block order. It returns nil and why when they cannot answer
 // (derived data built by other rules, an index from before the term index,
 // a run that failed to build it, a segment that does not open): the search
-// then reads the rows, and -v says why.
-func (s *Snapshot) TermSegments() (segs []*terms.Segment, why string) {
+// then reads the rows, and -v says why (a problem.Problem when a run
+// mends it).
+func (s *Snapshot) TermSegments() (segs []*terms.Segment, why error) {
 	if s.terms != nil || len(s.Blocks) == 0 {
-		return s.terms, ""
+		return s.terms, nil
 	}
 	if s.stale != "" {
-		return nil, s.stale
+		return nil, errors.New(s.stale)
 	}
 	refs, err := TermRefs(s.Dir)
 	if err != nil {
-		return nil, err.Error()
+		return nil, err
 	}
 	cover, covered := terms.Cover(refs, s.M.Seq, len(s.Blocks))
 	if covered < len(s.Blocks) {
-		return nil, fmt.Sprintf("the term index covers %d of %d blocks; `recall index` completes it", covered, len(s.Blocks))
+		return nil, problem.Problem{Err: fmt.Errorf("the term index covers %d of %d blocks", covered, len(s.Blocks)), Remedy: problem.Index, Mends: "completes it"}
 	}
 	// Opened on all cores: opening checks each segment's keys (a search
 	// at 1 GB opens ten segments, about half a millisecond on one core
@@ -276,12 +278,12 @@ func (s *Snapshot) TermSegments() (segs []*terms.Segment, why string) {
 			}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, "a merge replaced a term segment while the search opened it"
+			return nil, errors.New("a merge replaced a term segment while the search opened it")
 		}
-		return nil, fmt.Sprintf("%v; `recall index --repair` rebuilds it from the rows", err)
+		return nil, repairProblem(err, "rebuilds it from the rows")
 	}
 	s.terms = segs
-	return segs, ""
+	return segs, nil
 }
 
 // firstError returns the first error of errs that is not nil.

@@ -141,8 +141,10 @@ func termIndexProblem(dir string) string {
 		return err.Error()
 	}
 	defer snap.Close()
-	_, why := snap.TermSegments()
-	return why
+	if _, why := snap.TermSegments(); why != nil {
+		return why.Error() // the caller says what mends it
+	}
+	return ""
 }
 
 func dirSize(dir string) int64 {

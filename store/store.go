@@ -45,7 +45,7 @@ func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
 	}
 	raw := readAllKeys(w, m)
 	if err := writeKeyIndex(w.dir, m, raw); err != nil && w.warn != nil {
-		w.warn(fmt.Sprintf("key index not written (the next run reads the keys file whole again): %v", err))
+		w.warn(fmt.Errorf("key index not written (the next run reads the keys file whole again): %w", err))
 	}
 	return newKeySet(raw)
 }
@@ -57,7 +57,7 @@ func readAllKeys(w *RowsWriter, m *Manifest) []byte {
 	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
 	if m.Format >= 2 && (int64(n) != m.KeysBytes || crc32.Checksum(data[:n], crcTable) != m.KeysCRC) && w.warn != nil {
-		w.warn("the keys file (message identities) is damaged: copies of indexed messages in forks may be indexed again; `recall index --repair` reports it")
+		w.warn(repairProblem(errKeysDamaged, "reports it"))
 	}
 	return keyRecords(data[:n], m.Format)
 }
@@ -175,7 +175,7 @@ func Strays(dir string, m *Manifest) []string {
 // A rows block that does not read stops it (ErrBlockDamaged): its rows
 // are not dropped quietly, `recall index --repair` first reads their
 // transcripts again and then compacts with CompactRepaired.
-func Compact(dir string, m *Manifest, warn func(string)) error {
+func Compact(dir string, m *Manifest, warn func(error)) error {
 	_, err := compact(dir, m, warn, compaction{})
 	return err
 }
@@ -193,7 +193,7 @@ type compaction struct {
 // CompactRepaired is Compact leaving out the rows blocks that do not read,
 // once a repair has accounted for their rows. It returns how many it left
 // out.
-func CompactRepaired(dir string, m *Manifest, warn func(string)) (int, error) {
+func CompactRepaired(dir string, m *Manifest, warn func(error)) (int, error) {
 	return compact(dir, m, warn, compaction{skipDamaged: true})
 }
 
@@ -202,7 +202,7 @@ func CompactRepaired(dir string, m *Manifest, warn func(string)) (int, error) {
 // they leave every file of the index, the term segments, events and
 // block records included, since all are rewritten from the rows kept.
 // The caller updates the per-file row counts in m.
-func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+func CompactDropping(dir string, m *Manifest, warn func(error), drop func(*Row) bool, dropKey func(key uint64, gen uint32) bool) error {
 	_, err := compact(dir, m, warn, compaction{drop: drop, dropKey: dropKey})
 	return err
 }
@@ -213,7 +213,7 @@ func CompactDropping(dir string, m *Manifest, warn func(string), drop func(*Row)
 // there was nothing to do). It is a compaction into the current format:
 // the rows are read back and written again, never the transcripts, which
 // may be gone. progress, if set, is called as blocks are rewritten.
-func Rederive(dir string, m *Manifest, warn func(string), progress func(done, total int)) (string, error) {
+func Rederive(dir string, m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
 	why := StaleReason(m)
 	if why == "" {
 		return "", nil
@@ -224,7 +224,7 @@ func Rederive(dir string, m *Manifest, warn func(string), progress func(done, to
 	return why, nil
 }
 
-func compact(dir string, m *Manifest, warn func(string), how compaction) (skipped int, err error) {
+func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped int, err error) {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return 0, err

@@ -245,6 +245,6 @@ func parseUint32(b []byte) (uint32, bool) {
 func (m *Manifest) BlockCount() int { return max(m.Frames-1, 0) }
 
 // termsError words a term-index failure as the warning it is.
-func termsError(err error) string {
-	return fmt.Sprintf("term index: %v (searches read the rows instead until the next run rebuilds it)", err)
+func termsError(err error) error {
+	return fmt.Errorf("term index: %w (searches read the rows instead until the next run rebuilds it)", err)
 }

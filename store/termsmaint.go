@@ -106,7 +106,7 @@ const (
 // the term index existed, or a run that failed to write one), rebuilds
 // those that fail check, merges small segments, and removes segments a
 // merge replaced. Failures are warnings: searches fall back to the rows.
-func EnsureTerms(dir string, m *Manifest, check TermsCheck, warn func(string)) {
+func EnsureTerms(dir string, m *Manifest, check TermsCheck, warn func(error)) {
 	if err := completeTerms(dir, m, check); err != nil && warn != nil {
 		warn(termsError(err))
 	}

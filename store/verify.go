@@ -118,7 +118,9 @@ func (s *Snapshot) verifyDerived() []string {
 	if _, err := s.EventsOf(map[string]bool{}); err != nil {
 		bad = append(bad, err.Error())
 	}
-	bad = append(bad, s.Problems()...)
+	for _, p := range s.Problems() {
+		bad = append(bad, p.Error()) // the caller says what mends derived files
+	}
 	refs, err := TermRefs(s.Dir)
 	if err != nil {
 		return append(bad, err.Error())

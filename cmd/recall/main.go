@@ -202,14 +202,14 @@ func runParsed(parser *kong.Kong, c *cli, args []string) (code int) {
 func exitCodeOf(stderr io.Writer, err error) int {
 	var coder interface{ ExitCode() int }
 	if errors.As(err, &coder) {
-		if msg := err.Error(); msg != "" {
+		if msg := sayCLI(err); msg != "" {
 			fmt.Fprintln(stderr, "recall:", search.SafeText(msg))
 		}
 		return coder.ExitCode()
 	}
 	// An error may quote what it could not read: a file name, a damaged
 	// row, the query as typed.
-	fmt.Fprintln(stderr, "recall:", search.SafeText(err.Error()))
+	fmt.Fprintln(stderr, "recall:", search.SafeText(sayCLI(err)))
 	return 2
 }
 

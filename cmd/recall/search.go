@@ -103,7 +103,7 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range res.Stats.Warnings() {
+	for _, w := range res.Stats.Warnings(cliWording) {
 		fmt.Fprintln(g.env.stderr, "recall:", search.SafeText(w))
 	}
 	if g.Verbose {
@@ -114,10 +114,10 @@ func (c *searchCmd) Run(g *Globals) error {
 		}
 		fmt.Fprintf(g.env.stderr, "recall: %s: read %d of %d blocks, scanned %d rows, %d matched, %d dropped by the recall cutoff\n",
 			how, st.BlocksRead, st.Blocks, st.RowsScanned, st.RowsMatched, st.CutoffDropped)
-		if st.Fallback != "" {
+		if st.Fallback != nil {
 			// The term index could have answered but could not: say why
 			// once, since the search is slower until it is rebuilt.
-			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", st.Fallback)
+			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", sayCLI(st.Fallback))
 		}
 		if st.Unserved != "" {
 			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", search.SafeText(st.Unserved))

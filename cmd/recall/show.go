@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -50,14 +51,14 @@ func (c *showCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	for _, msg := range append(sh.Notes, sh.Warnings...) {
+	for _, msg := range append(sh.Notes, problem.SayAll(sh.Warnings, cliWording)...) {
 		fmt.Fprintln(g.env.stderr, "recall:", search.Safe(msg))
 	}
 	format := c.Format
 	if c.JSON {
 		format = "json"
 	}
-	if err := search.WriteShown(g.env.stdout, sh, format, wantColor(c.Color, g.env.stdout)); err != nil {
+	if err := search.WriteShown(g.env.stdout, sh, format, wantColor(c.Color, g.env.stdout), cliWording); err != nil {
 		return fmt.Errorf("write session: %w", err)
 	}
 	return nil

@@ -142,6 +142,7 @@ func (u *stderrUI) notice(msg string) {
 // the once-only notices.
 func (u *stderrUI) indexOptions(opts indexer.Options, warn func(string)) indexer.Options {
 	opts.Warn, opts.Progress, opts.Rebuilding, opts.Notice = warn, u.progress, u.rebuilding, u.notice
+	opts.Wording = cliWording
 	return opts
 }
 

@@ -73,11 +73,12 @@ func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) i
 			NoRedact: c.NoRedact,
 			Warn:     ui.verboseWarn,
 			Notice:   logLine, // a rebuild of derived data, once
+			Wording:  cliWording,
 		},
 		Debounce: c.Debounce,
 		MaxDelay: c.MaxDelay,
 		Backstop: c.Backstop,
-		OnError:  func(err error) { logLine(err.Error()) },
+		OnError:  func(err error) { logLine(sayCLI(err)) },
 	}
 	if verbose {
 		opts.Log = logLine

@@ -1,0 +1,32 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/recall-dev/recall/internal/problem"
+)
+
+// The problems below are damage the store finds, each with the run that
+// mends it; the front ends word the remedy (package problem).
+
+// manifestProblem is a manifest file (part) that does not read: the next
+// index run recovers it from the rows, which are the truth.
+func manifestProblem(part string, err error) error {
+	return problem.Problem{Part: part, Err: err, Remedy: problem.Index, Mends: "recovers it from the data files"}
+}
+
+// blocksProblem is a block records file that does not read: the next
+// index run rebuilds it from the rows.
+func blocksProblem(err error) error {
+	return problem.Problem{Err: fmt.Errorf("%w: %w", ErrBlocksDamaged, err), Remedy: problem.Index, Mends: "rebuilds them from the rows"}
+}
+
+// errKeysDamaged is a keys file that fails its checksum: the run goes on
+// without the identities it lost.
+var errKeysDamaged = errors.New("the keys file (message identities) is damaged: copies of indexed messages in forks may be indexed again")
+
+// repairProblem is damage only a repair mends; mends says how.
+func repairProblem(err error, mends string) error {
+	return problem.Problem{Err: err, Remedy: problem.Repair, Mends: mends}
+}
