@@ -178,11 +178,12 @@ func readLine(t *testing.T, path string, n int) string {
 	return ""
 }
 
-// TestSharedTranscripts indexes the real public transcripts when present.
+// TestSharedTranscripts indexes the real public transcripts when present:
+// the repository's ../shared/transcripts (CI clones it beside ../shared).
 func TestSharedTranscripts(t *testing.T) {
-	src := "../../shared/transcripts"
+	src := "../../shared/transcripts" // from indexer/, the repository's ../shared
 	if _, err := os.Stat(src); err != nil {
-		t.Skip("../shared/transcripts not present")
+		t.Skipf("%s not present (the repository's ../shared/transcripts)", src)
 	}
 	abs, _ := filepath.Abs(src)
 	idx := t.TempDir()
