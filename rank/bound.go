@@ -87,12 +87,6 @@ func Context(dst, prev, next []float64) []float64 {
 	return dst
 }
 
-// UpperBound returns a score at least ScoreMessage's for any message with
-// these features, scored without neighbours.
-func (b *Bounder) UpperBound(f *Features) float64 {
-	return b.PassageBound(f, b.Contributions(f, nil), nil)
-}
-
 // PassageBound returns a score at least that of any message with features
 // f (own: its Contributions) whose neighbours lend at most ctx (Context
 // of their Contributions; nil for none): equal to it when Exact, no two
@@ -213,9 +207,6 @@ type SessionBound struct {
 func (s *SessionBound) Reset() {
 	*s = SessionBound{scores: s.scores[:0], units: s.units[:0], tf: s.tf[:0]}
 }
-
-// Reserve makes room for n more candidates.
-func (s *SessionBound) Reserve(n int) { s.scores = slices.Grow(s.scores, n) }
 
 // Add adds a candidate message: its bound, time, features (Units: at
 // least the weight of its own hits), whether its project is the current

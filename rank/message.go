@@ -308,15 +308,6 @@ func compareHits(a, b Hit) int {
 	return a.Term - b.Term
 }
 
-// hitsPerTerm counts the hits of each query term.
-func hitsPerTerm(hits []Hit, terms int) []int {
-	counts := make([]int, terms)
-	for _, h := range hits {
-		counts[h.Term]++
-	}
-	return counts
-}
-
 // lengthRatio is the length of a message holding held of the query's
 // terms (as the coverage factor counts its own: termCoverage) relative
 // to the average, as BM25 normalises it. Assistant and

@@ -65,23 +65,17 @@ func Go(fn func() error, done func(error)) {
 // Group runs tasks on at most a limit of goroutines (errgroup.Group with
 // SetLimit), each task's panic recovered into its error. The first
 // error cancels the group's context and is what Wait returns.
-type Group struct {
-	g   *errgroup.Group
-	ctx context.Context
-}
+type Group struct{ g *errgroup.Group }
 
 // NewGroup returns a group of at most limit goroutines at once (no limit
 // when limit < 1) under ctx.
 func NewGroup(ctx context.Context, limit int) *Group {
-	g, ctx := errgroup.WithContext(ctx)
+	g, _ := errgroup.WithContext(ctx)
 	if limit > 0 {
 		g.SetLimit(limit)
 	}
-	return &Group{g: g, ctx: ctx}
+	return &Group{g: g}
 }
-
-// Context is cancelled when a task fails or the parent is cancelled.
-func (g *Group) Context() context.Context { return g.ctx }
 
 // Go runs fn when a goroutine is free (it blocks until then).
 func (g *Group) Go(fn func() error) {
