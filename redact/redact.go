@@ -168,8 +168,12 @@ func (r *Redactor) find(text string, s *scratch) []span {
 	clear(s.mark)
 	s.whole = s.whole[:0]
 	global := r.global()
+	redactedBefore := strings.Contains(text, placeholderPrefix)
 	for _, h := range s.hits {
 		start := h.end - int(r.pre.lens[h.kw])
+		if redactedBefore && inPlaceholder(text, start) {
+			continue // "password" of [REDACTED:url-password] tells of no secret
+		}
 		for _, t := range r.targets[h.kw] {
 			ru := r.rules[t.rule]
 			if t.guard != nil && !t.guard(text, start, h.end) {
@@ -200,6 +204,23 @@ func (r *Redactor) find(text string, s *scratch) []span {
 	s.spans = merge(text, s.spans)
 	return s.spans
 }
+
+// inPlaceholder reports whether text[i] lies inside a placeholder: after
+// a "[REDACTED:" with no "]" since. A keyword there is a kind's name,
+// never a secret's context; a rule that read it as one would redact the
+// text after a placeholder on a second pass (FuzzRedact).
+func inPlaceholder(text string, i int) bool {
+	from := max(i-maxPlaceholderReach, 0)
+	open := strings.LastIndex(text[from:i], placeholderPrefix)
+	if open < 0 {
+		return false
+	}
+	return !strings.Contains(text[from+open:i], "]")
+}
+
+// maxPlaceholderReach is how far back a placeholder's start can be from a
+// keyword inside it: the prefix and the longest kind name, with room.
+const maxPlaceholderReach = len(placeholderPrefix) + 64
 
 // merge sorts spans and joins the ones that overlap; the joined span takes
 // the kind of its highest-priority rule (of equal ones, the first by

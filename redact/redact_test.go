@@ -207,3 +207,23 @@ func TestPlaceholder(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// A placeholder's kind name is not a keyword: text redacted once stays as
+// it is when redacted again, even where the kind's name ("password") is
+// what a rule keys on.
+func TestPlaceholderKindsAreNotKeywords(t *testing.T) {
+	r := Default()
+	for _, text := range []string{
+		"://:[REDACTED:url-password]@0: 000",
+		"[REDACTED:prose-password] is hunter2x",
+		"the [REDACTED:password] = swordfish9",
+	} {
+		if got := r.String(text); got != text {
+			t.Errorf("String(%q) = %q, want it unchanged", text, got)
+		}
+	}
+	// Outside a placeholder the keyword still counts.
+	if got := r.String("[REDACTED:aws-access-key] and the password is hunter2x"); !strings.Contains(got, "[REDACTED:prose-password]") {
+		t.Errorf("a password told after a placeholder was kept: %q", got)
+	}
+}
