@@ -89,7 +89,10 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 		}
 	}
 	qualifier := text[kwEnd:link]
-	if strings.Count(qualifier, " ") > 5 {
+	if strings.Count(qualifier, " ") > 5 || strings.Contains(qualifier, placeholderPrefix) {
+		// A placeholder in between stands for a value already told:
+		// what follows it is not this keyword's, and on a second pass
+		// it would be (the redacted value no longer breaks the words).
 		return out
 	}
 	v := skipLeadIns(text, link+linkLen, end)

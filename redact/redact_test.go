@@ -217,6 +217,7 @@ func TestPlaceholderKindsAreNotKeywords(t *testing.T) {
 		"://:[REDACTED:url-password]@0: 000",
 		"[REDACTED:prose-password] is hunter2x",
 		"the [REDACTED:password] = swordfish9",
+		"password=[REDACTED:password] ${{ secrets.X }} postgres://u: 00000000",
 	} {
 		if got := r.String(text); got != text {
 			t.Errorf("String(%q) = %q, want it unchanged", text, got)
