@@ -224,8 +224,9 @@ const maxPlaceholderReach = len(placeholderPrefix) + 64
 
 // merge sorts spans and joins the ones that overlap; the joined span takes
 // the kind of its highest-priority rule (of equal ones, the first by
-// name, so the choice does not depend on the order rules ran in). A span holding a placeholder is
-// dropped: that text was redacted before.
+// name, so the choice does not depend on the order rules ran in). A span
+// holding or touching a placeholder is dropped: that text was redacted
+// before.
 func merge(text string, spans []span) []span {
 	if len(spans) == 0 {
 		return spans
@@ -238,7 +239,11 @@ func merge(text string, spans []span) []span {
 	})
 	out := spans[:0]
 	for _, sp := range spans {
-		if strings.Contains(text[sp.lo:sp.hi], placeholderPrefix) {
+		if strings.Contains(text[sp.lo:sp.hi], placeholderPrefix) || strings.HasPrefix(text[sp.hi:], placeholderPrefix) ||
+			strings.HasSuffix(text[:sp.lo], "]") && inPlaceholder(text, sp.lo-1) {
+			// It holds a placeholder, or touches one: what is left of a
+			// value redacted before, which the placeholder's bracket now
+			// ends as a word of its own.
 			continue
 		}
 		if n := len(out); n > 0 && sp.lo < out[n-1].hi {
