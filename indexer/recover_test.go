@@ -193,7 +193,7 @@ func TestRecoveryKeepsNoKeysOfUnwrittenRows(t *testing.T) {
 
 func rowsFileOf(t *testing.T, idx string) string {
 	t.Helper()
-	names, _ := filepath.Glob(filepath.Join(idx, "rows-v*.zst"))
+	names, _ := filepath.Glob(filepath.Join(idx, "rows-*.zst")) // the link to the rows file
 	if len(names) != 1 {
 		t.Fatalf("rows files %q, want one", names)
 	}

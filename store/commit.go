@@ -72,8 +72,13 @@ func (w *RowsWriter) StartCommit(final bool) error {
 	p := &pendingCommit{done: make(chan struct{})}
 	files := w.dataFiles()
 	publish := w.publishNames()
-	publishRowsNow, replaces := w.rowsStaged, w.replaces
-	w.rowsStaged = false
+	// A rewrite's rows file keeps its part name through its checkpoints
+	// and is published by its last commit: what its link points at is
+	// never appended to, so a kill tears no frame `zstdcat` reads.
+	publishRowsNow, replaces := w.rowsStaged && final, w.replaces
+	if publishRowsNow {
+		w.rowsStaged = false
+	}
 	parallel.Go(func() error {
 		if err := syncFiles(w.dir, files, publish); err != nil {
 			return err
@@ -83,7 +88,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		}
 		if publishRowsNow {
 			// The sequence this one replaces (a rebuild's) is no
-			// longer named: its files go now, not at the run's end.
+			// longer named: its files go now.
 			return publishRows(w.dir, snap.Seq, snap.RowsName(), replaces)
 		}
 		return nil

@@ -401,7 +401,7 @@ func CheckJournal(dir string, m *Manifest) error {
 		name      string
 		committed int64
 	}{
-		{m.RowsName(), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
+		{committedRowsName(dir, m), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
 	} {
 		if info, err := os.Stat(filepath.Join(dir, f.name)); err == nil && info.Size() > f.committed {
 			what := "missing"

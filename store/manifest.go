@@ -194,8 +194,12 @@ func (m *Manifest) CompactionDue() bool {
 }
 
 // RowsName, BlocksName, KeysName and EventsName name the data files of
-// the manifest's sequence, in its format.
-func (m *Manifest) RowsName() string   { return m.dataName("rows", "zst") }
+// the manifest's sequence, in its format. The rows file's name does not
+// match `rows-*.zst`: what that glob finds is RowsLinkName alone, which
+// points at the rows file of the sequence last published, so that
+// `zstdcat rows-*.zst` prints each row once whenever it runs (a rewrite
+// replaces the link with one rename; publishRows).
+func (m *Manifest) RowsName() string   { return m.dataName("rowdata", "zst") }
 func (m *Manifest) BlocksName() string { return m.dataName("blocks", "bin") }
 func (m *Manifest) EventsName() string { return m.dataName("events", "tsv") }
 func (m *Manifest) KeysName() string {
@@ -204,6 +208,10 @@ func (m *Manifest) KeysName() string {
 	}
 	return m.dataName("keys", "bin")
 }
+
+// legacyRowsName is where a recall before RowsLinkName kept the rows
+// file; the first writer to open such an index renames it (FinishPublish).
+func (m *Manifest) legacyRowsName() string { return m.dataName("rows", "zst") }
 
 func (m *Manifest) dataName(kind, ext string) string {
 	return fmt.Sprintf("%s-v%d-%06d.%s", kind, m.Format, m.Seq, ext)

@@ -38,7 +38,7 @@ type rowsFile struct {
 // recall: only recovery and a missing manifest list rows files. The value
 // never changes once made.
 var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^rows-v([0-9]+)-([0-9]+)\.zst(\.part)?$`)
+	return regexp.MustCompile(`^(?:rowdata|rows)-v([0-9]+)-([0-9]+)\.zst(\.part)?$`)
 })
 
 // rowsFiles lists the rows files of formats this recall reads, newest

@@ -54,9 +54,9 @@ type RowsWriter struct {
 	// commitErr is the failure of a commit in the background, if any.
 	commitErr error
 	// staged: the data files are written under their part names
-	// (PartSuffix) until the commit that publishes them (OpenNewSequence);
-	// rowsStaged: the rows file still is, until just after that commit
-	// (Publish).
+	// (PartSuffix) until the first commit, which publishes the derived
+	// ones (OpenNewSequence); rowsStaged: the rows file still is, until
+	// just after the last commit (Publish).
 	staged, rowsStaged bool
 	// replaces names the rows files of the sequences this one replaces,
 	// removed right after its rows file takes its name (Replaces).
@@ -64,9 +64,8 @@ type RowsWriter struct {
 }
 
 // Replaces names the rows files the staged sequence replaces: they are
-// removed by the very next system call after its rows file is renamed in
-// place, before anything else (a listing of the directory) is done, so
-// that a kill finds two rows files only between those two calls.
+// removed right after its rows file takes the link, before the rest of
+// the old sequence's files (a listing of the directory).
 func (w *RowsWriter) Replaces(rowsNames ...string) { w.replaces = append(w.replaces, rowsNames...) }
 
 // PartSuffix ends the name of a data file of a sequence being written
@@ -83,18 +82,16 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(error)) (*RowsWriter, err
 }
 
 // OpenNewSequence opens the data files of a sequence no manifest names
-// yet (m.Seq, nothing committed), under their part names: until the
-// commit that publishes it, what a killed rewrite leaves is no second
-// rows file beside the index's (issue 23: a killed forget or rebuild left
-// one, and `zstdcat rows-*.zst` printed rows twice). Its first commit
-// publishes it: the derived files are renamed in place before the
-// manifest that names them is committed (Sync, StartCommit), the rows
-// file right after it, followed at once by the removal of the rows file
-// it replaces (Publish), so that between the two renames and that
-// removal, no fsync long, is the only time two rows files are there. A
-// reader that finds the committed rows file still under its part name
-// (a crash in between) opens that (openRows); the next writer renames
-// it (FinishPublish).
+// yet (m.Seq, nothing committed), under their part names, for a rewrite
+// (a compaction, `recall forget`, `--rebuild`, a recovery). Its first
+// commit renames the derived files in place before the manifest that
+// names them is committed (Sync, StartCommit). The rows file keeps its
+// part name through every checkpoint, which readers open (openRows),
+// until the last commit: then it takes its name and RowsLinkName, and
+// the replaced sequence's files go (Publish). So `zstdcat rows-*.zst`,
+// right after a rewrite is killed at any moment, prints the old rows or
+// the new, each once, and no torn frame. The next writer finishes what
+// a kill left (FinishPublish).
 func OpenNewSequence(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
 	if m.RowsBytes != 0 {
 		return nil, fmt.Errorf("open a new sequence: sequence %d holds %d committed bytes", m.Seq, m.RowsBytes)
@@ -110,6 +107,13 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 	// they are the last committed ones.
 	if err := CheckJournal(dir, m); err != nil {
 		return nil, err
+	}
+	if !staged {
+		// An index an older recall wrote, or a first run's empty one:
+		// the rows file takes its name and link before it grows.
+		if err := FinishPublish(dir, m); err != nil {
+			return nil, err
+		}
 	}
 	w := &RowsWriter{dir: dir, m: m, warn: warn, staged: staged}
 	w.blk = newBlockBuilder(w.bufs.get())
@@ -134,6 +138,12 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 			return nil, err
 		}
 		*spec.f = f
+	}
+	if !staged && m.RowsBytes == 0 {
+		if err := linkRows(dir, m.RowsName()); err != nil {
+			w.Close()
+			return nil, err
+		}
 	}
 	// Segments past the committed blocks describe blocks a crash lost;
 	// the blocks about to be written would reuse their numbers.
@@ -302,12 +312,22 @@ func (w *RowsWriter) Publish() error {
 	return publishRows(w.dir, w.m.Seq, w.m.RowsName(), w.replaces)
 }
 
+// RowsLinkName is the one name in an index directory that `rows-*.zst`
+// matches: a symbolic link (a hard link where the system has none) to
+// the rows file of the sequence last published. Readers never open it;
+// they open the rows file their manifest names.
+const RowsLinkName = "rows-all.zst"
+
 // publishRows renames a committed sequence's rows file from its part
-// name, removes the rows files it replaces at once, then every other
-// sequence's files, and makes that durable.
+// name, points RowsLinkName at it (one rename: `zstdcat rows-*.zst`
+// prints the old rows or the new, never both), removes the rows files it
+// replaces, then every other sequence's files, and makes that durable.
 func publishRows(dir string, seq int, rowsName string, replaces []string) error {
 	path := filepath.Join(dir, rowsName)
 	if err := os.Rename(path+PartSuffix, path); err != nil {
+		return err
+	}
+	if err := linkRows(dir, rowsName); err != nil {
 		return err
 	}
 	for _, name := range replaces {
@@ -321,37 +341,157 @@ func publishRows(dir string, seq int, rowsName string, replaces []string) error 
 	return syncDir(dir)
 }
 
-// FinishPublish completes a publication a crash cut between the commit
-// of m and the rename of its rows file: the rows file under its part
-// name is given its name, and the files of the sequence it replaced,
-// still there, go at once (the rows file first), as Publish would have
-// done. Writers call it, under the lock, before they read the rows.
+// linkRows points RowsLinkName at the rows file rowsName, unless it
+// does already, by renaming a new link over it.
+func linkRows(dir, rowsName string) error {
+	link := filepath.Join(dir, RowsLinkName)
+	if linksTo(dir, link, rowsName) {
+		return nil
+	}
+	tmp := link + ".new"
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("link %s: %w", RowsLinkName, err)
+	}
+	if err := os.Symlink(rowsName, tmp); err != nil {
+		// A system without symbolic links (Windows outside developer
+		// mode) has hard links: the same file under the second name.
+		if lerr := os.Link(filepath.Join(dir, rowsName), tmp); lerr != nil {
+			return fmt.Errorf("link %s to %s: %w; %w", RowsLinkName, rowsName, err, lerr)
+		}
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		return fmt.Errorf("link %s: %w", RowsLinkName, err)
+	}
+	return nil
+}
+
+// linksTo reports whether link is a symbolic link to rowsName, or the
+// same file (a hard link).
+func linksTo(dir, link, rowsName string) bool {
+	if target, err := os.Readlink(link); err == nil {
+		return target == rowsName
+	}
+	li, err := os.Lstat(link)
+	if err != nil || li.Mode()&fs.ModeSymlink != 0 {
+		return false
+	}
+	ri, err := os.Stat(filepath.Join(dir, rowsName))
+	return err == nil && os.SameFile(li, ri)
+}
+
+// rowsPlaces are where m's committed rows file can be, in the order a
+// reader tries them: its name; its part name, until the commit that
+// publishes it (a rewrite's checkpoints, or a crash just before its
+// rename); and the names a recall before RowsLinkName gave it.
+func rowsPlaces(m *Manifest) []string {
+	name, legacy := m.RowsName(), m.legacyRowsName()
+	return []string{name, name + PartSuffix, legacy, legacy + PartSuffix}
+}
+
+// FinishPublish completes what a writer left undone for m, under the
+// lock, before anything reads the rows: a rows file still under its
+// part name (a rewrite killed between the commit of m and the rename,
+// or between its checkpoints and its last commit) is cut to its
+// committed length, takes its name and the link, and the files of the
+// sequence it replaced go; a rows file under a name a recall before the
+// link gave it is renamed; a missing or stale link is made again.
 func FinishPublish(dir string, m *Manifest) error {
 	if m == nil || m.RowsBytes == 0 {
 		return nil
 	}
-	path := filepath.Join(dir, m.RowsName())
-	if _, err := os.Lstat(path); err == nil {
-		return nil
-	}
-	if _, err := os.Lstat(path + PartSuffix); err != nil {
-		return nil // nothing to finish: a missing rows file is damage, said where it is read
-	}
-	return publishRows(dir, m.Seq, m.RowsName(), nil)
-}
-
-// openRows opens the committed rows file of m: under its name, or under
-// its part name when a writer committed it and has not renamed it yet
-// (or was killed in between; Publish).
-func openRows(dir string, m *Manifest) (*os.File, error) {
-	path := filepath.Join(dir, m.RowsName())
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		if pf, perr := os.Open(path + PartSuffix); perr == nil {
-			return pf, nil
+	places := rowsPlaces(m)
+	name := places[0]
+	for _, from := range places {
+		if _, err := os.Lstat(filepath.Join(dir, from)); err != nil {
+			continue
+		}
+		switch from {
+		case name:
+			return linkRows(dir, name)
+		case m.legacyRowsName():
+			// The link first: until the rename it dangles, and
+			// `zstdcat rows-*.zst` prints the old name's rows once.
+			if err := linkRows(dir, name); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name)); err != nil {
+				return err
+			}
+			return syncDir(dir)
+		default:
+			if err := cutStagedTail(dir, m, from); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name+PartSuffix)); err != nil {
+				return err
+			}
+			return publishRows(dir, m.Seq, name, nil)
 		}
 	}
-	return f, err
+	return nil // no rows file: damage, said where it is read
+}
+
+// cutStagedTail cuts what a killed rewrite appended to a staged rows
+// file past its last commit, before the file takes the link: `zstdcat`
+// would stop at the torn frame. Only when the journal says m's length is
+// the last committed one (as openRowsWriter does); otherwise the next
+// writer finds out.
+func cutStagedTail(dir string, m *Manifest, staged string) error {
+	path := filepath.Join(dir, staged)
+	info, err := os.Stat(path)
+	if err != nil || info.Size() <= m.RowsBytes || CheckJournal(dir, m) != nil {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Truncate(m.RowsBytes); err != nil {
+		return fmt.Errorf("cut a torn tail: %w", err)
+	}
+	return f.Sync()
+}
+
+// openRows opens the committed rows file of m, wherever it is
+// (rowsPlaces).
+func openRows(dir string, m *Manifest) (*os.File, error) {
+	var first error
+	for _, name := range rowsPlaces(m) {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err == nil {
+			return f, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// committedRowsName is the name m's committed rows file has now, or its
+// own name if it is nowhere.
+func committedRowsName(dir string, m *Manifest) string {
+	if name, _, err := statRows(dir, m); err == nil {
+		return name
+	}
+	return m.RowsName()
+}
+
+// statRows finds the committed rows file of m (rowsPlaces): its name
+// in dir and os.Stat of it, or the error of its first place.
+func statRows(dir string, m *Manifest) (string, fs.FileInfo, error) {
+	var first error
+	for _, name := range rowsPlaces(m) {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err == nil {
+			return name, info, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return "", nil, first
 }
 
 // flushForCommit waits for a commit under way, then writes out what a

@@ -74,7 +74,7 @@ func keyRecords(data []byte, format int) []byte {
 // recall: only compactions and rebuilds look for stray data files. The
 // value never changes once made.
 var dataFilePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)(\.part)?$`)
+	return regexp.MustCompile(`^(rowdata|rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)(\.part)?$`)
 })
 
 // RemoveStrays deletes data files of other sequences, staged ones
@@ -112,7 +112,7 @@ func strays(entries []os.DirEntry, keep []int) []string {
 			continue
 		}
 		if n, _ := strconv.Atoi(mm[2]); !slices.Contains(keep, n) {
-			if mm[1] == "rows" {
+			if mm[1] == "rows" || mm[1] == "rowdata" {
 				rows = append(rows, e.Name())
 			} else {
 				out = append(out, e.Name())
@@ -408,7 +408,7 @@ func discardPast(dir string, m *Manifest) error {
 		name      string
 		committed int64
 	}{
-		{m.RowsName(), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
+		{committedRowsName(dir, m), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
 	} {
 		path := filepath.Join(dir, f.name)
 		if info, err := os.Stat(path); err == nil && info.Size() > f.committed {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,8 @@ func committedIndex(t *testing.T, dir string) *Manifest {
 	return m
 }
 
-// rowsFilesOf is what `zstdcat DIR/rows-*.zst` reads.
+// rowsFilesOf is what `zstdcat DIR/rows-*.zst` reads: the names the
+// glob finds, a link as the name it points at.
 func rowsFilesOf(t *testing.T, dir string) []string {
 	t.Helper()
 	names, err := filepath.Glob(filepath.Join(dir, "rows-*.zst"))
@@ -39,6 +41,9 @@ func rowsFilesOf(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	for i := range names {
+		if target, err := os.Readlink(names[i]); err == nil {
+			names[i] = target
+		}
 		names[i] = filepath.Base(names[i])
 	}
 	return names
@@ -127,6 +132,108 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	}
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after FinishPublish zstdcat reads %v", got)
+	}
+	if d, err := Verify(dir); err != nil || !d.None() {
+		t.Errorf("Verify: %+v, %v", d, err)
+	}
+}
+
+// TestRewriteKeepsTheLinkUntilItsLastCommit: a rewrite's checkpoints
+// commit its sequence, which readers read, while `rows-*.zst` still
+// names the rows it replaces; a kill after a checkpoint, mid-frame, is
+// finished by the next writer: the staged rows file is cut to its
+// committed length, takes the link, and the old rows file goes.
+func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
+	dir := t.TempDir()
+	m := committedIndex(t, dir)
+	next := m.clone()
+	next.Seq++
+	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows = 0, 0, 0, 0, 0, 0
+	w, err := OpenNewSequence(dir, next, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: fmt.Sprintf("rewritten row %d", i), Source: "/t.jsonl", Line: i + 1, Gen: 1, Ordinal: i + 1}
+		if err := w.Add(&row, uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.StartCommit(false); err != nil { // a checkpoint
+			t.Fatal(err)
+		}
+		if err := w.WaitCommit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
+		t.Errorf("after the rewrite's checkpoints zstdcat reads %v, want the old %s", got, m.RowsName())
+	}
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	if err := snap.EachRow(func(*Row) error { n++; return nil }); err != nil || n != 2 {
+		t.Errorf("a reader between the checkpoints read %d rows, %v; want the rewrite's 2", n, err)
+	}
+	snap.Close()
+	committed := next.RowsBytes
+	w.Close()
+	// The kill: half a frame past the last commit.
+	staged := filepath.Join(dir, next.RowsName()+PartSuffix)
+	f, err := os.OpenFile(staged, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00})
+	f.Close()
+
+	now, err := ReadManifest(dir)
+	if err != nil || now.Seq != next.Seq {
+		t.Fatalf("the committed manifest: %v, %v", now, err)
+	}
+	if err := FinishPublish(dir, now); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{next.RowsName()}) {
+		t.Errorf("after FinishPublish zstdcat reads %v, want %s", got, next.RowsName())
+	}
+	if info, err := os.Stat(filepath.Join(dir, RowsLinkName)); err != nil || info.Size() != committed {
+		t.Errorf("the linked rows file: %v, %v; want %d bytes, the torn frame cut", info, err, committed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, m.RowsName())); err == nil {
+		t.Errorf("the replaced rows file %s is still there", m.RowsName())
+	}
+}
+
+// TestOlderRowsFileNameIsRenamed: an index an older recall wrote keeps
+// its rows file as rows-v2-NNNNNN.zst, with no link. Readers read it
+// there; the first writer renames it and links it, and zstdcat reads it
+// once all along.
+func TestOlderRowsFileNameIsRenamed(t *testing.T) {
+	dir := t.TempDir()
+	m := committedIndex(t, dir)
+	if err := os.Rename(filepath.Join(dir, m.RowsName()), filepath.Join(dir, m.legacyRowsName())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, RowsLinkName)); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := OpenSnapshot(dir)
+	if err != nil {
+		t.Fatalf("a reader of the older layout: %v", err)
+	}
+	snap.Close()
+	if HasStrays(dir) || len(Strays(dir, m)) > 0 {
+		t.Errorf("the older rows file counts as a stray: %v", Strays(dir, m))
+	}
+	w, err := OpenRowsWriter(dir, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
+		t.Errorf("after a writer opened it zstdcat reads %v, want %s", got, m.RowsName())
 	}
 	if d, err := Verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify: %+v, %v", d, err)

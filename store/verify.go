@@ -174,12 +174,12 @@ func CheckRowsLength(dir string, m *Manifest) error {
 	if m.RowsBytes == 0 {
 		return nil
 	}
-	info, err := os.Stat(filepath.Join(dir, m.RowsName()))
+	name, info, err := statRows(dir, m)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBlockDamaged, err)
 	}
 	if info.Size() < m.RowsBytes {
-		return fmt.Errorf("%w: %s is %d bytes shorter than committed; the rows of its last blocks are gone from it", ErrBlockDamaged, m.RowsName(), m.RowsBytes-info.Size())
+		return fmt.Errorf("%w: %s is %d bytes shorter than committed; the rows of its last blocks are gone from it", ErrBlockDamaged, name, m.RowsBytes-info.Size())
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func FlipBlockByte(tb testing.TB, dir string, i int) int {
 		tb.Fatalf("block %d of %d", i, blocks)
 	}
 	b := snap.Blocks[i]
-	path := filepath.Join(dir, snap.M.RowsName())
+	path := filepath.Join(dir, store.RowsLinkName) // the rows file, through its link
 	snap.Close()
 	data, err := os.ReadFile(path)
 	if err != nil {
