@@ -15,6 +15,7 @@ import (
 
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -186,7 +187,7 @@ func rankIn(ids, targets []string) int {
 func sessionDocs(snap *store.Snapshot) (map[string]string, time.Time, error) {
 	var b = map[string]*strings.Builder{}
 	var newest time.Time
-	err := snap.EachRow(func(r *store.Row) error {
+	err := snap.EachRow(func(r *record.Row) error {
 		sb := b[r.Session]
 		if sb == nil {
 			sb = &strings.Builder{}

@@ -3,7 +3,7 @@ package indexer
 import (
 	"testing"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
 )
 
@@ -32,7 +32,7 @@ func TestCommitEveryBoundsTheCommits(t *testing.T) {
 // counts nothing.
 func TestPlannedBytesCountsWhatIsLeftToRead(t *testing.T) {
 	plan := func(size, offset int64) planned {
-		return planned{t: &transcript.Transcript{Stat: transcript.FileStat{Size: size}}, st: &store.FileState{Offset: offset}}
+		return planned{t: &transcript.Transcript{Stat: transcript.FileStat{Size: size}}, st: &record.FileState{Offset: offset}}
 	}
 	work := []planned{plan(1000, 0), plan(1000, 400), plan(100, 300)}
 	if got := plannedBytes(work); got != 1600 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -190,7 +191,7 @@ func (p *forgetPlan) readTranscripts(m *store.Manifest, owners map[uint64]uint32
 		}
 	}
 	copied := func(r *transcript.Extracted) bool {
-		for _, k := range store.RowKeys(r.UUID, r.Text, r.Block) {
+		for _, k := range record.RowKeys(r.UUID, r.Text, r.Block) {
 			if gen, ok := owners[k]; ok && !selected[gen] {
 				return true
 			}
@@ -213,7 +214,7 @@ func (p *forgetPlan) readTranscripts(m *store.Manifest, owners map[uint64]uint32
 		if st.Session != "" {
 			t.Session = st.Session
 		}
-		res := transcript.Read(transcript.Work{T: t, State: store.FileState{Path: path, Kind: st.Kind, Session: st.Session, Agent: st.Agent}}, "", br)
+		res := transcript.Read(transcript.Work{T: t, State: record.FileState{Path: path, Kind: st.Kind, Session: st.Session, Agent: st.Agent}}, "", br)
 		for i := range res.Rows {
 			if r := &res.Rows[i].Row; r.UUID != "" && p.matchRow(r) && !copied(&res.Rows[i]) {
 				p.held[r.UUID] = root
@@ -242,7 +243,7 @@ func (p *forgetPlan) rootOf(project string) int {
 }
 
 // matchRow is the selector's row test.
-func (p *forgetPlan) matchRow(r *store.Row) bool {
+func (p *forgetPlan) matchRow(r *record.Row) bool {
 	if p.sel.Session != "" && r.Session != p.sel.Session {
 		return false
 	}
@@ -250,7 +251,7 @@ func (p *forgetPlan) matchRow(r *store.Row) bool {
 		return false
 	}
 	if !p.sel.Before.IsZero() {
-		t, ok := store.ParseTimestamp(r.Timestamp)
+		t, ok := record.ParseTimestamp(r.Timestamp)
 		return ok && t < p.before
 	}
 	return true
@@ -258,7 +259,7 @@ func (p *forgetPlan) matchRow(r *store.Row) bool {
 
 // matchesFile reports whether a whole transcript belongs to the selected
 // session and project (a forget without --before).
-func (p *forgetPlan) matchesFile(st *store.FileState) bool {
+func (p *forgetPlan) matchesFile(st *record.FileState) bool {
 	if !p.sel.Before.IsZero() || (p.sel.Session != "" && st.Session != p.sel.Session) {
 		return false
 	}
@@ -279,7 +280,7 @@ func (p *forgetPlan) count(dir string) error {
 	for i := range p.msgs {
 		p.msgs[i] = map[string]bool{}
 	}
-	return snap.EachRow(func(r *store.Row) error {
+	return snap.EachRow(func(r *record.Row) error {
 		if snap.Dead(r.Gen) || p.already.MatchRow(r) {
 			return nil
 		}
@@ -393,7 +394,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 			continue
 		}
 		for path, st := range m.Files {
-			if r.Touched[tomb.HashPath(path)] && !st.Gone && st.Verdict == store.VerdictIndexed {
+			if r.Touched[tomb.HashPath(path)] && !st.Gone && st.Verdict == record.VerdictIndexed {
 				if _, err := transcript.StatFile(path); err == nil {
 					readAgain(m, st)
 					a.Reread++
@@ -434,7 +435,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 		if err != nil {
 			return nil, err
 		}
-		drop := func(r *store.Row) bool { return removed[r.Source] || f.MatchRow(r) }
+		drop := func(r *record.Row) bool { return removed[r.Source] || f.MatchRow(r) }
 		dropKey := func(key uint64, gen uint32) bool { return dropGens[gen] || keys[key] }
 		if err := store.CompactDropping(opts.IndexDir, m, opts.warnErr, drop, dropKey); err != nil {
 			return nil, err
@@ -455,11 +456,11 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 
 // readAgain gives a transcript a new generation read from its start by
 // the next run; the rows of the old one are hidden and compacted away.
-func readAgain(m *store.Manifest, st *store.FileState) {
+func readAgain(m *store.Manifest, st *record.FileState) {
 	m.Dead[st.Gen] += st.Rows
 	st.Gen, m.NextGen = m.NextGen, m.NextGen+1
 	st.Offset, st.Lines, st.Rows, st.Size, st.MtimeNs = 0, 0, 0, 0, 0
-	st.Tail = store.Fingerprint{}
+	st.Tail = record.Fingerprint{}
 }
 
 // countMatching counts the live rows f forgets per transcript generation,
@@ -474,7 +475,7 @@ func countMatching(dir string, f *store.Filter) (map[fileGen]int64, store.Messag
 		return nil, nil, err
 	}
 	defer snap.Close()
-	err = snap.EachRow(func(r *store.Row) error {
+	err = snap.EachRow(func(r *record.Row) error {
 		if snap.Dead(r.Gen) || !f.MatchRow(r) {
 			return nil
 		}
@@ -493,8 +494,8 @@ func uniqueSession(m *store.Manifest, prefix string) (string, error) {
 	}
 	found := map[string]bool{}
 	for _, st := range m.Files {
-		if store.SessionHasPrefix(st.Session, prefix) {
-			if st.Session == prefix || store.SessionIDOf(st.Session) == prefix {
+		if record.SessionHasPrefix(st.Session, prefix) {
+			if st.Session == prefix || record.SessionIDOf(st.Session) == prefix {
 				return st.Session, nil
 			}
 			found[st.Session] = true
@@ -649,7 +650,7 @@ func undoPick(t *store.Tombstone, sel UndoSelector, sources []string) (func(*sto
 			ids[sel.Session] = true
 		} else {
 			for _, tr := range transcript.Discover(sources, func(string) {}) {
-				if tr.Session != "" && store.SessionHasPrefix(tr.Session, sel.Session) && named[t.HashSession(tr.Session)] {
+				if tr.Session != "" && record.SessionHasPrefix(tr.Session, sel.Session) && named[t.HashSession(tr.Session)] {
 					ids[tr.Session] = true
 				}
 			}
@@ -729,7 +730,7 @@ func migrateForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*
 	}
 	rules := map[string][]string{}
 	for path, st := range m.Files {
-		if st.Verdict == store.VerdictForgotten && st.Session != "" {
+		if st.Verdict == record.VerdictForgotten && st.Session != "" {
 			rules[st.Session] = append(rules[st.Session], path)
 		}
 	}

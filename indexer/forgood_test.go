@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
 )
@@ -330,11 +331,11 @@ func TestOlderForgetsMoveToTheTombstone(t *testing.T) {
 	must(t, err)
 	for _, st := range m.Files {
 		if st.Session == sessA {
-			st.Verdict = store.VerdictForgotten
+			st.Verdict = record.VerdictForgotten
 			st.Rows = 0
 		}
 	}
-	must(t, store.CompactDropping(c.idx, m, nil, func(r *store.Row) bool { return r.Session == sessA }, nil))
+	must(t, store.CompactDropping(c.idx, m, nil, func(r *record.Row) bool { return r.Session == sessA }, nil))
 	if len(indexHolds(t, c.idx, sessA)) == 0 {
 		t.Fatal("the older forget's manifest does not name the session")
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
 	"github.com/recall-dev/recall/transcript"
@@ -287,7 +288,7 @@ func sortedHot(hot map[string]store.FileID) []string {
 
 // addSubagents adds the subagent transcripts of a main transcript.
 func (q *quick) addSubagents(t transcript.Transcript) {
-	if t.Kind != store.KindMain {
+	if t.Kind != record.KindMain {
 		return
 	}
 	dir := filepath.Join(filepath.Dir(t.Path), t.Session)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -42,15 +43,15 @@ func runIndex(t testing.TB, src, idx, current string) Summary {
 
 // liveRows returns the rows a reader sees: every committed row whose
 // generation is not dead.
-func liveRows(t testing.TB, idx string) []store.Row {
+func liveRows(t testing.TB, idx string) []record.Row {
 	t.Helper()
 	snap, err := store.OpenSnapshot(idx)
 	if err != nil {
 		t.Fatalf("open snapshot: %v", err)
 	}
 	defer snap.Close()
-	var out []store.Row
-	err = snap.EachRow(func(r *store.Row) error {
+	var out []record.Row
+	err = snap.EachRow(func(r *record.Row) error {
 		if !snap.Dead(r.Gen) {
 			out = append(out, *r)
 		}
@@ -64,7 +65,7 @@ func liveRows(t testing.TB, idx string) []store.Row {
 
 // rowLines renders rows as sorted TSV lines with the source root replaced
 // by "$SRC" and the generation dropped (it depends on history, not content).
-func rowLines(rows []store.Row, srcRoot string) []string {
+func rowLines(rows []record.Row, srcRoot string) []string {
 	lines := make([]string, 0, len(rows))
 	for _, r := range rows {
 		r.Source = strings.Replace(r.Source, srcRoot, "$SRC", 1)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -47,7 +48,7 @@ func appendText(t *testing.T, path, text string) {
 	}
 }
 
-func texts(rows []store.Row) map[string]int {
+func texts(rows []record.Row) map[string]int {
 	out := map[string]int{}
 	for _, r := range rows {
 		out[r.Text]++
@@ -232,7 +233,7 @@ func TestSnapshotSurvivesCompaction(t *testing.T) {
 		t.Fatal("no compaction happened")
 	}
 	n := 0
-	if err := snap.EachRow(func(*store.Row) error { n++; return nil }); err != nil || n != 2 {
+	if err := snap.EachRow(func(*record.Row) error { n++; return nil }); err != nil || n != 2 {
 		t.Fatalf("old snapshot read %d rows, err %v", n, err)
 	}
 	events, err := snap.Events()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 
@@ -429,7 +430,7 @@ func keepRowless(rm, last *store.Manifest) {
 	}
 	rm.NextGen = max(rm.NextGen, last.NextGen)
 	for path, st := range last.Files {
-		if _, ok := rm.Files[path]; ok || st.Rows > 0 && st.Verdict == store.VerdictIndexed {
+		if _, ok := rm.Files[path]; ok || st.Rows > 0 && st.Verdict == record.VerdictIndexed {
 			continue
 		}
 		kept := *st
@@ -649,10 +650,10 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 			}
 		case replaced(st, t.Stat):
 			m.Dead[st.Gen] += st.Rows
-			forgotten, wasGone := st.Verdict == store.VerdictForgotten, st.Gone
+			forgotten, wasGone := st.Verdict == record.VerdictForgotten, st.Gone
 			st = newFileState(m, *t)
 			if forgotten {
-				st.Verdict = store.VerdictForgotten // a forgotten transcript stays forgotten
+				st.Verdict = record.VerdictForgotten // a forgotten transcript stays forgotten
 			}
 			if wasGone && underAny(t.Path, roots) {
 				sum.liveDelta++ // a new file where a gone one was: live again
@@ -666,19 +667,19 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 				sum.liveDelta++
 			}
 		}
-		if st.Verdict == store.VerdictFork || st.Verdict == store.VerdictBinary && d.upgrade {
+		if st.Verdict == record.VerdictFork || st.Verdict == record.VerdictBinary && d.upgrade {
 			recoverLeftOut(m, st)
 			sum.Recovered++
 			changed = true
 		}
-		if d.upgrade && !again && st.Kind == store.KindMain && st.Verdict == store.VerdictIndexed && st.Offset > 0 {
+		if d.upgrade && !again && st.Kind == record.KindMain && st.Verdict == record.VerdictIndexed && st.Offset > 0 {
 			before := *st // the lines read before, as they were
 			titles = append(titles, planned{t: t, st: &before, titles: true})
 		}
 		if unchanged(st, t.Stat) {
 			continue
 		}
-		if st.Verdict == store.VerdictBinary || st.Verdict == store.VerdictForgotten {
+		if st.Verdict == record.VerdictBinary || st.Verdict == record.VerdictForgotten {
 			noteStat(st, t.Stat)
 			changed = true
 			continue
@@ -693,7 +694,7 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 		}
 		work = append(work, p)
 	}
-	markGone := func(path string, st *store.FileState) {
+	markGone := func(path string, st *record.FileState) {
 		if st != nil && !st.Gone && d.isGone(path, seen[path]) {
 			st.Gone = true
 			sum.Gone++
@@ -764,7 +765,7 @@ func oldestFirst(work []planned) []planned {
 // done, so the copy a reader takes is the state as planned.
 type planned struct {
 	t  *transcript.Transcript
-	st *store.FileState
+	st *record.FileState
 	// titles: read the title records of the lines st consumed
 	// (transcript.ReadTitles), a copy of the state before this run.
 	titles bool
@@ -808,13 +809,13 @@ const tolerantReading = 3
 // open so too), or as binary for a first line that is not JSON. It holds
 // no row: its generation is kept. Its count among the forks or binaries
 // is taken back, so that those only count what they still hold.
-func recoverLeftOut(m *store.Manifest, st *store.FileState) {
+func recoverLeftOut(m *store.Manifest, st *record.FileState) {
 	reason := filter.Fork
-	if st.Verdict == store.VerdictBinary {
+	if st.Verdict == record.VerdictBinary {
 		reason = filter.Binary
 	}
-	st.Verdict = store.VerdictIndexed
-	st.Offset, st.Lines, st.Tail = 0, 0, store.Fingerprint{}
+	st.Verdict = record.VerdictIndexed
+	st.Offset, st.Lines, st.Tail = 0, 0, record.Fingerprint{}
 	st.Size, st.MtimeNs = -1, 0 // changed, whatever the stat says
 	if n := m.Excluded[reason.String()]; n > 1 {
 		m.Excluded[reason.String()] = n - 1
@@ -823,8 +824,8 @@ func recoverLeftOut(m *store.Manifest, st *store.FileState) {
 	}
 }
 
-func newFileState(m *store.Manifest, t transcript.Transcript) *store.FileState {
-	st := &store.FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: store.VerdictIndexed}
+func newFileState(m *store.Manifest, t transcript.Transcript) *record.FileState {
+	st := &record.FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: record.VerdictIndexed}
 	m.NextGen++
 	m.Files[t.Path] = st
 	return st
@@ -832,18 +833,18 @@ func newFileState(m *store.Manifest, t transcript.Transcript) *store.FileState {
 
 // replaced reports a transcript that is no longer the file we read: another
 // inode, or shorter than what we consumed.
-func replaced(st *store.FileState, fs transcript.FileStat) bool {
+func replaced(st *record.FileState, fs transcript.FileStat) bool {
 	if st.Ino != 0 && (fs.Dev != st.Dev || fs.Ino != st.Ino) {
 		return true
 	}
 	return fs.Size < st.Offset
 }
 
-func unchanged(st *store.FileState, fs transcript.FileStat) bool {
+func unchanged(st *record.FileState, fs transcript.FileStat) bool {
 	return st.Size == fs.Size && st.MtimeNs == fs.MtimeNs && st.Ino != 0
 }
 
-func noteStat(st *store.FileState, fs transcript.FileStat) {
+func noteStat(st *record.FileState, fs transcript.FileStat) {
 	st.Dev, st.Ino, st.Size, st.MtimeNs = fs.Dev, fs.Ino, fs.Size, fs.MtimeNs
 }
 
@@ -907,7 +908,7 @@ func (c *committer) run(work []planned) error {
 		if err := c.apply(&res); err != nil {
 			return err
 		}
-		if !work[i].titles && work[i].t.Kind == store.KindMain {
+		if !work[i].titles && work[i].t.Kind == record.KindMain {
 			c.ahead[work[i].t.Session]--
 		}
 		reads.recycle(res.Rows)
@@ -933,7 +934,7 @@ func (c *committer) run(work []planned) error {
 func mainSessions(work []planned) map[string]int {
 	out := map[string]int{}
 	for _, p := range work {
-		if !p.titles && p.t.Kind == store.KindMain && p.t.Session != "" {
+		if !p.titles && p.t.Kind == record.KindMain && p.t.Session != "" {
 			out[p.t.Session]++
 		}
 	}
@@ -1176,7 +1177,7 @@ func (c *committer) apply(res *transcript.Result) error {
 	if res.Binary {
 		c.exclude(filter.Binary, 1)
 		c.opts.Warn(fmt.Sprintf("skipped %s: not JSON text (binary); it is not read again unless replaced", path))
-		st.Verdict = store.VerdictBinary
+		st.Verdict = record.VerdictBinary
 		return nil
 	}
 	c.count(res.Counts)
@@ -1218,7 +1219,7 @@ func (c *committer) dropForgotten(rows []transcript.Extracted) ([]transcript.Ext
 // or, resumed from a seal, it gave none. A rule that forgets its
 // session and project whole seals it for good; otherwise it is read on
 // from where it now ends, when it grows.
-func (c *committer) keepOutIfForgotten(path string, st *store.FileState, dropped *store.ForgetRule) {
+func (c *committer) keepOutIfForgotten(path string, st *record.FileState, dropped *store.ForgetRule) {
 	if c.forget == nil || c.cur == nil || !c.cur.fresh || st.Rows > 0 || c.m.Files[path] != st {
 		return
 	}
@@ -1280,7 +1281,7 @@ func (c *committer) count(counts [16]int64) {
 // another transcript (a fork's copies of its parent). Rows of headless
 // runs are kept, and counted: searches leave them out unless asked.
 // Summary titles go last, once the messages they may name are keyed.
-func (c *committer) addRows(st *store.FileState, rows []transcript.Extracted) error {
+func (c *committer) addRows(st *record.FileState, rows []transcript.Extracted) error {
 	var summaries []*transcript.Extracted
 	for i := range rows {
 		r := &rows[i]
@@ -1316,14 +1317,14 @@ func (c *committer) addRows(st *store.FileState, rows []transcript.Extracted) er
 // 0 (the first block of a message keyed by its uuid alone; rows keyed
 // since hold their text in the key, which the leaf does not give). It
 // reports false when no indexed message is that leaf.
-func (c *committer) ownSummary(st *store.FileState, r *transcript.Extracted) bool {
+func (c *committer) ownSummary(st *record.FileState, r *transcript.Extracted) bool {
 	if r.LeafHere {
 		return true
 	}
 	if c.keys == nil {
 		c.keys = store.LoadKeys(c.w, c.m)
 	}
-	gen, ok := c.keys.Get(store.LegacyRowKey(r.Leaf, 0))
+	gen, ok := c.keys.Get(record.LegacyRowKey(r.Leaf, 0))
 	if !ok {
 		return false
 	}
@@ -1347,7 +1348,7 @@ func (c *committer) ownSummary(st *store.FileState, r *transcript.Extracted) boo
 }
 
 // addRow appends one row unless it is a copy of one already indexed.
-func (c *committer) addRow(st *store.FileState, r *transcript.Extracted) error {
+func (c *committer) addRow(st *record.FileState, r *transcript.Extracted) error {
 	if r.Key != 0 {
 		if c.isCopy(r) {
 			c.exclude(filter.Copy, 1)
@@ -1368,7 +1369,7 @@ func (c *committer) addRow(st *store.FileState, r *transcript.Extracted) error {
 }
 
 // isCopy reports whether the row's message is indexed already, from a
-// live generation: the same uuid, block and text (store.MessageKey). An
+// live generation: the same uuid, block and text (record.MessageKey). An
 // index that holds keys of rule 0 is asked for the row's key under that
 // rule too: a fork read now of a parent indexed then is a copy (rule 0
 // kept no text, so identity alone decides for those).
@@ -1379,7 +1380,7 @@ func (c *committer) isCopy(r *transcript.Extracted) bool {
 	if c.indexed(r.Key) {
 		return true
 	}
-	return c.m.KeyRule < store.KeyRule && c.indexed(store.LegacyRowKey(r.UUID, r.Block))
+	return c.m.KeyRule < record.KeyRule && c.indexed(record.LegacyRowKey(r.UUID, r.Block))
 }
 
 // indexed reports whether key was indexed from a live generation.

@@ -3,6 +3,7 @@ package indexer
 import (
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -14,12 +15,12 @@ import (
 func TestPlanMovesLiveCount(t *testing.T) {
 	const root = "/src"
 	path := root + "/p/a.jsonl"
-	indexed := store.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Kind: store.KindMain, Verdict: store.VerdictIndexed}
+	indexed := record.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	gone := indexed
 	gone.Gone = true
 	cases := []struct {
 		name  string
-		was   *store.FileState // nil: not in the manifest
+		was   *record.FileState // nil: not in the manifest
 		found *transcript.FileStat
 		want  int
 	}{
@@ -39,7 +40,7 @@ func TestPlanMovesLiveCount(t *testing.T) {
 			}
 			d := discovery{isGone: func(p string, seen bool) bool { return !seen && p == path }, gone: []string{path}}
 			if c.found != nil {
-				d.found = []transcript.Transcript{{Path: path, Kind: store.KindMain, Stat: *c.found}}
+				d.found = []transcript.Transcript{{Path: path, Kind: record.KindMain, Stat: *c.found}}
 			}
 			var sum Summary
 			plan(m, d, []string{root}, &sum)
@@ -70,8 +71,8 @@ func TestPlanHandsOutStateAsPlanned(t *testing.T) {
 	const root = "/src"
 	path := root + "/p/a.jsonl"
 	m := store.NewManifest()
-	m.Files[path] = &store.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Lines: 3, Kind: store.KindMain, Verdict: store.VerdictIndexed}
-	grown := transcript.Transcript{Path: path, Kind: store.KindMain, Session: "s", Stat: transcript.FileStat{Dev: 1, Ino: 10, Size: 150, MtimeNs: 6}}
+	m.Files[path] = &record.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Lines: 3, Kind: record.KindMain, Verdict: record.VerdictIndexed}
+	grown := transcript.Transcript{Path: path, Kind: record.KindMain, Session: "s", Stat: transcript.FileStat{Dev: 1, Ino: 10, Size: 150, MtimeNs: 6}}
 	d := discovery{found: []transcript.Transcript{grown, grown}, isGone: func(string, bool) bool { return false }}
 	var sum Summary
 	work, _ := plan(m, d, []string{root}, &sum)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 
 	"github.com/recall-dev/recall/store/terms"
@@ -104,12 +105,12 @@ func checkTerms(t testing.TB, idx string) []terms.Ref {
 		}
 	}
 	i := 0
-	err = snap.EachRow(func(r *store.Row) error {
+	err = snap.EachRow(func(r *record.Row) error {
 		if i >= len(infos) {
 			i++
 			return nil
 		}
-		ms, _ := store.ParseTimestamp(r.Timestamp)
+		ms, _ := record.ParseTimestamp(r.Timestamp)
 		want := terms.RowInfo{TimeMs: ms, Len: len(r.Text), Key: infos[i].Key, Gen: r.Gen, Type: terms.TypeCode(r.Type), Flags: infos[i].Flags}
 		if infos[i] != want || keys[i] != (terms.Key{Session: r.Session, Project: r.Project}) {
 			t.Errorf("row %d: segment has %+v %+v, rows file %+v %q %q", i, infos[i], keys[i], want, r.Session, r.Project)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -16,7 +17,7 @@ import (
 // consumed, no row, the verdict fork, and one more in the fork counter.
 func markedFork(t *testing.T, idx, path string) {
 	t.Helper()
-	markedLeftOut(t, idx, path, store.VerdictFork, filter.Fork, 0)
+	markedLeftOut(t, idx, path, record.VerdictFork, filter.Fork, 0)
 }
 
 // markedLeftOut marks path as left out whole with verdict, counted under
@@ -31,7 +32,7 @@ func markedLeftOut(t *testing.T, idx, path, verdict string, reason filter.Reason
 	if feature != 0 {
 		m.Feature = feature
 	}
-	st := &store.FileState{Path: path, Gen: m.NextGen, Kind: store.KindMain, Verdict: verdict,
+	st := &record.FileState{Path: path, Gen: m.NextGen, Kind: record.KindMain, Verdict: verdict,
 		Session: filepath.Base(path[:len(path)-len(".jsonl")])}
 	m.NextGen++
 	if fs, err := transcript.StatFile(path); err == nil {
@@ -100,7 +101,7 @@ func TestUpgradeReadsTranscriptsLeftOutAsForks(t *testing.T) {
 	if n := m.Excluded[filter.Fork.String()]; n != 1 {
 		t.Errorf("fork count %d, want 1: the gone transcript alone", n)
 	}
-	if st := m.Files[gone]; st == nil || st.Verdict != store.VerdictFork {
+	if st := m.Files[gone]; st == nil || st.Verdict != record.VerdictFork {
 		t.Errorf("the gone transcript's entry: %+v", st)
 	}
 	if again := runIndex(t, src, idx, ""); again.Recovered != 0 || again.RowsAdded != 0 {
@@ -126,7 +127,7 @@ func TestUpgradeReadsFilesTakenForBinary(t *testing.T) {
 	if err := os.Rename(hold, shared); err != nil {
 		t.Fatal(err)
 	}
-	markedLeftOut(t, idx, shared, store.VerdictBinary, filter.Binary, 2)
+	markedLeftOut(t, idx, shared, record.VerdictBinary, filter.Binary, 2)
 	sum := runIndex(t, src, idx, "")
 	if sum.Recovered != 2 {
 		t.Errorf("judged %d files again, want both marked binary", sum.Recovered)
@@ -144,7 +145,7 @@ func TestUpgradeReadsFilesTakenForBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := m.Files[junk]; st == nil || st.Verdict != store.VerdictBinary || m.Excluded[filter.Binary.String()] != 1 {
+	if st := m.Files[junk]; st == nil || st.Verdict != record.VerdictBinary || m.Excluded[filter.Binary.String()] != 1 {
 		t.Errorf("the binary file: %+v, binary count %d", st, m.Excluded[filter.Binary.String()])
 	}
 	if again := runIndex(t, src, idx, ""); again.Recovered != 0 {
@@ -178,18 +179,18 @@ func TestUpgradeReadsTitlesOfLinesReadBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	runIndex(t, src, idx, "")
-	markedLeftOut(t, idx, filepath.Join(src, "gone.jsonl"), store.VerdictFork, filter.Fork, 2) // built under rules v2
+	markedLeftOut(t, idx, filepath.Join(src, "gone.jsonl"), record.VerdictFork, filter.Fork, 2) // built under rules v2
 	runIndex(t, src, idx, "")
 	runIndex(t, src, idx, "")
 	var titles, prompts int
 	for _, r := range liveRows(t, idx) {
 		switch r.Type {
-		case store.TypeTitle:
+		case record.TypeTitle:
 			titles++
-			if r.Text != "Quarterly notes cleanup" || r.Role != store.TitleAI || r.Entrypoint != "cli" {
+			if r.Text != "Quarterly notes cleanup" || r.Role != record.TitleAI || r.Entrypoint != "cli" {
 				t.Errorf("title row %+v", r)
 			}
-		case store.TypeUser:
+		case record.TypeUser:
 			prompts++
 		}
 	}

@@ -3,8 +3,9 @@ package indexer
 import (
 	"errors"
 	"fmt"
-	"github.com/fsnotify/fsnotify"
 	"path/filepath"
+
+	"github.com/fsnotify/fsnotify"
 
 	"github.com/recall-dev/recall/store"
 )

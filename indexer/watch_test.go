@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 
 	"github.com/fsnotify/fsnotify"
@@ -161,7 +162,7 @@ func indexedTexts(idx string) (map[string]int, error) {
 	}
 	defer snap.Close()
 	out := map[string]int{}
-	err = snap.EachRow(func(r *store.Row) error {
+	err = snap.EachRow(func(r *record.Row) error {
 		if !snap.Dead(r.Gen) {
 			out[r.Text]++
 		}

@@ -7,7 +7,7 @@
 //
 // The running session is not indexed while it runs, but its transcript
 // is on disk: its rows, extracted as the indexer would, carry the keys
-// (store.MessageKey, and store.LegacyRowKey for an index keyed under
+// (record.MessageKey, and record.LegacyRowKey for an index keyed under
 // rule 0) that name, through the index's keys file, the generation and
 // so the session each copied message was indexed from. A chain of forks
 // copies everything from its ancestors, so one lookup finds them all.
@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -67,11 +68,11 @@ func Of(snap *store.Snapshot, path, session string, prev *State) (*State, error)
 	grew := false
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() && info.Size() > st.Offset {
 		res := transcript.Read(transcript.Work{
-			T:     transcript.Transcript{Path: path, Kind: store.KindMain, Session: session},
-			State: store.FileState{Offset: st.Offset, Lines: st.Lines, Session: session, Project: st.Project},
+			T:     transcript.Transcript{Path: path, Kind: record.KindMain, Session: session},
+			State: record.FileState{Offset: st.Offset, Lines: st.Lines, Session: session, Project: st.Project},
 		}, "", bufio.NewReaderSize(nil, 64<<10))
 		if res.Err == nil && !res.Rewritten && !res.Binary {
-			legacy := snap.M.KeyRule < store.KeyRule
+			legacy := snap.M.KeyRule < record.KeyRule
 			for i := range res.Rows {
 				r := &res.Rows[i]
 				if st.FirstPrompt == "" && r.Type == "user" && r.AgentID == "" {
@@ -85,7 +86,7 @@ func Of(snap *store.Snapshot, path, session string, prev *State) (*State, error)
 				}
 				st.Keys = append(st.Keys, r.Key)
 				if legacy {
-					st.Keys = append(st.Keys, store.LegacyRowKey(r.UUID, r.Block))
+					st.Keys = append(st.Keys, record.LegacyRowKey(r.UUID, r.Block))
 				}
 				grew = true
 			}

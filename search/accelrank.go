@@ -16,6 +16,7 @@ import (
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
 )
@@ -876,7 +877,7 @@ func (a *accel) release(read []*cachedBlock) {
 func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) confirmed {
 	var res blockResult
 	res.docFreq = make([]int, len(a.positive))
-	var f [store.NumColumns][]byte
+	var f [record.NumColumns][]byte
 	w.refs = sb.refs(w.refs[:0])
 	// At most one match per candidate, and almost every candidate
 	// matches: grown by appending, the matches (large values holding
@@ -900,11 +901,11 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 			current = b
 		}
 		lines := cb.block.lines
-		if line >= len(lines) || !store.SplitRow(lines[line], &f) {
+		if line >= len(lines) || !record.SplitRow(lines[line], &f) {
 			res.badRows++
 			continue
 		}
-		if string(f[store.ColSession]) != sb.id && store.Unescape(f[store.ColSession]) != sb.id {
+		if string(f[record.ColSession]) != sb.id && record.Unescape(f[record.ColSession]) != sb.id {
 			return confirmed{err: fmt.Errorf("%w: row %d of block %d belongs to another session than its term segment says", errSegmentDisagrees, line, b)}
 		}
 		res.rows++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
 )
@@ -88,7 +89,7 @@ func rowsOfBlock(t *testing.T, snap *store.Snapshot, i int) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
-		if r, err := store.ParseRow([]byte(line)); err == nil {
+		if r, err := record.ParseRow([]byte(line)); err == nil {
 			out = append(out, rowPlace(r.Source, r.Line))
 		}
 	}

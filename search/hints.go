@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -16,13 +17,13 @@ import (
 func NoMatchHints(m *store.Manifest, p Params, req Request) []string {
 	var hints []string
 	files := m.SessionFiles()
-	if len(req.Projects) > 0 && !anySession(files, func(_ string, f *store.FileState) bool { return projectMatches(f.Project, req.Projects) }) {
+	if len(req.Projects) > 0 && !anySession(files, func(_ string, f *record.FileState) bool { return projectMatches(f.Project, req.Projects) }) {
 		hints = append(hints, fmt.Sprintf("no indexed session is in project %s (`recall sessions` lists them)", orList(p.Projects, req.Projects)))
 	}
 	if len(req.Sessions) > 0 {
-		matches := func(id string, _ *store.FileState) bool {
+		matches := func(id string, _ *record.FileState) bool {
 			for _, s := range req.Sessions {
-				if store.SessionHasPrefix(id, s) {
+				if record.SessionHasPrefix(id, s) {
 					return true
 				}
 			}
@@ -31,14 +32,14 @@ func NoMatchHints(m *store.Manifest, p Params, req Request) []string {
 		switch {
 		case !anySession(files, matches):
 			hints = append(hints, fmt.Sprintf("no indexed session id starts with %s (`recall sessions` lists them)", strings.Join(req.Sessions, " or ")))
-		case req.CurrentSession != "" && !anySession(files, func(id string, f *store.FileState) bool { return id != req.CurrentSession && matches(id, f) }):
+		case req.CurrentSession != "" && !anySession(files, func(id string, f *record.FileState) bool { return id != req.CurrentSession && matches(id, f) }):
 			hints = append(hints, fmt.Sprintf("--session %s is the current session, which searches never show", strings.Join(req.Sessions, " ")))
 		}
 	}
 	return hints
 }
 
-func anySession(files map[string][]*store.FileState, ok func(id string, f *store.FileState) bool) bool {
+func anySession(files map[string][]*record.FileState, ok func(id string, f *record.FileState) bool) bool {
 	for id, fs := range files {
 		for _, f := range fs {
 			if ok(id, f) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // TestRowTimeIsTimeParse: a row's time is the value time.Parse gives,
@@ -34,12 +34,12 @@ func TestInternColumnIsUnescape(t *testing.T) {
 	w := &blockWorker{strs: map[string]interned{}}
 	values := []string{"a", "a", "b\\tc", "b\\tc", "", "a", "/p/x.jsonl", "", "", "b\\tc", "a"}
 	for i, v := range values {
-		for _, c := range []int{store.ColSession, store.ColSource} {
-			if got, want := w.internColumn(c, []byte(v)), store.Unescape([]byte(v)); got != want {
+		for _, c := range []int{record.ColSession, record.ColSource} {
+			if got, want := w.internColumn(c, []byte(v)), record.Unescape([]byte(v)); got != want {
 				t.Fatalf("value %d, column %d: %q, want %q", i, c, got, want)
 			}
 		}
-		if got, want := w.internColumn(store.ColProject, []byte(values[len(values)-1-i])), store.Unescape([]byte(values[len(values)-1-i])); got != want {
+		if got, want := w.internColumn(record.ColProject, []byte(values[len(values)-1-i])), record.Unescape([]byte(values[len(values)-1-i])); got != want {
 			t.Fatalf("value %d, project: %q, want %q", i, got, want)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -414,7 +415,7 @@ func (f *rowFilter) blockMaySession(b *store.Block) bool {
 	}
 	for _, s := range f.req.Sessions {
 		// An id written with \x escapes may be of an older index that
-		// holds the raw bytes (store.SessionIDOf): no Bloom test.
+		// holds the raw bytes (record.SessionIDOf): no Bloom test.
 		if len(s) < fullSessionIDLen || strings.Contains(s, `\`) || b.MaySession(s) {
 			return true
 		}
@@ -431,7 +432,7 @@ func (f *rowFilter) sessionMatches(id string) bool {
 		return true
 	}
 	for _, s := range f.req.Sessions {
-		if store.SessionHasPrefix(id, s) {
+		if record.SessionHasPrefix(id, s) {
 			return true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -128,7 +129,7 @@ type Shown struct {
 
 // ShownMessage is one message of a Shown session.
 type ShownMessage struct {
-	store.Row
+	record.Row
 	Time       time.Time   // zero when the row's time does not parse
 	Hit        bool        // the message asked for (by line or query)
 	Highlights []rank.Span // byte ranges of Text matching the query
@@ -177,16 +178,16 @@ func Show(snap *store.Snapshot, m *store.Manifest, req ShowRequest) (*Shown, err
 
 // splitTitles takes a session's title rows out of its messages and
 // returns the title they name: the latest of the strongest kind
-// (store.TitleRank), "" if none.
-func splitTitles(rows []store.Row) ([]store.Row, string) {
+// (record.TitleRank), "" if none.
+func splitTitles(rows []record.Row) ([]record.Row, string) {
 	msgs := rows[:0:0]
 	title, best := "", 0
 	for _, r := range rows {
-		if r.Type != store.TypeTitle {
+		if r.Type != record.TypeTitle {
 			msgs = append(msgs, r)
 			continue
 		}
-		if rank := store.TitleRank(r.Role); rank >= best && rank > 0 {
+		if rank := record.TitleRank(r.Role); rank >= best && rank > 0 {
 			title, best = r.Text, rank
 		}
 	}
@@ -194,7 +195,7 @@ func splitTitles(rows []store.Row) ([]store.Row, string) {
 }
 
 // allHeadless reports whether every row is from a headless run.
-func allHeadless(rows []store.Row) bool {
+func allHeadless(rows []record.Row) bool {
 	for i := range rows {
 		if !rows[i].Headless() {
 			return false
@@ -256,8 +257,8 @@ func readWarnings(r *store.SessionRead) []error {
 // transcript's rows stay in file order (timestamps can go backwards
 // inside a transcript), and the transcripts (the main one, subagents) are
 // merged by time, so a subagent's messages sit where they happened.
-func sessionOrder(rows []store.Row) []store.Row {
-	var groups [][]store.Row
+func sessionOrder(rows []record.Row) []record.Row {
+	var groups [][]record.Row
 	at := map[string]int{}
 	for _, r := range rows {
 		g, ok := at[r.Source]
@@ -268,7 +269,7 @@ func sessionOrder(rows []store.Row) []store.Row {
 		}
 		groups[g] = append(groups[g], r)
 	}
-	out := make([]store.Row, 0, len(rows))
+	out := make([]record.Row, 0, len(rows))
 	next := make([]int, len(groups))
 	for len(out) < len(rows) {
 		best := -1
@@ -289,7 +290,7 @@ func sessionOrder(rows []store.Row) []store.Row {
 // mainTranscript names the session's main transcript and whether it is
 // still on disk (the manifest says whether it was gone at the last index
 // run; a stat says whether it is gone now).
-func mainTranscript(m *store.Manifest, id string, rows []store.Row) (string, bool) {
+func mainTranscript(m *store.Manifest, id string, rows []record.Row) (string, bool) {
 	if files := m.SessionFiles()[id]; len(files) > 0 {
 		return files[0].Path, !files[0].Gone && exists(files[0].Path)
 	}

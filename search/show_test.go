@@ -3,16 +3,16 @@ package search
 import (
 	"testing"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // A session reads in conversation order: each transcript in file order,
 // even where its timestamps go backwards, subagents merged in by time.
 func TestSessionOrder(t *testing.T) {
-	row := func(source string, line int, ts string) store.Row {
-		return store.Row{Source: source, Line: line, Timestamp: ts}
+	row := func(source string, line int, ts string) record.Row {
+		return record.Row{Source: source, Line: line, Timestamp: ts}
 	}
-	in := []store.Row{
+	in := []record.Row{
 		row("main", 1, "2026-03-01T10:00:00.000Z"),
 		row("main", 2, "2026-03-01T10:05:00.000Z"),
 		row("main", 3, "2026-03-01T10:04:59.000Z"), // written out of order: stays after line 2

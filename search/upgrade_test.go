@@ -7,6 +7,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -149,7 +150,7 @@ func liveRowTexts(t *testing.T, dir string) map[string]int {
 	}
 	defer snap.Close()
 	out := map[string]int{}
-	err = snap.EachRow(func(r *store.Row) error {
+	err = snap.EachRow(func(r *record.Row) error {
 		if !snap.Dead(r.Gen) {
 			r.Gen = 0 // a rebuild keeps generations; count rows by content
 			out[string(r.AppendTSV(nil))]++

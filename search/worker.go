@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -25,12 +26,12 @@ type blockWorker struct {
 	scratch []byte
 	text    []byte
 	spans   []filter.Span
-	strs    map[string]interned        // interned session ids, projects, sources, types, by their column bytes
-	last    [store.NumColumns]interned // per column, the value interned last
-	refs    []candRef                  // the candidates of the session being confirmed
-	read    []*cachedBlock             // the blocks it acquired, to release
-	rowHits []rank.Hit                 // the hits of the row being confirmed
-	kept    arenas                     // what confirmed matches keep of their rows
+	strs    map[string]interned         // interned session ids, projects, sources, types, by their column bytes
+	last    [record.NumColumns]interned // per column, the value interned last
+	refs    []candRef                   // the candidates of the session being confirmed
+	read    []*cachedBlock              // the blocks it acquired, to release
+	rowHits []rank.Hit                  // the hits of the row being confirmed
+	kept    arenas                      // what confirmed matches keep of their rows
 }
 
 type blockResult struct {
@@ -59,12 +60,12 @@ func (w *blockWorker) process(block int) blockResult {
 		res.err = err
 		return res
 	}
-	var f [store.NumColumns][]byte
+	var f [record.NumColumns][]byte
 	raw := w.raw
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
-		if !store.SplitRow(line, &f) {
+		if !record.SplitRow(line, &f) {
 			res.badRows++
 			continue
 		}
@@ -75,11 +76,11 @@ func (w *blockWorker) process(block int) blockResult {
 }
 
 // scanRow applies the query and the filters to one row.
-func (w *blockWorker) scanRow(f *[store.NumColumns][]byte, line []byte, res *blockResult) {
-	if gen, _ := strconv.ParseUint(string(f[store.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
+func (w *blockWorker) scanRow(f *[record.NumColumns][]byte, line []byte, res *blockResult) {
+	if gen, _ := strconv.ParseUint(string(f[record.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
 		return
 	}
-	text := w.unescapedText(f[store.ColText])
+	text := w.unescapedText(f[record.ColText])
 	positive, excluded := w.s.q.TermHits(text)
 	w.countDocFreq(text, positive, res.docFreq)
 	if positive == 0 && !excluded {
@@ -124,11 +125,11 @@ func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
 // term t the index may find in the row: one it does not is not looked
 // for, since the index counts every token that can hold a match of a
 // term (the candidate pass trusts the same for --require).
-func (w *blockWorker) confirmRow(f *[store.NumColumns][]byte, res *blockResult, held uint64) {
-	if gen, _ := strconv.ParseUint(string(f[store.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
+func (w *blockWorker) confirmRow(f *[record.NumColumns][]byte, res *blockResult, held uint64) {
+	if gen, _ := strconv.ParseUint(string(f[record.ColGen]), 10, 32); w.s.snap.Dead(uint32(gen)) {
 		return
 	}
-	text := w.unescapedText(f[store.ColText])
+	text := w.unescapedText(f[record.ColText])
 	var positive uint64
 	hits := w.rowHits[:0]
 	for ti, t := range w.s.terms {
@@ -206,23 +207,23 @@ func (k *arenas) hits(hits []rank.Hit) []rank.Hit {
 
 // newMatch builds the rank message of a matched row: only the text is
 // copied; the columns that repeat from row to row are interned.
-func (w *blockWorker) newMatch(f *[store.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
+func (w *blockWorker) newMatch(f *[record.NumColumns][]byte, text []byte, positive uint64, excluded bool) match {
 	return w.matchWithHits(f, string(text), positive, excluded, w.hits(text, positive))
 }
 
 // matchWithHits is newMatch with the row's text copied and its hits
 // found.
-func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text string, positive uint64, excluded bool, hits []rank.Hit) match {
-	lineNo, _ := strconv.Atoi(string(f[store.ColLine]))
-	ordinal, _ := strconv.Atoi(string(f[store.ColOrdinal]))
+func (w *blockWorker) matchWithHits(f *[record.NumColumns][]byte, text string, positive uint64, excluded bool, hits []rank.Hit) match {
+	lineNo, _ := strconv.Atoi(string(f[record.ColLine]))
+	ordinal, _ := strconv.Atoi(string(f[record.ColOrdinal]))
 	return match{
 		msg: rank.Message{
-			Session:   w.internColumn(store.ColSession, f[store.ColSession]),
-			Project:   w.internColumn(store.ColProject, f[store.ColProject]),
-			Type:      w.internColumn(store.ColType, f[store.ColType]),
-			Timestamp: rowTime(f[store.ColTimestamp]),
+			Session:   w.internColumn(record.ColSession, f[record.ColSession]),
+			Project:   w.internColumn(record.ColProject, f[record.ColProject]),
+			Type:      w.internColumn(record.ColType, f[record.ColType]),
+			Timestamp: rowTime(f[record.ColTimestamp]),
 			Text:      text,
-			Source:    w.internColumn(store.ColSource, f[store.ColSource]),
+			Source:    w.internColumn(record.ColSource, f[record.ColSource]),
 			Line:      lineNo,
 			Hits:      hits,
 		},
@@ -234,9 +235,9 @@ func (w *blockWorker) matchWithHits(f *[store.NumColumns][]byte, text string, po
 
 // rowTime reads a row's timestamp as time.Parse(time.RFC3339Nano) does
 // (the zero time when it fails): the form Claude Code writes is read by
-// store.CanonicalTimestamp, whose milliseconds make the same UTC time.
+// record.CanonicalTimestamp, whose milliseconds make the same UTC time.
 func rowTime(col []byte) time.Time {
-	if ms, ok := store.CanonicalTimestamp(col); ok {
+	if ms, ok := record.CanonicalTimestamp(col); ok {
 		return time.UnixMilli(ms).UTC()
 	}
 	t, _ := time.Parse(time.RFC3339Nano, string(col))
@@ -281,7 +282,7 @@ func (w *blockWorker) internValue(col []byte) interned {
 	if v, ok := w.strs[string(col)]; ok {
 		return v
 	}
-	v := interned{raw: string(col), s: store.Unescape(col)}
+	v := interned{raw: string(col), s: record.Unescape(col)}
 	w.strs[v.raw] = v
 	return v
 }
@@ -299,23 +300,23 @@ func (w *blockWorker) internColumn(c int, col []byte) string {
 }
 
 // passes applies the non-text filters to a row.
-func (w *blockWorker) passes(f *[store.NumColumns][]byte) bool {
+func (w *blockWorker) passes(f *[record.NumColumns][]byte) bool {
 	rf := &w.s.filter
-	session := w.internColumn(store.ColSession, f[store.ColSession]) // unescaped: an id may hold a backslash (store.SessionIDOf)
+	session := w.internColumn(record.ColSession, f[record.ColSession]) // unescaped: an id may hold a backslash (record.SessionIDOf)
 	if rf.excluded != nil && rf.excluded[session] {
 		return false
 	}
 	if !rf.sessionMatches(session) {
 		return false
 	}
-	if rf.types != nil && !rf.types[string(f[store.ColType])] {
+	if rf.types != nil && !rf.types[string(f[record.ColType])] {
 		return false
 	}
-	if rf.headless && textrules.IsHeadlessEntrypoint(string(f[store.ColEntrypoint])) {
+	if rf.headless && textrules.IsHeadlessEntrypoint(string(f[record.ColEntrypoint])) {
 		return false
 	}
 	if rf.since != 0 || rf.until != 0 {
-		t, err := time.Parse(time.RFC3339Nano, string(f[store.ColTimestamp]))
+		t, err := time.Parse(time.RFC3339Nano, string(f[record.ColTimestamp]))
 		if err != nil {
 			return false
 		}
@@ -327,7 +328,7 @@ func (w *blockWorker) passes(f *[store.NumColumns][]byte) bool {
 	if len(w.s.req.Projects) == 0 {
 		return true
 	}
-	return projectMatches(w.intern(f[store.ColProject]), w.s.req.Projects)
+	return projectMatches(w.intern(f[record.ColProject]), w.s.req.Projects)
 }
 
 // unescapedText returns the text column as matched: escapes undone, in a
@@ -336,6 +337,6 @@ func (w *blockWorker) unescapedText(col []byte) []byte {
 	if bytes.IndexByte(col, '\\') < 0 {
 		return col
 	}
-	w.text = store.UnescapeAppend(w.text[:0], col)
+	w.text = record.UnescapeAppend(w.text[:0], col)
 	return w.text
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // Block describes one zstd frame of the rows file: where it is, what time
@@ -26,13 +28,13 @@ type Block struct {
 // typeBit maps a row type to its bit in Block.Types.
 func typeBit(t string) uint8 {
 	switch t {
-	case TypeUser:
+	case record.TypeUser:
 		return 1
-	case TypeAssistant:
+	case record.TypeAssistant:
 		return 2
-	case TypeTool:
+	case record.TypeTool:
 		return 4
-	case TypeAgent:
+	case record.TypeAgent:
 		return 8
 	}
 	return 16

@@ -4,13 +4,15 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 func TestBlockRecordRoundTrip(t *testing.T) {
 	b := newBlockBuilder(blockBuf{})
-	rows := []Row{
-		{Session: "s1", Project: "/p1", Type: TypeUser, Timestamp: "2026-03-01T10:00:00.000Z", Text: "How do we rotate the JWT signing key?"},
-		{Session: "s2", Project: "/p2", Type: TypeTool, Timestamp: "2026-02-01T10:00:00.000Z", Text: "Edit: /src/pricing.ts"},
+	rows := []record.Row{
+		{Session: "s1", Project: "/p1", Type: record.TypeUser, Timestamp: "2026-03-01T10:00:00.000Z", Text: "How do we rotate the JWT signing key?"},
+		{Session: "s2", Project: "/p2", Type: record.TypeTool, Timestamp: "2026-02-01T10:00:00.000Z", Text: "Edit: /src/pricing.ts"},
 	}
 	for i := range rows {
 		b.add(&rows[i])
@@ -29,14 +31,14 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 	if !got.MaySession("s1") || !got.MaySession("s2") {
 		t.Error("session or project filter lost a member")
 	}
-	if !got.HasType(TypeUser) || !got.HasType(TypeTool) || got.HasType(TypeAgent) {
+	if !got.HasType(record.TypeUser) || !got.HasType(record.TypeTool) || got.HasType(record.TypeAgent) {
 		t.Errorf("types = %b", got.Types)
 	}
 }
 
 func TestBlockRecordDetectsCorruption(t *testing.T) {
 	b := newBlockBuilder(blockBuf{})
-	b.add(&Row{Session: "s", Text: "some text here"})
+	b.add(&record.Row{Session: "s", Text: "some text here"})
 	meta := finishBlock(&b, 0, 1)
 	rec := meta.appendRecord(nil)
 	for _, cut := range []int{0, 3, len(rec) - 1} {
@@ -54,7 +56,7 @@ func TestBlockRecordDetectsCorruption(t *testing.T) {
 // block record; it must still parse, and be ignored.
 func TestBlockRecordWithTrigramFilterParses(t *testing.T) {
 	b := newBlockBuilder(blockBuf{})
-	b.add(&Row{Session: "s", Text: "some text here"})
+	b.add(&record.Row{Session: "s", Text: "some text here"})
 	meta := finishBlock(&b, 7, 9)
 	payload := []byte{}
 	rec := meta.appendRecord(nil)

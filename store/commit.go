@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/record"
 )
 
 // A commit in the background: StartCommit makes the rows appended so far
@@ -155,8 +156,8 @@ func (m *Manifest) snapshot(final bool) *Manifest {
 	m.loadAll()
 	c := *m
 	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
-	states := make([]FileState, 0, len(m.Files))
-	c.Files = make(map[string]*FileState, len(m.Files))
+	states := make([]record.FileState, 0, len(m.Files))
+	c.Files = make(map[string]*record.FileState, len(m.Files))
 	for k, v := range m.Files {
 		states = append(states, *v)
 		c.Files[k] = &states[len(states)-1]

@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // commitRow is row i of the commit tests, from transcript path.
-func commitRow(path string, i int) Row {
-	return Row{Session: "s", Timestamp: "2026-01-01T00:00:00.000Z", Type: "user", Text: fmt.Sprintf("row %d of %s about the scheduler", i, path),
+func commitRow(path string, i int) record.Row {
+	return record.Row{Session: "s", Timestamp: "2026-01-01T00:00:00.000Z", Type: "user", Text: fmt.Sprintf("row %d of %s about the scheduler", i, path),
 		Source: path, Line: i, Gen: 1, Ordinal: i}
 }
 
@@ -19,7 +21,7 @@ func addCommitRows(t *testing.T, w *RowsWriter, m *Manifest, path string, n int)
 	t.Helper()
 	st := m.Files[path]
 	if st == nil {
-		st = &FileState{Path: path, Gen: 1, Kind: KindMain, Verdict: VerdictIndexed, Session: "s"}
+		st = &record.FileState{Path: path, Gen: 1, Kind: record.KindMain, Verdict: record.VerdictIndexed, Session: "s"}
 		m.Files[path] = st
 	}
 	for range n {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // TestDiscardUncommitted: rows written and synced but never committed
@@ -17,7 +19,7 @@ func TestDiscardUncommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a committed row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
+	row := record.Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a committed row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
 	if err := w.Add(&row, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestDiscardFirstRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "an uncommitted row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
+	row := record.Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "an uncommitted row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
 	if err := w.Add(&row, 1); err != nil {
 		t.Fatal(err)
 	}

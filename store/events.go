@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -28,8 +29,8 @@ type Event struct {
 
 // noteEvent appends r to the events file if it is a recall event, or a
 // session title (titles.go).
-func (w *RowsWriter) noteEvent(r *Row) error {
-	if r.Type == TypeTitle {
+func (w *RowsWriter) noteEvent(r *record.Row) error {
+	if r.Type == record.TypeTitle {
 		return w.appendEvents(appendTitleLine(nil, r))
 	}
 	words, ok := textrules.DetectRecallEvent(r.Role, r.Text)
@@ -52,7 +53,7 @@ func (w *RowsWriter) appendEvents(b []byte) error {
 
 // appendEventLine appends the events-file line of row r, a recall event
 // that recalled words.
-func appendEventLine(b []byte, r *Row, words []string) []byte {
+func appendEventLine(b []byte, r *record.Row, words []string) []byte {
 	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
 		strconv.FormatUint(uint64(r.Gen), 10), strings.Join(words, " ")} {
 		if i > 0 {
@@ -149,7 +150,7 @@ func (s *Snapshot) groupEventLines() {
 		}
 		id := string(session)
 		if bytes.IndexByte(session, '\\') >= 0 {
-			id = Unescape(session)
+			id = record.Unescape(session)
 		}
 		s.eventLines[id] = append(s.eventLines[id], line)
 	}
@@ -197,8 +198,8 @@ func (s *Snapshot) readEventsFile() ([]byte, error) {
 // does, and returns them as events-file lines.
 func (s *Snapshot) eventsFromRows() ([]byte, error) {
 	var b []byte
-	err := s.EachRow(func(r *Row) error {
-		if r.Type == TypeTitle {
+	err := s.EachRow(func(r *record.Row) error {
+		if r.Type == record.TypeTitle {
 			return nil
 		}
 		if words, ok := textrules.DetectRecallEvent(r.Role, r.Text); ok {
@@ -221,7 +222,7 @@ func wantedSession(sessions map[string]bool, line []byte) bool {
 	if bytes.IndexByte(line, '\\') < 0 {
 		return sessions[string(line)]
 	}
-	return sessions[Unescape(line)]
+	return sessions[record.Unescape(line)]
 }
 
 func parseEvent(line []byte) (Event, bool) {
@@ -235,10 +236,10 @@ func parseEvent(line []byte) (Event, bool) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return Event{}, false
 	}
-	t, _ := time.Parse(time.RFC3339Nano, Unescape(f[1]))
-	e := Event{Session: Unescape(f[0]), Gen: uint32(gen)}
-	e.Time, e.Source, e.Line, e.Ordinal = t, Unescape(f[2]), lineNo, ordinal
-	if words := Unescape(f[6]); words != "" {
+	t, _ := time.Parse(time.RFC3339Nano, record.Unescape(f[1]))
+	e := Event{Session: record.Unescape(f[0]), Gen: uint32(gen)}
+	e.Time, e.Source, e.Line, e.Ordinal = t, record.Unescape(f[2]), lineNo, ordinal
+	if words := record.Unescape(f[6]); words != "" {
 		e.Words = strings.Fields(words)
 	}
 	return e, true

@@ -19,6 +19,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/record"
 )
 
 // The tombstone: what `recall forget` removed stays removed. The rows a
@@ -68,7 +69,7 @@ func (h Hash) zero() bool { return h == Hash{} }
 type Seal struct {
 	Offset int64
 	Lines  int
-	Tail   Fingerprint
+	Tail   record.Fingerprint
 }
 
 // ForgetRule is one forget. Zero Session, Project or Before match any.
@@ -359,10 +360,10 @@ func (f *Filter) selects(r *ForgetRule, session, project string) bool {
 // MatchRow reports whether a rule in force forgets row: it selects the
 // row's session, project and time, or the row is a copy of a message a
 // rule forgot.
-func (f *Filter) MatchRow(row *Row) bool { return f.RuleOf(row) != nil }
+func (f *Filter) MatchRow(row *record.Row) bool { return f.RuleOf(row) != nil }
 
 // RuleOf returns the rule in force that forgets row, nil for none.
-func (f *Filter) RuleOf(row *Row) *ForgetRule {
+func (f *Filter) RuleOf(row *record.Row) *ForgetRule {
 	if f == nil {
 		return nil
 	}
@@ -382,7 +383,7 @@ func (f *Filter) RuleOf(row *Row) *ForgetRule {
 		if r.Before == 0 {
 			return r
 		}
-		if t, ok := ParseTimestamp(row.Timestamp); ok && t < r.Before {
+		if t, ok := record.ParseTimestamp(row.Timestamp); ok && t < r.Before {
 			return r
 		}
 	}
@@ -600,7 +601,7 @@ func (t *Tombstone) parseLine(f []string) error {
 				return err
 			}
 		}
-		r.Seals[h] = Seal{Offset: v[0], Lines: int(v[1]), Tail: Fingerprint{CRC: uint32(v[2]), Len: int32(v[3])}}
+		r.Seals[h] = Seal{Offset: v[0], Lines: int(v[1]), Tail: record.Fingerprint{CRC: uint32(v[2]), Len: int32(v[3])}}
 	case "touched":
 		r, err := ruleAt(1)
 		if err != nil {
@@ -638,17 +639,10 @@ func (t *Tombstone) parseLine(f []string) error {
 type MessageRows map[string][]string
 
 // Add notes a row.
-func (mr MessageRows) Add(r *Row) {
+func (mr MessageRows) Add(r *record.Row) {
 	if r.UUID != "" {
 		mr[r.UUID] = append(mr[r.UUID], r.Text)
 	}
-}
-
-// RowKeys are the keys a row of message uuid with text can have had at
-// content block position block, under each key rule (keyset.go): the one
-// place beside it that knows how a key is made.
-func RowKeys(uuid, text string, block int) []uint64 {
-	return []uint64{LegacyRowKey(uuid, block), MessageKey(uuid, block, text)}
 }
 
 // ForgottenKeys returns the keys, among the key records of generations
@@ -690,7 +684,7 @@ func messageKeys(recs []byte, gens map[uint32]bool, rows MessageRows) map[uint64
 	for u, texts := range rows {
 		for _, text := range texts {
 			for block := range 256 {
-				for _, k := range RowKeys(u, text, block) {
+				for _, k := range record.RowKeys(u, text, block) {
 					if present[k] {
 						out[k] = true
 					}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/record"
 )
 
 // The manifest journal: a commit that changed a few transcripts appends
@@ -257,7 +258,7 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 		if was, ok := m.base[path]; ok && was == m.committedOf(st) {
 			continue
 		}
-		line = st.appendLine(line[:0])
+		line = appendFileLine(line[:0], st)
 		size += len(line)
 		if m.journalEnd+int64(recordHeaderSize+size) > journalLimit {
 			return nil, false
@@ -266,7 +267,7 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 	}
 	slices.Sort(changed)
 	for _, path := range changed {
-		payload = m.Files[path].appendLine(payload)
+		payload = appendFileLine(payload, m.Files[path])
 	}
 	return appendRecord(nil, payload), true
 }
@@ -451,7 +452,7 @@ func (m *Manifest) appendFileLines(b []byte) []byte {
 		if len(b) == start {
 			first = path
 		}
-		b = m.Files[path].appendLine(b)
+		b = appendFileLine(b, m.Files[path])
 		if len(b)-start >= checkpointChunk {
 			closeChunk()
 		}
@@ -664,7 +665,7 @@ func (l *lazyFiles) chunk(i int) []byte {
 // find returns the state of path in the checkpoint: the chunk whose
 // first path is the last at or before it, then a binary search over its
 // lines (the path is a line's last field).
-func (l *lazyFiles) find(path string) *FileState {
+func (l *lazyFiles) find(path string) *record.FileState {
 	i := sort.Search(len(l.chunks), func(i int) bool { return l.chunks[i].first > path }) - 1
 	if i < 0 {
 		return nil
@@ -682,7 +683,7 @@ func (l *lazyFiles) find(path string) *FileState {
 
 // parseLine parses a file line of the checkpoint; nil, with err set, if
 // it is not one.
-func (l *lazyFiles) parseLine(line []byte) *FileState {
+func (l *lazyFiles) parseLine(line []byte) *record.FileState {
 	if !bytes.HasPrefix(line, []byte("file\t")) {
 		l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrManifestDamaged, ManifestName)
 		return nil
@@ -699,9 +700,9 @@ func (l *lazyFiles) parseLine(line []byte) *FileState {
 // under returns the states of the checkpoint's paths that start with
 // prefix. Sorted, they sit together: the chunks from the last one
 // starting at or before prefix to the last one starting with it.
-func (l *lazyFiles) under(prefix string) []*FileState {
+func (l *lazyFiles) under(prefix string) []*record.FileState {
 	from := max(sort.Search(len(l.chunks), func(i int) bool { return l.chunks[i].first > prefix })-1, 0)
-	var out []*FileState
+	var out []*record.FileState
 	for i := from; i < len(l.chunks); i++ {
 		if c := l.chunks[i]; c.first > prefix && !strings.HasPrefix(c.first, prefix) {
 			break // sorted: this chunk and those after start past every path under prefix
@@ -746,7 +747,7 @@ func findLine(lines []byte, path string) []byte {
 		p := line[bytes.LastIndexByte(line, '\t')+1:]
 		var c int
 		if bytes.IndexByte(p, '\\') >= 0 {
-			c = strings.Compare(Unescape(p), path)
+			c = strings.Compare(record.Unescape(p), path)
 		} else {
 			c = bytes.Compare(p, []byte(path))
 		}
@@ -766,7 +767,7 @@ func findLine(lines []byte, path string) []byte {
 // not read yet; nil if the manifest holds no such path. A chunk that
 // fails its checks makes Err say so; the run must not commit (Commit
 // refuses).
-func (m *Manifest) File(path string) *FileState {
+func (m *Manifest) File(path string) *record.FileState {
 	if st, ok := m.Files[path]; ok || m.files == nil {
 		return st
 	}
@@ -804,7 +805,7 @@ func (m *Manifest) Partial() bool { return m.files != nil }
 // (where the caller picks them out, with those the journal or this run
 // added): a quick run that lists a changed project folder needs that
 // folder's entries, not every transcript's. Damage makes Err say so.
-func (m *Manifest) LoadUnder(prefix string) map[string]*FileState {
+func (m *Manifest) LoadUnder(prefix string) map[string]*record.FileState {
 	l := m.files
 	if l == nil || l.err != nil {
 		return m.Files
@@ -824,7 +825,7 @@ func (m *Manifest) LoadUnder(prefix string) map[string]*FileState {
 // LoadAll reads every file line, so Files holds every path, and returns
 // Files. The paths read or changed so far keep their state. The
 // checkpoint is read whole and checked whole; damage makes Err say so.
-func (m *Manifest) LoadAll() map[string]*FileState {
+func (m *Manifest) LoadAll() map[string]*record.FileState {
 	m.loadAll()
 	return m.Files
 }

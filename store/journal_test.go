@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // journaledIndex commits sampleManifest as a checkpoint, then three
@@ -33,7 +35,7 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 		m.RowsBytes += 1000
 		m.Excluded["noise"] = int64(i + 1)
 		if i == 1 {
-			added := &FileState{Path: "/new/" + fmt.Sprint(i) + ".jsonl", Gen: 99, Kind: KindMain, Verdict: VerdictIndexed}
+			added := &record.FileState{Path: "/new/" + fmt.Sprint(i) + ".jsonl", Gen: 99, Kind: record.KindMain, Verdict: record.VerdictIndexed}
 			m.Files[added.Path] = added
 		}
 		must(t, CommitManifest(dir, m))
@@ -116,7 +118,7 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 			p = fmt.Sprintf("/p/%04d/tab\there\\%d.jsonl", i, i)
 		}
 		paths = append(paths, p)
-		m.Files[p] = &FileState{Path: p, Gen: uint32(i + 1), Kind: KindMain, Verdict: VerdictIndexed, Size: int64(i)}
+		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed, Size: int64(i)}
 	}
 	must(t, CommitManifest(dir, m))
 	open, err := OpenManifest(dir)
@@ -144,7 +146,7 @@ func TestDamagedCheckpointChunk(t *testing.T) {
 	m := NewManifest()
 	for i := range 3000 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
-		m.Files[p] = &FileState{Path: p, Gen: uint32(i + 1), Kind: KindMain, Verdict: VerdictIndexed}
+		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	must(t, CommitManifest(dir, m))
 	open, err := OpenManifest(dir)
@@ -363,7 +365,7 @@ func TestJournalIsBounded(t *testing.T) {
 		m.RowsBytes++
 		for k := range 5 {
 			p := fmt.Sprintf("/p/%04d/%s.jsonl", i, bytes.Repeat([]byte{'a' + byte(k)}, 100))
-			m.Files[p] = &FileState{Path: p, Gen: uint32(i), Kind: KindMain, Verdict: VerdictIndexed}
+			m.Files[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 		}
 		must(t, CommitManifest(dir, m))
 		if m.Epoch != epoch {
@@ -434,7 +436,7 @@ func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 		if i%11 == 0 {
 			p = fmt.Sprintf("/p/%03d-other/%04d.jsonl", i/40, i) // shares the folder's name as a prefix
 		}
-		m.Files[p] = &FileState{Path: p, Gen: uint32(i + 1), Kind: KindMain, Verdict: VerdictIndexed}
+		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	must(t, CommitManifest(dir, m))
 	whole := mustRead(t, dir)
@@ -444,13 +446,13 @@ func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 		if n := len(open.files.chunks); n < 3 {
 			t.Fatalf("%d chunks: the test wants several", n)
 		}
-		got := map[string]FileState{}
+		got := map[string]record.FileState{}
 		for p, st := range open.LoadUnder(prefix) {
 			if strings.HasPrefix(p, prefix) {
 				got[p] = *st
 			}
 		}
-		want := map[string]FileState{}
+		want := map[string]record.FileState{}
 		for p, st := range whole.Files {
 			if strings.HasPrefix(p, prefix) {
 				want[p] = *st

@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/binary"
 	"hash/maphash"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // committedState is what the journal compares a file's state with: the
@@ -17,7 +19,7 @@ import (
 type committedState struct {
 	gen     uint32
 	gone    bool
-	tail    Fingerprint
+	tail    record.Fingerprint
 	dev     uint64
 	ino     uint64
 	size    int64
@@ -29,7 +31,7 @@ type committedState struct {
 }
 
 // committedOf is st as the base keeps it.
-func (m *Manifest) committedOf(st *FileState) committedState {
+func (m *Manifest) committedOf(st *record.FileState) committedState {
 	if m.baseSeed == (maphash.Seed{}) {
 		m.baseSeed = maphash.MakeSeed()
 	}

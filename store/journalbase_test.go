@@ -3,6 +3,8 @@ package store
 import (
 	"reflect"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // TestCommittedStateSeesEveryField: the journal writes a file whose state
@@ -12,13 +14,13 @@ import (
 // FileState and not to committedState fails here.
 func TestCommittedStateSeesEveryField(t *testing.T) {
 	m := NewManifest()
-	st := FileState{Path: "/p/a.jsonl", Gen: 3, Dev: 1, Ino: 2, Size: 300, MtimeNs: 4, Offset: 300, Lines: 5, Rows: 6,
-		Session: "s", Project: "p", Kind: KindMain, Agent: "a", Verdict: VerdictIndexed, Tail: Fingerprint{CRC: 7, Len: 8}}
+	st := record.FileState{Path: "/p/a.jsonl", Gen: 3, Dev: 1, Ino: 2, Size: 300, MtimeNs: 4, Offset: 300, Lines: 5, Rows: 6,
+		Session: "s", Project: "p", Kind: record.KindMain, Agent: "a", Verdict: record.VerdictIndexed, Tail: record.Fingerprint{CRC: 7, Len: 8}}
 	was := m.committedOf(&st)
 	if again := st; m.committedOf(&again) != was {
 		t.Fatal("an equal state gives another committed state")
 	}
-	typ := reflect.TypeFor[FileState]()
+	typ := reflect.TypeFor[record.FileState]()
 	for i := range typ.NumField() {
 		changed := st
 		changeValue(t, reflect.ValueOf(&changed).Elem().Field(i), typ.Field(i).Name)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -36,48 +37,6 @@ const ManifestName = "manifest-v3.tsv"
 const ManifestVersion = 3
 
 func manifestName(format int) string { return fmt.Sprintf("manifest-v%d.tsv", format) }
-
-// FileState is what the manifest remembers of one transcript.
-type FileState struct {
-	Path    string
-	Gen     uint32 // generation: rows carry it; a replaced file gets a new one
-	Dev     uint64
-	Ino     uint64
-	Size    int64 // size when last read
-	MtimeNs int64
-	Offset  int64 // bytes consumed: always just after a '\n'
-	Lines   int   // lines consumed
-	Rows    int64 // rows indexed from this generation
-	Session string
-	Project string
-	Kind    string // main, subagent or agent (older project-level layout)
-	Agent   string
-	Verdict string // indexed or fork
-	Gone    bool   // deleted from disk; its rows are kept
-	// Tail is a fingerprint of the last bytes consumed (format 2 on):
-	// a transcript rewritten in place (same inode, any size) no longer
-	// matches it and is read again as a new generation.
-	Tail Fingerprint
-}
-
-// Fingerprint is the CRC-32C of the Len bytes that end at a transcript's
-// consumed offset; Len 0 means none was taken.
-type Fingerprint struct {
-	CRC uint32
-	Len int32
-}
-
-// File kinds and verdicts.
-const (
-	KindMain     = "main"
-	KindSubagent = "subagent"
-	KindAgentOld = "agent"
-
-	VerdictIndexed   = "indexed"
-	VerdictFork      = "fork"
-	VerdictBinary    = "binary"    // not JSON text: skipped whole
-	VerdictForgotten = "forgotten" // removed by `recall forget`: never read again
-)
 
 // Manifest is the committed state of the index. It is replaced whole by
 // atomic rename, so readers see either the old or the new one.
@@ -103,7 +62,7 @@ type Manifest struct {
 	UpdatedNs int64
 	Excluded  map[string]int64 // reason name → count
 	Dead      map[uint32]int64 // superseded generation → rows it left behind
-	Files     map[string]*FileState
+	Files     map[string]*record.FileState
 	// Epoch names the checkpoint this state was read from; the journal
 	// written for it carries the same epoch (format 3 on).
 	Epoch uint64
@@ -163,10 +122,10 @@ func NewManifest() *Manifest {
 		Feature:    textrules.FeatureVersion,
 		Seq:        1,
 		NextGen:    1,
-		KeyRule:    KeyRule,
+		KeyRule:    record.KeyRule,
 		Excluded:   map[string]int64{},
 		Dead:       map[uint32]int64{},
-		Files:      map[string]*FileState{},
+		Files:      map[string]*record.FileState{},
 	}
 }
 
@@ -233,7 +192,7 @@ func (m *Manifest) clone() *Manifest {
 	c := *m
 	c.base, c.journalEnd, c.journalTorn = nil, 0, false
 	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
-	c.Files = make(map[string]*FileState, len(m.Files))
+	c.Files = make(map[string]*record.FileState, len(m.Files))
 	for k, v := range m.Files {
 		fs := *v
 		c.Files[k] = &fs
@@ -640,7 +599,7 @@ func (p *fieldParser) str(i int) string {
 	if !p.has(i) {
 		return ""
 	}
-	return Unescape(p.f[i])
+	return record.Unescape(p.f[i])
 }
 
 // int parses a decimal field without allocating.
@@ -679,19 +638,19 @@ func (p *fieldParser) fail(i int) {
 
 // File lines: file gen dev ino size mtime offset lines rows session project
 // kind agent verdict gone path.
-func (p *fieldParser) fileState(format int) *FileState {
+func (p *fieldParser) fileState(format int) *record.FileState {
 	if format >= 2 {
 		// gen … gone, then the tail fingerprint, then the path.
 		st := p.fileStateV1()
-		st.Tail = Fingerprint{CRC: uint32(p.int(15)), Len: int32(p.int(16))}
+		st.Tail = record.Fingerprint{CRC: uint32(p.int(15)), Len: int32(p.int(16))}
 		st.Path = p.str(17)
 		return st
 	}
 	return p.fileStateV1()
 }
 
-func (p *fieldParser) fileStateV1() *FileState {
-	return &FileState{
+func (p *fieldParser) fileStateV1() *record.FileState {
+	return &record.FileState{
 		Gen:     uint32(p.int(1)),
 		Dev:     uint64(p.int(2)),
 		Ino:     uint64(p.int(3)),
@@ -820,7 +779,8 @@ func (m *Manifest) filePaths() []string {
 	return append(out, extra[i:]...)
 }
 
-func (s *FileState) appendLine(b []byte) []byte {
+// appendFileLine appends the manifest line of one transcript's state.
+func appendFileLine(b []byte, s *record.FileState) []byte {
 	b = append(b, "file\t"...)
 	for _, v := range []int64{int64(s.Gen), int64(s.Dev), int64(s.Ino), s.Size, s.MtimeNs, s.Offset, int64(s.Lines), s.Rows} {
 		b = strconv.AppendInt(b, v, 10)

@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // manifestOf builds a manifest of n transcripts shaped like a real one:
@@ -12,10 +14,10 @@ func manifestOf(n int) *Manifest {
 	for i := range n {
 		project := fmt.Sprintf("/home/dev/src/project-%02d", i%25)
 		path := fmt.Sprintf("/home/dev/.claude/projects/-home-dev-src-project-%02d/%08x-0000-4000-8000-%012d.jsonl", i%25, i, i)
-		m.Files[path] = &FileState{Path: path, Gen: uint32(i + 1), Dev: 2049, Ino: uint64(1000000 + i), Size: int64(100000 + i),
+		m.Files[path] = &record.FileState{Path: path, Gen: uint32(i + 1), Dev: 2049, Ino: uint64(1000000 + i), Size: int64(100000 + i),
 			MtimeNs: 1775037600000000000 + int64(i), Offset: int64(100000 + i), Lines: 400, Rows: 30,
-			Session: fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i), Project: project, Kind: KindMain, Verdict: VerdictIndexed,
-			Tail: Fingerprint{CRC: uint32(i), Len: 64}}
+			Session: fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i), Project: project, Kind: record.KindMain, Verdict: record.VerdictIndexed,
+			Tail: record.Fingerprint{CRC: uint32(i), Len: 64}}
 	}
 	return m
 }
@@ -41,7 +43,7 @@ func BenchmarkManifest10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var one *FileState
+	var one *record.FileState
 	for _, st := range m.Files {
 		one = st
 		break

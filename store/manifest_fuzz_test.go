@@ -6,6 +6,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // sampleManifest is a manifest with a little of everything.
@@ -16,12 +18,12 @@ func sampleManifest() *Manifest {
 	m.NextGen, m.UpdatedNs = 55, 1795435454740645747
 	m.Excluded["acknowledgement"], m.Excluded["copy"] = 17, 35
 	m.Dead[4] = 12
-	m.Files["/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl"] = &FileState{
+	m.Files["/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl"] = &record.FileState{
 		Path: "/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl", Gen: 5, Dev: 2049, Ino: 1234567, Size: 9000,
 		MtimeNs: 1795435454740645747, Offset: 9000, Lines: 31, Rows: 12, Session: "11111111-1111-4111-8111-111111111111",
-		Project: "/home/dev/src/shop", Kind: KindMain, Verdict: VerdictIndexed, Tail: Fingerprint{CRC: 0xabcdef01, Len: 4096},
+		Project: "/home/dev/src/shop", Kind: record.KindMain, Verdict: record.VerdictIndexed, Tail: record.Fingerprint{CRC: 0xabcdef01, Len: 4096},
 	}
-	m.Files["/a\tb\nc\\d.jsonl"] = &FileState{Path: "/a\tb\nc\\d.jsonl", Gen: 6, Kind: KindSubagent, Agent: "a1", Verdict: VerdictFork, Gone: true}
+	m.Files["/a\tb\nc\\d.jsonl"] = &record.FileState{Path: "/a\tb\nc\\d.jsonl", Gen: 6, Kind: record.KindSubagent, Agent: "a1", Verdict: record.VerdictFork, Gone: true}
 	return m
 }
 
@@ -72,8 +74,8 @@ func FuzzManifestRoundTrip(f *testing.F) {
 		m.Seq, m.RowsBytes = seq, rowsBytes
 		m.Excluded[reason] = count
 		m.Dead[dead] = count
-		m.Files[path] = &FileState{Path: path, Gen: gen, Size: size, Offset: size, Session: session, Project: project,
-			Kind: KindMain, Verdict: VerdictIndexed, Gone: gone, Tail: Fingerprint{CRC: gen, Len: int32(gen)}}
+		m.Files[path] = &record.FileState{Path: path, Gen: gen, Size: size, Offset: size, Session: session, Project: project,
+			Kind: record.KindMain, Verdict: record.VerdictIndexed, Gone: gone, Tail: record.Fingerprint{CRC: gen, Len: int32(gen)}}
 		got, err := parseManifest(m.encode(), true)
 		if err != nil {
 			t.Fatalf("parse: %v\n%s", err, m.encode())

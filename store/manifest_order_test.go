@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // A commit merges the paths added since the manifest was read into the
@@ -22,7 +24,7 @@ func TestManifestEncodeKeepsReadOrder(t *testing.T) {
 		}},
 		{"added first, middle, last", func(m *Manifest) {
 			for _, p := range []string{"/0.jsonl", "/home/dev/.claude/projects/-home-dev-src-project-07/zz.jsonl", "/z.jsonl"} {
-				m.Files[p] = &FileState{Path: p, Gen: 7, Kind: KindSubagent, Verdict: VerdictFork}
+				m.Files[p] = &record.FileState{Path: p, Gen: 7, Kind: record.KindSubagent, Verdict: record.VerdictFork}
 			}
 		}},
 		{"removed", func(m *Manifest) {
@@ -36,7 +38,7 @@ func TestManifestEncodeKeepsReadOrder(t *testing.T) {
 				delete(m.Files, p)
 				break
 			}
-			m.Files["/a.jsonl"] = &FileState{Path: "/a.jsonl", Kind: KindMain, Verdict: VerdictIndexed}
+			m.Files["/a.jsonl"] = &record.FileState{Path: "/a.jsonl", Kind: record.KindMain, Verdict: record.VerdictIndexed}
 		}},
 	}
 	for _, c := range cases {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/record"
 )
 
 // Recovery: a manifest that is missing or damaged (deleted, lost with a
@@ -219,7 +220,7 @@ const keyedKept = 64
 
 type recoveredFile struct {
 	gens map[uint32]int64 // rows per generation
-	last Row              // a row of the newest generation: session, project, agent
+	last record.Row       // a row of the newest generation: session, project, agent
 	line int              // the last line of the newest generation
 }
 
@@ -273,7 +274,7 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 
 // addFrame keeps the rows of one decoded frame of rows file seq.
 func (r *recovery) addFrame(seq int, raw []byte) error {
-	return eachLineLenient(raw, func(row *Row) error {
+	return eachLineLenient(raw, func(row *record.Row) error {
 		if row.UUID != "" {
 			r.keyed[seq] = append(r.keyed[seq], keyedRow{row.UUID, row.Text})
 			if n := len(r.keyed[seq]); n > 2*keyedKept {
@@ -298,7 +299,7 @@ func (r *recovery) addFrame(seq int, raw []byte) error {
 
 // eachLineLenient is eachLine skipping lines that are not rows (the
 // header line of an old file, a damaged line).
-func eachLineLenient(raw []byte, fn func(*Row) error) error {
+func eachLineLenient(raw []byte, fn func(*record.Row) error) error {
 	for len(raw) > 0 {
 		line := raw
 		if i := slices.Index(raw, '\n'); i >= 0 {
@@ -306,7 +307,7 @@ func eachLineLenient(raw []byte, fn func(*Row) error) error {
 		} else {
 			raw = nil
 		}
-		row, err := ParseRow(line)
+		row, err := record.ParseRow(line)
 		if err != nil {
 			continue
 		}
@@ -317,13 +318,13 @@ func eachLineLenient(raw []byte, fn func(*Row) error) error {
 	return nil
 }
 
-func rowIdentity(row *Row) uint64 {
+func rowIdentity(row *record.Row) uint64 {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%d\x00%d", row.Source, row.Gen, row.Ordinal)
 	return h.Sum64()
 }
 
-func (r *recovery) note(row *Row) {
+func (r *recovery) note(row *record.Row) {
 	rf := r.files[row.Source]
 	if rf == nil {
 		rf = &recoveredFile{gens: map[uint32]int64{}}
@@ -351,15 +352,15 @@ func (r *recovery) fill(m *Manifest) {
 			}
 			m.NextGen = max(m.NextGen, gen+1)
 		}
-		kind := KindMain
+		kind := record.KindMain
 		switch {
 		case strings.Contains(path, "/subagents/"):
-			kind = KindSubagent
+			kind = record.KindSubagent
 		case strings.HasPrefix(filepath.Base(path), "agent-"):
-			kind = KindAgentOld
+			kind = record.KindAgentOld
 		}
-		m.Files[path] = &FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
-			Session: rf.last.Session, Project: rf.last.Project, Kind: kind, Agent: rf.last.AgentID, Verdict: VerdictIndexed}
+		m.Files[path] = &record.FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
+			Session: rf.last.Session, Project: rf.last.Project, Kind: kind, Agent: rf.last.AgentID, Verdict: record.VerdictIndexed}
 	}
 	r.rec.Files = len(r.files)
 }
@@ -482,8 +483,8 @@ type keyedRow struct{ uuid, text string }
 func lastRecordOf(recs []byte, row keyedRow) int {
 	keys := make(map[uint64]bool, 512)
 	for block := range 256 {
-		keys[LegacyRowKey(row.uuid, block)] = true
-		keys[MessageKey(row.uuid, block, row.text)] = true
+		keys[record.LegacyRowKey(row.uuid, block)] = true
+		keys[record.MessageKey(row.uuid, block, row.text)] = true
 	}
 	for off := len(recs) - uuidRecordSize; off >= 0; off -= uuidRecordSize {
 		if keys[binary.LittleEndian.Uint64(recs[off:])] {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -16,14 +17,14 @@ import (
 // about one in twenty mentions memory (as in the 1 GB bench corpus) and
 // one in a hundred is a recall event. With $RECALL_BENCH_ROWS naming a rows
 // TSV (`zstd -dc rows-v2-*.zst`), its first 50,000 rows instead.
-func benchRows(b *testing.B) []Row {
+func benchRows(b *testing.B) []record.Row {
 	if path := os.Getenv("RECALL_BENCH_ROWS"); path != "" {
 		return rowsOfFile(b, path, 50000)
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	words := strings.Fields("the error handler cache Mutex scheduler token because check system them item " +
 		"section we should fix this test and then run it again with a new value")
-	rows := make([]Row, 20000)
+	rows := make([]record.Row, 20000)
 	for i := range rows {
 		t := i / 40
 		var text strings.Builder
@@ -37,9 +38,9 @@ func benchRows(b *testing.B) []Row {
 		case i%31 == 0:
 			text.WriteString("the memory of the cache")
 		}
-		rows[i] = Row{
+		rows[i] = record.Row{
 			Session: fmt.Sprintf("%08x-0000-4000-8000-%012x", t, t), Timestamp: "2026-03-01T10:00:00.000Z",
-			Type: TypeAssistant, Text: text.String(), Project: fmt.Sprintf("/home/dev/src/project%d", t%7),
+			Type: record.TypeAssistant, Text: text.String(), Project: fmt.Sprintf("/home/dev/src/project%d", t%7),
 			Source: fmt.Sprintf("/home/dev/.claude/projects/-home-dev-src-project%d/%08x.jsonl", t%7, t),
 			Line:   i%40 + 1, UUID: fmt.Sprintf("%032x", i), Role: "assistant", Gen: 1, Ordinal: i%40 + 1,
 		}
@@ -47,7 +48,7 @@ func benchRows(b *testing.B) []Row {
 	return rows
 }
 
-func rowsOfFile(b *testing.B, path string, n int) []Row {
+func rowsOfFile(b *testing.B, path string, n int) []record.Row {
 	f, err := os.Open(path)
 	if err != nil {
 		b.Fatalf("open %s: %v", path, err)
@@ -55,9 +56,9 @@ func rowsOfFile(b *testing.B, path string, n int) []Row {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<25)
-	var rows []Row
+	var rows []record.Row
 	for sc.Scan() && len(rows) < n {
-		if r, err := ParseRow(sc.Bytes()); err == nil {
+		if r, err := record.ParseRow(sc.Bytes()); err == nil {
 			rows = append(rows, r)
 		}
 	}

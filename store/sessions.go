@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -20,7 +20,7 @@ import (
 // SessionRead is every live row of one session, in index order, and what
 // could not be read on the way.
 type SessionRead struct {
-	Rows          []Row
+	Rows          []record.Row
 	BlocksRead    int    // blocks decompressed: those the session filters let through
 	BadRows       int    // rows that are not rows (skipped)
 	Damaged       int    // rows blocks that did not read (skipped)
@@ -69,18 +69,18 @@ func (r *SessionRead) noteDamage(err error) {
 // sessionRowsOf appends the live rows of one block whose escaped session
 // column is want.
 func (s *Snapshot) sessionRowsOf(raw, want []byte, out *SessionRead) {
-	var f [NumColumns][]byte
+	var f [record.NumColumns][]byte
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
-		if !SplitRow(line, &f) {
+		if !record.SplitRow(line, &f) {
 			out.BadRows++
 			continue
 		}
-		if !bytes.Equal(f[ColSession], want) {
+		if !bytes.Equal(f[record.ColSession], want) {
 			continue
 		}
-		r, err := ParseRow(line)
+		r, err := record.ParseRow(line)
 		if err != nil {
 			out.BadRows++
 			continue
@@ -187,7 +187,7 @@ func (s *Snapshot) summariesFromRows() ([]SessionSummary, error) {
 	t := summaryTable{at: map[string]int{}}
 	row := 0
 	var raw, scratch []byte
-	var f [NumColumns][]byte
+	var f [record.NumColumns][]byte
 	for i := range s.Blocks {
 		raw, scratch, err = s.ReadBlock(dec, &s.Blocks[i], raw, scratch)
 		if errors.Is(err, ErrBlockDamaged) {
@@ -200,10 +200,10 @@ func (s *Snapshot) summariesFromRows() ([]SessionSummary, error) {
 		for len(raw) > 0 {
 			var line []byte
 			line, raw, _ = bytes.Cut(raw, []byte{'\n'})
-			if SplitRow(line, &f) && !s.Dead(parseGen(f[ColGen])) && string(f[ColType]) != TypeTitle {
-				ms, _ := ParseTimestamp(string(f[ColTimestamp]))
-				t.note(Unescape(f[ColSession]), Unescape(f[ColProject]), ms, string(f[ColType]) == TypeUser,
-					textrules.IsHeadlessEntrypoint(string(f[ColEntrypoint])), row)
+			if record.SplitRow(line, &f) && !s.Dead(parseGen(f[record.ColGen])) && string(f[record.ColType]) != record.TypeTitle {
+				ms, _ := record.ParseTimestamp(string(f[record.ColTimestamp]))
+				t.note(record.Unescape(f[record.ColSession]), record.Unescape(f[record.ColProject]), ms, string(f[record.ColType]) == record.TypeUser,
+					textrules.IsHeadlessEntrypoint(string(f[record.ColEntrypoint])), row)
 			}
 			row++
 		}
@@ -257,20 +257,20 @@ func (s *Snapshot) FillFirstPrompts(sums []SessionSummary) error {
 // session; if it is not (a term index out of step with the rows), the
 // block's first user row of the session, else its first row of it.
 func promptIn(lines [][]byte, k int, sum *SessionSummary) string {
-	var f [NumColumns][]byte
-	if k >= 0 && k < len(lines) && SplitRow(lines[k], &f) && Unescape(f[ColSession]) == sum.ID {
-		return Unescape(f[ColText])
+	var f [record.NumColumns][]byte
+	if k >= 0 && k < len(lines) && record.SplitRow(lines[k], &f) && record.Unescape(f[record.ColSession]) == sum.ID {
+		return record.Unescape(f[record.ColText])
 	}
 	first := ""
 	for _, line := range lines {
-		if !SplitRow(line, &f) || Unescape(f[ColSession]) != sum.ID {
+		if !record.SplitRow(line, &f) || record.Unescape(f[record.ColSession]) != sum.ID {
 			continue
 		}
-		if string(f[ColType]) == TypeUser {
-			return Unescape(f[ColText])
+		if string(f[record.ColType]) == record.TypeUser {
+			return record.Unescape(f[record.ColText])
 		}
 		if first == "" {
-			first = Unescape(f[ColText])
+			first = record.Unescape(f[record.ColText])
 		}
 	}
 	return first
@@ -311,8 +311,8 @@ func ResolveSession(m *Manifest, prefix string) (string, error) {
 	}
 	found := map[string]bool{}
 	for _, f := range m.Files {
-		if f.Rows > 0 && SessionHasPrefix(f.Session, prefix) {
-			if f.Session == prefix || SessionIDOf(f.Session) == prefix {
+		if f.Rows > 0 && record.SessionHasPrefix(f.Session, prefix) {
+			if f.Session == prefix || record.SessionIDOf(f.Session) == prefix {
 				return f.Session, nil
 			}
 			found[f.Session] = true
@@ -337,56 +337,20 @@ func ResolveSession(m *Manifest, prefix string) (string, error) {
 
 // SessionFiles lists the transcripts of each session that added rows,
 // main transcripts first, then by path.
-func (m *Manifest) SessionFiles() map[string][]*FileState {
-	out := map[string][]*FileState{}
+func (m *Manifest) SessionFiles() map[string][]*record.FileState {
+	out := map[string][]*record.FileState{}
 	for _, f := range m.Files {
-		if f.Rows > 0 && f.Verdict != VerdictFork {
+		if f.Rows > 0 && f.Verdict != record.VerdictFork {
 			out[f.Session] = append(out[f.Session], f)
 		}
 	}
 	for _, files := range out {
 		sort.Slice(files, func(i, j int) bool {
-			if (files[i].Kind == KindMain) != (files[j].Kind == KindMain) {
-				return files[i].Kind == KindMain
+			if (files[i].Kind == record.KindMain) != (files[j].Kind == record.KindMain) {
+				return files[i].Kind == record.KindMain
 			}
 			return files[i].Path < files[j].Path
 		})
 	}
 	return out
-}
-
-// SessionIDOf is the session id of a transcript named name (without
-// .jsonl; for a subagent, its session folder's name). A name that is
-// valid UTF-8 is the id. Any other has each byte that is not part of a
-// valid UTF-8 sequence written \xNN (and each backslash \\): the id is
-// then text that every output prints as it is (JSON included, where an
-// invalid byte became U+FFFD) and that can be typed back to --session,
-// and it reads back to the name (issue 23: such a session could not be
-// addressed by its id). The transcript's path keeps the name's bytes.
-func SessionIDOf(name string) string {
-	if utf8.ValidString(name) {
-		return name
-	}
-	var b strings.Builder
-	for i := 0; i < len(name); {
-		r, size := utf8.DecodeRuneInString(name[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, name[i])
-		case r == '\\':
-			b.WriteString(`\\`)
-		default:
-			b.WriteString(name[i : i+size])
-		}
-		i += max(size, 1)
-	}
-	return b.String()
-}
-
-// SessionHasPrefix reports whether the session id holds prefix at its
-// start, as --session, show and forget take it. An id an older recall
-// indexed with the raw bytes of a name that is not UTF-8 is also taken
-// in its SessionIDOf form, which is how it is printed now.
-func SessionHasPrefix(id, prefix string) bool {
-	return strings.HasPrefix(id, prefix) || !utf8.ValidString(id) && strings.HasPrefix(SessionIDOf(id), prefix)
 }

@@ -7,15 +7,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // sessionsIndex writes an index of several sessions spread over several
 // blocks (each session's rows interleaved with the others'), one of them
 // with a dead generation, and returns its directory and the rows written
 // in order.
-func sessionsIndex(t *testing.T) (string, []Row) { return sessionsIndexB(t) }
+func sessionsIndex(t *testing.T) (string, []record.Row) { return sessionsIndexB(t) }
 
-func sessionsIndexB(t testing.TB) (string, []Row) {
+func sessionsIndexB(t testing.TB) (string, []record.Row) {
 	t.Helper()
 	dir := t.TempDir()
 	m := NewManifest()
@@ -27,21 +29,21 @@ func sessionsIndexB(t testing.TB) (string, []Row) {
 	sessions := []string{"aaaa1111-0000-4000-8000-000000000001", "aaaa2222-0000-4000-8000-000000000002", "bbbb3333-0000-4000-8000-000000000003"}
 	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	filler := strings.Repeat("lorem ipsum dolor sit amet ", 40) // about 1 KB a row: a block holds ~120 rows
-	var rows []Row
+	var rows []record.Row
 	for i := range 600 {
 		s := i % 3
 		if i >= 300 && s == 2 {
 			s = 1 // the third session ends early: it lives in the first blocks only
 		}
-		typ := TypeAssistant
+		typ := record.TypeAssistant
 		if i/3%5 == 0 {
-			typ = TypeUser
+			typ = record.TypeUser
 		}
 		gen := uint32(s + 1)
 		if s == 1 && i < 30 {
 			gen = 9 // a replaced generation: hidden
 		}
-		r := Row{
+		r := record.Row{
 			Session: sessions[s], Timestamp: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000Z"),
 			Type: typ, Text: fmt.Sprintf("row %d of session %d: %s", i, s, filler), Project: "/home/dev/p" + fmt.Sprint(s),
 			Source: "/t/" + sessions[s] + ".jsonl", Line: i + 1, UUID: fmt.Sprintf("u-%d", i), Role: typ, Gen: gen, Ordinal: i + 1,
@@ -80,7 +82,7 @@ func TestReadSession(t *testing.T) {
 		t.Fatalf("%d blocks: the test needs sessions spread over several", len(snap.Blocks))
 	}
 	for _, id := range []string{rows[0].Session, rows[1].Session, rows[2].Session, "cccc0000-0000-4000-8000-000000000000"} {
-		var want []Row
+		var want []record.Row
 		for _, r := range rows {
 			if r.Session == id && !snap.Dead(r.Gen) {
 				want = append(want, r)
@@ -129,7 +131,7 @@ func BenchmarkEachRowScan(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		n := 0
-		if err := snap.EachRow(func(r *Row) error {
+		if err := snap.EachRow(func(r *record.Row) error {
 			if r.Session == rows[2].Session {
 				n++
 			}
@@ -174,7 +176,7 @@ func TestSessionSummaries(t *testing.T) {
 			}
 			last = ts
 			n++
-			if prompt == "" && r.Type == TypeUser {
+			if prompt == "" && r.Type == record.TypeUser {
 				prompt = r.Text
 			}
 		}
@@ -188,7 +190,7 @@ func TestSessionSummaries(t *testing.T) {
 func TestResolveSession(t *testing.T) {
 	m := NewManifest()
 	add := func(path, session string, rows int64) {
-		m.Files[path] = &FileState{Path: path, Session: session, Rows: rows, Kind: KindMain, Verdict: VerdictIndexed}
+		m.Files[path] = &record.FileState{Path: path, Session: session, Rows: rows, Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	add("/a.jsonl", "abc11111", 3)
 	add("/b.jsonl", "abc22222", 2)
@@ -253,12 +255,12 @@ func TestSessionIDOf(t *testing.T) {
 		{"a\\b\xfe", `a\\b\xfe`},
 		{"\xc3", `\xc3`}, // a sequence cut short
 	} {
-		if got := SessionIDOf(c.name); got != c.id {
-			t.Errorf("SessionIDOf(%q) = %q, want %q", c.name, got, c.id)
+		if got := record.SessionIDOf(c.name); got != c.id {
+			t.Errorf("record.SessionIDOf(%q) = %q, want %q", c.name, got, c.id)
 		}
 	}
 	// An older index holds the raw bytes: the printed form names it.
-	if !SessionHasPrefix("ab\xffcd", `ab\xff`) || !SessionHasPrefix("ab\xffcd", "ab") || SessionHasPrefix("abcd", `ab\x`) {
-		t.Error("SessionHasPrefix does not take an older index's raw id by its printed form")
+	if !record.SessionHasPrefix("ab\xffcd", `ab\xff`) || !record.SessionHasPrefix("ab\xffcd", "ab") || record.SessionHasPrefix("abcd", `ab\x`) {
+		t.Error("record.SessionHasPrefix does not take an older index's raw id by its printed form")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -69,7 +70,7 @@ func (s *Snapshot) shapesFromRows(ids []string) (map[string][]RowShape, error) {
 	want := escapedIDs(ids)
 	per := make([][]RowShape, len(ids))
 	var raw, scratch, unescaped []byte
-	var f [NumColumns][]byte
+	var f [record.NumColumns][]byte
 	for i := range s.Blocks {
 		b := &s.Blocks[i]
 		if s.SkipBlocks() && !mayHoldAny(b, ids) {
@@ -85,22 +86,22 @@ func (s *Snapshot) shapesFromRows(ids []string) (map[string][]RowShape, error) {
 		for rest := raw; len(rest) > 0; {
 			var line []byte
 			line, rest, _ = bytes.Cut(rest, []byte{'\n'})
-			if !SplitRow(line, &f) {
+			if !record.SplitRow(line, &f) {
 				continue
 			}
-			at, ok := want[string(f[ColSession])]
+			at, ok := want[string(f[record.ColSession])]
 			if !ok {
 				continue
 			}
 			// As addBlockRows records them in the row table.
-			typ := terms.TypeCode(string(f[ColType]))
-			gen, _ := parseUint32(f[ColGen])
+			typ := terms.TypeCode(string(f[record.ColType]))
+			gen, _ := parseUint32(f[record.ColGen])
 			if typ == terms.TypeOther || typ == terms.TypeTitle || s.Dead(gen) {
 				continue
 			}
-			text := f[ColText]
+			text := f[record.ColText]
 			if bytes.IndexByte(text, '\\') >= 0 {
-				unescaped = UnescapeAppend(unescaped[:0], text)
+				unescaped = record.UnescapeAppend(unescaped[:0], text)
 				text = unescaped
 			}
 			per[at] = append(per[at], RowShape{Type: typ, Len: uint32(min(uint64(len(text)), 1<<32-1))})

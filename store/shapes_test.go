@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -25,19 +26,19 @@ func TestSessionShapes(t *testing.T) {
 	want := map[string][]RowShape{a: nil, b: nil, "dddd4444-0000-4000-8000-000000000004": nil}
 	for i := range 500 {
 		sid := []string{a, b, c}[i%3]
-		typ := []string{TypeUser, TypeAssistant, "tool", "agent", TypeTitle}[i%5]
+		typ := []string{record.TypeUser, record.TypeAssistant, "tool", "agent", record.TypeTitle}[i%5]
 		text := fmt.Sprintf("row %d\twith a tab,\na newline and a \\ backslash %*s", i, 300+i%97, "")
 		gen := uint32(i%3 + 1)
 		if sid == b && i < 60 {
 			gen = 7 // replaced: dead
 		}
-		r := Row{Session: sid, Timestamp: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000Z"),
+		r := record.Row{Session: sid, Timestamp: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000Z"),
 			Type: typ, Text: text, Project: "/p", Source: "/t/" + sid + ".jsonl", Line: i + 1, UUID: fmt.Sprintf("u-%d", i),
 			Role: typ, Gen: gen, Ordinal: i + 1}
 		if err := w.Add(&r, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
-		if _, asked := want[sid]; asked && typ != TypeTitle && gen != 7 {
+		if _, asked := want[sid]; asked && typ != record.TypeTitle && gen != 7 {
 			want[sid] = append(want[sid], RowShape{Type: terms.TypeCode(typ), Len: uint32(len(text))})
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -352,7 +353,7 @@ func NewDecoder() (*zstd.Decoder, error) {
 
 // EachRow calls fn for every row of every block in order, dead rows
 // included (fn decides). It stops at the first error.
-func (s *Snapshot) EachRow(fn func(*Row) error) error {
+func (s *Snapshot) EachRow(fn func(*record.Row) error) error {
 	_, err := s.eachRowOf(fn, nil, false)
 	return err
 }
@@ -360,7 +361,7 @@ func (s *Snapshot) EachRow(fn func(*Row) error) error {
 // eachRowOf is EachRow, reporting the blocks done to progress (if set)
 // and, with skipDamaged, leaving out blocks that do not read (counted in
 // skipped) instead of stopping at the first.
-func (s *Snapshot) eachRowOf(fn func(*Row) error, progress func(done, total int), skipDamaged bool) (skipped int, err error) {
+func (s *Snapshot) eachRowOf(fn func(*record.Row) error, progress func(done, total int), skipDamaged bool) (skipped int, err error) {
 	dec, err := NewDecoder()
 	if err != nil {
 		return 0, err
@@ -386,13 +387,13 @@ func (s *Snapshot) eachRowOf(fn func(*Row) error, progress func(done, total int)
 	return skipped, nil
 }
 
-func eachLine(raw []byte, fn func(*Row) error) error {
+func eachLine(raw []byte, fn func(*record.Row) error) error {
 	for len(raw) > 0 {
 		i := bytes.IndexByte(raw, '\n')
 		if i < 0 {
 			i = len(raw)
 		}
-		r, err := ParseRow(raw[:i])
+		r, err := record.ParseRow(raw[:i])
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -70,10 +71,10 @@ func Stats(dir string) (*IndexStats, error) {
 	for _, f := range m.Files {
 		st.Transcripts[f.Kind]++
 		switch f.Verdict {
-		case VerdictFork:
+		case record.VerdictFork:
 			st.ForkFiles++
 			continue
-		case VerdictBinary:
+		case record.VerdictBinary:
 			st.BinaryFiles = append(st.BinaryFiles, f.Path)
 		}
 		if f.Rows > 0 {
@@ -87,7 +88,7 @@ func Stats(dir string) (*IndexStats, error) {
 	}
 	st.Sessions, st.Projects = len(sessions), len(projects)
 	for _, files := range m.SessionFiles() {
-		if files[0].Kind == KindMain && files[0].Gone {
+		if files[0].Kind == record.KindMain && files[0].Gone {
 			st.Archived++
 		}
 	}

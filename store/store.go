@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -182,9 +183,9 @@ func Compact(dir string, m *Manifest, warn func(error)) error {
 
 // compaction says what a compaction does beyond dropping dead rows.
 type compaction struct {
-	progress    func(done, total int) // blocks rewritten so far
-	skipDamaged bool                  // leave out blocks that do not read
-	drop        func(*Row) bool       // also leave out the rows it accepts
+	progress    func(done, total int)  // blocks rewritten so far
+	skipDamaged bool                   // leave out blocks that do not read
+	drop        func(*record.Row) bool // also leave out the rows it accepts
 	// dropKey also leaves out the key records it accepts (the
 	// identities of the rows drop left out).
 	dropKey func(key uint64, gen uint32) bool
@@ -202,7 +203,7 @@ func CompactRepaired(dir string, m *Manifest, warn func(error)) (int, error) {
 // they leave every file of the index, the term segments, events and
 // block records included, since all are rewritten from the rows kept.
 // The caller updates the per-file row counts in m.
-func CompactDropping(dir string, m *Manifest, warn func(error), drop func(*Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+func CompactDropping(dir string, m *Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
 	_, err := compact(dir, m, warn, compaction{drop: drop, dropKey: dropKey})
 	return err
 }
@@ -258,7 +259,7 @@ func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped
 		}
 		keys = kept
 	}
-	skipped, err = snap.eachRowOf(func(r *Row) error {
+	skipped, err = snap.eachRowOf(func(r *record.Row) error {
 		if snap.Dead(r.Gen) || how.drop != nil && how.drop(r) {
 			return nil
 		}

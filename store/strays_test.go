@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // committedIndex writes a one-row index into dir and returns its
@@ -19,7 +21,7 @@ func committedIndex(t *testing.T, dir string) *Manifest {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a committed row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
+	row := record.Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a committed row", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
 	if err := w.Add(&row, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a row of the rewrite", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
+	row := record.Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: "a row of the rewrite", Source: "/t.jsonl", Line: 1, Gen: 1, Ordinal: 1}
 	if err := w.Add(&row, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 		t.Fatalf("a reader after the crash: %v", err)
 	}
 	n := 0
-	if err := snap.EachRow(func(*Row) error { n++; return nil }); err != nil || n != 1 {
+	if err := snap.EachRow(func(*record.Row) error { n++; return nil }); err != nil || n != 1 {
 		t.Errorf("a reader after the crash read %d rows, %v", n, err)
 	}
 	snap.Close()
@@ -154,7 +156,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		row := Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: fmt.Sprintf("rewritten row %d", i), Source: "/t.jsonl", Line: i + 1, Gen: 1, Ordinal: i + 1}
+		row := record.Row{Session: "s", Timestamp: "2026-01-01T00:00:00Z", Type: "user", Text: fmt.Sprintf("rewritten row %d", i), Source: "/t.jsonl", Line: i + 1, Gen: 1, Ordinal: i + 1}
 		if err := w.Add(&row, uint64(i+1)); err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +175,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	if err := snap.EachRow(func(*Row) error { n++; return nil }); err != nil || n != 2 {
+	if err := snap.EachRow(func(*record.Row) error { n++; return nil }); err != nil || n != 2 {
 		t.Errorf("a reader between the checkpoints read %d rows, %v; want the rewrite's 2", n, err)
 	}
 	snap.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/tsvfield"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -146,36 +147,36 @@ func (t *termsPipeline) flush() error {
 // the block's lines.
 func addBlockRows(b *terms.Builder, raw []byte) {
 	b.AddRawBytes(len(raw))
-	var f [NumColumns][]byte
+	var f [record.NumColumns][]byte
 	var unescaped []byte
 	var session, project cachedField
 	for len(raw) > 0 {
 		var line []byte
 		line, raw, _ = bytes.Cut(raw, []byte{'\n'})
-		if !SplitRow(line, &f) {
+		if !record.SplitRow(line, &f) {
 			b.Add(&terms.Row{TimeMs: terms.UnknownTime, Type: terms.TypeOther})
 			continue
 		}
 		// A text without a backslash has no escape: the builder reads it
 		// in place instead of a copy.
-		text := f[ColText]
+		text := f[record.ColText]
 		if bytes.IndexByte(text, '\\') >= 0 {
-			unescaped = UnescapeAppend(unescaped[:0], text)
+			unescaped = record.UnescapeAppend(unescaped[:0], text)
 			text = unescaped
 		}
-		ms, ok := ParseTimestamp(string(f[ColTimestamp]))
+		ms, ok := record.ParseTimestamp(string(f[record.ColTimestamp]))
 		if !ok {
 			ms = terms.UnknownTime
 		}
-		gen, _ := parseUint32(f[ColGen])
+		gen, _ := parseUint32(f[record.ColGen])
 		b.Add(&terms.Row{
 			TimeMs:   ms,
-			Type:     terms.TypeCode(string(f[ColType])),
+			Type:     terms.TypeCode(string(f[record.ColType])),
 			Gen:      gen,
-			Session:  session.unescape(f[ColSession]),
-			Project:  project.unescape(f[ColProject]),
+			Session:  session.unescape(f[record.ColSession]),
+			Project:  project.unescape(f[record.ColProject]),
 			Text:     text,
-			Headless: textrules.IsHeadlessEntrypoint(string(f[ColEntrypoint])),
+			Headless: textrules.IsHeadlessEntrypoint(string(f[record.ColEntrypoint])),
 		})
 	}
 }
@@ -188,9 +189,9 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 // ParseTimestamp(r.Timestamp), which the block builder has made. The
 // text is a view of r.Text, which the builder only reads: handing it
 // over saves reading back, splitting and unescaping every row.
-func termRow(r *Row, ms int64, tsOK bool) terms.Row {
+func termRow(r *record.Row, ms int64, tsOK bool) terms.Row {
 	if !tsvfield.Plain(r.Timestamp) {
-		ms, tsOK = ParseTimestamp(string(appendEscaped(nil, r.Timestamp)))
+		ms, tsOK = record.ParseTimestamp(string(appendEscaped(nil, r.Timestamp)))
 	}
 	if !tsOK {
 		ms = terms.UnknownTime
@@ -220,7 +221,7 @@ type cachedField struct {
 func (c *cachedField) unescape(b []byte) string {
 	if !c.set || !bytes.Equal(b, c.escaped) {
 		c.escaped = append(c.escaped[:0], b...)
-		c.value = Unescape(b)
+		c.value = record.Unescape(b)
 		c.set = true
 	}
 	return c.value

@@ -6,13 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
 // termRowSeeds are rows whose fields the TSV escapes or that read oddly
 // back: escapes in every column, a timestamp and a type that only parse
 // (or name a type) before escaping, empty and non-UTF-8 fields.
-var termRowSeeds = []Row{
+var termRowSeeds = []record.Row{
 	{Session: "s1", Timestamp: "2026-01-02T03:04:05.678Z", Type: "user", Text: "plain words about tokens", Project: "/p", Gen: 3},
 	{Session: "s\t2", Timestamp: "2026-01-02T03:04:05Z", Type: "assistant", Text: "line one\nline two\twith a tab \\n not a newline\r\n", Project: "/p\\q", Gen: 1},
 	{Session: "s3", Timestamp: "2026-01-02T03:04:05\n.000Z", Type: "tool\n", Text: "Bash: `go test ./...` and `ls`", Project: "", Gen: 4294967295},
@@ -24,7 +25,7 @@ var termRowSeeds = []Row{
 // segmentBytes builds one term segment from rows through the block
 // builder, handing the builder the rows (direct) or its TSV (addBlockRows),
 // and returns the segment's bytes.
-func segmentBytes(t testing.TB, rows []Row, direct bool) []byte {
+func segmentBytes(t testing.TB, rows []record.Row, direct bool) []byte {
 	bb := newBlockBuilder(blockBuf{})
 	for i := range rows {
 		bb.add(&rows[i])
@@ -68,7 +69,7 @@ func FuzzTermRowMatchesTSV(f *testing.F) {
 		f.Add(r.Session, r.Timestamp, r.Type, r.Text, r.Project, r.Gen)
 	}
 	f.Fuzz(func(t *testing.T, session, ts, typ, text, project string, gen uint32) {
-		rows := []Row{{Session: session, Timestamp: ts, Type: typ, Text: text, Project: project, Gen: gen, Source: "/s.jsonl", Line: 1}}
+		rows := []record.Row{{Session: session, Timestamp: ts, Type: typ, Text: text, Project: project, Gen: gen, Source: "/s.jsonl", Line: 1}}
 		if !bytes.Equal(segmentBytes(t, rows, true), segmentBytes(t, rows, false)) {
 			t.Fatalf("segments differ for %+v", rows[0])
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // Session titles are rows of type title (the transcript's custom-title,
@@ -13,33 +15,11 @@ import (
 // names the sessions it shows without reading their rows. Event readers
 // take only seven-field lines.
 
-// Title kinds, as the role column of a title row holds them.
-const (
-	TitleCustom  = "custom-title" // `/rename`
-	TitleAI      = "ai-title"     // Claude Code's name for the session
-	TitleSummary = "summary"      // older versions' summary of a conversation
-)
-
-// TitleRank orders title kinds: a session is named by its latest title of
-// the highest rank. A name the user gave beats one Claude Code made up,
-// which beats an older version's summary; 0 is no title.
-func TitleRank(kind string) int {
-	switch kind {
-	case TitleCustom:
-		return 3
-	case TitleAI:
-		return 2
-	case TitleSummary:
-		return 1
-	}
-	return 0
-}
-
 // titleFields is the field count of a title line of the events file.
 const titleFields = 8
 
 // appendTitleLine appends the events-file line of title row r.
-func appendTitleLine(b []byte, r *Row) []byte {
+func appendTitleLine(b []byte, r *record.Row) []byte {
 	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
 		strconv.FormatUint(uint64(r.Gen), 10), r.Text, r.Role} {
 		if i > 0 {
@@ -60,7 +40,7 @@ func titleOf(line []byte) (session, kind, text string, gen uint32, ok bool) {
 	if err != nil {
 		return "", "", "", 0, false
 	}
-	return Unescape(f[0]), Unescape(f[7]), Unescape(f[6]), uint32(g), true
+	return record.Unescape(f[0]), record.Unescape(f[7]), record.Unescape(f[6]), uint32(g), true
 }
 
 // betterTitle keeps, per session, the latest title of the highest rank:
@@ -71,7 +51,7 @@ type betterTitle map[string]struct {
 }
 
 func (t betterTitle) note(session, kind, text string) {
-	r := TitleRank(kind)
+	r := record.TitleRank(kind)
 	if r == 0 || text == "" {
 		return
 	}
@@ -90,8 +70,8 @@ func (t betterTitle) note(session, kind, text string) {
 func (s *Snapshot) Titles(sessions map[string]bool) (map[string]string, error) {
 	best := betterTitle{}
 	if s.stale != "" {
-		err := s.EachRow(func(r *Row) error {
-			if r.Type == TypeTitle && (sessions == nil || sessions[r.Session]) {
+		err := s.EachRow(func(r *record.Row) error {
+			if r.Type == record.TypeTitle && (sessions == nil || sessions[r.Session]) {
 				best.note(r.Session, r.Role, r.Text)
 			}
 			return nil

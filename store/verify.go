@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -61,7 +62,7 @@ func Verify(dir string) (*Damage, error) {
 
 // fileStates are the manifest's transcripts; the head a search reads
 // does not hold them, so they are read whole here.
-func (m *Manifest) fileStates(dir string) map[string]*FileState {
+func (m *Manifest) fileStates(dir string) map[string]*record.FileState {
 	if len(m.Files) > 0 {
 		return m.Files
 	}
@@ -88,7 +89,7 @@ func (s *Snapshot) verifyBlocks(d *Damage) (map[string]int64, error) {
 		raw, scratch, err = s.ReadBlock(dec, b, raw, scratch)
 		if err == nil {
 			rows := 0
-			err = eachLine(raw, func(r *Row) error {
+			err = eachLine(raw, func(r *record.Row) error {
 				rows++
 				if st := files[r.Source]; st != nil && st.Gen == r.Gen {
 					counted[r.Source]++

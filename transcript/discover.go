@@ -9,7 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/parallel"
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 
 	"golang.org/x/sys/unix"
 )
@@ -126,7 +126,7 @@ func discoverProject(dir string, j *linkJudge, warn func(string)) []Transcript {
 		case typ == entryFile && strings.HasSuffix(name, ".jsonl"):
 			out = appendTranscript(out, dirfd, dir, name, "", warn)
 		case typ == entryDir && name != "memory":
-			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), store.SessionIDOf(name), j, walking, warn)...)
+			out = append(out, discoverSubagents(filepath.Join(dir, name, "subagents"), record.SessionIDOf(name), j, walking, warn)...)
 		case typ == entrySpecial && strings.HasSuffix(name, ".jsonl"):
 			warnSpecial(dirfd, dir, name, warn)
 		}
@@ -222,11 +222,11 @@ func classify(path string) Transcript {
 		strings.Contains(filepath.ToSlash(path), "/subagents/")
 	switch {
 	case strings.HasPrefix(name, "agent-") && inSubagents:
-		return Transcript{Path: path, Kind: store.KindSubagent, Agent: strings.TrimPrefix(name, "agent-")}
+		return Transcript{Path: path, Kind: record.KindSubagent, Agent: strings.TrimPrefix(name, "agent-")}
 	case strings.HasPrefix(name, "agent-"):
-		return Transcript{Path: path, Kind: store.KindAgentOld, Agent: strings.TrimPrefix(name, "agent-")}
+		return Transcript{Path: path, Kind: record.KindAgentOld, Agent: strings.TrimPrefix(name, "agent-")}
 	default:
-		return Transcript{Path: path, Kind: store.KindMain, Session: store.SessionIDOf(name)}
+		return Transcript{Path: path, Kind: record.KindMain, Session: record.SessionIDOf(name)}
 	}
 }
 

@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/recall-dev/recall/store"
-
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/record"
 )
 
 // record is the part of a transcript line recall reads. Everything else is
@@ -18,7 +17,7 @@ import (
 // row (or its file still needs a session or project): most lines make
 // none (tool results, progress and queue records), and decoding five
 // strings of every line was 13% of what a full index allocated.
-type record struct {
+type jsonRecord struct {
 	Type              string // decoded: decodeType
 	uuid              lazyString
 	sessionID         lazyString
@@ -131,7 +130,7 @@ func isJSONString(raw []byte, want string) bool {
 // it that follow.
 //
 // rest is what follows the object on the line.
-func parseRecord(line []byte, m *skipMemo) (r record, rest []byte, err error) {
+func parseRecord(line []byte, m *skipMemo) (r jsonRecord, rest []byte, err error) {
 	if m != nil {
 		m.reset()
 		m.record = true
@@ -239,8 +238,8 @@ func eachBlock(content []byte, memo *skipMemo, b *contentBlock, fn func(i int, b
 // Extracted is one candidate row of a line before the index-wide checks
 // (copies) run.
 type Extracted struct {
-	store.Row
-	// Key is the row's identity across files (store.MessageKey of its
+	record.Row
+	// Key is the row's identity across files (record.MessageKey of its
 	// uuid, block and text), set once its text is final (keyRows).
 	Key   uint64
 	Block int // the content block of its line the row came from
@@ -334,7 +333,7 @@ func (x *lineExtractor) add(line []byte, lineNo int) error {
 }
 
 // addRecord makes the rows of one record.
-func (x *lineExtractor) addRecord(rec *record, lineNo int) {
+func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 	if isTitleRecord(rec.Type) {
 		x.addTitle(rec, lineNo)
 		return
@@ -374,7 +373,7 @@ func (x *lineExtractor) addRecord(rec *record, lineNo int) {
 // row keeps the last one that did.
 func (x *lineExtractor) noteTimestamp(raw []byte) {
 	ts := stringBytes(raw)
-	if _, ok := store.ParseTimestampBytes(ts); ok {
+	if _, ok := record.ParseTimestampBytes(ts); ok {
 		x.tsBuf = append(x.tsBuf[:0], ts...)
 		x.tsNew = true
 	}
@@ -405,7 +404,7 @@ func stringBytes(raw []byte) []byte {
 // Title record types, each naming its session: `/rename` writes
 // custom-title, Claude Code names sessions with ai-title (what the resume
 // picker shows), and versions before 2.1 wrote summary records. A
-// session's title is the latest of the strongest kind (store.TitleRank).
+// session's title is the latest of the strongest kind (record.TitleRank).
 const (
 	recordCustomTitle = "custom-title"
 	recordAITitle     = "ai-title"
@@ -430,8 +429,8 @@ const maxTitleText = 300
 // summaries of earlier conversations at the top of a new file): its row
 // carries the leaf's uuid, and the committer gives it to the session
 // that holds the leaf (Extracted.Leaf), or drops it.
-func (x *lineExtractor) addTitle(rec *record, lineNo int) {
-	if x.kind != store.KindMain {
+func (x *lineExtractor) addTitle(rec *jsonRecord, lineNo int) {
+	if x.kind != record.KindMain {
 		return
 	}
 	x.noteTimestamp(rec.timestamp)
@@ -446,7 +445,7 @@ func (x *lineExtractor) addTitle(rec *record, lineNo int) {
 	x.lastTitle = title
 	// Redacted before the cap, so that the cap cannot cut a secret into
 	// a part no rule recognises (as toolRow does).
-	x.addRow(rec, lineNo, 0, store.TypeTitle, truncateRunes(x.redactHead(title, maxTitleText*utf8.UTFMax), maxTitleText))
+	x.addRow(rec, lineNo, 0, record.TypeTitle, truncateRunes(x.redactHead(title, maxTitleText*utf8.UTFMax), maxTitleText))
 	if rec.Type == recordSummary {
 		x.awaitLeaf(len(x.rows)-1, rec.leafUUID.get())
 	}
@@ -479,7 +478,7 @@ func (x *lineExtractor) foundLeaf(uuid string) {
 	delete(x.leaves, uuid)
 }
 
-func (x *lineExtractor) addUser(rec *record, lineNo int) {
+func (x *lineExtractor) addUser(rec *jsonRecord, lineNo int) {
 	msg, ok := parseMessage(rec.Message, x.memoOrNil())
 	if !ok {
 		return
@@ -523,7 +522,7 @@ func userText(content []byte, memo *skipMemo, block *contentBlock) (string, bool
 	return strings.Join(parts, "\n"), len(parts) > 0
 }
 
-func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
+func (x *lineExtractor) addAssistant(rec *jsonRecord, lineNo int) {
 	msg, ok := parseMessage(rec.Message, x.memoOrNil())
 	if !ok {
 		return
@@ -547,7 +546,7 @@ func (x *lineExtractor) addAssistant(rec *record, lineNo int) {
 }
 
 // addText cleans a prompt or reply and keeps it if it is worth indexing.
-func (x *lineExtractor) addText(rec *record, lineNo, block int, role, text string) {
+func (x *lineExtractor) addText(rec *jsonRecord, lineNo, block int, role, text string) {
 	clean, reason := filter.Clean(text)
 	if reason != filter.Kept {
 		x.counts[reason]++
@@ -557,21 +556,21 @@ func (x *lineExtractor) addText(rec *record, lineNo, block int, role, text strin
 	x.splitRow = len(x.rows) - 1
 }
 
-func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string) {
+func (x *lineExtractor) addRow(rec *jsonRecord, lineNo, block int, role, text string) {
 	typ := role
-	if x.kind != store.KindMain || (rec.IsSidechain && rec.agentID.get() != "") {
-		typ = store.TypeAgent
+	if x.kind != record.KindMain || (rec.IsSidechain && rec.agentID.get() != "") {
+		typ = record.TypeAgent
 	}
-	if role == store.TypeTitle {
+	if role == record.TypeTitle {
 		role = rec.Type // the title's kind
 	}
 	agent := x.agent
-	if agent == "" && typ == store.TypeAgent {
+	if agent == "" && typ == record.TypeAgent {
 		agent = rec.agentID.get()
 	}
 	x.counts[filter.Kept]++
 	x.rows = append(x.rows, Extracted{
-		Row: store.Row{
+		Row: record.Row{
 			Session:    x.session,
 			Timestamp:  x.timestamp(),
 			Type:       typ,
@@ -593,8 +592,8 @@ func (x *lineExtractor) addRow(rec *record, lineNo, block int, role, text string
 // copiedFrom is the session a main transcript's record names as its
 // message's origin, "" when it names none but the transcript's own.
 // Subagent records all carry their parent's sessionId: they name none.
-func (x *lineExtractor) copiedFrom(rec *record) string {
-	if x.kind != store.KindMain {
+func (x *lineExtractor) copiedFrom(rec *jsonRecord) string {
+	if x.kind != record.KindMain {
 		return ""
 	}
 	if rec.forkedFrom != nil {

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // BenchmarkExtractCorpus runs the extractor over every line of the
@@ -48,7 +48,7 @@ func BenchmarkExtractCorpus(b *testing.B) {
 					// Copied first, as a read copies a file into the
 					// reader's buffer: the extractor finds it in cache.
 					buf = append(buf[:0], data...)
-					x := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", keepSecrets: keep, rows: rows[:0]}
+					x := &lineExtractor{kind: record.KindMain, source: "/p/s.jsonl", keepSecrets: keep, rows: rows[:0]}
 					for n, rest := 1, buf; len(rest) > 0; n++ {
 						line, after, _ := bytes.Cut(rest, []byte("\n"))
 						_ = x.add(line, n)
@@ -97,7 +97,7 @@ func BenchmarkExtractLines(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(size))
-	x := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", keepSecrets: true}
+	x := &lineExtractor{kind: record.KindMain, source: "/p/s.jsonl", keepSecrets: true}
 	start := cpuTime()
 	for b.Loop() {
 		x.rows = x.rows[:0]

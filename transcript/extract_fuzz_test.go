@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/redact/redacttest"
-	"github.com/recall-dev/recall/store"
 )
 
 // addFixtureLines seeds f with every line of the hand-written transcripts.
@@ -42,7 +42,7 @@ func FuzzExtractRows(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"user","message":{"content":"\ud83d\ude00 \u0000 \\ \t tab\nnew line long enough"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		x := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", gen: 3}
+		x := &lineExtractor{kind: record.KindMain, source: "/p/s.jsonl", gen: 3}
 		_ = x.add(line, 7)
 		if len(x.rows) > len(line)/8+1 {
 			t.Fatalf("%d rows from a %d-byte line", len(x.rows), len(line))
@@ -55,7 +55,7 @@ func FuzzExtractRows(f *testing.F) {
 			if bytes.IndexByte(enc[:len(enc)-1], '\n') >= 0 {
 				t.Fatalf("row %d encodes to more than one line: %q", i, enc)
 			}
-			got, err := store.ParseRow(enc[:len(enc)-1])
+			got, err := record.ParseRow(enc[:len(enc)-1])
 			if err != nil {
 				t.Fatalf("row %d: %v in %q", i, err, enc)
 			}

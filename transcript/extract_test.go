@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-dev/recall/store"
-
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/record"
 )
 
 func TestToolSummary(t *testing.T) {
@@ -61,7 +60,7 @@ func FuzzExtractAnyBytes(f *testing.F) {
 	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","content":"x"}]}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"\u0000\ud800"}]}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+		x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 		_ = x.add(line, 1)
 		for _, r := range x.rows {
 			if r.Role != "tool" && len([]rune(r.Text)) < filter.MinChars {
@@ -81,7 +80,7 @@ func FuzzExtractMatchesEncodingJSON(f *testing.F) {
 	f.Add(uint8(3), "\xff\xfe invalid utf8 text here", "Write", "\x00", false, false)
 	f.Fuzz(func(t *testing.T, shape uint8, text, tool, arg string, meta, sidechain bool) {
 		line := fuzzLine(shape, text, tool, arg, meta, sidechain)
-		got := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+		got := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 		errGot := got.add(line, 7)
 		want, errWant := referenceExtract(line)
 		if (errGot != nil) != (errWant != nil) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // unquoteSeeds are string bodies that exercise every branch of unquote:
@@ -88,8 +88,8 @@ func FuzzSkipMemo(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		with := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", gen: 3}
-		without := &lineExtractor{kind: store.KindMain, source: "/p/s.jsonl", gen: 3, noMemo: true}
+		with := &lineExtractor{kind: record.KindMain, source: "/p/s.jsonl", gen: 3}
+		without := &lineExtractor{kind: record.KindMain, source: "/p/s.jsonl", gen: 3, noMemo: true}
 		errWith, errWithout := with.add(line, 7), without.add(line, 7)
 		if (errWith == nil) != (errWithout == nil) {
 			t.Fatalf("error %v with the memo, %v without, for %q", errWith, errWithout, line)

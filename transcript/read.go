@@ -11,13 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/internal/errpath"
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // Work is one transcript with new bytes to read.
 type Work struct {
 	T     Transcript
-	State store.FileState // the state to continue from (Offset 0 for a new generation)
+	State record.FileState // the state to continue from (Offset 0 for a new generation)
 	// KeepSecrets keeps secrets in the rows (recall index --no-redact);
 	// by default they are redacted (redact.go).
 	KeepSecrets bool
@@ -48,9 +48,9 @@ type Result struct {
 	// now (rewritten in place): nothing was read; read it as a new
 	// generation.
 	Rewritten bool
-	Tail      store.Fingerprint // of the bytes that end at Offset
-	TooLong   int               // lines over MaxLineBytes, skipped
-	Binary    bool              // not JSON text: skipped whole
+	Tail      record.Fingerprint // of the bytes that end at Offset
+	TooLong   int                // lines over MaxLineBytes, skipped
+	Binary    bool               // not JSON text: skipped whole
 	// TitlesOnly: the rows are the titles of lines read before
 	// (ReadTitles); the state is not advanced.
 	TitlesOnly bool
@@ -80,7 +80,7 @@ func capTexts(rows []Extracted) {
 // keyRows sets each row's identity, from its final text.
 func keyRows(rows []Extracted) {
 	for i := range rows {
-		rows[i].Key = store.MessageKey(rows[i].UUID, rows[i].Block, rows[i].Text)
+		rows[i].Key = record.MessageKey(rows[i].UUID, rows[i].Block, rows[i].Text)
 	}
 }
 
@@ -254,9 +254,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // fingerprintAt fingerprints the n bytes of f that end at off, read
 // into scratch if it is large enough.
-func fingerprintAt(f *os.File, off int64, n int32, scratch []byte) (store.Fingerprint, error) {
+func fingerprintAt(f *os.File, off int64, n int32, scratch []byte) (record.Fingerprint, error) {
 	if n <= 0 || int64(n) > off {
-		return store.Fingerprint{}, nil
+		return record.Fingerprint{}, nil
 	}
 	buf := scratch[:0]
 	if int64(cap(buf)) < int64(n) {
@@ -264,9 +264,9 @@ func fingerprintAt(f *os.File, off int64, n int32, scratch []byte) (store.Finger
 	}
 	buf = buf[:n]
 	if _, err := f.ReadAt(buf, off-int64(n)); err != nil {
-		return store.Fingerprint{}, errpath.Wrap("read", f.Name(), err) // io.EOF names no path
+		return record.Fingerprint{}, errpath.Wrap("read", f.Name(), err) // io.EOF names no path
 	}
-	return store.Fingerprint{CRC: crc32.Checksum(buf, castagnoli), Len: n}, nil
+	return record.Fingerprint{CRC: crc32.Checksum(buf, castagnoli), Len: n}, nil
 }
 
 // MaxLineBytes bounds the line a transcript may hold: a longer one (a

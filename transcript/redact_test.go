@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/redact"
 	"github.com/recall-dev/recall/redact/redacttest"
-	"github.com/recall-dev/recall/store"
 )
 
 func userLine(t *testing.T, text string) []byte {
@@ -51,7 +51,7 @@ func TestRowsHoldNoSecret(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		for _, sh := range redacttest.Shapes(seed) {
 			for role, line := range secretLines(t, sh) {
-				x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+				x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 				if err := x.add(line, 1); err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +75,7 @@ func TestRowsHoldNoSecret(t *testing.T) {
 func TestKeepSecretsKeepsThem(t *testing.T) {
 	for _, sh := range redacttest.Shapes(1) {
 		for role, line := range secretLines(t, sh) {
-			x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl", keepSecrets: true}
+			x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl", keepSecrets: true}
 			if err := x.add(line, 1); err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +95,7 @@ func TestSecretAtTheToolRowCap(t *testing.T) {
 	for _, sh := range redacttest.Shapes(2) {
 		for pad := maxToolText - 30; pad < maxToolText; pad += 3 {
 			cmd := strings.Repeat("a", pad-len("Bash: ")) + " " + sh.Text
-			x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+			x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 			if err := x.add(assistantLine(t, bashBlock(cmd)), 1); err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestSecretsAroundTheRowCap(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res := Read(Work{T: Transcript{Path: path, Kind: store.KindMain}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
+	res := Read(Work{T: Transcript{Path: path, Kind: record.KindMain}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
 	if res.Err != nil || len(res.Rows) != len(msgs) {
 		t.Fatalf("read %d rows of %d: %v %s", len(res.Rows), len(msgs), res.Err, res.Warning)
 	}
@@ -170,7 +170,7 @@ func TestSecretSplitAcrossMessages(t *testing.T) {
 		{"my token ghp_aB3dE6", "  gH9jK2mN5pQ8rS1tU4vW7xY0zA3bC6dE9f ok?", "github-pat"},
 		{"the telegram bot: 7512349876:AAH", "fq2Lx9ZpQ4mW7nR1tY6uI3oP8aS5dF0gHk sorry, cut", "telegram-bot-api-token"},
 	} {
-		x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+		x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 		for i, text := range []string{tc.first, tc.second} {
 			if err := x.add(userLine(t, text), i+1); err != nil {
 				t.Fatal(err)
@@ -194,7 +194,7 @@ func TestSecretSplitAcrossMessages(t *testing.T) {
 		}
 	}
 	// Messages that merely follow each other are left as they are.
-	x := &lineExtractor{kind: store.KindMain, source: "/s.jsonl"}
+	x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 	for i, text := range []string{"run the tests with go test ./...", "commit 3f2a9c8e1b7d4f60a5e2c1d9b8a7f6e5d4c3b2a1 fixed it"} {
 		if err := x.add(userLine(t, text), i+1); err != nil {
 			t.Fatal(err)

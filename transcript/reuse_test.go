@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // TestReadIntoReusedRows reads the test transcripts into fresh slices and
@@ -20,11 +20,11 @@ func TestReadIntoReusedRows(t *testing.T) {
 	}
 	br := bufio.NewReaderSize(nil, ReadBufferSize)
 	read := func(path string, rows []Extracted) Result {
-		return Read(Work{T: Transcript{Path: path, Kind: store.KindMain}, Rows: rows}, "", br)
+		return Read(Work{T: Transcript{Path: path, Kind: record.KindMain}, Rows: rows}, "", br)
 	}
 	var junk []Extracted
 	for range 50 {
-		junk = append(junk, Extracted{Row: store.Row{Session: "junk", Text: "left over", Line: 99}, Key: 7})
+		junk = append(junk, Extracted{Row: record.Row{Session: "junk", Text: "left over", Line: 99}, Key: 7})
 	}
 	for _, path := range paths {
 		fresh := read(path, nil)
@@ -57,7 +57,7 @@ func TestReadWithLentTailBuffer(t *testing.T) {
 	br := bufio.NewReaderSize(nil, ReadBufferSize)
 	for _, path := range paths {
 		for _, lent := range [][]byte{nil, make([]byte, 10), make([]byte, TailBytes), make([]byte, 1, TailBytes+100)} {
-			w := Work{T: Transcript{Path: path, Kind: store.KindMain}, Tail: lent}
+			w := Work{T: Transcript{Path: path, Kind: record.KindMain}, Tail: lent}
 			fresh := Read(Work{T: w.T}, "", br)
 			got := Read(w, "", br)
 			if got.Tail != fresh.Tail || got.Tail.Len == 0 {
@@ -67,7 +67,7 @@ func TestReadWithLentTailBuffer(t *testing.T) {
 				t.Fatalf("%s: the result's Work still holds the lent buffer", path)
 			}
 			cont := w
-			cont.State = store.FileState{Offset: fresh.Offset, Lines: fresh.Lines, Tail: fresh.Tail}
+			cont.State = record.FileState{Offset: fresh.Offset, Lines: fresh.Lines, Tail: fresh.Tail}
 			if again := Read(cont, "", br); again.Rewritten || again.Err != nil {
 				t.Fatalf("%s, buffer of %d: an unchanged file read on reads as rewritten (%v)", path, cap(lent), again.Err)
 			}

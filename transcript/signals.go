@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/recall-dev/recall/internal/errpath"
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/record"
 )
 
 // This file reads what Claude Code says about which transcripts can be
@@ -266,7 +266,7 @@ func sessionOfSubagent(path string) string {
 	if i < 0 {
 		return ""
 	}
-	return store.SessionIDOf(filepath.Base(slash[:i]))
+	return record.SessionIDOf(filepath.Base(slash[:i]))
 }
 
 // DirMtime is a folder's modification time in nanoseconds: it changes
@@ -298,7 +298,7 @@ func DiscoverProject(roots []string, dir string, warn func(string)) []Transcript
 // DiscoverSessionDir finds the subagent transcripts of one session folder
 // (<project>/<session>/subagents/**).
 func DiscoverSessionDir(roots []string, dir string, warn func(string)) []Transcript {
-	return discoverSubagents(filepath.Join(dir, "subagents"), store.SessionIDOf(filepath.Base(dir)), judgeOf(roots), map[folderID]bool{}, warn)
+	return discoverSubagents(filepath.Join(dir, "subagents"), record.SessionIDOf(filepath.Base(dir)), judgeOf(roots), map[folderID]bool{}, warn)
 }
 
 // DirEntry is one entry of a project folder, as ListProject gives it.

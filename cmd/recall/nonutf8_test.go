@@ -10,7 +10,7 @@ import (
 
 // TestNonUTF8SessionIsAddressable: a transcript whose file name is not
 // valid UTF-8 gets the id of its name with \xNN for each invalid byte
-// (store.SessionIDOf). Every output prints that id as it is, JSON too
+// (record.SessionIDOf). Every output prints that id as it is, JSON too
 // (where the byte used to become U+FFFD), and show, search --session and
 // forget --session take it back (issue 23: no command could name such a
 // session, and the arguments' invalid bytes never reach recall intact).

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -64,7 +65,7 @@ func resumable(m *store.Manifest, id string) (string, error) {
 		return "", fmt.Errorf("session %s has no indexed transcript", search.Safe(id))
 	}
 	main := files[0]
-	if main.Kind != store.KindMain {
+	if main.Kind != record.KindMain {
 		return "", fmt.Errorf("session %s: only its subagents' transcripts were indexed; claude --resume needs the main one", search.Safe(id))
 	}
 	if _, err := os.Stat(main.Path); main.Gone || err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
@@ -372,10 +373,10 @@ func fileExists(path string) bool {
 
 func kindCounts(kinds map[string]int) string {
 	var parts []string
-	for _, k := range []string{store.KindMain, store.KindSubagent, store.KindAgentOld} {
+	for _, k := range []string{record.KindMain, record.KindSubagent, record.KindAgentOld} {
 		if n := kinds[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{
-				store.KindMain: "main", store.KindSubagent: "subagent", store.KindAgentOld: "old-layout agent"}[k]))
+				record.KindMain: "main", record.KindSubagent: "subagent", record.KindAgentOld: "old-layout agent"}[k]))
 		}
 	}
 	if len(parts) == 0 {

@@ -1,4 +1,4 @@
-package store
+package record
 
 import (
 	"bytes"
@@ -101,11 +101,15 @@ func (r *Row) Headless() bool { return textrules.IsHeadlessEntrypoint(r.Entrypoi
 // AppendTSV appends r as one escaped TSV line ending in '\n'.
 func (r *Row) AppendTSV(dst []byte) []byte { return r.appendTSV(dst, nil) }
 
-// plainFields holds the last session, project and source a block's rows
+// AppendTSVAfter is AppendTSV for a writer that appends rows one after
+// another: last remembers the fields the previous rows wrote (Repeats).
+func (r *Row) AppendTSVAfter(dst []byte, last *Repeats) []byte { return r.appendTSV(dst, last) }
+
+// Repeats holds the last session, project and source a block's rows
 // wrote that hold no byte to escape. A transcript's rows repeat them
 // (about 170 of a row's 580 bytes at 1 GB), and comparing with the
 // last one is cheaper than searching it for escapes again.
-type plainFields struct{ session, project, source string }
+type Repeats struct{ session, project, source string }
 
 // appendRepeated appends s escaped, remembering it in *last when it holds
 // no byte to escape; last is nil when nothing is remembered.
@@ -124,7 +128,7 @@ func appendRepeated(dst []byte, s string, last *string) []byte {
 
 // appendTSV is AppendTSV with the plain fields of the rows before (nil:
 // none known).
-func (r *Row) appendTSV(dst []byte, plain *plainFields) []byte {
+func (r *Row) appendTSV(dst []byte, plain *Repeats) []byte {
 	var session, project, source *string
 	if plain != nil {
 		session, project, source = &plain.session, &plain.project, &plain.source

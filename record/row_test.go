@@ -1,4 +1,4 @@
-package store
+package record
 
 import (
 	"bytes"
@@ -48,7 +48,7 @@ func TestAppendTSVAfterRowsMatchesAlone(t *testing.T) {
 		{Session: "", Text: "g", Project: "", Source: "", Line: 7},
 		{Session: "s1", Text: "h", Project: "/q", Source: "/q/s1.jsonl", Line: 8},
 	}
-	var plain plainFields
+	var plain Repeats
 	var got, want []byte
 	for i := range rows {
 		got = rows[i].appendTSV(got, &plain)
@@ -89,7 +89,7 @@ func FuzzRowRoundTrip(f *testing.F) {
 		enc := r.AppendTSV(nil)
 		// A block writes each row after others whose plain fields it
 		// remembers (appendTSV): the bytes must be AppendTSV's.
-		var plain plainFields
+		var plain Repeats
 		prev := Row{Session: session, Project: session, Source: project}
 		prev.appendTSV(nil, &plain)
 		if again := r.appendTSV(nil, &plain); !bytes.Equal(again, enc) {
