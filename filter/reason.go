@@ -1,6 +1,8 @@
-// Package filter decides what recall keeps: index-time exclusions (each
-// with a reason that is counted and reported), query parsing and matching,
-// and the windowed recall cutoff.
+// Package filter holds the index-time rules, which decide what recall
+// keeps: the exclusions (each with a reason that is counted and
+// reported: noise, acknowledgements, short messages, recall's own
+// output, forks and copies), the recall event and its windowed cutoff.
+// The query language is package query.
 package filter
 
 // Reason says why a message was left out of the index. Kept means it was

@@ -88,7 +88,7 @@ type TimeWindow struct {
 }
 
 // dayWindow is the longest window that names a day: a calendar day
-// with its slack either side (filter.TimeWindow), or "yesterday".
+// with its slack either side (query.TimeWindow), or "yesterday".
 const dayWindow = 3 * 24 * time.Hour
 
 // boost is what a session from w gains (whenFactor).

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
@@ -74,14 +74,14 @@ type segResult struct {
 // accelerable reports whether the term index can answer q: every
 // positive term has runs to look up, and the request ranks a limited
 // number of sessions at message scope.
-func accelerable(q *filter.Query, req *Request) bool {
+func accelerable(q *query.Query, req *Request) bool {
 	return unservedReason(q, req) == ""
 }
 
 // unservedReason says why the term index cannot answer q ("" when it
 // can), for -v: such a search reads every row by design, and a user
 // wondering why it is slower deserves the reason.
-func unservedReason(q *filter.Query, req *Request) string {
+func unservedReason(q *query.Query, req *Request) string {
 	switch {
 	case req.Limit <= 0:
 		return "every session was asked for (-n 0), so none can be ruled out"
@@ -377,11 +377,11 @@ func (c *counter) reset(rows, positive, excluded int) {
 // fill counts, per row, the weight of a term's hits (rank.FormUnits):
 // for a plain word, that of the exact occurrences in every token holding
 // it, by whether they start the token, and of the tokens its channels
-// take (filter.Forms); for other shapes, for each alternative the fewest
+// take (query.Forms); for other shapes, for each alternative the fewest
 // occurrences of any of its pieces (every match holds one of each), summed
 // over alternatives, each at the most a hit can weigh. Hits in code are
 // those of the first piece, where an anchored shape's matches start.
-func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) error {
+func (c *counter) fill(seg *terms.Segment, shape query.Shape, out *rowCounts) error {
 	if shape.Forms != nil {
 		return c.addForms(seg, shape.Forms, out)
 	}
@@ -416,7 +416,7 @@ func (c *counter) fill(seg *terms.Segment, shape filter.Shape, out *rowCounts) e
 // every row of the segment: they are few next to the segment (a phrase's
 // words at the edges of their tokens), and the arrays' zeroing and first
 // page faults cost more than a phrase's whole lookup.
-func (c *counter) addPieces(seg *terms.Segment, alt []filter.Piece, out *rowCounts) error {
+func (c *counter) addPieces(seg *terms.Segment, alt []query.Piece, out *rowCounts) error {
 	for len(c.lists) < len(alt) {
 		c.lists = append(c.lists, pieceRows{})
 	}
@@ -490,12 +490,12 @@ func (l *pieceRows) settle() {
 func comparePieceHit(a, b pieceHit) int { return cmp.Compare(a.row, b.row) }
 
 // addPiece adds the postings of every token holding piece, each match it
-// can hold (filter.Piece.Times) at the most a hit can weigh. A piece that
+// can hold (query.Piece.Times) at the most a hit can weigh. A piece that
 // is a whole token is found by its text, one at a token's start by
 // binary search (the vocabulary is sorted), others by a vocabulary scan
 // for their longest run, done once per term and segment (dead.?lock
 // looks DEAD up for two pieces).
-func (c *counter) addPiece(seg *terms.Segment, piece filter.Piece, out hitSink) error {
+func (c *counter) addPiece(seg *terms.Segment, piece query.Piece, out hitSink) error {
 	if len(piece.Runs) == 1 && piece.Start == piece.End {
 		return c.addRun(seg, piece.Runs[0], piece.Start, false, out)
 	}
@@ -543,12 +543,12 @@ func (c *counter) addRun(seg *terms.Segment, run string, whole, exact bool, out 
 }
 
 // addParts adds the postings of every token holding run as the whole
-// token or a whole part of it between underscores (filter.Shape.Parts),
+// token or a whole part of it between underscores (query.Shape.Parts),
 // each such occurrence a hit starting a word.
 func (c *counter) addParts(seg *terms.Segment, run string, out hitSink) error {
 	var err error
 	seg.FindTokenTexts(run, false, func(id int, tok []byte, _ int) {
-		if n := filter.PartsIn(tok, run); n > 0 && err == nil {
+		if n := query.PartsIn(tok, run); n > 0 && err == nil {
 			err = c.addPostings(seg, id, n*rank.FormUnits(rank.FormWord), out)
 		}
 	})
@@ -556,24 +556,24 @@ func (c *counter) addParts(seg *terms.Segment, run string, out hitSink) error {
 }
 
 // occurrenceUnits weighs the times occurrences of run in tok: one starts
-// the word if tok begins with it (filter.StartsWord), the others lie
+// the word if tok begins with it (query.StartsWord), the others lie
 // inside it.
 func occurrenceUnits(tok []byte, run string, times int) int {
-	if filter.StartsWord(tok, run) {
+	if query.StartsWord(tok, run) {
 		return rank.FormUnits(rank.FormWord) + (times-1)*rank.FormUnits(rank.FormInside)
 	}
 	return times * rank.FormUnits(rank.FormInside)
 }
 
 // addForms adds the postings of every token a plain word with channels
-// takes, each weighed by how it matches (filter.Forms.Classify): the
+// takes, each weighed by how it matches (query.Forms.Classify): the
 // tokens holding the word, those holding it once accents are folded and
 // those of its word form. A token found by several lookups counts once:
 // the word's lookup gives each token once, and those holding the word
 // are what Classify takes as exact, so the other lookups skip them and
 // remember only their own few (a map of every token holding FIX or TEST,
 // thousands per segment, was a tenth of the question's candidate pass).
-func (c *counter) addForms(seg *terms.Segment, f *filter.Forms, out *rowCounts) error {
+func (c *counter) addForms(seg *terms.Segment, f *query.Forms, out *rowCounts) error {
 	var err error
 	seg.FindTokenTexts(f.Word, false, func(id int, tok []byte, times int) {
 		if err == nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 )
 
 // edgeTexts are messages around the edges of case folding and tokens:
@@ -32,23 +32,23 @@ func TestAcceleratedMatchesFullScanOnEdgeTexts(t *testing.T) {
 		sessions = append(sessions, g)
 	}
 	snap := buildAccelIndex(t, sessions, accelIndex{batches: 1, checkpoint: 64 << 10})
-	re := func(p string, o filter.MatchOptions) Request {
+	re := func(p string, o query.MatchOptions) Request {
 		o.Regex = true
 		return Request{Terms: []string{p}, Match: o}
 	}
-	none, word, cs, wcs := filter.MatchOptions{}, filter.MatchOptions{Word: true}, filter.MatchOptions{CaseSensitive: true}, filter.MatchOptions{Word: true, CaseSensitive: true}
+	none, word, cs, wcs := query.MatchOptions{}, query.MatchOptions{Word: true}, query.MatchOptions{CaseSensitive: true}, query.MatchOptions{Word: true, CaseSensitive: true}
 	var reqs []Request
 	for _, p := range []string{`ſ`, `(?i)ſ`, `ſtra`, `straße`, `(?i)STRASSE`, `\x{212A}elvin`, `(?i)\x{212A}`, `Σ`, `ς`, `(?i)σίσυφος`, `σ\b`, `ς\b`, `(?i)ς\b`,
 		`a.b`, `a\.b`, `a\nb`, `(?s)a.b`, `foo_bar`, `foo.bar`, `x\x20y`, `x\sy`, `\ba\b`, `\Ba`, `a\B`, `^edge`, `again$`, `(?m)^dead`, `lock\(\)`,
 		`dead(|x)lock`, `dead(?:)lock`, `dead.{0,2}lock`, `dead[\w-]lock`, `dead[^\w]lock`, `dead[-a]lock`, `dead\W{0,3}lock`, `(dead|x)+lock`,
 		`a{0,3}b`, `a{2}`, `ü`, `(?i)Ü`, `ﬁ`, `(?i)FI`, `İ`, `(?i)i̇`, `ǅ`, `µ`, `(?i)µ`, `(?i)Μs`, `snake.case`, `x\s*:?=\s*1`, `dead\x{a0}lock`,
 		`(?i)dead(?-i)Lock`, `dead(?i:LOCK)`, `[[:alpha:]]+lock`, `\pL+lock`, `[^\s]lock`, `.lock`, `lock.`, `.?lock`, `l.?o.?c.?k`} {
-		for _, o := range []filter.MatchOptions{none, word, cs, wcs} {
+		for _, o := range []query.MatchOptions{none, word, cs, wcs} {
 			reqs = append(reqs, re(p, o))
 		}
 	}
 	for _, p := range []string{`"ſtraße"`, `"x y"`, `"a.b"`, `foo_bar`, `"mu.lock()"`, `"ΣΊΣΥΦΟΣ σίσυφος"`, `ς`, `"dead lock"`, `"x := 1"`, `µs`, `ﬁle`, `"snake case"`, `über`, `"İstanbul"`, `ι`, `Ι`} {
-		for _, o := range []filter.MatchOptions{none, word, cs, wcs} {
+		for _, o := range []query.MatchOptions{none, word, cs, wcs} {
 			reqs = append(reqs, Request{Terms: []string{p}, Match: o})
 		}
 	}

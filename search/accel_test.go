@@ -15,6 +15,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 )
@@ -62,7 +63,7 @@ var (
 	}
 	// genEdges put words at the edges of tokens and between them, for
 	// patterns and phrases whose shape says where a word sits in its
-	// token (filter.Piece).
+	// token (query.Piece).
 	genEdges = []string{
 		"the deadline passed while we held the lock", "a dead-lock, then a deadlock", "deadxlock in the test name",
 		"dead\tlock across a tab", "embrace conditions", "race-conditions everywhere", "the racecondition flag",
@@ -384,31 +385,31 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"wildcard", Request{Terms: words("dead_lock")}, false},
 		{"wildcard two", Request{Terms: words("reset_windows")}, false},
 		{"underscore phrase", Request{Terms: words(`"snake_case_name"`)}, false},
-		{"case-sensitive", Request{Terms: words("Lock"), Match: filter.MatchOptions{CaseSensitive: true}}, false},
-		{"case-sensitive upper", Request{Terms: words("DEADLOCK"), Match: filter.MatchOptions{CaseSensitive: true}}, false},
-		{"word option", Request{Terms: words("lock"), Match: filter.MatchOptions{Word: true}}, true},
-		{"word option unicode", Request{Terms: words("ecole"), Match: filter.MatchOptions{Word: true}}, true},
-		{"regex alternation", Request{Terms: words(`dead.?lock|race\scondition`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex optional between words", Request{Terms: words(`dead.?lock`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex bench", Request{Terms: words(`dead.?lock|race condition`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex optional class", Request{Terms: words(`dead[-\s]?lock`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex spaces", Request{Terms: words(`garbage\s+collector`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex word boundary", Request{Terms: words(`\bdead`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex anchored", Request{Terms: words(`^the\sdead`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex gap", Request{Terms: words(`dead.*lock`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex optional letter", Request{Terms: words(`colou?r`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex group alternation", Request{Terms: words(`(dead|spin)lock`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex word option", Request{Terms: words(`dead.?lock`), Match: filter.MatchOptions{Regex: true, Word: true}}, false},
-		{"regex case-sensitive", Request{Terms: words(`DEAD.?LOCK|Race condition`), Match: filter.MatchOptions{Regex: true, CaseSensitive: true}}, false},
-		{"regex non-ASCII", Request{Terms: words(`dead.?lock.?d\w+s`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"case-sensitive", Request{Terms: words("Lock"), Match: query.MatchOptions{CaseSensitive: true}}, false},
+		{"case-sensitive upper", Request{Terms: words("DEADLOCK"), Match: query.MatchOptions{CaseSensitive: true}}, false},
+		{"word option", Request{Terms: words("lock"), Match: query.MatchOptions{Word: true}}, true},
+		{"word option unicode", Request{Terms: words("ecole"), Match: query.MatchOptions{Word: true}}, true},
+		{"regex alternation", Request{Terms: words(`dead.?lock|race\scondition`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex optional between words", Request{Terms: words(`dead.?lock`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex bench", Request{Terms: words(`dead.?lock|race condition`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex optional class", Request{Terms: words(`dead[-\s]?lock`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex spaces", Request{Terms: words(`garbage\s+collector`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex word boundary", Request{Terms: words(`\bdead`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex anchored", Request{Terms: words(`^the\sdead`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex gap", Request{Terms: words(`dead.*lock`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex optional letter", Request{Terms: words(`colou?r`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex group alternation", Request{Terms: words(`(dead|spin)lock`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex word option", Request{Terms: words(`dead.?lock`), Match: query.MatchOptions{Regex: true, Word: true}}, false},
+		{"regex case-sensitive", Request{Terms: words(`DEAD.?LOCK|Race condition`), Match: query.MatchOptions{Regex: true, CaseSensitive: true}}, false},
+		{"regex non-ASCII", Request{Terms: words(`dead.?lock.?d\w+s`), Match: query.MatchOptions{Regex: true}}, false},
 		{"phrase edges", Request{Terms: words(`"garbage collector"`)}, false},
-		{"phrase edges word option", Request{Terms: words(`"garbage collector"`), Match: filter.MatchOptions{Word: true}}, false},
-		{"phrase edges case-sensitive", Request{Terms: words(`"GARBAGE COLLECTOR"`), Match: filter.MatchOptions{CaseSensitive: true}}, false},
-		{"phrase punctuation both sides", Request{Terms: words(`"mu.Lock()"`), Match: filter.MatchOptions{Word: true}}, false},
+		{"phrase edges word option", Request{Terms: words(`"garbage collector"`), Match: query.MatchOptions{Word: true}}, false},
+		{"phrase edges case-sensitive", Request{Terms: words(`"GARBAGE COLLECTOR"`), Match: query.MatchOptions{CaseSensitive: true}}, false},
+		{"phrase punctuation both sides", Request{Terms: words(`"mu.Lock()"`), Match: query.MatchOptions{Word: true}}, false},
 		{"phrase and word", Request{Terms: words(`"race condition"`, "deadlock")}, false},
-		{"regex class prefix", Request{Terms: words(`\w+lock`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex without words", Request{Terms: words(`\d{2}\s?ms`), Match: filter.MatchOptions{Regex: true}}, false},
-		{"regex case-insensitive flag", Request{Terms: words(`(?i)mu\.lock`), Match: filter.MatchOptions{Regex: true}}, false},
+		{"regex class prefix", Request{Terms: words(`\w+lock`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex without words", Request{Terms: words(`\d{2}\s?ms`), Match: query.MatchOptions{Regex: true}}, false},
+		{"regex case-insensitive flag", Request{Terms: words(`(?i)mu\.lock`), Match: query.MatchOptions{Regex: true}}, false},
 		{"types user", Request{Terms: words("deadlock"), Types: words("user")}, true},
 		{"types assistant tool", Request{Terms: words("race"), Types: words("assistant", "tool")}, true},
 		{"types agent", Request{Terms: words("deadlock"), Types: words("agent")}, true},
@@ -439,7 +440,7 @@ func accelCases(sessions []*genSession) []accelCase {
 		{"accented query", Request{Terms: words("češtiny cafe")}, true},
 		{"forms question", Request{Terms: words("which agents translated the czech articles?")}, true},
 		{"forms and limit 1", Request{Terms: words("translate painting"), Limit: 1}, true},
-		{"forms off with word option", Request{Terms: words("translated"), Match: filter.MatchOptions{Word: true}}, true},
+		{"forms off with word option", Request{Terms: words("translated"), Match: query.MatchOptions{Word: true}}, true},
 		{"forms with require", Request{Terms: words("painted"), Require: words("fence")}, false},
 		{"forms with exclude", Request{Terms: words("translated"), Exclude: words("article")}, false},
 		{"stray quote and possessive", Request{Terms: words(`the reviewer's "deadlock issues`)}, true},

@@ -12,9 +12,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
@@ -24,13 +24,13 @@ import (
 // accel is one accelerated search.
 type accel struct {
 	snap      *store.Snapshot
-	q         *filter.Query
+	q         *query.Query
 	req       *Request
 	segs      []*terms.Segment
 	rowStarts [][]int
-	positive  []*filter.Term
-	shapes    []filter.Shape
-	exclude   []filter.Shape
+	positive  []*query.Term
+	shapes    []query.Shape
+	exclude   []query.Shape
 	filter    rowFilter
 	scan      *scan // the exact matcher, shared with the full scan
 
@@ -79,7 +79,7 @@ var errSegmentDisagrees = errors.New("the term index disagrees with the rows")
 // (unservedReason says none is missing), from the term index. It returns
 // a nil result when the index cannot answer, with why saying what is
 // wrong; the caller then scans.
-func runAccelerated(snap *store.Snapshot, q *filter.Query, req *Request) (res *Result, why error, err error) {
+func runAccelerated(snap *store.Snapshot, q *query.Query, req *Request) (res *Result, why error, err error) {
 	segs, why := snap.TermSegments()
 	if segs == nil {
 		return nil, why, nil // read the rows instead: they are the truth

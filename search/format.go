@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 )
 
@@ -374,7 +375,7 @@ func markdownTitle(title string) string {
 
 // QueryTitle is a query as a person reads it: "jwt or auth, with
 // implement, without test" rather than its internal form.
-func QueryTitle(q *filter.Query) string {
+func QueryTitle(q *query.Query) string {
 	if q == nil {
 		return ""
 	}
@@ -391,7 +392,7 @@ func QueryTitle(q *filter.Query) string {
 	return strings.Join(parts, ", ")
 }
 
-func joinTerms(ts []*filter.Term, sep string) string {
+func joinTerms(ts []*query.Term, sep string) string {
 	words := make([]string, len(ts))
 	for i, t := range ts {
 		words[i] = t.String()

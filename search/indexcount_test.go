@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -26,8 +26,8 @@ func FuzzIndexCounts(f *testing.F) {
 	f.Add(`ι`, "\u0345", uint8(4))
 	f.Add(`Ιx`, "\u0345x\x00ιx", uint8(0))
 	f.Fuzz(func(t *testing.T, pattern, texts string, mode uint8) {
-		opt := filter.MatchOptions{Regex: mode%3 == 2, Word: mode&4 != 0, CaseSensitive: mode&8 != 0}
-		q, err := filter.ParseQuery([]string{pattern}, nil, nil, opt)
+		opt := query.MatchOptions{Regex: mode%3 == 2, Word: mode&4 != 0, CaseSensitive: mode&8 != 0}
+		q, err := query.ParseQuery([]string{pattern}, nil, nil, opt)
 		if err != nil {
 			return
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 )
 
@@ -31,7 +32,7 @@ type Request struct {
 	Terms   []string // positional words, OR'ed
 	Require []string
 	Exclude []string
-	Match   filter.MatchOptions
+	Match   query.MatchOptions
 	Scope   Scope
 
 	Projects       []string  // absolute paths (the project or a folder above it) or name fragments
@@ -223,7 +224,7 @@ func (p Params) Request() (Request, error) {
 	}
 	req := Request{
 		Terms: p.Terms, Require: p.Require, Exclude: p.Exclude,
-		Match:    filter.MatchOptions{Regex: p.Regex, CaseSensitive: p.CaseSensitive, Word: p.Word},
+		Match:    query.MatchOptions{Regex: p.Regex, CaseSensitive: p.CaseSensitive, Word: p.Word},
 		Scope:    scope,
 		Projects: projects, Since: since, Until: until, Types: p.Types, Sessions: p.Sessions,
 		CurrentSession: p.CurrentSession, ExcludeSessions: p.ExcludeSessions,

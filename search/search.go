@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/parallel"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
@@ -16,7 +17,7 @@ import (
 
 // Result is what a search found.
 type Result struct {
-	Query    *filter.Query
+	Query    *query.Query
 	Sessions []rank.Session // best first, near-duplicates collapsed
 	Stats    Stats
 	// Ranked is the query as ranking weighed it: its positive terms and
@@ -68,7 +69,7 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 }
 
 func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
-	q, err := filter.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
+	q, err := query.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func nameSessions(snap *store.Snapshot, sessions []rank.Session, limit int) erro
 // form (how it matched: exact, inside a word, accents folded, word form)
 // and each message with its place in its transcript, where its
 // neighbours lend it context.
-func rankMessages(q *filter.Query, matches []match) []rank.Message {
+func rankMessages(q *query.Query, matches []match) []rank.Message {
 	terms := q.Positive()
 	msgs := make([]rank.Message, len(matches))
 	for i := range matches {
@@ -154,7 +155,7 @@ func rankMessages(q *filter.Query, matches []match) []rank.Message {
 
 // scoredMessages is rankMessages into the messages of one session, as
 // rank.ScoreSessionMessages takes them.
-func scoredMessages(q *filter.Query, matches []match) []rank.ScoredMessage {
+func scoredMessages(q *query.Query, matches []match) []rank.ScoredMessage {
 	terms := q.Positive()
 	msgs := make([]rank.ScoredMessage, len(matches))
 	for i := range matches {
@@ -164,7 +165,7 @@ func scoredMessages(q *filter.Query, matches []match) []rank.ScoredMessage {
 }
 
 // rankMessage sets m to match's message, its hits' forms and its place.
-func rankMessage(terms []*filter.Term, match *match, m *rank.Message) {
+func rankMessage(terms []*query.Term, match *match, m *rank.Message) {
 	*m = match.msg
 	m.Ordinal = match.ordinal
 	for j, h := range m.Hits {
@@ -176,7 +177,7 @@ func rankMessage(terms []*filter.Term, match *match, m *rank.Message) {
 
 // rankOptions are the session-level settings of ranking for req, the
 // time the query names included.
-func rankOptions(q *filter.Query, req *Request) rank.Options {
+func rankOptions(q *query.Query, req *Request) rank.Options {
 	opt := rank.Options{Now: req.Now, HalfLife: req.HalfLife, CurrentProject: req.CurrentProject, NoNotes: !req.Explain}
 	if w := q.When; w != nil {
 		from, to := w.Span(req.Now)
@@ -198,7 +199,7 @@ type match struct {
 // only messages that satisfy the query; at session scope it kept every
 // message with a positive or excluded term, and whole sessions are judged
 // here.
-func selectMatches(q *filter.Query, req *Request, found *scanResult) []match {
+func selectMatches(q *query.Query, req *Request, found *scanResult) []match {
 	if req.Scope != ScopeSession {
 		return found.matches
 	}
@@ -249,7 +250,7 @@ func echoesRecall(m *match, events []store.Event, w filter.Window) bool {
 	return false
 }
 
-func rankQuery(q *filter.Query, snap *store.Snapshot, found *scanResult) rank.Query {
+func rankQuery(q *query.Query, snap *store.Snapshot, found *scanResult) rank.Query {
 	terms := q.Positive()
 	rq := rank.Query{Terms: make([]string, len(terms)), DocFreq: found.docFreq, TotalDocs: int(snap.M.Rows)}
 	for i, t := range terms {
@@ -264,9 +265,9 @@ func rankQuery(q *filter.Query, snap *store.Snapshot, found *scanResult) rank.Qu
 // scan reads the blocks that may hold matches, on all cores.
 type scan struct {
 	snap   *store.Snapshot
-	q      *filter.Query
+	q      *query.Query
 	req    *Request
-	terms  []*filter.Term
+	terms  []*query.Term
 	filter rowFilter
 }
 
@@ -281,7 +282,7 @@ type scanResult struct {
 	err           error
 }
 
-func newScan(snap *store.Snapshot, q *filter.Query, req *Request) *scan {
+func newScan(snap *store.Snapshot, q *query.Query, req *Request) *scan {
 	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
 )
@@ -67,7 +68,7 @@ func TestProjectMatches(t *testing.T) {
 // Every output format must carry recall's output signature, so that
 // output pasted back into a conversation is never indexed again.
 func TestOutputCarriesSignature(t *testing.T) {
-	q, err := filter.ParseQuery([]string{"jwt"}, nil, nil, filter.MatchOptions{})
+	q, err := query.ParseQuery([]string{"jwt"}, nil, nil, query.MatchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestHighlightMarksMatchesOnlyWithColor(t *testing.T) {
 }
 
 func TestNoSessionsPrintNothing(t *testing.T) {
-	q, _ := filter.ParseQuery([]string{"jwt"}, nil, nil, filter.MatchOptions{})
+	q, _ := query.ParseQuery([]string{"jwt"}, nil, nil, query.MatchOptions{})
 	for _, format := range []string{"human", "json", "markdown", "list"} {
 		var b bytes.Buffer
 		if err := Write(&b, &Result{Query: q}, Output{Format: format}); err != nil || b.Len() != 0 {

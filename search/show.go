@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
@@ -47,7 +47,7 @@ type ShowRequest struct {
 	Line    int // 0: none
 	Context int
 	Full    bool
-	Query   *filter.Query // nil: none
+	Query   *query.Query // nil: none
 }
 
 // Request checks p and applies the defaults.
@@ -74,7 +74,7 @@ func (p ShowParams) Request() (ShowRequest, error) {
 	}
 	req := ShowRequest{Target: target, Path: isPath(target), Line: line, Context: context, Full: p.Full}
 	if strings.TrimSpace(p.Query) != "" {
-		q, err := filter.ParseQuery([]string{p.Query}, nil, nil, filter.MatchOptions{})
+		q, err := query.ParseQuery([]string{p.Query}, nil, nil, query.MatchOptions{})
 		if err != nil {
 			return ShowRequest{}, fmt.Errorf("--query: %w", err)
 		}
@@ -119,7 +119,7 @@ type Shown struct {
 	Start       int // 0-based position of Messages[0] in the session
 	Messages    []ShownMessage
 	// Query is the search whose words are highlighted, nil for none.
-	Query *filter.Query
+	Query *query.Query
 	// Notes say how the request was read (a line that holds no message,
 	// a query nothing matched); Warnings what could not be read, each a
 	// problem.Problem the front end words (Say).
@@ -387,9 +387,9 @@ func window(hit, n, context int) (int, int) {
 }
 
 // queryHighlights lists where the query's positive terms match text.
-func queryHighlights(q *filter.Query, text string) []rank.Span {
+func queryHighlights(q *query.Query, text string) []rank.Span {
 	var spans []rank.Span
-	var found []filter.Span
+	var found []query.Span
 	for _, t := range q.Positive() {
 		found = t.FindAll([]byte(text), found[:0])
 		for _, sp := range found {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
@@ -23,8 +24,8 @@ func upgradeCases() []Request {
 		{Terms: []string{"buffer"}, Exclude: []string{"return"}},
 		{Terms: []string{`"should be"`}},
 		{Terms: []string{"sum_ary"}},
-		{Terms: []string{"derive[sd]"}, Match: filter.MatchOptions{Regex: true}},
-		{Terms: []string{"master"}, Match: filter.MatchOptions{Word: true}},
+		{Terms: []string{"derive[sd]"}, Match: query.MatchOptions{Regex: true}},
+		{Terms: []string{"master"}, Match: query.MatchOptions{Word: true}},
 		{Terms: []string{"function"}, Types: []string{"user"}},
 		{Terms: []string{"how did we implement the transcript summary?"}},
 	}
@@ -137,7 +138,7 @@ func TestUpgradeFromFormatV1(t *testing.T) {
 // accelerableRequest reports whether the term index could answer req's
 // query shape (so a search that read rows must say why).
 func accelerableRequest(req Request) bool {
-	q, err := filter.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
+	q, err := query.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
 	return err == nil && accelerable(q, &req)
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
@@ -25,7 +25,7 @@ type blockWorker struct {
 	raw     []byte
 	scratch []byte
 	text    []byte
-	spans   []filter.Span
+	spans   []query.Span
 	strs    map[string]interned         // interned session ids, projects, sources, types, by their column bytes
 	last    [record.NumColumns]interned // per column, the value interned last
 	refs    []candRef                   // the candidates of the session being confirmed
@@ -96,7 +96,7 @@ func (w *blockWorker) scanRow(f *[record.NumColumns][]byte, line []byte, res *bl
 }
 
 // countDocFreq counts the row towards each term's document frequency as
-// the term index does (filter.Term.IndexMatch): for a plain word, when it
+// the term index does (query.Term.IndexMatch): for a plain word, when it
 // matches; for a phrase or pattern, when the row holds its words. The
 // full scan and the index then weigh every term alike.
 func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
@@ -118,7 +118,7 @@ func (w *blockWorker) countDocFreq(text []byte, positive uint64, df []int) {
 // read, at message scope, without document frequencies (the index
 // counted them). Almost every such row matches, and scanRow would ask
 // each term whether it matches and then find every hit of it: a term
-// whose shape is exact (a plain word, filter.Shape.Exact) is found once
+// whose shape is exact (a plain word, query.Shape.Exact) is found once
 // here, present when it has a hit, since for it Match holds exactly when
 // FindAll finds something. Other terms are asked as scanRow asks them.
 // The hits are listed as hits lists them. held has bit t set for each
@@ -148,7 +148,7 @@ func (w *blockWorker) confirmRow(f *[record.NumColumns][]byte, res *blockResult,
 		}
 	}
 	w.rowHits = hits
-	excluded := slices.ContainsFunc(w.s.q.Exclude, func(t *filter.Term) bool { return t.Match(text) })
+	excluded := slices.ContainsFunc(w.s.q.Exclude, func(t *query.Term) bool { return t.Match(text) })
 	if excluded || !w.s.q.Satisfied(positive) || !w.passes(f) {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Word forms and accents: the two match channels a plain query word has
-// beside its exact substring (see filter/forms.go). Both work on tokens as
+// beside its exact substring (see query/forms.go). Both work on tokens as
 // the term index stores them (CanonicalFold), so the index and a scan of
 // the text classify every token alike.
 //

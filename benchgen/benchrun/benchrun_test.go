@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/query"
 )
 
 // launcherEnv makes the test binary act as the measuring launcher, the
@@ -85,7 +85,7 @@ func TestQueryCommands(t *testing.T) {
 		{"phrase", "rg -i 'garbage collector' rows.tsv", false},
 		{"--regex", "rg -i 'dead.?lock|race condition' rows.tsv", false},
 	}
-	byName := map[string]query{}
+	byName := map[string]mixQuery{}
 	for _, q := range queryMix() {
 		if _, dup := byName[q.name]; dup || len(q.recallArgs) == 0 || q.rgPattern == "" {
 			t.Errorf("query %q: duplicate name or empty side", q.name)
@@ -404,7 +404,7 @@ func TestParseMeasurement(t *testing.T) {
 // own, so a space in it would make recall search two patterns (it did:
 // 2,240 matching rows at 1 GB against rg's 699).
 func TestRegexQuerySearchesWhatRgSearches(t *testing.T) {
-	var q query
+	var q mixQuery
 	for _, mq := range queryMix() {
 		if mq.name == "--regex" {
 			q = mq
@@ -413,7 +413,7 @@ func TestRegexQuerySearchesWhatRgSearches(t *testing.T) {
 	if len(q.recallArgs) != 2 || q.recallArgs[0] != "--regex" {
 		t.Fatalf("--regex query's recall side is %q, want --regex and one pattern", q.recallArgs)
 	}
-	parsed, err := filter.ParseQuery(q.recallArgs[1:], nil, nil, filter.MatchOptions{Regex: true})
+	parsed, err := query.ParseQuery(q.recallArgs[1:], nil, nil, query.MatchOptions{Regex: true})
 	if err != nil {
 		t.Fatal(err)
 	}

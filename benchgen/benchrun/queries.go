@@ -1,8 +1,8 @@
 package benchrun
 
-// query is one entry of the fixed query mix: the recall arguments and the
+// mixQuery is one entry of the fixed query mix: the recall arguments and the
 // plain rg equivalent over the index's rows as TSV.
-type query struct {
+type mixQuery struct {
 	name string
 	// recallArgs follow `recall --no-update --index-dir IDX`.
 	recallArgs []string
@@ -18,8 +18,8 @@ type query struct {
 // 200 MB corpus (75k rows, Go 1.26 tree) were: tokenizer 5 rows, error
 // 8.9k, mutex 351, deadlock 82, goroutine 2.2k, timeout 472,
 // "garbage collector" 155, dead.?lock|race condition 97.
-func queryMix() []query {
-	return []query{
+func queryMix() []mixQuery {
+	return []mixQuery{
 		{name: "rare word", recallArgs: []string{"tokenizer"}, rgPattern: "tokenizer"},
 		{name: "common word", recallArgs: []string{"error"}, rgPattern: "error"},
 		{name: "OR of three", recallArgs: []string{"mutex", "deadlock", "goroutine"}, rgPattern: "mutex|deadlock|goroutine"},
@@ -27,7 +27,7 @@ func queryMix() []query {
 		{name: "--exclude", recallArgs: []string{"error", "timeout", "--exclude", "test"}, rgPattern: "error|timeout", rgExclude: "test"},
 		{name: "phrase", recallArgs: []string{`"garbage collector"`}, rgPattern: "garbage collector"},
 		// With --regex recall takes each whitespace-separated word as a
-		// pattern of its own (filter/query.go), so the space of rg's one
+		// pattern of its own (query/query.go), so the space of rg's one
 		// pattern is written \x20: both search the same pattern. (Until
 		// issue 13's last round recall was given `race condition` with a
 		// space, two patterns, /dead.?lock|race/ or /condition/: 2,240
@@ -39,13 +39,13 @@ func queryMix() []query {
 }
 
 // recallCommand is the recall side of q against the index in indexDir.
-func (q query) recallCommand(recall, indexDir string) command {
+func (q mixQuery) recallCommand(recall, indexDir string) command {
 	return search(append([]string{recall, "--no-update", "--index-dir", indexDir}, q.recallArgs...)...)
 }
 
 // baselineCommand is the rg side of q over rowsPath: a direct rg call,
 // or a bash pipeline when the query needs AND or NOT.
-func (q query) baselineCommand(rowsPath string) command {
+func (q mixQuery) baselineCommand(rowsPath string) command {
 	if q.rgRequire == "" && q.rgExclude == "" {
 		return search("rg", "-i", q.rgPattern, rowsPath)
 	}

@@ -188,7 +188,7 @@ type sizeResult struct {
 }
 
 type queryResult struct {
-	q                    query
+	q                    mixQuery
 	recallCmd, baseCmd   command
 	recallRuns, baseRuns sample
 }
@@ -406,7 +406,7 @@ func writeClassic(ctx context.Context, rn runner, rowsPath, classicPath string) 
 	return err
 }
 
-func measureQuery(ctx context.Context, cfg Config, rn runner, q query, recall, indexDir, rowsPath string) (queryResult, error) {
+func measureQuery(ctx context.Context, cfg Config, rn runner, q mixQuery, recall, indexDir, rowsPath string) (queryResult, error) {
 	qr := queryResult{q: q, recallCmd: q.recallCommand(recall, indexDir), baseCmd: q.baselineCommand(rowsPath)}
 	fmt.Fprintf(cfg.Log, "recall-bench: query %s\n", q.name)
 	for _, c := range []command{qr.recallCmd, qr.baseCmd} { // warm-up

@@ -13,7 +13,7 @@ import (
 // in time linear in the value. kong's own split (kong.SplitEscaped) builds
 // each part one character at a time by string concatenation, quadratic in
 // a part's length: a 120 KB --exclude value took 5 s, and a megabyte
-// minutes, before recall could refuse it (filter.MaxFilterBytes).
+// minutes, before recall could refuse it (query.MaxFilterBytes).
 // Positional arguments are taken as they are, without the JSON round trip
 // kong's string decoder makes of each (four copies of a long query).
 // A value that is not a string is left to kong's decoder.

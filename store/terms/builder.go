@@ -600,7 +600,7 @@ func (b *Builder) encodedSizeHint() int {
 }
 
 // appendChannels appends the folds and stems sections, which the match
-// channels look tokens up in (filter.Forms): the accent-folded form of
+// channels look tokens up in (query.Forms): the accent-folded form of
 // every token with an accent, and the word-form key of every token whose
 // key is not the token itself (a token equal to its key is found in the
 // vocabulary).

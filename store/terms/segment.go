@@ -448,7 +448,7 @@ func offsets(table []byte, id int) (int, int) {
 
 // FindTokens calls fn with every token that contains run (equals it, if
 // whole) and how many times it holds it, without overlaps. run must be
-// folded like the tokens (filter.Shape) and hold no '\n'.
+// folded like the tokens (query.Shape) and hold no '\n'.
 func (s *Segment) FindTokens(run string, whole bool, fn func(id, times int)) {
 	s.FindTokenTexts(run, whole, func(id int, _ []byte, times int) { fn(id, times) })
 }
@@ -566,7 +566,7 @@ func (s *Segment) findAccented(fold string, seen map[int]bool, fn func(id int, t
 // FindStem calls fn with every token whose word-form key
 // (textrules.StemKey) may be key: the token equal to key, and those the
 // stems section lists under it. The caller checks each token
-// (filter.Forms.Classify).
+// (query.Forms.Classify).
 func (s *Segment) FindStem(key string, fn func(id int, tok []byte)) {
 	if key == "" || strings.IndexByte(key, '\n') >= 0 {
 		return

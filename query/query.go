@@ -1,4 +1,8 @@
-package filter
+// Package query is recall's query language: parsing what a person typed
+// (terms, phrases, --require, --exclude, --regex, dates) and matching it
+// against message text, with the word forms and token shapes the term
+// index is looked up by.
+package query
 
 // The query language.
 //
