@@ -20,6 +20,7 @@ import (
 	"unicode"
 
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -67,7 +68,7 @@ type Hint struct {
 	Shown bool
 	// Why says why the hint was shown or not, in one line (--explain).
 	Why     string
-	Session search.JSONSession // the session hinted (Shown)
+	Session render.JSONSession // the session hinted (Shown)
 	// The measures the bar tests.
 	Cover, Lead float64
 	Terms       int
@@ -125,7 +126,7 @@ func Find(snap *store.Snapshot, o Options) (*Hint, error) {
 	}
 	h := judge(res, o.Bar)
 	if h.Best != "" {
-		js := search.JSON(res, out)
+		js := render.JSON(res, out)
 		h.Session = js[0]
 	}
 	return h, nil
@@ -240,7 +241,7 @@ const maxSnippet = 220
 
 // Write formats a shown hint as the context block the hook prints:
 // bounded (three messages of at most maxSnippet characters), terminal
-// safe (search.SafeText), its rows already redacted by the indexer.
+// safe (render.SafeText), its rows already redacted by the indexer.
 func Write(h *Hint) string {
 	if h == nil || !h.Shown {
 		return ""
@@ -253,7 +254,7 @@ func Write(h *Hint) string {
 	if title == "" {
 		title = "untitled"
 	}
-	fmt.Fprintf(&b, "Session %s %q, project %s, %s\n", s.SessionID, clip(title, 80), search.Safe(s.Project), day(s.LastTimestamp))
+	fmt.Fprintf(&b, "Session %s %q, project %s, %s\n", s.SessionID, clip(title, 80), render.Safe(s.Project), day(s.LastTimestamp))
 	first := ""
 	for i, m := range s.Messages {
 		if i >= 3 {
@@ -263,12 +264,12 @@ func Write(h *Hint) string {
 		if first == "" {
 			first = ev
 		}
-		fmt.Fprintf(&b, "- [%s] %s\n  %s\n", m.Type, search.Safe(ev), clip(m.Snippet, maxSnippet))
+		fmt.Fprintf(&b, "- [%s] %s\n  %s\n", m.Type, render.Safe(ev), clip(m.Snippet, maxSnippet))
 	}
 	if first == "" {
 		first = s.SessionID
 	}
-	fmt.Fprintf(&b, "More: recall show %s -C 5 (or the recall MCP tool show)\n", search.Safe(first))
+	fmt.Fprintf(&b, "More: recall show %s -C 5 (or the recall MCP tool show)\n", render.Safe(first))
 	b.WriteString("</recall-hint>\n")
 	return b.String()
 }
@@ -279,7 +280,7 @@ func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		s = string(r[:n-1]) + "…"
 	}
-	return search.Safe(s)
+	return render.Safe(s)
 }
 
 // day is an RFC 3339 time's date, or the text as it is.
@@ -287,5 +288,5 @@ func day(ts string) string {
 	if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 		return t.Local().Format("2006-01-02")
 	}
-	return search.Safe(ts)
+	return render.Safe(ts)
 }

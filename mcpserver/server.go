@@ -31,6 +31,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -390,7 +391,7 @@ type SearchOutput struct {
 // Session is one search result: the fields of a --json session
 // (docs/json-output.md) with lighter messages.
 type Session struct {
-	search.JSONSessionHead
+	render.JSONSessionHead
 	Messages []Message `json:"messages"`
 }
 
@@ -446,16 +447,16 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(search.JSON(res, out)), Warnings: withStale(res.Stats.Warnings(agentWording), stale)}
+	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(render.JSON(res, out)), Warnings: withStale(res.Stats.Warnings(agentWording), stale)}
 	var text strings.Builder
 	if len(res.Sessions) == 0 {
 		fmt.Fprintf(&text, "No past session matched %s.", result.Query)
-		for _, hint := range search.NoMatchHints(m, params, req) {
+		for _, hint := range render.NoMatchHints(m, params, req) {
 			text.WriteString(" " + hint + ".")
 		}
 	} else {
 		out.Format = "markdown"
-		if err := search.Write(&text, res, out); err != nil {
+		if err := render.Write(&text, res, out); err != nil {
 			return nil, SearchOutput{}, err
 		}
 	}
@@ -463,7 +464,7 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	return textResult(text.String(), result.Warnings), result, nil
 }
 
-func toSessions(js []search.JSONSession) []Session {
+func toSessions(js []render.JSONSession) []Session {
 	out := make([]Session, len(js))
 	for i, s := range js {
 		out[i] = Session{JSONSessionHead: s.JSONSessionHead, Messages: make([]Message, len(s.Messages))}
@@ -487,10 +488,10 @@ type ShowInput struct {
 // shown is a show tool call's answer.
 type shown struct {
 	res *mcp.CallToolResult
-	out search.JSONShown
+	out render.JSONShown
 }
 
-func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, search.JSONShown, error) {
+func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, render.JSONShown, error) {
 	r, err := turn(ctx, h, "show", func(ctx context.Context) (shown, error) {
 		res, out, err := h.showNow(ctx, in)
 		return shown{res, out}, err
@@ -498,26 +499,26 @@ func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput
 	return r.res, r.out, err
 }
 
-func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, search.JSONShown, error) {
+func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, render.JSONShown, error) {
 	req, err := search.ShowParams{Session: in.Session, Line: in.Line, Context: countPtr(in.Context), Full: in.Full, Query: in.Query}.Request()
 	if err != nil {
-		return nil, search.JSONShown{}, err
+		return nil, render.JSONShown{}, err
 	}
 	m, snap, stale, err := h.open(ctx)
 	if err != nil {
-		return nil, search.JSONShown{}, err
+		return nil, render.JSONShown{}, err
 	}
 	defer snap.Close()
 	sh, err := search.Show(snap, m, req)
 	if err != nil {
-		return nil, search.JSONShown{}, err
+		return nil, render.JSONShown{}, err
 	}
 	var text strings.Builder
-	if err := search.WriteShown(&text, sh, "markdown", false, agentWording); err != nil {
-		return nil, search.JSONShown{}, err
+	if err := render.WriteShown(&text, sh, "markdown", false, agentWording); err != nil {
+		return nil, render.JSONShown{}, err
 	}
 	h.cfg.Log.Info("show", "session", sh.Session, "messages", len(sh.Messages))
-	return textResult(text.String(), withStale(problem.SayAll(sh.Warnings, agentWording), stale)), search.ShownJSON(sh, agentWording), nil
+	return textResult(text.String(), withStale(problem.SayAll(sh.Warnings, agentWording), stale)), render.ShownJSON(sh, agentWording), nil
 }
 
 // SessionsInput is the sessions tool's arguments.
@@ -532,7 +533,7 @@ type SessionsInput struct {
 
 // SessionsOutput is the sessions tool's structured result.
 type SessionsOutput struct {
-	Sessions []search.JSONSessionInfo `json:"sessions" jsonschema:"newest first"`
+	Sessions []render.JSONSessionInfo `json:"sessions" jsonschema:"newest first"`
 	Total    int                      `json:"total" jsonschema:"sessions that matched the filters, listed or not"`
 }
 
@@ -570,13 +571,13 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	var text strings.Builder
 	if len(list) == 0 {
 		text.WriteString("No indexed session matched.")
-		for _, hint := range search.NoMatchHints(m, params, req) {
+		for _, hint := range render.NoMatchHints(m, params, req) {
 			text.WriteString(" " + hint + ".")
 		}
-	} else if err := search.WriteSessions(&text, list, "markdown", false); err != nil {
+	} else if err := render.WriteSessions(&text, list, "markdown", false); err != nil {
 		return nil, SessionsOutput{}, err
 	}
-	return textResult(text.String(), withStale(nil, stale)), SessionsOutput{Sessions: search.SessionsJSON(list), Total: total}, nil
+	return textResult(text.String(), withStale(nil, stale)), SessionsOutput{Sessions: render.SessionsJSON(list), Total: total}, nil
 }
 
 // textResult is a result whose text content is what the model reads: the

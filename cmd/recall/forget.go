@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 )
 
@@ -65,7 +66,7 @@ func (c *forgetCmd) Run(g *Globals) error {
 			what = "forget --undo: no forget matched"
 		}
 		if err.Error() != indexer.ErrNothingToForget.Error() {
-			what += " (" + search.SafeText(err.Error()) + ")"
+			what += " (" + render.SafeText(err.Error()) + ")"
 		}
 		fmt.Fprintln(g.env.stderr, "recall:", what)
 		return noMatchError{}
@@ -73,6 +74,6 @@ func (c *forgetCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(g.env.stdout, search.SafeText(rep.String()))
+	fmt.Fprintln(g.env.stdout, render.SafeText(rep.String()))
 	return nil
 }

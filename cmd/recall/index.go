@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
-	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/render"
 )
 
 type indexCmd struct {
@@ -57,7 +57,7 @@ func (c *indexCmd) Run(g *Globals) error {
 		sum.Elapsed = time.Since(start) // a rebuild does not time itself
 	}
 	if g.Verbose && sum.Sweep != "" {
-		fmt.Fprintln(g.env.stderr, "recall: checked every transcript:", search.Safe(sum.Sweep))
+		fmt.Fprintln(g.env.stderr, "recall: checked every transcript:", render.Safe(sum.Sweep))
 	}
 	if !c.Quiet {
 		fmt.Fprintln(g.env.stderr, indexer.FormatSummary(&sum))

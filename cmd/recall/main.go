@@ -13,6 +13,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 )
 
@@ -188,7 +189,7 @@ func runParsed(parser *kong.Kong, c *cli, args []string) (code int) {
 	}()
 	ctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintln(c.env.stderr, "recall:", search.SafeText(err.Error()))
+		fmt.Fprintln(c.env.stderr, "recall:", render.SafeText(err.Error()))
 		return 2
 	}
 	if err := ctx.Run(&c.Globals); err != nil {
@@ -203,13 +204,13 @@ func exitCodeOf(stderr io.Writer, err error) int {
 	var coder interface{ ExitCode() int }
 	if errors.As(err, &coder) {
 		if msg := sayCLI(err); msg != "" {
-			fmt.Fprintln(stderr, "recall:", search.SafeText(msg))
+			fmt.Fprintln(stderr, "recall:", render.SafeText(msg))
 		}
 		return coder.ExitCode()
 	}
 	// An error may quote what it could not read: a file name, a damaged
 	// row, the query as typed.
-	fmt.Fprintln(stderr, "recall:", search.SafeText(sayCLI(err)))
+	fmt.Fprintln(stderr, "recall:", render.SafeText(sayCLI(err)))
 	return 2
 }
 

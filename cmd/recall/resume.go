@@ -8,6 +8,7 @@ import (
 
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -46,7 +47,7 @@ func (c *resumeCmd) Run(g *Globals) error {
 	if !c.Exec {
 		// Safe: a project path or id holding a control character could
 		// not be resumed anyway, and must not reach the terminal.
-		fmt.Fprintln(g.env.stdout, search.Safe(resumeCommand(project, id)))
+		fmt.Fprintln(g.env.stdout, render.Safe(resumeCommand(project, id)))
 		return nil
 	}
 	return runClaudeResume(g, project, id)
@@ -62,18 +63,18 @@ func resumeCommand(project, id string) string {
 func resumable(m *store.Manifest, id string) (string, error) {
 	files := m.SessionFiles()[id]
 	if len(files) == 0 {
-		return "", fmt.Errorf("session %s has no indexed transcript", search.Safe(id))
+		return "", fmt.Errorf("session %s has no indexed transcript", render.Safe(id))
 	}
 	main := files[0]
 	if main.Kind != record.KindMain {
-		return "", fmt.Errorf("session %s: only its subagents' transcripts were indexed; claude --resume needs the main one", search.Safe(id))
+		return "", fmt.Errorf("session %s: only its subagents' transcripts were indexed; claude --resume needs the main one", render.Safe(id))
 	}
 	if _, err := os.Stat(main.Path); main.Gone || err != nil {
 		return "", fmt.Errorf("session %s: its transcript %s is gone (Claude Code deletes them after 30 days), so claude --resume cannot reopen it; `recall show %s --full` prints it from the index",
-			search.Safe(id), search.Safe(main.Path), search.Safe(id))
+			render.Safe(id), render.Safe(main.Path), render.Safe(id))
 	}
 	if info, err := os.Stat(main.Project); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("session %s: its project directory %s no longer exists; claude --resume must run there", search.Safe(id), search.Safe(main.Project))
+		return "", fmt.Errorf("session %s: its project directory %s no longer exists; claude --resume must run there", render.Safe(id), render.Safe(main.Project))
 	}
 	return main.Project, nil
 }
@@ -83,7 +84,7 @@ func resumable(m *store.Manifest, id string) (string, error) {
 func runClaudeResume(g *Globals, project, id string) error {
 	bin, err := exec.LookPath("claude")
 	if err != nil {
-		return fmt.Errorf("claude is not on PATH: run `%s` where it is", search.Safe(resumeCommand(project, id)))
+		return fmt.Errorf("claude is not on PATH: run `%s` where it is", render.Safe(resumeCommand(project, id)))
 	}
 	cmd := exec.Command(bin, "--resume", id)
 	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = project, g.env.stdin, g.env.stdout, g.env.stderr

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -91,7 +92,7 @@ func (c *searchCmd) Run(g *Globals) error {
 	snap, err := store.OpenSnapshot(cfg.IndexDir)
 	if errors.Is(err, store.ErrNoIndex) {
 		if err != store.ErrNoIndex {
-			fmt.Fprintln(g.env.stderr, "recall:", search.Safe(err.Error())) // why there is nothing to search yet
+			fmt.Fprintln(g.env.stderr, "recall:", render.Safe(err.Error())) // why there is nothing to search yet
 		}
 		return noMatchError{}
 	}
@@ -104,7 +105,7 @@ func (c *searchCmd) Run(g *Globals) error {
 		return err
 	}
 	for _, w := range res.Stats.Warnings(cliWording) {
-		fmt.Fprintln(g.env.stderr, "recall:", search.SafeText(w))
+		fmt.Fprintln(g.env.stderr, "recall:", render.SafeText(w))
 	}
 	if g.Verbose {
 		st := res.Stats
@@ -120,10 +121,10 @@ func (c *searchCmd) Run(g *Globals) error {
 			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", sayCLI(st.Fallback))
 		}
 		if st.Unserved != "" {
-			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", search.SafeText(st.Unserved))
+			fmt.Fprintf(g.env.stderr, "recall: read every row: %s\n", render.SafeText(st.Unserved))
 		}
 	}
-	if err := search.Write(g.env.stdout, res, out); err != nil {
+	if err := render.Write(g.env.stdout, res, out); err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}
 	if len(res.Sessions) == 0 {
@@ -169,8 +170,8 @@ func (g *Globals) hintNoMatch(cfg indexer.Config, p search.Params, req search.Re
 	if err != nil {
 		return // no index: nothing matches, and nothing to explain
 	}
-	for _, h := range search.NoMatchHints(m, p, req) {
-		fmt.Fprintln(g.env.stderr, "recall:", search.Safe(h))
+	for _, h := range render.NoMatchHints(m, p, req) {
+		fmt.Fprintln(g.env.stderr, "recall:", render.Safe(h))
 	}
 }
 
@@ -181,7 +182,7 @@ func (g *Globals) explainProjectDot(projects []string) {
 		return
 	}
 	if root, ok := search.GitRoot(g.env.cwd); !ok {
-		fmt.Fprintf(g.env.stderr, "recall: --project .: %s is in no git repository; using the directory itself\n", search.Safe(root))
+		fmt.Fprintf(g.env.stderr, "recall: --project .: %s is in no git repository; using the directory itself\n", render.Safe(root))
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 )
 
@@ -47,12 +48,12 @@ func (c *sessionsCmd) Run(g *Globals) error {
 	if c.JSON {
 		format = "json"
 	}
-	if err := search.WriteSessions(g.env.stdout, list, format, wantColor(c.Color, g.env.stdout)); err != nil {
+	if err := render.WriteSessions(g.env.stdout, list, format, wantColor(c.Color, g.env.stdout)); err != nil {
 		return fmt.Errorf("write sessions: %w", err)
 	}
 	if len(list) == 0 {
-		for _, h := range search.NoMatchHints(m, params, req) {
-			fmt.Fprintln(g.env.stderr, "recall:", search.Safe(h))
+		for _, h := range render.NoMatchHints(m, params, req) {
+			fmt.Fprintln(g.env.stderr, "recall:", render.Safe(h))
 		}
 		return noMatchError{}
 	}

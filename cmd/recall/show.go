@@ -6,6 +6,7 @@ import (
 
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
@@ -52,13 +53,13 @@ func (c *showCmd) Run(g *Globals) error {
 		return err
 	}
 	for _, msg := range append(sh.Notes, problem.SayAll(sh.Warnings, cliWording)...) {
-		fmt.Fprintln(g.env.stderr, "recall:", search.Safe(msg))
+		fmt.Fprintln(g.env.stderr, "recall:", render.Safe(msg))
 	}
 	format := c.Format
 	if c.JSON {
 		format = "json"
 	}
-	if err := search.WriteShown(g.env.stdout, sh, format, wantColor(c.Color, g.env.stdout), cliWording); err != nil {
+	if err := render.WriteShown(g.env.stdout, sh, format, wantColor(c.Color, g.env.stdout), cliWording); err != nil {
 		return fmt.Errorf("write session: %w", err)
 	}
 	return nil

@@ -16,7 +16,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -217,18 +217,18 @@ func transcriptWarnings(st *store.IndexStats) []warning {
 func writeStats(w io.Writer, r *statsReport) error {
 	st := r.IndexStats
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "index\t%s (format v%d, text rules v%d, %s on disk)\n", search.Safe(st.Dir), st.FormatVersion, st.Feature, indexer.HumanBytes(st.DiskBytes))
+	fmt.Fprintf(tw, "index\t%s (format v%d, text rules v%d, %s on disk)\n", render.Safe(st.Dir), st.FormatVersion, st.Feature, indexer.HumanBytes(st.DiskBytes))
 	fmt.Fprintf(tw, "updated\t%s (%s ago)%s\n", st.Updated.Local().Format("2006-01-02 15:04:05"), roundDuration(time.Since(st.Updated)), freshnessNote(r.Freshness))
 	fmt.Fprintf(tw, "rows\t%d in %d blocks (%s of message text)\n", st.Rows, st.Blocks, indexer.HumanBytes(st.TextBytes))
 	fmt.Fprintf(tw, "term index\t%d segments covering %d of %d blocks\n", st.TermSegments, st.TermBlocks, st.Blocks)
 	if st.TermIndex != "" {
-		fmt.Fprintf(tw, "  not used\tsearches read every row: %s\n", search.Safe(st.TermIndex))
+		fmt.Fprintf(tw, "  not used\tsearches read every row: %s\n", render.Safe(st.TermIndex))
 	}
 	if st.HiddenRows > 0 {
 		fmt.Fprintf(tw, "hidden\t%d rows of replaced transcripts (removed at the next compaction)\n", st.HiddenRows)
 	}
 	fmt.Fprintf(tw, "sessions\t%d in %d projects (`recall sessions` lists them)\n", st.Sessions, st.Projects)
-	fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, search.Safe(strings.Join(r.Sources, ", ")))
+	fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, render.Safe(strings.Join(r.Sources, ", ")))
 	fmt.Fprintf(tw, "archive\t%d %s whose transcript Claude Code deleted (%d transcripts, %d rows) live only in the index\n",
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
@@ -240,7 +240,7 @@ func writeStats(w io.Writer, r *statsReport) error {
 	}
 	writeDamage(tw, r.Damage)
 	if len(st.Strays) > 0 {
-		fmt.Fprintf(tw, "strays\t%s (not the index: `recall index` removes them)\n", search.Safe(strings.Join(st.Strays, ", ")))
+		fmt.Fprintf(tw, "strays\t%s (not the index: `recall index` removes them)\n", render.Safe(strings.Join(st.Strays, ", ")))
 	}
 	writeWiring(tw, r.Wiring)
 	if len(r.Warnings) == 0 {
@@ -251,7 +251,7 @@ func writeStats(w io.Writer, r *statsReport) error {
 		if i == 0 {
 			label = "warnings"
 		}
-		fmt.Fprintf(tw, "%s\t%s → %s\n", label, search.Safe(wn.Problem), wn.Fix)
+		fmt.Fprintf(tw, "%s\t%s → %s\n", label, render.Safe(wn.Problem), wn.Fix)
 	}
 	return tw.Flush()
 }
@@ -303,7 +303,7 @@ func writeLeftOut(tw io.Writer, st *store.IndexStats) {
 		if i == 0 {
 			label = "not text"
 		}
-		fmt.Fprintf(tw, "%s\t%s: skipped whole (NUL bytes, or no line that reads as JSON); read again if replaced\n", label, search.Safe(path))
+		fmt.Fprintf(tw, "%s\t%s: skipped whole (NUL bytes, or no line that reads as JSON); read again if replaced\n", label, render.Safe(path))
 	}
 }
 
@@ -329,7 +329,7 @@ func writeExcluded(tw io.Writer, excluded map[string]int64) {
 func writeWiring(tw io.Writer, wr wiring) {
 	hooks := "not installed (`recall install`)"
 	if len(wr.Hooks) > 0 {
-		hooks = fmt.Sprintf("%s in %s, running %s", strings.Join(wr.Hooks, " and "), search.Safe(wr.Settings), search.Safe(wr.HooksPath))
+		hooks = fmt.Sprintf("%s in %s, running %s", strings.Join(wr.Hooks, " and "), render.Safe(wr.Settings), render.Safe(wr.HooksPath))
 	}
 	fmt.Fprintf(tw, "hooks\t%s\n", hooks)
 	fmt.Fprintf(tw, "skill\t%s\n", yesNo(wr.Skill, "installed", "not installed (`recall install`)"))
@@ -337,7 +337,7 @@ func writeWiring(tw io.Writer, wr wiring) {
 	mcp := "not registered (`recall install`)"
 	switch {
 	case wr.MCPRegistered:
-		mcp = "registered: " + search.Safe(strings.Join(wr.MCPCommand, " "))
+		mcp = "registered: " + render.Safe(strings.Join(wr.MCPCommand, " "))
 	case !wr.MCPKnown:
 		mcp = "unknown (Claude Code's configuration could not be read)"
 	}
@@ -431,7 +431,7 @@ func listDamage(tw io.Writer, rows map[string]int64, what string) {
 			fmt.Fprintf(tw, "\t  … and %d more (--json lists them all)\n", len(paths)-i)
 			break
 		}
-		fmt.Fprintf(tw, "\t  %s: %s (%d rows)\n", what, search.Safe(path), rows[path])
+		fmt.Fprintf(tw, "\t  %s: %s (%d rows)\n", what, render.Safe(path), rows[path])
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
-	"github.com/recall-dev/recall/search"
+	"github.com/recall-dev/recall/render"
 	"golang.org/x/term"
 )
 
@@ -91,7 +91,7 @@ func (u *stderrUI) warn(msg string) {
 	u.clearLine()
 	// Warnings name transcript files and quote what went wrong in them:
 	// a file name is as hostile as a transcript's text.
-	fmt.Fprintln(u.w, "recall:", search.SafeText(msg))
+	fmt.Fprintln(u.w, "recall:", render.SafeText(msg))
 }
 
 // verboseWarn reports only with -v: a search's own index update stays quiet
@@ -134,7 +134,7 @@ func (u *stderrUI) notice(msg string) {
 	u.clearLine()
 	// Warnings name transcript files and quote what went wrong in them:
 	// a file name is as hostile as a transcript's text.
-	fmt.Fprintln(u.w, "recall:", search.SafeText(msg))
+	fmt.Fprintln(u.w, "recall:", render.SafeText(msg))
 }
 
 // indexOptions wires an indexing run's callbacks to this UI: per-file

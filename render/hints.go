@@ -1,10 +1,12 @@
-package search
+package render
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -14,10 +16,10 @@ import (
 // which is never shown. p is what the user gave, req what it became; m is
 // the committed manifest. Each hint is one line for stderr (the exit
 // status stays 1).
-func NoMatchHints(m *store.Manifest, p Params, req Request) []string {
+func NoMatchHints(m *store.Manifest, p search.Params, req search.Request) []string {
 	var hints []string
 	files := m.SessionFiles()
-	if len(req.Projects) > 0 && !anySession(files, func(_ string, f *record.FileState) bool { return projectMatches(f.Project, req.Projects) }) {
+	if len(req.Projects) > 0 && !anySession(files, func(_ string, f *record.FileState) bool { return filter.ProjectMatches(f.Project, req.Projects) }) {
 		hints = append(hints, fmt.Sprintf("no indexed session is in project %s (`recall sessions` lists them)", orList(p.Projects, req.Projects)))
 	}
 	if len(req.Sessions) > 0 {

@@ -1,4 +1,4 @@
-package search
+package render
 
 import (
 	"encoding/json"
@@ -9,22 +9,12 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
-	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/search"
 )
 
-// Output controls how results are printed.
-type Output struct {
-	Format      string // "human", "json", "markdown", "list", "count"
-	MaxSessions int    // sessions shown (0: all)
-	MaxMessages int    // messages shown per session
-	Context     int    // snippet width in characters
-	Color       bool
-	Explain     bool
-}
-
 // Write prints res to w in the chosen format.
-func Write(w io.Writer, res *Result, out Output) error {
+func Write(w io.Writer, res *search.Result, out search.Output) error {
 	sessions := res.Sessions
 	if out.MaxSessions > 0 && len(sessions) > out.MaxSessions {
 		sessions = sessions[:out.MaxSessions]
@@ -94,7 +84,7 @@ type JSONFactor struct {
 	Note  string  `json:"note,omitempty"`
 }
 
-func writeJSON(w io.Writer, sessions []rank.Session, out Output) error {
+func writeJSON(w io.Writer, sessions []rank.Session, out search.Output) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for i := range sessions {
@@ -107,7 +97,7 @@ func writeJSON(w io.Writer, sessions []rank.Session, out Output) error {
 
 // JSON is res as the --json lines would print it, one JSONSession per
 // shown session: the MCP server returns the same objects.
-func JSON(res *Result, out Output) []JSONSession {
+func JSON(res *search.Result, out search.Output) []JSONSession {
 	sessions := res.Sessions
 	if out.MaxSessions > 0 && len(sessions) > out.MaxSessions {
 		sessions = sessions[:out.MaxSessions]
@@ -127,7 +117,7 @@ func snippetOf(m *rank.ScoredMessage, width int) rank.Snippet {
 	return rank.MakeSnippet(m.Text, m.Hits, width)
 }
 
-func toJSON(rankNo int, s *rank.Session, out Output) JSONSession {
+func toJSON(rankNo int, s *rank.Session, out search.Output) JSONSession {
 	js := JSONSession{JSONSessionHead: JSONSessionHead{
 		Rank: rankNo, SessionID: s.ID, Title: s.Title, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
 		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source,
@@ -159,7 +149,7 @@ func jsonFactors(fs []rank.Factor) []JSONFactor {
 	return out
 }
 
-func shownMessages(s *rank.Session, out Output) []rank.ScoredMessage {
+func shownMessages(s *rank.Session, out search.Output) []rank.ScoredMessage {
 	if out.MaxMessages > 0 && len(s.Messages) > out.MaxMessages {
 		return s.Messages[:out.MaxMessages]
 	}
@@ -196,7 +186,7 @@ func (p painter) paint(style, s string) string {
 // ("[1/5] 3f2a9c1 • …", recall's output signature) and its best messages.
 // Every text from the index goes through Safe or SafeText before recall
 // adds its own colours.
-func writeHuman(w io.Writer, res *Result, sessions []rank.Session, out Output) error {
+func writeHuman(w io.Writer, res *search.Result, sessions []rank.Session, out search.Output) error {
 	p := painter{on: out.Color}
 	var b strings.Builder
 	for i := range sessions {
@@ -239,7 +229,7 @@ func titlePrefix(title string) string {
 	return Safe(title) + " • "
 }
 
-func writeHumanMessage(b *strings.Builder, m *rank.ScoredMessage, out Output, p painter) {
+func writeHumanMessage(b *strings.Builder, m *rank.ScoredMessage, out search.Output, p painter) {
 	sn := snippetOf(m, out.Context)
 	fmt.Fprintf(b, "  %s %s %s\n", p.paint(styleBold, typeLabel(m.Type)), p.paint(styleDim, localTime(m.Timestamp)),
 		highlight(sn, p))
@@ -340,12 +330,12 @@ func plural(n int, one, many string) string {
 // writeMarkdown prints a block meant to be injected into an agent's
 // context. It opens with recall's output marker, so that if it is pasted
 // back into a conversation the indexer recognises and skips it.
-func writeMarkdown(w io.Writer, res *Result, sessions []rank.Session, out Output) error {
+func writeMarkdown(w io.Writer, res *search.Result, sessions []rank.Session, out search.Output) error {
 	if len(sessions) == 0 {
 		return nil // nothing matched: no block at all, as with the other formats
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, Safe(QueryTitle(res.Query)))
+	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, Safe(search.QueryTitle(res.Query)))
 	for i := range sessions {
 		s := &sessions[i]
 		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
@@ -371,31 +361,4 @@ func markdownTitle(title string) string {
 		return ""
 	}
 	return Safe(title) + " · "
-}
-
-// QueryTitle is a query as a person reads it: "jwt or auth, with
-// implement, without test" rather than its internal form.
-func QueryTitle(q *query.Query) string {
-	if q == nil {
-		return ""
-	}
-	var parts []string
-	if len(q.Any) > 0 {
-		parts = append(parts, joinTerms(q.Any, " or "))
-	}
-	if len(q.Require) > 0 {
-		parts = append(parts, "with "+joinTerms(q.Require, " and "))
-	}
-	if len(q.Exclude) > 0 {
-		parts = append(parts, "without "+joinTerms(q.Exclude, " or "))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func joinTerms(ts []*query.Term, sep string) string {
-	words := make([]string, len(ts))
-	for i, t := range ts {
-		words[i] = t.String()
-	}
-	return strings.Join(words, sep)
 }
