@@ -101,24 +101,18 @@ type Summary struct {
 
 // checkpointBytes is the least transcript input a run reads between
 // manifest commits, so a long first run killed midway keeps most of its
-// work: at the 300 MB/s a first index reads on two cores, a kill loses
-// at most about 3 s of it. A commit cost 40-60 ms at 1 GB (four files
-// synced, a 3.8 MB manifest written) while the readers waited, before
-// commits ran in the background: at 256 MB apart that was 6% of a 1 GB
-// first index's wall time (3.38 against 3.20 s without intermediate
-// commits, hyperfine, 6 runs each).
+// work: a kill loses at most a few seconds of reading (docs/
+// performance.md, "Measurements behind the code": checkpoints).
 const checkpointBytes = 1 << 30
 
 // commitsPerRun bounds the commits of a run before its last: a commit
 // syncs four files and, for a run that changed thousands of transcripts,
-// writes the whole manifest (15 MB at 4 GB, 52k transcripts) while the
-// readers wait, a cost that grows with the number of transcripts. At
-// 256 MB apart a 4 GB first index committed 15 times; a quarter of the
-// run's input apart, a run commits at most four times before its last
-// whatever the corpus size, and one killed midway loses at most that
-// quarter. Commits before the last now run in the background
-// (store.StartCommit): what they cost is CPU on the other core, no
-// longer a stop of the readers.
+// writes the whole manifest, a cost that grows with the number of
+// transcripts. A quarter of the run's input apart, a run commits at most
+// four times before its last whatever the corpus size, and one killed
+// midway loses at most that quarter. Commits before the last run in the
+// background (store.StartCommit): what they cost is CPU on the other
+// core, not a stop of the readers.
 const commitsPerRun = 4
 
 // commitEvery is how much input a run of total bytes reads between
@@ -982,12 +976,10 @@ type reads struct {
 }
 
 // maxAheadFiles and maxAheadBytes bound what the readers hold ahead of
-// the committer, which takes results in file order. A window of six
-// files was too short: a reader on a large transcript held the committer
-// back while the other, six small files ahead, waited, and a 1 GB first
-// index kept its two cores 1.8 busy (a Go execution trace: the readers
-// waited 2.1 s of a 3 s run for the window). 34 files, within 64 MB of
-// input: 3.14 -> 2.92 s (hyperfine, 6 runs each), the same peak RSS.
+// the committer, which takes results in file order. The window must be
+// wide enough that a reader on a large transcript does not leave the
+// other waiting on small files ahead of it, yet bounded in bytes (docs/
+// performance.md, "Measurements behind the code": the read-ahead window).
 const (
 	maxAheadFiles = 34
 	maxAheadBytes = 64 << 20

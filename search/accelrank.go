@@ -185,10 +185,9 @@ func (a *accel) keepRowsOnly() int {
 // search collect before it confirms: then they are most of its heap, and
 // the runtime would let the heap grow to twice what was live at its last
 // collection (the candidates with it) while confirmation allocates. The
-// heap is then mostly pointer-free arrays, so the collection is short.
-// At 4 GB the question's peak RSS was 62–69 MB without it and 59–63 MB
-// with it, its wall time within the machine's noise; at 1 GB no bench
-// query drops that much.
+// heap is then mostly pointer-free arrays, so the collection is short
+// (docs/performance.md, "Measurements behind the code": a collection
+// before confirming).
 const collectAfterBounds = 8 << 20
 
 // sessionBound is one session's candidates and the bound of its score.
@@ -340,10 +339,10 @@ func (a *accel) readBudget() int {
 
 // eventsAhead is how many times the pool's size of the best-bound
 // sessions have their recall events read in one pass over the events
-// file: a question at 1 GB reads 47 sessions for a pool of 15, a rare
-// word about 20. Grouping the whole file by session (SessionEvents),
-// 0.5 ms at 1 GB, costs a search that reads few sessions more than one
-// pass for them (0.1 ms).
+// file: a search reads a few times its pool in sessions, and grouping
+// the whole file by session (SessionEvents) costs one that reads few
+// sessions more than a pass for them (docs/performance.md,
+// "Measurements behind the code": recall events read ahead).
 const eventsAhead = 4
 
 // loadEarlyEvents starts reading, in one pass, the recall events of the

@@ -71,16 +71,11 @@ func newEncoder(w *RowsWriter) (*encoder, error) {
 		written: make(chan struct{}, 2*n+2),
 	}
 	for range n {
-		// SpeedFastest: compressing was the largest single stage of a full
-		// index (14% of its CPU, perf, 1 GB); the fastest level took 0.81-
-		// 0.91 s instead of 1.03 s for the 224 MB of 1 GB's rows in 128 KiB
-		// frames (one goroutine) and about 0.5 s less user+sys time in
-		// whole runs, for frames 3.8% larger (rows 54.4 → 56.5 MB
-		// at 1 GB; the whole index 2.34× → 2.39× `zstd -3` of the rows
-		// TSV, under the 2.5× budget). The rows decompress to the same
-		// bytes; only the block records' offsets and sizes change. Earlier
-		// rounds measured wall time, within noise on this shared VM;
-		// user+sys time, interleaved pairs, is what moved.
+		// SpeedFastest: compressing is the largest single stage of a full
+		// index, and the fastest level costs a few percent of the rows'
+		// size, well within the index-size budget (docs/performance.md,
+		// "Measurements behind the code": the rows' compression level).
+		// The rows decompress to the same bytes whatever the level.
 		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
 			zstd.WithWindowSize(blockWindow), zstd.WithLowerEncoderMem(true))
 		if err != nil {

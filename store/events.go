@@ -15,7 +15,7 @@ import (
 )
 
 // Recall events (rows that ran or quoted recall) are found at index time
-// and listed in events-v1-NNNNNN.tsv, so a search applies the recall cutoff
+// and listed in events-v2-NNNNNN.tsv, so a search applies the recall cutoff
 // from this short list instead of re-reading the rows. One line an event:
 // session, timestamp, source, line, ordinal, gen, recalled words (space
 // separated), each escaped like the rows.

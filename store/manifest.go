@@ -43,7 +43,7 @@ func manifestName(format int) string { return fmt.Sprintf("manifest-v%d.tsv", fo
 type Manifest struct {
 	Format      int    // layout version the manifest and its files were written in
 	Feature     uint32 // textrules.FeatureVersion its derived files were built under (0: unrecorded)
-	Seq         int    // data-file sequence: rows-v1-<seq>.zst and friends
+	Seq         int    // data-file sequence: rowdata-v2-<seq>.zst and friends
 	RowsBytes   int64  // committed length of the rows file
 	BlocksBytes int64
 	KeysBytes   int64

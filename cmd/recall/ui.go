@@ -44,15 +44,10 @@ func isTerminal(w io.Writer) bool {
 // indexerGCPercent its garbage collector's pacing. What an indexing run
 // keeps live is bounded (a few files ahead, a few blocks in flight, two
 // term-index segments being built) but for the message identities and the
-// manifest: about 90 MB at 4 GB of transcripts. The limit keeps the peak
-// RSS under 256 MB at any size; the default pacing under it collects
-// half as often as collecting at half the live heap under 300 MB. An
-// earlier round measured these two the other way round (4 GB: 29 s and
-// 12 s of system time against 22 s and 5 s, single runs); with the
-// allocations this round removed (block buffers, JSON unquoting) they
-// measure, side by side on a busy 2-core VM: 1 GB 10.8 → 10.1 s of CPU
-// (5 runs each), 95 → 116 MB of RSS; 4 GB 51.5 → 50.0 s (2 runs each),
-// 198 → 209 MB. The default pacing under 300 MB reached 259 MB at 4 GB.
+// manifest, which grow with the transcripts. The limit keeps the peak RSS
+// under 256 MB at any size; under it the default pacing collects half as
+// often as pacing at half the live heap, for a few MB more (docs/
+// performance.md, "Measurements behind the code": the watcher's heap).
 const (
 	indexerMemoryLimit = 200 << 20
 	indexerGCPercent   = 100
@@ -69,11 +64,9 @@ func limitIndexerMemory() {
 // pacing, only the limit, so it collects when the heap reaches
 // indexerMemoryLimit and not each time it doubles. A run ends, so the
 // memory it holds is given back when it exits; at 4 GB of transcripts
-// the limit bound the default pacing already. Measured on a full index
-// of 1 GB (GODEBUG=gctrace=1, one run each, after the builder's and the
-// readers' allocations were cut): 28 collections and 0.38 s of collector
-// CPU with the default pacing, 8 and 0.19 s without; peak RSS 160-177 MB
-// against 210 MB.
+// the limit bound the default pacing already. Without pacing a full
+// index collects a third as often, for half the collector's CPU (docs/
+// performance.md, "Measurements behind the code": one index run's heap).
 func limitIndexRunMemory() {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(indexerMemoryLimit)
@@ -161,14 +154,12 @@ func (u *stderrUI) endProgress() {
 }
 
 // searchFirstGCPercent paces a search's first garbage collection. With
-// the default 100 it comes at 4 MB of heap, and a common word's search
-// ran five collections before its heap reached 10 MB; each cycle's
-// sweeping touches fresh pages of the runtime's span sets (a read, then a
-// write that copies the zero page, with a TLB flush on both cores), about
-// 4% of a phrase's CPU. At 400 the first comes at 16 MB; the collector
-// paces as before from the live heap it finds, so peak RSS stays that of
-// the default (1 and 4 GB benchmark queries, within 3 MB); common word
-// 17%, phrase 15% less wall time.
+// the default 100 it comes at 4 MB of heap, and a short search runs
+// several collections while its heap is still small, each touching
+// fresh pages of the runtime's span sets. At 400 the first comes at
+// 16 MB; the collector then paces as before from the live heap it finds,
+// so peak RSS stays that of the default (docs/performance.md,
+// "Measurements behind the code": a search's first collection).
 const searchFirstGCPercent = 400
 
 // delayFirstCollection lets a search's heap reach 16 MB before its first
@@ -178,7 +169,7 @@ const searchFirstGCPercent = 400
 //
 // The count of collections comes from debug.ReadGCStats rather than
 // runtime/metrics: linking runtime/metrics costs every start of recall its
-// package initialisation (0.06-0.09 ms, a description per GODEBUG setting).
+// package initialisation (a description per GODEBUG setting).
 func delayFirstCollection() {
 	var stats debug.GCStats
 	debug.ReadGCStats(&stats)
