@@ -128,16 +128,16 @@ func (h Hook) hint(p Payload, rec *hookRecord) (outcome string) {
 // startOrNote starts the indexer unless one is running, in which case it
 // leaves the rerun note: a second indexer would only wait on the lock.
 func (h Hook) startOrNote(p Payload, logFile *os.File, rec *hookRecord) string {
-	held, err := lockHeld(filepath.Join(h.IndexDir, store.LockName))
-	if err != nil {
-		rec.problem(err.Error())
-	}
-	if held {
-		if err := touch(filepath.Join(h.IndexDir, store.RerunName)); err != nil {
+	runs, err := store.Open(h.IndexDir).RequestRerun()
+	if runs {
+		if err != nil {
 			rec.problem(err.Error())
 			return "indexer already running; could not leave the rerun note"
 		}
 		return "indexer already running; left the rerun note"
+	}
+	if err != nil {
+		rec.problem(err.Error())
 	}
 	if h.Executable == "" {
 		rec.problem("cannot find the recall executable")

@@ -245,8 +245,8 @@ func TestHookLeavesRerunNoteWhenIndexerRunning(t *testing.T) {
 	if len(rig.started.commands) != 0 {
 		t.Errorf("started %v while the indexer runs", rig.started.commands)
 	}
-	if _, err := os.Stat(filepath.Join(rig.indexDir, store.RerunName)); err != nil {
-		t.Errorf("rerun note: %v", err)
+	if !store.Open(rig.indexDir).RerunRequested() {
+		t.Error("no rerun note left while an indexer runs")
 	}
 	if _, err := os.Stat(lockPath); err != nil {
 		t.Errorf("lock file: %v", err)
@@ -270,13 +270,13 @@ func TestHookStartsWhenLockFileFree(t *testing.T) {
 	rig.hook.Run()
 
 	assertStarted(t, rig, append(baseArgs(rig), "--current-session", sid), hookEnv())
-	if _, err := os.Stat(filepath.Join(rig.indexDir, store.RerunName)); !os.IsNotExist(err) {
-		t.Errorf("rerun note left with no indexer running: %v", err)
+	if store.Open(rig.indexDir).RerunRequested() {
+		t.Error("rerun note left with no indexer running")
 	}
 	if _, err := os.Stat(lockPath); err != nil {
 		t.Errorf("lock file: %v", err)
 	}
-	held, err := lockHeld(lockPath)
+	held, err := store.Open(rig.indexDir).LockHeld(store.LockName)
 	if err != nil || held {
 		t.Errorf("after the hook the lock is held=%v (err %v); it must be released", held, err)
 	}

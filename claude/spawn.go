@@ -6,7 +6,6 @@ import (
 	"syscall"
 
 	"github.com/recall-dev/recall/internal/errpath"
-	"github.com/recall-dev/recall/store"
 )
 
 // Command is a process for a hook to start and leave running.
@@ -58,18 +57,4 @@ func StartDetached(c Command) (int, error) {
 	// the nearest subreaper) reaps it.
 	_ = cmd.Process.Release()
 	return pid, nil
-}
-
-// lockHeld reports whether another process holds the index lock; the
-// probe is the indexer's own, so hook and indexer agree on what "held"
-// means.
-func lockHeld(path string) (bool, error) { return store.LockHeld(path) }
-
-// touch creates path if it does not exist, leaving it as it is otherwise.
-func touch(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	return f.Close()
 }

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/recall-dev/recall/store"
 )
 
 // StartDetached must give the child a session of its own, /dev/null as
@@ -93,27 +91,5 @@ func waitForLine(t *testing.T, path, last string) map[string]string {
 			t.Fatalf("child never wrote %q; output so far: %q", last, data)
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func TestLockHeld(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, store.LockName)
-
-	if held, err := lockHeld(path); err != nil || held {
-		t.Errorf("missing lock file: held=%v err=%v, want free", held, err)
-	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("lockHeld created the lock file: %v", err)
-	}
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if held, err := lockHeld(path); err != nil || held {
-		t.Errorf("free lock: held=%v err=%v", held, err)
-	}
-	holdLock(t, path)
-	if held, err := lockHeld(path); err != nil || !held {
-		t.Errorf("taken lock: held=%v err=%v, want held", held, err)
 	}
 }

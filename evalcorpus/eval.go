@@ -149,7 +149,7 @@ func buildIndex(projectsDir, indexDir string) (*store.Snapshot, error) {
 		// generator wrote something the indexer could not read.
 		return nil, fmt.Errorf("index corpus: %d warnings, first: %s", len(warnings), warnings[0])
 	}
-	snap, err := store.OpenSnapshot(indexDir)
+	snap, err := store.Open(indexDir).Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}

@@ -95,7 +95,7 @@ func indexRealCounting(projectsDir, workDir string, warnings *int) (*store.Snaps
 	}); err != nil {
 		return nil, fmt.Errorf("index %s: %w", projectsDir, err)
 	}
-	snap, err := store.OpenSnapshot(indexDir)
+	snap, err := store.Open(indexDir).Snapshot()
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}

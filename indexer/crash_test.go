@@ -292,7 +292,7 @@ func TestCrashForgetAndRebuildPrintEachRowOnce(t *testing.T) {
 			t.Errorf("%s has %d rows after the kills, a clean build %d (forget started: %v)", s, got[s], n, attempted[s])
 		}
 	}
-	if d, err := store.Verify(idx); err != nil || !d.None() {
+	if d, err := store.Open(idx).Verify(); err != nil || !d.None() {
 		t.Errorf("the index does not verify after the kills: %+v, %v", d, err)
 	}
 	t.Logf("%d kills; %d of %d forgets took effect", kills, gone, len(attempted))

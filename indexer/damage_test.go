@@ -24,7 +24,7 @@ func flipBlockByte(t *testing.T, idx string, i int) { storetest.FlipBlockByte(t,
 func TestRepairRereadsDamagedBlocks(t *testing.T) {
 	src, idx, before := archiveIndex(t)
 	flipBlockByte(t, idx, 0)
-	d, err := store.Verify(idx)
+	d, err := store.Open(idx).Verify()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestRepairRereadsDamagedBlocks(t *testing.T) {
 	if after := rowLines(liveRows(t, idx), src); !slices.Equal(after, want) {
 		t.Errorf("rows after repair:\n got %q\nwant %q", after, want)
 	}
-	if d, err := store.Verify(idx); err != nil || !d.None() {
+	if d, err := store.Open(idx).Verify(); err != nil || !d.None() {
 		t.Errorf("after repair Verify = %+v, %v", d, err)
 	}
 }
@@ -68,7 +68,7 @@ func TestDamagedDerivedFilesFoundAndRebuilt(t *testing.T) {
 	for _, file := range []string{"events", "keys"} {
 		t.Run(file, func(t *testing.T) {
 			src, idx, _ := archiveIndex(t)
-			m, err := store.ReadManifest(idx)
+			m, err := store.Open(idx).Manifest()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestDamagedDerivedFilesFoundAndRebuilt(t *testing.T) {
 			if err := os.WriteFile(path, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			d, err := store.Verify(idx)
+			d, err := store.Open(idx).Verify()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func TestDamagedDerivedFilesFoundAndRebuilt(t *testing.T) {
 			if sum.Repair == nil || len(sum.Repair.Derived) == 0 {
 				t.Errorf("repair report %+v", sum.Repair)
 			}
-			if d, err := store.Verify(idx); err != nil || !d.None() {
+			if d, err := store.Open(idx).Verify(); err != nil || !d.None() {
 				t.Errorf("after repair Verify = %+v, %v", d, err)
 			}
 		})
@@ -196,7 +196,7 @@ func TestRowsFileCutShort(t *testing.T) {
 	idx := t.TempDir()
 	runIndex(t, src, idx, "")
 	before := rowLines(liveRows(t, idx), src)
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ type fault struct {
 func faults() []fault {
 	flipIn := func(name func(m *store.Manifest) string, skip int64) func(*testing.T, string, *rand.Rand) bool {
 		return func(t *testing.T, idx string, rng *rand.Rand) bool {
-			m, err := store.ReadManifest(idx)
+			m, err := store.Open(idx).Manifest()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,9 +74,9 @@ func faults() []fault {
 			return false
 		}},
 		{"flip a rows byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			m, err := store.ReadManifest(idx)
+			m, err := store.Open(idx).Manifest()
 			must(t, err)
-			snap, err := store.OpenSnapshot(idx)
+			snap, err := store.Open(idx).Snapshot()
 			must(t, err)
 			b := snap.Blocks[rng.IntN(len(snap.Blocks))]
 			snap.Close()
@@ -91,19 +91,19 @@ func faults() []fault {
 		{"flip a keys byte", flipIn(func(m *store.Manifest) string { return m.KeysName() }, 0)},
 		{"flip an events byte", flipIn(func(m *store.Manifest) string { return m.EventsName() }, 0)},
 		{"flip a term segment byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			refs, err := store.TermRefs(idx)
+			refs, err := store.Open(idx).TermRefs()
 			must(t, err)
 			flipRandomByte(t, refs[rng.IntN(len(refs))].Path(idx), 0, rng)
 			return false
 		}},
 		{"delete a term segment", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			refs, err := store.TermRefs(idx)
+			refs, err := store.Open(idx).TermRefs()
 			must(t, err)
 			must(t, os.Remove(refs[rng.IntN(len(refs))].Path(idx)))
 			return false
 		}},
 		{"delete the block records", func(t *testing.T, idx string, _ *rand.Rand) bool {
-			m, err := store.ReadManifest(idx)
+			m, err := store.Open(idx).Manifest()
 			must(t, err)
 			must(t, os.Remove(filepath.Join(idx, m.BlocksName())))
 			return false
@@ -211,12 +211,12 @@ func runFault(t *testing.T, f fault, rng *rand.Rand, tally *faultTally) {
 	if lost+dup > 0 {
 		t.Errorf("%s: %d rows lost, %d duplicated", f.name, lost, dup)
 	}
-	if d, err := store.Verify(idx); err != nil || !d.None() {
+	if d, err := store.Open(idx).Verify(); err != nil || !d.None() {
 		tally.wrong++
 		t.Errorf("%s: after repair the index does not verify: %+v, %v", f.name, d, err)
 	}
-	if refs, _ := store.TermRefs(idx); len(refs) > 0 {
-		m, _ := store.ReadManifest(idx)
+	if refs, _ := store.Open(idx).TermRefs(); len(refs) > 0 {
+		m, _ := store.Open(idx).Manifest()
 		if _, covered := terms.Cover(refs, m.Seq, m.BlockCount()); covered != m.BlockCount() {
 			tally.wrong++
 			t.Errorf("%s: the term index covers %d of %d blocks after repair", f.name, covered, m.BlockCount())
@@ -228,7 +228,7 @@ func runFault(t *testing.T, f fault, rng *rand.Rand, tally *faultTally) {
 // must answer (from what reads) or fail with the command that fixes it.
 func searchAfterFault(t *testing.T, idx string) bool {
 	t.Helper()
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		p, ok := problem.Find(err)
 		return ok && (p.Remedy == problem.Index || p.Remedy == problem.Repair)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -22,7 +23,7 @@ import (
 // are those of docs/index-format.md.
 func setFeature(t *testing.T, dir string, feature uint32) {
 	t.Helper()
-	m, err := store.ReadManifest(dir)
+	m, err := store.Open(dir).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func setFeature(t *testing.T, dir string, feature uint32) {
 		}
 	}
 	m.Feature = feature
-	if err := store.CommitManifest(dir, m); err != nil {
+	if err := storetest.With(dir, func(w *store.Writer) error { return w.CommitManifest(m) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{m.BlocksName(), m.KeysName()} {
@@ -79,7 +80,7 @@ func TestOtherRulesRebuildFromRows(t *testing.T) {
 	}
 	setFeature(t, idx, textrules.FeatureVersion+1)
 
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestOtherRulesRebuildFromRows(t *testing.T) {
 	if !strings.Contains(sum.Rederived, fmt.Sprintf("v%d", textrules.FeatureVersion+1)) || len(notices) != 1 {
 		t.Errorf("rebuild not reported once with its reason: %q, %q", sum.Rederived, notices)
 	}
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestOtherRulesRebuildFromRows(t *testing.T) {
 	if after := rowLines(liveRows(t, idx), src); !slices.Equal(before, after) {
 		t.Errorf("rows changed by the rebuild:\nbefore %q\nafter  %q", before, after)
 	}
-	snap, err = store.OpenSnapshot(idx)
+	snap, err = store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

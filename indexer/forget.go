@@ -86,16 +86,17 @@ func Forget(opts Options, sel ForgetSelector, dryRun bool) (*ForgetReport, error
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := store.WaitLock(opts.IndexDir)
+	w, err := store.Open(opts.IndexDir).WaitLock()
 	if err != nil {
 		return nil, err
 	}
-	defer l.Unlock()
+	defer w.Unlock()
+	opts = opts.locked(w)
 	m, err := loadOrRecover(opts)
 	if err != nil {
 		return nil, err
 	}
-	tomb, err := store.ReadTombstone(opts.IndexDir)
+	tomb, err := opts.index().Tombstone()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func Forget(opts Options, sel ForgetSelector, dryRun bool) (*ForgetReport, error
 		return nil, err
 	}
 	p := &forgetPlan{sel: sel, roots: roots, before: sel.Before.UnixMilli(), already: tomb.Filter()}
-	owners, err := store.KeyOwners(opts.IndexDir, m)
+	owners, err := opts.index().KeyOwners(m)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func Forget(opts Options, sel ForgetSelector, dryRun bool) (*ForgetReport, error
 		tomb = store.NewTombstone()
 	}
 	p.addRules(tomb, m)
-	if err := tomb.Write(opts.IndexDir); err != nil {
+	if err := opts.writer().WriteTombstone(tomb); err != nil {
 		return nil, fmt.Errorf("forget: %w", err)
 	}
 	if _, err := applyForgotten(opts, m, tomb); err != nil {
@@ -270,7 +271,7 @@ func (p *forgetPlan) matchesFile(st *record.FileState) bool {
 // forgets, per transcript generation and in all, with their sessions
 // and messages.
 func (p *forgetPlan) count(dir string) error {
-	snap, err := store.OpenSnapshot(dir)
+	snap, err := store.Open(dir).Snapshot()
 	if err != nil {
 		return err
 	}
@@ -431,24 +432,24 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 	a.Removed = len(removed)
 	m.ForgetSerial = tomb.Serial
 	if a.Rows > 0 || len(removed) > 0 {
-		keys, err := store.ForgottenKeys(opts.IndexDir, m, partial, msgs)
+		keys, err := opts.index().ForgottenKeys(m, partial, msgs)
 		if err != nil {
 			return nil, err
 		}
 		drop := func(r *record.Row) bool { return removed[r.Source] || f.MatchRow(r) }
 		dropKey := func(key uint64, gen uint32) bool { return dropGens[gen] || keys[key] }
-		if err := store.CompactDropping(opts.IndexDir, m, opts.warnErr, drop, dropKey); err != nil {
+		if err := opts.writer().CompactDropping(m, opts.warnErr, drop, dropKey); err != nil {
 			return nil, err
 		}
-	} else if err := store.CommitManifest(opts.IndexDir, m); err != nil {
+	} else if err := opts.writer().CommitManifest(m); err != nil {
 		return nil, err
 	}
 	if tomb.DropLifted() {
-		if err := tomb.Write(opts.IndexDir); err != nil {
+		if err := opts.writer().WriteTombstone(tomb); err != nil {
 			return nil, err
 		}
 	}
-	if err := store.RemoveFreshState(opts.IndexDir); err != nil {
+	if err := opts.writer().RemoveFreshState(); err != nil {
 		opts.Warn(err.Error())
 	}
 	return a, nil
@@ -470,7 +471,7 @@ func countMatching(dir string, f *store.Filter) (map[fileGen]int64, store.Messag
 	if f == nil {
 		return counts, msgs, nil
 	}
-	snap, err := store.OpenSnapshot(dir)
+	snap, err := store.Open(dir).Snapshot()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -585,12 +586,13 @@ func Undo(opts Options, sel UndoSelector, dryRun bool) (*UndoReport, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := store.WaitLock(opts.IndexDir)
+	w, err := store.Open(opts.IndexDir).WaitLock()
 	if err != nil {
 		return nil, err
 	}
-	defer l.Unlock()
-	tomb, err := store.ReadTombstone(opts.IndexDir)
+	defer w.Unlock()
+	opts = opts.locked(w)
+	tomb, err := opts.index().Tombstone()
 	if err != nil {
 		return nil, err
 	}
@@ -621,7 +623,7 @@ func Undo(opts Options, sel UndoSelector, dryRun bool) (*UndoReport, error) {
 		return nil, err
 	}
 	tomb.Lift(pick)
-	if err := tomb.Write(opts.IndexDir); err != nil {
+	if err := opts.writer().WriteTombstone(tomb); err != nil {
 		return nil, err
 	}
 	a, err := applyForgotten(opts, m, tomb)
@@ -752,7 +754,7 @@ func migrateForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*
 			tomb.SealPath(r, p, store.Seal{Offset: -1})
 		}
 	}
-	if err := tomb.Write(opts.IndexDir); err != nil {
+	if err := opts.writer().WriteTombstone(tomb); err != nil {
 		return nil, err
 	}
 	return tomb, nil

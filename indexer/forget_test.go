@@ -81,7 +81,7 @@ func TestForgetSession(t *testing.T) {
 	if _, err := Forget(Options{Config: Config{IndexDir: idx}}, ForgetSelector{Session: "ffff"}, false); err == nil {
 		t.Error("forgetting an unknown session is not an error")
 	}
-	if d, err := store.Verify(idx); err != nil || !d.None() {
+	if d, err := store.Open(idx).Verify(); err != nil || !d.None() {
 		t.Errorf("the index after forget: %+v, %v", d, err)
 	}
 }

@@ -155,7 +155,7 @@ func TestForgetIsForGood(t *testing.T) {
 			runIndex(t, c.src, c.idx, "")
 		},
 		"block records lost": func(t *testing.T, c *forgetCorpus) {
-			m, err := store.ReadManifest(c.idx)
+			m, err := store.Open(c.idx).Manifest()
 			must(t, err)
 			must(t, os.Remove(filepath.Join(c.idx, m.BlocksName())))
 			runIndex(t, c.src, c.idx, "")
@@ -210,12 +210,12 @@ func TestForgetIsForGood(t *testing.T) {
 						t.Errorf("%q, not forgotten, is gone", want)
 					}
 				}
-				if d, err := store.Verify(c.idx); err != nil || !d.None() {
+				if d, err := store.Open(c.idx).Verify(); err != nil || !d.None() {
 					t.Errorf("the index does not verify: %+v, %v", d, err)
 				}
 				// The keys file holds one record per row kept (each row
 				// of this corpus has a uuid), none of a forgotten row.
-				m, err := store.ReadManifest(c.idx)
+				m, err := store.Open(c.idx).Manifest()
 				must(t, err)
 				if recs, rows := (m.KeysBytes-16)/12, len(liveRows(t, c.idx)); recs != int64(rows) {
 					t.Errorf("the keys file holds %d records for %d rows", recs, rows)
@@ -259,12 +259,12 @@ func TestForgetUndo(t *testing.T) {
 					t.Errorf("%q did not come back after the undo", want)
 				}
 			}
-			tomb, err := store.ReadTombstone(c.idx)
+			tomb, err := store.Open(c.idx).Tombstone()
 			must(t, err)
 			if n := len(tomb.Rules); n != 0 {
 				t.Errorf("the tombstone keeps %d rules after the undo and a run", n)
 			}
-			if d, err := store.Verify(c.idx); err != nil || !d.None() {
+			if d, err := store.Open(c.idx).Verify(); err != nil || !d.None() {
 				t.Errorf("the index does not verify: %+v, %v", d, err)
 			}
 			// Each row once: the undo read the transcripts again as new
@@ -327,7 +327,7 @@ func TestForgetKilledAfterItsRuleIsFinishedByTheNextRun(t *testing.T) {
 // the tombstone at the next sweep, and the transcripts stay out.
 func TestOlderForgetsMoveToTheTombstone(t *testing.T) {
 	c := newForgetCorpus(t)
-	m, err := store.ReadManifest(c.idx)
+	m, err := store.Open(c.idx).Manifest()
 	must(t, err)
 	for _, st := range m.Files {
 		if st.Session == sessA {
@@ -335,7 +335,9 @@ func TestOlderForgetsMoveToTheTombstone(t *testing.T) {
 			st.Rows = 0
 		}
 	}
-	must(t, store.CompactDropping(c.idx, m, nil, func(r *record.Row) bool { return r.Session == sessA }, nil))
+	must(t, storetest.With(c.idx, func(w *store.Writer) error {
+		return w.CompactDropping(m, nil, func(r *record.Row) bool { return r.Session == sessA }, nil)
+	}))
 	if len(indexHolds(t, c.idx, sessA)) == 0 {
 		t.Fatal("the older forget's manifest does not name the session")
 	}
@@ -343,7 +345,7 @@ func TestOlderForgetsMoveToTheTombstone(t *testing.T) {
 	if left := forgottenLeft(t, c.idx, sessA, c.pathA, "wombatglide"); len(left) > 0 {
 		t.Errorf("after the sweep:\n  %s", strings.Join(left, "\n  "))
 	}
-	tomb, err := store.ReadTombstone(c.idx)
+	tomb, err := store.Open(c.idx).Tombstone()
 	must(t, err)
 	if n := tomb.Counts().Sessions; n != 1 {
 		t.Errorf("the tombstone holds %d session rules, want 1", n)

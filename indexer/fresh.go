@@ -82,16 +82,16 @@ type quick struct {
 // a sweep too old, history replaced) and the run sweeps, for the reason
 // given.
 func startQuick(opts Options) (*quick, string) {
-	prev, err := store.ReadFreshState(opts.IndexDir)
+	prev, err := opts.index().FreshState()
 	if err != nil {
 		return nil, "no freshness state to trust (" + err.Error() + ")"
 	}
 	now := opts.now()
-	mid, err := store.ManifestID(opts.IndexDir)
+	mid, err := opts.index().ManifestID()
 	switch {
 	case err != nil || prev.Manifest != mid:
 		return nil, "the manifest was written by a run that kept no freshness state"
-	case store.TombstoneID(opts.IndexDir) != prev.Forgotten:
+	case opts.index().TombstoneID() != prev.Forgotten:
 		return nil, "the list of forgotten sessions changed"
 	case prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.Sources):
 		return nil, "the freshness state is of another version or other sources"
@@ -339,7 +339,7 @@ func (q *quick) finishNoChange() {
 	if string(q.next.Encode()) == string(q.prev.Encode()) {
 		return
 	}
-	if err := store.WriteFreshState(q.opts.IndexDir, q.next); err != nil {
+	if err := q.opts.writer().WriteFreshState(q.next); err != nil {
 		q.opts.Warn(err.Error())
 	}
 }
@@ -529,13 +529,13 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 	}
 	trimHot(next.Hot)
 	next.Files = liveFiles(m, opts.Sources, next.Files+liveDelta)
-	id, err := store.ManifestID(opts.IndexDir)
+	id, err := opts.index().ManifestID()
 	if err != nil {
 		return // nothing committed yet: no state to keep
 	}
 	next.Manifest = id
-	next.Forgotten = store.TombstoneID(opts.IndexDir)
-	if err := store.WriteFreshState(opts.IndexDir, next); err != nil {
+	next.Forgotten = opts.index().TombstoneID()
+	if err := opts.writer().WriteFreshState(next); err != nil {
 		opts.Warn(err.Error())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 )
 
 // claudeEnv is a Claude Code configuration folder (projects, history.jsonl,
@@ -164,7 +165,7 @@ func (e *claudeEnv) run(t *testing.T) Summary {
 // sweepNs is when the state says the last full sweep started.
 func (e *claudeEnv) sweepNs(t *testing.T) int64 {
 	t.Helper()
-	s, err := store.ReadFreshState(e.idx)
+	s, err := store.Open(e.idx).FreshState()
 	if err != nil {
 		t.Fatalf("no freshness state: %v", err)
 	}
@@ -200,9 +201,9 @@ func (e *claudeEnv) mustIndex(t *testing.T, texts ...string) {
 func TestQuickNoChangeCommitsNothing(t *testing.T) {
 	e := newClaudeEnv(t)
 	e.mustIndex(t, "an old session about the parser", "old subagent work")
-	before, _ := store.ManifestID(e.idx)
+	before, _ := store.Open(e.idx).ManifestID()
 	sum := e.quickRun(t)
-	after, _ := store.ManifestID(e.idx)
+	after, _ := store.Open(e.idx).ManifestID()
 	if before != after || sum.FilesRead != 0 || sum.Files != 2 {
 		t.Errorf("no-change quick run: manifest %v → %v, read %d of %d files", before, after, sum.FilesRead, sum.Files)
 	}
@@ -276,7 +277,7 @@ func TestQuickHotSetKeepsRecentTranscripts(t *testing.T) {
 	// Quiet for longer than HotKeep: it leaves the hot set.
 	e.now = time.Now().Add(HotKeep + time.Minute)
 	e.quickRun(t)
-	s, _ := store.ReadFreshState(e.idx)
+	s, _ := store.Open(e.idx).FreshState()
 	if _, hot := s.Hot[e.mainPath(fresh)]; hot {
 		t.Error("a transcript quiet for longer than HotKeep is still hot")
 	}
@@ -311,7 +312,7 @@ func TestSweepKeepsCurrentSessionHot(t *testing.T) {
 	e := newClaudeEnv(t)
 	e.appendPrompt(t, oldSession, "said in the old session while current")
 	e.backdate(t)
-	if err := store.RemoveFreshState(e.idx); err != nil { // the next run sweeps
+	if err := storetest.With(e.idx, func(w *store.Writer) error { return w.RemoveFreshState() }); err != nil { // the next run sweeps
 		t.Fatal(err)
 	}
 	_, err := Run(Options{Config: Config{Sources: []string{e.root}, IndexDir: e.idx, CurrentSession: oldSession},
@@ -361,7 +362,7 @@ func TestQuickDeletion(t *testing.T) {
 		t.Errorf("%d transcripts gone, want 2 (main and subagent)", sum.Gone)
 	}
 	e.mustIndex(t, "an old session about the parser", "old subagent work") // rows are kept
-	m, err := store.ReadManifest(e.idx)
+	m, err := store.Open(e.idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,20 +414,20 @@ func TestQuickStateVoided(t *testing.T) {
 			before := e.sweepNs(t)
 			switch name {
 			case "journal record by a run that kept no state":
-				m, err := store.OpenManifest(e.idx)
+				m, err := store.Open(e.idx).OpenManifest()
 				if err != nil {
 					t.Fatal(err)
 				}
 				m.UpdatedNs++
-				if err := store.CommitManifest(e.idx, m); err != nil {
+				if err := storetest.With(e.idx, func(w *store.Writer) error { return w.CommitManifest(m) }); err != nil {
 					t.Fatal(err)
 				}
 			case "manifest replaced":
-				m, err := store.ReadManifest(e.idx)
+				m, err := store.Open(e.idx).Manifest()
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := store.CommitManifest(e.idx, m); err != nil {
+				if err := storetest.With(e.idx, func(w *store.Writer) error { return w.CommitManifest(m) }); err != nil {
 					t.Fatal(err)
 				}
 			default:

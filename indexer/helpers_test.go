@@ -45,7 +45,7 @@ func runIndex(t testing.TB, src, idx, current string) Summary {
 // generation is not dead.
 func liveRows(t testing.TB, idx string) []record.Row {
 	t.Helper()
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatalf("open snapshot: %v", err)
 	}

@@ -163,7 +163,7 @@ func TestDeletedTranscriptKeepsItsRows(t *testing.T) {
 	if got := texts(liveRows(t, idx)); got["a prompt that must outlive its transcript"] != 1 {
 		t.Fatalf("rows after deletion = %v", got)
 	}
-	m, _ := store.ReadManifest(idx)
+	m, _ := store.Open(idx).Manifest()
 	if st := m.Files[path]; st == nil || !st.Gone {
 		t.Fatalf("manifest does not mark the transcript gone: %+v", st)
 	}
@@ -177,7 +177,7 @@ func TestTornTailIsCutBack(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "committed before the crash"))
 	runIndex(t, src, idx, "")
-	m, _ := store.ReadManifest(idx)
+	m, _ := store.Open(idx).Manifest()
 	for _, name := range []string{m.RowsName(), m.BlocksName(), m.KeysName()} {
 		appendText(t, filepath.Join(idx, name), "torn garbage from a crash")
 	}
@@ -221,7 +221,7 @@ func TestSnapshotSurvivesCompaction(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "first prompt before the rewrite")+promptLine(2, "I'll search my memory for the cache eviction work"))
 	runIndex(t, src, idx, "")
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestCompactionWaitsForItsShare(t *testing.T) {
 	if got["the small session before its rewrite"] != 0 || got["the small session after its rewrite, about retries"] != 1 {
 		t.Fatalf("rows after the rewrite: %v", got)
 	}
-	if m, err := store.ReadManifest(idx); err != nil || m.DeadRows() != 1 {
+	if m, err := store.Open(idx).Manifest(); err != nil || m.DeadRows() != 1 {
 		t.Fatalf("dead rows %d (%v), want 1 hidden until a compaction", m.DeadRows(), err)
 	}
 
@@ -282,7 +282,7 @@ func TestCompactionWaitsForItsShare(t *testing.T) {
 	if !sum.Compacted {
 		t.Fatal("41 of 43 rows dead and no compaction")
 	}
-	if m, err := store.ReadManifest(idx); err != nil || m.DeadRows() != 0 {
+	if m, err := store.Open(idx).Manifest(); err != nil || m.DeadRows() != 0 {
 		t.Fatalf("after the compaction: %d dead rows (%v)", m.DeadRows(), err)
 	}
 	got = texts(liveRows(t, idx))
@@ -314,7 +314,7 @@ func TestSessionEventsAgreeWithEvents(t *testing.T) {
 	if sum := runIndex(t, src, idx, ""); sum.Replaced != 1 || sum.Compacted {
 		t.Fatalf("Replaced %d, Compacted %v: the test needs hidden rows", sum.Replaced, sum.Compacted)
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

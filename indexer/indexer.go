@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -62,6 +61,29 @@ type Options struct {
 	SweepEvery time.Duration
 	// Clock, if set, replaces time.Now for the quick check (tests).
 	Clock func() time.Time
+
+	// w is the index with its writer lock held, set by the run that took
+	// the lock: every change to the index goes through it.
+	w *store.Writer
+}
+
+// index is the index the run reads: through the writer when it holds
+// the lock.
+func (o Options) index() *store.Index {
+	if o.w != nil {
+		return o.w.Index
+	}
+	return store.Open(o.IndexDir)
+}
+
+// writer is the index with the writer lock held; only a run that took
+// the lock (locked) changes the index.
+func (o Options) writer() *store.Writer { return o.w }
+
+// locked is opts with the writer w.
+func (o Options) locked(w *store.Writer) Options {
+	o.w = w
+	return o
 }
 
 // Summary reports what a run did.
@@ -129,16 +151,17 @@ func Run(opts Options) (Summary, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := store.TryLock(opts.IndexDir)
+	ix := store.Open(opts.IndexDir)
+	w, err := ix.TryLock()
 	if errors.Is(err, store.ErrLocked) {
-		opts.Warn(waitingFor(store.LockHolder(opts.IndexDir)))
-		l, err = store.WaitLock(opts.IndexDir)
+		opts.Warn(waitingFor(ix.LockHolder()))
+		w, err = ix.WaitLock()
 	}
 	if err != nil {
 		return Summary{}, err
 	}
-	sum, err := runLocked(opts)
-	return honourLateRerun(opts, l, sum, err)
+	sum, err := runLocked(opts.locked(w))
+	return honourLateRerun(opts, w, sum, err)
 }
 
 // waitingFor says whom a run waits for; the holder's pid may be unknown
@@ -154,21 +177,21 @@ func waitingFor(pid string) string {
 // more: a hook that found the lock held just before the release left one
 // that the loop in runLocked did not see. If another process takes the
 // lock first, the note is its to honour.
-func honourLateRerun(opts Options, l *store.Lock, sum Summary, err error) (Summary, error) {
-	if uerr := l.Unlock(); err == nil && uerr != nil {
+func honourLateRerun(opts Options, w *store.Writer, sum Summary, err error) (Summary, error) {
+	if uerr := w.Unlock(); err == nil && uerr != nil {
 		err = uerr
 	}
-	if err != nil || !fileExists(filepath.Join(opts.IndexDir, store.RerunName)) {
+	if err != nil || !w.RerunRequested() {
 		return sum, err
 	}
-	l2, lerr := store.TryLock(opts.IndexDir)
+	w2, lerr := w.TryLock()
 	if lerr != nil {
 		return sum, nil
 	}
-	more, err := runLocked(opts)
+	more, err := runLocked(opts.locked(w2))
 	sum.merge(more)
 	sum.Elapsed += more.Elapsed
-	return honourLateRerun(opts, l2, sum, err)
+	return honourLateRerun(opts, w2, sum, err)
 }
 
 // Update brings the index up to date unless another indexer holds the lock,
@@ -178,15 +201,15 @@ func Update(opts Options) (sum Summary, ran bool, err error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := store.TryLock(opts.IndexDir)
+	w, err := store.Open(opts.IndexDir).TryLock()
 	if errors.Is(err, store.ErrLocked) {
 		return Summary{}, false, nil
 	}
 	if err != nil {
 		return Summary{}, false, err
 	}
-	sum, err = runLocked(opts)
-	sum, err = honourLateRerun(opts, l, sum, err)
+	sum, err = runLocked(opts.locked(w))
+	sum, err = honourLateRerun(opts, w, sum, err)
 	return sum, true, err
 }
 
@@ -198,20 +221,15 @@ func runLocked(opts Options) (Summary, error) {
 	start := time.Now()
 	total := Summary{Excluded: map[string]int64{}}
 	for pass := 0; ; pass++ {
-		os.Remove(filepath.Join(opts.IndexDir, store.RerunName))
+		opts.writer().ClearRerun()
 		sum, err := runOnce(opts)
 		opts.Repair = false // once per Run, not again on reruns
 		total.merge(sum)
-		if err != nil || pass >= maxReruns || !fileExists(filepath.Join(opts.IndexDir, store.RerunName)) {
+		if err != nil || pass >= maxReruns || !opts.index().RerunRequested() {
 			total.Elapsed = time.Since(start)
 			return total, err
 		}
 	}
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // runOnce is one pass over the committed index.
@@ -219,7 +237,7 @@ func runOnce(opts Options) (Summary, error) {
 	var q *quick
 	sweepWhy := ""
 	if opts.Quick && !opts.Repair {
-		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest && !store.HasStrays(opts.IndexDir) {
+		if q, sweepWhy = startQuick(opts); q != nil && !q.needManifest && !opts.index().HasStrays() {
 			q.finishNoChange()
 			return Summary{Excluded: map[string]int64{}, Files: q.prev.Files}, nil
 		}
@@ -228,7 +246,7 @@ func runOnce(opts Options) (Summary, error) {
 	if err != nil {
 		return Summary{Excluded: map[string]int64{}}, err
 	}
-	first := !store.HasManifest(opts.IndexDir)
+	first := !opts.index().HasManifest()
 	var d discovery
 	if q != nil {
 		d = q.discover(m)
@@ -274,7 +292,7 @@ func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport,
 		return nil, nil, "", 0, err
 	}
 	builtUnder = m.Feature
-	if err := store.CheckRowsLength(opts.IndexDir, m); err != nil && !opts.Repair {
+	if err := opts.index().CheckRowsLength(m); err != nil && !opts.Repair {
 		return nil, nil, "", 0, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the missing rows again and lists what cannot be recovered"}
 	}
 	if opts.Repair {
@@ -288,7 +306,7 @@ func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport,
 	}
 	// A forget or an undo the manifest does not agree with yet (one
 	// killed after writing the tombstone) is finished first.
-	tomb, err := store.ReadTombstone(opts.IndexDir)
+	tomb, err := opts.index().Tombstone()
 	if err != nil {
 		return nil, nil, "", 0, err
 	}
@@ -308,7 +326,7 @@ func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport,
 func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, sum *Summary, err error) {
 	if err == nil {
 		if q == nil {
-			store.EnsureKeyIndex(opts.IndexDir, m) // for the small runs to come
+			opts.writer().EnsureKeyIndex(m) // for the small runs to come
 		}
 		keepFresh(opts, m, q, d.sweep, d.found, sum.liveDelta)
 		if q != nil {
@@ -316,11 +334,11 @@ func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, 
 		}
 		return
 	}
-	discard := store.DiscardUncommitted
+	discard := opts.writer().DiscardUncommitted
 	if first {
-		discard = store.DiscardFirstRun
+		discard = opts.writer().DiscardFirstRun
 	}
-	if derr := discard(opts.IndexDir); derr != nil {
+	if derr := discard(); derr != nil {
 		opts.Warn(derr.Error())
 	}
 }
@@ -328,7 +346,7 @@ func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, 
 // rederive rebuilds derived data that other rules or an older format built
 // (store.Rederive), from the rows, and says so once.
 func rederive(opts Options, m *store.Manifest) (string, error) {
-	why, err := store.Rederive(opts.IndexDir, m, opts.warnErr, opts.Rebuilding)
+	why, err := opts.writer().Rederive(m, opts.warnErr, opts.Rebuilding)
 	if errors.Is(err, store.ErrBlockDamaged) {
 		return why, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the damaged rows again and rebuilds the rest"}
 	}
@@ -350,15 +368,15 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 // index); a sweep, a search and --repair read every record.
 func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	m, err := loadOrNew(opts.IndexDir)
-	if err == nil && store.HasManifest(opts.IndexDir) {
+	if err == nil && opts.index().HasManifest() {
 		// A crash just after a rewrite's commit can leave its rows file
 		// under its part name: it takes its name before anything reads
 		// the rows. Files of another sequence (a rewrite killed before
 		// or just after its commit) go now, not when this run gets to
 		// write: until then `zstdcat rows-*.zst` would print both.
-		err = store.FinishPublish(opts.IndexDir, m)
-		if err == nil && store.HasStrays(opts.IndexDir) {
-			err = store.RemoveStrays(opts.IndexDir, m.Seq)
+		err = opts.writer().FinishPublish(m)
+		if err == nil && opts.index().HasStrays() {
+			err = opts.writer().RemoveStrays(m.Seq)
 		}
 	}
 	if err == nil && !quick {
@@ -367,7 +385,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	}
 	var lastRead *store.Manifest // the manifest up to its last whole journal record
 	if err == nil {
-		if err = store.CheckJournal(opts.IndexDir, m); err != nil {
+		if err = opts.index().CheckJournal(m); err != nil {
 			if m.LoadAll(); m.Err() == nil {
 				lastRead = m
 			}
@@ -377,11 +395,11 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 	switch {
 	case err == nil && m.RowsBytes > 0:
 		// The block records locate the rows; without them nothing reads.
-		check := store.CheckBlocks
+		check := opts.index().CheckBlocks
 		if quick {
-			check = store.CheckBlocksLength
+			check = opts.index().CheckBlocksLength
 		}
-		if err = check(opts.IndexDir, m); err == nil {
+		if err = check(m); err == nil {
 			return m, nil
 		}
 		known = m
@@ -390,7 +408,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		return m, err
 	}
 	opts.warnErr(err)
-	tomb, terr := store.ReadTombstone(opts.IndexDir)
+	tomb, terr := opts.index().Tombstone()
 	if terr != nil {
 		// Recovery waits for the tombstone: its remedy comes first.
 		return nil, problem.Problem{Err: fmt.Errorf("%w; %w", err, terr), Remedy: problem.RestoreTombstone}
@@ -400,7 +418,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		keepOutForgotten(rm, tomb.Filter())
 		completeRecovered(rm, opts.Warn)
 	}
-	m, rec, rerr := store.Recover(opts.IndexDir, known, opts.warnErr, complete)
+	m, rec, rerr := opts.writer().Recover(known, opts.warnErr, complete)
 	if rerr != nil {
 		// The run that would mend err failed: its remedy no longer holds.
 		return nil, problem.Problem{Err: fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr), Remedy: problem.None}
@@ -476,7 +494,7 @@ func completeRecovered(m *store.Manifest, warn func(string)) {
 // the checkpoint are read as the run looks their paths up (store.File),
 // every one only where a run needs them all (a sweep, a changed folder).
 func loadOrNew(dir string) (*store.Manifest, error) {
-	m, err := store.OpenManifest(dir)
+	m, err := store.Open(dir).OpenManifest()
 	if errors.Is(err, store.ErrNoIndex) {
 		return store.NewManifest(), nil
 	}
@@ -502,7 +520,7 @@ func committed(m *store.Manifest) baseState {
 func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
 	sum.Files = len(d.found)
-	tomb, err := store.ReadTombstone(opts.IndexDir)
+	tomb, err := opts.index().Tombstone()
 	if err != nil {
 		return sum, err // reading transcripts without it would bring back what was forgotten
 	}
@@ -515,20 +533,20 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		// Nothing to write, but what an interrupted forget, rebuild or
 		// compaction left (a second rows file zstdcat would print)
 		// goes: one listing of the index directory.
-		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
+		if err := opts.writer().RemoveStrays(m.Seq); err != nil {
 			return sum, err
 		}
-		store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.warnErr)
+		opts.writer().EnsureTerms(m, d.termsCheck(), opts.warnErr)
 		return sum, nil
 	}
-	if err := store.RemoveStrays(opts.IndexDir, base.Seq, m.Seq); err != nil {
+	if err := opts.writer().RemoveStrays(base.Seq, m.Seq); err != nil {
 		return sum, err
 	}
-	open := store.OpenRowsWriter
+	open := opts.writer().OpenRowsWriter
 	if m.Seq != base.Seq {
-		open = store.OpenNewSequence // a rebuild: staged until its first commit
+		open = opts.writer().OpenNewSequence // a rebuild: staged until its first commit
 	}
-	w, err := open(opts.IndexDir, m, opts.warnErr)
+	w, err := open(m, opts.warnErr)
 	if err != nil {
 		return sum, err
 	}
@@ -545,20 +563,20 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		// Transcripts found this run whose every row a forget removes
 		// are kept out from now on; a failure costs only their reading
 		// again next time.
-		if err := tomb.Write(opts.IndexDir); err != nil {
+		if err := opts.writer().WriteTombstone(tomb); err != nil {
 			opts.Warn(fmt.Sprintf("forget: %v", err))
 		}
 	}
 	if m.Seq != base.Seq {
-		if err := store.RemoveStrays(opts.IndexDir, m.Seq); err != nil {
+		if err := opts.writer().RemoveStrays(m.Seq); err != nil {
 			return sum, err
 		}
-		if err := store.RemoveOldManifests(opts.IndexDir); err != nil {
+		if err := opts.writer().RemoveOldManifests(); err != nil {
 			return sum, err
 		}
 	}
 	if m.CompactionDue() {
-		err := store.Compact(opts.IndexDir, m, opts.warnErr)
+		err := opts.writer().Compact(m, opts.warnErr)
 		switch {
 		case errors.Is(err, store.ErrBlockDamaged):
 			// The rows are committed; only the clean-up waits.
@@ -569,7 +587,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 			sum.Compacted = true
 		}
 	}
-	store.EnsureTerms(opts.IndexDir, m, d.termsCheck(), opts.warnErr)
+	opts.writer().EnsureTerms(m, d.termsCheck(), opts.warnErr)
 	return sum, nil
 }
 
@@ -1404,7 +1422,7 @@ func (c *committer) commit(final bool) error {
 	c.keys = nil
 	var writeKeys func() error
 	if c.keyIndex {
-		writeKeys = store.PrepareKeyIndex(c.opts.IndexDir, c.m)
+		writeKeys = c.opts.writer().PrepareKeyIndex(c.m)
 	}
 	if err := c.w.WaitCommit(); err != nil {
 		return err

@@ -58,7 +58,7 @@ func TestExclusionReasons(t *testing.T) {
 	if n := sum.Excluded["fork"]; n != 0 {
 		t.Errorf("excluded[fork] = %d: no transcript is left out for where it opens", n)
 	}
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 )
 
 // asManifestV2 rewrites idx's committed manifest as the manifest-v2.tsv
@@ -18,13 +19,13 @@ import (
 // index built before the journal looks.
 func asManifestV2(t *testing.T, idx string) {
 	t.Helper()
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	must(t, err)
 	cp := filepath.Join(idx, store.ManifestName)
 	// A checkpoint of the whole state, then its lines as v2 writes them.
 	must(t, os.Remove(cp))
 	must(t, os.Remove(filepath.Join(idx, store.JournalName)))
-	must(t, store.CommitManifest(idx, m))
+	must(t, storetest.With(idx, func(w *store.Writer) error { return w.CommitManifest(m) }))
 	data, err := os.ReadFile(cp)
 	must(t, err)
 	castagnoli := crc32.MakeTable(crc32.Castagnoli)

@@ -20,11 +20,12 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	l, err := store.WaitLock(opts.IndexDir)
+	w, err := store.Open(opts.IndexDir).WaitLock()
 	if err != nil {
 		return Summary{}, err
 	}
-	defer l.Unlock()
+	defer w.Unlock()
+	opts = opts.locked(w)
 	base, err := loadOrRecover(opts)
 	if err != nil {
 		return Summary{}, err
@@ -32,7 +33,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	// What was forgotten stays so: a forget not applied yet is applied
 	// to the index it would drop rows of, and the transcripts are read
 	// again through the tombstone (runWith).
-	tomb, err := store.ReadTombstone(opts.IndexDir)
+	tomb, err := opts.index().Tombstone()
 	if err != nil {
 		return Summary{}, err
 	}

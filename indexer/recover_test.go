@@ -70,7 +70,7 @@ func TestLostManifestIsRecovered(t *testing.T) {
 			}
 			// A search reads only the manifest's head: damage past it does
 			// not concern it; damage in it must name the way out.
-			if snap, err := store.OpenSnapshot(idx); err == nil {
+			if snap, err := store.Open(idx).Snapshot(); err == nil {
 				snap.Close()
 			} else if p, ok := problem.Find(err); !ok || p.Remedy != problem.Index {
 				t.Errorf("a search over the damaged index: %v, want an error whose remedy is the next index run", err)
@@ -94,7 +94,7 @@ func TestLostManifestIsRecovered(t *testing.T) {
 			if sum := runIndex(t, src, idx, ""); sum.RowsAdded != 1 {
 				t.Errorf("an appended line after recovery added %d rows, want 1", sum.RowsAdded)
 			}
-			m, err := store.ReadManifest(idx)
+			m, err := store.Open(idx).Manifest()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +167,7 @@ func TestRecoveryKeepsNoKeysOfUnwrittenRows(t *testing.T) {
 			cutFile(t, rowsFileOf(t, idx), 0.6)
 		},
 		"block records lost, uncommitted rows past the manifest": func(t *testing.T, idx string) {
-			m, err := store.ReadManifest(idx)
+			m, err := store.Open(idx).Manifest()
 			if err != nil {
 				t.Fatal(err)
 			}

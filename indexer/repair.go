@@ -44,7 +44,7 @@ func (r *RepairReport) String() string {
 // lost, and listed. The index is then compacted without the damaged
 // blocks, which also rebuilds every derived file from the rows.
 func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
-	d, err := store.Verify(opts.IndexDir)
+	d, err := opts.index().Verify()
 	if err != nil {
 		return nil, fmt.Errorf("repair: %w", err)
 	}
@@ -71,7 +71,7 @@ func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
 		rep.Reread = append(rep.Reread, path)
 	}
 	sort.Strings(rep.Reread)
-	if _, err := store.CompactRepaired(opts.IndexDir, m, opts.warnErr); err != nil {
+	if _, err := opts.writer().CompactRepaired(m, opts.warnErr); err != nil {
 		return nil, fmt.Errorf("repair: compact: %w", err)
 	}
 	return rep, nil

@@ -42,10 +42,10 @@ func TestStraysDoNotOutliveTheNextRun(t *testing.T) {
 		for lname, leave := range leftovers {
 			t.Run(rname+"/"+lname, func(t *testing.T) {
 				e := newClaudeEnv(t)
-				m, err := store.ReadManifest(e.idx)
+				m, err := store.Open(e.idx).Manifest()
 				must(t, err)
 				leave(t, e.idx, m)
-				if st, err := store.Stats(e.idx); err != nil || len(st.Strays) == 0 {
+				if st, err := store.Open(e.idx).Stats(); err != nil || len(st.Strays) == 0 {
 					t.Fatalf("stats does not report the leftover: %v, %v", st.Strays, err)
 				}
 				run(e, t)
@@ -56,7 +56,7 @@ func TestStraysDoNotOutliveTheNextRun(t *testing.T) {
 						t.Errorf("%s survived the run", en.Name())
 					}
 				}
-				if st, err := store.Stats(e.idx); err != nil || len(st.Strays) != 0 {
+				if st, err := store.Open(e.idx).Stats(); err != nil || len(st.Strays) != 0 {
 					t.Errorf("stats after the run: strays %v, %v", st.Strays, err)
 				}
 			})

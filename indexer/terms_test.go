@@ -39,7 +39,7 @@ func runIndexOpts(t testing.TB, src, idx string, checkpoint int64) Summary {
 
 func mustTermsRefs(t testing.TB, idx string) []terms.Ref {
 	t.Helper()
-	refs, err := store.TermRefs(idx)
+	refs, err := store.Open(idx).TermRefs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func mustTermsRefs(t testing.TB, idx string) []terms.Ref {
 // and raw bytes). It returns the cover.
 func checkTerms(t testing.TB, idx string) []terms.Ref {
 	t.Helper()
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func checkTerms(t testing.TB, idx string) []terms.Ref {
 	if len(refs) != len(cover) {
 		t.Errorf("segments on disk %v, but the cover is %v: leftovers", names(refs), names(cover))
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func names(refs []terms.Ref) []string {
 // token (folded, whole).
 func segmentsHolding(t testing.TB, idx, token string) []string {
 	t.Helper()
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestTermsCoverEveryBlock(t *testing.T) {
 			idx := t.TempDir()
 			runIndexOpts(t, src, idx, checkpoint)
 			cover := checkTerms(t, idx)
-			m, _ := store.ReadManifest(idx)
+			m, _ := store.Open(idx).Manifest()
 			if m.BlockCount() == 0 || len(cover) == 0 {
 				t.Fatalf("%d blocks, %d segments", m.BlockCount(), len(cover))
 			}
@@ -188,7 +188,7 @@ func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
 	appendText(t, path, promptLine(1, "first prompt about caching")+promptLine(2, "second prompt about eviction"))
 	runIndex(t, src, idx, "")
 	restore := committedManifest(t, idx)
-	m, _ := store.ReadManifest(idx)
+	m, _ := store.Open(idx).Manifest()
 	blocks := m.BlockCount()
 
 	// The crashed run: it wrote a block and its segment, then died
@@ -222,7 +222,7 @@ func TestStaleTermsSegmentIsNeverUsed(t *testing.T) {
 			t.Errorf("the snapshot uses stale segments %v holding %s", got, tok)
 		}
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestStaleTermsSegmentRemovedByRunWithoutChanges(t *testing.T) {
 	src := copyTree(t, fixtureRoot)
 	idx := t.TempDir()
 	runIndex(t, src, idx, "")
-	m, _ := store.ReadManifest(idx)
+	m, _ := store.Open(idx).Manifest()
 	b := terms.NewBuilder()
 	b.Add(&terms.Row{Session: "s", Project: "/x", Text: []byte("phantom")})
 	ref, err := b.WriteFile(idx, m.Seq, m.BlockCount(), m.BlockCount()+1)
@@ -306,7 +306,7 @@ func TestTermsBackfill(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			snap, err := store.OpenSnapshot(idx)
+			snap, err := store.Open(idx).Snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -359,7 +359,7 @@ func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
 			if err := os.WriteFile(path, tt.damage(t, data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			snap, err := store.OpenSnapshot(idx)
+			snap, err := store.Open(idx).Snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +368,7 @@ func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
 			}
 			snap.Close()
 			runIndex(t, src, idx, "")
-			snap, err = store.OpenSnapshot(idx)
+			snap, err = store.Open(idx).Snapshot()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -400,7 +400,7 @@ func TestManySmallRunsAreMerged(t *testing.T) {
 			t.Errorf("after run %d: %d segments %v, want fewer than %d", i, len(cover), names(cover), store.MergeFanIn)
 		}
 	}
-	m, _ := store.ReadManifest(idx)
+	m, _ := store.Open(idx).Manifest()
 	if m.BlockCount() < runs {
 		t.Errorf("%d runs made %d blocks, want one each", runs, m.BlockCount())
 	}
@@ -421,7 +421,7 @@ func TestCompactionRebuildsTerms(t *testing.T) {
 	other := filepath.Join(filepath.Dir(path), "66666666-6666-4666-8666-666666666666.jsonl")
 	appendText(t, other, strings.ReplaceAll(promptLine(5, "another session about penguins"), testSession, "66666666-6666-4666-8666-666666666666"))
 	runIndex(t, src, idx, "")
-	old, _ := store.ReadManifest(idx)
+	old, _ := store.Open(idx).Manifest()
 	checkTerms(t, idx)
 
 	tmp := path + ".new"
@@ -436,7 +436,7 @@ func TestCompactionRebuildsTerms(t *testing.T) {
 	if !sum.Compacted || sum.Replaced != 1 {
 		t.Fatalf("replacement: Compacted %v, Replaced %d", sum.Compacted, sum.Replaced)
 	}
-	m, _ := store.ReadManifest(idx)
+	m, _ := store.Open(idx).Manifest()
 	if m.Seq == old.Seq {
 		t.Fatalf("compaction kept sequence %d", m.Seq)
 	}
@@ -477,7 +477,7 @@ func TestQuickRunChecksTermHeaders(t *testing.T) {
 	}
 	usable := func() bool {
 		t.Helper()
-		snap, err := store.OpenSnapshot(e.idx)
+		snap, err := store.Open(e.idx).Snapshot()
 		if err != nil {
 			t.Fatal(err)
 		}

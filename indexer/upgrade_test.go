@@ -9,6 +9,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 	"github.com/recall-dev/recall/transcript"
 )
 
@@ -25,7 +26,7 @@ func markedFork(t *testing.T, idx, path string) {
 // was built under.
 func markedLeftOut(t *testing.T, idx, path, verdict string, reason filter.Reason, feature uint32) {
 	t.Helper()
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func markedLeftOut(t *testing.T, idx, path, verdict string, reason filter.Reason
 	}
 	m.Files[path] = st
 	m.Excluded[reason.String()]++
-	if err := store.CommitManifest(idx, m); err != nil {
+	if err := storetest.With(idx, func(w *store.Writer) error { return w.CommitManifest(m) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -94,7 +95,7 @@ func TestUpgradeReadsTranscriptsLeftOutAsForks(t *testing.T) {
 	if len(rows) != before+6 {
 		t.Errorf("%d rows, want the %d before and the 6 recovered", len(rows), before)
 	}
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestUpgradeReadsFilesTakenForBinary(t *testing.T) {
 	if found != 2 {
 		t.Errorf("%d rows of the shared transcript, want its prompt and reply", found)
 	}
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

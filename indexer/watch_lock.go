@@ -38,9 +38,9 @@ func (e *WatchRunningError) Holder() string {
 
 // takeWatchLock takes the watch lock without waiting.
 func takeWatchLock(dir string) (*store.Lock, error) {
-	l, err := store.LockFile(dir, WatchLockName, false)
+	l, err := store.Open(dir).LockFile(WatchLockName, false)
 	if errors.Is(err, store.ErrLocked) {
-		return nil, &WatchRunningError{Dir: dir, PID: store.HolderOf(dir, WatchLockName)}
+		return nil, &WatchRunningError{Dir: dir, PID: store.Open(dir).HolderOf(WatchLockName)}
 	}
 	return l, err
 }
@@ -89,6 +89,6 @@ func (w *Watcher) lockEvent(ev fsnotify.Event) bool {
 // WatcherRunning reports whether a `recall watch` keeps the index in dir up
 // to date, that is whether its lock is held. It only probes (LockHeld).
 func WatcherRunning(dir string) bool {
-	held, err := store.LockHeld(filepath.Join(dir, WatchLockName))
+	held, err := store.Open(dir).LockHeld(WatchLockName)
 	return err == nil && held
 }

@@ -153,7 +153,7 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 // indexedTexts is what a reader sees: the text of every committed row
 // whose generation is not dead, with its count.
 func indexedTexts(idx string) (map[string]int, error) {
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if errors.Is(err, store.ErrNoIndex) {
 		return map[string]int{}, nil
 	}
@@ -211,7 +211,7 @@ func TestWatchNewProjectFolderAndTranscripts(t *testing.T) {
 
 	// The watcher must not hold the writer lock between runs: hooks and
 	// searches take it.
-	l, err := store.TryLock(idx)
+	l, err := store.Open(idx).TryLock()
 	if err != nil {
 		t.Fatalf("writer lock while the watcher idles: %v", err)
 	}
@@ -752,7 +752,7 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 		must(t, os.RemoveAll(idx))
 		deadline := time.Now().Add(waitLimit)
 		for {
-			held, _ := store.LockHeld(filepath.Join(idx, WatchLockName))
+			held, _ := store.Open(idx).LockHeld(WatchLockName)
 			if held {
 				break
 			}

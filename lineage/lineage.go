@@ -129,7 +129,7 @@ func ancestors(snap *store.Snapshot, keys []uint64, self string) ([]string, erro
 	// generations to sessions are read from the committed manifest.
 	files := snap.M.LoadAll()
 	if len(files) == 0 {
-		m, err := store.ReadManifest(snap.Dir)
+		m, err := store.Open(snap.Dir).Manifest()
 		if err != nil {
 			return nil, err
 		}

@@ -292,11 +292,11 @@ func (h handlers) open(ctx context.Context) (m *store.Manifest, snap *store.Snap
 	wait, cancel := context.WithTimeout(ctx, h.cfg.FreshenWait)
 	stale = !h.fresh.run(wait)
 	cancel()
-	m, err = store.ReadManifest(h.cfg.IndexDir)
+	m, err = store.Open(h.cfg.IndexDir).Manifest()
 	if err != nil {
 		return nil, nil, stale, indexError(h.cfg.IndexDir, err, stale)
 	}
-	snap, err = store.OpenSnapshot(h.cfg.IndexDir)
+	snap, err = store.Open(h.cfg.IndexDir).Snapshot()
 	if err != nil {
 		return nil, nil, stale, indexError(h.cfg.IndexDir, err, stale)
 	}

@@ -89,7 +89,7 @@ func issue22Index(t *testing.T) *store.Snapshot {
 	if _, err := indexer.Run(opts); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/storetest"
 )
 
 // The differential test: every query, filter and option must give the
@@ -310,7 +311,7 @@ func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *stor
 	if how.deadEvery > 0 {
 		hideRows(t, idx, how.deadEvery)
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *stor
 // until a compaction, and every reader must leave them out.
 func hideRows(t *testing.T, idx string, n int) {
 	t.Helper()
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +343,7 @@ func hideRows(t *testing.T, idx string, n int) {
 	if hidden == 0 {
 		t.Fatal("no transcript with rows to hide")
 	}
-	if err := store.CommitManifest(idx, m); err != nil {
+	if err := storetest.With(idx, func(w *store.Writer) error { return w.CommitManifest(m) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -681,7 +682,7 @@ func TestAcceleratedFillsLimitWhenCopiesCollapse(t *testing.T) {
 	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -720,7 +721,7 @@ func TestAcceleratedTimeFilterAtEpoch(t *testing.T) {
 	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -832,7 +833,7 @@ func TestDamagedSegmentBodyFallsBackToRows(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	damaged, err := store.OpenSnapshot(snap.Dir)
+	damaged, err := store.Open(snap.Dir).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestSearchSkipsDamagedBlock(t *testing.T) {
 	victim := len(snap.Blocks) / 2
 	lost := rowsOfBlock(t, snap, victim)
 	storetest.FlipBlockByte(t, snap.Dir, victim)
-	damaged, err := store.OpenSnapshot(snap.Dir)
+	damaged, err := store.Open(snap.Dir).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

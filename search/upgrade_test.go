@@ -56,7 +56,7 @@ func copyIndex(t *testing.T, src string) string {
 // many searches the term index answered.
 func checkSameAsFullScan(t *testing.T, dir string) (termIndex int) {
 	t.Helper()
-	snap, err := store.OpenSnapshot(dir)
+	snap, err := store.Open(dir).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestUpgradeFromFormatV1(t *testing.T) {
 	if n := checkSameAsFullScan(t, dir); n != 0 {
 		t.Errorf("%d searches used the v1 term index, built under unrecorded rules", n)
 	}
-	snap, err := store.OpenSnapshot(dir)
+	snap, err := store.Open(dir).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestUpgradeFromFormatV1(t *testing.T) {
 	if sum.Rederived == "" || len(notices) != 1 {
 		t.Errorf("the run did not say once why it rebuilt: %q, notices %q", sum.Rederived, notices)
 	}
-	m, err := store.ReadManifest(dir)
+	m, err := store.Open(dir).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func accelerableRequest(req Request) bool {
 // liveRowTexts counts the committed rows by their full TSV line.
 func liveRowTexts(t *testing.T, dir string) map[string]int {
 	t.Helper()
-	snap, err := store.OpenSnapshot(dir)
+	snap, err := store.Open(dir).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 	small := lim
 	small.Cur = uint64(len(enc)) // far less than m's checkpoint
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small))
-	err := CommitManifest(dir, m)
+	err := commitManifest(dir, m)
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
 	if err == nil {
 		t.Fatal("the checkpoint was written past the file size limit: the test did not play a full disk")
@@ -61,7 +61,7 @@ func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 // transcripts, forks) gets past.
 func TestFailedJournalAppendLeavesNoTornRecord(t *testing.T) {
 	dir, states, ends := journaledIndex(t)
-	m, err := OpenManifest(dir)
+	m, err := readManifestLazy(dir)
 	must(t, err)
 	writeData(t, dir, m, 0)
 	for i := range 50 {
@@ -77,16 +77,16 @@ func TestFailedJournalAppendLeavesNoTornRecord(t *testing.T) {
 	small := lim
 	small.Cur = uint64(ends[3] + 100) // room for part of the record only
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small))
-	err = CommitManifest(dir, m)
+	err = commitManifest(dir, m)
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
 	if err == nil {
 		t.Fatal("the record was appended past the file size limit: the test did not play a full disk")
 	}
-	got, err := OpenManifest(dir)
+	got, err := readManifestLazy(dir)
 	must(t, err)
 	got.LoadAll()
 	sameState(t, got, states[3])
-	if err := CheckJournal(dir, got); err != nil {
+	if err := checkJournal(dir, got); err != nil {
 		t.Fatalf("after a failed append: %v", err)
 	}
 }

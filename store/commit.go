@@ -19,7 +19,7 @@ import (
 // the readers filled their window and the encoders had nothing to do.
 //
 // The order that makes a commit crash-safe is the same as Sync then
-// CommitManifest: the data files are synced (fsync syncs every byte
+// commitManifest: the data files are synced (fsync syncs every byte
 // written before it, so at least the lengths the snapshot names) before
 // the new manifest is renamed into place or its journal record is
 // appended and synced. A crash at any point leaves the last committed
@@ -84,7 +84,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		if err := syncFiles(w.dir, files, publish); err != nil {
 			return err
 		}
-		if err := CommitManifest(w.dir, snap); err != nil {
+		if err := commitManifest(w.dir, snap); err != nil {
 			return err
 		}
 		if publishRowsNow {
@@ -167,7 +167,7 @@ func (m *Manifest) snapshot(final bool) *Manifest {
 
 // journalState is m's journal state, which a snapshot committed (or not)
 // gives back to the manifest it was taken from (setJournalState), as
-// CommitManifest would have changed that manifest's: a checkpoint's
+// commitManifest would have changed that manifest's: a checkpoint's
 // epoch, the base, where the journal ends and whether a torn record is
 // to be cut.
 func (m *Manifest) journalState() journalState {

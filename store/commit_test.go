@@ -56,7 +56,7 @@ func sameCommitted(t *testing.T, got, want *Manifest) {
 func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	defer w.Close()
 	addCommitRows(t, w, m, "/p/a.jsonl", 2000) // more than a block
@@ -91,10 +91,10 @@ func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 		t.Error("the last commit kept a journal base nothing reads")
 	}
 	w.Close()
-	if d, err := Verify(dir); err != nil || !d.None() {
+	if d, err := verify(dir); err != nil || !d.None() {
 		t.Fatalf("Verify: %+v, %v", d, err)
 	}
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	must(t, err)
 	defer snap.Close()
 	if snap.M.Rows != 2000+10+5+3000+7 {
@@ -108,7 +108,7 @@ func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 func TestStartCommitFailureSticks(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	defer w.Close()
 	addCommitRows(t, w, m, "/p/a.jsonl", 10)
@@ -125,7 +125,7 @@ func TestStartCommitFailureSticks(t *testing.T) {
 	if err := w.Sync(true); err == nil {
 		t.Fatal("Sync after a failed commit succeeded")
 	}
-	if HasManifest(dir) {
+	if hasManifest(dir) {
 		t.Fatal("a manifest was committed after a failed commit")
 	}
 }
@@ -138,7 +138,7 @@ func TestStartCommitFailureSticks(t *testing.T) {
 func TestLastCommitLeavesCheckpointLinesUnread(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	for i := range 3000 {
 		addCommitRows(t, w, m, fmt.Sprintf("/p/%04d.jsonl", i), 1)
@@ -147,12 +147,12 @@ func TestLastCommitLeavesCheckpointLinesUnread(t *testing.T) {
 	must(t, w.WaitCommit())
 	w.Close()
 
-	m, err = OpenManifest(dir)
+	m, err = readManifestLazy(dir)
 	must(t, err)
 	if !m.Partial() {
 		t.Fatal("OpenManifest read every line: the test needs a checkpoint read by chunks")
 	}
-	w, err = OpenRowsWriter(dir, m, nil)
+	w, err = openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	defer w.Close()
 	if m.File("/p/0042.jsonl") == nil {

@@ -15,7 +15,7 @@ import (
 func TestDiscardUncommitted(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestDiscardUncommitted(t *testing.T) {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := CommitManifest(dir, m); err != nil {
+	if err := commitManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	committed := *m
@@ -38,7 +38,7 @@ func TestDiscardUncommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	if err := DiscardUncommitted(dir); err != nil {
+	if err := discardUncommitted(dir); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]int64{committed.RowsName(): committed.RowsBytes, committed.BlocksName(): committed.BlocksBytes,
@@ -51,7 +51,7 @@ func TestDiscardUncommitted(t *testing.T) {
 			t.Errorf("%s: %d bytes after the discard, committed %d", name, info.Size(), want)
 		}
 	}
-	if d, err := Verify(dir); err != nil || !d.None() {
+	if d, err := verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify after the discard: %+v, %v", d, err)
 	}
 }
@@ -63,7 +63,7 @@ func TestDiscardUncommitted(t *testing.T) {
 func TestDiscardFirstRun(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,16 +75,16 @@ func TestDiscardFirstRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	if _, err := ReadManifest(dir); !errors.Is(err, ErrManifestDamaged) {
+	if _, err := readManifestWhole(dir); !errors.Is(err, ErrManifestDamaged) {
 		t.Fatalf("rows without a manifest read as %v, want ErrManifestDamaged (the test shows nothing)", err)
 	}
-	if err := DiscardFirstRun(dir); err != nil {
+	if err := discardFirstRun(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadManifest(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := readManifestWhole(dir); !errors.Is(err, ErrNoIndex) {
 		t.Errorf("after the discard: %v, want ErrNoIndex", err)
 	}
-	if _, err := OpenSnapshot(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := openSnapshotAt(dir); !errors.Is(err, ErrNoIndex) {
 		t.Errorf("a search after the discard: %v, want ErrNoIndex", err)
 	}
 }

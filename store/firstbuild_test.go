@@ -46,7 +46,7 @@ func TestSnapshotDuringTheFirstCommit(t *testing.T) {
 	if err := os.Remove(manifest); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenSnapshot(dir); !errors.Is(err, ErrManifestDamaged) {
+	if _, err := openSnapshotAt(dir); !errors.Is(err, ErrManifestDamaged) {
 		t.Errorf("rows without a manifest and no run at work: %v, want ErrManifestDamaged", err)
 	}
 }

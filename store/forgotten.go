@@ -109,9 +109,9 @@ func NewTombstone() *Tombstone {
 	return &Tombstone{key: key}
 }
 
-// ReadTombstone reads dir's tombstone; nil and no error when there is
+// readTombstone reads dir's tombstone; nil and no error when there is
 // none.
-func ReadTombstone(dir string) (*Tombstone, error) {
+func readTombstone(dir string) (*Tombstone, error) {
 	data, err := os.ReadFile(filepath.Join(dir, ForgottenName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -127,16 +127,16 @@ func ReadTombstone(dir string) (*Tombstone, error) {
 	return t, nil
 }
 
-// TombstoneID stats dir's tombstone (zero when there is none): the quick
+// tombstoneID stats dir's tombstone (zero when there is none): the quick
 // check's freshness state keeps it, so that a forget, even one killed
 // before it changed the manifest, makes the next run look.
-func TombstoneID(dir string) FileID {
+func tombstoneID(dir string) FileID {
 	id, _ := StatID(filepath.Join(dir, ForgottenName))
 	return id
 }
 
 // Write replaces dir's tombstone durably.
-func (t *Tombstone) Write(dir string) error {
+func (t *Tombstone) write(dir string) error {
 	if err := ensureDir(dir); err != nil {
 		return err
 	}
@@ -645,13 +645,13 @@ func (mr MessageRows) Add(r *record.Row) {
 	}
 }
 
-// ForgottenKeys returns the keys, among the key records of generations
+// forgottenKeys returns the keys, among the key records of generations
 // gens, that identify the messages rows: what a forget that leaves
 // other rows of those generations drops from the keys file. A key
 // hashes a message uuid with its content block's position in the line,
 // which a row does not hold, so every position is tried (as recovery's
 // cutKeys does), against the records there are.
-func ForgottenKeys(dir string, m *Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
+func forgottenKeys(dir string, m *Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
 	out := map[uint64]bool{}
 	if len(gens) == 0 || len(rows) == 0 {
 		return out, nil
@@ -709,10 +709,10 @@ func withoutKeys(recs []byte, drop map[uint64]bool) []byte {
 	return out
 }
 
-// KeyOwners maps the key of every message indexed from a live generation
+// keyOwners maps the key of every message indexed from a live generation
 // to that generation: who owns a message, for a forget that must not take
 // a copy's original with it.
-func KeyOwners(dir string, m *Manifest) (map[uint64]uint32, error) {
+func keyOwners(dir string, m *Manifest) (map[uint64]uint32, error) {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return nil, err

@@ -95,9 +95,9 @@ func NewFreshState(sources []string) *FreshState {
 // v2: history lines carry the fingerprint of the bytes before the offset.
 const freshMagic = "recall-fresh\tv2"
 
-// ReadFreshState loads dir's freshness state; an error means there is
+// readFreshState loads dir's freshness state; an error means there is
 // none to trust (the caller sweeps).
-func ReadFreshState(dir string) (*FreshState, error) {
+func readFreshState(dir string) (*FreshState, error) {
 	data, err := os.ReadFile(filepath.Join(dir, FreshName))
 	if err != nil {
 		return nil, err
@@ -217,10 +217,10 @@ func appendFileID(b []byte, id FileID) []byte {
 	return b
 }
 
-// WriteFreshState replaces dir's freshness state. It is not synced: a
+// writeFreshState replaces dir's freshness state. It is not synced: a
 // state lost or cut short in a crash is detected (checksum) and costs one
 // full sweep, and the manifest it names is always committed first.
-func WriteFreshState(dir string, s *FreshState) error {
+func writeFreshState(dir string, s *FreshState) error {
 	path := filepath.Join(dir, FreshName)
 	tmp, err := os.CreateTemp(dir, "."+FreshName+".*.tmp")
 	if err != nil {
@@ -243,8 +243,8 @@ func WriteFreshState(dir string, s *FreshState) error {
 	return nil
 }
 
-// RemoveFreshState drops the freshness state, so the next run sweeps.
-func RemoveFreshState(dir string) error {
+// removeFreshState drops the freshness state, so the next run sweeps.
+func removeFreshState(dir string) error {
 	err := os.Remove(filepath.Join(dir, FreshName))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -252,11 +252,11 @@ func RemoveFreshState(dir string) error {
 	return nil
 }
 
-// ManifestID identifies dir's committed manifest: a checkpoint renames a
+// manifestID identifies dir's committed manifest: a checkpoint renames a
 // new file over ManifestName and starts a new journal, a journal commit
 // makes the journal longer, so every commit changes it. A journal that
 // is not there stamps as zero.
-func ManifestID(dir string) (ManifestStamp, error) {
+func manifestID(dir string) (ManifestStamp, error) {
 	cp, err := StatID(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return ManifestStamp{}, err

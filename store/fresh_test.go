@@ -20,10 +20,10 @@ func sampleFresh() *FreshState {
 func TestFreshStateRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	want := sampleFresh()
-	if err := WriteFreshState(dir, want); err != nil {
+	if err := writeFreshState(dir, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadFreshState(dir)
+	got, err := readFreshState(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

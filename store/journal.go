@@ -388,13 +388,13 @@ func removeOlderManifests(dir string) error {
 	return nil
 }
 
-// CheckJournal is for a writer about to cut the data files back to m's
+// checkJournal is for a writer about to cut the data files back to m's
 // lengths: when the journal is missing or ends in a cut-short record and
 // a data file holds bytes past those lengths, the cut record cannot be
 // told from one a crash tore before it was acknowledged, and cutting
 // could drop committed rows. That is damage (ErrManifestDamaged): the
 // manifest is recovered from the rows, which loses nothing.
-func CheckJournal(dir string, m *Manifest) error {
+func checkJournal(dir string, m *Manifest) error {
 	if !m.journalMissing && !m.journalTorn {
 		return nil
 	}

@@ -16,14 +16,14 @@ func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 	dir := t.TempDir()
 	m := sampleManifest()
 	m.Format = FormatVersion
-	must(t, CommitManifest(dir, m))
+	must(t, commitManifest(dir, m))
 	var committed atomic.Int64
 	committed.Store(m.RowsBytes)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range 600 {
-			w, err := OpenManifest(dir)
+			w, err := readManifestLazy(dir)
 			if err != nil {
 				t.Error(err)
 				return
@@ -32,7 +32,7 @@ func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 			if i%4 == 3 {
 				err = w.checkpoint(dir) // as a full run, a compaction or a journal at its bound does
 			} else {
-				err = CommitManifest(dir, w)
+				err = commitManifest(dir, w)
 			}
 			if err != nil {
 				t.Error(err)
@@ -41,7 +41,7 @@ func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 			committed.Store(w.RowsBytes)
 		}
 	}()
-	readers := map[string]func(string) (*Manifest, error){"head": readManifestHead, "whole": ReadManifest}
+	readers := map[string]func(string) (*Manifest, error){"head": readManifestHead, "whole": readManifestWhole}
 	for stale := 0; ; {
 		select {
 		case <-done:

@@ -22,11 +22,11 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 	dir = t.TempDir()
 	m := sampleManifest()
 	m.Format = FormatVersion
-	must(t, CommitManifest(dir, m))
+	must(t, commitManifest(dir, m))
 	states = append(states, mustRead(t, dir))
 	ends = append(ends, journalLength(t, dir))
 	for i := range 3 {
-		m, err := OpenManifest(dir)
+		m, err := readManifestLazy(dir)
 		must(t, err)
 		st := m.File("/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl")
 		st.Size += 100
@@ -38,7 +38,7 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 			added := &record.FileState{Path: "/new/" + fmt.Sprint(i) + ".jsonl", Gen: 99, Kind: record.KindMain, Verdict: record.VerdictIndexed}
 			m.Files[added.Path] = added
 		}
-		must(t, CommitManifest(dir, m))
+		must(t, commitManifest(dir, m))
 		states = append(states, mustRead(t, dir))
 		ends = append(ends, journalLength(t, dir))
 	}
@@ -57,7 +57,7 @@ func must(t *testing.T, err error) {
 
 func mustRead(t *testing.T, dir string) *Manifest {
 	t.Helper()
-	m, err := ReadManifest(dir)
+	m, err := readManifestWhole(dir)
 	must(t, err)
 	return m
 }
@@ -93,7 +93,7 @@ func TestJournalCommitsReadBack(t *testing.T) {
 	}
 	// Lookups by path give what a whole read gives, for every path and
 	// for one that is not there.
-	m, err := OpenManifest(dir)
+	m, err := readManifestLazy(dir)
 	must(t, err)
 	for path, want := range last.Files {
 		if got := m.File(path); got == nil || *got != *want {
@@ -120,8 +120,8 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 		paths = append(paths, p)
 		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed, Size: int64(i)}
 	}
-	must(t, CommitManifest(dir, m))
-	open, err := OpenManifest(dir)
+	must(t, commitManifest(dir, m))
+	open, err := readManifestLazy(dir)
 	must(t, err)
 	if n := len(open.files.chunks); n < 3 {
 		t.Fatalf("%d chunks: the test wants several", n)
@@ -148,8 +148,8 @@ func TestDamagedCheckpointChunk(t *testing.T) {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
 		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
-	must(t, CommitManifest(dir, m))
-	open, err := OpenManifest(dir)
+	must(t, commitManifest(dir, m))
+	open, err := readManifestLazy(dir)
 	must(t, err)
 	c := open.files.chunks[1]
 	path := filepath.Join(dir, ManifestName)
@@ -158,7 +158,7 @@ func TestDamagedCheckpointChunk(t *testing.T) {
 	data[c.off+c.n/2] ^= 0x01
 	must(t, os.WriteFile(path, data, 0o600))
 
-	open, err = OpenManifest(dir)
+	open, err = readManifestLazy(dir)
 	must(t, err) // the head and the table are intact
 	if st := open.File("/p/0000.jsonl"); st == nil || open.Err() != nil {
 		t.Fatalf("a path in an intact chunk: %+v, %v", st, open.Err())
@@ -166,13 +166,13 @@ func TestDamagedCheckpointChunk(t *testing.T) {
 	if st := open.File(c.first); st != nil || !errors.Is(open.Err(), ErrManifestDamaged) {
 		t.Fatalf("a path in the damaged chunk: %+v, Err %v; want nil and ErrManifestDamaged", st, open.Err())
 	}
-	if err := CommitManifest(dir, open); !errors.Is(err, ErrManifestDamaged) {
+	if err := commitManifest(dir, open); !errors.Is(err, ErrManifestDamaged) {
 		t.Fatalf("commit after damage was met = %v, want ErrManifestDamaged", err)
 	}
-	if _, err := ReadManifest(dir); !errors.Is(err, ErrManifestDamaged) {
+	if _, err := readManifestWhole(dir); !errors.Is(err, ErrManifestDamaged) {
 		t.Fatalf("ReadManifest = %v, want ErrManifestDamaged", err)
 	}
-	other, err := OpenManifest(dir)
+	other, err := readManifestLazy(dir)
 	must(t, err)
 	other.LoadAll()
 	if !errors.Is(other.Err(), ErrManifestDamaged) {
@@ -209,15 +209,15 @@ func TestTornJournalRecordIsIgnored(t *testing.T) {
 			if name == "zero-filled page" {
 				want = states[3]
 			}
-			got, err := ReadManifest(dir)
+			got, err := readManifestWhole(dir)
 			must(t, err)
 			sameState(t, got, want)
 			// The next commit cuts the torn bytes and appends after the
 			// valid records.
-			m, err := OpenManifest(dir)
+			m, err := readManifestLazy(dir)
 			must(t, err)
 			m.RowsBytes++
-			must(t, CommitManifest(dir, m))
+			must(t, commitManifest(dir, m))
 			again := mustRead(t, dir)
 			if again.RowsBytes != want.RowsBytes+1 {
 				t.Fatalf("after the next commit rows %d, want %d", again.RowsBytes, want.RowsBytes+1)
@@ -258,7 +258,7 @@ func TestDamagedJournalRecordIsDamage(t *testing.T) {
 				}
 				data[at] ^= 0x20
 				must(t, os.WriteFile(path, data, 0o600))
-				if _, err := ReadManifest(dir); !errors.Is(err, ErrManifestDamaged) {
+				if _, err := readManifestWhole(dir); !errors.Is(err, ErrManifestDamaged) {
 					t.Fatalf("ReadManifest = %v, want ErrManifestDamaged", err)
 				}
 				if _, err := readManifestHead(dir); !errors.Is(err, ErrManifestDamaged) {
@@ -276,7 +276,7 @@ func TestCheckpointCrashPoints(t *testing.T) {
 		dir, states, _ := journaledIndex(t)
 		old, err := os.ReadFile(filepath.Join(dir, JournalName))
 		must(t, err)
-		m, err := OpenManifest(dir)
+		m, err := readManifestLazy(dir)
 		must(t, err)
 		m.RowsBytes += 7
 		must(t, m.checkpoint(dir))
@@ -288,10 +288,10 @@ func TestCheckpointCrashPoints(t *testing.T) {
 			t.Fatalf("rows %d, want the checkpoint's %d: the old journal was applied", got.RowsBytes, states[3].RowsBytes+7)
 		}
 		// The next commit writes a checkpoint, with a journal of its own.
-		m, err = OpenManifest(dir)
+		m, err = readManifestLazy(dir)
 		must(t, err)
 		m.RowsBytes++
-		must(t, CommitManifest(dir, m))
+		must(t, commitManifest(dir, m))
 		if got := mustRead(t, dir); got.RowsBytes != states[3].RowsBytes+8 {
 			t.Fatalf("rows %d after the next commit, want %d", got.RowsBytes, states[3].RowsBytes+8)
 		}
@@ -299,7 +299,7 @@ func TestCheckpointCrashPoints(t *testing.T) {
 	t.Run("checkpoint renamed, no journal at all", func(t *testing.T) {
 		dir, states, _ := journaledIndex(t)
 		must(t, os.Remove(filepath.Join(dir, JournalName)))
-		m, err := OpenManifest(dir)
+		m, err := readManifestLazy(dir)
 		must(t, err)
 		if m.RowsBytes != states[0].RowsBytes {
 			t.Fatalf("rows %d, want the checkpoint's %d", m.RowsBytes, states[0].RowsBytes)
@@ -307,21 +307,21 @@ func TestCheckpointCrashPoints(t *testing.T) {
 		// With data files no longer than the checkpoint names, nothing
 		// can have been committed past it.
 		writeData(t, dir, m, 0)
-		must(t, CheckJournal(dir, m))
+		must(t, checkJournal(dir, m))
 		// With bytes past it, a journal was lost (or a record torn):
 		// damage, for recovery from the rows.
 		writeData(t, dir, m, 1)
-		if err := CheckJournal(dir, m); !errors.Is(err, ErrManifestDamaged) {
+		if err := checkJournal(dir, m); !errors.Is(err, ErrManifestDamaged) {
 			t.Fatalf("CheckJournal = %v, want ErrManifestDamaged", err)
 		}
 	})
 	t.Run("torn record with data past the last valid one", func(t *testing.T) {
 		dir, _, ends := journaledIndex(t)
 		must(t, os.Truncate(filepath.Join(dir, JournalName), ends[3]-2))
-		m, err := OpenManifest(dir)
+		m, err := readManifestLazy(dir)
 		must(t, err)
 		writeData(t, dir, m, 1000)
-		if err := CheckJournal(dir, m); !errors.Is(err, ErrManifestDamaged) {
+		if err := checkJournal(dir, m); !errors.Is(err, ErrManifestDamaged) {
 			t.Fatalf("CheckJournal = %v, want ErrManifestDamaged", err)
 		}
 	})
@@ -331,7 +331,7 @@ func TestCheckpointCrashPoints(t *testing.T) {
 		m.Format = FormatVersion
 		old := []byte("recall-manifest\tv2\n")
 		must(t, os.WriteFile(filepath.Join(dir, manifestName(2)), old, 0o600))
-		must(t, CommitManifest(dir, m))
+		must(t, commitManifest(dir, m))
 		if _, err := os.Stat(filepath.Join(dir, manifestName(2))); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("the v2 manifest is still there after a checkpoint (%v): an older recall would read it", err)
 		}
@@ -356,18 +356,18 @@ func TestJournalIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	m := sampleManifest()
 	m.Format = FormatVersion
-	must(t, CommitManifest(dir, m))
+	must(t, commitManifest(dir, m))
 	epoch := m.Epoch
 	checkpoints := 0
 	for i := range 400 {
-		m, err := OpenManifest(dir)
+		m, err := readManifestLazy(dir)
 		must(t, err)
 		m.RowsBytes++
 		for k := range 5 {
 			p := fmt.Sprintf("/p/%04d/%s.jsonl", i, bytes.Repeat([]byte{'a' + byte(k)}, 100))
 			m.Files[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 		}
-		must(t, CommitManifest(dir, m))
+		must(t, commitManifest(dir, m))
 		if m.Epoch != epoch {
 			checkpoints++
 			epoch = m.Epoch
@@ -438,10 +438,10 @@ func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 		}
 		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
-	must(t, CommitManifest(dir, m))
+	must(t, commitManifest(dir, m))
 	whole := mustRead(t, dir)
 	for _, prefix := range []string{"/p/000/", "/p/001/", "/p/037/", "/p/038-other/", "/p/074/", "/p/", "/q/", "/a/", "/p/0"} {
-		open, err := OpenManifest(dir)
+		open, err := readManifestLazy(dir)
 		must(t, err)
 		if n := len(open.files.chunks); n < 3 {
 			t.Fatalf("%d chunks: the test wants several", n)

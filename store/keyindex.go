@@ -263,17 +263,17 @@ func encodeKeyIndex(records []byte) []byte {
 	return out
 }
 
-// EnsureKeyIndex builds dir's key index when it is missing, stale or
+// ensureKeyIndex builds dir's key index when it is missing, stale or
 // more than keyTailLimit records behind the committed keys, so that the
 // next small run does not pay for it. A sweep calls it: it reads every
 // transcript's state anyway. Failures only cost the next run the build.
-func EnsureKeyIndex(dir string, m *Manifest) {
-	if write := PrepareKeyIndex(dir, m); write != nil {
+func ensureKeyIndex(dir string, m *Manifest) {
+	if write := prepareKeyIndex(dir, m); write != nil {
 		_ = write()
 	}
 }
 
-// PrepareKeyIndex is EnsureKeyIndex in two steps: it reads and sorts the
+// prepareKeyIndex is EnsureKeyIndex in two steps: it reads and sorts the
 // keys m names now and returns the write of their index, nil if none is
 // needed (or the keys cannot be read). The write must wait until m is
 // committed: an index covering records no manifest commits could be
@@ -281,7 +281,7 @@ func EnsureKeyIndex(dir string, m *Manifest) {
 // place. A full index's last commit prepares it while its manifest is
 // written and synced (StartCommit), instead of after it, alone on one
 // core (0.2-0.3 s at 4 GB).
-func PrepareKeyIndex(dir string, m *Manifest) (write func() error) {
+func prepareKeyIndex(dir string, m *Manifest) (write func() error) {
 	if m.Format != FormatVersion || m.KeysBytes < binaryHeaderSize {
 		return nil
 	}

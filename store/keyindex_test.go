@@ -17,7 +17,7 @@ func keysIndex(t *testing.T, n int, r *rand.Rand) (string, *RowsWriter, *Manifes
 	t.Helper()
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	want := map[uint64]uint32{}
 	var recs []byte
@@ -130,16 +130,16 @@ func TestEnsureKeyIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	_, w, m, want := keysIndex(t, 3000, r)
 	defer w.Close()
-	EnsureKeyIndex(w.dir, m)
+	ensureKeyIndex(w.dir, m)
 	s := LoadKeys(w, m)
 	if s.disk == nil || len(s.tail) != 0 {
-		t.Fatalf("after EnsureKeyIndex: index %v, tail of %d bytes", s.disk != nil, len(s.tail))
+		t.Fatalf("after ensureKeyIndex: index %v, tail of %d bytes", s.disk != nil, len(s.tail))
 	}
 	for i := range keyTailLimit + 10 {
 		appendKey(t, w, uint64(100000+i), 2)
 		want[uint64(100000+i)] = 2
 	}
-	EnsureKeyIndex(w.dir, m)
+	ensureKeyIndex(w.dir, m)
 	if s := LoadKeys(w, m); s.disk == nil || len(s.tail) != 0 {
 		t.Fatal("EnsureKeyIndex left an index more than keyTailLimit records behind")
 	}
@@ -184,7 +184,7 @@ func TestPrepareKeyIndexWritesOnlyWhenTold(t *testing.T) {
 	dir, w, m, want := keysIndex(t, 3000, r)
 	defer w.Close()
 	path := filepath.Join(dir, keyIndexName(m))
-	write := PrepareKeyIndex(dir, m)
+	write := prepareKeyIndex(dir, m)
 	if write == nil {
 		t.Fatal("no key index to write for a keys file without one")
 	}
@@ -195,13 +195,13 @@ func TestPrepareKeyIndexWritesOnlyWhenTold(t *testing.T) {
 	prepared, err := os.ReadFile(path)
 	must(t, err)
 	must(t, os.Remove(path))
-	EnsureKeyIndex(dir, m)
+	ensureKeyIndex(dir, m)
 	ensured, err := os.ReadFile(path)
 	must(t, err)
 	if string(prepared) != string(ensured) {
-		t.Fatal("the prepared key index differs from EnsureKeyIndex's")
+		t.Fatal("the prepared key index differs from ensureKeyIndex's")
 	}
-	if PrepareKeyIndex(dir, m) != nil {
+	if prepareKeyIndex(dir, m) != nil {
 		t.Fatal("a current key index is prepared again")
 	}
 	checkKeys(t, w, m, want, true)

@@ -14,9 +14,9 @@ import (
 // in (one holds the old inode, one a new file).
 const LockName = "lock"
 
-// RerunName is the note a hook leaves when it finds an indexer running; the
+// rerunName is the note a hook leaves when it finds an indexer running; the
 // indexer runs once more when it sees it.
-const RerunName = "rerun"
+const rerunName = "rerun"
 
 // ErrLocked is returned by TryLock when another process holds the lock.
 var ErrLocked = errors.New("index is locked by another process")
@@ -24,15 +24,9 @@ var ErrLocked = errors.New("index is locked by another process")
 // Lock is a held writer lock.
 type Lock struct{ f *os.File }
 
-// TryLock takes the index lock without waiting.
-func TryLock(dir string) (*Lock, error) { return LockFile(dir, LockName, false) }
-
-// WaitLock takes the index lock, waiting for the holder to finish.
-func WaitLock(dir string) (*Lock, error) { return LockFile(dir, LockName, true) }
-
-// LockFile takes an flock on dir/name and writes our pid in the file, so a
+// lockFile takes an flock on dir/name and writes our pid in the file, so a
 // process that finds it held can say who holds it.
-func LockFile(dir, name string, wait bool) (*Lock, error) {
+func lockFile(dir, name string, wait bool) (*Lock, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err
 	}
@@ -76,10 +70,7 @@ func recordHolder(f *os.File) {
 	}
 }
 
-// LockHolder returns the pid written by the current or last holder.
-func LockHolder(dir string) string { return HolderOf(dir, LockName) }
-
-func HolderOf(dir, name string) string {
+func holderOf(dir, name string) string {
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return ""
@@ -87,11 +78,11 @@ func HolderOf(dir, name string) string {
 	return strings.TrimSpace(string(data))
 }
 
-// LockHeld reports whether another process holds the lock file at path,
+// lockHeld reports whether another process holds the lock file at path,
 // by trying to take it without waiting and letting go at once. A missing
 // file means nobody ever took it; the file is never created here, so a
 // probe leaves no trace.
-func LockHeld(path string) (bool, error) {
+func lockHeld(path string) (bool, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil

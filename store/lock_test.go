@@ -28,19 +28,56 @@ func TestLockRecordsHolder(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			l, err := TryLock(dir)
+			l, err := Open(dir).TryLock()
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := LockHolder(dir); got != want {
+			if got := Open(dir).LockHolder(); got != want {
 				t.Errorf("holder while held = %q, want %q", got, want)
 			}
 			if err := l.Unlock(); err != nil {
 				t.Fatal(err)
 			}
-			if got := LockHolder(dir); got != want {
+			if got := Open(dir).LockHolder(); got != want {
 				t.Errorf("holder after = %q, want %q (the last holder)", got, want)
 			}
 		})
+	}
+}
+
+// TestLockHeld: the probe a hook makes before it starts an indexer (Index.
+// RequestRerun) never creates the lock file and never takes the lock; it
+// sees a lock another open file holds.
+func TestLockHeld(t *testing.T) {
+	dir := t.TempDir()
+	ix := Open(dir)
+	if held, err := ix.LockHeld(LockName); err != nil || held {
+		t.Errorf("missing lock file: held=%v err=%v, want free", held, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, LockName)); !os.IsNotExist(err) {
+		t.Errorf("the probe created the lock file: %v", err)
+	}
+	if runs, err := ix.RequestRerun(); runs || err != nil || ix.RerunRequested() {
+		t.Errorf("no writer: RequestRerun = %v, %v; note left %v", runs, err, ix.RerunRequested())
+	}
+	w, err := ix.TryLock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, err := ix.LockHeld(LockName); err != nil || !held {
+		t.Errorf("taken lock: held=%v err=%v, want held", held, err)
+	}
+	if runs, err := ix.RequestRerun(); !runs || err != nil || !ix.RerunRequested() {
+		t.Errorf("a writer runs: RequestRerun = %v, %v; note left %v", runs, err, ix.RerunRequested())
+	}
+	w.ClearRerun()
+	if ix.RerunRequested() {
+		t.Error("ClearRerun left the note")
+	}
+	if err := w.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := ix.LockHeld(LockName); err != nil || held {
+		t.Errorf("released lock: held=%v err=%v", held, err)
 	}
 }

@@ -209,15 +209,15 @@ var errNoManifestYet = fmt.Errorf("%w", ErrManifestDamaged)
 // ErrNoIndex is returned when the index directory holds no manifest yet.
 var ErrNoIndex = errors.New("no index yet")
 
-// ReadManifest loads dir's committed manifest whole: the checkpoint with
+// readManifestWhole loads dir's committed manifest whole: the checkpoint with
 // the journal's records applied, every file line parsed.
-func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir, false) }
+func readManifestWhole(dir string) (*Manifest, error) { return readManifest(dir, false) }
 
-// OpenManifest loads dir's committed manifest for a writer (under the
+// readManifestLazy loads dir's committed manifest for a writer (under the
 // lock): the head, the chunk table and the journal's records are read
 // now, a file line of the checkpoint when File asks for its path (or
 // LoadAll for every one). Its commits append to the journal what changed.
-func OpenManifest(dir string) (*Manifest, error) { return readManifest(dir, true) }
+func readManifestLazy(dir string) (*Manifest, error) { return readManifest(dir, true) }
 
 func readManifest(dir string, lazy bool) (*Manifest, error) {
 	path := filepath.Join(dir, ManifestName)
@@ -321,7 +321,7 @@ func readManifestHead(dir string) (*Manifest, error) {
 	return readUnlocked(path, func() (*Manifest, os.FileInfo, error) {
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			m, err := ReadManifest(dir) // an older format, or none: for its messages
+			m, err := readManifestWhole(dir) // an older format, or none: for its messages
 			return m, nil, err
 		}
 		if err != nil {
@@ -349,7 +349,7 @@ func readHeadFrom(dir, path string, f *os.File) (*Manifest, error) {
 	if i := bytes.Index(head, []byte("\nfile\t")); i >= 0 {
 		head = head[:i+1]
 	} else if n == len(buf) {
-		return ReadManifest(dir) // a head this long: read it all
+		return readManifestWhole(dir) // a head this long: read it all
 	}
 	m, err := parseManifest(head, false)
 	if err != nil {
@@ -813,7 +813,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// CommitManifest writes m durably. A manifest opened by OpenManifest
+// commitManifest writes m durably. A manifest opened by OpenManifest
 // appends what changed since its last commit to the journal as one
 // checksummed record and fsyncs it; otherwise, or when the journal would
 // pass journalLimit, it writes a checkpoint: the whole manifest to a temp
@@ -823,7 +823,7 @@ func sortedKeys[V any](m map[string]V) []string {
 //
 // Only a manifest of the current format is ever written: a run over an
 // older index rewrites its data files first (Rederive).
-func CommitManifest(dir string, m *Manifest) error {
+func commitManifest(dir string, m *Manifest) error {
 	if m.Format != FormatVersion {
 		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, FormatVersion)
 	}

@@ -29,17 +29,17 @@ func manifestOf(n int) *Manifest {
 // path up, and committing one changed file as a journal record.
 func BenchmarkManifest10k(b *testing.B) {
 	dir := b.TempDir()
-	if err := CommitManifest(dir, manifestOf(10000)); err != nil {
+	if err := commitManifest(dir, manifestOf(10000)); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := ReadManifest(dir); err != nil {
+			if _, err := readManifestWhole(dir); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	m, err := ReadManifest(dir)
+	m, err := readManifestWhole(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func BenchmarkManifest10k(b *testing.B) {
 	path := one.Path
 	b.Run("open and look one up", func(b *testing.B) {
 		for b.Loop() {
-			m, err := OpenManifest(dir)
+			m, err := readManifestLazy(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -75,14 +75,14 @@ func BenchmarkManifest10k(b *testing.B) {
 		}
 	})
 	b.Run("journal one changed", func(b *testing.B) {
-		m, err := OpenManifest(dir)
+		m, err := readManifestLazy(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
 		st := m.File(path)
 		for b.Loop() {
 			st.Offset++
-			if err := CommitManifest(dir, m); err != nil {
+			if err := commitManifest(dir, m); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -25,7 +25,7 @@ func TestNewerIndexIsRefused(t *testing.T) {
 		"journal version": func(t *testing.T, dir string) {
 			m := sampleManifest()
 			m.Format = FormatVersion
-			must(t, CommitManifest(dir, m))
+			must(t, commitManifest(dir, m))
 			path := filepath.Join(dir, JournalName)
 			data, err := os.ReadFile(path)
 			must(t, err)
@@ -38,7 +38,7 @@ func TestNewerIndexIsRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir)
-			readers := map[string]func(string) (*Manifest, error){"open": OpenManifest, "read": ReadManifest, "head": readManifestHead}
+			readers := map[string]func(string) (*Manifest, error){"open": readManifestLazy, "read": readManifestWhole, "head": readManifestHead}
 			for rname, read := range readers {
 				_, err := read(dir)
 				if err == nil || errors.Is(err, ErrManifestDamaged) || !strings.Contains(err.Error(), "newer recall") {

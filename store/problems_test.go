@@ -22,17 +22,17 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 	}{
 		{"blocks cut short", func(t *testing.T, dir string, m *Manifest) error {
 			must(t, os.Truncate(filepath.Join(dir, m.BlocksName()), m.BlocksBytes/2))
-			_, err := OpenSnapshot(dir)
+			_, err := openSnapshotAt(dir)
 			return err
 		}, ErrBlocksDamaged, problem.Index},
 		{"manifest garbled", func(t *testing.T, dir string, m *Manifest) error {
 			must(t, os.WriteFile(filepath.Join(dir, ManifestName), []byte("not a manifest\n"), 0o600))
-			_, err := OpenSnapshot(dir)
+			_, err := openSnapshotAt(dir)
 			return err
 		}, ErrManifestDamaged, problem.Index},
 		{"rows cut short", func(t *testing.T, dir string, m *Manifest) error {
 			must(t, os.Truncate(filepath.Join(dir, m.RowsName()), m.RowsBytes/2))
-			w, err := OpenRowsWriter(dir, m, nil)
+			w, err := openRowsWriterAt(dir, m, nil)
 			if err == nil {
 				w.Close()
 			}
@@ -40,13 +40,13 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 		}, ErrBlockDamaged, problem.Repair},
 		{"tombstone garbled", func(t *testing.T, dir string, m *Manifest) error {
 			must(t, os.WriteFile(filepath.Join(dir, ForgottenName), []byte("garbage"), 0o600))
-			_, err := ReadTombstone(dir)
+			_, err := readTombstone(dir)
 			return err
 		}, ErrTombstoneDamaged, problem.RestoreTombstone},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, _ := sessionsIndex(t)
-			m, err := OpenManifest(dir)
+			m, err := readManifestLazy(dir)
 			must(t, err)
 			err = tt.damage(t, dir, m)
 			if !errors.Is(err, tt.sentinel) {

@@ -105,7 +105,7 @@ func (r *Recovered) Say(w problem.Wording) string {
 	return s
 }
 
-// Recover rebuilds dir's manifest from its data files; call it under the
+// recoverIndex rebuilds dir's manifest from its data files; call it under the
 // writer lock. Every rows file of the directory is read (a crash during a
 // compaction can leave two sequences; a row is kept once, by its source,
 // generation and ordinal), frame by frame: a frame that does not decode is
@@ -122,8 +122,8 @@ func (r *Recovered) Say(w problem.Wording) string {
 // read first, and rows its rules forget are not kept, nor are their
 // message identities (a forget killed before its compaction, and rows
 // files of a sequence before it, still hold them).
-func Recover(dir string, known *Manifest, warn func(error), complete func(*Manifest)) (*Manifest, *Recovered, error) {
-	tomb, err := ReadTombstone(dir)
+func recoverIndex(dir string, known *Manifest, warn func(error), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+	tomb, err := readTombstone(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,10 +136,10 @@ func Recover(dir string, known *Manifest, warn func(error), complete func(*Manif
 	}
 	m := NewManifest()
 	m.Seq = files[0].seq + 1
-	if err := RemoveStrays(dir, append(seqsOf(files), m.Seq)...); err != nil {
+	if err := removeStrays(dir, append(seqsOf(files), m.Seq)...); err != nil {
 		return nil, nil, err
 	}
-	w, err := OpenNewSequence(dir, m, warn)
+	w, err := openNewSequence(dir, m, warn)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,16 +175,16 @@ func Recover(dir string, known *Manifest, warn func(error), complete func(*Manif
 	if err := w.Sync(true); err != nil {
 		return nil, nil, err
 	}
-	if err := CommitManifest(dir, m); err != nil {
+	if err := commitManifest(dir, m); err != nil {
 		return nil, nil, err
 	}
 	if err := w.Publish(); err != nil {
 		return m, r.rec, err
 	}
-	if err := RemoveStrays(dir, m.Seq); err != nil {
+	if err := removeStrays(dir, m.Seq); err != nil {
 		return m, r.rec, err
 	}
-	return m, r.rec, RemoveOldManifests(dir)
+	return m, r.rec, removeOldManifests(dir)
 }
 
 func seqsOf(files []rowsFile) []int {

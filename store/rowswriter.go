@@ -75,13 +75,13 @@ func (w *RowsWriter) Replaces(rowsNames ...string) { w.replaces = append(w.repla
 // was killed before its commit.
 const PartSuffix = ".part"
 
-// OpenRowsWriter opens (creating if needed) the data files named by m
+// openRowsWriterAt opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
-func OpenRowsWriter(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
+func openRowsWriterAt(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
 	return openRowsWriter(dir, m, warn, false)
 }
 
-// OpenNewSequence opens the data files of a sequence no manifest names
+// openNewSequence opens the data files of a sequence no manifest names
 // yet (m.Seq, nothing committed), under their part names, for a rewrite
 // (a compaction, `recall forget`, `--rebuild`, a recovery). Its first
 // commit renames the derived files in place before the manifest that
@@ -92,7 +92,7 @@ func OpenRowsWriter(dir string, m *Manifest, warn func(error)) (*RowsWriter, err
 // right after a rewrite is killed at any moment, prints the old rows or
 // the new, each once, and no torn frame. The next writer finishes what
 // a kill left (FinishPublish).
-func OpenNewSequence(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
+func openNewSequence(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
 	if m.RowsBytes != 0 {
 		return nil, fmt.Errorf("open a new sequence: sequence %d holds %d committed bytes", m.Seq, m.RowsBytes)
 	}
@@ -105,13 +105,13 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 	}
 	// Cutting back to m's lengths is safe only when the journal says
 	// they are the last committed ones.
-	if err := CheckJournal(dir, m); err != nil {
+	if err := checkJournal(dir, m); err != nil {
 		return nil, err
 	}
 	if !staged {
 		// An index an older recall wrote, or a first run's empty one:
 		// the rows file takes its name and link before it grows.
-		if err := FinishPublish(dir, m); err != nil {
+		if err := finishPublish(dir, m); err != nil {
 			return nil, err
 		}
 	}
@@ -301,9 +301,9 @@ func (w *RowsWriter) publishNames() []string {
 // Publish ends the first commit of a staged sequence, once its manifest
 // is committed: the rows file takes its name, and the files of every
 // other sequence are removed (the rows file first). Call it after
-// CommitManifest of a writer's manifest (StartCommit calls it itself).
+// commitManifest of a writer's manifest (StartCommit calls it itself).
 // A failure leaves what the next writer finishes (FinishPublish,
-// RemoveStrays).
+// removeStrays).
 func (w *RowsWriter) Publish() error {
 	if !w.rowsStaged {
 		return nil
@@ -335,7 +335,7 @@ func publishRows(dir string, seq int, rowsName string, replaces []string) error 
 			_ = os.Remove(filepath.Join(dir, name)) // RemoveStrays says why, if it fails
 		}
 	}
-	if err := RemoveStrays(dir, seq); err != nil {
+	if err := removeStrays(dir, seq); err != nil {
 		return err
 	}
 	return syncDir(dir)
@@ -388,14 +388,14 @@ func rowsPlaces(m *Manifest) []string {
 	return []string{name, name + PartSuffix, legacy, legacy + PartSuffix}
 }
 
-// FinishPublish completes what a writer left undone for m, under the
+// finishPublish completes what a writer left undone for m, under the
 // lock, before anything reads the rows: a rows file still under its
 // part name (a rewrite killed between the commit of m and the rename,
 // or between its checkpoints and its last commit) is cut to its
 // committed length, takes its name and the link, and the files of the
 // sequence it replaced go; a rows file under a name a recall before the
 // link gave it is renamed; a missing or stale link is made again.
-func FinishPublish(dir string, m *Manifest) error {
+func finishPublish(dir string, m *Manifest) error {
 	if m == nil || m.RowsBytes == 0 {
 		return nil
 	}
@@ -439,7 +439,7 @@ func FinishPublish(dir string, m *Manifest) error {
 func cutStagedTail(dir string, m *Manifest, staged string) error {
 	path := filepath.Join(dir, staged)
 	info, err := os.Stat(path)
-	if err != nil || info.Size() <= m.RowsBytes || CheckJournal(dir, m) != nil {
+	if err != nil || info.Size() <= m.RowsBytes || checkJournal(dir, m) != nil {
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)

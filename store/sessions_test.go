@@ -21,7 +21,7 @@ func sessionsIndexB(t testing.TB) (string, []record.Row) {
 	t.Helper()
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func sessionsIndexB(t testing.TB) (string, []record.Row) {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := CommitManifest(dir, m); err != nil {
+	if err := commitManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	return dir, rows
@@ -65,7 +65,7 @@ func sessionsIndexB(t testing.TB) (string, []record.Row) {
 
 func openSnap(t *testing.T, dir string) *Snapshot {
 	t.Helper()
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestReadSession(t *testing.T) {
 // finding a session cost without them.
 func BenchmarkReadSession(b *testing.B) {
 	dir, rows := sessionsIndexB(b)
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func BenchmarkReadSession(b *testing.B) {
 
 func BenchmarkEachRowScan(b *testing.B) {
 	dir, rows := sessionsIndexB(b)
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestResolveSession(t *testing.T) {
 // tables against reading every row.
 func BenchmarkSessionSummaries(b *testing.B) {
 	dir, _ := sessionsIndexB(b)
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

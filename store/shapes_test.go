@@ -16,7 +16,7 @@ import (
 func TestSessionShapes(t *testing.T) {
 	dir := t.TempDir()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestSessionShapes(t *testing.T) {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := CommitManifest(dir, m); err != nil {
+	if err := commitManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	snap := openSnap(t, dir)

@@ -45,9 +45,9 @@ type Snapshot struct {
 	eventLines     map[string][][]byte
 }
 
-// OpenSnapshot opens the committed index in dir. It returns ErrNoIndex if
+// openSnapshotAt opens the committed index in dir. It returns ErrNoIndex if
 // nothing has been indexed yet.
-func OpenSnapshot(dir string) (*Snapshot, error) {
+func openSnapshotAt(dir string) (*Snapshot, error) {
 	return openSnapshot(dir, readManifestHead)
 }
 
@@ -84,9 +84,9 @@ func firstBuildInProgress(dir string, err error) error {
 	if !errors.Is(err, ErrManifestDamaged) || fileExists(filepath.Join(dir, ManifestName)) {
 		return err
 	}
-	if held, lerr := LockHeld(filepath.Join(dir, LockName)); lerr == nil && held {
+	if held, lerr := lockHeld(filepath.Join(dir, LockName)); lerr == nil && held {
 		by := ""
-		if pid := LockHolder(dir); pid != "" {
+		if pid := holderOf(dir, LockName); pid != "" {
 			by = " (pid " + pid + ")"
 		}
 		return fmt.Errorf("%w: the first index run%s is in progress", ErrNoIndex, by)
@@ -153,10 +153,10 @@ func checkTiling(blocks []Block, m *Manifest) error {
 	return nil
 }
 
-// CheckBlocksLength is CheckBlocks for a run that must not read every
+// checkBlocksLength is CheckBlocks for a run that must not read every
 // record (the quick check): the blocks file holds at least its committed
 // bytes. A record damaged within is found by the next search or sweep.
-func CheckBlocksLength(dir string, m *Manifest) error {
+func checkBlocksLength(dir string, m *Manifest) error {
 	info, err := os.Stat(filepath.Join(dir, m.BlocksName()))
 	if err == nil && info.Size() < m.BlocksBytes {
 		err = fmt.Errorf("%s is %d bytes shorter than committed", m.BlocksName(), m.BlocksBytes-info.Size())
@@ -167,9 +167,9 @@ func CheckBlocksLength(dir string, m *Manifest) error {
 	return nil
 }
 
-// CheckBlocks reports whether the committed block records read whole
+// checkBlocks reports whether the committed block records read whole
 // (ErrBlocksDamaged if not). It reads only the blocks file.
-func CheckBlocks(dir string, m *Manifest) error {
+func checkBlocks(dir string, m *Manifest) error {
 	_, _, err := readBlocks(dir, m)
 	return err
 }
@@ -258,7 +258,7 @@ func (s *Snapshot) TermSegments() (segs []*terms.Segment, why error) {
 	if s.stale != "" {
 		return nil, errors.New(s.stale)
 	}
-	refs, err := TermRefs(s.Dir)
+	refs, err := termRefs(s.Dir)
 	if err != nil {
 		return nil, err
 	}

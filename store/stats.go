@@ -43,7 +43,7 @@ type IndexStats struct {
 	// headless runs, of Sessions.
 	HeadlessSessions int              `json:"headless_sessions"`
 	Excluded         map[string]int64 `json:"excluded"`
-	// Strays are files of the index directory no committed manifest
+	// strayFiles are files of the index directory no committed manifest
 	// names (Strays): an interrupted forget, rebuild or compaction left
 	// them, zstdcat prints their rows, the next index run removes them.
 	Strays []string `json:"stray_files"`
@@ -56,9 +56,9 @@ type IndexStats struct {
 	ForgetDamaged string          `json:"forgotten_damaged,omitempty"`
 }
 
-// Stats reads the committed manifest of dir.
-func Stats(dir string) (*IndexStats, error) {
-	m, err := ReadManifest(dir)
+// stats reads the committed manifest of dir.
+func stats(dir string) (*IndexStats, error) {
+	m, err := readManifestWhole(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -93,18 +93,18 @@ func Stats(dir string) (*IndexStats, error) {
 		}
 	}
 	st.DiskBytes = dirSize(dir)
-	if refs, err := TermRefs(dir); err == nil {
+	if refs, err := termRefs(dir); err == nil {
 		cover, covered := terms.Cover(refs, m.Seq, m.BlockCount())
 		st.TermSegments, st.TermBlocks = len(cover), covered
 	}
 	st.TermIndex = termIndexProblem(dir)
 	slices.Sort(st.BinaryFiles)
 	st.HeadlessSessions = headlessSessions(dir)
-	st.Strays = Strays(dir, m)
+	st.Strays = strayFiles(dir, m)
 	if st.Strays == nil {
 		st.Strays = []string{}
 	}
-	if tomb, err := ReadTombstone(dir); err != nil {
+	if tomb, err := readTombstone(dir); err != nil {
 		st.ForgetDamaged = err.Error()
 	} else if tomb != nil {
 		st.Forgotten = tomb.Counts()
@@ -116,7 +116,7 @@ func Stats(dir string) (*IndexStats, error) {
 // headlessSessions counts the sessions of headless runs (0 when the index
 // does not read: the damage report says why).
 func headlessSessions(dir string) int {
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		return 0
 	}
@@ -137,7 +137,7 @@ func headlessSessions(dir string) int {
 // termIndexProblem opens the term index as a search would and says why it
 // cannot answer, "" when it can (or the index is empty).
 func termIndexProblem(dir string) string {
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		return err.Error()
 	}
@@ -183,10 +183,10 @@ type Freshness struct {
 	Lag    time.Duration `json:"lag_ns"`
 }
 
-// CheckFreshness compares the transcripts on disk with what dir's
+// checkFreshness compares the transcripts on disk with what dir's
 // committed index consumed of them. current is the running session.
-func CheckFreshness(dir string, files []DiskFile, current string) (Freshness, error) {
-	m, err := ReadManifest(dir)
+func checkFreshness(dir string, files []DiskFile, current string) (Freshness, error) {
+	m, err := readManifestWhole(dir)
 	if err != nil {
 		return Freshness{}, err
 	}

@@ -78,13 +78,13 @@ var dataFilePattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^(rowdata|rows|blocks|uuids|keys|keyidx|events)-v[0-9]+-([0-9]+)\.(zst|bin|tsv)(\.part)?$`)
 })
 
-// RemoveStrays deletes data files of other sequences, staged ones
+// removeStrays deletes data files of other sequences, staged ones
 // (PartSuffix) included: leftovers of a forget, compaction or rebuild
 // that a crash interrupted, or of one that finished (the old sequence is
 // removed once the new manifest is committed). Rows files go first, so
 // that `zstdcat rows-*.zst` prints one sequence's rows as soon as can be.
 // Call it under the writer lock.
-func RemoveStrays(dir string, keep ...int) error {
+func removeStrays(dir string, keep ...int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("read index dir: %w", err)
@@ -123,14 +123,14 @@ func strays(entries []os.DirEntry, keep []int) []string {
 	return append(rows, out...)
 }
 
-// HasStrays reports, from one listing of dir and without the manifest,
+// hasStrays reports, from one listing of dir and without the manifest,
 // whether it holds data files or term segments of more than one
 // sequence, or staged files: what an interrupted forget, rebuild or
 // compaction leaves (or a rows file a crash left under its part name
 // just after its commit: FinishPublish). A run that finds nothing to
 // index checks this before it skips the manifest, so that they do not
 // outlive it.
-func HasStrays(dir string) bool {
+func hasStrays(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
@@ -156,11 +156,11 @@ func HasStrays(dir string) bool {
 	return false
 }
 
-// Strays lists the files of dir that no committed manifest names: data
+// strayFiles lists the files of dir that no committed manifest names: data
 // files and term segments of another sequence than m's, staged or not
 // (PartSuffix). An interrupted forget, rebuild or compaction leaves
 // them; the next index run removes them. `recall stats` names them.
-func Strays(dir string, m *Manifest) []string {
+func strayFiles(dir string, m *Manifest) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -168,7 +168,7 @@ func Strays(dir string, m *Manifest) []string {
 	return strays(entries, []int{m.Seq})
 }
 
-// Compact rewrites the data files without the rows of superseded
+// compactIndex rewrites the data files without the rows of superseded
 // generations, into the next sequence, and commits a manifest that points
 // at it. Until that commit the old files stay the index; a crash leaves only
 // strays that the next run removes.
@@ -176,7 +176,7 @@ func Strays(dir string, m *Manifest) []string {
 // A rows block that does not read stops it (ErrBlockDamaged): its rows
 // are not dropped quietly, `recall index --repair` first reads their
 // transcripts again and then compacts with CompactRepaired.
-func Compact(dir string, m *Manifest, warn func(error)) error {
+func compactIndex(dir string, m *Manifest, warn func(error)) error {
 	_, err := compact(dir, m, warn, compaction{})
 	return err
 }
@@ -191,30 +191,30 @@ type compaction struct {
 	dropKey func(key uint64, gen uint32) bool
 }
 
-// CompactRepaired is Compact leaving out the rows blocks that do not read,
+// compactRepaired is Compact leaving out the rows blocks that do not read,
 // once a repair has accounted for their rows. It returns how many it left
 // out.
-func CompactRepaired(dir string, m *Manifest, warn func(error)) (int, error) {
+func compactRepaired(dir string, m *Manifest, warn func(error)) (int, error) {
 	return compact(dir, m, warn, compaction{skipDamaged: true})
 }
 
-// CompactDropping is Compact also leaving out every row drop accepts
+// compactDropping is Compact also leaving out every row drop accepts
 // (`recall forget`), and every key record dropKey accepts (nil: none):
 // they leave every file of the index, the term segments, events and
 // block records included, since all are rewritten from the rows kept.
 // The caller updates the per-file row counts in m.
-func CompactDropping(dir string, m *Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+func compactDropping(dir string, m *Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
 	_, err := compact(dir, m, warn, compaction{drop: drop, dropKey: dropKey})
 	return err
 }
 
-// Rederive rebuilds every derived file (block records, keys, events, term
+// rederive rebuilds every derived file (block records, keys, events, term
 // segments) from the rows when StaleReason(m) says they were built by
 // other rules or in an older format, and returns that reason ("" when
 // there was nothing to do). It is a compaction into the current format:
 // the rows are read back and written again, never the transcripts, which
 // may be gone. progress, if set, is called as blocks are rewritten.
-func Rederive(dir string, m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
+func rederive(dir string, m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
 	why := StaleReason(m)
 	if why == "" {
 		return "", nil
@@ -237,10 +237,10 @@ func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.KeysCRC, next.EventsCRC = 0, 0
 	next.Dead = map[uint32]int64{}
-	if err := RemoveStrays(dir, m.Seq); err != nil {
+	if err := removeStrays(dir, m.Seq); err != nil {
 		return 0, err
 	}
-	w, err := OpenNewSequence(dir, next, warn)
+	w, err := openNewSequence(dir, next, warn)
 	if err != nil {
 		return 0, err
 	}
@@ -274,23 +274,23 @@ func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped
 	if err := w.Sync(true); err != nil {
 		return 0, err
 	}
-	if err := CommitManifest(dir, next); err != nil {
+	if err := commitManifest(dir, next); err != nil {
 		return 0, err
 	}
 	if err := w.Publish(); err != nil {
 		return 0, err
 	}
 	*m = *next
-	if err := RemoveStrays(dir, next.Seq); err != nil {
+	if err := removeStrays(dir, next.Seq); err != nil {
 		return skipped, err
 	}
-	return skipped, RemoveOldManifests(dir)
+	return skipped, removeOldManifests(dir)
 }
 
-// RemoveOldManifests deletes manifests of older versions. Call it only
+// removeOldManifests deletes manifests of older versions. Call it only
 // once a manifest of the current version is committed: they name files
 // that RemoveStrays has removed. (A checkpoint removes them already.)
-func RemoveOldManifests(dir string) error {
+func removeOldManifests(dir string) error {
 	return removeOlderManifests(dir)
 }
 
@@ -349,29 +349,29 @@ func (w *RowsWriter) flushKeys() error {
 	return nil
 }
 
-// DiscardUncommitted undoes what a failed run wrote past the committed
+// discardUncommitted undoes what a failed run wrote past the committed
 // manifest: the data files of its sequence are cut back to their committed
 // lengths, and files of other sequences (an unfinished compaction or
 // rebuild) and term segments past the committed blocks are removed. A full
 // disk is freed again, and `zstdcat` prints only committed rows. Without a
 // readable manifest it does nothing: the files may be all there is.
-func DiscardUncommitted(dir string) error {
-	m, err := ReadManifest(dir)
+func discardUncommitted(dir string) error {
+	m, err := readManifestWhole(dir)
 	if err != nil {
 		return nil
 	}
 	return discardPast(dir, m)
 }
 
-// DiscardFirstRun removes what a failed first run wrote, when it committed
+// discardFirstRun removes what a failed first run wrote, when it committed
 // nothing: with no manifest, its rows would read as a damaged index. Call
 // it under the writer lock, and only for a run that started without a
 // manifest (a lost one is recovered, and committed, before a run starts).
-func DiscardFirstRun(dir string) error {
-	if HasManifest(dir) {
-		return DiscardUncommitted(dir)
+func discardFirstRun(dir string) error {
+	if hasManifest(dir) {
+		return discardUncommitted(dir)
 	}
-	if err := RemoveStrays(dir); err != nil {
+	if err := removeStrays(dir); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(dir)
@@ -388,9 +388,9 @@ func DiscardFirstRun(dir string) error {
 	return removeStaleTerms(dir, -1, 0) // and the temporary files
 }
 
-// HasManifest reports whether dir holds a manifest of any version this
+// hasManifest reports whether dir holds a manifest of any version this
 // recall reads (damaged or not).
-func HasManifest(dir string) bool {
+func hasManifest(dir string) bool {
 	for v := oldestFormat; v <= ManifestVersion; v++ {
 		if _, err := os.Stat(filepath.Join(dir, manifestName(v))); err == nil {
 			return true
@@ -402,7 +402,7 @@ func HasManifest(dir string) bool {
 // discardPast cuts every data file back to m's committed length and
 // removes the files m does not name.
 func discardPast(dir string, m *Manifest) error {
-	if err := CheckJournal(dir, m); err != nil {
+	if err := checkJournal(dir, m); err != nil {
 		return err
 	}
 	for _, f := range []struct {
@@ -418,7 +418,7 @@ func discardPast(dir string, m *Manifest) error {
 			}
 		}
 	}
-	if err := RemoveStrays(dir, m.Seq); err != nil {
+	if err := removeStrays(dir, m.Seq); err != nil {
 		return err
 	}
 	return removeStaleTerms(dir, m.Seq, m.BlockCount())

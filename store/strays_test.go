@@ -16,7 +16,7 @@ import (
 func committedIndex(t *testing.T, dir string) *Manifest {
 	t.Helper()
 	m := NewManifest()
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func committedIndex(t *testing.T, dir string) *Manifest {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := CommitManifest(dir, m); err != nil {
+	if err := commitManifest(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -58,13 +58,13 @@ func rowsFilesOf(t *testing.T, dir string) []string {
 func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 	dir := t.TempDir()
 	m := committedIndex(t, dir)
-	if HasStrays(dir) {
+	if hasStrays(dir) {
 		t.Fatal("a clean index has strays")
 	}
 	next := m.clone()
 	next.Seq++
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows = 0, 0, 0, 0, 0, 0
-	w, err := OpenNewSequence(dir, next, nil)
+	w, err := openNewSequence(dir, next, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,10 +79,10 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("zstdcat would read %v, want only %s", got, m.RowsName())
 	}
-	if !HasStrays(dir) {
+	if !hasStrays(dir) {
 		t.Error("HasStrays misses the staged files")
 	}
-	strays := Strays(dir, m)
+	strays := strayFiles(dir, m)
 	if len(strays) < 4 || strays[0] != next.RowsName()+PartSuffix {
 		t.Errorf("Strays = %v, want the staged files and segment, the rows file first", strays)
 	}
@@ -91,11 +91,11 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 			t.Errorf("Strays names %s, not of the rewrite", s)
 		}
 	}
-	if err := RemoveStrays(dir, m.Seq); err != nil {
+	if err := removeStrays(dir, m.Seq); err != nil {
 		t.Fatal(err)
 	}
-	if HasStrays(dir) || len(Strays(dir, m)) > 0 {
-		t.Errorf("strays left after RemoveStrays: %v", Strays(dir, m))
+	if hasStrays(dir) || len(strayFiles(dir, m)) > 0 {
+		t.Errorf("strays left after removeStrays: %v", strayFiles(dir, m))
 	}
 }
 
@@ -107,7 +107,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	m := committedIndex(t, dir)
 	old := m.RowsName()
-	if err := Compact(dir, m, nil); err != nil {
+	if err := compactIndex(dir, m, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) || m.RowsName() == old {
@@ -120,7 +120,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	if err := os.Rename(path, path+PartSuffix); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		t.Fatalf("a reader after the crash: %v", err)
 	}
@@ -129,13 +129,13 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 		t.Errorf("a reader after the crash read %d rows, %v", n, err)
 	}
 	snap.Close()
-	if err := FinishPublish(dir, m); err != nil {
+	if err := finishPublish(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
-		t.Errorf("after FinishPublish zstdcat reads %v", got)
+		t.Errorf("after finishPublish zstdcat reads %v", got)
 	}
-	if d, err := Verify(dir); err != nil || !d.None() {
+	if d, err := verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify: %+v, %v", d, err)
 	}
 }
@@ -151,7 +151,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	next := m.clone()
 	next.Seq++
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows = 0, 0, 0, 0, 0, 0
-	w, err := OpenNewSequence(dir, next, nil)
+	w, err := openNewSequence(dir, next, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after the rewrite's checkpoints zstdcat reads %v, want the old %s", got, m.RowsName())
 	}
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,15 +190,15 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	f.Write([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00})
 	f.Close()
 
-	now, err := ReadManifest(dir)
+	now, err := readManifestWhole(dir)
 	if err != nil || now.Seq != next.Seq {
 		t.Fatalf("the committed manifest: %v, %v", now, err)
 	}
-	if err := FinishPublish(dir, now); err != nil {
+	if err := finishPublish(dir, now); err != nil {
 		t.Fatal(err)
 	}
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{next.RowsName()}) {
-		t.Errorf("after FinishPublish zstdcat reads %v, want %s", got, next.RowsName())
+		t.Errorf("after finishPublish zstdcat reads %v, want %s", got, next.RowsName())
 	}
 	if info, err := os.Stat(filepath.Join(dir, RowsLinkName)); err != nil || info.Size() != committed {
 		t.Errorf("the linked rows file: %v, %v; want %d bytes, the torn frame cut", info, err, committed)
@@ -221,15 +221,15 @@ func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, RowsLinkName)); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := OpenSnapshot(dir)
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		t.Fatalf("a reader of the older layout: %v", err)
 	}
 	snap.Close()
-	if HasStrays(dir) || len(Strays(dir, m)) > 0 {
-		t.Errorf("the older rows file counts as a stray: %v", Strays(dir, m))
+	if hasStrays(dir) || len(strayFiles(dir, m)) > 0 {
+		t.Errorf("the older rows file counts as a stray: %v", strayFiles(dir, m))
 	}
-	w, err := OpenRowsWriter(dir, m, nil)
+	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after a writer opened it zstdcat reads %v, want %s", got, m.RowsName())
 	}
-	if d, err := Verify(dir); err != nil || !d.None() {
+	if d, err := verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify: %+v, %v", d, err)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/recall-dev/recall/store/terms"
 )
 
-// TermRefs lists the term-index segment files in dir.
-func TermRefs(dir string) ([]terms.Ref, error) {
+// termRefs lists the term-index segment files in dir.
+func termRefs(dir string) ([]terms.Ref, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read index dir: %w", err)
@@ -101,19 +101,19 @@ const (
 	CheckOpen
 )
 
-// EnsureTerms completes the term index of the committed snapshot: it
+// ensureTerms completes the term index of the committed snapshot: it
 // builds segments for blocks no segment covers (an index written before
 // the term index existed, or a run that failed to write one), rebuilds
 // those that fail check, merges small segments, and removes segments a
 // merge replaced. Failures are warnings: searches fall back to the rows.
-func EnsureTerms(dir string, m *Manifest, check TermsCheck, warn func(error)) {
+func ensureTerms(dir string, m *Manifest, check TermsCheck, warn func(error)) {
 	if err := completeTerms(dir, m, check); err != nil && warn != nil {
 		warn(termsError(err))
 	}
 }
 
 func completeTerms(dir string, m *Manifest, check TermsCheck) error {
-	refs, err := TermRefs(dir)
+	refs, err := termRefs(dir)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func completeTerms(dir string, m *Manifest, check TermsCheck) error {
 	if err != nil {
 		return err
 	}
-	refs, err = TermRefs(dir)
+	refs, err = termRefs(dir)
 	if err != nil {
 		return err
 	}

@@ -34,14 +34,14 @@ type DamagedBlock struct {
 // None reports an index found sound.
 func (d *Damage) None() bool { return len(d.Blocks) == 0 && len(d.Derived) == 0 }
 
-// Verify reads every part of the committed index: each rows block is
+// verify reads every part of the committed index: each rows block is
 // decoded (zstd checks the frame's content checksum) and its rows parsed
 // and counted, the keys and events headers checked, and every term
 // segment opened. It costs one pass over the compressed rows, so it runs
 // for `recall stats` and `recall index --repair`, not before every search
 // (searches check what they read as they read it).
-func Verify(dir string) (*Damage, error) {
-	snap, err := OpenSnapshot(dir)
+func verify(dir string) (*Damage, error) {
+	snap, err := openSnapshotAt(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (m *Manifest) fileStates(dir string) map[string]*record.FileState {
 	if len(m.Files) > 0 {
 		return m.Files
 	}
-	whole, err := ReadManifest(dir)
+	whole, err := readManifestWhole(dir)
 	if err != nil {
 		return nil
 	}
@@ -122,7 +122,7 @@ func (s *Snapshot) verifyDerived() []string {
 	for _, p := range s.Problems() {
 		bad = append(bad, p.Error()) // the caller says what mends derived files
 	}
-	refs, err := TermRefs(s.Dir)
+	refs, err := termRefs(s.Dir)
 	if err != nil {
 		return append(bad, err.Error())
 	}
@@ -167,11 +167,11 @@ func checkFileHeader(path, magic string, committed int64, crc uint32) error {
 	return nil
 }
 
-// CheckRowsLength reports a rows file shorter than its committed length
+// checkRowsLength reports a rows file shorter than its committed length
 // (cut by a bad copy, a restore, a full disk elsewhere): the rows of its
 // last blocks are gone from it. A stat; every index run makes it, so the
 // damage is said before any run appends after the hole.
-func CheckRowsLength(dir string, m *Manifest) error {
+func checkRowsLength(dir string, m *Manifest) error {
 	if m.RowsBytes == 0 {
 		return nil
 	}

@@ -86,7 +86,7 @@ func findHint(cfg indexer.Config, prompt, cwd, session, transcriptPath string) (
 	if why := hint.Skip(prompt); why != "" && (prompt != "" || transcriptPath == "") {
 		return &hint.Hint{Why: "not searched: " + why}, nil
 	}
-	snap, err := store.OpenSnapshot(cfg.IndexDir)
+	snap, err := store.Open(cfg.IndexDir).Snapshot()
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func lineageOf(cfg indexer.Config, session, cwd string) []string {
 	if session == "" {
 		return nil
 	}
-	snap, err := store.OpenSnapshot(cfg.IndexDir)
+	snap, err := store.Open(cfg.IndexDir).Snapshot()
 	if err != nil {
 		return nil
 	}

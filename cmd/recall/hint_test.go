@@ -160,7 +160,7 @@ func TestSearchLeavesOutTheRunningForksParent(t *testing.T) {
 	if strings.Contains(r.stdout, hintParent) {
 		t.Fatalf("the running fork's parent was shown: %q", r.stdout)
 	}
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,8 +200,8 @@ func TestHookCommandWhenIndexerRunning(t *testing.T) {
 	if run.code != 0 {
 		t.Errorf("exit %d, stderr %q", run.code, run.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(indexDir, store.RerunName)); err != nil {
-		t.Errorf("rerun note: %v", err)
+	if !store.Open(indexDir).RerunRequested() {
+		t.Error("no rerun note left while an indexer runs")
 	}
 	data, _ := os.ReadFile(filepath.Join(indexDir, "hook.log"))
 	want := regexp.MustCompile(`^` + logStamp + `Stop session="` + testSession + `": indexer already running; left the rerun note\n$`)
@@ -213,7 +213,7 @@ func TestHookCommandWhenIndexerRunning(t *testing.T) {
 // holdIndexLock takes the index lock as a running indexer does.
 func holdIndexLock(tb testing.TB, indexDir string) {
 	tb.Helper()
-	l, err := store.TryLock(indexDir)
+	l, err := store.Open(indexDir).TryLock()
 	if err != nil {
 		tb.Fatalf("take the index lock: %v", err)
 	}

@@ -26,7 +26,7 @@ func (c *resumeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	m, err := store.ReadManifest(cfg.IndexDir)
+	m, err := store.Open(cfg.IndexDir).Manifest()
 	if errors.Is(err, store.ErrNoIndex) {
 		return notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", store.ErrNoSession, cfg.IndexDir)}
 	}

@@ -89,7 +89,7 @@ func (c *searchCmd) Run(g *Globals) error {
 		g.freshen(cfg)
 	}
 	delayFirstCollection()
-	snap, err := store.OpenSnapshot(cfg.IndexDir)
+	snap, err := store.Open(cfg.IndexDir).Snapshot()
 	if errors.Is(err, store.ErrNoIndex) {
 		if err != store.ErrNoIndex {
 			fmt.Fprintln(g.env.stderr, "recall:", render.Safe(err.Error())) // why there is nothing to search yet
@@ -166,7 +166,7 @@ func (g *Globals) hintNoMatch(cfg indexer.Config, p search.Params, req search.Re
 	if len(req.Projects) == 0 && len(req.Sessions) == 0 {
 		return
 	}
-	m, err := store.ReadManifest(cfg.IndexDir)
+	m, err := store.Open(cfg.IndexDir).Manifest()
 	if err != nil {
 		return // no index: nothing matches, and nothing to explain
 	}

@@ -83,14 +83,14 @@ func showSession(cfg indexer.Config, req search.ShowRequest) (*search.Shown, err
 // openIndex reads the committed manifest (transcripts, sessions) and
 // opens a snapshot for the rows. No index yet is "no session" (exit 1).
 func openIndex(cfg indexer.Config) (*store.Manifest, *store.Snapshot, error) {
-	m, err := store.ReadManifest(cfg.IndexDir)
+	m, err := store.Open(cfg.IndexDir).Manifest()
 	if errors.Is(err, store.ErrNoIndex) {
 		return nil, nil, notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", store.ErrNoSession, cfg.IndexDir)}
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	snap, err := store.OpenSnapshot(cfg.IndexDir)
+	snap, err := store.Open(cfg.IndexDir).Snapshot()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -71,7 +71,7 @@ func (c *statsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	st, err := store.Stats(cfg.IndexDir)
+	st, err := store.Open(cfg.IndexDir).Stats()
 	if errors.Is(err, store.ErrNoIndex) {
 		return fmt.Errorf("no index in %s yet: run `recall index`", cfg.IndexDir)
 	}
@@ -80,7 +80,7 @@ func (c *statsCmd) Run(g *Globals) error {
 	}
 	rep := statsReport{IndexStats: st, Sources: cfg.Sources, Wiring: readWiring(cfg), Warnings: []warning{}}
 	onDisk := diskFiles(cfg.Sources)
-	if rep.Freshness, err = store.CheckFreshness(cfg.IndexDir, onDisk, cfg.CurrentSession); err != nil {
+	if rep.Freshness, err = store.Open(cfg.IndexDir).CheckFreshness(onDisk, cfg.CurrentSession); err != nil {
 		return err
 	}
 	if !c.NoVerify {
@@ -388,7 +388,7 @@ func kindCounts(kinds map[string]int) string {
 // verifyIndex reads the whole index (store.Verify) and sorts the
 // transcripts that lost rows by what a repair can do for them.
 func verifyIndex(dir string) (*damageReport, error) {
-	d, err := store.Verify(dir)
+	d, err := store.Open(dir).Verify()
 	if err != nil {
 		return nil, fmt.Errorf("verify %s: %w", dir, err)
 	}

@@ -32,7 +32,7 @@ func TestStatsReportsDamage(t *testing.T) {
 	expectExit(t, "index", runCLI(t, append([]string{"index", "-q"}, dirs...)...), 0)
 	expectExit(t, "stats before", runCLI(t, append([]string{"stats"}, dirs...)...), 0, "damage       none: every rows block and derived file reads")
 
-	snap, err := store.OpenSnapshot(idx)
+	snap, err := store.Open(idx).Snapshot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestStatsReportsStrays(t *testing.T) {
 	}
 	dirs := []string{"--source", src, "--index-dir", idx}
 	expectExit(t, "index", runCLI(t, append([]string{"index", "-q"}, dirs...)...), 0)
-	m, err := store.ReadManifest(idx)
+	m, err := store.Open(idx).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

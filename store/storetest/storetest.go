@@ -15,7 +15,7 @@ import (
 // number of blocks the index has.
 func FlipBlockByte(tb testing.TB, dir string, i int) int {
 	tb.Helper()
-	snap, err := store.OpenSnapshot(dir)
+	snap, err := store.Open(dir).Snapshot()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,4 +36,15 @@ func FlipBlockByte(tb testing.TB, dir string, i int) int {
 		tb.Fatal(err)
 	}
 	return blocks
+}
+
+// With runs fn on the index in dir with its writer lock held, as a test
+// that changes an index behind recall's back does, and releases it.
+func With(dir string, fn func(w *store.Writer) error) error {
+	w, err := store.Open(dir).WaitLock()
+	if err != nil {
+		return err
+	}
+	defer w.Unlock()
+	return fn(w)
 }

@@ -1,0 +1,249 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store/terms"
+)
+
+// Index is an index directory: the one way into its files. What reads
+// is a method of Index; what writes is a method of Writer, which only a
+// held lock gives (TryLock, WaitLock), so that holding the lock is a
+// fact of the types and not of a convention. The manifest's file names
+// and the order of the index's upkeep stay inside the package.
+type Index struct {
+	dir string
+}
+
+// Open returns the index in dir. It reads nothing: a missing index is
+// found by what is asked of it (ErrNoIndex).
+func Open(dir string) *Index { return &Index{dir: dir} }
+
+// Dir is the index directory.
+func (ix *Index) Dir() string { return ix.dir }
+
+// Snapshot opens the committed index for reading: the rows, blocks and
+// events of one manifest, whatever writers do meanwhile.
+func (ix *Index) Snapshot() (*Snapshot, error) { return openSnapshotAt(ix.dir) }
+
+// Manifest reads the committed manifest whole.
+func (ix *Index) Manifest() (*Manifest, error) { return readManifestWhole(ix.dir) }
+
+// OpenManifest reads the committed manifest, its per-transcript lines
+// on demand (Manifest.LoadAll).
+func (ix *Index) OpenManifest() (*Manifest, error) { return readManifestLazy(ix.dir) }
+
+// HasManifest reports whether a manifest has been committed.
+func (ix *Index) HasManifest() bool { return hasManifest(ix.dir) }
+
+// ManifestID identifies the committed manifest's files, for a cache
+// that must notice a new commit without reading it.
+func (ix *Index) ManifestID() (ManifestStamp, error) { return manifestID(ix.dir) }
+
+// Stats describes the index for `recall stats`.
+func (ix *Index) Stats() (*IndexStats, error) { return stats(ix.dir) }
+
+// Verify reads every block and derived file and says what is damaged.
+func (ix *Index) Verify() (*Damage, error) { return verify(ix.dir) }
+
+// Strays lists the files no committed manifest names (m's).
+func (ix *Index) Strays(m *Manifest) []string { return strayFiles(ix.dir, m) }
+
+// HasStrays reports, from one listing, whether files of another
+// sequence or staged files are there.
+func (ix *Index) HasStrays() bool { return hasStrays(ix.dir) }
+
+// TermRefs lists the term segments in the directory.
+func (ix *Index) TermRefs() ([]terms.Ref, error) { return termRefs(ix.dir) }
+
+// CheckFreshness compares the transcripts on disk with what the index
+// holds (current: the running session's id, never stale).
+func (ix *Index) CheckFreshness(files []DiskFile, current string) (Freshness, error) {
+	return checkFreshness(ix.dir, files, current)
+}
+
+// FreshState reads the freshness state of the quick check.
+func (ix *Index) FreshState() (*FreshState, error) { return readFreshState(ix.dir) }
+
+// Tombstone reads the rules of `recall forget`.
+func (ix *Index) Tombstone() (*Tombstone, error) { return readTombstone(ix.dir) }
+
+// TombstoneID identifies the tombstone file as it is now.
+func (ix *Index) TombstoneID() FileID { return tombstoneID(ix.dir) }
+
+// CheckBlocks reads every block record of m and checks it.
+func (ix *Index) CheckBlocks(m *Manifest) error { return checkBlocks(ix.dir, m) }
+
+// CheckBlocksLength checks only the block records' length.
+func (ix *Index) CheckBlocksLength(m *Manifest) error { return checkBlocksLength(ix.dir, m) }
+
+// CheckJournal refuses a manifest whose journal is missing or torn while
+// data files hold bytes past it.
+func (ix *Index) CheckJournal(m *Manifest) error { return checkJournal(ix.dir, m) }
+
+// CheckRowsLength reports a rows file shorter than committed.
+func (ix *Index) CheckRowsLength(m *Manifest) error { return checkRowsLength(ix.dir, m) }
+
+// KeyOwners maps each message key of m to the generation that holds it.
+func (ix *Index) KeyOwners(m *Manifest) (map[uint64]uint32, error) { return keyOwners(ix.dir, m) }
+
+// ForgottenKeys returns the keys of m's generations gens that identify
+// the messages rows.
+func (ix *Index) ForgottenKeys(m *Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
+	return forgottenKeys(ix.dir, m, gens, rows)
+}
+
+// LockHolder is the pid the current or last writer wrote in the lock.
+func (ix *Index) LockHolder() string { return holderOf(ix.dir, LockName) }
+
+// LockFile takes a lock of its own on the file name in the directory
+// (the watcher's), not the writer lock.
+func (ix *Index) LockFile(name string, wait bool) (*Lock, error) { return lockFile(ix.dir, name, wait) }
+
+// LockHeld probes, without taking it, whether a process holds the lock
+// on the file name in the directory.
+func (ix *Index) LockHeld(name string) (bool, error) { return lockHeld(filepath.Join(ix.dir, name)) }
+
+// HolderOf is the pid written in the lock file name.
+func (ix *Index) HolderOf(name string) string { return holderOf(ix.dir, name) }
+
+// TryLock takes the writer lock without waiting (ErrLocked if another
+// process holds it).
+func (ix *Index) TryLock() (*Writer, error) { return ix.lock(false) }
+
+// WaitLock takes the writer lock, waiting for the holder to finish.
+func (ix *Index) WaitLock() (*Writer, error) { return ix.lock(true) }
+
+func (ix *Index) lock(wait bool) (*Writer, error) {
+	l, err := lockFile(ix.dir, LockName, wait)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{Index: ix, lock: l}, nil
+}
+
+// RequestRerun is what a hook does when it finds a writer running: it
+// leaves the note that makes that writer run once more (runs is true),
+// since a second writer would only wait on the lock. With no writer
+// running it does nothing and says so (runs false): the caller starts
+// one.
+func (ix *Index) RequestRerun() (runs bool, err error) {
+	held, err := lockHeld(filepath.Join(ix.dir, LockName))
+	if err != nil || !held {
+		return false, err
+	}
+	f, err := os.OpenFile(filepath.Join(ix.dir, rerunName), os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return true, fmt.Errorf("leave the rerun note: %w", err)
+	}
+	return true, f.Close()
+}
+
+// Writer is the index with its writer lock held: every change to the
+// index is a method of it.
+type Writer struct {
+	*Index
+	lock *Lock
+}
+
+// Unlock releases the writer lock; the Writer is of no use after it.
+func (w *Writer) Unlock() error {
+	if w.lock == nil {
+		return errors.New("unlock: the index writer is unlocked already")
+	}
+	err := w.lock.Unlock()
+	w.lock = nil
+	return err
+}
+
+// RerunRequested reports whether a rerun note is there, without taking
+// it (an unlocked caller deciding whether to take the lock again).
+func (ix *Index) RerunRequested() bool {
+	_, err := os.Stat(filepath.Join(ix.dir, rerunName))
+	return err == nil
+}
+
+// ClearRerun removes a rerun note this writer's run makes moot.
+func (w *Writer) ClearRerun() { os.Remove(filepath.Join(w.dir, rerunName)) }
+
+// CommitManifest writes m durably: the data files it names must be
+// synced first (RowsWriter.Sync).
+func (w *Writer) CommitManifest(m *Manifest) error { return commitManifest(w.dir, m) }
+
+// Compact rewrites the data files without the rows of superseded
+// generations.
+func (w *Writer) Compact(m *Manifest, warn func(error)) error { return compactIndex(w.dir, m, warn) }
+
+// CompactDropping is Compact that also drops the rows drop selects and
+// the keys dropKey selects.
+func (w *Writer) CompactDropping(m *Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+	return compactDropping(w.dir, m, warn, drop, dropKey)
+}
+
+// CompactRepaired is Compact that skips blocks that do not read,
+// returning how many it skipped.
+func (w *Writer) CompactRepaired(m *Manifest, warn func(error)) (int, error) {
+	return compactRepaired(w.dir, m, warn)
+}
+
+// DiscardUncommitted cuts what a failed run wrote past the last commit.
+func (w *Writer) DiscardUncommitted() error { return discardUncommitted(w.dir) }
+
+// DiscardFirstRun is DiscardUncommitted for a run that committed
+// nothing: without a manifest its files go.
+func (w *Writer) DiscardFirstRun() error { return discardFirstRun(w.dir) }
+
+// EnsureKeyIndex builds the key index of m if it is missing or stale.
+func (w *Writer) EnsureKeyIndex(m *Manifest) { ensureKeyIndex(w.dir, m) }
+
+// PrepareKeyIndex sorts m's keys now and returns what writes them once
+// m is committed.
+func (w *Writer) PrepareKeyIndex(m *Manifest) (write func() error) { return prepareKeyIndex(w.dir, m) }
+
+// EnsureTerms builds the term segments m's blocks lack.
+func (w *Writer) EnsureTerms(m *Manifest, check TermsCheck, warn func(error)) {
+	ensureTerms(w.dir, m, check, warn)
+}
+
+// FinishPublish completes what a killed writer left of m's publication.
+func (w *Writer) FinishPublish(m *Manifest) error { return finishPublish(w.dir, m) }
+
+// Recover makes a manifest from the rows when it is lost or damaged.
+func (w *Writer) Recover(known *Manifest, warn func(error), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+	return recoverIndex(w.dir, known, warn, complete)
+}
+
+// Rederive rebuilds derived data built under other rules or an older
+// format, from the rows; why says what and why ("" for nothing).
+func (w *Writer) Rederive(m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
+	return rederive(w.dir, m, warn, progress)
+}
+
+// WriteFreshState replaces the freshness state.
+func (w *Writer) WriteFreshState(s *FreshState) error { return writeFreshState(w.dir, s) }
+
+// RemoveFreshState removes the freshness state.
+func (w *Writer) RemoveFreshState() error { return removeFreshState(w.dir) }
+
+// RemoveOldManifests removes manifests of older versions.
+func (w *Writer) RemoveOldManifests() error { return removeOldManifests(w.dir) }
+
+// RemoveStrays removes the data files of every sequence not in keep.
+func (w *Writer) RemoveStrays(keep ...int) error { return removeStrays(w.dir, keep...) }
+
+// WriteTombstone replaces the rules of `recall forget` with t.
+func (w *Writer) WriteTombstone(t *Tombstone) error { return t.write(w.dir) }
+
+// OpenRowsWriter opens m's data files for appending.
+func (w *Writer) OpenRowsWriter(m *Manifest, warn func(error)) (*RowsWriter, error) {
+	return openRowsWriterAt(w.dir, m, warn)
+}
+
+// OpenNewSequence opens the data files of a rewrite's new sequence m.
+func (w *Writer) OpenNewSequence(m *Manifest, warn func(error)) (*RowsWriter, error) {
+	return openNewSequence(w.dir, m, warn)
+}
