@@ -184,7 +184,7 @@ func (p *forgetPlan) readTranscripts(m *store.Manifest, owners map[uint64]uint32
 		return // a time alone selects the copies too: they keep their times
 	}
 	selected := map[uint32]bool{}
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if p.sel.Session == "" || st.Session == p.sel.Session {
 			if p.roots == nil || p.rootOf(st.Project) >= 0 {
 				selected[st.Gen] = true
@@ -200,7 +200,7 @@ func (p *forgetPlan) readTranscripts(m *store.Manifest, owners map[uint64]uint32
 		return false
 	}
 	br := bufio.NewReaderSize(nil, transcript.ReadBufferSize)
-	for path, st := range m.Files {
+	for path, st := range m.Files() {
 		if p.sel.Session != "" && st.Session != p.sel.Session {
 			continue
 		}
@@ -309,7 +309,7 @@ func (p *forgetPlan) report(m *store.Manifest, dryRun bool) *ForgetReport {
 		rep.Sessions = append(rep.Sessions, s)
 	}
 	slices.Sort(rep.Sessions)
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if p.matchesFile(st) {
 			rep.Sealed++
 		}
@@ -343,7 +343,7 @@ func (p *forgetPlan) addRules(t *store.Tombstone, m *store.Manifest) {
 			}
 		}
 	}
-	for path, st := range m.Files {
+	for path, st := range m.Files() {
 		i := 0
 		if p.roots != nil {
 			if i = p.rootOf(st.Project); i < 0 {
@@ -394,7 +394,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 		if !r.Lifted {
 			continue
 		}
-		for path, st := range m.Files {
+		for path, st := range m.Files() {
 			if r.Touched[tomb.HashPath(path)] && !st.Gone && st.Verdict == record.VerdictIndexed {
 				if _, err := transcript.StatFile(path); err == nil {
 					readAgain(m, st)
@@ -411,7 +411,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 	removed := map[string]bool{}
 	dropGens := map[uint32]bool{}
 	partial := map[uint32]bool{}
-	for path, st := range m.Files {
+	for path, st := range m.Files() {
 		n := counts[fileGen{path, st.Gen}]
 		seal, sealed := f.Sealed(path)
 		switch {
@@ -494,7 +494,7 @@ func uniqueSession(m *store.Manifest, prefix string) (string, error) {
 		return "", nil
 	}
 	found := map[string]bool{}
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if record.SessionHasPrefix(st.Session, prefix) {
 			if st.Session == prefix || record.SessionIDOf(st.Session) == prefix {
 				return st.Session, nil
@@ -528,7 +528,7 @@ func projectRoots(m *store.Manifest, project string) ([]string, error) {
 		return []string{project}, nil
 	}
 	found := map[string]bool{}
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if st.Project != "" && filter.ProjectMatches(st.Project, []string{project}) {
 			found[st.Project] = true
 		}
@@ -731,7 +731,7 @@ func migrateForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*
 		return tomb, nil
 	}
 	rules := map[string][]string{}
-	for path, st := range m.Files {
+	for path, st := range m.Files() {
 		if st.Verdict == record.VerdictForgotten && st.Session != "" {
 			rules[st.Session] = append(rules[st.Session], path)
 		}

@@ -329,7 +329,7 @@ func TestOlderForgetsMoveToTheTombstone(t *testing.T) {
 	c := newForgetCorpus(t)
 	m, err := store.Open(c.idx).Manifest()
 	must(t, err)
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if st.Session == sessA {
 			st.Verdict = record.VerdictForgotten
 			st.Rows = 0

@@ -366,7 +366,7 @@ func TestQuickDeletion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, st := range m.Files {
+	for path, st := range m.Files() {
 		if !st.Gone {
 			t.Errorf("%s not marked gone", path)
 		}

@@ -164,7 +164,7 @@ func TestDeletedTranscriptKeepsItsRows(t *testing.T) {
 		t.Fatalf("rows after deletion = %v", got)
 	}
 	m, _ := store.Open(idx).Manifest()
-	if st := m.Files[path]; st == nil || !st.Gone {
+	if st := m.File(path); st == nil || !st.Gone {
 		t.Fatalf("manifest does not mark the transcript gone: %+v", st)
 	}
 }

@@ -441,12 +441,12 @@ func keepRowless(rm, last *store.Manifest) {
 		return
 	}
 	rm.NextGen = max(rm.NextGen, last.NextGen)
-	for path, st := range last.Files {
-		if _, ok := rm.Files[path]; ok || st.Rows > 0 && st.Verdict == record.VerdictIndexed {
+	for path, st := range last.Files() {
+		if rm.File(path) != nil || st.Rows > 0 && st.Verdict == record.VerdictIndexed {
 			continue
 		}
 		kept := *st
-		rm.Files[path] = &kept
+		rm.SetFile(path, &kept)
 		rm.NextGen = max(rm.NextGen, st.Gen+1)
 	}
 }
@@ -455,9 +455,9 @@ func keepRowless(rm, last *store.Manifest) {
 // transcripts a forget keeps out (keepRowless keeps entries without rows,
 // as those of a forgotten session were in an older manifest).
 func keepOutForgotten(rm *store.Manifest, f *store.Filter) {
-	for path, st := range rm.Files {
+	for path, st := range rm.Files() {
 		if s, ok := f.Sealed(path); ok && s.Offset < 0 || f.WholeRule(st.Session, st.Project) != nil {
-			delete(rm.Files, path)
+			rm.RemoveFile(path)
 		}
 	}
 }
@@ -469,7 +469,7 @@ func keepOutForgotten(rm *store.Manifest, f *store.Filter) {
 // is a path that now holds a FIFO, socket or device (never opened: a FIFO
 // would wait for a writer), which warn reports.
 func completeRecovered(m *store.Manifest, warn func(string)) {
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if st.Offset >= 0 {
 			continue
 		}
@@ -613,7 +613,7 @@ func liveFiles(m *store.Manifest, roots []string, known int) int {
 		return known
 	}
 	n := 0
-	for _, st := range m.Files {
+	for _, st := range m.Files() {
 		if !st.Gone && underAny(st.Path, roots) {
 			n++
 		}
@@ -717,7 +717,7 @@ func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]plann
 		}
 	}
 	if d.all || m.Partial() && d.gone == nil {
-		for path, st := range m.LoadAll() {
+		for path, st := range m.Files() {
 			markGone(path, st)
 		}
 	} else {
@@ -839,7 +839,7 @@ func recoverLeftOut(m *store.Manifest, st *record.FileState) {
 func newFileState(m *store.Manifest, t transcript.Transcript) *record.FileState {
 	st := &record.FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: record.VerdictIndexed}
 	m.NextGen++
-	m.Files[t.Path] = st
+	m.SetFile(t.Path, st)
 	return st
 }
 
@@ -961,7 +961,7 @@ func mainSessions(work []planned) map[string]int {
 func (c *committer) addDeferred() error {
 	for i := range c.deferred {
 		d := &c.deferred[i]
-		if err := c.addRow(c.m.Files[d.path], &d.row); err != nil {
+		if err := c.addRow(c.m.File(d.path), &d.row); err != nil {
 			return err
 		}
 	}
@@ -1166,7 +1166,7 @@ func (c *committer) apply(res *transcript.Result) error {
 	}
 	if res.TitlesOnly {
 		rows, _ := c.dropForgotten(res.Rows)
-		return c.addRows(c.m.Files[path], rows)
+		return c.addRows(c.m.File(path), rows)
 	}
 	if res.Warning != "" {
 		c.opts.Warn(res.Warning)
@@ -1174,7 +1174,7 @@ func (c *committer) apply(res *transcript.Result) error {
 			c.opts.Warn(fmt.Sprintf("%s: %d more lines skipped", path, res.BadLines-1))
 		}
 	}
-	st := c.m.Files[path]
+	st := c.m.File(path)
 	st.Session, st.Project = res.Session, res.Project
 	st.Offset, st.Lines, st.Tail = res.Offset, res.Lines, res.Tail
 	noteStat(st, res.Work.T.Stat)
@@ -1230,7 +1230,7 @@ func (c *committer) dropForgotten(rows []transcript.Extracted) ([]transcript.Ext
 // session and project whole seals it for good; otherwise it is read on
 // from where it now ends, when it grows.
 func (c *committer) keepOutIfForgotten(path string, st *record.FileState, dropped *store.ForgetRule) {
-	if c.forget == nil || c.cur == nil || !c.cur.fresh || st.Rows > 0 || c.m.Files[path] != st {
+	if c.forget == nil || c.cur == nil || !c.cur.fresh || st.Rows > 0 || c.m.File(path) != st {
 		return
 	}
 	seal, rule := c.forget.SealOf(path)
@@ -1266,7 +1266,7 @@ func (c *committer) exclude(reason filter.Reason, n int64) {
 // consumed before changed): its rows so far become a dead generation, and
 // it is read again from the start as a new one.
 func (c *committer) reread(res *transcript.Result) error {
-	old := c.m.Files[res.Work.T.Path]
+	old := c.m.File(res.Work.T.Path)
 	c.m.Dead[old.Gen] += old.Rows
 	st := newFileState(c.m, res.Work.T)
 	c.sum.Replaced++
@@ -1346,7 +1346,7 @@ func (c *committer) ownSummary(st *record.FileState, r *transcript.Extracted) bo
 	}
 	if c.genSessions == nil {
 		c.genSessions = map[uint32]string{}
-		for _, f := range c.m.LoadAll() {
+		for _, f := range c.m.Files() {
 			c.genSessions[f.Gen] = f.Session
 		}
 	}

@@ -36,7 +36,7 @@ func TestPlanMovesLiveCount(t *testing.T) {
 			m := store.NewManifest()
 			if c.was != nil {
 				st := *c.was
-				m.Files[path] = &st
+				m.SetFile(path, &st)
 			}
 			d := discovery{isGone: func(p string, seen bool) bool { return !seen && p == path }, gone: []string{path}}
 			if c.found != nil {
@@ -71,7 +71,7 @@ func TestPlanHandsOutStateAsPlanned(t *testing.T) {
 	const root = "/src"
 	path := root + "/p/a.jsonl"
 	m := store.NewManifest()
-	m.Files[path] = &record.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Lines: 3, Kind: record.KindMain, Verdict: record.VerdictIndexed}
+	m.SetFile(path, &record.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Lines: 3, Kind: record.KindMain, Verdict: record.VerdictIndexed})
 	grown := transcript.Transcript{Path: path, Kind: record.KindMain, Session: "s", Stat: transcript.FileStat{Dev: 1, Ino: 10, Size: 150, MtimeNs: 6}}
 	d := discovery{found: []transcript.Transcript{grown, grown}, isGone: func(string, bool) bool { return false }}
 	var sum Summary
@@ -79,7 +79,7 @@ func TestPlanHandsOutStateAsPlanned(t *testing.T) {
 	if len(work) != 2 {
 		t.Fatalf("%d files planned, want 2", len(work))
 	}
-	m.Files[path].Offset, m.Files[path].Lines = 150, 5 // the first read committed
+	m.File(path).Offset, m.File(path).Lines = 150, 5 // the first read committed
 	for i, keep := range []bool{false, true} {
 		w := work[i].work(keep)
 		if w.T != grown || w.KeepSecrets != keep {

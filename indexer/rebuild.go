@@ -52,7 +52,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 
 // goneRows counts rows of transcripts that are no longer on disk.
 func goneRows(m *store.Manifest) (files int, rows int64) {
-	for path, st := range m.Files {
+	for path, st := range m.Files() {
 		if st.Rows == 0 {
 			continue
 		}

@@ -99,7 +99,7 @@ func TestLostManifestIsRecovered(t *testing.T) {
 				t.Fatal(err)
 			}
 			var gone int
-			for _, st := range m.Files {
+			for _, st := range m.Files() {
 				if st.Gone {
 					gone++
 				}

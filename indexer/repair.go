@@ -53,7 +53,7 @@ func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
 		return rep, nil
 	}
 	for path, missing := range d.Affected {
-		st := m.Files[path]
+		st := m.File(path)
 		if st == nil {
 			continue
 		}

@@ -41,7 +41,7 @@ func markedLeftOut(t *testing.T, idx, path, verdict string, reason filter.Reason
 	} else {
 		st.Gone = true
 	}
-	m.Files[path] = st
+	m.SetFile(path, st)
 	m.Excluded[reason.String()]++
 	if err := storetest.With(idx, func(w *store.Writer) error { return w.CommitManifest(m) }); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestUpgradeReadsTranscriptsLeftOutAsForks(t *testing.T) {
 	if n := m.Excluded[filter.Fork.String()]; n != 1 {
 		t.Errorf("fork count %d, want 1: the gone transcript alone", n)
 	}
-	if st := m.Files[gone]; st == nil || st.Verdict != record.VerdictFork {
+	if st := m.File(gone); st == nil || st.Verdict != record.VerdictFork {
 		t.Errorf("the gone transcript's entry: %+v", st)
 	}
 	if again := runIndex(t, src, idx, ""); again.Recovered != 0 || again.RowsAdded != 0 {
@@ -146,7 +146,7 @@ func TestUpgradeReadsFilesTakenForBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := m.Files[junk]; st == nil || st.Verdict != record.VerdictBinary || m.Excluded[filter.Binary.String()] != 1 {
+	if st := m.File(junk); st == nil || st.Verdict != record.VerdictBinary || m.Excluded[filter.Binary.String()] != 1 {
 		t.Errorf("the binary file: %+v, binary count %d", st, m.Excluded[filter.Binary.String()])
 	}
 	if again := runIndex(t, src, idx, ""); again.Recovered != 0 {

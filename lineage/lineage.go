@@ -127,16 +127,15 @@ func ancestors(snap *store.Snapshot, keys []uint64, self string) ([]string, erro
 	}
 	// The snapshot's manifest is its head alone; the file states that map
 	// generations to sessions are read from the committed manifest.
-	files := snap.M.LoadAll()
-	if len(files) == 0 {
-		m, err := store.Open(snap.Dir).Manifest()
-		if err != nil {
+	m := snap.M
+	if m.FileCount() == 0 {
+		var err error
+		if m, err = store.Open(snap.Dir).Manifest(); err != nil {
 			return nil, err
 		}
-		files = m.LoadAll()
 	}
 	var out []string
-	for _, f := range files {
+	for _, f := range m.Files() {
 		if want[f.Gen] && f.Session != "" && f.Session != self && !slices.Contains(out, f.Session) {
 			out = append(out, f.Session)
 		}

@@ -332,10 +332,14 @@ func hideRows(t *testing.T, idx string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := slices.Sorted(maps.Keys(m.Files))
+	var paths []string
+	for p := range m.Files() {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
 	hidden := 0
 	for i, p := range paths {
-		if st := m.Files[p]; i%n == 0 && st.Rows > 0 {
+		if st := m.File(p); i%n == 0 && st.Rows > 0 {
 			m.Dead[st.Gen] += st.Rows
 			hidden++
 		}

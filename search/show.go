@@ -235,8 +235,8 @@ func resolveTarget(m *store.Manifest, req ShowRequest) (id, source string, err e
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	f, ok := m.Files[path]
-	if !ok || f.Rows == 0 {
+	f := m.File(path)
+	if f == nil || f.Rows == 0 {
 		return "", "", fmt.Errorf("%w: no indexed transcript %s", store.ErrNoSession, req.Target)
 	}
 	return f.Session, path, nil

@@ -62,7 +62,7 @@ func FuzzOpenCheckpoint(f *testing.F) {
 			}
 			return
 		}
-		for path := range m.Files {
+		for path := range m.byPath {
 			got.File(path)
 		}
 		got.LoadAll()

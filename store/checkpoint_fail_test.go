@@ -29,7 +29,7 @@ func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 	m.Format = FormatVersion
 	for i := range 200 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
-		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
+		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	var lim syscall.Rlimit
 	must(t, syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim))
@@ -66,7 +66,7 @@ func TestFailedJournalAppendLeavesNoTornRecord(t *testing.T) {
 	writeData(t, dir, m, 0)
 	for i := range 50 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
-		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
+		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	m.RowsBytes += 500
 	writeData(t, dir, m, 0) // the run's rows, past what the last commit names

@@ -156,11 +156,11 @@ func (m *Manifest) snapshot(final bool) *Manifest {
 	m.loadAll()
 	c := *m
 	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
-	states := make([]record.FileState, 0, len(m.Files))
-	c.Files = make(map[string]*record.FileState, len(m.Files))
-	for k, v := range m.Files {
+	states := make([]record.FileState, 0, len(m.byPath))
+	c.byPath = make(map[string]*record.FileState, len(m.byPath))
+	for k, v := range m.byPath {
 		states = append(states, *v)
-		c.Files[k] = &states[len(states)-1]
+		c.byPath[k] = &states[len(states)-1]
 	}
 	return &c
 }

@@ -19,10 +19,10 @@ func commitRow(path string, i int) record.Row {
 // addCommitRows adds n rows of path to w and moves its manifest entry.
 func addCommitRows(t *testing.T, w *RowsWriter, m *Manifest, path string, n int) {
 	t.Helper()
-	st := m.Files[path]
+	st := m.byPath[path]
 	if st == nil {
 		st = &record.FileState{Path: path, Gen: 1, Kind: record.KindMain, Verdict: record.VerdictIndexed, Session: "s"}
-		m.Files[path] = st
+		m.byPath[path] = st
 	}
 	for range n {
 		st.Rows++
@@ -40,10 +40,10 @@ func sameCommitted(t *testing.T, got, want *Manifest) {
 	t.Helper()
 	if got.RowsBytes != want.RowsBytes || got.Rows != want.Rows || got.KeysBytes != want.KeysBytes || got.KeysCRC != want.KeysCRC ||
 		got.BlocksBytes != want.BlocksBytes || got.EventsBytes != want.EventsBytes || got.Frames != want.Frames ||
-		!reflect.DeepEqual(got.Excluded, want.Excluded) || !reflect.DeepEqual(got.Files, want.Files) {
+		!reflect.DeepEqual(got.Excluded, want.Excluded) || !reflect.DeepEqual(got.byPath, want.byPath) {
 		t.Fatalf("committed:\n got rows %d/%d keys %d frames %d excluded %v files %d\nwant rows %d/%d keys %d frames %d excluded %v files %d",
-			got.RowsBytes, got.Rows, got.KeysBytes, got.Frames, got.Excluded, len(got.Files),
-			want.RowsBytes, want.Rows, want.KeysBytes, want.Frames, want.Excluded, len(want.Files))
+			got.RowsBytes, got.Rows, got.KeysBytes, got.Frames, got.Excluded, len(got.byPath),
+			want.RowsBytes, want.Rows, want.KeysBytes, want.Frames, want.Excluded, len(want.byPath))
 	}
 }
 
@@ -165,7 +165,7 @@ func TestLastCommitLeavesCheckpointLinesUnread(t *testing.T) {
 		t.Error("the last commit read every line of the checkpoint")
 	}
 	got := mustRead(t, dir)
-	if len(got.Files) != 3000 || got.Files["/p/0042.jsonl"].Rows != 11 {
-		t.Fatalf("committed %d files, /p/0042.jsonl with %d rows; want 3000 and 11", len(got.Files), got.Files["/p/0042.jsonl"].Rows)
+	if len(got.byPath) != 3000 || got.byPath["/p/0042.jsonl"].Rows != 11 {
+		t.Fatalf("committed %d files, /p/0042.jsonl with %d rows; want 3000 and 11", len(got.byPath), got.byPath["/p/0042.jsonl"].Rows)
 	}
 }

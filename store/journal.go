@@ -230,7 +230,7 @@ func (m *Manifest) applyRecord(payload []byte, files bool) error {
 		if p.err != nil {
 			return p.err
 		}
-		m.Files[st.Path] = st
+		m.byPath[st.Path] = st
 		if m.base != nil {
 			m.base[st.Path] = m.committedOf(st)
 		}
@@ -254,7 +254,7 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 	var changed []string
 	size := len(payload)
 	var line []byte
-	for path, st := range m.Files {
+	for path, st := range m.byPath {
 		if was, ok := m.base[path]; ok && was == m.committedOf(st) {
 			continue
 		}
@@ -267,7 +267,7 @@ func (m *Manifest) journalRecord() ([]byte, bool) {
 	}
 	slices.Sort(changed)
 	for _, path := range changed {
-		payload = appendFileLine(payload, m.Files[path])
+		payload = appendFileLine(payload, m.byPath[path])
 	}
 	return appendRecord(nil, payload), true
 }
@@ -301,7 +301,7 @@ func (m *Manifest) appendJournal(dir string, rec []byte) error {
 		m.base = nil // the next commit, if any, is a checkpoint
 		return nil
 	}
-	for path, st := range m.Files {
+	for path, st := range m.byPath {
 		now := m.committedOf(st)
 		if was, ok := m.base[path]; !ok || was != now {
 			m.base[path] = now
@@ -364,8 +364,8 @@ func (m *Manifest) checkpoint(dir string) error {
 		m.base = nil // the next commit, if any, is a checkpoint
 		return nil
 	}
-	m.base = make(map[string]committedState, len(m.Files))
-	for path, st := range m.Files {
+	m.base = make(map[string]committedState, len(m.byPath))
+	for path, st := range m.byPath {
 		m.base[path] = m.committedOf(st)
 	}
 	return nil
@@ -452,7 +452,7 @@ func (m *Manifest) appendFileLines(b []byte) []byte {
 		if len(b) == start {
 			first = path
 		}
-		b = appendFileLine(b, m.Files[path])
+		b = appendFileLine(b, m.byPath[path])
 		if len(b)-start >= checkpointChunk {
 			closeChunk()
 		}
@@ -562,8 +562,8 @@ func openWhole(dir, path string) (*Manifest, error) {
 	if err != nil {
 		return nil, readErr(path, err)
 	}
-	m.base = make(map[string]committedState, len(m.Files))
-	for p, st := range m.Files {
+	m.base = make(map[string]committedState, len(m.byPath))
+	for p, st := range m.byPath {
 		m.base[p] = m.committedOf(st)
 	}
 	if err := m.applyJournal(dir, true); err != nil {
@@ -768,14 +768,14 @@ func findLine(lines []byte, path string) []byte {
 // fails its checks makes Err say so; the run must not commit (Commit
 // refuses).
 func (m *Manifest) File(path string) *record.FileState {
-	if st, ok := m.Files[path]; ok || m.files == nil {
+	if st, ok := m.byPath[path]; ok || m.files == nil {
 		return st
 	}
 	st := m.files.find(path)
 	if st == nil || m.files.err != nil {
 		return nil
 	}
-	m.Files[path] = st
+	m.byPath[path] = st
 	if m.base != nil {
 		m.base[path] = m.committedOf(st)
 	}
@@ -808,27 +808,25 @@ func (m *Manifest) Partial() bool { return m.files != nil }
 func (m *Manifest) LoadUnder(prefix string) map[string]*record.FileState {
 	l := m.files
 	if l == nil || l.err != nil {
-		return m.Files
+		return m.byPath
 	}
 	for _, st := range l.under(prefix) {
-		if _, ok := m.Files[st.Path]; ok {
+		if _, ok := m.byPath[st.Path]; ok {
 			continue
 		}
-		m.Files[st.Path] = st
+		m.byPath[st.Path] = st
 		if m.base != nil {
 			m.base[st.Path] = m.committedOf(st)
 		}
 	}
-	return m.Files
+	return m.byPath
 }
 
-// LoadAll reads every file line, so Files holds every path, and returns
-// Files. The paths read or changed so far keep their state. The
-// checkpoint is read whole and checked whole; damage makes Err say so.
-func (m *Manifest) LoadAll() map[string]*record.FileState {
-	m.loadAll()
-	return m.Files
-}
+// LoadAll reads every file line, so that File and Files need not read
+// the checkpoint again. The paths read or changed so far keep their
+// state. The checkpoint is read whole and checked whole; damage makes
+// Err say so.
+func (m *Manifest) LoadAll() { m.loadAll() }
 
 func (m *Manifest) loadAll() {
 	l := m.files
@@ -848,11 +846,11 @@ func (m *Manifest) loadAll() {
 		l.err = fmt.Errorf("%s: %w", l.path, err)
 		return
 	}
-	for path, st := range whole.Files {
-		if _, ok := m.Files[path]; ok {
+	for path, st := range whole.byPath {
+		if _, ok := m.byPath[path]; ok {
 			continue
 		}
-		m.Files[path] = st
+		m.byPath[path] = st
 		if m.base != nil {
 			m.base[path] = m.committedOf(st)
 		}

@@ -36,7 +36,7 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 		m.Excluded["noise"] = int64(i + 1)
 		if i == 1 {
 			added := &record.FileState{Path: "/new/" + fmt.Sprint(i) + ".jsonl", Gen: 99, Kind: record.KindMain, Verdict: record.VerdictIndexed}
-			m.Files[added.Path] = added
+			m.byPath[added.Path] = added
 		}
 		must(t, commitManifest(dir, m))
 		states = append(states, mustRead(t, dir))
@@ -73,17 +73,17 @@ func journalLength(t *testing.T, dir string) int64 {
 func sameState(t *testing.T, got, want *Manifest) {
 	t.Helper()
 	if got.RowsBytes != want.RowsBytes || got.Epoch != want.Epoch || !reflect.DeepEqual(got.Excluded, want.Excluded) ||
-		!reflect.DeepEqual(got.Files, want.Files) {
+		!reflect.DeepEqual(got.byPath, want.byPath) {
 		t.Fatalf("state differs:\n got rows %d excluded %v, %d files\nwant rows %d excluded %v, %d files",
-			got.RowsBytes, got.Excluded, len(got.Files), want.RowsBytes, want.Excluded, len(want.Files))
+			got.RowsBytes, got.Excluded, len(got.byPath), want.RowsBytes, want.Excluded, len(want.byPath))
 	}
 }
 
 func TestJournalCommitsReadBack(t *testing.T) {
 	dir, states, _ := journaledIndex(t)
 	last := states[len(states)-1]
-	if last.RowsBytes != states[0].RowsBytes+3000 || last.Excluded["noise"] != 3 || len(last.Files) != 3 {
-		t.Fatalf("after three journal commits: rows %d, noise %d, %d files", last.RowsBytes, last.Excluded["noise"], len(last.Files))
+	if last.RowsBytes != states[0].RowsBytes+3000 || last.Excluded["noise"] != 3 || len(last.byPath) != 3 {
+		t.Fatalf("after three journal commits: rows %d, noise %d, %d files", last.RowsBytes, last.Excluded["noise"], len(last.byPath))
 	}
 	// A reader of the head only (a search) sees the last record's head.
 	head, err := readManifestHead(dir)
@@ -95,7 +95,7 @@ func TestJournalCommitsReadBack(t *testing.T) {
 	// for one that is not there.
 	m, err := readManifestLazy(dir)
 	must(t, err)
-	for path, want := range last.Files {
+	for path, want := range last.byPath {
 		if got := m.File(path); got == nil || *got != *want {
 			t.Errorf("File(%q) = %+v, want %+v", path, got, want)
 		}
@@ -118,7 +118,7 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 			p = fmt.Sprintf("/p/%04d/tab\there\\%d.jsonl", i, i)
 		}
 		paths = append(paths, p)
-		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed, Size: int64(i)}
+		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed, Size: int64(i)}
 	}
 	must(t, commitManifest(dir, m))
 	open, err := readManifestLazy(dir)
@@ -146,7 +146,7 @@ func TestDamagedCheckpointChunk(t *testing.T) {
 	m := NewManifest()
 	for i := range 3000 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
-		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
+		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	must(t, commitManifest(dir, m))
 	open, err := readManifestLazy(dir)
@@ -365,7 +365,7 @@ func TestJournalIsBounded(t *testing.T) {
 		m.RowsBytes++
 		for k := range 5 {
 			p := fmt.Sprintf("/p/%04d/%s.jsonl", i, bytes.Repeat([]byte{'a' + byte(k)}, 100))
-			m.Files[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
+			m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 		}
 		must(t, commitManifest(dir, m))
 		if m.Epoch != epoch {
@@ -379,8 +379,8 @@ func TestJournalIsBounded(t *testing.T) {
 	if checkpoints == 0 {
 		t.Fatal("400 commits never wrote a checkpoint")
 	}
-	if got := mustRead(t, dir); len(got.Files) != 2002 || got.RowsBytes != sampleManifest().RowsBytes+400 {
-		t.Fatalf("after the commits %d files, rows %d", len(got.Files), got.RowsBytes)
+	if got := mustRead(t, dir); len(got.byPath) != 2002 || got.RowsBytes != sampleManifest().RowsBytes+400 {
+		t.Fatalf("after the commits %d files, rows %d", len(got.byPath), got.RowsBytes)
 	}
 }
 
@@ -436,7 +436,7 @@ func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 		if i%11 == 0 {
 			p = fmt.Sprintf("/p/%03d-other/%04d.jsonl", i/40, i) // shares the folder's name as a prefix
 		}
-		m.Files[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
+		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	must(t, commitManifest(dir, m))
 	whole := mustRead(t, dir)
@@ -453,7 +453,7 @@ func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 			}
 		}
 		want := map[string]record.FileState{}
-		for p, st := range whole.Files {
+		for p, st := range whole.byPath {
 			if strings.HasPrefix(p, prefix) {
 				want[p] = *st
 			}

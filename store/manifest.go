@@ -8,6 +8,8 @@ import (
 	"hash/maphash"
 	"io"
 	"io/fs"
+	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,7 +64,9 @@ type Manifest struct {
 	UpdatedNs int64
 	Excluded  map[string]int64 // reason name → count
 	Dead      map[uint32]int64 // superseded generation → rows it left behind
-	Files     map[string]*record.FileState
+	// byPath is each transcript's state by path, as far as read: a
+	// manifest opened lazily reads its lines on demand (File, Files).
+	byPath map[string]*record.FileState
 	// Epoch names the checkpoint this state was read from; the journal
 	// written for it carries the same epoch (format 3 on).
 	Epoch uint64
@@ -106,12 +110,29 @@ type Manifest struct {
 	forceCheckpoint bool
 }
 
+// SetFile sets the state of the transcript at path.
+func (m *Manifest) SetFile(path string, st *record.FileState) { m.byPath[path] = st }
+
+// Files iterates over every transcript's state, reading every line of
+// the checkpoint first (LoadAll): a lazily opened manifest cannot be
+// ranged over in part by mistake.
+func (m *Manifest) Files() iter.Seq2[string, *record.FileState] {
+	m.loadAll()
+	return maps.All(m.byPath)
+}
+
+// FileCount is how many transcripts m holds, every line read.
+func (m *Manifest) FileCount() int {
+	m.loadAll()
+	return len(m.byPath)
+}
+
 // RemoveFile drops path's entry from m: a transcript a forget keeps out
 // leaves no line in the manifest. The next commit of m is a checkpoint
 // (a journal record only adds and changes entries).
 func (m *Manifest) RemoveFile(path string) {
 	m.loadAll() // else the checkpoint would read the line back in
-	delete(m.Files, path)
+	delete(m.byPath, path)
 	m.forceCheckpoint = true
 }
 
@@ -125,7 +146,7 @@ func NewManifest() *Manifest {
 		KeyRule:    record.KeyRule,
 		Excluded:   map[string]int64{},
 		Dead:       map[uint32]int64{},
-		Files:      map[string]*record.FileState{},
+		byPath:     map[string]*record.FileState{},
 	}
 }
 
@@ -192,10 +213,10 @@ func (m *Manifest) clone() *Manifest {
 	c := *m
 	c.base, c.journalEnd, c.journalTorn = nil, 0, false
 	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
-	c.Files = make(map[string]*record.FileState, len(m.Files))
-	for k, v := range m.Files {
+	c.byPath = make(map[string]*record.FileState, len(m.byPath))
+	for k, v := range m.byPath {
 		fs := *v
-		c.Files[k] = &fs
+		c.byPath[k] = &fs
 	}
 	return &c
 }
@@ -553,7 +574,7 @@ func (m *Manifest) parseLine(f [][]byte, in interner) error {
 		st := p.fileState(m.lineLayout)
 		if p.err == nil {
 			m.noteOrder(st.Path)
-			m.Files[st.Path] = st
+			m.byPath[st.Path] = st
 		}
 	default:
 		// Unknown keys come from a newer feature version; skip them.
@@ -672,7 +693,7 @@ func (p *fieldParser) fileStateV1() *record.FileState {
 func (m *Manifest) encode() []byte {
 	// Each file line is about 250 bytes; sizing the buffer up front keeps
 	// a large manifest from being copied as it grows.
-	b := make([]byte, 0, 512+300*len(m.Files))
+	b := make([]byte, 0, 512+300*len(m.byPath))
 	b = appendTSVLine(b, manifestMagic, "v"+strconv.Itoa(ManifestVersion))
 	b = appendTSVLine(b, "format", strconv.Itoa(m.Format))
 	b = appendTSVLine(b, "epoch", strconv.FormatUint(m.Epoch, 10))
@@ -731,25 +752,25 @@ func (m *Manifest) appendHead(b []byte) []byte {
 func (m *Manifest) noteOrder(path string) {
 	n := len(m.order)
 	switch {
-	case n == 0 && len(m.Files) == 0:
+	case n == 0 && len(m.byPath) == 0:
 		m.order = []string{path}
-	case n > 0 && n == len(m.Files) && m.order[n-1] < path:
+	case n > 0 && n == len(m.byPath) && m.order[n-1] < path:
 		m.order = append(m.order, path)
 	default:
 		m.order = nil
 	}
 }
 
-// filePaths is every path of m.Files in sorted order: the order read,
+// filePaths is every path of m.byPath in sorted order: the order read,
 // with the paths added since merged in.
 func (m *Manifest) filePaths() []string {
 	if len(m.order) == 0 {
-		return sortedKeys(m.Files)
+		return sortedKeys(m.byPath)
 	}
-	if len(m.order) == len(m.Files) {
+	if len(m.order) == len(m.byPath) {
 		same := true
 		for _, p := range m.order {
-			if m.Files[p] == nil {
+			if m.byPath[p] == nil {
 				same = false
 				break
 			}
@@ -759,16 +780,16 @@ func (m *Manifest) filePaths() []string {
 		}
 	}
 	var extra []string
-	for p := range m.Files {
+	for p := range m.byPath {
 		if i, found := slices.BinarySearch(m.order, p); !found || i < 0 {
 			extra = append(extra, p)
 		}
 	}
 	slices.Sort(extra)
-	out := make([]string, 0, len(m.Files))
+	out := make([]string, 0, len(m.byPath))
 	i := 0
 	for _, p := range m.order {
-		if m.Files[p] == nil {
+		if m.byPath[p] == nil {
 			continue
 		}
 		for ; i < len(extra) && extra[i] < p; i++ {

@@ -14,7 +14,7 @@ func manifestOf(n int) *Manifest {
 	for i := range n {
 		project := fmt.Sprintf("/home/dev/src/project-%02d", i%25)
 		path := fmt.Sprintf("/home/dev/.claude/projects/-home-dev-src-project-%02d/%08x-0000-4000-8000-%012d.jsonl", i%25, i, i)
-		m.Files[path] = &record.FileState{Path: path, Gen: uint32(i + 1), Dev: 2049, Ino: uint64(1000000 + i), Size: int64(100000 + i),
+		m.byPath[path] = &record.FileState{Path: path, Gen: uint32(i + 1), Dev: 2049, Ino: uint64(1000000 + i), Size: int64(100000 + i),
 			MtimeNs: 1775037600000000000 + int64(i), Offset: int64(100000 + i), Lines: 400, Rows: 30,
 			Session: fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i), Project: project, Kind: record.KindMain, Verdict: record.VerdictIndexed,
 			Tail: record.Fingerprint{CRC: uint32(i), Len: 64}}
@@ -44,7 +44,7 @@ func BenchmarkManifest10k(b *testing.B) {
 		b.Fatal(err)
 	}
 	var one *record.FileState
-	for _, st := range m.Files {
+	for _, st := range m.byPath {
 		one = st
 		break
 	}

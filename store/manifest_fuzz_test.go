@@ -18,12 +18,12 @@ func sampleManifest() *Manifest {
 	m.NextGen, m.UpdatedNs = 55, 1795435454740645747
 	m.Excluded["acknowledgement"], m.Excluded["copy"] = 17, 35
 	m.Dead[4] = 12
-	m.Files["/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl"] = &record.FileState{
+	m.byPath["/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl"] = &record.FileState{
 		Path: "/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl", Gen: 5, Dev: 2049, Ino: 1234567, Size: 9000,
 		MtimeNs: 1795435454740645747, Offset: 9000, Lines: 31, Rows: 12, Session: "11111111-1111-4111-8111-111111111111",
 		Project: "/home/dev/src/shop", Kind: record.KindMain, Verdict: record.VerdictIndexed, Tail: record.Fingerprint{CRC: 0xabcdef01, Len: 4096},
 	}
-	m.Files["/a\tb\nc\\d.jsonl"] = &record.FileState{Path: "/a\tb\nc\\d.jsonl", Gen: 6, Kind: record.KindSubagent, Agent: "a1", Verdict: record.VerdictFork, Gone: true}
+	m.byPath["/a\tb\nc\\d.jsonl"] = &record.FileState{Path: "/a\tb\nc\\d.jsonl", Gen: 6, Kind: record.KindSubagent, Agent: "a1", Verdict: record.VerdictFork, Gone: true}
 	return m
 }
 
@@ -74,7 +74,7 @@ func FuzzManifestRoundTrip(f *testing.F) {
 		m.Seq, m.RowsBytes = seq, rowsBytes
 		m.Excluded[reason] = count
 		m.Dead[dead] = count
-		m.Files[path] = &record.FileState{Path: path, Gen: gen, Size: size, Offset: size, Session: session, Project: project,
+		m.byPath[path] = &record.FileState{Path: path, Gen: gen, Size: size, Offset: size, Session: session, Project: project,
 			Kind: record.KindMain, Verdict: record.VerdictIndexed, Gone: gone, Tail: record.Fingerprint{CRC: gen, Len: int32(gen)}}
 		got, err := parseManifest(m.encode(), true)
 		if err != nil {

@@ -17,28 +17,28 @@ func TestManifestEncodeKeepsReadOrder(t *testing.T) {
 	}{
 		{"nothing", func(m *Manifest) {}},
 		{"one grown", func(m *Manifest) {
-			for _, st := range m.Files {
+			for _, st := range m.byPath {
 				st.Offset++
 				break
 			}
 		}},
 		{"added first, middle, last", func(m *Manifest) {
 			for _, p := range []string{"/0.jsonl", "/home/dev/.claude/projects/-home-dev-src-project-07/zz.jsonl", "/z.jsonl"} {
-				m.Files[p] = &record.FileState{Path: p, Gen: 7, Kind: record.KindSubagent, Verdict: record.VerdictFork}
+				m.byPath[p] = &record.FileState{Path: p, Gen: 7, Kind: record.KindSubagent, Verdict: record.VerdictFork}
 			}
 		}},
 		{"removed", func(m *Manifest) {
-			for p := range m.Files {
-				delete(m.Files, p)
+			for p := range m.byPath {
+				delete(m.byPath, p)
 				break
 			}
 		}},
 		{"removed one, added one", func(m *Manifest) {
-			for p := range m.Files {
-				delete(m.Files, p)
+			for p := range m.byPath {
+				delete(m.byPath, p)
 				break
 			}
-			m.Files["/a.jsonl"] = &record.FileState{Path: "/a.jsonl", Kind: record.KindMain, Verdict: record.VerdictIndexed}
+			m.byPath["/a.jsonl"] = &record.FileState{Path: "/a.jsonl", Kind: record.KindMain, Verdict: record.VerdictIndexed}
 		}},
 	}
 	for _, c := range cases {
@@ -47,8 +47,8 @@ func TestManifestEncodeKeepsReadOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(m.order) != len(m.Files) {
-				t.Fatalf("order of %d paths kept for %d files", len(m.order), len(m.Files))
+			if len(m.order) != len(m.byPath) {
+				t.Fatalf("order of %d paths kept for %d files", len(m.order), len(m.byPath))
 			}
 			c.change(m)
 			sorted := m.clone()

@@ -156,7 +156,7 @@ func recoverIndex(dir string, known *Manifest, warn func(error), complete func(*
 	}
 	r.fill(m)
 	if known != nil {
-		m.Files, m.Excluded, m.NextGen = known.Files, known.Excluded, max(m.NextGen, known.NextGen)
+		m.byPath, m.Excluded, m.NextGen = known.byPath, known.Excluded, max(m.NextGen, known.NextGen)
 	}
 	keys, ok := r.keys(dir, files, m, known)
 	r.rec.KeysDropped = !ok
@@ -359,7 +359,7 @@ func (r *recovery) fill(m *Manifest) {
 		case strings.HasPrefix(filepath.Base(path), "agent-"):
 			kind = record.KindAgentOld
 		}
-		m.Files[path] = &record.FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
+		m.byPath[path] = &record.FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
 			Session: rf.last.Session, Project: rf.last.Project, Kind: kind, Agent: rf.last.AgentID, Verdict: record.VerdictIndexed}
 	}
 	r.rec.Files = len(r.files)
@@ -370,7 +370,7 @@ func (r *recovery) fill(m *Manifest) {
 // generations kept.
 func (r *recovery) keys(dir string, files []rowsFile, m, known *Manifest) ([]byte, bool) {
 	live := map[uint32]bool{}
-	for _, st := range m.Files {
+	for _, st := range m.byPath {
 		live[st.Gen] = true
 	}
 	for _, f := range files {
@@ -398,7 +398,7 @@ func (r *recovery) keys(dir string, files []rowsFile, m, known *Manifest) ([]byt
 		}
 		return out, true
 	}
-	return nil, len(m.Files) == 0
+	return nil, len(m.byPath) == 0
 }
 
 // zstdFrameSize returns the size of the zstd frame at off, by walking its

@@ -310,7 +310,7 @@ func ResolveSession(m *Manifest, prefix string) (string, error) {
 		return "", fmt.Errorf("%w: empty session id", ErrNoSession)
 	}
 	found := map[string]bool{}
-	for _, f := range m.Files {
+	for _, f := range m.byPath {
 		if f.Rows > 0 && record.SessionHasPrefix(f.Session, prefix) {
 			if f.Session == prefix || record.SessionIDOf(f.Session) == prefix {
 				return f.Session, nil
@@ -339,7 +339,7 @@ func ResolveSession(m *Manifest, prefix string) (string, error) {
 // main transcripts first, then by path.
 func (m *Manifest) SessionFiles() map[string][]*record.FileState {
 	out := map[string][]*record.FileState{}
-	for _, f := range m.Files {
+	for _, f := range m.byPath {
 		if f.Rows > 0 && f.Verdict != record.VerdictFork {
 			out[f.Session] = append(out[f.Session], f)
 		}

@@ -190,7 +190,7 @@ func TestSessionSummaries(t *testing.T) {
 func TestResolveSession(t *testing.T) {
 	m := NewManifest()
 	add := func(path, session string, rows int64) {
-		m.Files[path] = &record.FileState{Path: path, Session: session, Rows: rows, Kind: record.KindMain, Verdict: record.VerdictIndexed}
+		m.byPath[path] = &record.FileState{Path: path, Session: session, Rows: rows, Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
 	add("/a.jsonl", "abc11111", 3)
 	add("/b.jsonl", "abc22222", 2)

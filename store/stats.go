@@ -68,7 +68,7 @@ func stats(dir string) (*IndexStats, error) {
 		Transcripts: map[string]int{}, Excluded: m.Excluded, BinaryFiles: []string{},
 	}
 	sessions, projects := map[string]bool{}, map[string]bool{}
-	for _, f := range m.Files {
+	for _, f := range m.byPath {
 		st.Transcripts[f.Kind]++
 		switch f.Verdict {
 		case record.VerdictFork:
@@ -196,7 +196,7 @@ func checkFreshness(dir string, files []DiskFile, current string) (Freshness, er
 		if current != "" && f.Session == current {
 			continue
 		}
-		st, ok := m.Files[f.Path]
+		st, ok := m.byPath[f.Path]
 		if ok && st.Size == f.Size && st.MtimeNs == f.MtimeNs || !ok && f.Size == 0 {
 			continue
 		}

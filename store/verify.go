@@ -63,14 +63,14 @@ func verify(dir string) (*Damage, error) {
 // fileStates are the manifest's transcripts; the head a search reads
 // does not hold them, so they are read whole here.
 func (m *Manifest) fileStates(dir string) map[string]*record.FileState {
-	if len(m.Files) > 0 {
-		return m.Files
+	if len(m.byPath) > 0 {
+		return m.byPath
 	}
 	whole, err := readManifestWhole(dir)
 	if err != nil {
 		return nil
 	}
-	return whole.Files
+	return whole.byPath
 }
 
 // verifyBlocks decodes every block and counts the live rows of each
