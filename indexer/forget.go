@@ -86,7 +86,7 @@ func Forget(opts Options, sel ForgetSelector, dryRun bool) (*ForgetReport, error
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	w, err := store.Open(opts.IndexDir).WaitLock()
+	w, err := store.Open(opts.IndexDir).Warnings(opts.warnErr).WaitLock()
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +438,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*ap
 		}
 		drop := func(r *record.Row) bool { return removed[r.Source] || f.MatchRow(r) }
 		dropKey := func(key uint64, gen uint32) bool { return dropGens[gen] || keys[key] }
-		if err := opts.writer().CompactDropping(m, opts.warnErr, drop, dropKey); err != nil {
+		if err := opts.writer().CompactDropping(m, drop, dropKey); err != nil {
 			return nil, err
 		}
 	} else if err := opts.writer().CommitManifest(m); err != nil {
@@ -586,7 +586,7 @@ func Undo(opts Options, sel UndoSelector, dryRun bool) (*UndoReport, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	w, err := store.Open(opts.IndexDir).WaitLock()
+	w, err := store.Open(opts.IndexDir).Warnings(opts.warnErr).WaitLock()
 	if err != nil {
 		return nil, err
 	}

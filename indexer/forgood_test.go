@@ -336,7 +336,7 @@ func TestOlderForgetsMoveToTheTombstone(t *testing.T) {
 		}
 	}
 	must(t, storetest.With(c.idx, func(w *store.Writer) error {
-		return w.CompactDropping(m, nil, func(r *record.Row) bool { return r.Session == sessA }, nil)
+		return w.CompactDropping(m, func(r *record.Row) bool { return r.Session == sessA }, nil)
 	}))
 	if len(indexHolds(t, c.idx, sessA)) == 0 {
 		t.Fatal("the older forget's manifest does not name the session")

@@ -151,7 +151,7 @@ func Run(opts Options) (Summary, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	ix := store.Open(opts.IndexDir)
+	ix := store.Open(opts.IndexDir).Warnings(opts.warnErr)
 	w, err := ix.TryLock()
 	if errors.Is(err, store.ErrLocked) {
 		opts.Warn(waitingFor(ix.LockHolder()))
@@ -201,7 +201,7 @@ func Update(opts Options) (sum Summary, ran bool, err error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	w, err := store.Open(opts.IndexDir).TryLock()
+	w, err := store.Open(opts.IndexDir).Warnings(opts.warnErr).TryLock()
 	if errors.Is(err, store.ErrLocked) {
 		return Summary{}, false, nil
 	}
@@ -346,7 +346,7 @@ func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, 
 // rederive rebuilds derived data that other rules or an older format built
 // (store.Rederive), from the rows, and says so once.
 func rederive(opts Options, m *store.Manifest) (string, error) {
-	why, err := opts.writer().Rederive(m, opts.warnErr, opts.Rebuilding)
+	why, err := opts.writer().Rederive(m, opts.Rebuilding)
 	if errors.Is(err, store.ErrBlockDamaged) {
 		return why, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the damaged rows again and rebuilds the rest"}
 	}
@@ -418,7 +418,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		keepOutForgotten(rm, tomb.Filter())
 		completeRecovered(rm, opts.Warn)
 	}
-	m, rec, rerr := opts.writer().Recover(known, opts.warnErr, complete)
+	m, rec, rerr := opts.writer().Recover(known, complete)
 	if rerr != nil {
 		// The run that would mend err failed: its remedy no longer holds.
 		return nil, problem.Problem{Err: fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr), Remedy: problem.None}
@@ -536,7 +536,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		if err := opts.writer().RemoveStrays(m.Seq); err != nil {
 			return sum, err
 		}
-		opts.writer().EnsureTerms(m, d.termsCheck(), opts.warnErr)
+		opts.writer().EnsureTerms(m, d.termsCheck())
 		return sum, nil
 	}
 	if err := opts.writer().RemoveStrays(base.Seq, m.Seq); err != nil {
@@ -546,7 +546,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 	if m.Seq != base.Seq {
 		open = opts.writer().OpenNewSequence // a rebuild: staged until its first commit
 	}
-	w, err := open(m, opts.warnErr)
+	w, err := open(m)
 	if err != nil {
 		return sum, err
 	}
@@ -576,7 +576,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 		}
 	}
 	if m.CompactionDue() {
-		err := opts.writer().Compact(m, opts.warnErr)
+		err := opts.writer().Compact(m)
 		switch {
 		case errors.Is(err, store.ErrBlockDamaged):
 			// The rows are committed; only the clean-up waits.
@@ -587,7 +587,7 @@ func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summ
 			sum.Compacted = true
 		}
 	}
-	opts.writer().EnsureTerms(m, d.termsCheck(), opts.warnErr)
+	opts.writer().EnsureTerms(m, d.termsCheck())
 	return sum, nil
 }
 

@@ -20,7 +20,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
-	w, err := store.Open(opts.IndexDir).WaitLock()
+	w, err := store.Open(opts.IndexDir).Warnings(opts.warnErr).WaitLock()
 	if err != nil {
 		return Summary{}, err
 	}

@@ -71,7 +71,7 @@ func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
 		rep.Reread = append(rep.Reread, path)
 	}
 	sort.Strings(rep.Reread)
-	if _, err := opts.writer().CompactRepaired(m, opts.warnErr); err != nil {
+	if _, err := opts.writer().CompactRepaired(m); err != nil {
 		return nil, fmt.Errorf("repair: compact: %w", err)
 	}
 	return rep, nil

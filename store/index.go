@@ -17,11 +17,23 @@ import (
 // and the order of the index's upkeep stay inside the package.
 type Index struct {
 	dir string
+	// warn hears what a reader or writer skipped or could not keep
+	// without failing (a term segment it could not build, a block it
+	// read around); nil drops it.
+	warn func(error)
 }
 
 // Open returns the index in dir. It reads nothing: a missing index is
 // found by what is asked of it (ErrNoIndex).
 func Open(dir string) *Index { return &Index{dir: dir} }
+
+// Warnings sets where the index says what it skipped or could not keep
+// without failing, for every Writer and rows writer taken from it, and
+// returns the index.
+func (ix *Index) Warnings(warn func(error)) *Index {
+	ix.warn = warn
+	return ix
+}
 
 // Dir is the index directory.
 func (ix *Index) Dir() string { return ix.dir }
@@ -176,18 +188,18 @@ func (w *Writer) CommitManifest(m *Manifest) error { return commitManifest(w.dir
 
 // Compact rewrites the data files without the rows of superseded
 // generations.
-func (w *Writer) Compact(m *Manifest, warn func(error)) error { return compactIndex(w.dir, m, warn) }
+func (w *Writer) Compact(m *Manifest) error { return compactIndex(w.dir, m, w.warnOrDrop()) }
 
 // CompactDropping is Compact that also drops the rows drop selects and
 // the keys dropKey selects.
-func (w *Writer) CompactDropping(m *Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
-	return compactDropping(w.dir, m, warn, drop, dropKey)
+func (w *Writer) CompactDropping(m *Manifest, drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+	return compactDropping(w.dir, m, w.warnOrDrop(), drop, dropKey)
 }
 
 // CompactRepaired is Compact that skips blocks that do not read,
 // returning how many it skipped.
-func (w *Writer) CompactRepaired(m *Manifest, warn func(error)) (int, error) {
-	return compactRepaired(w.dir, m, warn)
+func (w *Writer) CompactRepaired(m *Manifest) (int, error) {
+	return compactRepaired(w.dir, m, w.warnOrDrop())
 }
 
 // DiscardUncommitted cuts what a failed run wrote past the last commit.
@@ -205,22 +217,22 @@ func (w *Writer) EnsureKeyIndex(m *Manifest) { ensureKeyIndex(w.dir, m) }
 func (w *Writer) PrepareKeyIndex(m *Manifest) (write func() error) { return prepareKeyIndex(w.dir, m) }
 
 // EnsureTerms builds the term segments m's blocks lack.
-func (w *Writer) EnsureTerms(m *Manifest, check TermsCheck, warn func(error)) {
-	ensureTerms(w.dir, m, check, warn)
+func (w *Writer) EnsureTerms(m *Manifest, check TermsCheck) {
+	ensureTerms(w.dir, m, check, w.warnOrDrop())
 }
 
 // FinishPublish completes what a killed writer left of m's publication.
 func (w *Writer) FinishPublish(m *Manifest) error { return finishPublish(w.dir, m) }
 
 // Recover makes a manifest from the rows when it is lost or damaged.
-func (w *Writer) Recover(known *Manifest, warn func(error), complete func(*Manifest)) (*Manifest, *Recovered, error) {
-	return recoverIndex(w.dir, known, warn, complete)
+func (w *Writer) Recover(known *Manifest, complete func(*Manifest)) (*Manifest, *Recovered, error) {
+	return recoverIndex(w.dir, known, w.warnOrDrop(), complete)
 }
 
 // Rederive rebuilds derived data built under other rules or an older
 // format, from the rows; why says what and why ("" for nothing).
-func (w *Writer) Rederive(m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
-	return rederive(w.dir, m, warn, progress)
+func (w *Writer) Rederive(m *Manifest, progress func(done, total int)) (string, error) {
+	return rederive(w.dir, m, w.warnOrDrop(), progress)
 }
 
 // WriteFreshState replaces the freshness state.
@@ -239,11 +251,20 @@ func (w *Writer) RemoveStrays(keep ...int) error { return removeStrays(w.dir, ke
 func (w *Writer) WriteTombstone(t *Tombstone) error { return t.write(w.dir) }
 
 // OpenRowsWriter opens m's data files for appending.
-func (w *Writer) OpenRowsWriter(m *Manifest, warn func(error)) (*RowsWriter, error) {
-	return openRowsWriterAt(w.dir, m, warn)
+func (w *Writer) OpenRowsWriter(m *Manifest) (*RowsWriter, error) {
+	return openRowsWriterAt(w.dir, m, w.warnOrDrop())
 }
 
 // OpenNewSequence opens the data files of a rewrite's new sequence m.
-func (w *Writer) OpenNewSequence(m *Manifest, warn func(error)) (*RowsWriter, error) {
-	return openNewSequence(w.dir, m, warn)
+func (w *Writer) OpenNewSequence(m *Manifest) (*RowsWriter, error) {
+	return openNewSequence(w.dir, m, w.warnOrDrop())
+}
+
+// warnOrDrop is the warning sink, or one that drops what it hears, for
+// the steps that call it unconditionally.
+func (ix *Index) warnOrDrop() func(error) {
+	if ix.warn == nil {
+		return func(error) {}
+	}
+	return ix.warn
 }
