@@ -410,7 +410,7 @@ func TestQuickStateVoided(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newClaudeEnv(t)
 			e.appendPrompt(t, oldSession, "unannounced line")
-			path := filepath.Join(e.idx, store.FreshName)
+			path := filepath.Join(e.idx, "fresh-v2.tsv")
 			before := e.sweepNs(t)
 			switch name {
 			case "journal record by a run that kept no state":

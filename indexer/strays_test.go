@@ -35,7 +35,7 @@ func TestStraysDoNotOutliveTheNextRun(t *testing.T) {
 			copyFile(t, filepath.Join(idx, m.KeysName()), filepath.Join(idx, "keys-v2-000099.bin"))
 		},
 		"a staged rewrite": func(t *testing.T, idx string, m *store.Manifest) {
-			copyFile(t, filepath.Join(idx, m.RowsName()), filepath.Join(idx, "rows-v2-000099.zst"+store.PartSuffix))
+			copyFile(t, filepath.Join(idx, m.RowsName()), filepath.Join(idx, "rows-v2-000099.zst.part"))
 		},
 	}
 	for rname, run := range runs {

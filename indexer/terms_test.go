@@ -382,7 +382,7 @@ func TestDamagedTermsSegmentIsRebuilt(t *testing.T) {
 }
 
 // TestManySmallRunsAreMerged: every run ends a block and a segment of its
-// own; merging keeps the segment count below store.MergeFanIn while the blocks
+// own; merging keeps the segment count below the store's fan-in (mergeFanIn) while the blocks
 // grow.
 func TestManySmallRunsAreMerged(t *testing.T) {
 	src, path := newSessionFile(t)
@@ -396,8 +396,8 @@ func TestManySmallRunsAreMerged(t *testing.T) {
 		}
 		cover := checkTerms(t, idx)
 		most = max(most, len(cover))
-		if len(cover) >= store.MergeFanIn {
-			t.Errorf("after run %d: %d segments %v, want fewer than %d", i, len(cover), names(cover), store.MergeFanIn)
+		if len(cover) >= mergeFanIn {
+			t.Errorf("after run %d: %d segments %v, want fewer than %d", i, len(cover), names(cover), mergeFanIn)
 		}
 	}
 	m, _ := store.Open(idx).Manifest()
@@ -512,3 +512,7 @@ func TestQuickRunChecksTermHeaders(t *testing.T) {
 	}
 	checkTerms(t, e.idx)
 }
+
+// mergeFanIn is the store's: the count of segments of one tier that are
+// merged into one (store/termsmaint.go).
+const mergeFanIn = 4

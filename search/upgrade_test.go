@@ -121,7 +121,7 @@ func TestUpgradeFromFormatV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Format != store.FormatVersion || m.Feature != textrules.FeatureVersion {
+	if m.Format != store.NewManifest().Format || m.Feature != textrules.FeatureVersion {
 		t.Errorf("after index: format v%d, feature %d", m.Format, m.Feature)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "manifest-v1.tsv")); !os.IsNotExist(err) {

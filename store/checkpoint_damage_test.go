@@ -39,11 +39,11 @@ func TestGarbledChunkTableOffsetIsDamage(t *testing.T) {
 }
 
 // FuzzOpenCheckpoint: any bytes as the checkpoint open, or fail with
-// ErrManifestDamaged (or ErrNewerIndex), never panic; the lookups and the
+// ErrManifestDamaged (or errNewerIndex), never panic; the lookups and the
 // whole read of one that opens do not panic either.
 func FuzzOpenCheckpoint(f *testing.F) {
 	m := sampleManifest()
-	m.Format, m.Epoch = FormatVersion, 7
+	m.Format, m.Epoch = formatVersion, 7
 	enc := m.encode()
 	f.Add(enc)
 	f.Add(enc[:len(enc)-20])
@@ -57,8 +57,8 @@ func FuzzOpenCheckpoint(f *testing.F) {
 		}
 		got, err := readManifestLazy(dir)
 		if err != nil {
-			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, ErrNewerIndex) {
-				t.Fatalf("OpenManifest: %v is neither ErrManifestDamaged nor ErrNewerIndex", err)
+			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, errNewerIndex) {
+				t.Fatalf("OpenManifest: %v is neither ErrManifestDamaged nor errNewerIndex", err)
 			}
 			return
 		}

@@ -21,12 +21,12 @@ import (
 func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 	dir := t.TempDir()
 	old := sampleManifest()
-	old.Format = FormatVersion
+	old.Format = formatVersion
 	enc := old.encode()
 	v2 := []byte("recall-manifest\tv2\nseq\t3\nhead\t00000000\n") // any bytes: what matters is that it stays
 	must(t, os.WriteFile(filepath.Join(dir, manifestName(2)), v2, 0o600))
 	m := sampleManifest()
-	m.Format = FormatVersion
+	m.Format = formatVersion
 	for i := range 200 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
 		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}

@@ -118,7 +118,7 @@ func (w *RowsWriter) WaitCommit() error {
 }
 
 // syncFiles makes the data files durable, renames the staged ones in
-// place (publish: their final names, each from its PartSuffix name),
+// place (publish: their final names, each from its partSuffix name),
 // then makes dir's entries durable (a new data file's name).
 func syncFiles(dir string, files []*os.File, publish []string) error {
 	for _, f := range files {
@@ -128,7 +128,7 @@ func syncFiles(dir string, files []*os.File, publish []string) error {
 	}
 	for _, name := range publish {
 		path := filepath.Join(dir, name)
-		if err := os.Rename(path+PartSuffix, path); err != nil {
+		if err := os.Rename(path+partSuffix, path); err != nil {
 			return err // an *os.LinkError names both
 		}
 	}

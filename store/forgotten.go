@@ -26,7 +26,7 @@ import (
 // forget drops leave every file of the index, but their transcripts may
 // still be on disk, and `--rebuild`, a recovery from a lost manifest, a
 // `--repair` or the discovery of a transcript under a new path would read
-// them again. The tombstone (ForgottenName) holds each forget as a rule
+// them again. The tombstone (forgottenName) holds each forget as a rule
 // that every one of those honours, and holds no text: session ids,
 // project paths, transcript paths and message uuids appear in it only as
 // keyed hashes (SHA-256 of a random key kept in the file, the kind of
@@ -44,17 +44,17 @@ import (
 // fsync) before the rows are removed: a forget killed in between is
 // finished by the next index run, which finds the manifest's
 // ForgetSerial behind the tombstone's Serial. A damaged tombstone stops
-// every writer (ErrTombstoneDamaged): reading transcripts without it
+// every writer (errTombstoneDamaged): reading transcripts without it
 // would bring back what was forgotten.
 
-// ForgottenName is the tombstone of an index directory.
-const ForgottenName = "forgotten-v1.tsv"
+// forgottenName is the tombstone of an index directory.
+const forgottenName = "forgotten-v1.tsv"
 
 const forgottenMagic = "recall-forgotten\tv1"
 
-// ErrTombstoneDamaged marks a tombstone that does not read: no transcript
+// errTombstoneDamaged marks a tombstone that does not read: no transcript
 // is read until it is repaired or removed.
-var ErrTombstoneDamaged = errors.New("the list of forgotten sessions is damaged")
+var errTombstoneDamaged = errors.New("the list of forgotten sessions is damaged")
 
 // Hash is a keyed hash of a session id, project path or transcript path.
 type Hash [16]byte
@@ -91,7 +91,7 @@ type ForgetRule struct {
 // time bound): its transcripts are never read again.
 func (r *ForgetRule) Whole() bool { return r.Before == 0 }
 
-// Tombstone is the content of ForgottenName.
+// Tombstone is the content of forgottenName.
 type Tombstone struct {
 	// Serial counts the changes of the rules; the manifest records the
 	// one its rows were last made to agree with (ForgetSerial).
@@ -112,7 +112,7 @@ func NewTombstone() *Tombstone {
 // readTombstone reads dir's tombstone; nil and no error when there is
 // none.
 func readTombstone(dir string) (*Tombstone, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ForgottenName))
+	data, err := os.ReadFile(filepath.Join(dir, forgottenName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -122,7 +122,7 @@ func readTombstone(dir string) (*Tombstone, error) {
 	t, err := parseTombstone(data)
 	if err != nil {
 		return nil, problem.Problem{Err: fmt.Errorf("%w: %s: %v; no transcript is read until it reads",
-			ErrTombstoneDamaged, filepath.Join(dir, ForgottenName), err), Remedy: problem.RestoreTombstone}
+			errTombstoneDamaged, filepath.Join(dir, forgottenName), err), Remedy: problem.RestoreTombstone}
 	}
 	return t, nil
 }
@@ -131,7 +131,7 @@ func readTombstone(dir string) (*Tombstone, error) {
 // check's freshness state keeps it, so that a forget, even one killed
 // before it changed the manifest, makes the next run look.
 func tombstoneID(dir string) FileID {
-	id, _ := StatID(filepath.Join(dir, ForgottenName))
+	id, _ := StatID(filepath.Join(dir, forgottenName))
 	return id
 }
 
@@ -140,7 +140,7 @@ func (t *Tombstone) write(dir string) error {
 	if err := ensureDir(dir); err != nil {
 		return err
 	}
-	return atomicfile.Write(filepath.Join(dir, ForgottenName), t.encode(), 0o600, nil)
+	return atomicfile.Write(filepath.Join(dir, forgottenName), t.encode(), 0o600, nil)
 }
 
 // hash is the keyed hash of value as kind.

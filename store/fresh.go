@@ -16,14 +16,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// FreshName is the freshness state: what the last run saw of the
+// freshName is the freshness state: what the last run saw of the
 // transcript folders and of Claude Code's signals, so the next run can
 // find what changed in a handful of system calls (indexer's quick check).
 // It is a hint, never the truth: a missing, damaged or mismatched state
 // only means the next run stats every transcript.
-const FreshName = "fresh-v2.tsv"
+const freshName = "fresh-v2.tsv"
 
-// FreshState is the content of FreshName.
+// FreshState is the content of freshName.
 type FreshState struct {
 	Feature uint32 // textrules.FeatureVersion it was written under
 	Sources []string
@@ -98,13 +98,13 @@ const freshMagic = "recall-fresh\tv2"
 // readFreshState loads dir's freshness state; an error means there is
 // none to trust (the caller sweeps).
 func readFreshState(dir string) (*FreshState, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FreshName))
+	data, err := os.ReadFile(filepath.Join(dir, freshName))
 	if err != nil {
 		return nil, err
 	}
 	s, err := parseFresh(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", FreshName, err)
+		return nil, fmt.Errorf("%s: %w", freshName, err)
 	}
 	return s, nil
 }
@@ -164,7 +164,7 @@ func (p *fieldParser) fileID(i int) FileID {
 	return FileID{Dev: uint64(p.int(i)), Ino: uint64(p.int(i + 1)), Size: p.int(i + 2), MtimeNs: p.int(i + 3)}
 }
 
-// Encode is the state as written to FreshName.
+// Encode is the state as written to freshName.
 func (s *FreshState) Encode() []byte {
 	b := []byte(freshMagic + "\n")
 	i64 := strconv.AppendInt
@@ -221,8 +221,8 @@ func appendFileID(b []byte, id FileID) []byte {
 // state lost or cut short in a crash is detected (checksum) and costs one
 // full sweep, and the manifest it names is always committed first.
 func writeFreshState(dir string, s *FreshState) error {
-	path := filepath.Join(dir, FreshName)
-	tmp, err := os.CreateTemp(dir, "."+FreshName+".*.tmp")
+	path := filepath.Join(dir, freshName)
+	tmp, err := os.CreateTemp(dir, "."+freshName+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -245,7 +245,7 @@ func writeFreshState(dir string, s *FreshState) error {
 
 // removeFreshState drops the freshness state, so the next run sweeps.
 func removeFreshState(dir string) error {
-	err := os.Remove(filepath.Join(dir, FreshName))
+	err := os.Remove(filepath.Join(dir, freshName))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

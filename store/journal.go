@@ -26,7 +26,7 @@ import (
 // the checkpoint's line of a transcript only when it looks that path up.
 //
 // Layout (little endian): a 24-byte header, "RCLJRNL\0", uint32 version
-// (ManifestVersion), uint64 epoch of the checkpoint it goes with, uint32
+// (manifestVersion), uint64 epoch of the checkpoint it goes with, uint32
 // CRC-32C of the 20 bytes before; then records, each a 12-byte header
 // (uint32 payload length, uint32 CRC-32C of the payload, uint32 CRC-32C
 // of those 8 bytes) and the payload: manifest lines (journalPayload).
@@ -74,7 +74,7 @@ func errJournal(format string, args ...any) error {
 // appendJournalHeader starts a journal for the checkpoint of epoch.
 func appendJournalHeader(b []byte, epoch uint64) []byte {
 	b = append(b, journalMagic...)
-	b = binary.LittleEndian.AppendUint32(b, ManifestVersion)
+	b = binary.LittleEndian.AppendUint32(b, manifestVersion)
 	b = binary.LittleEndian.AppendUint64(b, epoch)
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(b)-20:], crcTable))
 }
@@ -97,10 +97,10 @@ func parseJournal(data []byte) (journal, error) {
 		return journal{}, errJournal("header checksum fails")
 	}
 	switch v := binary.LittleEndian.Uint32(data[8:]); {
-	case v > ManifestVersion:
-		return journal{}, fmt.Errorf("%w (journal v%d, this recall reads v%d)", ErrNewerIndex, v, ManifestVersion)
-	case v != ManifestVersion:
-		return journal{}, errJournal("version v%d, want v%d", v, ManifestVersion)
+	case v > manifestVersion:
+		return journal{}, fmt.Errorf("%w (journal v%d, this recall reads v%d)", errNewerIndex, v, manifestVersion)
+	case v != manifestVersion:
+		return journal{}, errJournal("version v%d, want v%d", v, manifestVersion)
 	}
 	j := journal{epoch: binary.LittleEndian.Uint64(data[12:]), end: journalHeaderSize}
 	for at := int64(journalHeaderSize); at < int64(len(data)); {
@@ -226,7 +226,7 @@ func (m *Manifest) applyRecord(payload []byte, files bool) error {
 			continue
 		}
 		p := fieldParser{f: fields}
-		st := p.fileState(FormatVersion)
+		st := p.fileState(formatVersion)
 		if p.err != nil {
 			return p.err
 		}
@@ -375,7 +375,7 @@ func (m *Manifest) checkpoint(dir string) error {
 // durable), so that no recall reads them once this version's is written.
 func removeOlderManifests(dir string) error {
 	removed := false
-	for v := oldestFormat; v < ManifestVersion; v++ {
+	for v := oldestFormat; v < manifestVersion; v++ {
 		err := os.Remove(filepath.Join(dir, manifestName(v)))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove old manifest: %w", err)
@@ -689,7 +689,7 @@ func (l *lazyFiles) parseLine(line []byte) *record.FileState {
 		return nil
 	}
 	fp := fieldParser{f: splitTabs(line, nil)}
-	st := fp.fileState(FormatVersion)
+	st := fp.fileState(formatVersion)
 	if fp.err != nil {
 		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, fp.err)
 		return nil

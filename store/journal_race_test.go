@@ -15,7 +15,7 @@ import (
 func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 	dir := t.TempDir()
 	m := sampleManifest()
-	m.Format = FormatVersion
+	m.Format = formatVersion
 	must(t, commitManifest(dir, m))
 	var committed atomic.Int64
 	committed.Store(m.RowsBytes)

@@ -21,7 +21,7 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 	t.Helper()
 	dir = t.TempDir()
 	m := sampleManifest()
-	m.Format = FormatVersion
+	m.Format = formatVersion
 	must(t, commitManifest(dir, m))
 	states = append(states, mustRead(t, dir))
 	ends = append(ends, journalLength(t, dir))
@@ -328,7 +328,7 @@ func TestCheckpointCrashPoints(t *testing.T) {
 	t.Run("old manifest left beside a checkpoint", func(t *testing.T) {
 		dir := t.TempDir()
 		m := sampleManifest()
-		m.Format = FormatVersion
+		m.Format = formatVersion
 		old := []byte("recall-manifest\tv2\n")
 		must(t, os.WriteFile(filepath.Join(dir, manifestName(2)), old, 0o600))
 		must(t, commitManifest(dir, m))
@@ -355,7 +355,7 @@ func writeData(t *testing.T, dir string, m *Manifest, past int64) {
 func TestJournalIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	m := sampleManifest()
-	m.Format = FormatVersion
+	m.Format = formatVersion
 	must(t, commitManifest(dir, m))
 	epoch := m.Epoch
 	checkpoints := 0
@@ -385,7 +385,7 @@ func TestJournalIsBounded(t *testing.T) {
 }
 
 // FuzzParseJournal: any bytes parse as a journal or fail with
-// ErrManifestDamaged (or ErrNewerIndex), never panic; the records found,
+// ErrManifestDamaged (or errNewerIndex), never panic; the records found,
 // framed again after the header, give back the bytes they were read from.
 func FuzzParseJournal(f *testing.F) {
 	j := appendJournalHeader(nil, 42)
@@ -399,8 +399,8 @@ func FuzzParseJournal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := parseJournal(data)
 		if err != nil {
-			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, ErrNewerIndex) {
-				t.Fatalf("parseJournal: %v is neither ErrManifestDamaged nor ErrNewerIndex", err)
+			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, errNewerIndex) {
+				t.Fatalf("parseJournal: %v is neither ErrManifestDamaged nor errNewerIndex", err)
 			}
 			return
 		}

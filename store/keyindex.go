@@ -41,7 +41,7 @@ const (
 
 // keyIndexName names the key index of a manifest's sequence.
 func keyIndexName(m *Manifest) string {
-	return fmt.Sprintf("keyidx-v%d-%06d.bin", FormatVersion, m.Seq)
+	return fmt.Sprintf("keyidx-v%d-%06d.bin", formatVersion, m.Seq)
 }
 
 // keyIndex is an open key index.
@@ -282,7 +282,7 @@ func ensureKeyIndex(dir string, m *Manifest) {
 // written and synced (StartCommit), instead of after it, alone on one
 // core (0.2-0.3 s at 4 GB).
 func prepareKeyIndex(dir string, m *Manifest) (write func() error) {
-	if m.Format != FormatVersion || m.KeysBytes < binaryHeaderSize {
+	if m.Format != formatVersion || m.KeysBytes < binaryHeaderSize {
 		return nil
 	}
 	keys, err := os.Open(filepath.Join(dir, m.KeysName()))

@@ -23,12 +23,12 @@ import (
 )
 
 // ManifestName is the checkpoint of the committed manifest
-// (manifestName(ManifestVersion), which a test checks); JournalName holds
+// (manifestName(manifestVersion), which a test checks); JournalName holds
 // the commits since (journal.go).
 const ManifestName = "manifest-v3.tsv"
 
-// ManifestVersion is the layout of the manifest files, apart from the data
-// files' FormatVersion:
+// manifestVersion is the layout of the manifest files, apart from the data
+// files' formatVersion:
 //
 //	1, 2: manifest-v1.tsv, manifest-v2.tsv, replaced whole by every commit
 //	   (the version was the data format's).
@@ -36,7 +36,7 @@ const ManifestName = "manifest-v3.tsv"
 //	   path, naming its epoch; commits since are records appended to
 //	   manifest-v3.journal. A recall that knows only v2 takes the file
 //	   name for a newer format's and refuses the index.
-const ManifestVersion = 3
+const manifestVersion = 3
 
 func manifestName(format int) string { return fmt.Sprintf("manifest-v%d.tsv", format) }
 
@@ -138,8 +138,8 @@ func (m *Manifest) RemoveFile(path string) {
 
 func NewManifest() *Manifest {
 	return &Manifest{
-		Format:     FormatVersion,
-		lineLayout: FormatVersion,
+		Format:     formatVersion,
+		lineLayout: formatVersion,
 		Feature:    textrules.FeatureVersion,
 		Seq:        1,
 		NextGen:    1,
@@ -307,7 +307,7 @@ func readFileInfo(path string) ([]byte, os.FileInfo, error) {
 func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
 	path := filepath.Join(dir, ManifestName)
 	data, info, err := readFileInfo(path)
-	for format := ManifestVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
+	for format := manifestVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
 		path = filepath.Join(dir, manifestName(format))
 		data, info, err = readFileInfo(path)
 	}
@@ -392,7 +392,7 @@ func newerFormat(dir string) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "manifest-v*.tsv"))
 	for _, n := range names {
 		var v int
-		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > ManifestVersion {
+		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > manifestVersion {
 			return filepath.Base(n)
 		}
 	}
@@ -415,14 +415,14 @@ const (
 	endChecksum  = "end"
 )
 
-// ErrNewerIndex marks a manifest or journal that a newer recall wrote:
+// errNewerIndex marks a manifest or journal that a newer recall wrote:
 // the index is refused, neither read as this recall's nor recovered as
 // damaged (which would replace what the newer recall wrote).
-var ErrNewerIndex = errors.New("written by a newer recall")
+var errNewerIndex = errors.New("written by a newer recall")
 
 // readErr says why the manifest file path did not read, and what to do.
 func readErr(path string, err error) error {
-	if errors.Is(err, ErrNewerIndex) {
+	if errors.Is(err, errNewerIndex) {
 		return fmt.Errorf("%s: %w; use that recall", path, err)
 	}
 	return manifestProblem(path, err)
@@ -436,8 +436,8 @@ func parseManifest(data []byte, whole bool) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrManifestDamaged, err)
 	}
-	if m.Format > FormatVersion {
-		return nil, fmt.Errorf("%w (data format v%d, this recall reads up to v%d)", ErrNewerIndex, m.Format, FormatVersion)
+	if m.Format > formatVersion {
+		return nil, fmt.Errorf("%w (data format v%d, this recall reads up to v%d)", errNewerIndex, m.Format, formatVersion)
 	}
 	return m, nil
 }
@@ -462,9 +462,9 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 		case n == 1:
 			v, ok := manifestFormat(fields)
 			if !ok {
-				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, ManifestVersion)
+				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, manifestVersion)
 			}
-			version, m.Format = v, min(v, FormatVersion) // v3 on: a format line says
+			version, m.Format = v, min(v, formatVersion) // v3 on: a format line says
 			m.lineLayout = m.Format
 		case string(fields[0]) == headChecksum || string(fields[0]) == endChecksum:
 			if err := checkSum(fields, data[:at]); err != nil {
@@ -517,7 +517,7 @@ func manifestFormat(fields [][]byte) (int, bool) {
 		return 0, false
 	}
 	v, err := strconv.Atoi(string(fields[1][1:]))
-	return v, err == nil && v >= oldestFormat && v <= ManifestVersion
+	return v, err == nil && v >= oldestFormat && v <= manifestVersion
 }
 
 func splitTabs(line []byte, dst [][]byte) [][]byte {
@@ -694,7 +694,7 @@ func (m *Manifest) encode() []byte {
 	// Each file line is about 250 bytes; sizing the buffer up front keeps
 	// a large manifest from being copied as it grows.
 	b := make([]byte, 0, 512+300*len(m.byPath))
-	b = appendTSVLine(b, manifestMagic, "v"+strconv.Itoa(ManifestVersion))
+	b = appendTSVLine(b, manifestMagic, "v"+strconv.Itoa(manifestVersion))
 	b = appendTSVLine(b, "format", strconv.Itoa(m.Format))
 	b = appendTSVLine(b, "epoch", strconv.FormatUint(m.Epoch, 10))
 	b = m.appendHead(b)
@@ -845,8 +845,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // Only a manifest of the current format is ever written: a run over an
 // older index rewrites its data files first (Rederive).
 func commitManifest(dir string, m *Manifest) error {
-	if m.Format != FormatVersion {
-		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, FormatVersion)
+	if m.Format != formatVersion {
+		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, formatVersion)
 	}
 	if m.files != nil && m.files.err != nil {
 		return fmt.Errorf("commit manifest: %w", m.files.err)

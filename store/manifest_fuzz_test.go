@@ -28,7 +28,7 @@ func sampleManifest() *Manifest {
 }
 
 // FuzzParseManifest: any bytes parse as a manifest or fail with
-// ErrManifestDamaged (or ErrNewerIndex), never panic; a manifest that
+// ErrManifestDamaged (or errNewerIndex), never panic; a manifest that
 // parses encodes to bytes that parse to a manifest encoding to the same
 // bytes.
 func FuzzParseManifest(f *testing.F) {
@@ -44,8 +44,8 @@ func FuzzParseManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, whole bool) {
 		m, err := parseManifest(data, whole)
 		if err != nil {
-			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, ErrNewerIndex) {
-				t.Fatalf("parseManifest: %v is neither ErrManifestDamaged nor ErrNewerIndex", err)
+			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, errNewerIndex) {
+				t.Fatalf("parseManifest: %v is neither ErrManifestDamaged nor errNewerIndex", err)
 			}
 			return
 		}

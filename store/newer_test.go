@@ -19,17 +19,17 @@ func TestNewerIndexIsRefused(t *testing.T) {
 	cases := map[string]func(t *testing.T, dir string){
 		"data format": func(t *testing.T, dir string) {
 			m := sampleManifest()
-			m.Format = FormatVersion + 1
+			m.Format = formatVersion + 1
 			must(t, m.checkpoint(dir))
 		},
 		"journal version": func(t *testing.T, dir string) {
 			m := sampleManifest()
-			m.Format = FormatVersion
+			m.Format = formatVersion
 			must(t, commitManifest(dir, m))
 			path := filepath.Join(dir, JournalName)
 			data, err := os.ReadFile(path)
 			must(t, err)
-			binary.LittleEndian.PutUint32(data[8:], ManifestVersion+1)
+			binary.LittleEndian.PutUint32(data[8:], manifestVersion+1)
 			binary.LittleEndian.PutUint32(data[20:], crc32.Checksum(data[:20], crcTable))
 			must(t, os.WriteFile(path, data, 0o600))
 		},

@@ -19,7 +19,7 @@ func manifestProblem(part string, err error) error {
 // blocksProblem is a block records file that does not read: the next
 // index run rebuilds it from the rows.
 func blocksProblem(err error) error {
-	return problem.Problem{Err: fmt.Errorf("%w: %w", ErrBlocksDamaged, err), Remedy: problem.Index, Mends: "rebuilds them from the rows"}
+	return problem.Problem{Err: fmt.Errorf("%w: %w", errBlocksDamaged, err), Remedy: problem.Index, Mends: "rebuilds them from the rows"}
 }
 
 // errKeysDamaged is a keys file that fails its checksum: the run goes on

@@ -24,7 +24,7 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 			must(t, os.Truncate(filepath.Join(dir, m.BlocksName()), m.BlocksBytes/2))
 			_, err := openSnapshotAt(dir)
 			return err
-		}, ErrBlocksDamaged, problem.Index},
+		}, errBlocksDamaged, problem.Index},
 		{"manifest garbled", func(t *testing.T, dir string, m *Manifest) error {
 			must(t, os.WriteFile(filepath.Join(dir, ManifestName), []byte("not a manifest\n"), 0o600))
 			_, err := openSnapshotAt(dir)
@@ -39,10 +39,10 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 			return err
 		}, ErrBlockDamaged, problem.Repair},
 		{"tombstone garbled", func(t *testing.T, dir string, m *Manifest) error {
-			must(t, os.WriteFile(filepath.Join(dir, ForgottenName), []byte("garbage"), 0o600))
+			must(t, os.WriteFile(filepath.Join(dir, forgottenName), []byte("garbage"), 0o600))
 			_, err := readTombstone(dir)
 			return err
-		}, ErrTombstoneDamaged, problem.RestoreTombstone},
+		}, errTombstoneDamaged, problem.RestoreTombstone},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, _ := sessionsIndex(t)

@@ -54,7 +54,7 @@ func rowsFiles(dir string) []rowsFile {
 		}
 		format, _ := strconv.Atoi(m[1])
 		seq, err := strconv.Atoi(m[2])
-		if err != nil || format < oldestFormat || format > FormatVersion {
+		if err != nil || format < oldestFormat || format > formatVersion {
 			continue
 		}
 		out = append(out, rowsFile{name: e.Name(), format: format, seq: seq})

@@ -54,7 +54,7 @@ type RowsWriter struct {
 	// commitErr is the failure of a commit in the background, if any.
 	commitErr error
 	// staged: the data files are written under their part names
-	// (PartSuffix) until the first commit, which publishes the derived
+	// (partSuffix) until the first commit, which publishes the derived
 	// ones (OpenNewSequence); rowsStaged: the rows file still is, until
 	// just after the last commit (Publish).
 	staged, rowsStaged bool
@@ -68,12 +68,12 @@ type RowsWriter struct {
 // the old sequence's files (a listing of the directory).
 func (w *RowsWriter) Replaces(rowsNames ...string) { w.replaces = append(w.replaces, rowsNames...) }
 
-// PartSuffix ends the name of a data file of a sequence being written
+// partSuffix ends the name of a data file of a sequence being written
 // (a compaction, `recall forget`, `--rebuild`, a recovery) that no
 // manifest names yet: `zstdcat rows-*.zst` does not print it, and a run
 // that finds one removes it (RemoveStrays), since the writer that made it
 // was killed before its commit.
-const PartSuffix = ".part"
+const partSuffix = ".part"
 
 // openRowsWriterAt opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
@@ -100,7 +100,7 @@ func openNewSequence(dir string, m *Manifest, warn func(error)) (*RowsWriter, er
 }
 
 func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*RowsWriter, error) {
-	if m.Format != FormatVersion || m.Feature != textrules.FeatureVersion {
+	if m.Format != formatVersion || m.Feature != textrules.FeatureVersion {
 		return nil, fmt.Errorf("append to an index in format v%d, rules v%d: rebuild its derived data first", m.Format, m.Feature)
 	}
 	// Cutting back to m's lengths is safe only when the journal says
@@ -130,7 +130,7 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 	for _, spec := range files {
 		name := spec.name
 		if staged {
-			name += PartSuffix
+			name += partSuffix
 		}
 		f, err := openRepaired(filepath.Join(dir, name), spec.committed)
 		if err != nil {
@@ -324,7 +324,7 @@ const RowsLinkName = "rows-all.zst"
 // replaces, then every other sequence's files, and makes that durable.
 func publishRows(dir string, seq int, rowsName string, replaces []string) error {
 	path := filepath.Join(dir, rowsName)
-	if err := os.Rename(path+PartSuffix, path); err != nil {
+	if err := os.Rename(path+partSuffix, path); err != nil {
 		return err
 	}
 	if err := linkRows(dir, rowsName); err != nil {
@@ -385,7 +385,7 @@ func linksTo(dir, link, rowsName string) bool {
 // rename); and the names a recall before RowsLinkName gave it.
 func rowsPlaces(m *Manifest) []string {
 	name, legacy := m.RowsName(), m.legacyRowsName()
-	return []string{name, name + PartSuffix, legacy, legacy + PartSuffix}
+	return []string{name, name + partSuffix, legacy, legacy + partSuffix}
 }
 
 // finishPublish completes what a writer left undone for m, under the
@@ -422,7 +422,7 @@ func finishPublish(dir string, m *Manifest) error {
 			if err := cutStagedTail(dir, m, from); err != nil {
 				return err
 			}
-			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name+PartSuffix)); err != nil {
+			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name+partSuffix)); err != nil {
 				return err
 			}
 			return publishRows(dir, m.Seq, name, nil)

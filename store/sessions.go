@@ -288,14 +288,14 @@ func sortedInts[V any](m map[int]V) []int {
 // ErrNoSession is returned when no indexed session matches an id or prefix.
 var ErrNoSession = errors.New("no indexed session")
 
-// AmbiguousError is returned when an id prefix names several sessions.
-type AmbiguousError struct {
+// ambiguousError is returned when an id prefix names several sessions.
+type ambiguousError struct {
 	Prefix   string
 	Sessions []string // the sessions it names, sorted (at most a few)
 	Count    int      // how many it names
 }
 
-func (e *AmbiguousError) Error() string {
+func (e *ambiguousError) Error() string {
 	more := ""
 	if e.Count > len(e.Sessions) {
 		more = fmt.Sprintf(" and %d more", e.Count-len(e.Sessions))
@@ -332,7 +332,7 @@ func ResolveSession(m *Manifest, prefix string) (string, error) {
 	}
 	sort.Strings(ids)
 	const shown = 5
-	return "", &AmbiguousError{Prefix: prefix, Sessions: ids[:min(len(ids), shown)], Count: len(ids)}
+	return "", &ambiguousError{Prefix: prefix, Sessions: ids[:min(len(ids), shown)], Count: len(ids)}
 }
 
 // SessionFiles lists the transcripts of each session that added rows,

@@ -213,7 +213,7 @@ func TestResolveSession(t *testing.T) {
 		}
 	}
 	_, err := ResolveSession(m, "ab")
-	var amb *AmbiguousError
+	var amb *ambiguousError
 	if !errors.As(err, &amb) || amb.Count != 3 || !strings.Contains(err.Error(), "abc11111, abc22222, abd33333") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}

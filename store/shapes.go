@@ -8,10 +8,10 @@ import (
 	"github.com/recall-dev/recall/store/terms"
 )
 
-// RowShape is what duplicate collapse compares of one message of a
+// rowShape is what duplicate collapse compares of one message of a
 // session, matched or not: its type (terms.TypeUser, …) and the length
 // of its text in bytes.
-type RowShape struct {
+type rowShape struct {
 	Type uint8
 	Len  uint32
 }
@@ -24,9 +24,9 @@ type RowShape struct {
 // session filter may hold one of ids). Both give the same shapes: the
 // row table records each row's type and text length as the rows hold
 // them. A session with no live row has none.
-func (s *Snapshot) SessionShapes(ids []string) (map[string][]RowShape, error) {
+func (s *Snapshot) SessionShapes(ids []string) (map[string][]rowShape, error) {
 	if len(ids) == 0 {
-		return map[string][]RowShape{}, nil
+		return map[string][]rowShape{}, nil
 	}
 	if segs, why := s.TermSegments(); segs != nil && why == nil {
 		if out, ok := s.shapesFromTerms(segs, ids); ok {
@@ -38,13 +38,13 @@ func (s *Snapshot) SessionShapes(ids []string) (map[string][]RowShape, error) {
 
 // shapesFromTerms reads the shapes from the row tables; ok is false if a
 // page of one failed its check.
-func (s *Snapshot) shapesFromTerms(segs []*terms.Segment, ids []string) (map[string][]RowShape, bool) {
+func (s *Snapshot) shapesFromTerms(segs []*terms.Segment, ids []string) (map[string][]rowShape, bool) {
 	want := escapedIDs(ids)
-	per := make([][]RowShape, len(ids))
+	per := make([][]rowShape, len(ids))
 	for _, seg := range segs {
 		read := seg.SessionRows(want, func(i int, r terms.RowInfo) {
 			if r.Type != terms.TypeOther && r.Type != terms.TypeTitle && !s.Dead(r.Gen) {
-				per[i] = append(per[i], RowShape{Type: r.Type, Len: uint32(r.Len)})
+				per[i] = append(per[i], rowShape{Type: r.Type, Len: uint32(r.Len)})
 			}
 		})
 		if seg.Err() != nil {
@@ -61,14 +61,14 @@ func (s *Snapshot) shapesFromTerms(segs []*terms.Segment, ids []string) (map[str
 
 // shapesFromRows reads the shapes from the rows, skipping damaged blocks
 // as searches do.
-func (s *Snapshot) shapesFromRows(ids []string) (map[string][]RowShape, error) {
+func (s *Snapshot) shapesFromRows(ids []string) (map[string][]rowShape, error) {
 	dec, err := NewDecoder()
 	if err != nil {
 		return nil, err
 	}
 	defer dec.Close()
 	want := escapedIDs(ids)
-	per := make([][]RowShape, len(ids))
+	per := make([][]rowShape, len(ids))
 	var raw, scratch, unescaped []byte
 	var f [record.NumColumns][]byte
 	for i := range s.Blocks {
@@ -104,7 +104,7 @@ func (s *Snapshot) shapesFromRows(ids []string) (map[string][]RowShape, error) {
 				unescaped = record.UnescapeAppend(unescaped[:0], text)
 				text = unescaped
 			}
-			per[at] = append(per[at], RowShape{Type: typ, Len: uint32(min(uint64(len(text)), 1<<32-1))})
+			per[at] = append(per[at], rowShape{Type: typ, Len: uint32(min(uint64(len(text)), 1<<32-1))})
 		}
 	}
 	return byID(ids, want, per), nil
@@ -135,8 +135,8 @@ func escapedIDs(ids []string) map[string]int {
 }
 
 // byID maps each of ids to the shapes gathered at its first place.
-func byID(ids []string, want map[string]int, per [][]RowShape) map[string][]RowShape {
-	out := make(map[string][]RowShape, len(ids))
+func byID(ids []string, want map[string]int, per [][]rowShape) map[string][]rowShape {
+	out := make(map[string][]rowShape, len(ids))
 	for _, id := range ids {
 		out[id] = per[want[string(appendEscaped(nil, id))]]
 	}

@@ -23,7 +23,7 @@ func TestSessionShapes(t *testing.T) {
 	defer w.Close()
 	const a, b, c = "aaaa1111-0000-4000-8000-000000000001", "bbbb2222-0000-4000-8000-000000000002", "cccc3333-0000-4000-8000-000000000003"
 	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	want := map[string][]RowShape{a: nil, b: nil, "dddd4444-0000-4000-8000-000000000004": nil}
+	want := map[string][]rowShape{a: nil, b: nil, "dddd4444-0000-4000-8000-000000000004": nil}
 	for i := range 500 {
 		sid := []string{a, b, c}[i%3]
 		typ := []string{record.TypeUser, record.TypeAssistant, "tool", "agent", record.TypeTitle}[i%5]
@@ -39,7 +39,7 @@ func TestSessionShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, asked := want[sid]; asked && typ != record.TypeTitle && gen != 7 {
-			want[sid] = append(want[sid], RowShape{Type: terms.TypeCode(typ), Len: uint32(len(text))})
+			want[sid] = append(want[sid], rowShape{Type: terms.TypeCode(typ), Len: uint32(len(text))})
 		}
 	}
 	m.Dead[7] = 20

@@ -27,7 +27,7 @@ type Snapshot struct {
 	M      *Manifest
 	Blocks []Block
 	// stale says why the derived files may not be used for bounds or
-	// skipping ("" when they may): see StaleReason.
+	// skipping ("" when they may): see staleReason.
 	stale  string
 	rows   *os.File
 	events *os.File         // nil when the index has no events file
@@ -94,10 +94,10 @@ func firstBuildInProgress(dir string, err error) error {
 	return err
 }
 
-// ErrBlocksDamaged marks a block records file that is missing, cut short
+// errBlocksDamaged marks a block records file that is missing, cut short
 // or fails its checks. The records are derived from the rows file: `recall
 // index` rebuilds them (Recover) and loses nothing.
-var ErrBlocksDamaged = errors.New("block records damaged")
+var errBlocksDamaged = errors.New("block records damaged")
 
 func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 	blocks, stale, err := readBlocks(dir, m)
@@ -168,7 +168,7 @@ func checkBlocksLength(dir string, m *Manifest) error {
 }
 
 // checkBlocks reports whether the committed block records read whole
-// (ErrBlocksDamaged if not). It reads only the blocks file.
+// (errBlocksDamaged if not). It reads only the blocks file.
 func checkBlocks(dir string, m *Manifest) error {
 	_, _, err := readBlocks(dir, m)
 	return err
@@ -178,7 +178,7 @@ func checkBlocks(dir string, m *Manifest) error {
 // records locate the frames, which any format needs; whether their time,
 // type and session summaries may be used to skip blocks is stale's to say.
 func parseBlocksFile(data []byte, m *Manifest) (blocks []Block, stale string, err error) {
-	stale = StaleReason(m)
+	stale = staleReason(m)
 	if m.Format >= 2 && len(data) > 0 {
 		feature, err := readBinaryHeader(data, blocksMagic)
 		if err != nil {

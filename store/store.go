@@ -79,7 +79,7 @@ var dataFilePattern = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // removeStrays deletes data files of other sequences, staged ones
-// (PartSuffix) included: leftovers of a forget, compaction or rebuild
+// (partSuffix) included: leftovers of a forget, compaction or rebuild
 // that a crash interrupted, or of one that finished (the old sequence is
 // removed once the new manifest is committed). Rows files go first, so
 // that `zstdcat rows-*.zst` prints one sequence's rows as soon as can be.
@@ -158,7 +158,7 @@ func hasStrays(dir string) bool {
 
 // strayFiles lists the files of dir that no committed manifest names: data
 // files and term segments of another sequence than m's, staged or not
-// (PartSuffix). An interrupted forget, rebuild or compaction leaves
+// (partSuffix). An interrupted forget, rebuild or compaction leaves
 // them; the next index run removes them. `recall stats` names them.
 func strayFiles(dir string, m *Manifest) []string {
 	entries, err := os.ReadDir(dir)
@@ -209,13 +209,13 @@ func compactDropping(dir string, m *Manifest, warn func(error), drop func(*recor
 }
 
 // rederive rebuilds every derived file (block records, keys, events, term
-// segments) from the rows when StaleReason(m) says they were built by
+// segments) from the rows when staleReason(m) says they were built by
 // other rules or in an older format, and returns that reason ("" when
 // there was nothing to do). It is a compaction into the current format:
 // the rows are read back and written again, never the transcripts, which
 // may be gone. progress, if set, is called as blocks are rewritten.
 func rederive(dir string, m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
-	why := StaleReason(m)
+	why := staleReason(m)
 	if why == "" {
 		return "", nil
 	}
@@ -233,7 +233,7 @@ func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped
 	defer snap.Close()
 	next := m.clone()
 	next.Seq++
-	next.Format, next.Feature = FormatVersion, textrules.FeatureVersion
+	next.Format, next.Feature = formatVersion, textrules.FeatureVersion
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.KeysCRC, next.EventsCRC = 0, 0
 	next.Dead = map[uint32]int64{}
@@ -391,7 +391,7 @@ func discardFirstRun(dir string) error {
 // hasManifest reports whether dir holds a manifest of any version this
 // recall reads (damaged or not).
 func hasManifest(dir string) bool {
-	for v := oldestFormat; v <= ManifestVersion; v++ {
+	for v := oldestFormat; v <= manifestVersion; v++ {
 		if _, err := os.Stat(filepath.Join(dir, manifestName(v))); err == nil {
 			return true
 		}

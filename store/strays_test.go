@@ -53,7 +53,7 @@ func rowsFilesOf(t *testing.T, dir string) []string {
 
 // TestNewSequenceIsStagedUntilCommitted: a rewrite into a new sequence (a
 // compaction, forget, rebuild, recovery) killed before its commit leaves
-// no second rows-*.zst: its files carry PartSuffix, the next writer
+// no second rows-*.zst: its files carry partSuffix, the next writer
 // removes them, and stats names them meanwhile (issue 23).
 func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 	dir := t.TempDir()
@@ -83,7 +83,7 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 		t.Error("HasStrays misses the staged files")
 	}
 	strays := strayFiles(dir, m)
-	if len(strays) < 4 || strays[0] != next.RowsName()+PartSuffix {
+	if len(strays) < 4 || strays[0] != next.RowsName()+partSuffix {
 		t.Errorf("Strays = %v, want the staged files and segment, the rows file first", strays)
 	}
 	for _, s := range strays {
@@ -117,7 +117,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	// The crash: the manifest names the new sequence, its rows file
 	// still has its part name.
 	path := filepath.Join(dir, m.RowsName())
-	if err := os.Rename(path, path+PartSuffix); err != nil {
+	if err := os.Rename(path, path+partSuffix); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := openSnapshotAt(dir)
@@ -182,7 +182,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	committed := next.RowsBytes
 	w.Close()
 	// The kill: half a frame past the last commit.
-	staged := filepath.Join(dir, next.RowsName()+PartSuffix)
+	staged := filepath.Join(dir, next.RowsName()+partSuffix)
 	f, err := os.OpenFile(staged, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)

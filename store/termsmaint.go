@@ -33,7 +33,7 @@ func crashTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
 		return false
 	}
-	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", FreshName + "."} {
+	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", freshName + "."} {
 		if strings.HasPrefix(name[1:], base) {
 			return true
 		}
@@ -64,13 +64,13 @@ func removeStaleTerms(dir string, seq, blocks int) error {
 
 // Merging of small segments. Every run that adds rows ends with a segment
 // of its own, often of a few KB (a hook run after one reply), so small
-// segments are merged, a tier at a time: when the last MergeFanIn
+// segments are merged, a tier at a time: when the last mergeFanIn
 // segments are all of one tier, they are rebuilt from their blocks as one.
 // A tier is four times the one below, so each row is rebuilt about once
 // per tier; segments of maxMergeBytes or more (those of a first run) are
 // never merged.
 const (
-	MergeFanIn     = 4
+	mergeFanIn     = 4
 	firstTierBytes = 1 << 20
 	maxMergeBytes  = termsGroupBytes
 )
@@ -203,10 +203,10 @@ func checkSegment(dir string, r terms.Ref, check TermsCheck) error {
 // mergeStart returns where the tail of cover to merge starts: the last
 // mergeFanIn segments if they share a tier, or -1.
 func mergeStart(dir string, cover []terms.Ref) (int, error) {
-	if len(cover) < MergeFanIn {
+	if len(cover) < mergeFanIn {
 		return -1, nil
 	}
-	at := len(cover) - MergeFanIn
+	at := len(cover) - mergeFanIn
 	want := -2
 	for _, r := range cover[at:] {
 		raw, err := terms.ReadRawBytes(dir, r)
