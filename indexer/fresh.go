@@ -224,7 +224,7 @@ func (q *quick) readSignals(root string) string {
 	}
 	var active []transcript.ActiveSession
 	hp := filepath.Join(cfg, "history.jsonl")
-	id, err := store.StatID(hp)
+	id, err := record.StatID(hp)
 	prev, had := q.prev.History[hp]
 	switch {
 	case err != nil && errors.Is(err, fs.ErrNotExist):
@@ -277,7 +277,7 @@ func (q *quick) checkHot() {
 	}
 }
 
-func sortedHot(hot map[string]store.FileID) []string {
+func sortedHot(hot map[string]record.FileID) []string {
 	out := make([]string, 0, len(hot))
 	for p := range hot {
 		out = append(out, p)
@@ -327,10 +327,10 @@ func (q *quick) add(t transcript.Transcript, fresh bool) {
 
 // unknownID matches no stat: a hot transcript the manifest may not hold
 // in its current state yet, so the next run loads the manifest for it.
-var unknownID = store.FileID{Size: -1}
+var unknownID = record.FileID{Size: -1}
 
-func fileID(s transcript.FileStat) store.FileID {
-	return store.FileID{Dev: s.Dev, Ino: s.Ino, Size: s.Size, MtimeNs: s.MtimeNs}
+func fileID(s transcript.FileStat) record.FileID {
+	return record.FileID{Dev: s.Dev, Ino: s.Ino, Size: s.Size, MtimeNs: s.MtimeNs}
 }
 
 // finishNoChange keeps the state of a run that found nothing to read,
@@ -370,12 +370,7 @@ type discovery struct {
 // grow with the index, reads their headers (a segment damaged past its
 // header is met by the search that opens it, which reads the rows instead
 // and names `recall index --repair`, and by the next sweep).
-func (d discovery) termsCheck() store.TermsCheck {
-	if d.sweep != nil {
-		return store.CheckOpen
-	}
-	return store.CheckHeaders
-}
+func (d discovery) termsCheck() (openEach bool) { return d.sweep != nil }
 
 // discover lists what the quick check pointed at, now that the manifest
 // says which entries of a changed folder are new and which are gone.
@@ -486,7 +481,7 @@ func startSweep(opts Options) *sweepStart {
 		}
 		if cfg := transcript.ConfigDir(root); cfg != "" {
 			hp := filepath.Join(cfg, "history.jsonl")
-			if id, err := store.StatID(hp); err == nil {
+			if id, err := record.StatID(hp); err == nil {
 				if mark, err := transcript.HistoryEnd(hp, id.Size); err == nil {
 					s.state.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
 				}
@@ -525,7 +520,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 			delete(next.Hot, path)
 			continue
 		}
-		next.Hot[path] = store.FileID{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNs: st.MtimeNs}
+		next.Hot[path] = record.FileID{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNs: st.MtimeNs}
 	}
 	trimHot(next.Hot)
 	next.Files = liveFiles(m, opts.Sources, next.Files+liveDelta)
@@ -546,7 +541,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 // signals (history, running sessions) and the backstop sweep.
 const maxHot = 1024
 
-func trimHot(hot map[string]store.FileID) {
+func trimHot(hot map[string]record.FileID) {
 	if len(hot) <= maxHot {
 		return
 	}

@@ -1332,7 +1332,7 @@ func (c *committer) ownSummary(st *record.FileState, r *transcript.Extracted) bo
 		return true
 	}
 	if c.keys == nil {
-		c.keys = store.LoadKeys(c.w, c.m)
+		c.keys = c.w.LoadKeys(c.m)
 	}
 	gen, ok := c.keys.Get(record.LegacyRowKey(r.Leaf, 0))
 	if !ok {
@@ -1385,7 +1385,7 @@ func (c *committer) addRow(st *record.FileState, r *transcript.Extracted) error 
 // kept no text, so identity alone decides for those).
 func (c *committer) isCopy(r *transcript.Extracted) bool {
 	if c.keys == nil {
-		c.keys = store.LoadKeys(c.w, c.m)
+		c.keys = c.w.LoadKeys(c.m)
 	}
 	if c.indexed(r.Key) {
 		return true

@@ -228,7 +228,7 @@ func SessionOf(m *store.Manifest, arg string) (string, error) {
 // when it names one by path.
 func resolveTarget(m *store.Manifest, req ShowRequest) (id, source string, err error) {
 	if !req.Path {
-		id, err = store.ResolveSession(m, req.Target)
+		id, err = m.ResolveSession(req.Target)
 		return id, "", err
 	}
 	path := req.Target

@@ -130,8 +130,8 @@ func readTombstone(dir string) (*Tombstone, error) {
 // tombstoneID stats dir's tombstone (zero when there is none): the quick
 // check's freshness state keeps it, so that a forget, even one killed
 // before it changed the manifest, makes the next run look.
-func tombstoneID(dir string) FileID {
-	id, _ := StatID(filepath.Join(dir, forgottenName))
+func tombstoneID(dir string) record.FileID {
+	id, _ := record.StatID(filepath.Join(dir, forgottenName))
 	return id
 }
 

@@ -11,9 +11,8 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
-
-	"golang.org/x/sys/unix"
 )
 
 // freshName is the freshness state: what the last run saw of the
@@ -32,7 +31,7 @@ type FreshState struct {
 	Manifest ManifestStamp
 	// Forgotten is the tombstone the state goes with (TombstoneID,
 	// zero for none): a forget changes it, so the next run looks.
-	Forgotten FileID
+	Forgotten record.FileID
 	SweepNs   int64 // when the last full sweep started
 	Files     int   // transcripts the manifest held under the sources
 	// Dirs are folder mtimes: the roots and project folders. An entry
@@ -42,7 +41,7 @@ type FreshState struct {
 	History map[string]HistoryState
 	// Hot are transcripts checked on every run (running or recently
 	// written sessions), with the stat the manifest holds for them.
-	Hot map[string]FileID
+	Hot map[string]record.FileID
 }
 
 // DirState is one folder the quick check stats.
@@ -62,23 +61,7 @@ type HistoryState struct {
 // journal (ManifestID). A checkpoint changes them both; a journal record
 // changes the journal's size.
 type ManifestStamp struct {
-	Checkpoint, Journal FileID
-}
-
-// FileID is what a stat says of a file: enough to tell it changed.
-type FileID struct {
-	Dev, Ino uint64
-	Size     int64
-	MtimeNs  int64
-}
-
-// StatID stats path into a FileID.
-func StatID(path string) (FileID, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return FileID{}, &os.PathError{Op: "stat", Path: path, Err: err}
-	}
-	return FileID{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano()}, nil
+	Checkpoint, Journal record.FileID
 }
 
 // NewFreshState is an empty state for the given sources.
@@ -88,7 +71,7 @@ func NewFreshState(sources []string) *FreshState {
 		Sources: append([]string(nil), sources...),
 		Dirs:    map[string]DirState{},
 		History: map[string]HistoryState{},
-		Hot:     map[string]FileID{},
+		Hot:     map[string]record.FileID{},
 	}
 }
 
@@ -160,8 +143,8 @@ func (s *FreshState) parseLine(f [][]byte) error {
 	return p.err
 }
 
-func (p *fieldParser) fileID(i int) FileID {
-	return FileID{Dev: uint64(p.int(i)), Ino: uint64(p.int(i + 1)), Size: p.int(i + 2), MtimeNs: p.int(i + 3)}
+func (p *fieldParser) fileID(i int) record.FileID {
+	return record.FileID{Dev: uint64(p.int(i)), Ino: uint64(p.int(i + 1)), Size: p.int(i + 2), MtimeNs: p.int(i + 3)}
 }
 
 // Encode is the state as written to freshName.
@@ -175,7 +158,7 @@ func (s *FreshState) Encode() []byte {
 	}
 	b = append(appendFileID(append(b, "manifest"...), s.Manifest.Checkpoint), '\n')
 	b = append(appendFileID(append(b, "journal"...), s.Manifest.Journal), '\n')
-	if s.Forgotten != (FileID{}) {
+	if s.Forgotten != (record.FileID{}) {
 		b = append(appendFileID(append(b, "forgotten"...), s.Forgotten), '\n')
 	}
 	b = append(i64(append(b, "sweep\t"...), s.SweepNs, 10), '\n')
@@ -210,7 +193,7 @@ func (s *FreshState) Encode() []byte {
 	return fmt.Appendf(b, "end\t%08x\n", crc32.Checksum(b, crcTable))
 }
 
-func appendFileID(b []byte, id FileID) []byte {
+func appendFileID(b []byte, id record.FileID) []byte {
 	for _, v := range []int64{int64(id.Dev), int64(id.Ino), id.Size, id.MtimeNs} {
 		b = strconv.AppendInt(append(b, '\t'), v, 10)
 	}
@@ -257,10 +240,10 @@ func removeFreshState(dir string) error {
 // makes the journal longer, so every commit changes it. A journal that
 // is not there stamps as zero.
 func manifestID(dir string) (ManifestStamp, error) {
-	cp, err := StatID(filepath.Join(dir, ManifestName))
+	cp, err := record.StatID(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return ManifestStamp{}, err
 	}
-	j, _ := StatID(filepath.Join(dir, JournalName))
+	j, _ := record.StatID(filepath.Join(dir, JournalName))
 	return ManifestStamp{Checkpoint: cp, Journal: j}, nil
 }

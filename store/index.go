@@ -85,7 +85,7 @@ func (ix *Index) FreshState() (*FreshState, error) { return readFreshState(ix.di
 func (ix *Index) Tombstone() (*Tombstone, error) { return readTombstone(ix.dir) }
 
 // TombstoneID identifies the tombstone file as it is now.
-func (ix *Index) TombstoneID() FileID { return tombstoneID(ix.dir) }
+func (ix *Index) TombstoneID() record.FileID { return tombstoneID(ix.dir) }
 
 // CheckBlocks reads every block record of m and checks it.
 func (ix *Index) CheckBlocks(m *Manifest) error { return checkBlocks(ix.dir, m) }
@@ -216,8 +216,14 @@ func (w *Writer) EnsureKeyIndex(m *Manifest) { ensureKeyIndex(w.dir, m) }
 // m is committed.
 func (w *Writer) PrepareKeyIndex(m *Manifest) (write func() error) { return prepareKeyIndex(w.dir, m) }
 
-// EnsureTerms builds the term segments m's blocks lack.
-func (w *Writer) EnsureTerms(m *Manifest, check TermsCheck) {
+// EnsureTerms builds the term segments m's blocks lack. It reads the
+// header of each segment it keeps, or, with openEach (a sweep's), opens
+// each as a search does.
+func (w *Writer) EnsureTerms(m *Manifest, openEach bool) {
+	check := checkHeaders
+	if openEach {
+		check = checkOpen
+	}
 	ensureTerms(w.dir, m, check, w.warnOrDrop())
 }
 

@@ -52,7 +52,7 @@ func checkKeys(t *testing.T, w *RowsWriter, m *Manifest, want map[uint64]uint32,
 	n := 0
 	for key, gen := range want {
 		if n%scanLookups == 0 {
-			s = LoadKeys(w, m)
+			s = w.LoadKeys(m)
 			if n == 0 && (s.disk != nil) != viaIndex {
 				t.Fatalf("key index used: %v, want %v", s.disk != nil, viaIndex)
 			}
@@ -63,7 +63,7 @@ func checkKeys(t *testing.T, w *RowsWriter, m *Manifest, want map[uint64]uint32,
 		}
 	}
 	for _, key := range []uint64{1 << 62, 1<<63 + 5} {
-		if _, ok := LoadKeys(w, m).Get(key); ok {
+		if _, ok := w.LoadKeys(m).Get(key); ok {
 			t.Fatalf("key %d was never written, found", key)
 		}
 	}
@@ -93,7 +93,7 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 	data[keyIndexHeaderSize+5000] ^= 0x40
 	must(t, os.WriteFile(path, data, 0o600))
 	for key, gen := range want {
-		if got, ok := LoadKeys(w, m).Get(key); !ok || got != gen {
+		if got, ok := w.LoadKeys(m).Get(key); !ok || got != gen {
 			t.Fatalf("with a damaged index page, key %d = %d, %v; want %d", key, got, ok, gen)
 		}
 	}
@@ -118,7 +118,7 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 		appendKey(t, w, key, 1)
 		want[key] = 1
 	}
-	if s := LoadKeys(w, m); s.disk != nil {
+	if s := w.LoadKeys(m); s.disk != nil {
 		t.Fatal("the index of the keys file before the cut was used")
 	}
 	checkKeys(t, w, m, want, true)
@@ -131,7 +131,7 @@ func TestEnsureKeyIndex(t *testing.T) {
 	_, w, m, want := keysIndex(t, 3000, r)
 	defer w.Close()
 	ensureKeyIndex(w.dir, m)
-	s := LoadKeys(w, m)
+	s := w.LoadKeys(m)
 	if s.disk == nil || len(s.tail) != 0 {
 		t.Fatalf("after ensureKeyIndex: index %v, tail of %d bytes", s.disk != nil, len(s.tail))
 	}
@@ -140,7 +140,7 @@ func TestEnsureKeyIndex(t *testing.T) {
 		want[uint64(100000+i)] = 2
 	}
 	ensureKeyIndex(w.dir, m)
-	if s := LoadKeys(w, m); s.disk == nil || len(s.tail) != 0 {
+	if s := w.LoadKeys(m); s.disk == nil || len(s.tail) != 0 {
 		t.Fatal("EnsureKeyIndex left an index more than keyTailLimit records behind")
 	}
 	checkKeys(t, w, m, want, true)

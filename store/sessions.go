@@ -305,7 +305,7 @@ func (e *ambiguousError) Error() string {
 
 // ResolveSession returns the indexed session a whole id or a unique
 // prefix names, from the manifest's transcripts (files that added rows).
-func ResolveSession(m *Manifest, prefix string) (string, error) {
+func (m *Manifest) ResolveSession(prefix string) (string, error) {
 	if prefix == "" {
 		return "", fmt.Errorf("%w: empty session id", ErrNoSession)
 	}

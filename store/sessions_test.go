@@ -207,12 +207,12 @@ func TestResolveSession(t *testing.T) {
 		{"", "", ErrNoSession},
 	}
 	for _, tt := range tests {
-		got, err := ResolveSession(m, tt.prefix)
+		got, err := m.ResolveSession(tt.prefix)
 		if got != tt.want || !errors.Is(err, tt.err) {
 			t.Errorf("ResolveSession(%q) = %q, %v; want %q, %v", tt.prefix, got, err, tt.want, tt.err)
 		}
 	}
-	_, err := ResolveSession(m, "ab")
+	_, err := m.ResolveSession("ab")
 	var amb *ambiguousError
 	if !errors.As(err, &amb) || amb.Count != 3 || !strings.Contains(err.Error(), "abc11111, abc22222, abd33333") {
 		t.Errorf("ambiguous prefix: %v", err)

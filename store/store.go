@@ -25,7 +25,7 @@ import (
 // A keys file whose checksum does not match is still used (it only serves
 // to drop copies of messages already indexed) and reported once, when it
 // is read whole (`recall stats` and --repair check it every time).
-func LoadKeys(w *RowsWriter, m *Manifest) *KeySet {
+func (w *RowsWriter) LoadKeys(m *Manifest) *KeySet {
 	// The key index written below must cover committed records only;
 	// errors stay in w and fail the next commit.
 	w.WaitCommit()

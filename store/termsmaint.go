@@ -88,17 +88,17 @@ func tier(raw int64) int {
 	return t
 }
 
-// TermsCheck is how closely EnsureTerms checks the segments it keeps.
-type TermsCheck int
+// termsCheck is how closely EnsureTerms checks the segments it keeps.
+type termsCheck int
 
 const (
-	// CheckHeaders reads each segment's header (format, text rules,
+	// checkHeaders reads each segment's header (format, text rules,
 	// blocks, section bounds): what a quick run, which must not grow with
 	// the index, can afford.
-	CheckHeaders TermsCheck = iota
-	// CheckOpen opens each segment as a search does (header, page
+	checkHeaders termsCheck = iota
+	// checkOpen opens each segment as a search does (header, page
 	// checksum table, keys): sweeps and repairs.
-	CheckOpen
+	checkOpen
 )
 
 // ensureTerms completes the term index of the committed snapshot: it
@@ -106,13 +106,13 @@ const (
 // the term index existed, or a run that failed to write one), rebuilds
 // those that fail check, merges small segments, and removes segments a
 // merge replaced. Failures are warnings: searches fall back to the rows.
-func ensureTerms(dir string, m *Manifest, check TermsCheck, warn func(error)) {
+func ensureTerms(dir string, m *Manifest, check termsCheck, warn func(error)) {
 	if err := completeTerms(dir, m, check); err != nil && warn != nil {
 		warn(termsError(err))
 	}
 }
 
-func completeTerms(dir string, m *Manifest, check TermsCheck) error {
+func completeTerms(dir string, m *Manifest, check termsCheck) error {
 	refs, err := termRefs(dir)
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func completeTerms(dir string, m *Manifest, check TermsCheck) error {
 // are indexed again; it returns the refs left. Opening checks the header,
 // every section's bounds and the keys; postings are checked as searches
 // read them, and one that does not decode makes the search read the rows.
-func dropDamaged(dir string, refs []terms.Ref, seq, blocks int, check TermsCheck) ([]terms.Ref, error) {
+func dropDamaged(dir string, refs []terms.Ref, seq, blocks int, check termsCheck) ([]terms.Ref, error) {
 	cover, _ := terms.Cover(refs, seq, blocks)
 	bad := map[string]bool{}
 	for _, r := range cover {
@@ -189,8 +189,8 @@ func dropDamaged(dir string, refs []terms.Ref, seq, blocks int, check TermsCheck
 }
 
 // checkSegment checks the segment of r as check says.
-func checkSegment(dir string, r terms.Ref, check TermsCheck) error {
-	if check == CheckHeaders {
+func checkSegment(dir string, r terms.Ref, check termsCheck) error {
+	if check == checkHeaders {
 		return terms.CheckHeader(dir, r)
 	}
 	seg, err := terms.Open(dir, r)
