@@ -355,9 +355,10 @@ func measureFreshSearch(ctx context.Context, cfg Config, rn runner, res *sizeRes
 // those rows (the classic tool's layout, what its users grep) are the
 // query baseline's input.
 func measureSizes(ctx context.Context, rn runner, res *sizeResult, indexDir, rowsPath, classicPath string) error {
-	segments, err := filepath.Glob(filepath.Join(rn.dir, indexDir, "*.zst"))
+	// The link to the rows file, as README says: *.zst would read it twice.
+	segments, err := filepath.Glob(filepath.Join(rn.dir, indexDir, "rows-*.zst"))
 	if err != nil || len(segments) == 0 {
-		return fmt.Errorf("no *.zst rows file in %s (%v)", indexDir, err)
+		return fmt.Errorf("no rows-*.zst in %s (%v)", indexDir, err)
 	}
 	for i, s := range segments {
 		segments[i], _ = filepath.Rel(rn.dir, s)
