@@ -313,9 +313,11 @@ func (w *RowsWriter) Publish() error {
 }
 
 // RowsLinkName is the one name in an index directory that `rows-*.zst`
-// matches: a symbolic link (a hard link where the system has none) to
-// the rows file of the sequence last published. Readers never open it;
-// they open the rows file their manifest names.
+// matches: a second name (a hard link) of the rows file of the sequence
+// last published, so that `zstdcat rows-*.zst`, `zstd -dc rows-*.zst`
+// and any tool that takes regular files only read it as the rows file.
+// Where the file system has no hard links it is a symbolic link. Readers
+// never open it; they open the rows file their manifest names.
 const RowsLinkName = "rows-all.zst"
 
 // publishRows renames a committed sequence's rows file from its part
@@ -332,7 +334,7 @@ func publishRows(dir string, seq int, rowsName string, replaces []string) error 
 	}
 	for _, name := range replaces {
 		if name != rowsName {
-			_ = os.Remove(filepath.Join(dir, name)) // RemoveStrays says why, if it fails
+			_ = os.Remove(filepath.Join(dir, name)) // removeStrays says why, if it fails
 		}
 	}
 	if err := removeStrays(dir, seq); err != nil {
@@ -341,42 +343,36 @@ func publishRows(dir string, seq int, rowsName string, replaces []string) error 
 	return syncDir(dir)
 }
 
-// linkRows points RowsLinkName at the rows file rowsName, unless it
-// does already, by renaming a new link over it.
+// linkRows makes RowsLinkName a second name of the rows file rowsName,
+// unless it is already, by renaming a new link over it: a hard link, or
+// a symbolic link where hard links fail (or while rowsName is still to
+// be renamed into place: FinishPublish), which the next call makes hard.
 func linkRows(dir, rowsName string) error {
 	link := filepath.Join(dir, RowsLinkName)
-	if linksTo(dir, link, rowsName) {
+	target := filepath.Join(dir, rowsName)
+	ti, terr := os.Stat(target)
+	li, lerr := os.Lstat(link)
+	if lerr == nil && terr == nil && li.Mode().IsRegular() && os.SameFile(li, ti) {
 		return nil
 	}
 	tmp := link + ".new"
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("link %s: %w", RowsLinkName, err)
 	}
-	if err := os.Symlink(rowsName, tmp); err != nil {
-		// A system without symbolic links (Windows outside developer
-		// mode) has hard links: the same file under the second name.
-		if lerr := os.Link(filepath.Join(dir, rowsName), tmp); lerr != nil {
-			return fmt.Errorf("link %s to %s: %w; %w", RowsLinkName, rowsName, err, lerr)
+	if err := os.Link(target, tmp); err != nil {
+		if lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			if got, rerr := os.Readlink(link); rerr == nil && got == rowsName {
+				return nil // a symbolic link already, and no hard link to be had
+			}
+		}
+		if serr := os.Symlink(rowsName, tmp); serr != nil {
+			return fmt.Errorf("link %s to %s: %w; %w", RowsLinkName, rowsName, err, serr)
 		}
 	}
 	if err := os.Rename(tmp, link); err != nil {
 		return fmt.Errorf("link %s: %w", RowsLinkName, err)
 	}
 	return nil
-}
-
-// linksTo reports whether link is a symbolic link to rowsName, or the
-// same file (a hard link).
-func linksTo(dir, link, rowsName string) bool {
-	if target, err := os.Readlink(link); err == nil {
-		return target == rowsName
-	}
-	li, err := os.Lstat(link)
-	if err != nil || li.Mode()&fs.ModeSymlink != 0 {
-		return false
-	}
-	ri, err := os.Stat(filepath.Join(dir, rowsName))
-	return err == nil && os.SameFile(li, ri)
 }
 
 // rowsPlaces are where m's committed rows file can be, in the order a
@@ -409,12 +405,16 @@ func finishPublish(dir string, m *Manifest) error {
 		case name:
 			return linkRows(dir, name)
 		case m.legacyRowsName():
-			// The link first: until the rename it dangles, and
-			// `zstdcat rows-*.zst` prints the old name's rows once.
+			// The link first: until the rename it is a symbolic
+			// link that dangles, and `zstdcat rows-*.zst` prints the
+			// old name's rows once; then it is made a hard link.
 			if err := linkRows(dir, name); err != nil {
 				return err
 			}
 			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name)); err != nil {
+				return err
+			}
+			if err := linkRows(dir, name); err != nil {
 				return err
 			}
 			return syncDir(dir)

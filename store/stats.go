@@ -155,6 +155,10 @@ func dirSize(dir string) int64 {
 	}
 	var n int64
 	for _, e := range entries {
+		// RowsLinkName is a second name of the rows file, not more bytes.
+		if e.Name() == RowsLinkName {
+			continue
+		}
 		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && filepath.Ext(e.Name()) != ".log" {
 			n += info.Size()
 		}

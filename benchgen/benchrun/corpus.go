@@ -167,6 +167,7 @@ func sessionOpening(path string) (uuid string, headless bool, err error) {
 // dirBytes is the apparent size of the files under dir.
 func dirBytes(dir string) (int64, error) {
 	var total int64
+	var seen []fs.FileInfo // a file with two names (a hard link) counts once
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -175,6 +176,10 @@ func dirBytes(dir string) (int64, error) {
 		if err != nil {
 			return err
 		}
+		if slices.ContainsFunc(seen, func(o fs.FileInfo) bool { return os.SameFile(o, info) }) {
+			return nil
+		}
+		seen = append(seen, info)
 		total += info.Size()
 		return nil
 	})
