@@ -15,6 +15,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/transcript"
 )
 
@@ -139,7 +140,7 @@ func Forget(opts Options, sel ForgetSelector, dryRun bool) (*ForgetReport, error
 		return rep, nil
 	}
 	if tomb == nil {
-		tomb = store.NewTombstone()
+		tomb = forget.NewTombstone()
 	}
 	p.addRules(tomb, m)
 	if err := opts.writer().WriteTombstone(tomb); err != nil {
@@ -159,7 +160,7 @@ type forgetPlan struct {
 	before int64
 	// already matches what earlier rules forget (nil: none), left out
 	// of what this forget counts.
-	already *store.Filter
+	already *forget.Filter
 	counts  map[fileGen]int64
 	rows    int64
 	// sessions and msgs are per root (index into roots; 0 without roots).
@@ -320,11 +321,11 @@ func (p *forgetPlan) report(m *store.Manifest, dryRun bool) *ForgetReport {
 // addRules adds the forget's rules to the tombstone: one per project
 // root (one in all without --project), each with the transcripts it
 // keeps out or empties and the messages it removes.
-func (p *forgetPlan) addRules(t *store.Tombstone, m *store.Manifest) {
+func (p *forgetPlan) addRules(t *forget.Tombstone, m *store.Manifest) {
 	now := time.Now().UnixNano()
-	rules := make([]*store.ForgetRule, max(len(p.roots), 1))
+	rules := make([]*forget.Rule, max(len(p.roots), 1))
 	for i := range rules {
-		r := &store.ForgetRule{Created: now}
+		r := &forget.Rule{Created: now}
 		if p.sel.Session != "" {
 			r.Session = t.HashSession(p.sel.Session)
 		}
@@ -353,11 +354,11 @@ func (p *forgetPlan) addRules(t *store.Tombstone, m *store.Manifest) {
 		n := p.counts[fileGen{path, st.Gen}]
 		switch {
 		case p.matchesFile(st):
-			t.SealPath(rules[i], path, store.Seal{Offset: -1})
+			t.SealPath(rules[i], path, forget.Seal{Offset: -1})
 		case n > 0 && n == st.Rows:
 			// Every row of it is forgotten (a time range): read on
 			// from where it was, if it grows.
-			t.SealPath(rules[i], path, store.Seal{Offset: st.Offset, Lines: st.Lines, Tail: st.Tail})
+			t.SealPath(rules[i], path, forget.Seal{Offset: st.Offset, Lines: st.Lines, Tail: st.Tail})
 		case n > 0:
 			t.Touch(rules[i], path)
 		}
@@ -381,7 +382,7 @@ type applied struct {
 // manifest entries of the transcripts they keep out or empty go (a
 // checkpoint), and so does the freshness state, whose next sweep finds
 // what a lifted rule let back in. Then lifted rules leave the tombstone.
-func applyForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*applied, error) {
+func applyForgotten(opts Options, m *store.Manifest, tomb *forget.Tombstone) (*applied, error) {
 	a := &applied{}
 	if tomb == nil || tomb.Serial == m.ForgetSerial {
 		return a, nil
@@ -466,7 +467,7 @@ func readAgain(m *store.Manifest, st *record.FileState) {
 
 // countMatching counts the live rows f forgets per transcript generation,
 // with the uuids of those messages.
-func countMatching(dir string, f *store.Filter) (map[fileGen]int64, store.MessageRows, error) {
+func countMatching(dir string, f *forget.Filter) (map[fileGen]int64, store.MessageRows, error) {
 	counts, msgs := map[fileGen]int64{}, store.MessageRows{}
 	if f == nil {
 		return counts, msgs, nil
@@ -637,13 +638,13 @@ func Undo(opts Options, sel UndoSelector, dryRun bool) (*UndoReport, error) {
 // undoPick is the rule test of an undo selector. A session prefix is
 // resolved against the session ids of the transcripts on disk that a
 // rule names (the tombstone holds no id).
-func undoPick(t *store.Tombstone, sel UndoSelector, sources []string) (func(*store.ForgetRule) bool, error) {
+func undoPick(t *forget.Tombstone, sel UndoSelector, sources []string) (func(*forget.Rule) bool, error) {
 	if sel.All {
-		return func(*store.ForgetRule) bool { return true }, nil
+		return func(*forget.Rule) bool { return true }, nil
 	}
-	var session, project store.Hash
+	var session, project forget.Hash
 	if sel.Session != "" {
-		named := map[store.Hash]bool{}
+		named := map[forget.Hash]bool{}
 		for _, r := range t.Active() {
 			named[r.Session] = true
 		}
@@ -675,7 +676,7 @@ func undoPick(t *store.Tombstone, sel UndoSelector, sources []string) (func(*sto
 		project = t.HashProject(sel.Project)
 	}
 	before := sel.Before.UnixMilli()
-	return func(r *store.ForgetRule) bool {
+	return func(r *forget.Rule) bool {
 		return (sel.Session == "" || r.Session == session) &&
 			(sel.Project == "" || r.Project == project) &&
 			(sel.Before.IsZero() || r.Before == before)
@@ -726,7 +727,7 @@ func scrubHookLogs(opts Options, rep *ForgetReport, p *forgetPlan) {
 // and path) into rules of the tombstone, one per session: the next
 // applyForgotten removes the entries. It looks only when the manifest is
 // read whole (a sweep), and returns the tombstone to apply.
-func migrateForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*store.Tombstone, error) {
+func migrateForgotten(opts Options, m *store.Manifest, tomb *forget.Tombstone) (*forget.Tombstone, error) {
 	if m.Partial() {
 		return tomb, nil
 	}
@@ -740,18 +741,18 @@ func migrateForgotten(opts Options, m *store.Manifest, tomb *store.Tombstone) (*
 		return tomb, nil
 	}
 	if tomb == nil {
-		tomb = store.NewTombstone()
+		tomb = forget.NewTombstone()
 	}
 	f := tomb.Filter()
 	for session, paths := range rules {
 		r := f.WholeRule(session, "")
 		if r == nil {
-			r = tomb.AddRule(&store.ForgetRule{Created: time.Now().UnixNano(), Session: tomb.HashSession(session)})
+			r = tomb.AddRule(&forget.Rule{Created: time.Now().UnixNano(), Session: tomb.HashSession(session)})
 		} else {
 			tomb.Serial++ // the entries must go: applyForgotten runs
 		}
 		for _, p := range paths {
-			tomb.SealPath(r, p, store.Seal{Offset: -1})
+			tomb.SealPath(r, p, forget.Seal{Offset: -1})
 		}
 	}
 	if err := opts.writer().WriteTombstone(tomb); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/textrules"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -362,7 +363,7 @@ type discovery struct {
 	// forget holds the rules of `recall forget` in force (nil: none):
 	// the transcripts they keep out are not read, and the rows they
 	// forget are not added (runWith reads the tombstone).
-	forget *store.Filter
+	forget *forget.Filter
 }
 
 // termsCheck is how closely the run checks the term segments it keeps:

@@ -19,6 +19,7 @@ import (
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/transcript"
 
 	"github.com/recall-dev/recall/filter"
@@ -454,7 +455,7 @@ func keepRowless(rm, last *store.Manifest) {
 // keepOutForgotten drops from a recovered manifest the entries of the
 // transcripts a forget keeps out (keepRowless keeps entries without rows,
 // as those of a forgotten session were in an older manifest).
-func keepOutForgotten(rm *store.Manifest, f *store.Filter) {
+func keepOutForgotten(rm *store.Manifest, f *forget.Filter) {
 	for path, st := range rm.Files() {
 		if s, ok := f.Sealed(path); ok && s.Offset < 0 || f.WholeRule(st.Session, st.Project) != nil {
 			rm.RemoveFile(path)
@@ -880,8 +881,8 @@ type committer struct {
 	// forget holds the rules of `recall forget` in force (nil: none),
 	// from tomb; sealed says the committer kept out, in tomb, a
 	// transcript found this run that they empty.
-	forget *store.Filter
-	tomb   *store.Tombstone
+	forget *forget.Filter
+	tomb   *forget.Tombstone
 	sealed bool
 	cur    *planned      // the transcript being applied
 	keys   *store.KeySet // row key → generation, loaded on first need
@@ -1203,11 +1204,11 @@ func (c *committer) apply(res *transcript.Result) error {
 // again, a copy of a forgotten message in a fork), counting them, and
 // returns the rule of the first it left out. The slice is filtered in
 // place.
-func (c *committer) dropForgotten(rows []transcript.Extracted) ([]transcript.Extracted, *store.ForgetRule) {
+func (c *committer) dropForgotten(rows []transcript.Extracted) ([]transcript.Extracted, *forget.Rule) {
 	if c.forget == nil {
 		return rows, nil
 	}
-	var first *store.ForgetRule
+	var first *forget.Rule
 	kept := rows[:0]
 	for i := range rows {
 		if r := c.forget.RuleOf(&rows[i].Row); r != nil {
@@ -1229,7 +1230,7 @@ func (c *committer) dropForgotten(rows []transcript.Extracted) ([]transcript.Ext
 // or, resumed from a seal, it gave none. A rule that forgets its
 // session and project whole seals it for good; otherwise it is read on
 // from where it now ends, when it grows.
-func (c *committer) keepOutIfForgotten(path string, st *record.FileState, dropped *store.ForgetRule) {
+func (c *committer) keepOutIfForgotten(path string, st *record.FileState, dropped *forget.Rule) {
 	if c.forget == nil || c.cur == nil || !c.cur.fresh || st.Rows > 0 || c.m.File(path) != st {
 		return
 	}
@@ -1237,9 +1238,9 @@ func (c *committer) keepOutIfForgotten(path string, st *record.FileState, droppe
 	if dropped == nil && rule == nil {
 		return // nothing forgotten in it: an empty transcript is indexed as ever
 	}
-	next := store.Seal{Offset: st.Offset, Lines: st.Lines, Tail: st.Tail}
+	next := forget.Seal{Offset: st.Offset, Lines: st.Lines, Tail: st.Tail}
 	if whole := c.forget.WholeRule(st.Session, st.Project); whole != nil {
-		rule, next = whole, store.Seal{Offset: -1}
+		rule, next = whole, forget.Seal{Offset: -1}
 	} else if dropped != nil {
 		rule = dropped
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -82,7 +83,7 @@ func (ix *Index) CheckFreshness(files []DiskFile, current string) (Freshness, er
 func (ix *Index) FreshState() (*FreshState, error) { return readFreshState(ix.dir) }
 
 // Tombstone reads the rules of `recall forget`.
-func (ix *Index) Tombstone() (*Tombstone, error) { return readTombstone(ix.dir) }
+func (ix *Index) Tombstone() (*forget.Tombstone, error) { return readTombstone(ix.dir) }
 
 // TombstoneID identifies the tombstone file as it is now.
 func (ix *Index) TombstoneID() record.FileID { return tombstoneID(ix.dir) }
@@ -254,7 +255,7 @@ func (w *Writer) RemoveOldManifests() error { return removeOldManifests(w.dir) }
 func (w *Writer) RemoveStrays(keep ...int) error { return removeStrays(w.dir, keep...) }
 
 // WriteTombstone replaces the rules of `recall forget` with t.
-func (w *Writer) WriteTombstone(t *Tombstone) error { return t.write(w.dir) }
+func (w *Writer) WriteTombstone(t *forget.Tombstone) error { return writeTombstone(w.dir, t) }
 
 // OpenRowsWriter opens m's data files for appending.
 func (w *Writer) OpenRowsWriter(m *Manifest) (*RowsWriter, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store/forget"
 )
 
 // Recovery: a manifest that is missing or damaged (deleted, lost with a
@@ -208,7 +209,7 @@ type recovery struct {
 	// forget tests rows against the tombstone (nil: none); the
 	// generations and messages of the rows it dropped are kept, for
 	// their keys to go too.
-	forget        *Filter
+	forget        *forget.Filter
 	forgotten     map[uint32]bool
 	forgottenMsgs MessageRows
 	// Forgotten counts the rows left out for the tombstone.

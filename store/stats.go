@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -51,9 +52,9 @@ type IndexStats struct {
 	// counts, never ids); ForgetPending says a forget or undo is not
 	// applied yet (the next index run applies it); ForgetDamaged why the
 	// tombstone does not read ("" when it does).
-	Forgotten     ForgottenCounts `json:"forgotten"`
-	ForgetPending bool            `json:"forget_pending"`
-	ForgetDamaged string          `json:"forgotten_damaged,omitempty"`
+	Forgotten     forget.Counts `json:"forgotten"`
+	ForgetPending bool          `json:"forget_pending"`
+	ForgetDamaged string        `json:"forgotten_damaged,omitempty"`
 }
 
 // stats reads the committed manifest of dir.

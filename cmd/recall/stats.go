@@ -18,6 +18,7 @@ import (
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/transcript"
 )
 
@@ -258,7 +259,7 @@ func writeStats(w io.Writer, r *statsReport) error {
 
 // writeForgotten says what `recall forget` keeps out: counts, never the
 // ids or paths (the tombstone holds only their hashes).
-func writeForgotten(tw io.Writer, f store.ForgottenCounts) {
+func writeForgotten(tw io.Writer, f forget.Counts) {
 	if f.Rules == 0 && f.Pending == 0 {
 		fmt.Fprintln(tw, "forgotten\tnothing")
 		return
