@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/forget"
@@ -450,7 +451,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *forget.Tombstone) (*a
 			return nil, err
 		}
 	}
-	if err := opts.writer().RemoveFreshState(); err != nil {
+	if err := freshstate.Remove(opts.writer()); err != nil {
 		opts.Warn(err.Error())
 	}
 	return a, nil

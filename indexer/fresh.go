@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/forget"
@@ -19,7 +20,7 @@ import (
 
 // The quick check (Options.Quick) finds what changed since the last run in
 // a handful of system calls instead of stat'ing every transcript. It
-// trusts these signals, kept in store.FreshState between runs:
+// trusts these signals, kept in freshstate.State between runs:
 //
 //   - the mtime of each root and project folder: creating, removing or
 //     renaming a transcript or a session folder changes it, so new
@@ -62,8 +63,8 @@ const (
 // quick is one quick check: what it found, and the state to keep.
 type quick struct {
 	opts  Options
-	prev  *store.FreshState
-	next  *store.FreshState
+	prev  *freshstate.State
+	next  *freshstate.State
 	now   time.Time
 	found []transcript.Transcript
 	// hot are the paths checked this run that stay in the hot set unless
@@ -83,7 +84,7 @@ type quick struct {
 // a sweep too old, history replaced) and the run sweeps, for the reason
 // given.
 func startQuick(opts Options) (*quick, string) {
-	prev, err := opts.index().FreshState()
+	prev, err := freshstate.Read(opts.index())
 	if err != nil {
 		return nil, "no freshness state to trust (" + err.Error() + ")"
 	}
@@ -101,7 +102,7 @@ func startQuick(opts Options) (*quick, string) {
 	}
 	q := &quick{opts: opts, prev: prev, now: now, hot: map[string]bool{}, signaled: map[string]bool{},
 		projects: map[string][]string{}}
-	q.next = store.NewFreshState(opts.Sources)
+	q.next = freshstate.New(opts.Sources)
 	q.next.Manifest, q.next.SweepNs, q.next.Files, q.next.Forgotten = prev.Manifest, prev.SweepNs, prev.Files, prev.Forgotten
 	for _, root := range opts.Sources {
 		if !q.checkRoot(root) {
@@ -139,7 +140,7 @@ func (q *quick) checkRoot(root string) bool {
 		}
 		return true
 	}
-	q.next.Dirs[root] = store.DirState{Root: true, MtimeNs: q.notRacy(mt)}
+	q.next.Dirs[root] = freshstate.Dir{Root: true, MtimeNs: q.notRacy(mt)}
 	listed := transcript.ProjectDirs(q.opts.Sources, root, q.opts.Warn)
 	if len(listed) == 1 && listed[0] == root {
 		return false // the root turned into a project folder
@@ -178,7 +179,7 @@ func (q *quick) knownProjects(root string) []string {
 
 // checkProject stats a known project folder: unchanged, changed (listed
 // again once the manifest is loaded) or gone.
-func (q *quick) checkProject(p string, d store.DirState) {
+func (q *quick) checkProject(p string, d freshstate.Dir) {
 	mt, err := transcript.DirMtime(p)
 	switch {
 	case err != nil:
@@ -187,7 +188,7 @@ func (q *quick) checkProject(p string, d store.DirState) {
 	case mt == d.MtimeNs && d.MtimeNs != 0:
 		q.next.Dirs[p] = d
 	default:
-		q.next.Dirs[p] = store.DirState{MtimeNs: q.notRacy(mt)}
+		q.next.Dirs[p] = freshstate.Dir{MtimeNs: q.notRacy(mt)}
 		q.relist = append(q.relist, p)
 		q.needManifest = true
 	}
@@ -199,7 +200,7 @@ func (q *quick) newProject(p string) {
 	if err != nil {
 		return
 	}
-	q.next.Dirs[p] = store.DirState{MtimeNs: q.notRacy(mt)}
+	q.next.Dirs[p] = freshstate.Dir{MtimeNs: q.notRacy(mt)}
 	for _, t := range transcript.DiscoverProject(q.opts.Sources, p, q.opts.Warn) {
 		q.add(t, true)
 	}
@@ -246,7 +247,7 @@ func (q *quick) readSignals(root string) string {
 			return hp + ": " + err.Error() // cut and written again past the offset, or too much new
 		}
 		active = append(active, named...)
-		q.next.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
+		q.next.History[hp] = freshstate.History{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
 	}
 	active = append(active, transcript.RunningSessions(filepath.Join(cfg, "sessions"))...)
 	for _, s := range active {
@@ -340,7 +341,7 @@ func (q *quick) finishNoChange() {
 	if string(q.next.Encode()) == string(q.prev.Encode()) {
 		return
 	}
-	if err := q.opts.writer().WriteFreshState(q.next); err != nil {
+	if err := freshstate.Write(q.opts.writer(), q.next); err != nil {
 		q.opts.Warn(err.Error())
 	}
 }
@@ -403,7 +404,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 	entries, err := transcript.ListProject(q.opts.Sources, p)
 	if err != nil {
 		q.opts.Warn("read project " + p + ": " + err.Error())
-		q.next.Dirs[p] = store.DirState{} // list it again next run
+		q.next.Dirs[p] = freshstate.Dir{} // list it again next run
 		return
 	}
 	listed := map[string]bool{}
@@ -448,7 +449,7 @@ func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool)
 // sweepStart is what a full sweep records before it lists anything, so a
 // change made while it runs is seen by the next run.
 type sweepStart struct {
-	state *store.FreshState
+	state *freshstate.State
 	now   time.Time
 }
 
@@ -456,7 +457,7 @@ type sweepStart struct {
 // caller discovers every transcript.
 func startSweep(opts Options) *sweepStart {
 	now := opts.now()
-	s := &sweepStart{state: store.NewFreshState(opts.Sources), now: now}
+	s := &sweepStart{state: freshstate.New(opts.Sources), now: now}
 	s.state.SweepNs = now.UnixNano()
 	racy := func(mt int64) int64 {
 		if now.Sub(time.Unix(0, mt)) < racyWindow {
@@ -471,20 +472,20 @@ func startSweep(opts Options) *sweepStart {
 		}
 		projects := transcript.ProjectDirs(opts.Sources, root, func(string) {})
 		if len(projects) == 1 && projects[0] == root {
-			s.state.Dirs[root] = store.DirState{MtimeNs: racy(mt)}
+			s.state.Dirs[root] = freshstate.Dir{MtimeNs: racy(mt)}
 			continue
 		}
-		s.state.Dirs[root] = store.DirState{Root: true, MtimeNs: racy(mt)}
+		s.state.Dirs[root] = freshstate.Dir{Root: true, MtimeNs: racy(mt)}
 		for _, p := range projects {
 			if pm, err := transcript.DirMtime(p); err == nil {
-				s.state.Dirs[p] = store.DirState{MtimeNs: racy(pm)}
+				s.state.Dirs[p] = freshstate.Dir{MtimeNs: racy(pm)}
 			}
 		}
 		if cfg := transcript.ConfigDir(root); cfg != "" {
 			hp := filepath.Join(cfg, "history.jsonl")
 			if id, err := record.StatID(hp); err == nil {
 				if mark, err := transcript.HistoryEnd(hp, id.Size); err == nil {
-					s.state.History[hp] = store.HistoryState{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
+					s.state.History[hp] = freshstate.History{Dev: id.Dev, Ino: id.Ino, Offset: mark.Offset, Tail: mark.Tail}
 				}
 			}
 		}
@@ -498,7 +499,7 @@ func startSweep(opts Options) *sweepStart {
 // liveDelta moves the count of live transcripts the quick check kept when
 // the run read only the manifest entries it looked up.
 func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found []transcript.Transcript, liveDelta int) {
-	var next *store.FreshState
+	var next *freshstate.State
 	switch {
 	case sw != nil:
 		next = sw.state
@@ -531,7 +532,7 @@ func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found 
 	}
 	next.Manifest = id
 	next.Forgotten = opts.index().TombstoneID()
-	if err := opts.writer().WriteFreshState(next); err != nil {
+	if err := freshstate.Write(opts.writer(), next); err != nil {
 		opts.Warn(err.Error())
 	}
 }

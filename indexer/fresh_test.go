@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
 )
@@ -165,7 +166,7 @@ func (e *claudeEnv) run(t *testing.T) Summary {
 // sweepNs is when the state says the last full sweep started.
 func (e *claudeEnv) sweepNs(t *testing.T) int64 {
 	t.Helper()
-	s, err := store.Open(e.idx).FreshState()
+	s, err := freshstate.Read(store.Open(e.idx))
 	if err != nil {
 		t.Fatalf("no freshness state: %v", err)
 	}
@@ -277,7 +278,7 @@ func TestQuickHotSetKeepsRecentTranscripts(t *testing.T) {
 	// Quiet for longer than HotKeep: it leaves the hot set.
 	e.now = time.Now().Add(HotKeep + time.Minute)
 	e.quickRun(t)
-	s, _ := store.Open(e.idx).FreshState()
+	s, _ := freshstate.Read(store.Open(e.idx))
 	if _, hot := s.Hot[e.mainPath(fresh)]; hot {
 		t.Error("a transcript quiet for longer than HotKeep is still hot")
 	}
@@ -312,7 +313,7 @@ func TestSweepKeepsCurrentSessionHot(t *testing.T) {
 	e := newClaudeEnv(t)
 	e.appendPrompt(t, oldSession, "said in the old session while current")
 	e.backdate(t)
-	if err := storetest.With(e.idx, func(w *store.Writer) error { return w.RemoveFreshState() }); err != nil { // the next run sweeps
+	if err := storetest.With(e.idx, func(w *store.Writer) error { return freshstate.Remove(w) }); err != nil { // the next run sweeps
 		t.Fatal(err)
 	}
 	_, err := Run(Options{Config: Config{Sources: []string{e.root}, IndexDir: e.idx, CurrentSession: oldSession},

@@ -79,9 +79,6 @@ func (ix *Index) CheckFreshness(files []DiskFile, current string) (Freshness, er
 	return checkFreshness(ix.dir, files, current)
 }
 
-// FreshState reads the freshness state of the quick check.
-func (ix *Index) FreshState() (*FreshState, error) { return readFreshState(ix.dir) }
-
 // Tombstone reads the rules of `recall forget`.
 func (ix *Index) Tombstone() (*forget.Tombstone, error) { return readTombstone(ix.dir) }
 
@@ -241,12 +238,6 @@ func (w *Writer) Recover(known *Manifest, complete func(*Manifest)) (*Manifest, 
 func (w *Writer) Rederive(m *Manifest, progress func(done, total int)) (string, error) {
 	return rederive(w.dir, m, w.warnOrDrop(), progress)
 }
-
-// WriteFreshState replaces the freshness state.
-func (w *Writer) WriteFreshState(s *FreshState) error { return writeFreshState(w.dir, s) }
-
-// RemoveFreshState removes the freshness state.
-func (w *Writer) RemoveFreshState() error { return removeFreshState(w.dir) }
 
 // RemoveOldManifests removes manifests of older versions.
 func (w *Writer) RemoveOldManifests() error { return removeOldManifests(w.dir) }

@@ -11,6 +11,10 @@ import (
 	"github.com/recall-dev/recall/store/terms"
 )
 
+// freshStateName is the indexer's freshness state (indexer/freshstate),
+// whose temporary files the clean-up here removes too.
+const freshStateName = "fresh-v2.tsv"
+
 // termRefs lists the term-index segment files in dir.
 func termRefs(dir string) ([]terms.Ref, error) {
 	entries, err := os.ReadDir(dir)
@@ -33,7 +37,7 @@ func crashTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
 		return false
 	}
-	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", freshName + "."} {
+	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", freshStateName + "."} {
 		if strings.HasPrefix(name[1:], base) {
 			return true
 		}

@@ -105,7 +105,7 @@ func TestCrashTempsRemoved(t *testing.T) {
 		"." + ManifestName + ".456.tmp",
 		"." + JournalName + ".789.tmp",
 		".keyidx-v2-000001.bin.1.tmp",
-		"." + freshName + ".2.tmp",
+		"." + freshStateName + ".2.tmp",
 	}
 	kept := []string{".settings.json.3.tmp", "notes.tmp", ManifestName, ".terms-notes"}
 	for _, name := range append(slices.Clone(crashed), kept...) {

@@ -1,4 +1,10 @@
-package store
+// Package freshstate is the indexer's freshness state (fresh-v2.tsv in
+// the index directory): what the last run saw of the transcript folders
+// and of Claude Code's signals, so that the next run finds what changed
+// in a handful of system calls. It is a hint, never the truth: a
+// missing, damaged or mismatched state only means the next run stats
+// every transcript.
+package freshstate
 
 import (
 	"bytes"
@@ -12,6 +18,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -22,13 +29,13 @@ import (
 // only means the next run stats every transcript.
 const freshName = "fresh-v2.tsv"
 
-// FreshState is the content of freshName.
-type FreshState struct {
+// State is the content of freshName.
+type State struct {
 	Feature uint32 // textrules.FeatureVersion it was written under
 	Sources []string
 	// Manifest is the committed manifest the state goes with; another
 	// one (written by a run that kept no state, or recovered) voids it.
-	Manifest ManifestStamp
+	Manifest store.ManifestStamp
 	// Forgotten is the tombstone the state goes with (TombstoneID,
 	// zero for none): a forget changes it, so the next run looks.
 	Forgotten record.FileID
@@ -36,41 +43,34 @@ type FreshState struct {
 	Files     int   // transcripts the manifest held under the sources
 	// Dirs are folder mtimes: the roots and project folders. An entry
 	// removed or created in one changes its mtime. 0 means "list again".
-	Dirs map[string]DirState
+	Dirs map[string]Dir
 	// History is how far each history.jsonl was read, by path.
-	History map[string]HistoryState
+	History map[string]History
 	// Hot are transcripts checked on every run (running or recently
 	// written sessions), with the stat the manifest holds for them.
 	Hot map[string]record.FileID
 }
 
-// DirState is one folder the quick check stats.
-type DirState struct {
+// Dir is one folder the quick check stats.
+type Dir struct {
 	Root    bool // a transcript root (its entries are project folders)
 	MtimeNs int64
 }
 
-// HistoryState is how far a history.jsonl was read.
-type HistoryState struct {
+// History is how far a history.jsonl was read.
+type History struct {
 	Dev, Ino uint64
 	Offset   int64
 	Tail     uint32 // transcript.HistoryTail at Offset: the file was not cut and written again
 }
 
-// ManifestStamp identifies a committed manifest: its checkpoint and its
-// journal (ManifestID). A checkpoint changes them both; a journal record
-// changes the journal's size.
-type ManifestStamp struct {
-	Checkpoint, Journal record.FileID
-}
-
-// NewFreshState is an empty state for the given sources.
-func NewFreshState(sources []string) *FreshState {
-	return &FreshState{
+// New is an empty state for the given sources.
+func New(sources []string) *State {
+	return &State{
 		Feature: textrules.FeatureVersion,
 		Sources: append([]string(nil), sources...),
-		Dirs:    map[string]DirState{},
-		History: map[string]HistoryState{},
+		Dirs:    map[string]Dir{},
+		History: map[string]History{},
 		Hot:     map[string]record.FileID{},
 	}
 }
@@ -80,7 +80,7 @@ const freshMagic = "recall-fresh\tv2"
 
 // readFreshState loads dir's freshness state; an error means there is
 // none to trust (the caller sweeps).
-func readFreshState(dir string) (*FreshState, error) {
+func readFreshState(dir string) (*State, error) {
 	data, err := os.ReadFile(filepath.Join(dir, freshName))
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func readFreshState(dir string) (*FreshState, error) {
 	return s, nil
 }
 
-func parseFresh(data []byte) (*FreshState, error) {
+func parseFresh(data []byte) (*State, error) {
 	end := bytes.LastIndex(data, []byte("\nend\t"))
 	if !bytes.HasPrefix(data, []byte(freshMagic+"\n")) || end < 0 || !bytes.HasSuffix(data, []byte("\n")) {
 		return nil, errors.New("not a freshness state")
@@ -101,7 +101,7 @@ func parseFresh(data []byte) (*FreshState, error) {
 	if err := checkSum(f, data[:end+1]); err != nil {
 		return nil, err
 	}
-	s := NewFreshState(nil)
+	s := New(nil)
 	s.Feature = 0
 	var fields [][]byte
 	for line := range bytes.SplitSeq(data[len(freshMagic)+1:end], []byte{'\n'}) {
@@ -113,7 +113,7 @@ func parseFresh(data []byte) (*FreshState, error) {
 	return s, nil
 }
 
-func (s *FreshState) parseLine(f [][]byte) error {
+func (s *State) parseLine(f [][]byte) error {
 	p := fieldParser{f: f}
 	switch string(f[0]) {
 	case "feature":
@@ -131,9 +131,9 @@ func (s *FreshState) parseLine(f [][]byte) error {
 	case "files":
 		s.Files = int(p.int(1))
 	case "dir":
-		s.Dirs[p.str(3)] = DirState{Root: p.int(1) == 1, MtimeNs: p.int(2)}
+		s.Dirs[p.str(3)] = Dir{Root: p.int(1) == 1, MtimeNs: p.int(2)}
 	case "history":
-		s.History[p.str(5)] = HistoryState{Dev: uint64(p.int(1)), Ino: uint64(p.int(2)), Offset: p.int(3), Tail: uint32(p.int(4))}
+		s.History[p.str(5)] = History{Dev: uint64(p.int(1)), Ino: uint64(p.int(2)), Offset: p.int(3), Tail: uint32(p.int(4))}
 	case "hot":
 		id := p.fileID(1)
 		s.Hot[p.str(5)] = id
@@ -143,12 +143,8 @@ func (s *FreshState) parseLine(f [][]byte) error {
 	return p.err
 }
 
-func (p *fieldParser) fileID(i int) record.FileID {
-	return record.FileID{Dev: uint64(p.int(i)), Ino: uint64(p.int(i + 1)), Size: p.int(i + 2), MtimeNs: p.int(i + 3)}
-}
-
 // Encode is the state as written to freshName.
-func (s *FreshState) Encode() []byte {
+func (s *State) Encode() []byte {
 	b := []byte(freshMagic + "\n")
 	i64 := strconv.AppendInt
 	b = i64(append(b, "feature\t"...), int64(s.Feature), 10)
@@ -203,7 +199,7 @@ func appendFileID(b []byte, id record.FileID) []byte {
 // writeFreshState replaces dir's freshness state. It is not synced: a
 // state lost or cut short in a crash is detected (checksum) and costs one
 // full sweep, and the manifest it names is always committed first.
-func writeFreshState(dir string, s *FreshState) error {
+func writeFreshState(dir string, s *State) error {
 	path := filepath.Join(dir, freshName)
 	tmp, err := os.CreateTemp(dir, "."+freshName+".*.tmp")
 	if err != nil {
@@ -235,15 +231,12 @@ func removeFreshState(dir string) error {
 	return nil
 }
 
-// manifestID identifies dir's committed manifest: a checkpoint renames a
-// new file over ManifestName and starts a new journal, a journal commit
-// makes the journal longer, so every commit changes it. A journal that
-// is not there stamps as zero.
-func manifestID(dir string) (ManifestStamp, error) {
-	cp, err := record.StatID(filepath.Join(dir, ManifestName))
-	if err != nil {
-		return ManifestStamp{}, err
-	}
-	j, _ := record.StatID(filepath.Join(dir, JournalName))
-	return ManifestStamp{Checkpoint: cp, Journal: j}, nil
-}
+// Read reads the index's freshness state.
+func Read(ix *store.Index) (*State, error) { return readFreshState(ix.Dir()) }
+
+// Write replaces the index's freshness state; only a run that holds the
+// writer lock keeps one.
+func Write(w *store.Writer, s *State) error { return writeFreshState(w.Dir(), s) }
+
+// Remove drops the index's freshness state, so that the next run sweeps.
+func Remove(w *store.Writer) error { return removeFreshState(w.Dir()) }

@@ -1,19 +1,20 @@
-package store
+package freshstate
 
 import (
 	"reflect"
 	"testing"
 
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store"
 )
 
-func sampleFresh() *FreshState {
-	s := NewFreshState([]string{"/home/u/.claude/projects", "/odd\tpath"})
-	s.Manifest = ManifestStamp{Checkpoint: record.FileID{Dev: 2049, Ino: 77, Size: 1234, MtimeNs: 1775037600000000000}, Journal: record.FileID{Dev: 2049, Ino: 78, Size: 24, MtimeNs: 1775037600000000001}}
+func sampleFresh() *State {
+	s := New([]string{"/home/u/.claude/projects", "/odd\tpath"})
+	s.Manifest = store.ManifestStamp{Checkpoint: record.FileID{Dev: 2049, Ino: 77, Size: 1234, MtimeNs: 1775037600000000000}, Journal: record.FileID{Dev: 2049, Ino: 78, Size: 24, MtimeNs: 1775037600000000001}}
 	s.SweepNs, s.Files = 1775037600000000001, 8174
-	s.Dirs["/home/u/.claude/projects"] = DirState{Root: true, MtimeNs: 5}
-	s.Dirs["/home/u/.claude/projects/-a"] = DirState{MtimeNs: 0}
-	s.History["/home/u/.claude/history.jsonl"] = HistoryState{Dev: 1, Ino: 2, Offset: 300}
+	s.Dirs["/home/u/.claude/projects"] = Dir{Root: true, MtimeNs: 5}
+	s.Dirs["/home/u/.claude/projects/-a"] = Dir{MtimeNs: 0}
+	s.History["/home/u/.claude/history.jsonl"] = History{Dev: 1, Ino: 2, Offset: 300}
 	s.Hot["/home/u/.claude/projects/-a/s.jsonl"] = record.FileID{Dev: 1, Ino: 3, Size: 10, MtimeNs: 11}
 	s.Hot["/home/u/.claude/projects/-a/new\nline.jsonl"] = record.FileID{Size: -1}
 	return s
