@@ -3,23 +3,20 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/indexer/indexertest"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
-	"github.com/recall-dev/recall/store"
 )
 
 // TestCollapseExplained: --explain, human and --json, says why a session
 // absorbed another; --json's similar_why says it without --explain too.
 func TestCollapseExplained(t *testing.T) {
-	snap := issue22Index(t)
+	snap := indexertest.Snapshot(t, "../testdata/transcripts/issue22/projects")
 	res, err := search.Run(snap, search.Request{Terms: []string{"token", "bucket"}, Limit: 10, Now: time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC), Explain: true})
 	if err != nil {
 		t.Fatal(err)
@@ -74,25 +71,4 @@ func TestCollapseExplained(t *testing.T) {
 			}
 		}
 	}
-}
-
-// issue22Index indexes testdata/transcripts/issue22 (two sessions that
-// hold the same pasted brief, and a resumed copy of one) and opens it.
-func issue22Index(t *testing.T) *store.Snapshot {
-	t.Helper()
-	src := filepath.Join(t.TempDir(), "projects")
-	if err := os.CopyFS(src, os.DirFS("../testdata/transcripts/issue22/projects")); err != nil {
-		t.Fatal(err)
-	}
-	idx := t.TempDir()
-	opts := indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}
-	if _, err := indexer.Run(opts); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := store.Open(idx).Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { snap.Close() })
-	return snap
 }

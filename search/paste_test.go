@@ -1,13 +1,11 @@
 package search
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/indexer/indexertest"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -21,20 +19,7 @@ const (
 
 func pasteIndex(t *testing.T) *store.Snapshot {
 	t.Helper()
-	src := filepath.Join(t.TempDir(), "projects")
-	if err := os.CopyFS(src, os.DirFS("../testdata/transcripts/issue22/projects")); err != nil {
-		t.Fatal(err)
-	}
-	idx := t.TempDir()
-	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}}); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := store.Open(idx).Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { snap.Close() })
-	return snap
+	return indexertest.Snapshot(t, "../testdata/transcripts/issue22/projects")
 }
 
 // TestSharedPasteKeepsSessionsApart: two sessions a day apart that hold

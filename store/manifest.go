@@ -18,6 +18,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -467,7 +468,7 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 			version, m.Format = v, min(v, formatVersion) // v3 on: a format line says
 			m.lineLayout = m.Format
 		case string(fields[0]) == headChecksum || string(fields[0]) == endChecksum:
-			if err := checkSum(fields, data[:at]); err != nil {
+			if err := tsvfield.CheckLine(fields, data[:at]); err != nil {
 				return nil, fmt.Errorf("line %d: %w", n, err)
 			}
 			sawHead = sawHead || string(fields[0]) == headChecksum
@@ -489,21 +490,6 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 		return nil, errors.New("empty manifest")
 	}
 	return m, nil
-}
-
-// checkSum verifies a checksum line against the bytes before it.
-func checkSum(fields [][]byte, before []byte) error {
-	if len(fields) != 2 {
-		return fmt.Errorf("%s checksum: want one field", fields[0])
-	}
-	want, err := strconv.ParseUint(string(fields[1]), 16, 32)
-	if err != nil {
-		return fmt.Errorf("%s checksum: %w", fields[0], err)
-	}
-	if got := crc32.Checksum(before, crcTable); got != uint32(want) {
-		return fmt.Errorf("%s checksum %08x, the bytes before it give %08x", fields[0], want, got)
-	}
-	return nil
 }
 
 // appendChecksum closes b with a checksum line of the given kind.

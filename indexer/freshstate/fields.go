@@ -58,21 +58,6 @@ func splitTabs(line []byte, dst [][]byte) [][]byte {
 	return append(dst, bytes.Split(line, []byte{'\t'})...)
 }
 
-// checkSum checks an end line's CRC-32C against the bytes before it.
-func checkSum(fields [][]byte, before []byte) error {
-	if len(fields) != 2 {
-		return fmt.Errorf("%s checksum: want one field", fields[0])
-	}
-	want, err := strconv.ParseUint(string(fields[1]), 16, 32)
-	if err != nil {
-		return fmt.Errorf("%s checksum: %w", fields[0], err)
-	}
-	if got := crc32.Checksum(before, crcTable); got != uint32(want) {
-		return fmt.Errorf("%s checksum %08x, the bytes before it give %08x", fields[0], want, got)
-	}
-	return nil
-}
-
 func appendEscaped(dst []byte, s string) []byte { return tsvfield.Append(dst, s) }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
@@ -98,7 +99,7 @@ func parseFresh(data []byte) (*State, error) {
 		return nil, errors.New("not a freshness state")
 	}
 	f := splitTabs(bytes.TrimSuffix(data[end+1:], []byte("\n")), nil)
-	if err := checkSum(f, data[:end+1]); err != nil {
+	if err := tsvfield.CheckLine(f, data[:end+1]); err != nil {
 		return nil, err
 	}
 	s := New(nil)

@@ -19,27 +19,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 )
 
 // castagnoli is CRC-32C, the checksum of the file's end line.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// checkEnd checks the end line ("end\tCRC\n") against the bytes before it.
-func checkEnd(line, before []byte) error {
-	f := strings.Split(strings.TrimSuffix(string(line), "\n"), "\t")
-	if len(f) != 2 || f[0] != "end" {
-		return errors.New("end checksum: want one field")
-	}
-	want, err := strconv.ParseUint(f[1], 16, 32)
-	if err != nil {
-		return fmt.Errorf("end checksum: %w", err)
-	}
-	if got := crc32.Checksum(before, castagnoli); got != uint32(want) {
-		return fmt.Errorf("end checksum %08x, the bytes before it give %08x", want, got)
-	}
-	return nil
-}
 
 const forgottenMagic = "recall-forgotten\tv1"
 
@@ -461,7 +446,7 @@ func Parse(data []byte) (*Tombstone, error) {
 	if !bytes.HasPrefix(data, []byte(forgottenMagic+"\n")) || end < 0 || !bytes.HasSuffix(data, []byte("\n")) {
 		return nil, errors.New("not a tombstone, or cut short")
 	}
-	if err := checkEnd(data[end+1:], data[:end+1]); err != nil {
+	if err := tsvfield.CheckLine(bytes.Split(bytes.TrimSuffix(data[end+1:], []byte("\n")), []byte{'\t'}), data[:end+1]); err != nil {
 		return nil, err
 	}
 	t := &Tombstone{}
