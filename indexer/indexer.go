@@ -362,52 +362,16 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 	return openOrRecover(opts, false)
 }
 
-// openOrRecover is loadOrNew, recovering a missing or damaged manifest
-// from the data files (store.Recover) instead of starting over: the rows
-// may be the only copy of transcripts that are gone. A quick run checks
-// only the length of the block records (reading them all grows with the
-// index); a sweep, a search and --repair read every record.
+// openOrRecover opens the committed index for a run (store.Writer.
+// OpenRun), recovering a missing or damaged manifest from the data files
+// instead of starting over: the rows may be the only copy of transcripts
+// that are gone.
 func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
-	m, err := loadOrNew(opts.IndexDir)
-	if err == nil && opts.index().HasManifest() {
-		// A crash just after a rewrite's commit can leave its rows file
-		// under its part name: it takes its name before anything reads
-		// the rows. Files of another sequence (a rewrite killed before
-		// or just after its commit) go now, not when this run gets to
-		// write: until then `zstdcat rows-*.zst` would print both.
-		err = opts.writer().FinishPublish(m)
-		if err == nil && opts.index().HasStrays() {
-			err = opts.writer().RemoveStrays(m.Seq)
-		}
-	}
-	if err == nil && !quick {
-		m.LoadAll() // and checks the checkpoint whole
-		err = m.Err()
-	}
-	var lastRead *store.Manifest // the manifest up to its last whole journal record
-	if err == nil {
-		if err = opts.index().CheckJournal(m); err != nil {
-			if m.LoadAll(); m.Err() == nil {
-				lastRead = m
-			}
-		}
-	}
-	var known *store.Manifest
-	switch {
-	case err == nil && m.RowsBytes > 0:
-		// The block records locate the rows; without them nothing reads.
-		check := opts.index().CheckBlocks
-		if quick {
-			check = opts.index().CheckBlocksLength
-		}
-		if err = check(m); err == nil {
-			return m, nil
-		}
-		known = m
-		known.LoadAll()
-	case !errors.Is(err, store.ErrManifestDamaged):
+	m, damaged, err := opts.writer().OpenRun(quick)
+	if err != nil || damaged == nil {
 		return m, err
 	}
+	err = damaged.Err
 	opts.warnErr(err)
 	tomb, terr := opts.index().Tombstone()
 	if terr != nil {
@@ -415,11 +379,11 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		return nil, problem.Problem{Err: fmt.Errorf("%w; %w", err, terr), Remedy: problem.RestoreTombstone}
 	}
 	complete := func(rm *store.Manifest) {
-		keepRowless(rm, lastRead)
+		keepRowless(rm, damaged.LastRead)
 		keepOutForgotten(rm, tomb.Filter())
 		completeRecovered(rm, opts.Warn)
 	}
-	m, rec, rerr := opts.writer().Recover(known, complete)
+	m, rec, rerr := opts.writer().Recover(damaged.Known, complete)
 	if rerr != nil {
 		// The run that would mend err failed: its remedy no longer holds.
 		return nil, problem.Problem{Err: fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr), Remedy: problem.None}
@@ -489,17 +453,6 @@ func completeRecovered(m *store.Manifest, warn func(string)) {
 		st.Offset, st.Lines = off, found
 		st.Dev, st.Ino, st.Size, st.MtimeNs = fs.Dev, fs.Ino, off, 0 // seen as grown: read on from Offset
 	}
-}
-
-// loadOrNew opens the committed manifest for a run: the file lines of
-// the checkpoint are read as the run looks their paths up (store.File),
-// every one only where a run needs them all (a sweep, a changed folder).
-func loadOrNew(dir string) (*store.Manifest, error) {
-	m, err := store.Open(dir).OpenManifest()
-	if errors.Is(err, store.ErrNoIndex) {
-		return store.NewManifest(), nil
-	}
-	return m, err
 }
 
 // baseState is what a run needs to remember of the committed manifest it

@@ -266,3 +266,66 @@ func (ix *Index) warnOrDrop() func(error) {
 	}
 	return ix.warn
 }
+
+// Damaged is a committed index a run cannot trust as it is, and what of
+// it recovery keeps.
+type Damaged struct {
+	Err error
+	// Known is the manifest as read when only the block records failed
+	// (nil when the manifest itself did): recovery keeps its
+	// per-transcript state and reads its rows to its committed length.
+	Known *Manifest
+	// LastRead is the manifest as far as its journal reads whole (nil
+	// when that does not read either): the entries of transcripts that
+	// left no rows are kept from it.
+	LastRead *Manifest
+}
+
+// OpenRun opens the committed manifest for a run that writes: a new one
+// when there is no index yet. It first finishes what a killed writer left
+// (a committed rows file still under its part name takes its name, the
+// files of another sequence go: until then `zstdcat rows-*.zst` could
+// print both), then checks the checkpoint whole (not when quick: its
+// lines are read on demand), the journal, and the block records (only
+// their length when quick: reading them all grows with the index).
+// What fails those checks comes back as Damaged, for the caller to
+// recover from the rows (Recover); any other failure as the error.
+func (w *Writer) OpenRun(quick bool) (*Manifest, *Damaged, error) {
+	m, err := readManifestLazy(w.dir)
+	if errors.Is(err, ErrNoIndex) {
+		m, err = NewManifest(), nil
+	}
+	if err == nil && hasManifest(w.dir) {
+		err = finishPublish(w.dir, m)
+		if err == nil && hasStrays(w.dir) {
+			err = removeStrays(w.dir, m.Seq)
+		}
+	}
+	if err == nil && !quick {
+		m.loadAll() // and checks the checkpoint whole
+		err = m.Err()
+	}
+	var lastRead *Manifest
+	if err == nil {
+		if err = checkJournal(w.dir, m); err != nil {
+			if m.loadAll(); m.Err() == nil {
+				lastRead = m
+			}
+		}
+	}
+	switch {
+	case err == nil && m.RowsBytes > 0:
+		check := checkBlocks
+		if quick {
+			check = checkBlocksLength
+		}
+		if err = check(w.dir, m); err == nil {
+			return m, nil, nil
+		}
+		m.loadAll()
+		return nil, &Damaged{Err: err, Known: m, LastRead: lastRead}, nil
+	case errors.Is(err, ErrManifestDamaged):
+		return nil, &Damaged{Err: err, LastRead: lastRead}, nil
+	}
+	return m, nil, err
+}
