@@ -355,7 +355,7 @@ func linkRows(dir, rowsName string) error {
 	if lerr == nil && terr == nil && li.Mode().IsRegular() && os.SameFile(li, ti) {
 		return nil
 	}
-	tmp := link + ".new"
+	tmp := filepath.Join(dir, "."+RowsLinkName+".tmp") // what a kill leaves, removeStaleTerms removes
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("link %s: %w", RowsLinkName, err)
 	}

@@ -37,7 +37,7 @@ func crashTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
 		return false
 	}
-	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", freshStateName + "."} {
+	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", freshStateName + ".", RowsLinkName + "."} {
 		if strings.HasPrefix(name[1:], base) {
 			return true
 		}
@@ -47,7 +47,8 @@ func crashTemp(name string) bool {
 
 // removeStaleTerms deletes the segments of sequence seq that reach past
 // its committed blocks, and the temp files a crash left behind (of term
-// segments, checkpoints, journals, key indexes, freshness states).
+// segments, checkpoints, journals, key indexes, freshness states, the
+// rows link).
 func removeStaleTerms(dir string, seq, blocks int) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

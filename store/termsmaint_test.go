@@ -106,6 +106,7 @@ func TestCrashTempsRemoved(t *testing.T) {
 		"." + JournalName + ".789.tmp",
 		".keyidx-v2-000001.bin.1.tmp",
 		"." + freshStateName + ".2.tmp",
+		"." + RowsLinkName + ".tmp",
 	}
 	kept := []string{".settings.json.3.tmp", "notes.tmp", ManifestName, ".terms-notes"}
 	for _, name := range append(slices.Clone(crashed), kept...) {
