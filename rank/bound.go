@@ -36,9 +36,6 @@ func NewBounder(q *Query) *Bounder {
 	return &Bounder{q: q, idf: termIDFs(q)}
 }
 
-// Terms is the number of query terms.
-func (b *Bounder) Terms() int { return len(b.idf) }
-
 // Contributions sets dst (grown to one entry per term) to the most each
 // term can contribute to the relevance of a message with features f: its
 // IDF times the saturated weight of its hits. All are zero for an

@@ -92,31 +92,20 @@ func RankPool(msgs []Message, q Query, opt Options) ([]Session, int) {
 	return Order(sessions, opt)
 }
 
-// ScoreSession scores the messages of one session as Rank does, for a
-// caller that gathers sessions one at a time and then calls Order.
-func ScoreSession(msgs []Message, q Query, opt Options) Session {
-	// One session: its messages in one allocation of their number, where
-	// groupSessions grows a slice of these large values by appending.
-	scored := make([]ScoredMessage, len(msgs))
-	for i, m := range msgs {
-		scored[i].Message = m
-	}
-	return ScoreSessionMessages(scored, q, opt)
-}
-
-// ScoreSessionMessages is ScoreSession for a caller that builds the
-// session's messages in place: msgs holds them unscored (only Message
-// set), and becomes the session's Messages. A caller that made a
+// ScoreSessionMessages scores the messages of one session as Rank does,
+// for a caller that gathers sessions one at a time and then calls Order,
+// and builds the session's messages in place: msgs holds them unscored
+// (only Message set), and becomes the session's Messages. A caller that made a
 // []Message only to pass it on copies each large message once instead
 // of twice.
 func ScoreSessionMessages(msgs []ScoredMessage, q Query, opt Options) Session {
 	if len(msgs) == 0 {
-		panic("rank.ScoreSession: no messages")
+		panic("rank.ScoreSessionMessages: no messages")
 	}
 	s := Session{ID: msgs[0].Session, Messages: msgs}
 	for i := range msgs {
 		if msgs[i].Session != s.ID {
-			panic("rank.ScoreSession: messages of several sessions")
+			panic("rank.ScoreSessionMessages: messages of several sessions")
 		}
 	}
 	idf := termIDFs(&q)

@@ -433,6 +433,3 @@ func ResolveProject(arg, cwd string) string {
 func projectMatches(project string, wanted []string) bool {
 	return filter.ProjectMatches(project, wanted)
 }
-
-// InProject reports whether path is root or inside it.
-func InProject(path, root string) bool { return filter.InProject(path, root) }

@@ -178,12 +178,6 @@ const (
 	entryLink                     // a symbolic link: linkJudge.follow says what to make of it
 )
 
-// special reports whether a directory entry's type is a FIFO, socket or
-// device.
-func special(t os.FileMode) bool {
-	return t&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice|os.ModeCharDevice) != 0
-}
-
 // warnSpecial says that a FIFO, socket or device named like a transcript
 // is skipped.
 func warnSpecial(dirfd int, dir, name string, warn func(string)) {
