@@ -33,3 +33,9 @@ func eachEntry(dir string, fn func(dirfd int, name string, typ entryType)) error
 	}
 	return nil
 }
+
+// special reports whether a directory entry's type is a FIFO, socket or
+// device.
+func special(t os.FileMode) bool {
+	return t&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice|os.ModeCharDevice) != 0
+}
