@@ -63,9 +63,6 @@ func (ix *Index) Stats() (*IndexStats, error) { return stats(ix.dir) }
 // Verify reads every block and derived file and says what is damaged.
 func (ix *Index) Verify() (*Damage, error) { return verify(ix.dir) }
 
-// Strays lists the files no committed manifest names (m's).
-func (ix *Index) Strays(m *Manifest) []string { return strayFiles(ix.dir, m) }
-
 // HasStrays reports, from one listing, whether files of another
 // sequence or staged files are there.
 func (ix *Index) HasStrays() bool { return hasStrays(ix.dir) }
@@ -84,16 +81,6 @@ func (ix *Index) Tombstone() (*forget.Tombstone, error) { return readTombstone(i
 
 // TombstoneID identifies the tombstone file as it is now.
 func (ix *Index) TombstoneID() record.FileID { return tombstoneID(ix.dir) }
-
-// CheckBlocks reads every block record of m and checks it.
-func (ix *Index) CheckBlocks(m *Manifest) error { return checkBlocks(ix.dir, m) }
-
-// CheckBlocksLength checks only the block records' length.
-func (ix *Index) CheckBlocksLength(m *Manifest) error { return checkBlocksLength(ix.dir, m) }
-
-// CheckJournal refuses a manifest whose journal is missing or torn while
-// data files hold bytes past it.
-func (ix *Index) CheckJournal(m *Manifest) error { return checkJournal(ix.dir, m) }
 
 // CheckRowsLength reports a rows file shorter than committed.
 func (ix *Index) CheckRowsLength(m *Manifest) error { return checkRowsLength(ix.dir, m) }
@@ -224,9 +211,6 @@ func (w *Writer) EnsureTerms(m *Manifest, openEach bool) {
 	}
 	ensureTerms(w.dir, m, check, w.warnOrDrop())
 }
-
-// FinishPublish completes what a killed writer left of m's publication.
-func (w *Writer) FinishPublish(m *Manifest) error { return finishPublish(w.dir, m) }
 
 // Recover makes a manifest from the rows when it is lost or damaged.
 func (w *Writer) Recover(known *Manifest, complete func(*Manifest)) (*Manifest, *Recovered, error) {

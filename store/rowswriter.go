@@ -108,13 +108,6 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 	if err := checkJournal(dir, m); err != nil {
 		return nil, err
 	}
-	if !staged {
-		// An index an older recall wrote, or a first run's empty one:
-		// the rows file takes its name and link before it grows.
-		if err := finishPublish(dir, m); err != nil {
-			return nil, err
-		}
-	}
 	w := &RowsWriter{dir: dir, m: m, warn: warn, staged: staged}
 	w.blk = newBlockBuilder(w.bufs.get())
 	files := []struct {
@@ -140,6 +133,9 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 		*spec.f = f
 	}
 	if !staged && m.RowsBytes == 0 {
+		// A first run's rows file takes the link before it grows; an
+		// older name or a killed writer's publication was finished by
+		// the run's OpenRun.
 		if err := linkRows(dir, m.RowsName()); err != nil {
 			w.Close()
 			return nil, err

@@ -44,8 +44,8 @@ type IndexStats struct {
 	// headless runs, of Sessions.
 	HeadlessSessions int              `json:"headless_sessions"`
 	Excluded         map[string]int64 `json:"excluded"`
-	// strayFiles are files of the index directory no committed manifest
-	// names (Strays): an interrupted forget, rebuild or compaction left
+	// Strays are files of the index directory no committed manifest
+	// names: an interrupted forget, rebuild or compaction left
 	// them, zstdcat prints their rows, the next index run removes them.
 	Strays []string `json:"stray_files"`
 	// Forgotten counts what `recall forget` keeps out (the tombstone:

@@ -225,8 +225,8 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 
 // TestOlderRowsFileNameIsRenamed: an index an older recall wrote keeps
 // its rows file as rows-v2-NNNNNN.zst, with no link. Readers read it
-// there; the first writer renames it and links it, and zstdcat reads it
-// once all along.
+// there; the first run (OpenRun) renames it and links it, and zstdcat
+// reads it once all along.
 func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	dir := t.TempDir()
 	m := committedIndex(t, dir)
@@ -244,11 +244,14 @@ func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	if hasStrays(dir) || len(strayFiles(dir, m)) > 0 {
 		t.Errorf("the older rows file counts as a stray: %v", strayFiles(dir, m))
 	}
-	w, err := openRowsWriterAt(dir, m, nil)
+	w, err := Open(dir).TryLock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	if _, damaged, err := w.OpenRun(false); err != nil || damaged != nil {
+		t.Fatalf("a run opening the older layout: %v, %+v", err, damaged)
+	}
+	w.Unlock()
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after a writer opened it zstdcat reads %v, want %s", got, m.RowsName())
 	}
