@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
@@ -32,7 +34,7 @@ type fault struct {
 }
 
 func faults() []fault {
-	flipIn := func(name func(m *store.Manifest) string, skip int64) func(*testing.T, string, *rand.Rand) bool {
+	flipIn := func(name func(m *manifest.Manifest) string, skip int64) func(*testing.T, string, *rand.Rand) bool {
 		return func(t *testing.T, idx string, rng *rand.Rand) bool {
 			m, err := store.Open(idx).Manifest()
 			if err != nil {
@@ -44,33 +46,33 @@ func faults() []fault {
 	}
 	return []fault{
 		{"delete the manifest", func(t *testing.T, idx string, _ *rand.Rand) bool {
-			must(t, os.Remove(filepath.Join(idx, store.ManifestName)))
+			must(t, os.Remove(filepath.Join(idx, manifest.Name)))
 			return false
 		}},
 		{"cut the manifest short", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			path := filepath.Join(idx, store.ManifestName)
+			path := filepath.Join(idx, manifest.Name)
 			info, err := os.Stat(path)
 			must(t, err)
 			must(t, os.Truncate(path, rng.Int64N(info.Size())))
 			return false
 		}},
 		{"flip a manifest byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			flipRandomByte(t, filepath.Join(idx, store.ManifestName), 0, rng)
+			flipRandomByte(t, filepath.Join(idx, manifest.Name), 0, rng)
 			return false
 		}},
 		{"flip a journal byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			flipRandomByte(t, filepath.Join(idx, store.JournalName), 0, rng)
+			flipRandomByte(t, filepath.Join(idx, manifest.JournalName), 0, rng)
 			return false
 		}},
 		{"cut the journal short", func(t *testing.T, idx string, rng *rand.Rand) bool {
-			path := filepath.Join(idx, store.JournalName)
+			path := filepath.Join(idx, manifest.JournalName)
 			info, err := os.Stat(path)
 			must(t, err)
 			must(t, os.Truncate(path, rng.Int64N(info.Size())))
 			return false
 		}},
 		{"delete the journal", func(t *testing.T, idx string, _ *rand.Rand) bool {
-			must(t, os.Remove(filepath.Join(idx, store.JournalName)))
+			must(t, os.Remove(filepath.Join(idx, manifest.JournalName)))
 			return false
 		}},
 		{"flip a rows byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
@@ -87,9 +89,9 @@ func faults() []fault {
 			must(t, os.WriteFile(path, data, 0o600))
 			return true
 		}},
-		{"flip a block-record byte", flipIn(func(m *store.Manifest) string { return m.BlocksName() }, 16)},
-		{"flip a keys byte", flipIn(func(m *store.Manifest) string { return m.KeysName() }, 0)},
-		{"flip an events byte", flipIn(func(m *store.Manifest) string { return m.EventsName() }, 0)},
+		{"flip a block-record byte", flipIn(func(m *manifest.Manifest) string { return m.BlocksName() }, 16)},
+		{"flip a keys byte", flipIn(func(m *manifest.Manifest) string { return m.KeysName() }, 0)},
+		{"flip an events byte", flipIn(func(m *manifest.Manifest) string { return m.EventsName() }, 0)},
 		{"flip a term segment byte", func(t *testing.T, idx string, rng *rand.Rand) bool {
 			refs, err := store.Open(idx).TermRefs()
 			must(t, err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/record"
@@ -180,7 +182,7 @@ type forgetPlan struct {
 // readTranscripts reads the selected transcripts still on disk for the
 // uuids of the messages they hold that the selector forgets, but those
 // owners (key → generation) says another session's transcript owns.
-func (p *forgetPlan) readTranscripts(m *store.Manifest, owners map[uint64]uint32) {
+func (p *forgetPlan) readTranscripts(m *manifest.Manifest, owners map[uint64]uint32) {
 	p.held = map[string]int{}
 	if p.sel.Session == "" && p.roots == nil {
 		return // a time alone selects the copies too: they keep their times
@@ -305,7 +307,7 @@ func (p *forgetPlan) count(dir string) error {
 	})
 }
 
-func (p *forgetPlan) report(m *store.Manifest, dryRun bool) *ForgetReport {
+func (p *forgetPlan) report(m *manifest.Manifest, dryRun bool) *ForgetReport {
 	rep := &ForgetReport{Rows: p.rows, DryRun: dryRun, Projects: p.roots}
 	for s := range p.sessions {
 		rep.Sessions = append(rep.Sessions, s)
@@ -322,7 +324,7 @@ func (p *forgetPlan) report(m *store.Manifest, dryRun bool) *ForgetReport {
 // addRules adds the forget's rules to the tombstone: one per project
 // root (one in all without --project), each with the transcripts it
 // keeps out or empties and the messages it removes.
-func (p *forgetPlan) addRules(t *forget.Tombstone, m *store.Manifest) {
+func (p *forgetPlan) addRules(t *forget.Tombstone, m *manifest.Manifest) {
 	now := time.Now().UnixNano()
 	rules := make([]*forget.Rule, max(len(p.roots), 1))
 	for i := range rules {
@@ -383,7 +385,7 @@ type applied struct {
 // manifest entries of the transcripts they keep out or empty go (a
 // checkpoint), and so does the freshness state, whose next sweep finds
 // what a lifted rule let back in. Then lifted rules leave the tombstone.
-func applyForgotten(opts Options, m *store.Manifest, tomb *forget.Tombstone) (*applied, error) {
+func applyForgotten(opts Options, m *manifest.Manifest, tomb *forget.Tombstone) (*applied, error) {
 	a := &applied{}
 	if tomb == nil || tomb.Serial == m.ForgetSerial {
 		return a, nil
@@ -459,7 +461,7 @@ func applyForgotten(opts Options, m *store.Manifest, tomb *forget.Tombstone) (*a
 
 // readAgain gives a transcript a new generation read from its start by
 // the next run; the rows of the old one are hidden and compacted away.
-func readAgain(m *store.Manifest, st *record.FileState) {
+func readAgain(m *manifest.Manifest, st *record.FileState) {
 	m.Dead[st.Gen] += st.Rows
 	st.Gen, m.NextGen = m.NextGen, m.NextGen+1
 	st.Offset, st.Lines, st.Rows, st.Size, st.MtimeNs = 0, 0, 0, 0, 0
@@ -491,7 +493,7 @@ func countMatching(dir string, f *forget.Filter) (map[fileGen]int64, store.Messa
 
 // uniqueSession resolves a session id prefix against the indexed
 // sessions: a removal must name exactly one.
-func uniqueSession(m *store.Manifest, prefix string) (string, error) {
+func uniqueSession(m *manifest.Manifest, prefix string) (string, error) {
 	if prefix == "" {
 		return "", nil
 	}
@@ -522,7 +524,7 @@ func uniqueSession(m *store.Manifest, prefix string) (string, error) {
 // (filter.ProjectMatches): an absolute path is itself, "/" included
 // (every project); a fragment is each indexed project it names. nil
 // without --project.
-func projectRoots(m *store.Manifest, project string) ([]string, error) {
+func projectRoots(m *manifest.Manifest, project string) ([]string, error) {
 	if project == "" {
 		return nil, nil
 	}
@@ -728,7 +730,7 @@ func scrubHookLogs(opts Options, rep *ForgetReport, p *forgetPlan) {
 // and path) into rules of the tombstone, one per session: the next
 // applyForgotten removes the entries. It looks only when the manifest is
 // read whole (a sweep), and returns the tombstone to apply.
-func migrateForgotten(opts Options, m *store.Manifest, tomb *forget.Tombstone) (*forget.Tombstone, error) {
+func migrateForgotten(opts Options, m *manifest.Manifest, tomb *forget.Tombstone) (*forget.Tombstone, error) {
 	if m.Partial() {
 		return tomb, nil
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/recall-dev/recall/store"
@@ -119,7 +121,7 @@ func TestForgottenStaysForgottenAfterJournalLoss(t *testing.T) {
 			runIndex(t, src, idx, "") // the journal of the forget's checkpoint starts
 			appendText(t, other, asOther(promptLine(5, "another zebrafrost prompt with enough words in it")))
 			runIndex(t, src, idx, "") // a journal record: the commit the crash takes
-			tear(t, filepath.Join(idx, store.JournalName))
+			tear(t, filepath.Join(idx, manifest.JournalName))
 			runIndex(t, src, idx, "")
 			if files := indexHolds(t, idx, "quokkaflux"); len(files) > 0 {
 				t.Errorf("the forgotten transcript came back: %v", files)

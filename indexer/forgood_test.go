@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
@@ -150,8 +152,8 @@ func TestForgetIsForGood(t *testing.T) {
 			}
 		},
 		"manifest lost": func(t *testing.T, c *forgetCorpus) {
-			must(t, os.Remove(filepath.Join(c.idx, store.ManifestName)))
-			must(t, os.Remove(filepath.Join(c.idx, store.JournalName)))
+			must(t, os.Remove(filepath.Join(c.idx, manifest.Name)))
+			must(t, os.Remove(filepath.Join(c.idx, manifest.JournalName)))
 			runIndex(t, c.src, c.idx, "")
 		},
 		"block records lost": func(t *testing.T, c *forgetCorpus) {

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/textrules"
 	"github.com/recall-dev/recall/transcript"
@@ -376,7 +377,7 @@ func (d discovery) termsCheck() (openEach bool) { return d.sweep != nil }
 
 // discover lists what the quick check pointed at, now that the manifest
 // says which entries of a changed folder are new and which are gone.
-func (q *quick) discover(m *store.Manifest) discovery {
+func (q *quick) discover(m *manifest.Manifest) discovery {
 	gone := map[string]bool{}
 	for _, p := range q.gone {
 		gone[p] = true
@@ -400,7 +401,7 @@ func (q *quick) discover(m *store.Manifest) discovery {
 // stat'ed (new ones, and known ones replaced by a rename), session folders with no transcript
 // in the manifest are searched for subagents, and manifest entries whose
 // file or session folder is no longer listed are gone.
-func (q *quick) relistProject(p string, m *store.Manifest, gone map[string]bool) {
+func (q *quick) relistProject(p string, m *manifest.Manifest, gone map[string]bool) {
 	entries, err := transcript.ListProject(q.opts.Sources, p)
 	if err != nil {
 		q.opts.Warn("read project " + p + ": " + err.Error())
@@ -498,7 +499,7 @@ func startSweep(opts Options) *sweepStart {
 //
 // liveDelta moves the count of live transcripts the quick check kept when
 // the run read only the manifest entries it looked up.
-func keepFresh(opts Options, m *store.Manifest, q *quick, sw *sweepStart, found []transcript.Transcript, liveDelta int) {
+func keepFresh(opts Options, m *manifest.Manifest, q *quick, sw *sweepStart, found []transcript.Transcript, liveDelta int) {
 	var next *freshstate.State
 	switch {
 	case sw != nil:

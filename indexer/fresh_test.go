@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
@@ -452,7 +454,7 @@ func TestQuickStateVoided(t *testing.T) {
 // the next run is quick again (and sees the next append).
 func TestQuickOwnJournalCommitKeepsState(t *testing.T) {
 	e := newClaudeEnv(t)
-	cp, err := os.ReadFile(filepath.Join(e.idx, store.ManifestName))
+	cp, err := os.ReadFile(filepath.Join(e.idx, manifest.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +467,7 @@ func TestQuickOwnJournalCommitKeepsState(t *testing.T) {
 		}
 		e.mustIndex(t, text)
 	}
-	if now, _ := os.ReadFile(filepath.Join(e.idx, store.ManifestName)); !bytes.Equal(now, cp) {
+	if now, _ := os.ReadFile(filepath.Join(e.idx, manifest.Name)); !bytes.Equal(now, cp) {
 		t.Error("the appends rewrote the checkpoint instead of appending to the journal")
 	}
 }

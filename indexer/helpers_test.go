@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
@@ -82,7 +84,7 @@ func rowLines(rows []record.Row, srcRoot string) []string {
 func committedManifest(t *testing.T, idx string) (restore func()) {
 	t.Helper()
 	saved := map[string][]byte{}
-	for _, name := range []string{store.ManifestName, store.JournalName} {
+	for _, name := range []string{manifest.Name, manifest.JournalName} {
 		data, err := os.ReadFile(filepath.Join(idx, name))
 		if err != nil {
 			t.Fatal(err)

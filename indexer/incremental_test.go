@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 )
@@ -60,12 +62,12 @@ func TestNoChangeReadsNothing(t *testing.T) {
 	src := copyTree(t, fixtureRoot)
 	idx := t.TempDir()
 	runIndex(t, src, idx, "")
-	before, _ := os.Stat(filepath.Join(idx, store.ManifestName))
+	before, _ := os.Stat(filepath.Join(idx, manifest.Name))
 	sum := runIndex(t, src, idx, "")
 	if sum.FilesRead != 0 || sum.BytesRead != 0 || sum.RowsAdded != 0 {
 		t.Fatalf("second run read %d files, %d bytes, added %d rows", sum.FilesRead, sum.BytesRead, sum.RowsAdded)
 	}
-	after, _ := os.Stat(filepath.Join(idx, store.ManifestName))
+	after, _ := os.Stat(filepath.Join(idx, manifest.Name))
 	if !after.ModTime().Equal(before.ModTime()) {
 		t.Error("manifest rewritten although nothing changed")
 	}

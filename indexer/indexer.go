@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
@@ -259,7 +261,7 @@ func runOnce(opts Options) (Summary, error) {
 	// they did not keep.
 	d.upgrade = m.RowsBytes > 0 && builtUnder < tolerantReading
 	sum, err := runWith(opts, committed(m), m, d)
-	if q != nil && errors.Is(err, store.ErrManifestDamaged) {
+	if q != nil && errors.Is(err, manifest.ErrDamaged) {
 		// Damage in a part of the checkpoint only the lookups read: the
 		// full run reads it whole, finds it and recovers from the rows.
 		opts.warnErr(err)
@@ -288,7 +290,7 @@ func pluralS(n int, word string) string {
 // with --repair, and rebuilds derived data built under other rules (why
 // says what it rebuilt; builtUnder is the text rules' version the index
 // was built under before that).
-func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport, why string, builtUnder uint32, err error) {
+func openForRun(opts Options, quick bool) (m *manifest.Manifest, rep *RepairReport, why string, builtUnder uint32, err error) {
 	if m, err = openOrRecover(opts, quick); err != nil {
 		return nil, nil, "", 0, err
 	}
@@ -324,7 +326,7 @@ func openForRun(opts Options, quick bool) (m *store.Manifest, rep *RepairReport,
 // freshness state for the runs to come; after a failure it discards
 // whatever was written past the last commit (not on a full disk, not in
 // what zstdcat prints, not rows without a manifest).
-func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, sum *Summary, err error) {
+func settle(opts Options, m *manifest.Manifest, q *quick, d discovery, first bool, sum *Summary, err error) {
 	if err == nil {
 		if q == nil {
 			opts.writer().EnsureKeyIndex(m) // for the small runs to come
@@ -346,7 +348,7 @@ func settle(opts Options, m *store.Manifest, q *quick, d discovery, first bool, 
 
 // rederive rebuilds derived data that other rules or an older format built
 // (store.Rederive), from the rows, and says so once.
-func rederive(opts Options, m *store.Manifest) (string, error) {
+func rederive(opts Options, m *manifest.Manifest) (string, error) {
 	why, err := opts.writer().Rederive(m, opts.Rebuilding)
 	if errors.Is(err, store.ErrBlockDamaged) {
 		return why, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the damaged rows again and rebuilds the rest"}
@@ -358,7 +360,7 @@ func rederive(opts Options, m *store.Manifest) (string, error) {
 }
 
 // loadOrRecover is openOrRecover with every manifest entry read.
-func loadOrRecover(opts Options) (*store.Manifest, error) {
+func loadOrRecover(opts Options) (*manifest.Manifest, error) {
 	return openOrRecover(opts, false)
 }
 
@@ -366,7 +368,7 @@ func loadOrRecover(opts Options) (*store.Manifest, error) {
 // OpenRun), recovering a missing or damaged manifest from the data files
 // instead of starting over: the rows may be the only copy of transcripts
 // that are gone.
-func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
+func openOrRecover(opts Options, quick bool) (*manifest.Manifest, error) {
 	m, damaged, err := opts.writer().OpenRun(quick)
 	if err != nil || damaged == nil {
 		return m, err
@@ -378,7 +380,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 		// Recovery waits for the tombstone: its remedy comes first.
 		return nil, problem.Problem{Err: fmt.Errorf("%w; %w", err, terr), Remedy: problem.RestoreTombstone}
 	}
-	complete := func(rm *store.Manifest) {
+	complete := func(rm *manifest.Manifest) {
 		keepRowless(rm, damaged.LastRead)
 		keepOutForgotten(rm, tomb.Filter())
 		completeRecovered(rm, opts.Warn)
@@ -401,7 +403,7 @@ func openOrRecover(opts Options, quick bool) (*store.Manifest, error) {
 // transcript still on disk would be indexed again. A torn or missing
 // journal beside data past it sends a run here with a manifest that
 // otherwise reads.
-func keepRowless(rm, last *store.Manifest) {
+func keepRowless(rm, last *manifest.Manifest) {
 	if last == nil {
 		return
 	}
@@ -419,7 +421,7 @@ func keepRowless(rm, last *store.Manifest) {
 // keepOutForgotten drops from a recovered manifest the entries of the
 // transcripts a forget keeps out (keepRowless keeps entries without rows,
 // as those of a forgotten session were in an older manifest).
-func keepOutForgotten(rm *store.Manifest, f *forget.Filter) {
+func keepOutForgotten(rm *manifest.Manifest, f *forget.Filter) {
 	for path, st := range rm.Files() {
 		if s, ok := f.Sealed(path); ok && s.Offset < 0 || f.WholeRule(st.Session, st.Project) != nil {
 			rm.RemoveFile(path)
@@ -433,7 +435,7 @@ func keepOutForgotten(rm *store.Manifest, f *forget.Filter) {
 // read again, and give none again); one that is gone is marked gone, as
 // is a path that now holds a FIFO, socket or device (never opened: a FIFO
 // would wait for a writer), which warn reports.
-func completeRecovered(m *store.Manifest, warn func(string)) {
+func completeRecovered(m *manifest.Manifest, warn func(string)) {
 	for _, st := range m.Files() {
 		if st.Offset >= 0 {
 			continue
@@ -463,7 +465,7 @@ type baseState struct {
 	RowsName  string
 }
 
-func committed(m *store.Manifest) baseState {
+func committed(m *manifest.Manifest) baseState {
 	return baseState{Seq: m.Seq, RowsBytes: m.RowsBytes, RowsName: m.RowsName()}
 }
 
@@ -471,7 +473,7 @@ func committed(m *store.Manifest) baseState {
 // describes the committed manifest; its data files are kept until a
 // manifest naming m's files is committed (m.Seq differs from base.Seq on a
 // rebuild).
-func runWith(opts Options, base baseState, m *store.Manifest, d discovery) (Summary, error) {
+func runWith(opts Options, base baseState, m *manifest.Manifest, d discovery) (Summary, error) {
 	sum := Summary{Excluded: map[string]int64{}}
 	sum.Files = len(d.found)
 	tomb, err := opts.index().Tombstone()
@@ -562,7 +564,7 @@ func sweep(opts Options) discovery {
 // that are not gone. A manifest that read only the paths a quick run
 // looked up gives known, the count kept by the freshness state and
 // moved by what this run changed.
-func liveFiles(m *store.Manifest, roots []string, known int) int {
+func liveFiles(m *manifest.Manifest, roots []string, known int) int {
 	if m.Partial() {
 		return known
 	}
@@ -583,7 +585,7 @@ func liveFiles(m *store.Manifest, roots []string, known int) int {
 // It moves sum.liveDelta by the transcripts under roots it makes live
 // (new or back) or gone, so a quick run can keep the count of live
 // transcripts without reading every manifest entry.
-func plan(m *store.Manifest, d discovery, roots []string, sum *Summary) ([]planned, bool) {
+func plan(m *manifest.Manifest, d discovery, roots []string, sum *Summary) ([]planned, bool) {
 	changed := false
 	seen := make(map[string]bool, len(d.found))
 	var work, titles []planned
@@ -775,7 +777,7 @@ const tolerantReading = 3
 // open so too), or as binary for a first line that is not JSON. It holds
 // no row: its generation is kept. Its count among the forks or binaries
 // is taken back, so that those only count what they still hold.
-func recoverLeftOut(m *store.Manifest, st *record.FileState) {
+func recoverLeftOut(m *manifest.Manifest, st *record.FileState) {
 	reason := filter.Fork
 	if st.Verdict == record.VerdictBinary {
 		reason = filter.Binary
@@ -790,7 +792,7 @@ func recoverLeftOut(m *store.Manifest, st *record.FileState) {
 	}
 }
 
-func newFileState(m *store.Manifest, t transcript.Transcript) *record.FileState {
+func newFileState(m *manifest.Manifest, t transcript.Transcript) *record.FileState {
 	st := &record.FileState{Path: t.Path, Gen: m.NextGen, Session: t.Session, Kind: t.Kind, Agent: t.Agent, Verdict: record.VerdictIndexed}
 	m.NextGen++
 	m.SetFile(t.Path, st)
@@ -828,7 +830,7 @@ func underAny(path string, roots []string) bool {
 // committer applies read results to the index in file order.
 type committer struct {
 	opts Options
-	m    *store.Manifest
+	m    *manifest.Manifest
 	w    *store.RowsWriter
 	sum  *Summary
 	// forget holds the rules of `recall forget` in force (nil: none),

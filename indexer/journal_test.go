@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
 )
@@ -21,10 +23,10 @@ func asManifestV2(t *testing.T, idx string) {
 	t.Helper()
 	m, err := store.Open(idx).Manifest()
 	must(t, err)
-	cp := filepath.Join(idx, store.ManifestName)
+	cp := filepath.Join(idx, manifest.Name)
 	// A checkpoint of the whole state, then its lines as v2 writes them.
 	must(t, os.Remove(cp))
-	must(t, os.Remove(filepath.Join(idx, store.JournalName)))
+	must(t, os.Remove(filepath.Join(idx, manifest.JournalName)))
 	must(t, storetest.With(idx, func(w *store.Writer) error { return w.CommitManifest(m) }))
 	data, err := os.ReadFile(cp)
 	must(t, err)
@@ -43,7 +45,7 @@ func asManifestV2(t *testing.T, idx string) {
 		}
 	}
 	must(t, os.Remove(cp))
-	must(t, os.Remove(filepath.Join(idx, store.JournalName)))
+	must(t, os.Remove(filepath.Join(idx, manifest.JournalName)))
 	must(t, os.WriteFile(filepath.Join(idx, "manifest-v2.tsv"), out, 0o600))
 }
 
@@ -56,7 +58,7 @@ func TestManifestV2IsUpgraded(t *testing.T) {
 	appendText(t, path, promptLine(1, "first prompt about caching layers")+promptLine(2, "second prompt about cache eviction"))
 	runIndex(t, src, idx, "")
 	asManifestV2(t, idx)
-	if _, err := os.Stat(filepath.Join(idx, store.ManifestName)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(idx, manifest.Name)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the v3 manifest is still there")
 	}
 	if got := len(liveRows(t, idx)); got != 2 {
@@ -64,7 +66,7 @@ func TestManifestV2IsUpgraded(t *testing.T) {
 	}
 	// A run with nothing new upgrades it too.
 	runIndex(t, src, idx, "")
-	if _, err := os.Stat(filepath.Join(idx, store.ManifestName)); err != nil {
+	if _, err := os.Stat(filepath.Join(idx, manifest.Name)); err != nil {
 		t.Fatalf("a run with nothing new left the v2 manifest as it was: %v", err)
 	}
 	asManifestV2(t, idx)
@@ -90,7 +92,7 @@ func TestAppendCommitsToTheJournal(t *testing.T) {
 	idx := t.TempDir()
 	appendText(t, path, promptLine(1, "first prompt about caching layers"))
 	runIndex(t, src, idx, "")
-	cp := filepath.Join(idx, store.ManifestName)
+	cp := filepath.Join(idx, manifest.Name)
 	before, err := os.ReadFile(cp)
 	must(t, err)
 	for n := 2; n <= 4; n++ {
@@ -115,7 +117,7 @@ func TestAppendCommitsToTheJournal(t *testing.T) {
 // the checkpoint whole, finds the damage and recovers from the rows.
 func TestQuickRunMeetsDamagedCheckpoint(t *testing.T) {
 	e := newClaudeEnv(t)
-	path := filepath.Join(e.idx, store.ManifestName)
+	path := filepath.Join(e.idx, manifest.Name)
 	data, err := os.ReadFile(path)
 	must(t, err)
 	at := bytes.Index(data, []byte("\nfile\t"))

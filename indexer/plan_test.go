@@ -3,8 +3,9 @@ package indexer
 import (
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
 
@@ -33,7 +34,7 @@ func TestPlanMovesLiveCount(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := store.NewManifest()
+			m := manifest.New()
 			if c.was != nil {
 				st := *c.was
 				m.SetFile(path, &st)
@@ -70,7 +71,7 @@ func btoi(b bool) int {
 func TestPlanHandsOutStateAsPlanned(t *testing.T) {
 	const root = "/src"
 	path := root + "/p/a.jsonl"
-	m := store.NewManifest()
+	m := manifest.New()
 	m.SetFile(path, &record.FileState{Path: path, Gen: 1, Dev: 1, Ino: 10, Size: 100, MtimeNs: 5, Offset: 100, Lines: 3, Kind: record.KindMain, Verdict: record.VerdictIndexed})
 	grown := transcript.Transcript{Path: path, Kind: record.KindMain, Session: "s", Stat: transcript.FileStat{Dev: 1, Ino: 10, Size: 150, MtimeNs: 6}}
 	d := discovery{found: []transcript.Transcript{grown, grown}, isGone: func(string, bool) bool { return false }}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -43,7 +45,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 	if files, rows := goneRows(base); rows > 0 && !yes {
 		return Summary{}, fmt.Errorf("%w: %d rows from %d transcripts that no longer exist would be lost; re-run with --yes to drop them", ErrRebuildDrops, rows, files)
 	}
-	fresh := store.NewManifest()
+	fresh := manifest.New()
 	fresh.Seq = base.Seq + 1
 	fresh.NextGen = base.NextGen
 	fresh.ForgetSerial = base.ForgetSerial
@@ -51,7 +53,7 @@ func Rebuild(opts Options, yes bool) (Summary, error) {
 }
 
 // goneRows counts rows of transcripts that are no longer on disk.
-func goneRows(m *store.Manifest) (files int, rows int64) {
+func goneRows(m *manifest.Manifest) (files int, rows int64) {
 	for path, st := range m.Files() {
 		if st.Rows == 0 {
 			continue

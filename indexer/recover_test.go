@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store"
 )
@@ -65,7 +67,7 @@ func TestLostManifestIsRecovered(t *testing.T) {
 	for name, hurt := range damage {
 		t.Run(name, func(t *testing.T) {
 			src, idx, before := archiveIndex(t)
-			if err := hurt(filepath.Join(idx, store.ManifestName)); err != nil {
+			if err := hurt(filepath.Join(idx, manifest.Name)); err != nil {
 				t.Fatal(err)
 			}
 			// A search reads only the manifest's head: damage past it does
@@ -116,7 +118,7 @@ func TestLostManifestIsRecovered(t *testing.T) {
 // them.
 func TestRebuildRecoversFirst(t *testing.T) {
 	src, idx, before := archiveIndex(t)
-	if err := os.Remove(filepath.Join(idx, store.ManifestName)); err != nil {
+	if err := os.Remove(filepath.Join(idx, manifest.Name)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Rebuild(Options{Config: Config{Sources: []string{src}, IndexDir: idx}}, false); err == nil {
@@ -163,7 +165,7 @@ func crashedIndex(t *testing.T) (src, idx string) {
 func TestRecoveryKeepsNoKeysOfUnwrittenRows(t *testing.T) {
 	hurts := map[string]func(t *testing.T, idx string){
 		"manifest lost, rows torn": func(t *testing.T, idx string) {
-			os.Remove(filepath.Join(idx, store.ManifestName))
+			os.Remove(filepath.Join(idx, manifest.Name))
 			cutFile(t, rowsFileOf(t, idx), 0.6)
 		},
 		"block records lost, uncommitted rows past the manifest": func(t *testing.T, idx string) {

@@ -6,7 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/transcript"
 )
 
@@ -43,7 +44,7 @@ func (r *RepairReport) String() string {
 // are hidden and compacted away); the rows of those that are gone are
 // lost, and listed. The index is then compacted without the damaged
 // blocks, which also rebuilds every derived file from the rows.
-func repair(opts Options, m *store.Manifest) (*RepairReport, error) {
+func repair(opts Options, m *manifest.Manifest) (*RepairReport, error) {
 	d, err := opts.index().Verify()
 	if err != nil {
 		return nil, fmt.Errorf("repair: %w", err)

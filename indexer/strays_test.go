@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/store"
 )
 
@@ -29,12 +31,12 @@ func TestStraysDoNotOutliveTheNextRun(t *testing.T) {
 			}
 		},
 	}
-	leftovers := map[string]func(t *testing.T, idx string, m *store.Manifest){
-		"a rewrite renamed in place": func(t *testing.T, idx string, m *store.Manifest) {
+	leftovers := map[string]func(t *testing.T, idx string, m *manifest.Manifest){
+		"a rewrite renamed in place": func(t *testing.T, idx string, m *manifest.Manifest) {
 			copyFile(t, filepath.Join(idx, m.RowsName()), filepath.Join(idx, "rows-v2-000099.zst"))
 			copyFile(t, filepath.Join(idx, m.KeysName()), filepath.Join(idx, "keys-v2-000099.bin"))
 		},
-		"a staged rewrite": func(t *testing.T, idx string, m *store.Manifest) {
+		"a staged rewrite": func(t *testing.T, idx string, m *manifest.Manifest) {
 			copyFile(t, filepath.Join(idx, m.RowsName()), filepath.Join(idx, "rows-v2-000099.zst.part"))
 		},
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 
@@ -154,7 +156,7 @@ func pollUntil(t *testing.T, what string, cond func() bool) {
 // whose generation is not dead, with its count.
 func indexedTexts(idx string) (map[string]int, error) {
 	snap, err := store.Open(idx).Snapshot()
-	if errors.Is(err, store.ErrNoIndex) {
+	if errors.Is(err, manifest.ErrNoIndex) {
 		return map[string]int{}, nil
 	}
 	if err != nil {

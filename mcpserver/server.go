@@ -27,6 +27,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recall-dev/recall/internal/parallel"
@@ -288,7 +290,7 @@ func (f *freshener) runFor(ctx context.Context, arrived time.Time) bool {
 // open brings the index up to date, waiting for that at most
 // FreshenWait, and opens the committed manifest and a snapshot of its
 // own for one call. stale is set when it read the index as it was.
-func (h handlers) open(ctx context.Context) (m *store.Manifest, snap *store.Snapshot, stale bool, err error) {
+func (h handlers) open(ctx context.Context) (m *manifest.Manifest, snap *store.Snapshot, stale bool, err error) {
 	wait, cancel := context.WithTimeout(ctx, h.cfg.FreshenWait)
 	stale = !h.fresh.run(wait)
 	cancel()
@@ -305,9 +307,9 @@ func (h handlers) open(ctx context.Context) (m *store.Manifest, snap *store.Snap
 
 func indexError(dir string, err error, updating bool) error {
 	switch {
-	case errors.Is(err, store.ErrNoIndex) && updating:
+	case errors.Is(err, manifest.ErrNoIndex) && updating:
 		return fmt.Errorf("recall is building its index in %s for the first time: call again in a minute", dir)
-	case errors.Is(err, store.ErrNoIndex):
+	case errors.Is(err, manifest.ErrNoIndex):
 		return fmt.Errorf("recall has no index in %s yet: the user should run `recall index`", dir)
 	}
 	return err

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search"
-	"github.com/recall-dev/recall/store"
 )
 
 // NoMatchHints explain a search that found nothing because a filter
@@ -16,7 +17,7 @@ import (
 // which is never shown. p is what the user gave, req what it became; m is
 // the committed manifest. Each hint is one line for stderr (the exit
 // status stays 1).
-func NoMatchHints(m *store.Manifest, p search.Params, req search.Request) []string {
+func NoMatchHints(m *manifest.Manifest, p search.Params, req search.Request) []string {
 	var hints []string
 	files := m.SessionFiles()
 	if len(req.Projects) > 0 && !anySession(files, func(_ string, f *record.FileState) bool { return filter.ProjectMatches(f.Project, req.Projects) }) {

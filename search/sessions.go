@@ -4,6 +4,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/store"
 )
 
@@ -28,7 +30,7 @@ type SessionInfo struct {
 // qualifies when it has messages in the range), at most req.Limit of them
 // (0: all). It also returns how many sessions qualified. Only the shown
 // sessions' first prompts are read from the rows.
-func ListSessions(snap *store.Snapshot, m *store.Manifest, req Request) ([]SessionInfo, int, error) {
+func ListSessions(snap *store.Snapshot, m *manifest.Manifest, req Request) ([]SessionInfo, int, error) {
 	sums, err := snap.SessionSummaries()
 	if err != nil {
 		return nil, 0, err

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
@@ -139,7 +141,7 @@ type ShownMessage struct {
 // works after Claude Code deleted the transcript. m is the committed
 // manifest (store.ReadManifest): it resolves prefixes and paths and says
 // whether transcripts are gone.
-func Show(snap *store.Snapshot, m *store.Manifest, req ShowRequest) (*Shown, error) {
+func Show(snap *store.Snapshot, m *manifest.Manifest, req ShowRequest) (*Shown, error) {
 	id, source, err := resolveTarget(m, req)
 	if err != nil {
 		return nil, err
@@ -150,7 +152,7 @@ func Show(snap *store.Snapshot, m *store.Manifest, req ShowRequest) (*Shown, err
 	}
 	rows, title := splitTitles(sessionOrder(read.Rows))
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%w: %s has no readable rows", store.ErrNoSession, id)
+		return nil, fmt.Errorf("%w: %s has no readable rows", manifest.ErrNoSession, id)
 	}
 	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read), Title: title, Headless: allHeadless(rows)}
 	sh.Project = rows[0].Project
@@ -218,7 +220,7 @@ func (sh *Shown) noteTime(t time.Time) {
 
 // SessionOf resolves a session argument as Show reads it (an id, a unique
 // prefix, or a transcript path, optionally with :LINE) to a session id.
-func SessionOf(m *store.Manifest, arg string) (string, error) {
+func SessionOf(m *manifest.Manifest, arg string) (string, error) {
 	target, _ := splitLine(strings.TrimSpace(arg))
 	id, _, err := resolveTarget(m, ShowRequest{Target: target, Path: isPath(target)})
 	return id, err
@@ -226,7 +228,7 @@ func SessionOf(m *store.Manifest, arg string) (string, error) {
 
 // resolveTarget finds the session a request names, and the transcript
 // when it names one by path.
-func resolveTarget(m *store.Manifest, req ShowRequest) (id, source string, err error) {
+func resolveTarget(m *manifest.Manifest, req ShowRequest) (id, source string, err error) {
 	if !req.Path {
 		id, err = m.ResolveSession(req.Target)
 		return id, "", err
@@ -237,7 +239,7 @@ func resolveTarget(m *store.Manifest, req ShowRequest) (id, source string, err e
 	}
 	f := m.File(path)
 	if f == nil || f.Rows == 0 {
-		return "", "", fmt.Errorf("%w: no indexed transcript %s", store.ErrNoSession, req.Target)
+		return "", "", fmt.Errorf("%w: no indexed transcript %s", manifest.ErrNoSession, req.Target)
 	}
 	return f.Session, path, nil
 }
@@ -290,7 +292,7 @@ func sessionOrder(rows []record.Row) []record.Row {
 // mainTranscript names the session's main transcript and whether it is
 // still on disk (the manifest says whether it was gone at the last index
 // run; a stat says whether it is gone now).
-func mainTranscript(m *store.Manifest, id string, rows []record.Row) (string, bool) {
+func mainTranscript(m *manifest.Manifest, id string, rows []record.Row) (string, bool) {
 	if files := m.SessionFiles()[id]; len(files) > 0 {
 		return files[0].Path, !files[0].Gone && exists(files[0].Path)
 	}

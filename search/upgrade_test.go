@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/query"
@@ -121,7 +123,7 @@ func TestUpgradeFromFormatV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Format != store.NewManifest().Format || m.Feature != textrules.FeatureVersion {
+	if m.Format != manifest.New().Format || m.Feature != textrules.FeatureVersion {
 		t.Errorf("after index: format v%d, feature %d", m.Format, m.Feature)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "manifest-v1.tsv")); !os.IsNotExist(err) {

@@ -2,12 +2,13 @@ package store
 
 import (
 	"fmt"
-	"hash/maphash"
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/manifest"
+
+	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/parallel"
-	"github.com/recall-dev/recall/record"
 )
 
 // A commit in the background: StartCommit makes the rows appended so far
@@ -33,18 +34,8 @@ import (
 // higher, for a third more collections under the memory limit.
 type pendingCommit struct {
 	done    chan struct{}
-	journal journalState // set when done
+	journal manifest.JournalState // set when done
 	err     error
-}
-
-// journalState is what a commit changes of a manifest besides its
-// contents: the checkpoint's epoch, the base, where the journal ends.
-type journalState struct {
-	epoch       uint64
-	base        map[string]committedState
-	baseSeed    maphash.Seed
-	journalEnd  int64
-	journalTorn bool
 }
 
 // StartCommit starts committing the rows appended so far and w's
@@ -63,13 +54,10 @@ func (w *RowsWriter) StartCommit(final bool) error {
 	}
 	// The writer goroutine is idle (drained) and the caller waits: the
 	// counters and file states copied are those of the bytes written.
-	snap := w.m.snapshot(final)
-	if err := snap.Err(); err != nil {
+	snap, err := w.m.ForCommit(final)
+	if err != nil {
 		return fmt.Errorf("commit manifest: %w", err)
 	}
-	snap.noBase = final
-	w.m.base = nil              // the snapshot's now, until WaitCommit gives the commit's back
-	w.m.forceCheckpoint = false // the snapshot's commit is the checkpoint
 	p := &pendingCommit{done: make(chan struct{})}
 	files := w.dataFiles()
 	publish := w.publishNames()
@@ -84,7 +72,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		if err := syncFiles(w.dir, files, publish); err != nil {
 			return err
 		}
-		if err := commitManifest(w.dir, snap); err != nil {
+		if err := manifest.Commit(w.dir, snap); err != nil {
 			return err
 		}
 		if publishRowsNow {
@@ -95,7 +83,7 @@ func (w *RowsWriter) StartCommit(final bool) error {
 		return nil
 	}, func(err error) {
 		p.err = err
-		p.journal = snap.journalState()
+		p.journal = snap.JournalState()
 		close(p.done)
 	})
 	w.inflight = p
@@ -111,7 +99,7 @@ func (w *RowsWriter) WaitCommit() error {
 	if p := w.inflight; p != nil {
 		<-p.done
 		w.inflight = nil
-		w.m.setJournalState(p.journal)
+		w.m.SetJournalState(p.journal)
 		w.commitErr = p.err
 	}
 	return w.commitErr
@@ -128,54 +116,9 @@ func syncFiles(dir string, files []*os.File, publish []string) error {
 	}
 	for _, name := range publish {
 		path := filepath.Join(dir, name)
-		if err := os.Rename(path+partSuffix, path); err != nil {
+		if err := os.Rename(path+manifest.PartSuffix, path); err != nil {
 			return err // an *os.LinkError names both
 		}
 	}
-	return syncDir(dir)
-}
-
-// snapshot is a copy of m to commit while m changes: the counters, the
-// exclusions and dead generations, and every file's state, copied (in
-// one allocation; the strings are shared, they never change). Every file
-// line is loaded first, so m reads no more lines lazily (which would add
-// to the journal base the snapshot shares until its commit is done).
-// The journal state (epoch, base, where the journal ends) goes with the
-// snapshot and comes back with takeJournalState.
-//
-// The last commit's snapshot (final) shares m's maps and the checkpoint
-// lines not yet read: nothing changes m until that commit is waited for,
-// and loading every line of the checkpoint first made a small run's
-// commit read and parse the whole manifest (3.8 MB at 1 GB, 15 MB at
-// 4 GB: 25 and 160 ms for a 10-line append).
-func (m *Manifest) snapshot(final bool) *Manifest {
-	if final {
-		c := *m
-		return &c
-	}
-	m.loadAll()
-	c := *m
-	c.Excluded, c.Dead = cloneMap(m.Excluded), cloneMap(m.Dead)
-	states := make([]record.FileState, 0, len(m.byPath))
-	c.byPath = make(map[string]*record.FileState, len(m.byPath))
-	for k, v := range m.byPath {
-		states = append(states, *v)
-		c.byPath[k] = &states[len(states)-1]
-	}
-	return &c
-}
-
-// journalState is m's journal state, which a snapshot committed (or not)
-// gives back to the manifest it was taken from (setJournalState), as
-// commitManifest would have changed that manifest's: a checkpoint's
-// epoch, the base, where the journal ends and whether a torn record is
-// to be cut.
-func (m *Manifest) journalState() journalState {
-	return journalState{epoch: m.Epoch, base: m.base, baseSeed: m.baseSeed, journalEnd: m.journalEnd, journalTorn: m.journalTorn}
-}
-
-func (m *Manifest) setJournalState(j journalState) {
-	m.Epoch = j.epoch
-	m.base, m.baseSeed = j.base, j.baseSeed
-	m.journalEnd, m.journalTorn = j.journalEnd, j.journalTorn
+	return atomicfile.SyncDir(dir)
 }

@@ -2,10 +2,13 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
 )
@@ -17,12 +20,12 @@ func commitRow(path string, i int) record.Row {
 }
 
 // addCommitRows adds n rows of path to w and moves its manifest entry.
-func addCommitRows(t *testing.T, w *RowsWriter, m *Manifest, path string, n int) {
+func addCommitRows(t *testing.T, w *RowsWriter, m *manifest.Manifest, path string, n int) {
 	t.Helper()
-	st := m.byPath[path]
+	st := m.File(path)
 	if st == nil {
 		st = &record.FileState{Path: path, Gen: 1, Kind: record.KindMain, Verdict: record.VerdictIndexed, Session: "s"}
-		m.byPath[path] = st
+		m.SetFile(path, st)
 	}
 	for range n {
 		st.Rows++
@@ -36,14 +39,14 @@ func addCommitRows(t *testing.T, w *RowsWriter, m *Manifest, path string, n int)
 
 // committedState is what a commit must have written of m: its counters,
 // exclusions and file states.
-func sameCommitted(t *testing.T, got, want *Manifest) {
+func sameCommitted(t *testing.T, got, want *manifest.Manifest) {
 	t.Helper()
 	if got.RowsBytes != want.RowsBytes || got.Rows != want.Rows || got.KeysBytes != want.KeysBytes || got.KeysCRC != want.KeysCRC ||
 		got.BlocksBytes != want.BlocksBytes || got.EventsBytes != want.EventsBytes || got.Frames != want.Frames ||
-		!reflect.DeepEqual(got.Excluded, want.Excluded) || !reflect.DeepEqual(got.byPath, want.byPath) {
+		!reflect.DeepEqual(got.Excluded, want.Excluded) || !reflect.DeepEqual(maps.Collect(got.Files()), maps.Collect(want.Files())) {
 		t.Fatalf("committed:\n got rows %d/%d keys %d frames %d excluded %v files %d\nwant rows %d/%d keys %d frames %d excluded %v files %d",
-			got.RowsBytes, got.Rows, got.KeysBytes, got.Frames, got.Excluded, len(got.byPath),
-			want.RowsBytes, want.Rows, want.KeysBytes, want.Frames, want.Excluded, len(want.byPath))
+			got.RowsBytes, got.Rows, got.KeysBytes, got.Frames, got.Excluded, got.FileCount(),
+			want.RowsBytes, want.Rows, want.KeysBytes, want.Frames, want.Excluded, want.FileCount())
 	}
 }
 
@@ -55,7 +58,7 @@ func sameCommitted(t *testing.T, got, want *Manifest) {
 // stopped the run until it was written.
 func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	defer w.Close()
@@ -63,20 +66,20 @@ func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 	addCommitRows(t, w, m, "/p/b.jsonl", 10)
 
 	must(t, w.StartCommit(false))
-	atFirst := m.snapshot(false)
+	atFirst := m.Snapshot(false)
 	addCommitRows(t, w, m, "/p/a.jsonl", 5)
 	addCommitRows(t, w, m, "/p/c.jsonl", 3000)
 	must(t, w.WaitCommit())
 	first := mustRead(t, dir)
 	sameCommitted(t, first, atFirst)
-	if first.Epoch == 0 || m.Epoch != first.Epoch || m.base == nil {
-		t.Fatalf("the writer's manifest did not take the commit's journal state: epoch %d (committed %d), base %v", m.Epoch, first.Epoch, m.base != nil)
+	if first.Epoch == 0 || m.Epoch != first.Epoch {
+		t.Fatalf("the writer's manifest did not take the commit's journal state: epoch %d (committed %d)", m.Epoch, first.Epoch)
 	}
 
 	// The second commit changes a few files: a journal record.
 	journal := journalLength(t, dir)
 	must(t, w.StartCommit(false))
-	atSecond := m.snapshot(false)
+	atSecond := m.Snapshot(false)
 	addCommitRows(t, w, m, "/p/b.jsonl", 7)
 	must(t, w.WaitCommit())
 	if journalLength(t, dir) <= journal {
@@ -87,9 +90,6 @@ func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 	must(t, w.StartCommit(true))
 	must(t, w.WaitCommit())
 	sameCommitted(t, mustRead(t, dir), m)
-	if m.base != nil {
-		t.Error("the last commit kept a journal base nothing reads")
-	}
 	w.Close()
 	if d, err := verify(dir); err != nil || !d.None() {
 		t.Fatalf("Verify: %+v, %v", d, err)
@@ -107,18 +107,18 @@ func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 // too, so a run never commits past a failed commit.
 func TestStartCommitFailureSticks(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	defer w.Close()
 	addCommitRows(t, w, m, "/p/a.jsonl", 10)
-	blocker := filepath.Join(dir, ManifestName, "x")
+	blocker := filepath.Join(dir, manifest.Name, "x")
 	must(t, os.MkdirAll(blocker, 0o700)) // a rename cannot replace a folder that holds something
 	must(t, w.StartCommit(false))
 	if err := w.WaitCommit(); err == nil {
 		t.Fatal("a commit whose manifest cannot be renamed into place succeeded")
 	}
-	must(t, os.RemoveAll(filepath.Join(dir, ManifestName)))
+	must(t, os.RemoveAll(filepath.Join(dir, manifest.Name)))
 	if err := w.StartCommit(true); err == nil {
 		t.Fatal("the commit after a failed one succeeded")
 	}
@@ -137,7 +137,7 @@ func TestStartCommitFailureSticks(t *testing.T) {
 // append at 4 GB parse the whole 15 MB checkpoint (10 → 170 ms).
 func TestLastCommitLeavesCheckpointLinesUnread(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	for i := range 3000 {
@@ -147,7 +147,7 @@ func TestLastCommitLeavesCheckpointLinesUnread(t *testing.T) {
 	must(t, w.WaitCommit())
 	w.Close()
 
-	m, err = readManifestLazy(dir)
+	m, err = manifest.ReadLazy(dir)
 	must(t, err)
 	if !m.Partial() {
 		t.Fatal("OpenManifest read every line: the test needs a checkpoint read by chunks")
@@ -165,7 +165,7 @@ func TestLastCommitLeavesCheckpointLinesUnread(t *testing.T) {
 		t.Error("the last commit read every line of the checkpoint")
 	}
 	got := mustRead(t, dir)
-	if len(got.byPath) != 3000 || got.byPath["/p/0042.jsonl"].Rows != 11 {
-		t.Fatalf("committed %d files, /p/0042.jsonl with %d rows; want 3000 and 11", len(got.byPath), got.byPath["/p/0042.jsonl"].Rows)
+	if got.FileCount() != 3000 || got.File("/p/0042.jsonl").Rows != 11 {
+		t.Fatalf("committed %d files, /p/0042.jsonl with %d rows; want 3000 and 11", got.FileCount(), got.File("/p/0042.jsonl").Rows)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 )
 
@@ -14,7 +16,7 @@ import (
 // the manifest says. Before, they stayed on disk and zstdcat printed them.
 func TestDiscardUncommitted(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +28,7 @@ func TestDiscardUncommitted(t *testing.T) {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitManifest(dir, m); err != nil {
+	if err := manifest.Commit(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	committed := *m
@@ -62,7 +64,7 @@ func TestDiscardUncommitted(t *testing.T) {
 // `recall index`).
 func TestDiscardFirstRun(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -75,16 +77,16 @@ func TestDiscardFirstRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	if _, err := readManifestWhole(dir); !errors.Is(err, ErrManifestDamaged) {
+	if _, err := manifest.ReadWhole(dir); !errors.Is(err, manifest.ErrDamaged) {
 		t.Fatalf("rows without a manifest read as %v, want ErrManifestDamaged (the test shows nothing)", err)
 	}
 	if err := discardFirstRun(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readManifestWhole(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := manifest.ReadWhole(dir); !errors.Is(err, manifest.ErrNoIndex) {
 		t.Errorf("after the discard: %v, want ErrNoIndex", err)
 	}
-	if _, err := openSnapshotAt(dir); !errors.Is(err, ErrNoIndex) {
+	if _, err := openSnapshotAt(dir); !errors.Is(err, manifest.ErrNoIndex) {
 		t.Errorf("a search after the discard: %v, want ErrNoIndex", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/recall-dev/recall/store/manifest"
 )
 
 // TestSnapshotDuringTheFirstCommit: a reader that found the first run's
@@ -14,21 +16,21 @@ import (
 // still damage.
 func TestSnapshotDuringTheFirstCommit(t *testing.T) {
 	dir, _ := sessionsIndex(t)
-	manifest := filepath.Join(dir, ManifestName)
-	committed, err := os.ReadFile(manifest)
+	manifestPath := filepath.Join(dir, manifest.Name)
+	committed, err := os.ReadFile(manifestPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(manifest); err != nil {
+	if err := os.Remove(manifestPath); err != nil {
 		t.Fatal(err)
 	}
 	reads := 0
-	commitAfterFirstRead := func(dir string) (*Manifest, error) {
-		m, err := readManifestHead(dir)
+	commitAfterFirstRead := func(dir string) (*manifest.Manifest, error) {
+		m, err := manifest.ReadHead(dir)
 		if reads++; reads == 1 {
 			// The first run commits now: its manifest appears and its
 			// lock is gone before the reader looks again.
-			if werr := os.WriteFile(manifest, committed, 0o600); werr != nil {
+			if werr := os.WriteFile(manifestPath, committed, 0o600); werr != nil {
 				t.Fatal(werr)
 			}
 		}
@@ -43,10 +45,10 @@ func TestSnapshotDuringTheFirstCommit(t *testing.T) {
 		t.Error("the snapshot holds no rows")
 	}
 
-	if err := os.Remove(manifest); err != nil {
+	if err := os.Remove(manifestPath); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openSnapshotAt(dir); !errors.Is(err, ErrManifestDamaged) {
+	if _, err := openSnapshotAt(dir); !errors.Is(err, manifest.ErrDamaged) {
 		t.Errorf("rows without a manifest and no run at work: %v, want ErrManifestDamaged", err)
 	}
 }

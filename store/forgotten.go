@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
@@ -98,7 +100,7 @@ func (mr MessageRows) Add(r *record.Row) {
 // hashes a message uuid with its content block's position in the line,
 // which a row does not hold, so every position is tried (as recovery's
 // cutKeys does), against the records there are.
-func forgottenKeys(dir string, m *Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
+func forgottenKeys(dir string, m *manifest.Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
 	out := map[uint64]bool{}
 	if len(gens) == 0 || len(rows) == 0 {
 		return out, nil
@@ -159,7 +161,7 @@ func withoutKeys(recs []byte, drop map[uint64]bool) []byte {
 // keyOwners maps the key of every message indexed from a live generation
 // to that generation: who owns a message, for a forget that must not take
 // a copy's original with it.
-func keyOwners(dir string, m *Manifest) (map[uint64]uint32, error) {
+func keyOwners(dir string, m *manifest.Manifest) (map[uint64]uint32, error) {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/store/terms"
@@ -44,18 +46,18 @@ func (ix *Index) Dir() string { return ix.dir }
 func (ix *Index) Snapshot() (*Snapshot, error) { return openSnapshotAt(ix.dir) }
 
 // Manifest reads the committed manifest whole.
-func (ix *Index) Manifest() (*Manifest, error) { return readManifestWhole(ix.dir) }
+func (ix *Index) Manifest() (*manifest.Manifest, error) { return manifest.ReadWhole(ix.dir) }
 
 // OpenManifest reads the committed manifest, its per-transcript lines
 // on demand (Manifest.LoadAll).
-func (ix *Index) OpenManifest() (*Manifest, error) { return readManifestLazy(ix.dir) }
+func (ix *Index) OpenManifest() (*manifest.Manifest, error) { return manifest.ReadLazy(ix.dir) }
 
 // HasManifest reports whether a manifest has been committed.
 func (ix *Index) HasManifest() bool { return hasManifest(ix.dir) }
 
 // ManifestID identifies the committed manifest's files, for a cache
 // that must notice a new commit without reading it.
-func (ix *Index) ManifestID() (ManifestStamp, error) { return manifestID(ix.dir) }
+func (ix *Index) ManifestID() (manifest.Stamp, error) { return manifest.ReadStamp(ix.dir) }
 
 // Stats describes the index for `recall stats`.
 func (ix *Index) Stats() (*IndexStats, error) { return stats(ix.dir) }
@@ -83,14 +85,16 @@ func (ix *Index) Tombstone() (*forget.Tombstone, error) { return readTombstone(i
 func (ix *Index) TombstoneID() record.FileID { return tombstoneID(ix.dir) }
 
 // CheckRowsLength reports a rows file shorter than committed.
-func (ix *Index) CheckRowsLength(m *Manifest) error { return checkRowsLength(ix.dir, m) }
+func (ix *Index) CheckRowsLength(m *manifest.Manifest) error { return checkRowsLength(ix.dir, m) }
 
 // KeyOwners maps each message key of m to the generation that holds it.
-func (ix *Index) KeyOwners(m *Manifest) (map[uint64]uint32, error) { return keyOwners(ix.dir, m) }
+func (ix *Index) KeyOwners(m *manifest.Manifest) (map[uint64]uint32, error) {
+	return keyOwners(ix.dir, m)
+}
 
 // ForgottenKeys returns the keys of m's generations gens that identify
 // the messages rows.
-func (ix *Index) ForgottenKeys(m *Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
+func (ix *Index) ForgottenKeys(m *manifest.Manifest, gens map[uint32]bool, rows MessageRows) (map[uint64]bool, error) {
 	return forgottenKeys(ix.dir, m, gens, rows)
 }
 
@@ -169,21 +173,21 @@ func (w *Writer) ClearRerun() { os.Remove(filepath.Join(w.dir, rerunName)) }
 
 // CommitManifest writes m durably: the data files it names must be
 // synced first (RowsWriter.Sync).
-func (w *Writer) CommitManifest(m *Manifest) error { return commitManifest(w.dir, m) }
+func (w *Writer) CommitManifest(m *manifest.Manifest) error { return manifest.Commit(w.dir, m) }
 
 // Compact rewrites the data files without the rows of superseded
 // generations.
-func (w *Writer) Compact(m *Manifest) error { return compactIndex(w.dir, m, w.warnOrDrop()) }
+func (w *Writer) Compact(m *manifest.Manifest) error { return compactIndex(w.dir, m, w.warnOrDrop()) }
 
 // CompactDropping is Compact that also drops the rows drop selects and
 // the keys dropKey selects.
-func (w *Writer) CompactDropping(m *Manifest, drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+func (w *Writer) CompactDropping(m *manifest.Manifest, drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
 	return compactDropping(w.dir, m, w.warnOrDrop(), drop, dropKey)
 }
 
 // CompactRepaired is Compact that skips blocks that do not read,
 // returning how many it skipped.
-func (w *Writer) CompactRepaired(m *Manifest) (int, error) {
+func (w *Writer) CompactRepaired(m *manifest.Manifest) (int, error) {
 	return compactRepaired(w.dir, m, w.warnOrDrop())
 }
 
@@ -195,16 +199,18 @@ func (w *Writer) DiscardUncommitted() error { return discardUncommitted(w.dir) }
 func (w *Writer) DiscardFirstRun() error { return discardFirstRun(w.dir) }
 
 // EnsureKeyIndex builds the key index of m if it is missing or stale.
-func (w *Writer) EnsureKeyIndex(m *Manifest) { ensureKeyIndex(w.dir, m) }
+func (w *Writer) EnsureKeyIndex(m *manifest.Manifest) { ensureKeyIndex(w.dir, m) }
 
 // PrepareKeyIndex sorts m's keys now and returns what writes them once
 // m is committed.
-func (w *Writer) PrepareKeyIndex(m *Manifest) (write func() error) { return prepareKeyIndex(w.dir, m) }
+func (w *Writer) PrepareKeyIndex(m *manifest.Manifest) (write func() error) {
+	return prepareKeyIndex(w.dir, m)
+}
 
 // EnsureTerms builds the term segments m's blocks lack. It reads the
 // header of each segment it keeps, or, with openEach (a sweep's), opens
 // each as a search does.
-func (w *Writer) EnsureTerms(m *Manifest, openEach bool) {
+func (w *Writer) EnsureTerms(m *manifest.Manifest, openEach bool) {
 	check := checkHeaders
 	if openEach {
 		check = checkOpen
@@ -213,13 +219,13 @@ func (w *Writer) EnsureTerms(m *Manifest, openEach bool) {
 }
 
 // Recover makes a manifest from the rows when it is lost or damaged.
-func (w *Writer) Recover(known *Manifest, complete func(*Manifest)) (*Manifest, *Recovered, error) {
+func (w *Writer) Recover(known *manifest.Manifest, complete func(*manifest.Manifest)) (*manifest.Manifest, *Recovered, error) {
 	return recoverIndex(w.dir, known, w.warnOrDrop(), complete)
 }
 
 // Rederive rebuilds derived data built under other rules or an older
 // format, from the rows; why says what and why ("" for nothing).
-func (w *Writer) Rederive(m *Manifest, progress func(done, total int)) (string, error) {
+func (w *Writer) Rederive(m *manifest.Manifest, progress func(done, total int)) (string, error) {
 	return rederive(w.dir, m, w.warnOrDrop(), progress)
 }
 
@@ -233,12 +239,12 @@ func (w *Writer) RemoveStrays(keep ...int) error { return removeStrays(w.dir, ke
 func (w *Writer) WriteTombstone(t *forget.Tombstone) error { return writeTombstone(w.dir, t) }
 
 // OpenRowsWriter opens m's data files for appending.
-func (w *Writer) OpenRowsWriter(m *Manifest) (*RowsWriter, error) {
+func (w *Writer) OpenRowsWriter(m *manifest.Manifest) (*RowsWriter, error) {
 	return openRowsWriterAt(w.dir, m, w.warnOrDrop())
 }
 
 // OpenNewSequence opens the data files of a rewrite's new sequence m.
-func (w *Writer) OpenNewSequence(m *Manifest) (*RowsWriter, error) {
+func (w *Writer) OpenNewSequence(m *manifest.Manifest) (*RowsWriter, error) {
 	return openNewSequence(w.dir, m, w.warnOrDrop())
 }
 
@@ -258,11 +264,11 @@ type Damaged struct {
 	// Known is the manifest as read when only the block records failed
 	// (nil when the manifest itself did): recovery keeps its
 	// per-transcript state and reads its rows to its committed length.
-	Known *Manifest
+	Known *manifest.Manifest
 	// LastRead is the manifest as far as its journal reads whole (nil
 	// when that does not read either): the entries of transcripts that
 	// left no rows are kept from it.
-	LastRead *Manifest
+	LastRead *manifest.Manifest
 }
 
 // OpenRun opens the committed manifest for a run that writes: a new one
@@ -274,10 +280,10 @@ type Damaged struct {
 // their length when quick: reading them all grows with the index).
 // What fails those checks comes back as Damaged, for the caller to
 // recover from the rows (Recover); any other failure as the error.
-func (w *Writer) OpenRun(quick bool) (*Manifest, *Damaged, error) {
-	m, err := readManifestLazy(w.dir)
-	if errors.Is(err, ErrNoIndex) {
-		m, err = NewManifest(), nil
+func (w *Writer) OpenRun(quick bool) (*manifest.Manifest, *Damaged, error) {
+	m, err := manifest.ReadLazy(w.dir)
+	if errors.Is(err, manifest.ErrNoIndex) {
+		m, err = manifest.New(), nil
 	}
 	if err == nil && hasManifest(w.dir) {
 		err = finishPublish(w.dir, m)
@@ -286,13 +292,13 @@ func (w *Writer) OpenRun(quick bool) (*Manifest, *Damaged, error) {
 		}
 	}
 	if err == nil && !quick {
-		m.loadAll() // and checks the checkpoint whole
+		m.LoadAll() // and checks the checkpoint whole
 		err = m.Err()
 	}
-	var lastRead *Manifest
+	var lastRead *manifest.Manifest
 	if err == nil {
-		if err = checkJournal(w.dir, m); err != nil {
-			if m.loadAll(); m.Err() == nil {
+		if err = manifest.CheckJournal(w.dir, m); err != nil {
+			if m.LoadAll(); m.Err() == nil {
 				lastRead = m
 			}
 		}
@@ -306,9 +312,9 @@ func (w *Writer) OpenRun(quick bool) (*Manifest, *Damaged, error) {
 		if err = check(w.dir, m); err == nil {
 			return m, nil, nil
 		}
-		m.loadAll()
+		m.LoadAll()
 		return nil, &Damaged{Err: err, Known: m, LastRead: lastRead}, nil
-	case errors.Is(err, ErrManifestDamaged):
+	case errors.Is(err, manifest.ErrDamaged):
 		return nil, &Damaged{Err: err, LastRead: lastRead}, nil
 	}
 	return m, nil, err

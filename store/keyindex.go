@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -40,8 +42,8 @@ const (
 )
 
 // keyIndexName names the key index of a manifest's sequence.
-func keyIndexName(m *Manifest) string {
-	return fmt.Sprintf("keyidx-v%d-%06d.bin", formatVersion, m.Seq)
+func keyIndexName(m *manifest.Manifest) string {
+	return fmt.Sprintf("keyidx-v%d-%06d.bin", manifest.FormatVersion, m.Seq)
 }
 
 // keyIndex is an open key index.
@@ -55,7 +57,7 @@ type keyIndex struct {
 
 // openKeyIndex opens dir's key index for m's keys file (committed
 // records n), checking it belongs to that file.
-func openKeyIndex(dir string, m *Manifest, keys *os.File, n int64) (*keyIndex, int64, error) {
+func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*keyIndex, int64, error) {
 	f, err := os.Open(filepath.Join(dir, keyIndexName(m)))
 	if err != nil {
 		return nil, 0, err
@@ -224,7 +226,7 @@ func sortKeyEntries(entries []keyEntry) []keyEntry {
 
 // writeKeyIndex builds the key index of records (the keys file without
 // its header) and writes it for m's sequence.
-func writeKeyIndex(dir string, m *Manifest, records []byte) error {
+func writeKeyIndex(dir string, m *manifest.Manifest, records []byte) error {
 	return atomicfile.Write(filepath.Join(dir, keyIndexName(m)), encodeKeyIndex(records), 0o600, nil)
 }
 
@@ -267,7 +269,7 @@ func encodeKeyIndex(records []byte) []byte {
 // more than keyTailLimit records behind the committed keys, so that the
 // next small run does not pay for it. A sweep calls it: it reads every
 // transcript's state anyway. Failures only cost the next run the build.
-func ensureKeyIndex(dir string, m *Manifest) {
+func ensureKeyIndex(dir string, m *manifest.Manifest) {
 	if write := prepareKeyIndex(dir, m); write != nil {
 		_ = write()
 	}
@@ -281,8 +283,8 @@ func ensureKeyIndex(dir string, m *Manifest) {
 // place. A full index's last commit prepares it while its manifest is
 // written and synced (StartCommit), instead of after it, alone on one
 // core (0.2-0.3 s at 4 GB).
-func prepareKeyIndex(dir string, m *Manifest) (write func() error) {
-	if m.Format != formatVersion || m.KeysBytes < binaryHeaderSize {
+func prepareKeyIndex(dir string, m *manifest.Manifest) (write func() error) {
+	if m.Format != manifest.FormatVersion || m.KeysBytes < binaryHeaderSize {
 		return nil
 	}
 	keys, err := os.Open(filepath.Join(dir, m.KeysName()))

@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/recall-dev/recall/store/manifest"
 )
 
 // keysIndex writes n random key records (keys repeat: the last record of
 // a key wins) into a new index's keys file and commits them. It returns
 // the writer, the manifest and each key's generation.
-func keysIndex(t *testing.T, n int, r *rand.Rand) (string, *RowsWriter, *Manifest, map[uint64]uint32) {
+func keysIndex(t *testing.T, n int, r *rand.Rand) (string, *RowsWriter, *manifest.Manifest, map[uint64]uint32) {
 	t.Helper()
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	must(t, err)
 	want := map[uint64]uint32{}
@@ -46,7 +48,7 @@ func appendKey(t *testing.T, w *RowsWriter, key uint64, gen uint32) {
 // than scanLookups at a time so the index, not the table, answers;
 // viaIndex says whether the first load finds the index (a load without
 // one builds it).
-func checkKeys(t *testing.T, w *RowsWriter, m *Manifest, want map[uint64]uint32, viaIndex bool) {
+func checkKeys(t *testing.T, w *RowsWriter, m *manifest.Manifest, want map[uint64]uint32, viaIndex bool) {
 	t.Helper()
 	var s *KeySet
 	n := 0

@@ -10,12 +10,6 @@ import (
 // The problems below are damage the store finds, each with the run that
 // mends it; the front ends word the remedy (package problem).
 
-// manifestProblem is a manifest file (part) that does not read: the next
-// index run recovers it from the rows, which are the truth.
-func manifestProblem(part string, err error) error {
-	return problem.Problem{Part: part, Err: err, Remedy: problem.Index, Mends: "recovers it from the data files"}
-}
-
 // blocksProblem is a block records file that does not read: the next
 // index run rebuilds it from the rows.
 func blocksProblem(err error) error {

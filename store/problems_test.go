@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/problem"
 )
 
@@ -16,21 +18,21 @@ import (
 func TestDamageErrorsNameNoCommand(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
-		damage   func(t *testing.T, dir string, m *Manifest) error
+		damage   func(t *testing.T, dir string, m *manifest.Manifest) error
 		sentinel error
 		remedy   problem.Remedy
 	}{
-		{"blocks cut short", func(t *testing.T, dir string, m *Manifest) error {
+		{"blocks cut short", func(t *testing.T, dir string, m *manifest.Manifest) error {
 			must(t, os.Truncate(filepath.Join(dir, m.BlocksName()), m.BlocksBytes/2))
 			_, err := openSnapshotAt(dir)
 			return err
 		}, errBlocksDamaged, problem.Index},
-		{"manifest garbled", func(t *testing.T, dir string, m *Manifest) error {
-			must(t, os.WriteFile(filepath.Join(dir, ManifestName), []byte("not a manifest\n"), 0o600))
+		{"manifest garbled", func(t *testing.T, dir string, m *manifest.Manifest) error {
+			must(t, os.WriteFile(filepath.Join(dir, manifest.Name), []byte("not a manifest\n"), 0o600))
 			_, err := openSnapshotAt(dir)
 			return err
-		}, ErrManifestDamaged, problem.Index},
-		{"rows cut short", func(t *testing.T, dir string, m *Manifest) error {
+		}, manifest.ErrDamaged, problem.Index},
+		{"rows cut short", func(t *testing.T, dir string, m *manifest.Manifest) error {
 			must(t, os.Truncate(filepath.Join(dir, m.RowsName()), m.RowsBytes/2))
 			w, err := openRowsWriterAt(dir, m, nil)
 			if err == nil {
@@ -38,7 +40,7 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 			}
 			return err
 		}, ErrBlockDamaged, problem.Repair},
-		{"tombstone garbled", func(t *testing.T, dir string, m *Manifest) error {
+		{"tombstone garbled", func(t *testing.T, dir string, m *manifest.Manifest) error {
 			must(t, os.WriteFile(filepath.Join(dir, forgottenName), []byte("garbage"), 0o600))
 			_, err := readTombstone(dir)
 			return err
@@ -46,7 +48,7 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir, _ := sessionsIndex(t)
-			m, err := readManifestLazy(dir)
+			m, err := manifest.ReadLazy(dir)
 			must(t, err)
 			err = tt.damage(t, dir, m)
 			if !errors.Is(err, tt.sentinel) {

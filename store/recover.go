@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,11 +9,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/problem"
@@ -29,50 +27,15 @@ import (
 // what is lost is only what rows cannot tell (exclusion counters, and
 // transcripts that gave no rows, which are read again).
 
-// rowsFile is a rows file found in an index directory.
-type rowsFile struct {
-	name        string
-	format, seq int
-	committed   int64 // bytes to read, 0 for all
-}
-
-// rowsFilePattern is compiled on first use, not at every start of
-// recall: only recovery and a missing manifest list rows files. The value
-// never changes once made.
-var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:rowdata|rows)-v([0-9]+)-([0-9]+)\.zst(\.part)?$`)
-})
-
-// rowsFiles lists the rows files of formats this recall reads, newest
-// sequence first.
-func rowsFiles(dir string) []rowsFile {
-	entries, _ := os.ReadDir(dir)
-	var out []rowsFile
-	for _, e := range entries {
-		m := rowsFilePattern().FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
-		}
-		format, _ := strconv.Atoi(m[1])
-		seq, err := strconv.Atoi(m[2])
-		if err != nil || format < oldestFormat || format > formatVersion {
-			continue
-		}
-		out = append(out, rowsFile{name: e.Name(), format: format, seq: seq})
-	}
-	slices.SortFunc(out, func(a, b rowsFile) int { return cmp.Compare(b.seq, a.seq) })
-	return out
-}
-
 // committedRows keeps of files the rows file known names, to the length
 // it committed: known's per-transcript state counts those rows and no
 // other. Bytes past it are a crashed run's uncommitted rows, which the
 // transcripts give again; other sequences are leftovers of a compaction.
-func committedRows(files []rowsFile, known *Manifest) []rowsFile {
+func committedRows(files []manifest.RowsFile, known *manifest.Manifest) []manifest.RowsFile {
 	for _, f := range files {
-		if f.seq == known.Seq && f.format == known.Format {
-			f.committed = known.RowsBytes
-			return []rowsFile{f}
+		if f.Seq == known.Seq && f.Format == known.Format {
+			f.Committed = known.RowsBytes
+			return []manifest.RowsFile{f}
 		}
 	}
 	return nil
@@ -123,20 +86,20 @@ func (r *Recovered) Say(w problem.Wording) string {
 // read first, and rows its rules forget are not kept, nor are their
 // message identities (a forget killed before its compaction, and rows
 // files of a sequence before it, still hold them).
-func recoverIndex(dir string, known *Manifest, warn func(error), complete func(*Manifest)) (*Manifest, *Recovered, error) {
+func recoverIndex(dir string, known *manifest.Manifest, warn func(error), complete func(*manifest.Manifest)) (*manifest.Manifest, *Recovered, error) {
 	tomb, err := readTombstone(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	files := rowsFiles(dir)
+	files := manifest.RowsFiles(dir)
 	if known != nil {
 		files = committedRows(files, known)
 	}
 	if len(files) == 0 {
 		return nil, nil, errors.New("recover: no rows file")
 	}
-	m := NewManifest()
-	m.Seq = files[0].seq + 1
+	m := manifest.New()
+	m.Seq = files[0].Seq + 1
 	if err := removeStrays(dir, append(seqsOf(files), m.Seq)...); err != nil {
 		return nil, nil, err
 	}
@@ -146,18 +109,19 @@ func recoverIndex(dir string, known *Manifest, warn func(error), complete func(*
 	}
 	defer w.Close()
 	for _, f := range files {
-		w.Replaces(f.name)
+		w.Replaces(f.Name)
 	}
 	r := &recovery{w: w, seen: map[uint64]bool{}, files: map[string]*recoveredFile{}, rec: &Recovered{}, keyed: map[int][]keyedRow{},
 		forget: tomb.Filter(), forgotten: map[uint32]bool{}, forgottenMsgs: MessageRows{}}
 	for _, f := range files {
 		if err := r.readRowsFile(dir, f); err != nil {
-			warn(fmt.Errorf("recover: %w", errpath.Wrap("", filepath.Join(dir, f.name), err)))
+			warn(fmt.Errorf("recover: %w", errpath.Wrap("", filepath.Join(dir, f.Name), err)))
 		}
 	}
 	r.fill(m)
 	if known != nil {
-		m.byPath, m.Excluded, m.NextGen = known.byPath, known.Excluded, max(m.NextGen, known.NextGen)
+		m.TakeFilesOf(known)
+		m.Excluded, m.NextGen = known.Excluded, max(m.NextGen, known.NextGen)
 	}
 	keys, ok := r.keys(dir, files, m, known)
 	r.rec.KeysDropped = !ok
@@ -176,7 +140,7 @@ func recoverIndex(dir string, known *Manifest, warn func(error), complete func(*
 	if err := w.Sync(true); err != nil {
 		return nil, nil, err
 	}
-	if err := commitManifest(dir, m); err != nil {
+	if err := manifest.Commit(dir, m); err != nil {
 		return nil, nil, err
 	}
 	if err := w.Publish(); err != nil {
@@ -188,10 +152,10 @@ func recoverIndex(dir string, known *Manifest, warn func(error), complete func(*
 	return m, r.rec, removeOldManifests(dir)
 }
 
-func seqsOf(files []rowsFile) []int {
+func seqsOf(files []manifest.RowsFile) []int {
 	out := make([]int, len(files))
 	for i, f := range files {
-		out[i] = f.seq
+		out[i] = f.Seq
 	}
 	return out
 }
@@ -227,8 +191,8 @@ type recoveredFile struct {
 
 // readRowsFile copies every row of one rows file that decodes and was not
 // kept already.
-func (r *recovery) readRowsFile(dir string, f rowsFile) error {
-	file, err := os.Open(filepath.Join(dir, f.name))
+func (r *recovery) readRowsFile(dir string, f manifest.RowsFile) error {
+	file, err := os.Open(filepath.Join(dir, f.Name))
 	if err != nil {
 		return err
 	}
@@ -242,11 +206,11 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 		return err
 	}
 	defer dec.Close()
-	r.rec.From = append(r.rec.From, f.name)
+	r.rec.From = append(r.rec.From, f.Name)
 	var buf, raw []byte
 	end := info.Size()
-	if f.committed > 0 {
-		end = min(end, f.committed)
+	if f.Committed > 0 {
+		end = min(end, f.Committed)
 	}
 	for off, frame := int64(0), 0; off < end; frame++ {
 		size, err := zstdFrameSize(file, off, end)
@@ -265,7 +229,7 @@ func (r *recovery) readRowsFile(dir string, f rowsFile) error {
 			r.rec.LostFrames++
 			r.rec.LostBytes += size
 		case frame > 0:
-			if err := r.addFrame(f.seq, raw); err != nil {
+			if err := r.addFrame(f.Seq, raw); err != nil {
 				return err
 			}
 		}
@@ -344,7 +308,7 @@ func (r *recovery) note(row *record.Row) {
 // fill writes the per-transcript state the rows describe into m. The
 // newest generation of each transcript is current; older ones are dead
 // (hidden, removed by the next compaction), as they were.
-func (r *recovery) fill(m *Manifest) {
+func (r *recovery) fill(m *manifest.Manifest) {
 	for path, rf := range r.files {
 		cur := slices.Max(slices.Collect(maps.Keys(rf.gens)))
 		for gen, n := range rf.gens {
@@ -360,8 +324,8 @@ func (r *recovery) fill(m *Manifest) {
 		case strings.HasPrefix(filepath.Base(path), "agent-"):
 			kind = record.KindAgentOld
 		}
-		m.byPath[path] = &record.FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
-			Session: rf.last.Session, Project: rf.last.Project, Kind: kind, Agent: rf.last.AgentID, Verdict: record.VerdictIndexed}
+		m.SetFile(path, &record.FileState{Path: path, Gen: cur, Offset: -1, Lines: rf.line, Rows: rf.gens[cur],
+			Session: rf.last.Session, Project: rf.last.Project, Kind: kind, Agent: rf.last.AgentID, Verdict: record.VerdictIndexed})
 	}
 	r.rec.Files = len(r.files)
 }
@@ -369,26 +333,26 @@ func (r *recovery) fill(m *Manifest) {
 // keys returns the message identities of the newest keys file that reads,
 // limited to the rows it was written with (cutKeys) and to the
 // generations kept.
-func (r *recovery) keys(dir string, files []rowsFile, m, known *Manifest) ([]byte, bool) {
+func (r *recovery) keys(dir string, files []manifest.RowsFile, m, known *manifest.Manifest) ([]byte, bool) {
 	live := map[uint32]bool{}
-	for _, st := range m.byPath {
+	for _, st := range m.Files() {
 		live[st.Gen] = true
 	}
 	for _, f := range files {
-		old := &Manifest{Format: f.format, Seq: f.seq}
+		old := &manifest.Manifest{Format: f.Format, Seq: f.Seq}
 		data, err := os.ReadFile(filepath.Join(dir, old.KeysName()))
 		if err != nil {
 			continue
 		}
-		if f.format >= 2 {
+		if f.Format >= 2 {
 			if _, err := readBinaryHeader(data, keysMagic); err != nil {
 				continue
 			}
 		}
-		if known != nil && known.Seq == f.seq && known.KeysBytes <= int64(len(data)) {
-			data = keyRecords(data[:known.KeysBytes], f.format)
+		if known != nil && known.Seq == f.Seq && known.KeysBytes <= int64(len(data)) {
+			data = keyRecords(data[:known.KeysBytes], f.Format)
 		} else {
-			data = r.cutKeys(keyRecords(data, f.format), f.seq)
+			data = r.cutKeys(keyRecords(data, f.Format), f.Seq)
 		}
 		data = data[:len(data)/uuidRecordSize*uuidRecordSize]
 		out := make([]byte, 0, len(data))
@@ -399,7 +363,7 @@ func (r *recovery) keys(dir string, files []rowsFile, m, known *Manifest) ([]byt
 		}
 		return out, true
 	}
-	return nil, len(m.byPath) == 0
+	return nil, m.FileCount() == 0
 }
 
 // zstdFrameSize returns the size of the zstd frame at off, by walking its

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/recall-dev/recall/store/manifest"
+
+	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
@@ -36,7 +39,7 @@ const uuidRecordSize = 12
 // frames are written in block order by one goroutine (see encoder).
 type RowsWriter struct {
 	dir    string
-	m      *Manifest
+	m      *manifest.Manifest
 	rows   *os.File
 	blocks *os.File
 	uuids  *os.File
@@ -68,16 +71,9 @@ type RowsWriter struct {
 // the old sequence's files (a listing of the directory).
 func (w *RowsWriter) Replaces(rowsNames ...string) { w.replaces = append(w.replaces, rowsNames...) }
 
-// partSuffix ends the name of a data file of a sequence being written
-// (a compaction, `recall forget`, `--rebuild`, a recovery) that no
-// manifest names yet: `zstdcat rows-*.zst` does not print it, and a run
-// that finds one removes it (RemoveStrays), since the writer that made it
-// was killed before its commit.
-const partSuffix = ".part"
-
 // openRowsWriterAt opens (creating if needed) the data files named by m
 // and cuts them back to m's committed lengths.
-func openRowsWriterAt(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
+func openRowsWriterAt(dir string, m *manifest.Manifest, warn func(error)) (*RowsWriter, error) {
 	return openRowsWriter(dir, m, warn, false)
 }
 
@@ -92,20 +88,20 @@ func openRowsWriterAt(dir string, m *Manifest, warn func(error)) (*RowsWriter, e
 // right after a rewrite is killed at any moment, prints the old rows or
 // the new, each once, and no torn frame. The next writer finishes what
 // a kill left (FinishPublish).
-func openNewSequence(dir string, m *Manifest, warn func(error)) (*RowsWriter, error) {
+func openNewSequence(dir string, m *manifest.Manifest, warn func(error)) (*RowsWriter, error) {
 	if m.RowsBytes != 0 {
 		return nil, fmt.Errorf("open a new sequence: sequence %d holds %d committed bytes", m.Seq, m.RowsBytes)
 	}
 	return openRowsWriter(dir, m, warn, true)
 }
 
-func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*RowsWriter, error) {
-	if m.Format != formatVersion || m.Feature != textrules.FeatureVersion {
+func openRowsWriter(dir string, m *manifest.Manifest, warn func(error), staged bool) (*RowsWriter, error) {
+	if m.Format != manifest.FormatVersion || m.Feature != textrules.FeatureVersion {
 		return nil, fmt.Errorf("append to an index in format v%d, rules v%d: rebuild its derived data first", m.Format, m.Feature)
 	}
 	// Cutting back to m's lengths is safe only when the journal says
 	// they are the last committed ones.
-	if err := checkJournal(dir, m); err != nil {
+	if err := manifest.CheckJournal(dir, m); err != nil {
 		return nil, err
 	}
 	w := &RowsWriter{dir: dir, m: m, warn: warn, staged: staged}
@@ -123,7 +119,7 @@ func openRowsWriter(dir string, m *Manifest, warn func(error), staged bool) (*Ro
 	for _, spec := range files {
 		name := spec.name
 		if staged {
-			name += partSuffix
+			name += manifest.PartSuffix
 		}
 		f, err := openRepaired(filepath.Join(dir, name), spec.committed)
 		if err != nil {
@@ -322,7 +318,7 @@ const RowsLinkName = "rows-all.zst"
 // replaces, then every other sequence's files, and makes that durable.
 func publishRows(dir string, seq int, rowsName string, replaces []string) error {
 	path := filepath.Join(dir, rowsName)
-	if err := os.Rename(path+partSuffix, path); err != nil {
+	if err := os.Rename(path+manifest.PartSuffix, path); err != nil {
 		return err
 	}
 	if err := linkRows(dir, rowsName); err != nil {
@@ -336,7 +332,7 @@ func publishRows(dir string, seq int, rowsName string, replaces []string) error 
 	if err := removeStrays(dir, seq); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // linkRows makes RowsLinkName a second name of the rows file rowsName,
@@ -371,15 +367,6 @@ func linkRows(dir, rowsName string) error {
 	return nil
 }
 
-// rowsPlaces are where m's committed rows file can be, in the order a
-// reader tries them: its name; its part name, until the commit that
-// publishes it (a rewrite's checkpoints, or a crash just before its
-// rename); and the names a recall before RowsLinkName gave it.
-func rowsPlaces(m *Manifest) []string {
-	name, legacy := m.RowsName(), m.legacyRowsName()
-	return []string{name, name + partSuffix, legacy, legacy + partSuffix}
-}
-
 // finishPublish completes what a writer left undone for m, under the
 // lock, before anything reads the rows: a rows file still under its
 // part name (a rewrite killed between the commit of m and the rename,
@@ -387,11 +374,11 @@ func rowsPlaces(m *Manifest) []string {
 // committed length, takes its name and the link, and the files of the
 // sequence it replaced go; a rows file under a name a recall before the
 // link gave it is renamed; a missing or stale link is made again.
-func finishPublish(dir string, m *Manifest) error {
+func finishPublish(dir string, m *manifest.Manifest) error {
 	if m == nil || m.RowsBytes == 0 {
 		return nil
 	}
-	places := rowsPlaces(m)
+	places := manifest.RowsPlaces(m)
 	name := places[0]
 	for _, from := range places {
 		if _, err := os.Lstat(filepath.Join(dir, from)); err != nil {
@@ -400,7 +387,7 @@ func finishPublish(dir string, m *Manifest) error {
 		switch from {
 		case name:
 			return linkRows(dir, name)
-		case m.legacyRowsName():
+		case m.LegacyRowsName():
 			// The link first: until the rename it is a symbolic
 			// link that dangles, and `zstdcat rows-*.zst` prints the
 			// old name's rows once; then it is made a hard link.
@@ -413,12 +400,12 @@ func finishPublish(dir string, m *Manifest) error {
 			if err := linkRows(dir, name); err != nil {
 				return err
 			}
-			return syncDir(dir)
+			return atomicfile.SyncDir(dir)
 		default:
 			if err := cutStagedTail(dir, m, from); err != nil {
 				return err
 			}
-			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name+partSuffix)); err != nil {
+			if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, name+manifest.PartSuffix)); err != nil {
 				return err
 			}
 			return publishRows(dir, m.Seq, name, nil)
@@ -432,10 +419,10 @@ func finishPublish(dir string, m *Manifest) error {
 // would stop at the torn frame. Only when the journal says m's length is
 // the last committed one (as openRowsWriter does); otherwise the next
 // writer finds out.
-func cutStagedTail(dir string, m *Manifest, staged string) error {
+func cutStagedTail(dir string, m *manifest.Manifest, staged string) error {
 	path := filepath.Join(dir, staged)
 	info, err := os.Stat(path)
-	if err != nil || info.Size() <= m.RowsBytes || checkJournal(dir, m) != nil {
+	if err != nil || info.Size() <= m.RowsBytes || manifest.CheckJournal(dir, m) != nil {
 		return nil
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -451,9 +438,9 @@ func cutStagedTail(dir string, m *Manifest, staged string) error {
 
 // openRows opens the committed rows file of m, wherever it is
 // (rowsPlaces).
-func openRows(dir string, m *Manifest) (*os.File, error) {
+func openRows(dir string, m *manifest.Manifest) (*os.File, error) {
 	var first error
-	for _, name := range rowsPlaces(m) {
+	for _, name := range manifest.RowsPlaces(m) {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err == nil {
 			return f, nil
@@ -463,31 +450,6 @@ func openRows(dir string, m *Manifest) (*os.File, error) {
 		}
 	}
 	return nil, first
-}
-
-// committedRowsName is the name m's committed rows file has now, or its
-// own name if it is nowhere.
-func committedRowsName(dir string, m *Manifest) string {
-	if name, _, err := statRows(dir, m); err == nil {
-		return name
-	}
-	return m.RowsName()
-}
-
-// statRows finds the committed rows file of m (rowsPlaces): its name
-// in dir and os.Stat of it, or the error of its first place.
-func statRows(dir string, m *Manifest) (string, fs.FileInfo, error) {
-	var first error
-	for _, name := range rowsPlaces(m) {
-		info, err := os.Stat(filepath.Join(dir, name))
-		if err == nil {
-			return name, info, nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return "", nil, first
 }
 
 // flushForCommit waits for a commit under way, then writes out what a

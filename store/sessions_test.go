@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 )
 
@@ -20,7 +22,7 @@ func sessionsIndex(t *testing.T) (string, []record.Row) { return sessionsIndexB(
 func sessionsIndexB(t testing.TB) (string, []record.Row) {
 	t.Helper()
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +59,7 @@ func sessionsIndexB(t testing.TB) (string, []record.Row) {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitManifest(dir, m); err != nil {
+	if err := manifest.Commit(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	return dir, rows
@@ -188,9 +190,9 @@ func TestSessionSummaries(t *testing.T) {
 }
 
 func TestResolveSession(t *testing.T) {
-	m := NewManifest()
+	m := manifest.New()
 	add := func(path, session string, rows int64) {
-		m.byPath[path] = &record.FileState{Path: path, Session: session, Rows: rows, Kind: record.KindMain, Verdict: record.VerdictIndexed}
+		m.SetFile(path, &record.FileState{Path: path, Session: session, Rows: rows, Kind: record.KindMain, Verdict: record.VerdictIndexed})
 	}
 	add("/a.jsonl", "abc11111", 3)
 	add("/b.jsonl", "abc22222", 2)
@@ -203,8 +205,8 @@ func TestResolveSession(t *testing.T) {
 		{"abc1", "abc11111", nil},
 		{"abc22222", "abc22222", nil},
 		{"abd", "abd33333", nil},
-		{"zzz", "", ErrNoSession},
-		{"", "", ErrNoSession},
+		{"zzz", "", manifest.ErrNoSession},
+		{"", "", manifest.ErrNoSession},
 	}
 	for _, tt := range tests {
 		got, err := m.ResolveSession(tt.prefix)
@@ -213,7 +215,7 @@ func TestResolveSession(t *testing.T) {
 		}
 	}
 	_, err := m.ResolveSession("ab")
-	var amb *ambiguousError
+	var amb *manifest.AmbiguousError
 	if !errors.As(err, &amb) || amb.Count != 3 || !strings.Contains(err.Error(), "abc11111, abc22222, abd33333") {
 		t.Errorf("ambiguous prefix: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
@@ -15,7 +17,7 @@ import (
 // (escapes undone), the same from the row tables as from the rows.
 func TestSessionShapes(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +48,7 @@ func TestSessionShapes(t *testing.T) {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitManifest(dir, m); err != nil {
+	if err := manifest.Commit(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	snap := openSnap(t, dir)

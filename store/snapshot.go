@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/recall-dev/recall/internal/errpath"
@@ -24,7 +26,7 @@ import (
 // new files, so a snapshot stays valid while an indexer runs.
 type Snapshot struct {
 	Dir    string
-	M      *Manifest
+	M      *manifest.Manifest
 	Blocks []Block
 	// stale says why the derived files may not be used for bounds or
 	// skipping ("" when they may): see staleReason.
@@ -48,11 +50,11 @@ type Snapshot struct {
 // openSnapshotAt opens the committed index in dir. It returns ErrNoIndex if
 // nothing has been indexed yet.
 func openSnapshotAt(dir string) (*Snapshot, error) {
-	return openSnapshot(dir, readManifestHead)
+	return openSnapshot(dir, manifest.ReadHead)
 }
 
 // openSnapshot is OpenSnapshot reading the manifest with readHead.
-func openSnapshot(dir string, readHead func(dir string) (*Manifest, error)) (*Snapshot, error) {
+func openSnapshot(dir string, readHead func(dir string) (*manifest.Manifest, error)) (*Snapshot, error) {
 	// A compaction may remove the files of the manifest just read; the
 	// next manifest names the new ones, so try again. So too when the
 	// first run's rows were there without a manifest and its first
@@ -62,7 +64,7 @@ func openSnapshot(dir string, readHead func(dir string) (*Manifest, error)) (*Sn
 		m, err := readHead(dir)
 		if err != nil {
 			err = firstBuildInProgress(dir, err)
-			if errors.Is(err, errNoManifestYet) && attempt < 3 && fileExists(filepath.Join(dir, ManifestName)) {
+			if errors.Is(err, manifest.ErrNoManifestYet) && attempt < 3 && fileExists(filepath.Join(dir, manifest.Name)) {
 				continue
 			}
 			return nil, err
@@ -81,7 +83,7 @@ func openSnapshot(dir string, readHead func(dir string) (*Manifest, error)) (*Sn
 // only here: the writer itself reads the manifest under that lock and must
 // recover such rows when no one holds it.
 func firstBuildInProgress(dir string, err error) error {
-	if !errors.Is(err, ErrManifestDamaged) || fileExists(filepath.Join(dir, ManifestName)) {
+	if !errors.Is(err, manifest.ErrDamaged) || fileExists(filepath.Join(dir, manifest.Name)) {
 		return err
 	}
 	if held, lerr := lockHeld(filepath.Join(dir, LockName)); lerr == nil && held {
@@ -89,7 +91,7 @@ func firstBuildInProgress(dir string, err error) error {
 		if pid := holderOf(dir, LockName); pid != "" {
 			by = " (pid " + pid + ")"
 		}
-		return fmt.Errorf("%w: the first index run%s is in progress", ErrNoIndex, by)
+		return fmt.Errorf("%w: the first index run%s is in progress", manifest.ErrNoIndex, by)
 	}
 	return err
 }
@@ -99,7 +101,7 @@ func firstBuildInProgress(dir string, err error) error {
 // index` rebuilds them (Recover) and loses nothing.
 var errBlocksDamaged = errors.New("block records damaged")
 
-func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
+func snapshotOf(dir string, m *manifest.Manifest) (*Snapshot, error) {
 	blocks, stale, err := readBlocks(dir, m)
 	if err != nil {
 		return nil, err
@@ -121,7 +123,7 @@ func snapshotOf(dir string, m *Manifest) (*Snapshot, error) {
 // readBlocks reads and checks the committed block records: each record's
 // checksum, their count against the manifest's frames, and that they tile
 // the rows file from its header frame to its committed end.
-func readBlocks(dir string, m *Manifest) ([]Block, string, error) {
+func readBlocks(dir string, m *manifest.Manifest) ([]Block, string, error) {
 	data, err := readPrefix(filepath.Join(dir, m.BlocksName()), m.BlocksBytes)
 	if err != nil {
 		return nil, "", blocksProblem(err)
@@ -138,7 +140,7 @@ func readBlocks(dir string, m *Manifest) ([]Block, string, error) {
 
 // checkTiling checks that the blocks are the manifest's frames, back to
 // back up to the committed end of the rows file.
-func checkTiling(blocks []Block, m *Manifest) error {
+func checkTiling(blocks []Block, m *manifest.Manifest) error {
 	if len(blocks) != m.BlockCount() {
 		return fmt.Errorf("%d block records, the manifest says %d", len(blocks), m.BlockCount())
 	}
@@ -156,7 +158,7 @@ func checkTiling(blocks []Block, m *Manifest) error {
 // checkBlocksLength is CheckBlocks for a run that must not read every
 // record (the quick check): the blocks file holds at least its committed
 // bytes. A record damaged within is found by the next search or sweep.
-func checkBlocksLength(dir string, m *Manifest) error {
+func checkBlocksLength(dir string, m *manifest.Manifest) error {
 	info, err := os.Stat(filepath.Join(dir, m.BlocksName()))
 	if err == nil && info.Size() < m.BlocksBytes {
 		err = fmt.Errorf("%s is %d bytes shorter than committed", m.BlocksName(), m.BlocksBytes-info.Size())
@@ -169,7 +171,7 @@ func checkBlocksLength(dir string, m *Manifest) error {
 
 // checkBlocks reports whether the committed block records read whole
 // (errBlocksDamaged if not). It reads only the blocks file.
-func checkBlocks(dir string, m *Manifest) error {
+func checkBlocks(dir string, m *manifest.Manifest) error {
 	_, _, err := readBlocks(dir, m)
 	return err
 }
@@ -177,7 +179,7 @@ func checkBlocks(dir string, m *Manifest) error {
 // parseBlocksFile decodes the committed bytes of a blocks file. Block
 // records locate the frames, which any format needs; whether their time,
 // type and session summaries may be used to skip blocks is stale's to say.
-func parseBlocksFile(data []byte, m *Manifest) (blocks []Block, stale string, err error) {
+func parseBlocksFile(data []byte, m *manifest.Manifest) (blocks []Block, stale string, err error) {
 	stale = staleReason(m)
 	if m.Format >= 2 && len(data) > 0 {
 		feature, err := readBinaryHeader(data, blocksMagic)

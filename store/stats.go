@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/store/terms"
@@ -59,7 +61,7 @@ type IndexStats struct {
 
 // stats reads the committed manifest of dir.
 func stats(dir string) (*IndexStats, error) {
-	m, err := readManifestWhole(dir)
+	m, err := manifest.ReadWhole(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +71,7 @@ func stats(dir string) (*IndexStats, error) {
 		Transcripts: map[string]int{}, Excluded: m.Excluded, BinaryFiles: []string{},
 	}
 	sessions, projects := map[string]bool{}, map[string]bool{}
-	for _, f := range m.byPath {
+	for _, f := range m.Files() {
 		st.Transcripts[f.Kind]++
 		switch f.Verdict {
 		case record.VerdictFork:
@@ -191,7 +193,7 @@ type Freshness struct {
 // checkFreshness compares the transcripts on disk with what dir's
 // committed index consumed of them. current is the running session.
 func checkFreshness(dir string, files []DiskFile, current string) (Freshness, error) {
-	m, err := readManifestWhole(dir)
+	m, err := manifest.ReadWhole(dir)
 	if err != nil {
 		return Freshness{}, err
 	}
@@ -201,8 +203,8 @@ func checkFreshness(dir string, files []DiskFile, current string) (Freshness, er
 		if current != "" && f.Session == current {
 			continue
 		}
-		st, ok := m.byPath[f.Path]
-		if ok && st.Size == f.Size && st.MtimeNs == f.MtimeNs || !ok && f.Size == 0 {
+		st := m.File(f.Path)
+		if st != nil && st.Size == f.Size && st.MtimeNs == f.MtimeNs || st == nil && f.Size == 0 {
 			continue
 		}
 		fr.Pending++

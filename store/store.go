@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
@@ -25,7 +27,7 @@ import (
 // A keys file whose checksum does not match is still used (it only serves
 // to drop copies of messages already indexed) and reported once, when it
 // is read whole (`recall stats` and --repair check it every time).
-func (w *RowsWriter) LoadKeys(m *Manifest) *KeySet {
+func (w *RowsWriter) LoadKeys(m *manifest.Manifest) *KeySet {
 	// The key index written below must cover committed records only;
 	// errors stay in w and fail the next commit.
 	w.WaitCommit()
@@ -53,7 +55,7 @@ func (w *RowsWriter) LoadKeys(m *Manifest) *KeySet {
 
 // readAllKeys reads every committed key record, checking the file's CRC
 // (the records this run buffered are written out first).
-func readAllKeys(w *RowsWriter, m *Manifest) []byte {
+func readAllKeys(w *RowsWriter, m *manifest.Manifest) []byte {
 	w.flushKeys()
 	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
@@ -160,7 +162,7 @@ func hasStrays(dir string) bool {
 // files and term segments of another sequence than m's, staged or not
 // (partSuffix). An interrupted forget, rebuild or compaction leaves
 // them; the next index run removes them. `recall stats` names them.
-func strayFiles(dir string, m *Manifest) []string {
+func strayFiles(dir string, m *manifest.Manifest) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
@@ -176,7 +178,7 @@ func strayFiles(dir string, m *Manifest) []string {
 // A rows block that does not read stops it (ErrBlockDamaged): its rows
 // are not dropped quietly, `recall index --repair` first reads their
 // transcripts again and then compacts with CompactRepaired.
-func compactIndex(dir string, m *Manifest, warn func(error)) error {
+func compactIndex(dir string, m *manifest.Manifest, warn func(error)) error {
 	_, err := compact(dir, m, warn, compaction{})
 	return err
 }
@@ -194,7 +196,7 @@ type compaction struct {
 // compactRepaired is Compact leaving out the rows blocks that do not read,
 // once a repair has accounted for their rows. It returns how many it left
 // out.
-func compactRepaired(dir string, m *Manifest, warn func(error)) (int, error) {
+func compactRepaired(dir string, m *manifest.Manifest, warn func(error)) (int, error) {
 	return compact(dir, m, warn, compaction{skipDamaged: true})
 }
 
@@ -203,7 +205,7 @@ func compactRepaired(dir string, m *Manifest, warn func(error)) (int, error) {
 // they leave every file of the index, the term segments, events and
 // block records included, since all are rewritten from the rows kept.
 // The caller updates the per-file row counts in m.
-func compactDropping(dir string, m *Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
+func compactDropping(dir string, m *manifest.Manifest, warn func(error), drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
 	_, err := compact(dir, m, warn, compaction{drop: drop, dropKey: dropKey})
 	return err
 }
@@ -214,7 +216,7 @@ func compactDropping(dir string, m *Manifest, warn func(error), drop func(*recor
 // there was nothing to do). It is a compaction into the current format:
 // the rows are read back and written again, never the transcripts, which
 // may be gone. progress, if set, is called as blocks are rewritten.
-func rederive(dir string, m *Manifest, warn func(error), progress func(done, total int)) (string, error) {
+func rederive(dir string, m *manifest.Manifest, warn func(error), progress func(done, total int)) (string, error) {
 	why := staleReason(m)
 	if why == "" {
 		return "", nil
@@ -225,15 +227,15 @@ func rederive(dir string, m *Manifest, warn func(error), progress func(done, tot
 	return why, nil
 }
 
-func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped int, err error) {
+func compact(dir string, m *manifest.Manifest, warn func(error), how compaction) (skipped int, err error) {
 	snap, err := snapshotOf(dir, m)
 	if err != nil {
 		return 0, err
 	}
 	defer snap.Close()
-	next := m.clone()
+	next := m.Clone()
 	next.Seq++
-	next.Format, next.Feature = formatVersion, textrules.FeatureVersion
+	next.Format, next.Feature = manifest.FormatVersion, textrules.FeatureVersion
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows, next.TextBytes = 0, 0, 0, 0, 0, 0, 0
 	next.KeysCRC, next.EventsCRC = 0, 0
 	next.Dead = map[uint32]int64{}
@@ -274,7 +276,7 @@ func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped
 	if err := w.Sync(true); err != nil {
 		return 0, err
 	}
-	if err := commitManifest(dir, next); err != nil {
+	if err := manifest.Commit(dir, next); err != nil {
 		return 0, err
 	}
 	if err := w.Publish(); err != nil {
@@ -291,7 +293,7 @@ func compact(dir string, m *Manifest, warn func(error), how compaction) (skipped
 // once a manifest of the current version is committed: they name files
 // that RemoveStrays has removed. (A checkpoint removes them already.)
 func removeOldManifests(dir string) error {
-	return removeOlderManifests(dir)
+	return manifest.RemoveOlder(dir)
 }
 
 // liveKeys returns the key records of generations that are not dead.
@@ -356,7 +358,7 @@ func (w *RowsWriter) flushKeys() error {
 // disk is freed again, and `zstdcat` prints only committed rows. Without a
 // readable manifest it does nothing: the files may be all there is.
 func discardUncommitted(dir string) error {
-	m, err := readManifestWhole(dir)
+	m, err := manifest.ReadWhole(dir)
 	if err != nil {
 		return nil
 	}
@@ -391,8 +393,8 @@ func discardFirstRun(dir string) error {
 // hasManifest reports whether dir holds a manifest of any version this
 // recall reads (damaged or not).
 func hasManifest(dir string) bool {
-	for v := oldestFormat; v <= manifestVersion; v++ {
-		if _, err := os.Stat(filepath.Join(dir, manifestName(v))); err == nil {
+	for v := manifest.OldestFormat; v <= manifest.Version; v++ {
+		if _, err := os.Stat(filepath.Join(dir, manifest.NameFor(v))); err == nil {
 			return true
 		}
 	}
@@ -401,15 +403,15 @@ func hasManifest(dir string) bool {
 
 // discardPast cuts every data file back to m's committed length and
 // removes the files m does not name.
-func discardPast(dir string, m *Manifest) error {
-	if err := checkJournal(dir, m); err != nil {
+func discardPast(dir string, m *manifest.Manifest) error {
+	if err := manifest.CheckJournal(dir, m); err != nil {
 		return err
 	}
 	for _, f := range []struct {
 		name      string
 		committed int64
 	}{
-		{committedRowsName(dir, m), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
+		{manifest.CommittedRowsName(dir, m), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
 	} {
 		path := filepath.Join(dir, f.name)
 		if info, err := os.Stat(path); err == nil && info.Size() > f.committed {

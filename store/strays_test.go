@@ -8,14 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
 )
 
 // committedIndex writes a one-row index into dir and returns its
 // manifest.
-func committedIndex(t *testing.T, dir string) *Manifest {
+func committedIndex(t *testing.T, dir string) *manifest.Manifest {
 	t.Helper()
-	m := NewManifest()
+	m := manifest.New()
 	w, err := openRowsWriterAt(dir, m, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +30,7 @@ func committedIndex(t *testing.T, dir string) *Manifest {
 	if err := w.Sync(true); err != nil {
 		t.Fatal(err)
 	}
-	if err := commitManifest(dir, m); err != nil {
+	if err := manifest.Commit(dir, m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -76,7 +78,7 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 	if hasStrays(dir) {
 		t.Fatal("a clean index has strays")
 	}
-	next := m.clone()
+	next := m.Clone()
 	next.Seq++
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows = 0, 0, 0, 0, 0, 0
 	w, err := openNewSequence(dir, next, nil)
@@ -98,7 +100,7 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 		t.Error("HasStrays misses the staged files")
 	}
 	strays := strayFiles(dir, m)
-	if len(strays) < 4 || strays[0] != next.RowsName()+partSuffix {
+	if len(strays) < 4 || strays[0] != next.RowsName()+manifest.PartSuffix {
 		t.Errorf("Strays = %v, want the staged files and segment, the rows file first", strays)
 	}
 	for _, s := range strays {
@@ -132,7 +134,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	// The crash: the manifest names the new sequence, its rows file
 	// still has its part name.
 	path := filepath.Join(dir, m.RowsName())
-	if err := os.Rename(path, path+partSuffix); err != nil {
+	if err := os.Rename(path, path+manifest.PartSuffix); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := openSnapshotAt(dir)
@@ -163,7 +165,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	dir := t.TempDir()
 	m := committedIndex(t, dir)
-	next := m.clone()
+	next := m.Clone()
 	next.Seq++
 	next.RowsBytes, next.BlocksBytes, next.KeysBytes, next.EventsBytes, next.Frames, next.Rows = 0, 0, 0, 0, 0, 0
 	w, err := openNewSequence(dir, next, nil)
@@ -197,7 +199,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	committed := next.RowsBytes
 	w.Close()
 	// The kill: half a frame past the last commit.
-	staged := filepath.Join(dir, next.RowsName()+partSuffix)
+	staged := filepath.Join(dir, next.RowsName()+manifest.PartSuffix)
 	f, err := os.OpenFile(staged, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +207,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	f.Write([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00})
 	f.Close()
 
-	now, err := readManifestWhole(dir)
+	now, err := manifest.ReadWhole(dir)
 	if err != nil || now.Seq != next.Seq {
 		t.Fatalf("the committed manifest: %v, %v", now, err)
 	}
@@ -230,7 +232,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	dir := t.TempDir()
 	m := committedIndex(t, dir)
-	if err := os.Rename(filepath.Join(dir, m.RowsName()), filepath.Join(dir, m.legacyRowsName())); err != nil {
+	if err := os.Rename(filepath.Join(dir, m.RowsName()), filepath.Join(dir, m.LegacyRowsName())); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(dir, RowsLinkName)); err != nil {

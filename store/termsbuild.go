@@ -241,10 +241,6 @@ func parseUint32(b []byte) (uint32, bool) {
 	return uint32(v), v <= 1<<32-1
 }
 
-// BlockCount is the number of data blocks the manifest commits: every
-// frame but the header frame.
-func (m *Manifest) BlockCount() int { return max(m.Frames-1, 0) }
-
 // termsError words a term-index failure as the warning it is.
 func termsError(err error) error {
 	return fmt.Errorf("term index: %w (searches read the rows instead until the next run rebuilds it)", err)

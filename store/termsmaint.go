@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -37,7 +39,7 @@ func crashTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".tmp") {
 		return false
 	}
-	for _, base := range []string{"terms-", ManifestName + ".", JournalName + ".", "keyidx-", freshStateName + ".", RowsLinkName + "."} {
+	for _, base := range []string{"terms-", manifest.Name + ".", manifest.JournalName + ".", "keyidx-", freshStateName + ".", RowsLinkName + "."} {
 		if strings.HasPrefix(name[1:], base) {
 			return true
 		}
@@ -111,13 +113,13 @@ const (
 // the term index existed, or a run that failed to write one), rebuilds
 // those that fail check, merges small segments, and removes segments a
 // merge replaced. Failures are warnings: searches fall back to the rows.
-func ensureTerms(dir string, m *Manifest, check termsCheck, warn func(error)) {
+func ensureTerms(dir string, m *manifest.Manifest, check termsCheck, warn func(error)) {
 	if err := completeTerms(dir, m, check); err != nil && warn != nil {
 		warn(termsError(err))
 	}
 }
 
-func completeTerms(dir string, m *Manifest, check termsCheck) error {
+func completeTerms(dir string, m *manifest.Manifest, check termsCheck) error {
 	refs, err := termRefs(dir)
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -102,13 +104,13 @@ func TestCrashTempsRemoved(t *testing.T) {
 	dir := t.TempDir()
 	crashed := []string{
 		".terms-v3-000001-00000000-00000004.bin.123.tmp",
-		"." + ManifestName + ".456.tmp",
-		"." + JournalName + ".789.tmp",
+		"." + manifest.Name + ".456.tmp",
+		"." + manifest.JournalName + ".789.tmp",
 		".keyidx-v2-000001.bin.1.tmp",
 		"." + freshStateName + ".2.tmp",
 		"." + RowsLinkName + ".tmp",
 	}
-	kept := []string{".settings.json.3.tmp", "notes.tmp", ManifestName, ".terms-notes"}
+	kept := []string{".settings.json.3.tmp", "notes.tmp", manifest.Name, ".terms-notes"}
 	for _, name := range append(slices.Clone(crashed), kept...) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)

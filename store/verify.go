@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
@@ -51,26 +53,13 @@ func verify(dir string) (*Damage, error) {
 	if err != nil {
 		return nil, err
 	}
-	for path, st := range snap.M.fileStates(dir) {
+	for path, st := range snap.M.FileStates(dir) {
 		if missing := st.Rows - counted[path]; missing > 0 && len(d.Blocks) > 0 {
 			d.Affected[path] = missing
 		}
 	}
 	d.Derived = snap.verifyDerived()
 	return d, nil
-}
-
-// fileStates are the manifest's transcripts; the head a search reads
-// does not hold them, so they are read whole here.
-func (m *Manifest) fileStates(dir string) map[string]*record.FileState {
-	if len(m.byPath) > 0 {
-		return m.byPath
-	}
-	whole, err := readManifestWhole(dir)
-	if err != nil {
-		return nil
-	}
-	return whole.byPath
 }
 
 // verifyBlocks decodes every block and counts the live rows of each
@@ -81,7 +70,7 @@ func (s *Snapshot) verifyBlocks(d *Damage) (map[string]int64, error) {
 		return nil, err
 	}
 	defer dec.Close()
-	files := s.M.fileStates(s.Dir)
+	files := s.M.FileStates(s.Dir)
 	counted := map[string]int64{}
 	var raw, scratch []byte
 	for i := range s.Blocks {
@@ -171,11 +160,11 @@ func checkFileHeader(path, magic string, committed int64, crc uint32) error {
 // (cut by a bad copy, a restore, a full disk elsewhere): the rows of its
 // last blocks are gone from it. A stat; every index run makes it, so the
 // damage is said before any run appends after the hole.
-func checkRowsLength(dir string, m *Manifest) error {
+func checkRowsLength(dir string, m *manifest.Manifest) error {
 	if m.RowsBytes == 0 {
 		return nil
 	}
-	name, info, err := statRows(dir, m)
+	name, info, err := manifest.StatRows(dir, m)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBlockDamaged, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/render"
@@ -27,14 +29,14 @@ func (c *resumeCmd) Run(g *Globals) error {
 		return err
 	}
 	m, err := store.Open(cfg.IndexDir).Manifest()
-	if errors.Is(err, store.ErrNoIndex) {
-		return notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", store.ErrNoSession, cfg.IndexDir)}
+	if errors.Is(err, manifest.ErrNoIndex) {
+		return notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", manifest.ErrNoSession, cfg.IndexDir)}
 	}
 	if err != nil {
 		return err
 	}
 	id, err := search.SessionOf(m, c.Session)
-	if errors.Is(err, store.ErrNoSession) {
+	if errors.Is(err, manifest.ErrNoSession) {
 		return notFoundError{fmt.Errorf("%w (`recall sessions` lists them)", err)}
 	}
 	if err != nil {
@@ -60,7 +62,7 @@ func resumeCommand(project, id string) string {
 
 // resumable returns the project directory to resume session id from, or
 // why Claude Code cannot reopen it.
-func resumable(m *store.Manifest, id string) (string, error) {
+func resumable(m *manifest.Manifest, id string) (string, error) {
 	files := m.SessionFiles()[id]
 	if len(files) == 0 {
 		return "", fmt.Errorf("session %s has no indexed transcript", render.Safe(id))

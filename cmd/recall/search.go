@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
@@ -90,8 +92,8 @@ func (c *searchCmd) Run(g *Globals) error {
 	}
 	delayFirstCollection()
 	snap, err := store.Open(cfg.IndexDir).Snapshot()
-	if errors.Is(err, store.ErrNoIndex) {
-		if err != store.ErrNoIndex {
+	if errors.Is(err, manifest.ErrNoIndex) {
+		if err != manifest.ErrNoIndex {
 			fmt.Fprintln(g.env.stderr, "recall:", render.Safe(err.Error())) // why there is nothing to search yet
 		}
 		return noMatchError{}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/render"
@@ -74,7 +76,7 @@ func showSession(cfg indexer.Config, req search.ShowRequest) (*search.Shown, err
 	}
 	defer snap.Close()
 	sh, err := search.Show(snap, m, req)
-	if errors.Is(err, store.ErrNoSession) {
+	if errors.Is(err, manifest.ErrNoSession) {
 		return nil, notFoundError{fmt.Errorf("%w (`recall sessions` lists them)", err)}
 	}
 	return sh, err
@@ -82,10 +84,10 @@ func showSession(cfg indexer.Config, req search.ShowRequest) (*search.Shown, err
 
 // openIndex reads the committed manifest (transcripts, sessions) and
 // opens a snapshot for the rows. No index yet is "no session" (exit 1).
-func openIndex(cfg indexer.Config) (*store.Manifest, *store.Snapshot, error) {
+func openIndex(cfg indexer.Config) (*manifest.Manifest, *store.Snapshot, error) {
 	m, err := store.Open(cfg.IndexDir).Manifest()
-	if errors.Is(err, store.ErrNoIndex) {
-		return nil, nil, notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", store.ErrNoSession, cfg.IndexDir)}
+	if errors.Is(err, manifest.ErrNoIndex) {
+		return nil, nil, notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", manifest.ErrNoSession, cfg.IndexDir)}
 	}
 	if err != nil {
 		return nil, nil, err

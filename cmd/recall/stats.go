@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
@@ -73,7 +75,7 @@ func (c *statsCmd) Run(g *Globals) error {
 		return err
 	}
 	st, err := store.Open(cfg.IndexDir).Stats()
-	if errors.Is(err, store.ErrNoIndex) {
+	if errors.Is(err, manifest.ErrNoIndex) {
 		return fmt.Errorf("no index in %s yet: run `recall index`", cfg.IndexDir)
 	}
 	if err != nil {

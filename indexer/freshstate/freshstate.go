@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
@@ -36,7 +38,7 @@ type State struct {
 	Sources []string
 	// Manifest is the committed manifest the state goes with; another
 	// one (written by a run that kept no state, or recovered) voids it.
-	Manifest store.ManifestStamp
+	Manifest manifest.Stamp
 	// Forgotten is the tombstone the state goes with (TombstoneID,
 	// zero for none): a forget changes it, so the next run looks.
 	Forgotten record.FileID

@@ -4,13 +4,14 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 )
 
 func sampleFresh() *State {
 	s := New([]string{"/home/u/.claude/projects", "/odd\tpath"})
-	s.Manifest = store.ManifestStamp{Checkpoint: record.FileID{Dev: 2049, Ino: 77, Size: 1234, MtimeNs: 1775037600000000000}, Journal: record.FileID{Dev: 2049, Ino: 78, Size: 24, MtimeNs: 1775037600000000001}}
+	s.Manifest = manifest.Stamp{Checkpoint: record.FileID{Dev: 2049, Ino: 77, Size: 1234, MtimeNs: 1775037600000000000}, Journal: record.FileID{Dev: 2049, Ino: 78, Size: 24, MtimeNs: 1775037600000000001}}
 	s.SweepNs, s.Files = 1775037600000000001, 8174
 	s.Dirs["/home/u/.claude/projects"] = Dir{Root: true, MtimeNs: 5}
 	s.Dirs["/home/u/.claude/projects/-a"] = Dir{MtimeNs: 0}

@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"reflect"
@@ -13,7 +13,7 @@ import (
 // crash. Every field is walked by reflection, so a field added to
 // FileState and not to committedState fails here.
 func TestCommittedStateSeesEveryField(t *testing.T) {
-	m := NewManifest()
+	m := New()
 	st := record.FileState{Path: "/p/a.jsonl", Gen: 3, Dev: 1, Ino: 2, Size: 300, MtimeNs: 4, Offset: 300, Lines: 5, Rows: 6,
 		Session: "s", Project: "p", Kind: record.KindMain, Agent: "a", Verdict: record.VerdictIndexed, Tail: record.Fingerprint{CRC: 7, Len: 8}}
 	was := m.committedOf(&st)
@@ -54,5 +54,28 @@ func changeValue(t *testing.T, v reflect.Value, name string) {
 		}
 	default:
 		t.Fatalf("field %s of kind %s: teach changeValue (and committedState) about it", name, v.Kind())
+	}
+}
+
+// TestForCommitHandsTheBaseToTheSnapshot: the manifest a commit is taken
+// from keeps no journal base (the commit gives one back), and a last
+// commit's snapshot keeps none either.
+func TestForCommitHandsTheBaseToTheSnapshot(t *testing.T) {
+	dir, _, _ := journaledIndex(t)
+	m, err := ReadLazy(dir)
+	must(t, err)
+	if m.base == nil {
+		t.Fatal("a journaled manifest read lazily has no base")
+	}
+	snap, err := m.ForCommit(false)
+	must(t, err)
+	if m.base != nil || snap.base == nil || snap.noBase {
+		t.Fatalf("ForCommit(false): base left on m %v, on the snapshot %v, noBase %v", m.base != nil, snap.base != nil, snap.noBase)
+	}
+	m.SetJournalState(snap.JournalState())
+	last, err := m.ForCommit(true)
+	must(t, err)
+	if m.base != nil || !last.noBase {
+		t.Fatalf("ForCommit(true): base left on m %v, noBase %v", m.base != nil, last.noBase)
 	}
 }

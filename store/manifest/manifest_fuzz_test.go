@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 // sampleManifest is a manifest with a little of everything.
 func sampleManifest() *Manifest {
-	m := NewManifest()
+	m := New()
 	m.Seq, m.RowsBytes, m.Frames, m.Rows, m.TextBytes = 3, 169472, 7, 1172, 370724
 	m.BlocksBytes, m.KeysBytes, m.KeysCRC, m.EventsBytes, m.EventsCRC = 750, 14064, 0xdeadbeef, 1587, 7
 	m.NextGen, m.UpdatedNs = 55, 1795435454740645747
@@ -44,7 +44,7 @@ func FuzzParseManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, whole bool) {
 		m, err := parseManifest(data, whole)
 		if err != nil {
-			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, errNewerIndex) {
+			if !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrNewerIndex) {
 				t.Fatalf("parseManifest: %v is neither ErrManifestDamaged nor errNewerIndex", err)
 			}
 			return

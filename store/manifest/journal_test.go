@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"bytes"
@@ -21,12 +21,12 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 	t.Helper()
 	dir = t.TempDir()
 	m := sampleManifest()
-	m.Format = formatVersion
-	must(t, commitManifest(dir, m))
+	m.Format = FormatVersion
+	must(t, Commit(dir, m))
 	states = append(states, mustRead(t, dir))
 	ends = append(ends, journalLength(t, dir))
 	for i := range 3 {
-		m, err := readManifestLazy(dir)
+		m, err := ReadLazy(dir)
 		must(t, err)
 		st := m.File("/home/dev/.claude/projects/-home-dev-src-shop/1.jsonl")
 		st.Size += 100
@@ -38,7 +38,7 @@ func journaledIndex(t *testing.T) (dir string, states []*Manifest, ends []int64)
 			added := &record.FileState{Path: "/new/" + fmt.Sprint(i) + ".jsonl", Gen: 99, Kind: record.KindMain, Verdict: record.VerdictIndexed}
 			m.byPath[added.Path] = added
 		}
-		must(t, commitManifest(dir, m))
+		must(t, Commit(dir, m))
 		states = append(states, mustRead(t, dir))
 		ends = append(ends, journalLength(t, dir))
 	}
@@ -57,7 +57,7 @@ func must(t *testing.T, err error) {
 
 func mustRead(t *testing.T, dir string) *Manifest {
 	t.Helper()
-	m, err := readManifestWhole(dir)
+	m, err := ReadWhole(dir)
 	must(t, err)
 	return m
 }
@@ -86,14 +86,14 @@ func TestJournalCommitsReadBack(t *testing.T) {
 		t.Fatalf("after three journal commits: rows %d, noise %d, %d files", last.RowsBytes, last.Excluded["noise"], len(last.byPath))
 	}
 	// A reader of the head only (a search) sees the last record's head.
-	head, err := readManifestHead(dir)
+	head, err := ReadHead(dir)
 	must(t, err)
 	if head.RowsBytes != last.RowsBytes || head.Excluded["noise"] != 3 {
 		t.Fatalf("head reader: rows %d noise %d, want %d and 3", head.RowsBytes, head.Excluded["noise"], last.RowsBytes)
 	}
 	// Lookups by path give what a whole read gives, for every path and
 	// for one that is not there.
-	m, err := readManifestLazy(dir)
+	m, err := ReadLazy(dir)
 	must(t, err)
 	for path, want := range last.byPath {
 		if got := m.File(path); got == nil || *got != *want {
@@ -110,7 +110,7 @@ func TestJournalCommitsReadBack(t *testing.T) {
 // no other.
 func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := New()
 	var paths []string
 	for i := range 3000 {
 		p := fmt.Sprintf("/p/%04d/%c.jsonl", i, 'a'+i%26)
@@ -120,8 +120,8 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 		paths = append(paths, p)
 		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed, Size: int64(i)}
 	}
-	must(t, commitManifest(dir, m))
-	open, err := readManifestLazy(dir)
+	must(t, Commit(dir, m))
+	open, err := ReadLazy(dir)
 	must(t, err)
 	if n := len(open.files.chunks); n < 3 {
 		t.Fatalf("%d chunks: the test wants several", n)
@@ -143,39 +143,39 @@ func TestCheckpointLookupFindsEveryPath(t *testing.T) {
 // nothing and forbids the commit) and by a whole read.
 func TestDamagedCheckpointChunk(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := New()
 	for i := range 3000 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
 		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
-	must(t, commitManifest(dir, m))
-	open, err := readManifestLazy(dir)
+	must(t, Commit(dir, m))
+	open, err := ReadLazy(dir)
 	must(t, err)
 	c := open.files.chunks[1]
-	path := filepath.Join(dir, ManifestName)
+	path := filepath.Join(dir, Name)
 	data, err := os.ReadFile(path)
 	must(t, err)
 	data[c.off+c.n/2] ^= 0x01
 	must(t, os.WriteFile(path, data, 0o600))
 
-	open, err = readManifestLazy(dir)
+	open, err = ReadLazy(dir)
 	must(t, err) // the head and the table are intact
 	if st := open.File("/p/0000.jsonl"); st == nil || open.Err() != nil {
 		t.Fatalf("a path in an intact chunk: %+v, %v", st, open.Err())
 	}
-	if st := open.File(c.first); st != nil || !errors.Is(open.Err(), ErrManifestDamaged) {
+	if st := open.File(c.first); st != nil || !errors.Is(open.Err(), ErrDamaged) {
 		t.Fatalf("a path in the damaged chunk: %+v, Err %v; want nil and ErrManifestDamaged", st, open.Err())
 	}
-	if err := commitManifest(dir, open); !errors.Is(err, ErrManifestDamaged) {
+	if err := Commit(dir, open); !errors.Is(err, ErrDamaged) {
 		t.Fatalf("commit after damage was met = %v, want ErrManifestDamaged", err)
 	}
-	if _, err := readManifestWhole(dir); !errors.Is(err, ErrManifestDamaged) {
+	if _, err := ReadWhole(dir); !errors.Is(err, ErrDamaged) {
 		t.Fatalf("ReadManifest = %v, want ErrManifestDamaged", err)
 	}
-	other, err := readManifestLazy(dir)
+	other, err := ReadLazy(dir)
 	must(t, err)
 	other.LoadAll()
-	if !errors.Is(other.Err(), ErrManifestDamaged) {
+	if !errors.Is(other.Err(), ErrDamaged) {
 		t.Fatalf("LoadAll over the damaged chunk: Err %v", other.Err())
 	}
 }
@@ -209,15 +209,15 @@ func TestTornJournalRecordIsIgnored(t *testing.T) {
 			if name == "zero-filled page" {
 				want = states[3]
 			}
-			got, err := readManifestWhole(dir)
+			got, err := ReadWhole(dir)
 			must(t, err)
 			sameState(t, got, want)
 			// The next commit cuts the torn bytes and appends after the
 			// valid records.
-			m, err := readManifestLazy(dir)
+			m, err := ReadLazy(dir)
 			must(t, err)
 			m.RowsBytes++
-			must(t, commitManifest(dir, m))
+			must(t, Commit(dir, m))
 			again := mustRead(t, dir)
 			if again.RowsBytes != want.RowsBytes+1 {
 				t.Fatalf("after the next commit rows %d, want %d", again.RowsBytes, want.RowsBytes+1)
@@ -258,10 +258,10 @@ func TestDamagedJournalRecordIsDamage(t *testing.T) {
 				}
 				data[at] ^= 0x20
 				must(t, os.WriteFile(path, data, 0o600))
-				if _, err := readManifestWhole(dir); !errors.Is(err, ErrManifestDamaged) {
+				if _, err := ReadWhole(dir); !errors.Is(err, ErrDamaged) {
 					t.Fatalf("ReadManifest = %v, want ErrManifestDamaged", err)
 				}
-				if _, err := readManifestHead(dir); !errors.Is(err, ErrManifestDamaged) {
+				if _, err := ReadHead(dir); !errors.Is(err, ErrDamaged) {
 					t.Fatalf("readManifestHead = %v, want ErrManifestDamaged", err)
 				}
 			})
@@ -276,7 +276,7 @@ func TestCheckpointCrashPoints(t *testing.T) {
 		dir, states, _ := journaledIndex(t)
 		old, err := os.ReadFile(filepath.Join(dir, JournalName))
 		must(t, err)
-		m, err := readManifestLazy(dir)
+		m, err := ReadLazy(dir)
 		must(t, err)
 		m.RowsBytes += 7
 		must(t, m.checkpoint(dir))
@@ -288,10 +288,10 @@ func TestCheckpointCrashPoints(t *testing.T) {
 			t.Fatalf("rows %d, want the checkpoint's %d: the old journal was applied", got.RowsBytes, states[3].RowsBytes+7)
 		}
 		// The next commit writes a checkpoint, with a journal of its own.
-		m, err = readManifestLazy(dir)
+		m, err = ReadLazy(dir)
 		must(t, err)
 		m.RowsBytes++
-		must(t, commitManifest(dir, m))
+		must(t, Commit(dir, m))
 		if got := mustRead(t, dir); got.RowsBytes != states[3].RowsBytes+8 {
 			t.Fatalf("rows %d after the next commit, want %d", got.RowsBytes, states[3].RowsBytes+8)
 		}
@@ -299,7 +299,7 @@ func TestCheckpointCrashPoints(t *testing.T) {
 	t.Run("checkpoint renamed, no journal at all", func(t *testing.T) {
 		dir, states, _ := journaledIndex(t)
 		must(t, os.Remove(filepath.Join(dir, JournalName)))
-		m, err := readManifestLazy(dir)
+		m, err := ReadLazy(dir)
 		must(t, err)
 		if m.RowsBytes != states[0].RowsBytes {
 			t.Fatalf("rows %d, want the checkpoint's %d", m.RowsBytes, states[0].RowsBytes)
@@ -307,32 +307,32 @@ func TestCheckpointCrashPoints(t *testing.T) {
 		// With data files no longer than the checkpoint names, nothing
 		// can have been committed past it.
 		writeData(t, dir, m, 0)
-		must(t, checkJournal(dir, m))
+		must(t, CheckJournal(dir, m))
 		// With bytes past it, a journal was lost (or a record torn):
 		// damage, for recovery from the rows.
 		writeData(t, dir, m, 1)
-		if err := checkJournal(dir, m); !errors.Is(err, ErrManifestDamaged) {
+		if err := CheckJournal(dir, m); !errors.Is(err, ErrDamaged) {
 			t.Fatalf("CheckJournal = %v, want ErrManifestDamaged", err)
 		}
 	})
 	t.Run("torn record with data past the last valid one", func(t *testing.T) {
 		dir, _, ends := journaledIndex(t)
 		must(t, os.Truncate(filepath.Join(dir, JournalName), ends[3]-2))
-		m, err := readManifestLazy(dir)
+		m, err := ReadLazy(dir)
 		must(t, err)
 		writeData(t, dir, m, 1000)
-		if err := checkJournal(dir, m); !errors.Is(err, ErrManifestDamaged) {
+		if err := CheckJournal(dir, m); !errors.Is(err, ErrDamaged) {
 			t.Fatalf("CheckJournal = %v, want ErrManifestDamaged", err)
 		}
 	})
 	t.Run("old manifest left beside a checkpoint", func(t *testing.T) {
 		dir := t.TempDir()
 		m := sampleManifest()
-		m.Format = formatVersion
+		m.Format = FormatVersion
 		old := []byte("recall-manifest\tv2\n")
-		must(t, os.WriteFile(filepath.Join(dir, manifestName(2)), old, 0o600))
-		must(t, commitManifest(dir, m))
-		if _, err := os.Stat(filepath.Join(dir, manifestName(2))); !errors.Is(err, os.ErrNotExist) {
+		must(t, os.WriteFile(filepath.Join(dir, NameFor(2)), old, 0o600))
+		must(t, Commit(dir, m))
+		if _, err := os.Stat(filepath.Join(dir, NameFor(2))); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("the v2 manifest is still there after a checkpoint (%v): an older recall would read it", err)
 		}
 	})
@@ -355,19 +355,19 @@ func writeData(t *testing.T, dir string, m *Manifest, past int64) {
 func TestJournalIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	m := sampleManifest()
-	m.Format = formatVersion
-	must(t, commitManifest(dir, m))
+	m.Format = FormatVersion
+	must(t, Commit(dir, m))
 	epoch := m.Epoch
 	checkpoints := 0
 	for i := range 400 {
-		m, err := readManifestLazy(dir)
+		m, err := ReadLazy(dir)
 		must(t, err)
 		m.RowsBytes++
 		for k := range 5 {
 			p := fmt.Sprintf("/p/%04d/%s.jsonl", i, bytes.Repeat([]byte{'a' + byte(k)}, 100))
 			m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 		}
-		must(t, commitManifest(dir, m))
+		must(t, Commit(dir, m))
 		if m.Epoch != epoch {
 			checkpoints++
 			epoch = m.Epoch
@@ -399,7 +399,7 @@ func FuzzParseJournal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := parseJournal(data)
 		if err != nil {
-			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, errNewerIndex) {
+			if !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrNewerIndex) {
 				t.Fatalf("parseJournal: %v is neither ErrManifestDamaged nor errNewerIndex", err)
 			}
 			return
@@ -414,7 +414,7 @@ func FuzzParseJournal(f *testing.F) {
 		if !got.torn && got.end != int64(len(data)) {
 			t.Fatalf("%d bytes past the records, and not torn", int64(len(data))-got.end)
 		}
-		m := NewManifest()
+		m := New()
 		for _, r := range got.records {
 			_ = m.applyRecord(r, true) // any payload: an error, never a panic
 		}
@@ -427,7 +427,7 @@ func FuzzParseJournal(f *testing.F) {
 // escaped paths, and for folders that are prefixes of others' names.
 func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 	dir := t.TempDir()
-	m := NewManifest()
+	m := New()
 	for i := range 3000 {
 		p := fmt.Sprintf("/p/%03d/%04d.jsonl", i/40, i)
 		if i%7 == 0 {
@@ -438,10 +438,10 @@ func TestCheckpointLoadUnderFindsEveryPathOfAFolder(t *testing.T) {
 		}
 		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i + 1), Kind: record.KindMain, Verdict: record.VerdictIndexed}
 	}
-	must(t, commitManifest(dir, m))
+	must(t, Commit(dir, m))
 	whole := mustRead(t, dir)
 	for _, prefix := range []string{"/p/000/", "/p/001/", "/p/037/", "/p/038-other/", "/p/074/", "/p/", "/q/", "/a/", "/p/0"} {
-		open, err := readManifestLazy(dir)
+		open, err := ReadLazy(dir)
 		must(t, err)
 		if n := len(open.files.chunks); n < 3 {
 			t.Fatalf("%d chunks: the test wants several", n)

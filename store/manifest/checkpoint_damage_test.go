@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ func TestGarbledChunkTableOffsetIsDamage(t *testing.T) {
 	for _, off := range []string{"99999999", "-5", "0", "1"} {
 		t.Run(off, func(t *testing.T) {
 			dir, _, _ := journaledIndex(t)
-			path := filepath.Join(dir, ManifestName)
+			path := filepath.Join(dir, Name)
 			data, err := os.ReadFile(path)
 			must(t, err)
 			at := bytes.LastIndex(data, []byte("\nchunks\t")) + len("\nchunks\t")
@@ -30,7 +30,7 @@ func TestGarbledChunkTableOffsetIsDamage(t *testing.T) {
 						t.Fatalf("OpenManifest panics: %v", r)
 					}
 				}()
-				if _, err := readManifestLazy(dir); !errors.Is(err, ErrManifestDamaged) {
+				if _, err := ReadLazy(dir); !errors.Is(err, ErrDamaged) {
 					t.Fatalf("OpenManifest = %v, want ErrManifestDamaged", err)
 				}
 			}()
@@ -43,7 +43,7 @@ func TestGarbledChunkTableOffsetIsDamage(t *testing.T) {
 // whole read of one that opens do not panic either.
 func FuzzOpenCheckpoint(f *testing.F) {
 	m := sampleManifest()
-	m.Format, m.Epoch = formatVersion, 7
+	m.Format, m.Epoch = FormatVersion, 7
 	enc := m.encode()
 	f.Add(enc)
 	f.Add(enc[:len(enc)-20])
@@ -52,12 +52,12 @@ func FuzzOpenCheckpoint(f *testing.F) {
 	f.Add(bytes.Replace(enc, []byte("\nchunk\t"), []byte("\nchunk\t9"), 1))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, ManifestName), data, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, Name), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, err := readManifestLazy(dir)
+		got, err := ReadLazy(dir)
 		if err != nil {
-			if !errors.Is(err, ErrManifestDamaged) && !errors.Is(err, errNewerIndex) {
+			if !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrNewerIndex) {
 				t.Fatalf("OpenManifest: %v is neither ErrManifestDamaged nor errNewerIndex", err)
 			}
 			return

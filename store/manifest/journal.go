@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 )
 
@@ -68,23 +69,23 @@ type journal struct {
 
 // errJournal wraps a journal that fails its checks.
 func errJournal(format string, args ...any) error {
-	return fmt.Errorf("%w: journal %s", ErrManifestDamaged, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: journal %s", ErrDamaged, fmt.Sprintf(format, args...))
 }
 
 // appendJournalHeader starts a journal for the checkpoint of epoch.
 func appendJournalHeader(b []byte, epoch uint64) []byte {
 	b = append(b, journalMagic...)
-	b = binary.LittleEndian.AppendUint32(b, manifestVersion)
+	b = binary.LittleEndian.AppendUint32(b, Version)
 	b = binary.LittleEndian.AppendUint64(b, epoch)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(b)-20:], crcTable))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[len(b)-20:], manifestCRC))
 }
 
 // appendRecord frames payload as a journal record.
 func appendRecord(b, payload []byte) []byte {
 	at := len(b)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(payload)))
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, crcTable))
-	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[at:at+8], crcTable))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(payload, manifestCRC))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[at:at+8], manifestCRC))
 	return append(b, payload...)
 }
 
@@ -93,14 +94,14 @@ func parseJournal(data []byte) (journal, error) {
 	if len(data) < journalHeaderSize || string(data[:8]) != journalMagic {
 		return journal{}, errJournal("header missing")
 	}
-	if crc32.Checksum(data[:20], crcTable) != binary.LittleEndian.Uint32(data[20:]) {
+	if crc32.Checksum(data[:20], manifestCRC) != binary.LittleEndian.Uint32(data[20:]) {
 		return journal{}, errJournal("header checksum fails")
 	}
 	switch v := binary.LittleEndian.Uint32(data[8:]); {
-	case v > manifestVersion:
-		return journal{}, fmt.Errorf("%w (journal v%d, this recall reads v%d)", errNewerIndex, v, manifestVersion)
-	case v != manifestVersion:
-		return journal{}, errJournal("version v%d, want v%d", v, manifestVersion)
+	case v > Version:
+		return journal{}, fmt.Errorf("%w (journal v%d, this recall reads v%d)", ErrNewerIndex, v, Version)
+	case v != Version:
+		return journal{}, errJournal("version v%d, want v%d", v, Version)
 	}
 	j := journal{epoch: binary.LittleEndian.Uint64(data[12:]), end: journalHeaderSize}
 	for at := int64(journalHeaderSize); at < int64(len(data)); {
@@ -110,7 +111,7 @@ func parseJournal(data []byte) (journal, error) {
 			return j, nil
 		}
 		n, sum := binary.LittleEndian.Uint32(rest), binary.LittleEndian.Uint32(rest[4:])
-		if crc32.Checksum(rest[:8], crcTable) != binary.LittleEndian.Uint32(rest[8:]) || n > maxRecordPayload {
+		if crc32.Checksum(rest[:8], manifestCRC) != binary.LittleEndian.Uint32(rest[8:]) || n > maxRecordPayload {
 			if zeroFrom(data, at) {
 				j.torn = true
 				return j, nil
@@ -123,7 +124,7 @@ func parseJournal(data []byte) (journal, error) {
 			return j, nil
 		}
 		payload := data[at+recordHeaderSize : end]
-		if crc32.Checksum(payload, crcTable) != sum {
+		if crc32.Checksum(payload, manifestCRC) != sum {
 			if end == int64(len(data)) && zeroPageTail(data, at+recordHeaderSize) {
 				j.torn = true
 				return j, nil
@@ -195,7 +196,7 @@ func (m *Manifest) applyJournal(dir string, whole bool) error {
 			continue // a reader needs only the last head
 		}
 		if err := m.applyRecord(rec, whole); err != nil {
-			return manifestProblem(JournalName, fmt.Errorf("%w: record %d: %w", ErrManifestDamaged, i+1, err))
+			return manifestProblem(JournalName, fmt.Errorf("%w: record %d: %w", ErrDamaged, i+1, err))
 		}
 	}
 	m.journalEnd, m.journalTorn = j.end, j.torn
@@ -226,7 +227,7 @@ func (m *Manifest) applyRecord(payload []byte, files bool) error {
 			continue
 		}
 		p := fieldParser{f: fields}
-		st := p.fileState(formatVersion)
+		st := p.fileState(FormatVersion)
 		if p.err != nil {
 			return p.err
 		}
@@ -346,9 +347,9 @@ func (m *Manifest) checkpoint(dir string) error {
 		if err := tmp.Sync(); err != nil {
 			return err
 		}
-		return removeOlderManifests(dir)
+		return RemoveOlder(dir)
 	}
-	if err := atomicfile.Write(filepath.Join(dir, ManifestName), nil, 0o600, writeThenRemoveOld); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, Name), nil, 0o600, writeThenRemoveOld); err != nil {
 		m.Epoch = prev
 		return err
 	}
@@ -371,12 +372,12 @@ func (m *Manifest) checkpoint(dir string) error {
 	return nil
 }
 
-// removeOlderManifests deletes manifests of older versions (and makes it
+// RemoveOlder deletes manifests of older versions (and makes it
 // durable), so that no recall reads them once this version's is written.
-func removeOlderManifests(dir string) error {
+func RemoveOlder(dir string) error {
 	removed := false
-	for v := oldestFormat; v < manifestVersion; v++ {
-		err := os.Remove(filepath.Join(dir, manifestName(v)))
+	for v := OldestFormat; v < Version; v++ {
+		err := os.Remove(filepath.Join(dir, NameFor(v)))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove old manifest: %w", err)
 		}
@@ -388,13 +389,13 @@ func removeOlderManifests(dir string) error {
 	return nil
 }
 
-// checkJournal is for a writer about to cut the data files back to m's
+// CheckJournal is for a writer about to cut the data files back to m's
 // lengths: when the journal is missing or ends in a cut-short record and
 // a data file holds bytes past those lengths, the cut record cannot be
 // told from one a crash tore before it was acknowledged, and cutting
 // could drop committed rows. That is damage (ErrManifestDamaged): the
 // manifest is recovered from the rows, which loses nothing.
-func checkJournal(dir string, m *Manifest) error {
+func CheckJournal(dir string, m *Manifest) error {
 	if !m.journalMissing && !m.journalTorn {
 		return nil
 	}
@@ -402,14 +403,14 @@ func checkJournal(dir string, m *Manifest) error {
 		name      string
 		committed int64
 	}{
-		{committedRowsName(dir, m), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
+		{CommittedRowsName(dir, m), m.RowsBytes}, {m.BlocksName(), m.BlocksBytes}, {m.KeysName(), m.KeysBytes}, {m.EventsName(), m.EventsBytes},
 	} {
 		if info, err := os.Stat(filepath.Join(dir, f.name)); err == nil && info.Size() > f.committed {
 			what := "missing"
 			if m.journalTorn {
 				what = "cut short"
 			}
-			return fmt.Errorf("%w: the manifest journal is %s and %s holds bytes past what the manifest names", ErrManifestDamaged, what, f.name)
+			return fmt.Errorf("%w: the manifest journal is %s and %s holds bytes past what the manifest names", ErrDamaged, what, f.name)
 		}
 	}
 	return nil
@@ -444,7 +445,7 @@ func (m *Manifest) appendFileLines(b []byte) []byte {
 	start, first := len(b), ""
 	closeChunk := func() {
 		if len(b) > start {
-			chunks = append(chunks, fileChunk{off: int64(start), n: int64(len(b) - start), crc: crc32.Checksum(b[start:], crcTable), first: first})
+			chunks = append(chunks, fileChunk{off: int64(start), n: int64(len(b) - start), crc: crc32.Checksum(b[start:], manifestCRC), first: first})
 		}
 		start = len(b)
 	}
@@ -461,9 +462,9 @@ func (m *Manifest) appendFileLines(b []byte) []byte {
 	table := len(b)
 	for _, c := range chunks {
 		b = fmt.Appendf(b, "chunk\t%d\t%d\t%08x\t", c.off, c.n, c.crc)
-		b = append(appendEscaped(b, c.first), '\n')
+		b = append(tsvfield.Append(b, c.first), '\n')
 	}
-	return fmt.Appendf(b, "chunks\t%d\t%08x\n", table, crc32.Checksum(b[table:], crcTable))
+	return fmt.Appendf(b, "chunks\t%d\t%08x\n", table, crc32.Checksum(b[table:], manifestCRC))
 }
 
 // openCheckpoint opens a format-3 checkpoint for OpenManifest without
@@ -502,7 +503,7 @@ func openCheckpoint(dir, path string) (*Manifest, error) {
 		err = table.check(int64(headEnd))
 	}
 	if err != nil {
-		return nil, manifestProblem(path, fmt.Errorf("%w: %w", ErrManifestDamaged, err))
+		return nil, manifestProblem(path, fmt.Errorf("%w: %w", ErrDamaged, err))
 	}
 	m.files = &lazyFiles{path: path, epoch: m.Epoch, chunks: table.chunks, read: map[int][]byte{}}
 	m.base = map[string]committedState{}
@@ -605,7 +606,7 @@ func chunkTable(tail []byte, at int64) (chunkIndex, bool) {
 		return ix, true // the caller reads from off
 	}
 	lines := tail[off-at : linesAt+1]
-	if crc32.Checksum(lines, crcTable) != uint32(want) {
+	if crc32.Checksum(lines, manifestCRC) != uint32(want) {
 		return chunkIndex{}, false
 	}
 	for line := range bytes.Lines(lines) {
@@ -652,10 +653,10 @@ func (l *lazyFiles) chunk(i int) []byte {
 	}
 	switch {
 	case err != nil:
-		l.err = fmt.Errorf("%w: %w", ErrManifestDamaged, errpath.Wrap("read", l.path, err))
+		l.err = fmt.Errorf("%w: %w", ErrDamaged, errpath.Wrap("read", l.path, err))
 		return nil
-	case crc32.Checksum(b, crcTable) != c.crc || len(b) == 0 || b[len(b)-1] != '\n':
-		l.err = fmt.Errorf("%w: %s: chunk at byte %d fails its checksum", ErrManifestDamaged, ManifestName, c.off)
+	case crc32.Checksum(b, manifestCRC) != c.crc || len(b) == 0 || b[len(b)-1] != '\n':
+		l.err = fmt.Errorf("%w: %s: chunk at byte %d fails its checksum", ErrDamaged, Name, c.off)
 		return nil
 	}
 	l.read[i] = b
@@ -685,13 +686,13 @@ func (l *lazyFiles) find(path string) *record.FileState {
 // it is not one.
 func (l *lazyFiles) parseLine(line []byte) *record.FileState {
 	if !bytes.HasPrefix(line, []byte("file\t")) {
-		l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrManifestDamaged, ManifestName)
+		l.err = fmt.Errorf("%w: %s: a line after the head is not a file line", ErrDamaged, Name)
 		return nil
 	}
 	fp := fieldParser{f: splitTabs(line, nil)}
-	st := fp.fileState(formatVersion)
+	st := fp.fileState(FormatVersion)
 	if fp.err != nil {
-		l.err = fmt.Errorf("%w: %s: %w", ErrManifestDamaged, ManifestName, fp.err)
+		l.err = fmt.Errorf("%w: %s: %w", ErrDamaged, Name, fp.err)
 		return nil
 	}
 	return st
@@ -840,7 +841,7 @@ func (m *Manifest) loadAll() {
 	}
 	whole, err := parseManifest(data, true)
 	if err == nil && whole.Epoch != l.epoch {
-		err = fmt.Errorf("%w: the checkpoint changed while read", ErrManifestDamaged)
+		err = fmt.Errorf("%w: the checkpoint changed while read", ErrDamaged)
 	}
 	if err != nil {
 		l.err = fmt.Errorf("%s: %w", l.path, err)

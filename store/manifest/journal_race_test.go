@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"sync/atomic"
@@ -15,15 +15,15 @@ import (
 func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 	dir := t.TempDir()
 	m := sampleManifest()
-	m.Format = formatVersion
-	must(t, commitManifest(dir, m))
+	m.Format = FormatVersion
+	must(t, Commit(dir, m))
 	var committed atomic.Int64
 	committed.Store(m.RowsBytes)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := range 600 {
-			w, err := readManifestLazy(dir)
+			w, err := ReadLazy(dir)
 			if err != nil {
 				t.Error(err)
 				return
@@ -32,7 +32,7 @@ func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 			if i%4 == 3 {
 				err = w.checkpoint(dir) // as a full run, a compaction or a journal at its bound does
 			} else {
-				err = commitManifest(dir, w)
+				err = Commit(dir, w)
 			}
 			if err != nil {
 				t.Error(err)
@@ -41,7 +41,7 @@ func TestReaderDuringCheckpointSeesCommitted(t *testing.T) {
 			committed.Store(w.RowsBytes)
 		}
 	}()
-	readers := map[string]func(string) (*Manifest, error){"head": readManifestHead, "whole": readManifestWhole}
+	readers := map[string]func(string) (*Manifest, error){"head": ReadHead, "whole": ReadWhole}
 	for stale := 0; ; {
 		select {
 		case <-done:

@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"fmt"
@@ -29,17 +29,17 @@ func manifestOf(n int) *Manifest {
 // path up, and committing one changed file as a journal record.
 func BenchmarkManifest10k(b *testing.B) {
 	dir := b.TempDir()
-	if err := commitManifest(dir, manifestOf(10000)); err != nil {
+	if err := Commit(dir, manifestOf(10000)); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("read", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := readManifestWhole(dir); err != nil {
+			if _, err := ReadWhole(dir); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	m, err := readManifestWhole(dir)
+	m, err := ReadWhole(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func BenchmarkManifest10k(b *testing.B) {
 	path := one.Path
 	b.Run("open and look one up", func(b *testing.B) {
 		for b.Loop() {
-			m, err := readManifestLazy(dir)
+			m, err := ReadLazy(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -75,14 +75,14 @@ func BenchmarkManifest10k(b *testing.B) {
 		}
 	})
 	b.Run("journal one changed", func(b *testing.B) {
-		m, err := readManifestLazy(dir)
+		m, err := ReadLazy(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
 		st := m.File(path)
 		for b.Loop() {
 			st.Offset++
-			if err := commitManifest(dir, m); err != nil {
+			if err := Commit(dir, m); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"encoding/binary"
@@ -19,18 +19,18 @@ func TestNewerIndexIsRefused(t *testing.T) {
 	cases := map[string]func(t *testing.T, dir string){
 		"data format": func(t *testing.T, dir string) {
 			m := sampleManifest()
-			m.Format = formatVersion + 1
+			m.Format = FormatVersion + 1
 			must(t, m.checkpoint(dir))
 		},
 		"journal version": func(t *testing.T, dir string) {
 			m := sampleManifest()
-			m.Format = formatVersion
-			must(t, commitManifest(dir, m))
+			m.Format = FormatVersion
+			must(t, Commit(dir, m))
 			path := filepath.Join(dir, JournalName)
 			data, err := os.ReadFile(path)
 			must(t, err)
-			binary.LittleEndian.PutUint32(data[8:], manifestVersion+1)
-			binary.LittleEndian.PutUint32(data[20:], crc32.Checksum(data[:20], crcTable))
+			binary.LittleEndian.PutUint32(data[8:], Version+1)
+			binary.LittleEndian.PutUint32(data[20:], crc32.Checksum(data[:20], manifestCRC))
 			must(t, os.WriteFile(path, data, 0o600))
 		},
 	}
@@ -38,10 +38,10 @@ func TestNewerIndexIsRefused(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			write(t, dir)
-			readers := map[string]func(string) (*Manifest, error){"open": readManifestLazy, "read": readManifestWhole, "head": readManifestHead}
+			readers := map[string]func(string) (*Manifest, error){"open": ReadLazy, "read": ReadWhole, "head": ReadHead}
 			for rname, read := range readers {
 				_, err := read(dir)
-				if err == nil || errors.Is(err, ErrManifestDamaged) || !strings.Contains(err.Error(), "newer recall") {
+				if err == nil || errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "newer recall") {
 					t.Errorf("%s: %v, want a refusal naming a newer recall", rname, err)
 				}
 			}

@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"errors"
@@ -21,12 +21,12 @@ import (
 func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 	dir := t.TempDir()
 	old := sampleManifest()
-	old.Format = formatVersion
+	old.Format = FormatVersion
 	enc := old.encode()
 	v2 := []byte("recall-manifest\tv2\nseq\t3\nhead\t00000000\n") // any bytes: what matters is that it stays
-	must(t, os.WriteFile(filepath.Join(dir, manifestName(2)), v2, 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, NameFor(2)), v2, 0o600))
 	m := sampleManifest()
-	m.Format = formatVersion
+	m.Format = FormatVersion
 	for i := range 200 {
 		p := fmt.Sprintf("/p/%04d.jsonl", i)
 		m.byPath[p] = &record.FileState{Path: p, Gen: uint32(i), Kind: record.KindMain, Verdict: record.VerdictIndexed}
@@ -38,12 +38,12 @@ func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 	small := lim
 	small.Cur = uint64(len(enc)) // far less than m's checkpoint
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small))
-	err := commitManifest(dir, m)
+	err := Commit(dir, m)
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
 	if err == nil {
 		t.Fatal("the checkpoint was written past the file size limit: the test did not play a full disk")
 	}
-	got, rerr := os.ReadFile(filepath.Join(dir, manifestName(2)))
+	got, rerr := os.ReadFile(filepath.Join(dir, NameFor(2)))
 	if errors.Is(rerr, os.ErrNotExist) {
 		t.Fatalf("a failed checkpoint (%v) removed the v2 manifest: the index is left without one", err)
 	}
@@ -61,7 +61,7 @@ func TestFailedUpgradeKeepsOldManifest(t *testing.T) {
 // transcripts, forks) gets past.
 func TestFailedJournalAppendLeavesNoTornRecord(t *testing.T) {
 	dir, states, ends := journaledIndex(t)
-	m, err := readManifestLazy(dir)
+	m, err := ReadLazy(dir)
 	must(t, err)
 	writeData(t, dir, m, 0)
 	for i := range 50 {
@@ -77,16 +77,16 @@ func TestFailedJournalAppendLeavesNoTornRecord(t *testing.T) {
 	small := lim
 	small.Cur = uint64(ends[3] + 100) // room for part of the record only
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small))
-	err = commitManifest(dir, m)
+	err = Commit(dir, m)
 	must(t, syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim))
 	if err == nil {
 		t.Fatal("the record was appended past the file size limit: the test did not play a full disk")
 	}
-	got, err := readManifestLazy(dir)
+	got, err := ReadLazy(dir)
 	must(t, err)
 	got.LoadAll()
 	sameState(t, got, states[3])
-	if err := checkJournal(dir, got); err != nil {
+	if err := CheckJournal(dir, got); err != nil {
 		t.Fatalf("after a failed append: %v", err)
 	}
 }

@@ -1,7 +1,8 @@
-package store
+package manifest
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -12,9 +13,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/problem"
@@ -23,12 +26,12 @@ import (
 	"github.com/recall-dev/recall/textrules"
 )
 
-// ManifestName is the checkpoint of the committed manifest
+// Name is the checkpoint of the committed manifest
 // (manifestName(manifestVersion), which a test checks); JournalName holds
 // the commits since (journal.go).
-const ManifestName = "manifest-v3.tsv"
+const Name = "manifest-v3.tsv"
 
-// manifestVersion is the layout of the manifest files, apart from the data
+// Version is the layout of the manifest files, apart from the data
 // files' formatVersion:
 //
 //	1, 2: manifest-v1.tsv, manifest-v2.tsv, replaced whole by every commit
@@ -37,9 +40,9 @@ const ManifestName = "manifest-v3.tsv"
 //	   path, naming its epoch; commits since are records appended to
 //	   manifest-v3.journal. A recall that knows only v2 takes the file
 //	   name for a newer format's and refuses the index.
-const manifestVersion = 3
+const Version = 3
 
-func manifestName(format int) string { return fmt.Sprintf("manifest-v%d.tsv", format) }
+func NameFor(format int) string { return fmt.Sprintf("manifest-v%d.tsv", format) }
 
 // Manifest is the committed state of the index. It is replaced whole by
 // atomic rename, so readers see either the old or the new one.
@@ -122,6 +125,13 @@ func (m *Manifest) Files() iter.Seq2[string, *record.FileState] {
 	return maps.All(m.byPath)
 }
 
+// TakeFilesOf gives m known's transcript states (a recovery keeps the
+// states the last commit vouched for).
+func (m *Manifest) TakeFilesOf(known *Manifest) {
+	known.loadAll()
+	m.byPath = known.byPath
+}
+
 // FileCount is how many transcripts m holds, every line read.
 func (m *Manifest) FileCount() int {
 	m.loadAll()
@@ -137,10 +147,10 @@ func (m *Manifest) RemoveFile(path string) {
 	m.forceCheckpoint = true
 }
 
-func NewManifest() *Manifest {
+func New() *Manifest {
 	return &Manifest{
-		Format:     formatVersion,
-		lineLayout: formatVersion,
+		Format:     FormatVersion,
+		lineLayout: FormatVersion,
 		Feature:    textrules.FeatureVersion,
 		Seq:        1,
 		NextGen:    1,
@@ -190,9 +200,9 @@ func (m *Manifest) KeysName() string {
 	return m.dataName("keys", "bin")
 }
 
-// legacyRowsName is where a recall before RowsLinkName kept the rows
+// LegacyRowsName is where a recall before RowsLinkName kept the rows
 // file; the first writer to open such an index renames it (FinishPublish).
-func (m *Manifest) legacyRowsName() string { return m.dataName("rows", "zst") }
+func (m *Manifest) LegacyRowsName() string { return m.dataName("rows", "zst") }
 
 func (m *Manifest) dataName(kind, ext string) string {
 	return fmt.Sprintf("%s-v%d-%06d.%s", kind, m.Format, m.Seq, ext)
@@ -208,8 +218,8 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 	return c
 }
 
-// clone returns a deep copy, so a run can work on its own copy and commit it.
-func (m *Manifest) clone() *Manifest {
+// Clone returns a deep copy, so a run can work on its own copy and commit it.
+func (m *Manifest) Clone() *Manifest {
 	m.loadAll()
 	c := *m
 	c.base, c.journalEnd, c.journalTorn = nil, 0, false
@@ -222,27 +232,27 @@ func (m *Manifest) clone() *Manifest {
 	return &c
 }
 
-// errNoManifestYet marks rows found without a manifest: damage, unless
+// ErrNoManifestYet marks rows found without a manifest: damage, unless
 // the first index run is at work (firstBuildInProgress) or committed its
 // first manifest while the reader looked. It is ErrManifestDamaged to
 // every caller.
-var errNoManifestYet = fmt.Errorf("%w", ErrManifestDamaged)
+var ErrNoManifestYet = fmt.Errorf("%w", ErrDamaged)
 
 // ErrNoIndex is returned when the index directory holds no manifest yet.
 var ErrNoIndex = errors.New("no index yet")
 
-// readManifestWhole loads dir's committed manifest whole: the checkpoint with
+// ReadWhole loads dir's committed manifest whole: the checkpoint with
 // the journal's records applied, every file line parsed.
-func readManifestWhole(dir string) (*Manifest, error) { return readManifest(dir, false) }
+func ReadWhole(dir string) (*Manifest, error) { return readManifest(dir, false) }
 
-// readManifestLazy loads dir's committed manifest for a writer (under the
+// ReadLazy loads dir's committed manifest for a writer (under the
 // lock): the head, the chunk table and the journal's records are read
 // now, a file line of the checkpoint when File asks for its path (or
 // LoadAll for every one). Its commits append to the journal what changed.
-func readManifestLazy(dir string) (*Manifest, error) { return readManifest(dir, true) }
+func ReadLazy(dir string) (*Manifest, error) { return readManifest(dir, true) }
 
 func readManifest(dir string, lazy bool) (*Manifest, error) {
-	path := filepath.Join(dir, ManifestName)
+	path := filepath.Join(dir, Name)
 	if lazy {
 		m, err := openCheckpoint(dir, path)
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -306,18 +316,18 @@ func readFileInfo(path string) ([]byte, os.FileInfo, error) {
 // readManifestOnce reads dir's manifest whole: the checkpoint (with the
 // file it was read from) and its journal, else an older manifest.
 func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
-	path := filepath.Join(dir, ManifestName)
+	path := filepath.Join(dir, Name)
 	data, info, err := readFileInfo(path)
-	for format := manifestVersion - 1; errors.Is(err, fs.ErrNotExist) && format >= oldestFormat; format-- {
-		path = filepath.Join(dir, manifestName(format))
+	for format := Version - 1; errors.Is(err, fs.ErrNotExist) && format >= OldestFormat; format-- {
+		path = filepath.Join(dir, NameFor(format))
 		data, info, err = readFileInfo(path)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if newer := newerFormat(dir); newer != "" {
 			return nil, nil, fmt.Errorf("index in %s was written by a newer recall (%s); use that recall: this one will not read or change it, not even to rebuild it", dir, newer)
 		}
-		if rows := rowsFiles(dir); len(rows) > 0 {
-			return nil, nil, problem.Problem{Err: fmt.Errorf("%w: %s holds rows (%s) but no manifest", errNoManifestYet, dir, rows[0].name),
+		if rows := RowsFiles(dir); len(rows) > 0 {
+			return nil, nil, problem.Problem{Err: fmt.Errorf("%w: %s holds rows (%s) but no manifest", ErrNoManifestYet, dir, rows[0].Name),
 				Remedy: problem.Index, Mends: "recovers the manifest from them"}
 		}
 		return nil, nil, ErrNoIndex
@@ -335,15 +345,15 @@ func readManifestOnce(dir string) (*Manifest, os.FileInfo, error) {
 	return m, info, nil
 }
 
-// readManifestHead loads what a reader needs of dir's committed manifest:
+// ReadHead loads what a reader needs of dir's committed manifest:
 // everything but the file lines, which come last and make up nearly all
 // of it. Only the start of the file is read when that holds them all.
-func readManifestHead(dir string) (*Manifest, error) {
-	path := filepath.Join(dir, ManifestName)
+func ReadHead(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, Name)
 	return readUnlocked(path, func() (*Manifest, os.FileInfo, error) {
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
-			m, err := readManifestWhole(dir) // an older format, or none: for its messages
+			m, err := ReadWhole(dir) // an older format, or none: for its messages
 			return m, nil, err
 		}
 		if err != nil {
@@ -371,7 +381,7 @@ func readHeadFrom(dir, path string, f *os.File) (*Manifest, error) {
 	if i := bytes.Index(head, []byte("\nfile\t")); i >= 0 {
 		head = head[:i+1]
 	} else if n == len(buf) {
-		return readManifestWhole(dir) // a head this long: read it all
+		return ReadWhole(dir) // a head this long: read it all
 	}
 	m, err := parseManifest(head, false)
 	if err != nil {
@@ -393,7 +403,7 @@ func newerFormat(dir string) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "manifest-v*.tsv"))
 	for _, n := range names {
 		var v int
-		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > manifestVersion {
+		if _, err := fmt.Sscanf(filepath.Base(n), "manifest-v%d.tsv", &v); err == nil && v > Version {
 			return filepath.Base(n)
 		}
 	}
@@ -402,11 +412,11 @@ func newerFormat(dir string) string {
 
 const manifestMagic = "recall-manifest"
 
-// ErrManifestDamaged marks a manifest that exists but cannot be trusted:
+// ErrDamaged marks a manifest that exists but cannot be trusted:
 // a checksum that does not match, a line that does not parse, a file cut
 // short. Nothing is deleted for it: `recall index` recovers the manifest
 // from the data files (Recover).
-var ErrManifestDamaged = errors.New("index manifest damaged")
+var ErrDamaged = errors.New("index manifest damaged")
 
 // Checksum lines of a format-2 manifest: "head" closes the lines before
 // the per-file lines (all a search reads), "end" closes the file. Each
@@ -416,14 +426,14 @@ const (
 	endChecksum  = "end"
 )
 
-// errNewerIndex marks a manifest or journal that a newer recall wrote:
+// ErrNewerIndex marks a manifest or journal that a newer recall wrote:
 // the index is refused, neither read as this recall's nor recovered as
 // damaged (which would replace what the newer recall wrote).
-var errNewerIndex = errors.New("written by a newer recall")
+var ErrNewerIndex = errors.New("written by a newer recall")
 
 // readErr says why the manifest file path did not read, and what to do.
 func readErr(path string, err error) error {
-	if errors.Is(err, errNewerIndex) {
+	if errors.Is(err, ErrNewerIndex) {
 		return fmt.Errorf("%s: %w; use that recall", path, err)
 	}
 	return manifestProblem(path, err)
@@ -435,16 +445,16 @@ func readErr(path string, err error) error {
 func parseManifest(data []byte, whole bool) (*Manifest, error) {
 	m, err := parseManifestLines(data, whole)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrManifestDamaged, err)
+		return nil, fmt.Errorf("%w: %w", ErrDamaged, err)
 	}
-	if m.Format > formatVersion {
-		return nil, fmt.Errorf("%w (data format v%d, this recall reads up to v%d)", errNewerIndex, m.Format, formatVersion)
+	if m.Format > FormatVersion {
+		return nil, fmt.Errorf("%w (data format v%d, this recall reads up to v%d)", ErrNewerIndex, m.Format, FormatVersion)
 	}
 	return m, nil
 }
 
 func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
-	m := NewManifest()
+	m := New()
 	m.Feature = 0 // unrecorded unless a feature line says otherwise
 	fields := make([][]byte, 0, 16)
 	in := interner{}
@@ -463,9 +473,9 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 		case n == 1:
 			v, ok := manifestFormat(fields)
 			if !ok {
-				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", oldestFormat, manifestVersion)
+				return nil, fmt.Errorf("line 1: not a v%d to v%d manifest", OldestFormat, Version)
 			}
-			version, m.Format = v, min(v, formatVersion) // v3 on: a format line says
+			version, m.Format = v, min(v, FormatVersion) // v3 on: a format line says
 			m.lineLayout = m.Format
 		case string(fields[0]) == headChecksum || string(fields[0]) == endChecksum:
 			if err := tsvfield.CheckLine(fields, data[:at]); err != nil {
@@ -494,7 +504,7 @@ func parseManifestLines(data []byte, whole bool) (*Manifest, error) {
 
 // appendChecksum closes b with a checksum line of the given kind.
 func appendChecksum(b []byte, kind string) []byte {
-	return fmt.Appendf(b, "%s\t%08x\n", kind, crc32.Checksum(b, crcTable))
+	return fmt.Appendf(b, "%s\t%08x\n", kind, crc32.Checksum(b, manifestCRC))
 }
 
 // manifestFormat reads the first line: the magic and a known version.
@@ -503,7 +513,7 @@ func manifestFormat(fields [][]byte) (int, bool) {
 		return 0, false
 	}
 	v, err := strconv.Atoi(string(fields[1][1:]))
-	return v, err == nil && v >= oldestFormat && v <= manifestVersion
+	return v, err == nil && v >= OldestFormat && v <= Version
 }
 
 func splitTabs(line []byte, dst [][]byte) [][]byte {
@@ -680,7 +690,7 @@ func (m *Manifest) encode() []byte {
 	// Each file line is about 250 bytes; sizing the buffer up front keeps
 	// a large manifest from being copied as it grows.
 	b := make([]byte, 0, 512+300*len(m.byPath))
-	b = appendTSVLine(b, manifestMagic, "v"+strconv.Itoa(manifestVersion))
+	b = appendTSVLine(b, manifestMagic, "v"+strconv.Itoa(Version))
 	b = appendTSVLine(b, "format", strconv.Itoa(m.Format))
 	b = appendTSVLine(b, "epoch", strconv.FormatUint(m.Epoch, 10))
 	b = m.appendHead(b)
@@ -798,18 +808,18 @@ func appendFileLine(b []byte, s *record.FileState) []byte {
 		gone = "1"
 	}
 	for _, v := range []string{s.Session, s.Project, s.Kind, s.Agent, s.Verdict, gone} {
-		b = appendEscaped(b, v)
+		b = tsvfield.Append(b, v)
 		b = append(b, '\t')
 	}
 	b = strconv.AppendUint(b, uint64(s.Tail.CRC), 10)
 	b = append(b, '\t')
 	b = strconv.AppendInt(b, int64(s.Tail.Len), 10)
 	b = append(b, '\t')
-	b = appendEscaped(b, s.Path)
+	b = tsvfield.Append(b, s.Path)
 	return append(b, '\n')
 }
 
-func esc(s string) string { return string(appendEscaped(nil, s)) }
+func esc(s string) string { return string(tsvfield.Append(nil, s)) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -820,7 +830,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// commitManifest writes m durably. A manifest opened by OpenManifest
+// Commit writes m durably. A manifest opened by OpenManifest
 // appends what changed since its last commit to the journal as one
 // checksummed record and fsyncs it; otherwise, or when the journal would
 // pass journalLimit, it writes a checkpoint: the whole manifest to a temp
@@ -830,9 +840,9 @@ func sortedKeys[V any](m map[string]V) []string {
 //
 // Only a manifest of the current format is ever written: a run over an
 // older index rewrites its data files first (Rederive).
-func commitManifest(dir string, m *Manifest) error {
-	if m.Format != formatVersion {
-		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, formatVersion)
+func Commit(dir string, m *Manifest) error {
+	if m.Format != FormatVersion {
+		return fmt.Errorf("commit manifest: format v%d, want v%d", m.Format, FormatVersion)
 	}
 	if m.files != nil && m.files.err != nil {
 		return fmt.Errorf("commit manifest: %w", m.files.err)
@@ -845,3 +855,123 @@ func commitManifest(dir string, m *Manifest) error {
 
 // syncDir makes a rename or a file creation in dir durable.
 func syncDir(dir string) error { return atomicfile.SyncDir(dir) }
+
+// BlockCount is the number of data blocks the manifest commits: every
+// frame but the header frame.
+func (m *Manifest) BlockCount() int { return max(m.Frames-1, 0) }
+
+// FileStates are the manifest's transcripts; the head a search reads
+// does not hold them, so they are read whole here.
+func (m *Manifest) FileStates(dir string) map[string]*record.FileState {
+	if len(m.byPath) > 0 {
+		return m.byPath
+	}
+	whole, err := ReadWhole(dir)
+	if err != nil {
+		return nil
+	}
+	return whole.byPath
+}
+
+// manifestProblem is a manifest file (part) that does not read: the next
+// index run recovers it from the rows, which are the truth.
+func manifestProblem(part string, err error) error {
+	return problem.Problem{Part: part, Err: err, Remedy: problem.Index, Mends: "recovers it from the data files"}
+}
+
+// RowsFile is a rows file found in an index directory.
+type RowsFile struct {
+	Name        string
+	Format, Seq int
+	Committed   int64 // bytes to read, 0 for all
+}
+
+// RowsFiles lists the rows files of formats this recall reads, newest
+// sequence first.
+func RowsFiles(dir string) []RowsFile {
+	entries, _ := os.ReadDir(dir)
+	var out []RowsFile
+	for _, e := range entries {
+		m := rowsFilePattern().FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		format, _ := strconv.Atoi(m[1])
+		seq, err := strconv.Atoi(m[2])
+		if err != nil || format < OldestFormat || format > FormatVersion {
+			continue
+		}
+		out = append(out, RowsFile{Name: e.Name(), Format: format, Seq: seq})
+	}
+	slices.SortFunc(out, func(a, b RowsFile) int { return cmp.Compare(b.Seq, a.Seq) })
+	return out
+}
+
+// CommittedRowsName is the name m's committed rows file has now, or its
+// own name if it is nowhere.
+func CommittedRowsName(dir string, m *Manifest) string {
+	if name, _, err := StatRows(dir, m); err == nil {
+		return name
+	}
+	return m.RowsName()
+}
+
+// FormatVersion is the on-disk layout version of the data files. It
+// appears in their names (rows-v2-…, blocks-v2-…) and in the manifest's
+// format line (the manifest's own layout is manifestVersion). A reader
+// that meets a newer version refuses the index and asks for `recall
+// index --rebuild`; an older one it still reads, and the next
+// `recall index` (or search) rewrites it in this layout from its rows.
+//
+// Changes, one line each:
+//
+//	1: rows, blocks, uuids and events files; no file records its rules.
+//	2: blocks, keys (was uuids) and events files open with a header giving
+//	   the format and the feature version (textrules.FeatureVersion) that
+//	   built them; the manifest records the feature version too.
+const FormatVersion = 2
+
+// OldestFormat is the oldest layout this recall still reads.
+const OldestFormat = 1
+
+// PartSuffix ends the name of a data file of a sequence being written
+// (a compaction, `recall forget`, `--rebuild`, a recovery) that no
+// manifest names yet: `zstdcat rows-*.zst` does not print it, and a run
+// that finds one removes it (RemoveStrays), since the writer that made it
+// was killed before its commit.
+const PartSuffix = ".part"
+
+// RowsPlaces are where m's committed rows file can be, in the order a
+// reader tries them: its name; its part name, until the commit that
+// publishes it (a rewrite's checkpoints, or a crash just before its
+// rename); and the names a recall before RowsLinkName gave it.
+func RowsPlaces(m *Manifest) []string {
+	name, legacy := m.RowsName(), m.LegacyRowsName()
+	return []string{name, name + PartSuffix, legacy, legacy + PartSuffix}
+}
+
+// StatRows finds the committed rows file of m (rowsPlaces): its name
+// in dir and os.Stat of it, or the error of its first place.
+func StatRows(dir string, m *Manifest) (string, fs.FileInfo, error) {
+	var first error
+	for _, name := range RowsPlaces(m) {
+		info, err := os.Stat(filepath.Join(dir, name))
+		if err == nil {
+			return name, info, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return "", nil, first
+}
+
+// rowsFilePattern is compiled on first use, not at every start of
+// recall: only recovery and a missing manifest list rows files. The value
+// never changes once made.
+var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:rowdata|rows)-v([0-9]+)-([0-9]+)\.zst(\.part)?$`)
+})
+
+// manifestCRC is the Castagnoli table every checksum of the manifest uses.
+var manifestCRC = crc32.MakeTable(crc32.Castagnoli)

@@ -1,4 +1,4 @@
-package store
+package manifest
 
 import (
 	"bytes"
@@ -51,7 +51,7 @@ func TestManifestEncodeKeepsReadOrder(t *testing.T) {
 				t.Fatalf("order of %d paths kept for %d files", len(m.order), len(m.byPath))
 			}
 			c.change(m)
-			sorted := m.clone()
+			sorted := m.Clone()
 			sorted.order = nil
 			if got, want := m.encode(), sorted.encode(); !bytes.Equal(got, want) {
 				t.Errorf("encoding differs from one with every path sorted")
