@@ -9,7 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/manifest"
+
 	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -167,7 +170,7 @@ func (s *Snapshot) loadEvents() {
 	data, err := s.readEventsFile()
 	if err != nil {
 		// The rows are the truth: find the events in them again.
-		s.noteProblem(repairProblem(fmt.Errorf("events file unreadable (%w), recall events found in the rows instead", err), "rebuilds it"))
+		s.noteProblem(problem.NeedsRepair(fmt.Errorf("events file unreadable (%w), recall events found in the rows instead", err), "rebuilds it"))
 		s.eventsData, s.eventsErr = s.eventsFromRows()
 		return
 	}
@@ -188,8 +191,8 @@ func (s *Snapshot) readEventsFile() ([]byte, error) {
 		return nil, errors.New("checksum mismatch")
 	}
 	header, rest, _ := bytes.Cut(data, []byte{'\n'})
-	if string(header)+"\n" != eventsHeader() {
-		return nil, fmt.Errorf("header %q, want %q", header, strings.TrimSpace(eventsHeader()))
+	if string(header)+"\n" != manifest.EventsHeader() {
+		return nil, fmt.Errorf("header %q, want %q", header, strings.TrimSpace(manifest.EventsHeader()))
 	}
 	return rest, nil
 }

@@ -75,7 +75,7 @@ func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*ke
 	if crc32.Checksum(h[:44], crcTable) != binary.LittleEndian.Uint32(h[44:]) {
 		return nil, 0, errors.New("key index header damaged")
 	}
-	if feature, err := readBinaryHeader(h[:], keyIndexMagic); err != nil || feature != textrules.FeatureVersion {
+	if feature, err := manifest.ReadHeader(h[:], keyIndexMagic); err != nil || feature != textrules.FeatureVersion {
 		return nil, 0, errors.New("key index of another format or rules")
 	}
 	covered, entries := int64(binary.LittleEndian.Uint64(h[16:])), int64(binary.LittleEndian.Uint64(h[24:]))
@@ -84,7 +84,7 @@ func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*ke
 	}
 	if covered > 0 {
 		var last [uuidRecordSize]byte
-		if _, err := keys.ReadAt(last[:], binaryHeaderSize+(covered-1)*uuidRecordSize); err != nil || last != [uuidRecordSize]byte(h[32:44]) {
+		if _, err := keys.ReadAt(last[:], manifest.HeaderSize+(covered-1)*uuidRecordSize); err != nil || last != [uuidRecordSize]byte(h[32:44]) {
 			return nil, 0, errors.New("key index of another keys file")
 		}
 	}
@@ -249,7 +249,7 @@ func encodeKeyIndex(records []byte) []byte {
 	entries = slices.CompactFunc(entries, func(a, b keyEntry) bool { return a.key == b.key })
 	bodyLen := len(entries) * uuidRecordSize
 	out := make([]byte, 0, keyIndexHeaderSize+bodyLen+4*(bodyLen/keyIndexPage+1))
-	out = appendBinaryHeader(out, keyIndexMagic)
+	out = manifest.AppendHeader(out, keyIndexMagic)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
 	out = append(out, last[:]...) // zero if there is none
@@ -284,7 +284,7 @@ func ensureKeyIndex(dir string, m *manifest.Manifest) {
 // written and synced (StartCommit), instead of after it, alone on one
 // core (0.2-0.3 s at 4 GB).
 func prepareKeyIndex(dir string, m *manifest.Manifest) (write func() error) {
-	if m.Format != manifest.FormatVersion || m.KeysBytes < binaryHeaderSize {
+	if m.Format != manifest.FormatVersion || m.KeysBytes < manifest.HeaderSize {
 		return nil
 	}
 	keys, err := os.Open(filepath.Join(dir, m.KeysName()))
@@ -292,7 +292,7 @@ func prepareKeyIndex(dir string, m *manifest.Manifest) (write func() error) {
 		return nil
 	}
 	defer keys.Close()
-	n := (m.KeysBytes - binaryHeaderSize) / uuidRecordSize
+	n := (m.KeysBytes - manifest.HeaderSize) / uuidRecordSize
 	if ix, covered, err := openKeyIndex(dir, m, keys, n); err == nil {
 		ix.close()
 		if n-covered <= keyTailLimit {
@@ -300,7 +300,7 @@ func prepareKeyIndex(dir string, m *manifest.Manifest) (write func() error) {
 		}
 	}
 	records := make([]byte, n*uuidRecordSize)
-	if _, err := keys.ReadAt(records, binaryHeaderSize); err != nil {
+	if _, err := keys.ReadAt(records, manifest.HeaderSize); err != nil {
 		return nil
 	}
 	out, path := encodeKeyIndex(records), filepath.Join(dir, keyIndexName(m))

@@ -109,8 +109,8 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 	_, err = w.uuids.Seek(m.KeysBytes, 0)
 	must(t, err)
 	want = map[uint64]uint32{}
-	raw := make([]byte, m.KeysBytes-binaryHeaderSize)
-	_, err = w.uuids.ReadAt(raw, binaryHeaderSize)
+	raw := make([]byte, m.KeysBytes-manifest.HeaderSize)
+	_, err = w.uuids.ReadAt(raw, manifest.HeaderSize)
 	must(t, err)
 	for off := 0; off < len(raw); off += uuidRecordSize {
 		want[binary.LittleEndian.Uint64(raw[off:])] = binary.LittleEndian.Uint32(raw[off+8:])

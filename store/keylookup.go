@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/recall-dev/recall/store/manifest"
 )
 
 // KeyGenerations looks message keys (MessageKey, LegacyRowKey) up in the
@@ -24,8 +26,8 @@ func (s *Snapshot) KeyGenerations(keys []uint64) (map[uint64]uint32, error) {
 		return nil, fmt.Errorf("open keys: %w", err)
 	}
 	defer f.Close()
-	if s.M.Format >= 2 && s.M.KeysBytes >= binaryHeaderSize {
-		n := (s.M.KeysBytes - binaryHeaderSize) / uuidRecordSize
+	if s.M.Format >= 2 && s.M.KeysBytes >= manifest.HeaderSize {
+		n := (s.M.KeysBytes - manifest.HeaderSize) / uuidRecordSize
 		if ix, covered, err := openKeyIndex(s.Dir, s.M, f, n); err == nil {
 			defer ix.close()
 			if found, ok := lookUpIndexed(f, ix, covered, n, keys); ok {
@@ -61,7 +63,7 @@ func lookUpIndexed(f *os.File, ix *keyIndex, covered, n int64, keys []uint64) (m
 		return nil, false
 	}
 	tail := make([]byte, (n-covered)*uuidRecordSize)
-	if _, err := f.ReadAt(tail, binaryHeaderSize+covered*uuidRecordSize); err != nil && len(tail) > 0 {
+	if _, err := f.ReadAt(tail, manifest.HeaderSize+covered*uuidRecordSize); err != nil && len(tail) > 0 {
 		return nil, false
 	}
 	out := map[uint64]uint32{}

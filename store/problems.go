@@ -19,8 +19,3 @@ func blocksProblem(err error) error {
 // errKeysDamaged is a keys file that fails its checksum: the run goes on
 // without the identities it lost.
 var errKeysDamaged = errors.New("the keys file (message identities) is damaged: copies of indexed messages in forks may be indexed again")
-
-// repairProblem is damage only a repair mends; mends says how.
-func repairProblem(err error, mends string) error {
-	return problem.Problem{Err: err, Remedy: problem.Repair, Mends: mends}
-}

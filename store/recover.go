@@ -57,7 +57,7 @@ func (r *Recovered) Say(w problem.Wording) string {
 	s := fmt.Sprintf("recovered the index manifest from %s: %d rows of %d transcripts kept; exclusion counters restart at zero",
 		strings.Join(r.From, ", "), r.Rows, r.Files)
 	if r.LostFrames > 0 || r.LostBytes > 0 {
-		lost := repairProblem(fmt.Errorf("%d damaged frames (%d bytes) could not be read", r.LostFrames, r.LostBytes), "re-reads transcripts that still exist")
+		lost := problem.NeedsRepair(fmt.Errorf("%d damaged frames (%d bytes) could not be read", r.LostFrames, r.LostBytes), "re-reads transcripts that still exist")
 		s += "; " + problem.Say(lost, w)
 	}
 	if r.KeysDropped {
@@ -345,7 +345,7 @@ func (r *recovery) keys(dir string, files []manifest.RowsFile, m, known *manifes
 			continue
 		}
 		if f.Format >= 2 {
-			if _, err := readBinaryHeader(data, keysMagic); err != nil {
+			if _, err := manifest.ReadHeader(data, manifest.KeysMagic); err != nil {
 				continue
 			}
 		}

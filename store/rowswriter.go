@@ -12,6 +12,7 @@ import (
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
@@ -171,7 +172,7 @@ func (w *RowsWriter) writeHeaders() error {
 		header  []byte
 		purpose string
 	}{
-		{w.blocks, &w.m.BlocksBytes, appendBinaryHeader(nil, blocksMagic), "blocks"},
+		{w.blocks, &w.m.BlocksBytes, manifest.AppendHeader(nil, manifest.BlocksMagic), "blocks"},
 	}
 	for _, h := range headers {
 		if *h.length != 0 {
@@ -183,12 +184,12 @@ func (w *RowsWriter) writeHeaders() error {
 		*h.length = int64(len(h.header))
 	}
 	if w.m.KeysBytes == 0 {
-		if err := w.appendKeys(appendBinaryHeader(nil, keysMagic)); err != nil {
+		if err := w.appendKeys(manifest.AppendHeader(nil, manifest.KeysMagic)); err != nil {
 			return err
 		}
 	}
 	if w.m.EventsBytes == 0 {
-		return w.appendEvents([]byte(eventsHeader()))
+		return w.appendEvents([]byte(manifest.EventsHeader()))
 	}
 	return nil
 }
@@ -207,7 +208,7 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 	}
 	if info.Size() < committed {
 		f.Close()
-		return nil, repairProblem(fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d)", ErrBlockDamaged, path, info.Size(), committed),
+		return nil, problem.NeedsRepair(fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d)", ErrBlockDamaged, path, info.Size(), committed),
 			"reads the transcripts of the missing rows again")
 	}
 	if info.Size() > committed {

@@ -180,16 +180,16 @@ func checkBlocks(dir string, m *manifest.Manifest) error {
 // records locate the frames, which any format needs; whether their time,
 // type and session summaries may be used to skip blocks is stale's to say.
 func parseBlocksFile(data []byte, m *manifest.Manifest) (blocks []Block, stale string, err error) {
-	stale = staleReason(m)
+	stale = manifest.StaleReason(m)
 	if m.Format >= 2 && len(data) > 0 {
-		feature, err := readBinaryHeader(data, blocksMagic)
+		feature, err := manifest.ReadHeader(data, manifest.BlocksMagic)
 		if err != nil {
 			return nil, "", fmt.Errorf("blocks file: %w", err)
 		}
 		if feature != m.Feature && stale == "" {
 			stale = fmt.Sprintf("its block records were built under text rules v%d, the manifest says v%d", feature, m.Feature)
 		}
-		data = data[binaryHeaderSize:]
+		data = data[manifest.HeaderSize:]
 	}
 	blocks, err = parseBlocks(data)
 	return blocks, stale, err
@@ -283,7 +283,7 @@ func (s *Snapshot) TermSegments() (segs []*terms.Segment, why error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errors.New("a merge replaced a term segment while the search opened it")
 		}
-		return nil, repairProblem(err, "rebuilds it from the rows")
+		return nil, problem.NeedsRepair(err, "rebuilds it from the rows")
 	}
 	s.terms = segs
 	return segs, nil

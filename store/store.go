@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
@@ -32,14 +33,14 @@ func (w *RowsWriter) LoadKeys(m *manifest.Manifest) *KeySet {
 	// errors stay in w and fail the next commit.
 	w.WaitCommit()
 	w.flushKeys()
-	if m.Format < 2 || m.KeysBytes < binaryHeaderSize {
+	if m.Format < 2 || m.KeysBytes < manifest.HeaderSize {
 		return newKeySet(readAllKeys(w, m))
 	}
-	n := (m.KeysBytes - binaryHeaderSize) / uuidRecordSize
+	n := (m.KeysBytes - manifest.HeaderSize) / uuidRecordSize
 	ix, covered, err := openKeyIndex(w.dir, m, w.uuids, n)
 	if err == nil && n-covered <= keyTailLimit {
 		tail := make([]byte, (n-covered)*uuidRecordSize)
-		if _, err := w.uuids.ReadAt(tail, binaryHeaderSize+covered*uuidRecordSize); err == nil {
+		if _, err := w.uuids.ReadAt(tail, manifest.HeaderSize+covered*uuidRecordSize); err == nil {
 			return &KeySet{disk: ix, tail: tail, added: map[uint64]uint32{}, readAll: func() []byte { return readAllKeys(w, m) }}
 		}
 	}
@@ -60,7 +61,7 @@ func readAllKeys(w *RowsWriter, m *manifest.Manifest) []byte {
 	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
 	if m.Format >= 2 && (int64(n) != m.KeysBytes || crc32.Checksum(data[:n], crcTable) != m.KeysCRC) && w.warn != nil {
-		w.warn(repairProblem(errKeysDamaged, "reports it"))
+		w.warn(problem.NeedsRepair(errKeysDamaged, "reports it"))
 	}
 	return keyRecords(data[:n], m.Format)
 }
@@ -68,7 +69,7 @@ func readAllKeys(w *RowsWriter, m *manifest.Manifest) []byte {
 // keyRecords strips the header of a keys file's bytes (format 2 on).
 func keyRecords(data []byte, format int) []byte {
 	if format >= 2 {
-		return data[min(binaryHeaderSize, len(data)):]
+		return data[min(manifest.HeaderSize, len(data)):]
 	}
 	return data
 }
@@ -217,7 +218,7 @@ func compactDropping(dir string, m *manifest.Manifest, warn func(error), drop fu
 // the rows are read back and written again, never the transcripts, which
 // may be gone. progress, if set, is called as blocks are rewritten.
 func rederive(dir string, m *manifest.Manifest, warn func(error), progress func(done, total int)) (string, error) {
-	why := staleReason(m)
+	why := manifest.StaleReason(m)
 	if why == "" {
 		return "", nil
 	}

@@ -101,7 +101,7 @@ func (s *Snapshot) verifyBlocks(d *Damage) (map[string]int64, error) {
 func (s *Snapshot) verifyDerived() []string {
 	var bad []string
 	if s.M.Format >= 2 && s.M.KeysBytes > 0 {
-		if err := checkFileHeader(filepath.Join(s.Dir, s.M.KeysName()), keysMagic, s.M.KeysBytes, s.M.KeysCRC); err != nil {
+		if err := checkFileHeader(filepath.Join(s.Dir, s.M.KeysName()), manifest.KeysMagic, s.M.KeysBytes, s.M.KeysCRC); err != nil {
 			bad = append(bad, errpath.Wrap("", filepath.Join(s.Dir, s.M.KeysName()), err).Error())
 		}
 	}
@@ -147,7 +147,7 @@ func checkFileHeader(path, magic string, committed int64, crc uint32) error {
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return err
 	}
-	if _, err := readBinaryHeader(data, magic); err != nil {
+	if _, err := manifest.ReadHeader(data, magic); err != nil {
 		return err
 	}
 	if crc32.Checksum(data, crcTable) != crc {

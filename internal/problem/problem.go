@@ -73,3 +73,9 @@ func SayAll(errs []error, w Wording) []string {
 	}
 	return out
 }
+
+// NeedsRepair is err as damage only a repair mends; mends says how, as
+// the rest of a sentence whose subject is the repair.
+func NeedsRepair(err error, mends string) error {
+	return Problem{Err: err, Remedy: Repair, Mends: mends}
+}
