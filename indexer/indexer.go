@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/recall-dev/recall/store/keys"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -839,8 +840,8 @@ type committer struct {
 	forget *forget.Filter
 	tomb   *forget.Tombstone
 	sealed bool
-	cur    *planned      // the transcript being applied
-	keys   *store.KeySet // row key → generation, loaded on first need
+	cur    *planned  // the transcript being applied
+	keys   *keys.Set // row key → generation, loaded on first need
 	// genSessions maps generations to their sessions, built the first
 	// time a summary title names a message of another transcript.
 	genSessions map[uint32]string

@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"hash/fnv"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/record"
 )
 
@@ -77,17 +79,7 @@ func (f bloom) mayContain(h uint64) bool {
 func hashString(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
-	return mix64(h.Sum64())
-}
-
-// mix64 is the splitmix64 finaliser: cheap and well spread in both halves,
-// which the two probes need.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
+	return keys.Mix64(h.Sum64())
 }
 
 // MaySession reports whether the block may hold rows of session id.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
@@ -122,7 +124,7 @@ func forgottenKeys(dir string, m *manifest.Manifest, gens map[uint32]bool, rows 
 func messageKeys(recs []byte, gens map[uint32]bool, rows MessageRows) map[uint64]bool {
 	out := map[uint64]bool{}
 	present := map[uint64]bool{}
-	for off := 0; off+uuidRecordSize <= len(recs); off += uuidRecordSize {
+	for off := 0; off+keys.RecordSize <= len(recs); off += keys.RecordSize {
 		if gens[binary.LittleEndian.Uint32(recs[off+8:])] {
 			present[binary.LittleEndian.Uint64(recs[off:])] = true
 		}
@@ -150,9 +152,9 @@ func withoutKeys(recs []byte, drop map[uint64]bool) []byte {
 		return recs
 	}
 	out := make([]byte, 0, len(recs))
-	for off := 0; off+uuidRecordSize <= len(recs); off += uuidRecordSize {
+	for off := 0; off+keys.RecordSize <= len(recs); off += keys.RecordSize {
 		if !drop[binary.LittleEndian.Uint64(recs[off:])] {
-			out = append(out, recs[off:off+uuidRecordSize]...)
+			out = append(out, recs[off:off+keys.RecordSize]...)
 		}
 	}
 	return out
@@ -171,8 +173,8 @@ func keyOwners(dir string, m *manifest.Manifest) (map[uint64]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uint64]uint32, len(recs)/uuidRecordSize)
-	for off := 0; off+uuidRecordSize <= len(recs); off += uuidRecordSize {
+	out := make(map[uint64]uint32, len(recs)/keys.RecordSize)
+	for off := 0; off+keys.RecordSize <= len(recs); off += keys.RecordSize {
 		out[binary.LittleEndian.Uint64(recs[off:])] = binary.LittleEndian.Uint32(recs[off+8:])
 	}
 	return out, nil

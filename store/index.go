@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
@@ -199,12 +201,12 @@ func (w *Writer) DiscardUncommitted() error { return discardUncommitted(w.dir) }
 func (w *Writer) DiscardFirstRun() error { return discardFirstRun(w.dir) }
 
 // EnsureKeyIndex builds the key index of m if it is missing or stale.
-func (w *Writer) EnsureKeyIndex(m *manifest.Manifest) { ensureKeyIndex(w.dir, m) }
+func (w *Writer) EnsureKeyIndex(m *manifest.Manifest) { keys.EnsureIndex(w.dir, m) }
 
 // PrepareKeyIndex sorts m's keys now and returns what writes them once
 // m is committed.
 func (w *Writer) PrepareKeyIndex(m *manifest.Manifest) (write func() error) {
-	return prepareKeyIndex(w.dir, m)
+	return keys.PrepareIndex(w.dir, m)
 }
 
 // EnsureTerms builds the term segments m's blocks lack. It reads the

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/store/manifest"
 )
 
@@ -16,9 +18,9 @@ import (
 // the records appended since; without one, the file in one pass. A reader
 // asks this to learn which sessions a transcript's messages were copied
 // from (package lineage).
-func (s *Snapshot) KeyGenerations(keys []uint64) (map[uint64]uint32, error) {
+func (s *Snapshot) KeyGenerations(wanted []uint64) (map[uint64]uint32, error) {
 	out := map[uint64]uint32{}
-	if len(keys) == 0 || s.M.KeysBytes <= 0 {
+	if len(wanted) == 0 || s.M.KeysBytes <= 0 {
 		return out, nil
 	}
 	f, err := os.Open(filepath.Join(s.Dir, s.M.KeysName()))
@@ -27,10 +29,10 @@ func (s *Snapshot) KeyGenerations(keys []uint64) (map[uint64]uint32, error) {
 	}
 	defer f.Close()
 	if s.M.Format >= 2 && s.M.KeysBytes >= manifest.HeaderSize {
-		n := (s.M.KeysBytes - manifest.HeaderSize) / uuidRecordSize
-		if ix, covered, err := openKeyIndex(s.Dir, s.M, f, n); err == nil {
-			defer ix.close()
-			if found, ok := lookUpIndexed(f, ix, covered, n, keys); ok {
+		n := (s.M.KeysBytes - manifest.HeaderSize) / keys.RecordSize
+		if ix, covered, err := keys.OpenIndex(s.Dir, s.M, f, n); err == nil {
+			defer ix.Close()
+			if found, ok := lookUpIndexed(f, ix, covered, n, wanted); ok {
 				return found, nil
 			}
 		}
@@ -41,13 +43,13 @@ func (s *Snapshot) KeyGenerations(keys []uint64) (map[uint64]uint32, error) {
 		return nil, fmt.Errorf("read keys: %w", err)
 	}
 	data = keyRecords(data[:n], s.M.Format)
-	want := make(map[uint64]bool, len(keys))
-	for _, k := range keys {
+	want := make(map[uint64]bool, len(wanted))
+	for _, k := range wanted {
 		if k != 0 {
 			want[k] = true
 		}
 	}
-	for off := 0; off+uuidRecordSize <= len(data); off += uuidRecordSize {
+	for off := 0; off+keys.RecordSize <= len(data); off += keys.RecordSize {
 		if k := binary.LittleEndian.Uint64(data[off:]); want[k] {
 			out[k] = binary.LittleEndian.Uint32(data[off+8:]) // later records win
 		}
@@ -58,24 +60,24 @@ func (s *Snapshot) KeyGenerations(keys []uint64) (map[uint64]uint32, error) {
 // lookUpIndexed answers KeyGenerations from the key index and the
 // records appended past it (which win, being newer); false when the tail
 // is too long to scan or a read fails.
-func lookUpIndexed(f *os.File, ix *keyIndex, covered, n int64, keys []uint64) (map[uint64]uint32, bool) {
-	if n-covered > keyTailLimit {
+func lookUpIndexed(f *os.File, ix *keys.Index, covered, n int64, wanted []uint64) (map[uint64]uint32, bool) {
+	if n-covered > keys.TailLimit {
 		return nil, false
 	}
-	tail := make([]byte, (n-covered)*uuidRecordSize)
-	if _, err := f.ReadAt(tail, manifest.HeaderSize+covered*uuidRecordSize); err != nil && len(tail) > 0 {
+	tail := make([]byte, (n-covered)*keys.RecordSize)
+	if _, err := f.ReadAt(tail, manifest.HeaderSize+covered*keys.RecordSize); err != nil && len(tail) > 0 {
 		return nil, false
 	}
 	out := map[uint64]uint32{}
-	for _, k := range keys {
+	for _, k := range wanted {
 		if k == 0 {
 			continue
 		}
-		if gen, ok := scanRecords(tail, k); ok {
+		if gen, ok := keys.ScanRecords(tail, k); ok {
 			out[k] = gen
 			continue
 		}
-		gen, ok, err := ix.get(k)
+		gen, ok, err := ix.Get(k)
 		if err != nil {
 			return nil, false
 		}

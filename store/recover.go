@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/internal/errpath"
@@ -123,9 +125,9 @@ func recoverIndex(dir string, known *manifest.Manifest, warn func(error), comple
 		m.TakeFilesOf(known)
 		m.Excluded, m.NextGen = known.Excluded, max(m.NextGen, known.NextGen)
 	}
-	keys, ok := r.keys(dir, files, m, known)
+	recs, ok := r.keys(dir, files, m, known)
 	r.rec.KeysDropped = !ok
-	keys = withoutKeys(keys, messageKeys(keys, r.forgotten, r.forgottenMsgs))
+	recs = withoutKeys(recs, messageKeys(recs, r.forgotten, r.forgottenMsgs))
 	r.rec.Forgotten = r.dropped
 	if tomb != nil && len(tomb.Active()) == len(tomb.Rules) {
 		// The rows agree with every rule; a pending undo (a lifted
@@ -134,7 +136,7 @@ func recoverIndex(dir string, known *manifest.Manifest, warn func(error), comple
 		m.ForgetSerial = tomb.Serial
 	}
 	complete(m)
-	if err := w.appendKeys(keys); err != nil {
+	if err := w.appendKeys(recs); err != nil {
 		return nil, nil, err
 	}
 	if err := w.Sync(true); err != nil {
@@ -354,11 +356,11 @@ func (r *recovery) keys(dir string, files []manifest.RowsFile, m, known *manifes
 		} else {
 			data = r.cutKeys(keyRecords(data, f.Format), f.Seq)
 		}
-		data = data[:len(data)/uuidRecordSize*uuidRecordSize]
+		data = data[:len(data)/keys.RecordSize*keys.RecordSize]
 		out := make([]byte, 0, len(data))
-		for off := 0; off < len(data); off += uuidRecordSize {
+		for off := 0; off < len(data); off += keys.RecordSize {
 			if live[binary.LittleEndian.Uint32(data[off+8:])] {
-				out = append(out, data[off:off+uuidRecordSize]...)
+				out = append(out, data[off:off+keys.RecordSize]...)
 			}
 		}
 		return out, true
@@ -427,7 +429,7 @@ func zstdFrameSize(r io.ReaderAt, off, size int64) (int64, error) {
 // When none of the last keyedKept such rows has a record (a key file
 // older than its rows), every record is kept.
 func (r *recovery) cutKeys(recs []byte, seq int) []byte {
-	recs = recs[:len(recs)/uuidRecordSize*uuidRecordSize]
+	recs = recs[:len(recs)/keys.RecordSize*keys.RecordSize]
 	rows := r.keyed[seq]
 	for i := len(rows) - 1; i >= max(0, len(rows)-keyedKept); i-- {
 		if end := lastRecordOf(recs, rows[i]); end >= 0 {
@@ -446,14 +448,14 @@ type keyedRow struct{ uuid, text string }
 // lastRecordOf returns the end of the last record holding a key of
 // row (any block, under either key rule), -1 for none.
 func lastRecordOf(recs []byte, row keyedRow) int {
-	keys := make(map[uint64]bool, 512)
+	cut := make(map[uint64]bool, 512)
 	for block := range 256 {
-		keys[record.LegacyRowKey(row.uuid, block)] = true
-		keys[record.MessageKey(row.uuid, block, row.text)] = true
+		cut[record.LegacyRowKey(row.uuid, block)] = true
+		cut[record.MessageKey(row.uuid, block, row.text)] = true
 	}
-	for off := len(recs) - uuidRecordSize; off >= 0; off -= uuidRecordSize {
-		if keys[binary.LittleEndian.Uint64(recs[off:])] {
-			return off + uuidRecordSize
+	for off := len(recs) - keys.RecordSize; off >= 0; off -= keys.RecordSize {
+		if cut[binary.LittleEndian.Uint64(recs[off:])] {
+			return off + keys.RecordSize
 		}
 	}
 	return -1

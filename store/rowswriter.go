@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
@@ -25,10 +27,6 @@ import (
 // pieces came to 108.4%, 102.5% and 100% of the 256 KiB size; 128 KiB
 // halves what a search decompresses per session shown for 2.5%.
 const blockTarget = 128 << 10
-
-// uuidRecordSize is one entry of the uuids file: a row key (uint64) and the
-// generation it came from (uint32), little endian.
-const uuidRecordSize = 12
 
 // RowsWriter appends rows to the data files of the manifest's sequence.
 // Nothing it writes is visible until the manifest is committed; a crash
@@ -244,7 +242,7 @@ func (w *RowsWriter) Add(r *record.Row, key uint64) error {
 		return err
 	}
 	if key != 0 {
-		var rec [uuidRecordSize]byte
+		var rec [keys.RecordSize]byte
 		binary.LittleEndian.PutUint64(rec[:], key)
 		binary.LittleEndian.PutUint32(rec[8:], r.Gen)
 		if err := w.appendKeys(rec[:]); err != nil {

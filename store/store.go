@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/recall-dev/recall/store/keys"
+
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store/manifest"
 
@@ -21,37 +23,37 @@ import (
 
 // LoadKeys opens the committed row keys (message identities) with the
 // generation each came from. With a key index that matches the keys file
-// (keyindex.go) only the records appended since it was built are read,
+// (package keys) only the records appended since it was built are read,
 // and lookups read the index's pages they need; otherwise the whole file
 // is read, and the index built again for the next run.
 //
 // A keys file whose checksum does not match is still used (it only serves
 // to drop copies of messages already indexed) and reported once, when it
 // is read whole (`recall stats` and --repair check it every time).
-func (w *RowsWriter) LoadKeys(m *manifest.Manifest) *KeySet {
+func (w *RowsWriter) LoadKeys(m *manifest.Manifest) *keys.Set {
 	// The key index written below must cover committed records only;
 	// errors stay in w and fail the next commit.
 	w.WaitCommit()
 	w.flushKeys()
 	if m.Format < 2 || m.KeysBytes < manifest.HeaderSize {
-		return newKeySet(readAllKeys(w, m))
+		return keys.NewSet(readAllKeys(w, m))
 	}
-	n := (m.KeysBytes - manifest.HeaderSize) / uuidRecordSize
-	ix, covered, err := openKeyIndex(w.dir, m, w.uuids, n)
-	if err == nil && n-covered <= keyTailLimit {
-		tail := make([]byte, (n-covered)*uuidRecordSize)
-		if _, err := w.uuids.ReadAt(tail, manifest.HeaderSize+covered*uuidRecordSize); err == nil {
-			return &KeySet{disk: ix, tail: tail, added: map[uint64]uint32{}, readAll: func() []byte { return readAllKeys(w, m) }}
+	n := (m.KeysBytes - manifest.HeaderSize) / keys.RecordSize
+	ix, covered, err := keys.OpenIndex(w.dir, m, w.uuids, n)
+	if err == nil && n-covered <= keys.TailLimit {
+		tail := make([]byte, (n-covered)*keys.RecordSize)
+		if _, err := w.uuids.ReadAt(tail, manifest.HeaderSize+covered*keys.RecordSize); err == nil {
+			return keys.NewIndexedSet(ix, tail, func() []byte { return readAllKeys(w, m) })
 		}
 	}
 	if ix != nil {
-		ix.close()
+		ix.Close()
 	}
 	raw := readAllKeys(w, m)
-	if err := writeKeyIndex(w.dir, m, raw); err != nil && w.warn != nil {
+	if err := keys.WriteIndex(w.dir, m, raw); err != nil && w.warn != nil {
 		w.warn(fmt.Errorf("key index not written (the next run reads the keys file whole again): %w", err))
 	}
-	return newKeySet(raw)
+	return keys.NewSet(raw)
 }
 
 // readAllKeys reads every committed key record, checking the file's CRC
@@ -249,18 +251,18 @@ func compact(dir string, m *manifest.Manifest, warn func(error), how compaction)
 	}
 	defer w.Close()
 	w.Replaces(m.RowsName())
-	keys, err := snap.liveKeys()
+	live, err := snap.liveKeys()
 	if err != nil {
 		return 0, err
 	}
 	if how.dropKey != nil {
-		kept := keys[:0]
-		for off := 0; off+uuidRecordSize <= len(keys); off += uuidRecordSize {
-			if !how.dropKey(binary.LittleEndian.Uint64(keys[off:]), binary.LittleEndian.Uint32(keys[off+8:])) {
-				kept = append(kept, keys[off:off+uuidRecordSize]...)
+		kept := live[:0]
+		for off := 0; off+keys.RecordSize <= len(live); off += keys.RecordSize {
+			if !how.dropKey(binary.LittleEndian.Uint64(live[off:]), binary.LittleEndian.Uint32(live[off+8:])) {
+				kept = append(kept, live[off:off+keys.RecordSize]...)
 			}
 		}
-		keys = kept
+		live = kept
 	}
 	skipped, err = snap.eachRowOf(func(r *record.Row) error {
 		if snap.Dead(r.Gen) || how.drop != nil && how.drop(r) {
@@ -271,7 +273,7 @@ func compact(dir string, m *manifest.Manifest, warn func(error), how compaction)
 	if err != nil {
 		return 0, err
 	}
-	if err := w.appendKeys(keys); err != nil {
+	if err := w.appendKeys(live); err != nil {
 		return 0, err
 	}
 	if err := w.Sync(true); err != nil {
@@ -310,9 +312,9 @@ func (s *Snapshot) liveKeys() ([]byte, error) {
 	}
 	data = keyRecords(data, s.M.Format)
 	out := data[:0]
-	for off := 0; off+uuidRecordSize <= len(data); off += uuidRecordSize {
+	for off := 0; off+keys.RecordSize <= len(data); off += keys.RecordSize {
 		if !s.Dead(binary.LittleEndian.Uint32(data[off+8:])) {
-			out = append(out, data[off:off+uuidRecordSize]...)
+			out = append(out, data[off:off+keys.RecordSize]...)
 		}
 	}
 	return out, nil

@@ -1,10 +1,10 @@
-package store
+package keys
 
 import (
 	"encoding/binary"
 )
 
-// KeySet holds the identities of the indexed messages (the uuids file)
+// Set holds the identities of the indexed messages (the uuids file)
 // and the generation each came from, to drop copies. A small run looks a
 // few keys up: it scans the committed records for each, from the newest,
 // instead of loading them all. After scanLookups lookups it builds an
@@ -14,30 +14,37 @@ import (
 // With a key index (LoadKeys), the committed records are the index and
 // the tail appended since it was built, and raw is read only when the
 // table is built (or the index fails a check).
-type KeySet struct {
-	raw     []byte            // committed records, uuidRecordSize each
+type Set struct {
+	raw     []byte            // committed records, RecordSize each
 	added   map[uint64]uint32 // keys added since, while scanning
 	table   keyTable
 	lookups int
 
-	disk    *keyIndex     // the key index, or nil
+	disk    *Index        // the key index, or nil
 	tail    []byte        // records past the key index
 	readAll func() []byte // every committed record, for build
 }
 
-// scanLookups is how many lookups a run makes by scanning before it
+// ScanLookups is how many lookups a run makes by scanning before it
 // builds the table: scanning 400,000 records takes about as long as
 // inserting a few thousand of them.
-const scanLookups = 64
+const ScanLookups = 64
 
-func newKeySet(raw []byte) *KeySet {
-	return &KeySet{raw: raw[:len(raw)-len(raw)%uuidRecordSize], added: map[uint64]uint32{}}
+// NewIndexedSet is a Set over the key index ix, whose records end where
+// tail (the records appended since) begins; readAll reads every
+// committed record when a lookup needs the table built.
+func NewIndexedSet(ix *Index, tail []byte, readAll func() []byte) *Set {
+	return &Set{disk: ix, tail: tail, added: map[uint64]uint32{}, readAll: readAll}
+}
+
+func NewSet(raw []byte) *Set {
+	return &Set{raw: raw[:len(raw)-len(raw)%RecordSize], added: map[uint64]uint32{}}
 }
 
 // Get returns the generation key was last indexed from.
-func (s *KeySet) Get(key uint64) (uint32, bool) {
+func (s *Set) Get(key uint64) (uint32, bool) {
 	s.lookups++
-	if s.table.keys == nil && s.lookups > scanLookups {
+	if s.table.keys == nil && s.lookups > ScanLookups {
 		s.build()
 	}
 	if s.table.keys != nil {
@@ -47,21 +54,21 @@ func (s *KeySet) Get(key uint64) (uint32, bool) {
 		return gen, true
 	}
 	if s.disk != nil {
-		if gen, ok := scanRecords(s.tail, key); ok {
+		if gen, ok := ScanRecords(s.tail, key); ok {
 			return gen, true
 		}
-		gen, ok, err := s.disk.get(key)
+		gen, ok, err := s.disk.Get(key)
 		if err == nil {
 			return gen, ok
 		}
 		s.dropIndex() // damaged: the keys file decides, read whole
 	}
-	return scanRecords(s.raw, key)
+	return ScanRecords(s.raw, key)
 }
 
-// scanRecords finds key in key records, the newest first.
-func scanRecords(raw []byte, key uint64) (uint32, bool) {
-	for off := len(raw) - uuidRecordSize; off >= 0; off -= uuidRecordSize {
+// ScanRecords finds key in key records, the newest first.
+func ScanRecords(raw []byte, key uint64) (uint32, bool) {
+	for off := len(raw) - RecordSize; off >= 0; off -= RecordSize {
 		if binary.LittleEndian.Uint64(raw[off:]) == key {
 			return binary.LittleEndian.Uint32(raw[off+8:]), true
 		}
@@ -71,18 +78,18 @@ func scanRecords(raw []byte, key uint64) (uint32, bool) {
 
 // dropIndex stops using the key index: raw becomes every committed
 // record.
-func (s *KeySet) dropIndex() {
+func (s *Set) dropIndex() {
 	if s.disk == nil {
 		return
 	}
-	s.disk.close()
+	s.disk.Close()
 	s.disk, s.tail = nil, nil
 	raw := s.readAll()
-	s.raw = raw[:len(raw)-len(raw)%uuidRecordSize]
+	s.raw = raw[:len(raw)-len(raw)%RecordSize]
 }
 
 // Put records key as indexed from generation gen.
-func (s *KeySet) Put(key uint64, gen uint32) {
+func (s *Set) Put(key uint64, gen uint32) {
 	if s.table.keys != nil {
 		s.table.put(key, gen)
 		return
@@ -92,10 +99,10 @@ func (s *KeySet) Put(key uint64, gen uint32) {
 
 // build moves every key into the table, in file order so later records
 // win, as a rescan from the newest would find them.
-func (s *KeySet) build() {
+func (s *Set) build() {
 	s.dropIndex()
-	s.table = newKeyTable(len(s.raw)/uuidRecordSize + len(s.added))
-	for off := 0; off+uuidRecordSize <= len(s.raw); off += uuidRecordSize {
+	s.table = newKeyTable(len(s.raw)/RecordSize + len(s.added))
+	for off := 0; off+RecordSize <= len(s.raw); off += RecordSize {
 		s.table.put(binary.LittleEndian.Uint64(s.raw[off:]), binary.LittleEndian.Uint32(s.raw[off+8:]))
 	}
 	for k, g := range s.added {
@@ -125,7 +132,7 @@ func newKeyTable(n int) keyTable {
 
 func (t *keyTable) get(key uint64) (uint32, bool) {
 	mask := len(t.keys) - 1
-	for i := int(mix64(key)) & mask; ; i = (i + 1) & mask {
+	for i := int(Mix64(key)) & mask; ; i = (i + 1) & mask {
 		switch t.keys[i] {
 		case key:
 			return t.gens[i], true
@@ -143,7 +150,7 @@ func (t *keyTable) put(key uint64, gen uint32) {
 		t.grow()
 	}
 	mask := len(t.keys) - 1
-	for i := int(mix64(key)) & mask; ; i = (i + 1) & mask {
+	for i := int(Mix64(key)) & mask; ; i = (i + 1) & mask {
 		switch t.keys[i] {
 		case key:
 			t.gens[i] = gen
@@ -165,3 +172,22 @@ func (t *keyTable) grow() {
 		}
 	}
 }
+
+// RecordSize is one entry of the uuids file: a row key (uint64) and the
+// generation it came from (uint32), little endian.
+const RecordSize = 12
+
+// Mix64 is the splitmix64 finaliser: cheap and well spread in both halves,
+// which the two probes need.
+func Mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// Indexed reports whether s answers from the key index on disk (a load
+// that found none, or did not believe it, reads the keys file whole),
+// and how many records past the index it scans.
+func (s *Set) Indexed() (ok bool, tail int) { return s.disk != nil, len(s.tail) / RecordSize }

@@ -1,4 +1,4 @@
-package store
+package keys
 
 import (
 	"encoding/binary"
@@ -20,7 +20,7 @@ func TestKeySetScanAndTableAgree(t *testing.T) {
 		want[key] = gen
 	}
 	raw = append(raw, 1, 2, 3) // a torn record is ignored
-	s := newKeySet(raw)
+	s := NewSet(raw)
 	for i := range 200 { // past scanLookups: the table gets built midway
 		key := uint64(i*7 + 1)
 		got, ok := s.Get(key)

@@ -1,4 +1,4 @@
-package store
+package keys
 
 import (
 	"encoding/binary"
@@ -32,22 +32,22 @@ import (
 // lookup reads its page.
 
 const (
-	keyIndexMagic      = "RCLKIDX\x00"
-	keyIndexHeaderSize = 48
-	keyIndexPage       = 4096
-	// keyTailLimit is how many records past the index a run scans before
+	keyIndexMagic   = "RCLKIDX\x00"
+	IndexHeaderSize = 48
+	keyIndexPage    = 4096
+	// TailLimit is how many records past the index a run scans before
 	// it rebuilds the index: 16k records are 192 KiB, a rebuild reads the
 	// keys file once and sorts it.
-	keyTailLimit = 16 << 10
+	TailLimit = 16 << 10
 )
 
-// keyIndexName names the key index of a manifest's sequence.
-func keyIndexName(m *manifest.Manifest) string {
+// IndexName names the key index of a manifest's sequence.
+func IndexName(m *manifest.Manifest) string {
 	return fmt.Sprintf("keyidx-v%d-%06d.bin", manifest.FormatVersion, m.Seq)
 }
 
-// keyIndex is an open key index.
-type keyIndex struct {
+// Index is an open key index.
+type Index struct {
 	f       *os.File
 	entries int64
 	sums    []uint32         // page checksums
@@ -55,10 +55,10 @@ type keyIndex struct {
 	bad     error            // a page that failed its checksum
 }
 
-// openKeyIndex opens dir's key index for m's keys file (committed
+// OpenIndex opens dir's key index for m's keys file (committed
 // records n), checking it belongs to that file.
-func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*keyIndex, int64, error) {
-	f, err := os.Open(filepath.Join(dir, keyIndexName(m)))
+func OpenIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*Index, int64, error) {
+	f, err := os.Open(filepath.Join(dir, IndexName(m)))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -68,11 +68,11 @@ func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*ke
 			f.Close()
 		}
 	}()
-	var h [keyIndexHeaderSize]byte
+	var h [IndexHeaderSize]byte
 	if _, err := f.ReadAt(h[:], 0); err != nil {
 		return nil, 0, fmt.Errorf("key index header: %w", err)
 	}
-	if crc32.Checksum(h[:44], crcTable) != binary.LittleEndian.Uint32(h[44:]) {
+	if crc32.Checksum(h[:44], keysCRC) != binary.LittleEndian.Uint32(h[44:]) {
 		return nil, 0, errors.New("key index header damaged")
 	}
 	if feature, err := manifest.ReadHeader(h[:], keyIndexMagic); err != nil || feature != textrules.FeatureVersion {
@@ -83,21 +83,21 @@ func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*ke
 		return nil, 0, errors.New("key index covers more records than the keys file commits")
 	}
 	if covered > 0 {
-		var last [uuidRecordSize]byte
-		if _, err := keys.ReadAt(last[:], manifest.HeaderSize+(covered-1)*uuidRecordSize); err != nil || last != [uuidRecordSize]byte(h[32:44]) {
+		var last [RecordSize]byte
+		if _, err := keys.ReadAt(last[:], manifest.HeaderSize+(covered-1)*RecordSize); err != nil || last != [RecordSize]byte(h[32:44]) {
 			return nil, 0, errors.New("key index of another keys file")
 		}
 	}
-	pages := (entries*uuidRecordSize + keyIndexPage - 1) / keyIndexPage
+	pages := (entries*RecordSize + keyIndexPage - 1) / keyIndexPage
 	info, err := f.Stat()
-	if err != nil || info.Size() != keyIndexHeaderSize+entries*uuidRecordSize+4*pages {
+	if err != nil || info.Size() != IndexHeaderSize+entries*RecordSize+4*pages {
 		return nil, 0, errors.New("key index size does not match its header")
 	}
 	sums := make([]byte, 4*pages)
-	if _, err := f.ReadAt(sums, keyIndexHeaderSize+entries*uuidRecordSize); err != nil {
+	if _, err := f.ReadAt(sums, IndexHeaderSize+entries*RecordSize); err != nil {
 		return nil, 0, fmt.Errorf("key index checksums: %w", err)
 	}
-	ix := &keyIndex{f: f, entries: entries, pages: map[int64][]byte{}}
+	ix := &Index{f: f, entries: entries, pages: map[int64][]byte{}}
 	for i := range pages {
 		ix.sums = append(ix.sums, binary.LittleEndian.Uint32(sums[4*i:]))
 	}
@@ -106,10 +106,10 @@ func openKeyIndex(dir string, m *manifest.Manifest, keys *os.File, n int64) (*ke
 }
 
 // entry reads entry i, checking the pages it lies on.
-func (ix *keyIndex) entry(i int64) (key uint64, gen uint32, err error) {
-	var rec [uuidRecordSize]byte
-	off := i * uuidRecordSize
-	for n := 0; n < uuidRecordSize; {
+func (ix *Index) entry(i int64) (key uint64, gen uint32, err error) {
+	var rec [RecordSize]byte
+	off := i * RecordSize
+	for n := 0; n < RecordSize; {
 		page, err := ix.page((off + int64(n)) / keyIndexPage)
 		if err != nil {
 			return 0, 0, err
@@ -119,20 +119,20 @@ func (ix *keyIndex) entry(i int64) (key uint64, gen uint32, err error) {
 	return binary.LittleEndian.Uint64(rec[:]), binary.LittleEndian.Uint32(rec[8:]), nil
 }
 
-func (ix *keyIndex) page(p int64) ([]byte, error) {
+func (ix *Index) page(p int64) ([]byte, error) {
 	if b, ok := ix.pages[p]; ok {
 		return b, nil
 	}
 	if ix.bad != nil {
 		return nil, ix.bad
 	}
-	size := min(keyIndexPage, ix.entries*uuidRecordSize-p*keyIndexPage)
+	size := min(keyIndexPage, ix.entries*RecordSize-p*keyIndexPage)
 	b := make([]byte, size)
-	if _, err := ix.f.ReadAt(b, keyIndexHeaderSize+p*keyIndexPage); err != nil {
+	if _, err := ix.f.ReadAt(b, IndexHeaderSize+p*keyIndexPage); err != nil {
 		ix.bad = fmt.Errorf("read key index: %w", err)
 		return nil, ix.bad
 	}
-	if crc32.Checksum(b, crcTable) != ix.sums[p] {
+	if crc32.Checksum(b, keysCRC) != ix.sums[p] {
 		ix.bad = fmt.Errorf("key index page %d fails its checksum", p)
 		return nil, ix.bad
 	}
@@ -140,8 +140,8 @@ func (ix *keyIndex) page(p int64) ([]byte, error) {
 	return b, nil
 }
 
-// get finds key by binary search.
-func (ix *keyIndex) get(key uint64) (uint32, bool, error) {
+// Get finds key by binary search.
+func (ix *Index) Get(key uint64) (uint32, bool, error) {
 	lo, hi := int64(0), ix.entries
 	for lo < hi {
 		mid := lo + (hi-lo)/2
@@ -161,7 +161,7 @@ func (ix *keyIndex) get(key uint64) (uint32, bool, error) {
 	return 0, false, nil
 }
 
-func (ix *keyIndex) close() { ix.f.Close() }
+func (ix *Index) Close() { ix.f.Close() }
 
 // keyEntry is one keys-file record: its key and generation; its position
 // is its place in the slice (sortKeyEntries keeps it in the order).
@@ -224,58 +224,58 @@ func sortKeyEntries(entries []keyEntry) []keyEntry {
 	return entries
 }
 
-// writeKeyIndex builds the key index of records (the keys file without
+// WriteIndex builds the key index of records (the keys file without
 // its header) and writes it for m's sequence.
-func writeKeyIndex(dir string, m *manifest.Manifest, records []byte) error {
-	return atomicfile.Write(filepath.Join(dir, keyIndexName(m)), encodeKeyIndex(records), 0o600, nil)
+func WriteIndex(dir string, m *manifest.Manifest, records []byte) error {
+	return atomicfile.Write(filepath.Join(dir, IndexName(m)), encodeKeyIndex(records), 0o600, nil)
 }
 
 // encodeKeyIndex is the key index of records (the keys file without its
 // header), as written.
 func encodeKeyIndex(records []byte) []byte {
-	n := int64(len(records) / uuidRecordSize)
+	n := int64(len(records) / RecordSize)
 	entries := make([]keyEntry, 0, n)
 	for i := range n {
-		r := records[i*uuidRecordSize:]
+		r := records[i*RecordSize:]
 		entries = append(entries, keyEntry{binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint32(r[8:])})
 	}
-	var last [uuidRecordSize]byte
+	var last [RecordSize]byte
 	if n > 0 {
-		last = [uuidRecordSize]byte(records[(n-1)*uuidRecordSize:])
+		last = [RecordSize]byte(records[(n-1)*RecordSize:])
 	}
 	records = nil // read: the collector may take it while the entries sort
 	// By key, the last record of a key first, then keep one per key.
 	entries = sortKeyEntries(entries)
 	entries = slices.CompactFunc(entries, func(a, b keyEntry) bool { return a.key == b.key })
-	bodyLen := len(entries) * uuidRecordSize
-	out := make([]byte, 0, keyIndexHeaderSize+bodyLen+4*(bodyLen/keyIndexPage+1))
+	bodyLen := len(entries) * RecordSize
+	out := make([]byte, 0, IndexHeaderSize+bodyLen+4*(bodyLen/keyIndexPage+1))
 	out = manifest.AppendHeader(out, keyIndexMagic)
 	out = binary.LittleEndian.AppendUint64(out, uint64(n))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(entries)))
 	out = append(out, last[:]...) // zero if there is none
-	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, crcTable))
+	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, keysCRC))
 	for _, e := range entries {
 		out = binary.LittleEndian.AppendUint64(out, e.key)
 		out = binary.LittleEndian.AppendUint32(out, e.gen)
 	}
-	body := out[keyIndexHeaderSize:]
+	body := out[IndexHeaderSize:]
 	for p := 0; p < len(body); p += keyIndexPage {
-		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[p:min(p+keyIndexPage, len(body))], crcTable))
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[p:min(p+keyIndexPage, len(body))], keysCRC))
 	}
 	return out
 }
 
-// ensureKeyIndex builds dir's key index when it is missing, stale or
+// EnsureIndex builds dir's key index when it is missing, stale or
 // more than keyTailLimit records behind the committed keys, so that the
 // next small run does not pay for it. A sweep calls it: it reads every
 // transcript's state anyway. Failures only cost the next run the build.
-func ensureKeyIndex(dir string, m *manifest.Manifest) {
-	if write := prepareKeyIndex(dir, m); write != nil {
+func EnsureIndex(dir string, m *manifest.Manifest) {
+	if write := PrepareIndex(dir, m); write != nil {
 		_ = write()
 	}
 }
 
-// prepareKeyIndex is EnsureKeyIndex in two steps: it reads and sorts the
+// PrepareIndex is EnsureKeyIndex in two steps: it reads and sorts the
 // keys m names now and returns the write of their index, nil if none is
 // needed (or the keys cannot be read). The write must wait until m is
 // committed: an index covering records no manifest commits could be
@@ -283,7 +283,7 @@ func ensureKeyIndex(dir string, m *manifest.Manifest) {
 // place. A full index's last commit prepares it while its manifest is
 // written and synced (StartCommit), instead of after it, alone on one
 // core (0.2-0.3 s at 4 GB).
-func prepareKeyIndex(dir string, m *manifest.Manifest) (write func() error) {
+func PrepareIndex(dir string, m *manifest.Manifest) (write func() error) {
 	if m.Format != manifest.FormatVersion || m.KeysBytes < manifest.HeaderSize {
 		return nil
 	}
@@ -292,17 +292,20 @@ func prepareKeyIndex(dir string, m *manifest.Manifest) (write func() error) {
 		return nil
 	}
 	defer keys.Close()
-	n := (m.KeysBytes - manifest.HeaderSize) / uuidRecordSize
-	if ix, covered, err := openKeyIndex(dir, m, keys, n); err == nil {
-		ix.close()
-		if n-covered <= keyTailLimit {
+	n := (m.KeysBytes - manifest.HeaderSize) / RecordSize
+	if ix, covered, err := OpenIndex(dir, m, keys, n); err == nil {
+		ix.Close()
+		if n-covered <= TailLimit {
 			return nil
 		}
 	}
-	records := make([]byte, n*uuidRecordSize)
+	records := make([]byte, n*RecordSize)
 	if _, err := keys.ReadAt(records, manifest.HeaderSize); err != nil {
 		return nil
 	}
-	out, path := encodeKeyIndex(records), filepath.Join(dir, keyIndexName(m))
+	out, path := encodeKeyIndex(records), filepath.Join(dir, IndexName(m))
 	return func() error { return atomicfile.Write(path, out, 0o600, nil) }
 }
+
+// keysCRC is the Castagnoli table of the key index's page checksums.
+var keysCRC = crc32.MakeTable(crc32.Castagnoli)

@@ -1,13 +1,13 @@
 package store
 
 import (
-	"cmp"
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
+
+	"github.com/recall-dev/recall/store/keys"
 
 	"github.com/recall-dev/recall/store/manifest"
 )
@@ -37,7 +37,7 @@ func keysIndex(t *testing.T, n int, r *rand.Rand) (string, *RowsWriter, *manifes
 // appendKey appends one committed key record.
 func appendKey(t *testing.T, w *RowsWriter, key uint64, gen uint32) {
 	t.Helper()
-	var rec [uuidRecordSize]byte
+	var rec [keys.RecordSize]byte
 	binary.LittleEndian.PutUint64(rec[:], key)
 	binary.LittleEndian.PutUint32(rec[8:], gen)
 	must(t, w.appendKeys(rec[:]))
@@ -45,18 +45,18 @@ func appendKey(t *testing.T, w *RowsWriter, key uint64, gen uint32) {
 }
 
 // checkKeys looks every key (and some never written) up in a KeySet, fewer
-// than scanLookups at a time so the index, not the table, answers;
+// than keys.ScanLookups at a time so the index, not the table, answers;
 // viaIndex says whether the first load finds the index (a load without
 // one builds it).
 func checkKeys(t *testing.T, w *RowsWriter, m *manifest.Manifest, want map[uint64]uint32, viaIndex bool) {
 	t.Helper()
-	var s *KeySet
+	var s *keys.Set
 	n := 0
 	for key, gen := range want {
-		if n%scanLookups == 0 {
+		if n%keys.ScanLookups == 0 {
 			s = w.LoadKeys(m)
-			if n == 0 && (s.disk != nil) != viaIndex {
-				t.Fatalf("key index used: %v, want %v", s.disk != nil, viaIndex)
+			if indexed, _ := s.Indexed(); n == 0 && indexed != viaIndex {
+				t.Fatalf("key index used: %v, want %v", indexed, viaIndex)
 			}
 		}
 		n++
@@ -89,10 +89,10 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 	checkKeys(t, w, m, want, true)
 
 	// A damaged page: the lookups that read it use the keys file.
-	path := filepath.Join(dir, keyIndexName(m))
+	path := filepath.Join(dir, keys.IndexName(m))
 	data, err := os.ReadFile(path)
 	must(t, err)
-	data[keyIndexHeaderSize+5000] ^= 0x40
+	data[keys.IndexHeaderSize+5000] ^= 0x40
 	must(t, os.WriteFile(path, data, 0o600))
 	for key, gen := range want {
 		if got, ok := w.LoadKeys(m).Get(key); !ok || got != gen {
@@ -104,7 +104,7 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 	// records: the index of the old file is rebuilt, not used.
 	must(t, os.Remove(path))
 	checkKeys(t, w, m, want, false)
-	m.KeysBytes -= 100 * uuidRecordSize
+	m.KeysBytes -= 100 * keys.RecordSize
 	must(t, w.uuids.Truncate(m.KeysBytes))
 	_, err = w.uuids.Seek(m.KeysBytes, 0)
 	must(t, err)
@@ -112,7 +112,7 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 	raw := make([]byte, m.KeysBytes-manifest.HeaderSize)
 	_, err = w.uuids.ReadAt(raw, manifest.HeaderSize)
 	must(t, err)
-	for off := 0; off < len(raw); off += uuidRecordSize {
+	for off := 0; off < len(raw); off += keys.RecordSize {
 		want[binary.LittleEndian.Uint64(raw[off:])] = binary.LittleEndian.Uint32(raw[off+8:])
 	}
 	for i := range 100 {
@@ -120,7 +120,7 @@ func TestKeyIndexAgreesWithKeysFile(t *testing.T) {
 		appendKey(t, w, key, 1)
 		want[key] = 1
 	}
-	if s := w.LoadKeys(m); s.disk != nil {
+	if indexed, _ := w.LoadKeys(m).Indexed(); indexed {
 		t.Fatal("the index of the keys file before the cut was used")
 	}
 	checkKeys(t, w, m, want, true)
@@ -132,48 +132,20 @@ func TestEnsureKeyIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	_, w, m, want := keysIndex(t, 3000, r)
 	defer w.Close()
-	ensureKeyIndex(w.dir, m)
+	keys.EnsureIndex(w.dir, m)
 	s := w.LoadKeys(m)
-	if s.disk == nil || len(s.tail) != 0 {
-		t.Fatalf("after ensureKeyIndex: index %v, tail of %d bytes", s.disk != nil, len(s.tail))
+	if indexed, tail := s.Indexed(); !indexed || tail != 0 {
+		t.Fatalf("after ensureKeyIndex: index %v, tail of %d records", indexed, tail)
 	}
-	for i := range keyTailLimit + 10 {
+	for i := range keys.TailLimit + 10 {
 		appendKey(t, w, uint64(100000+i), 2)
 		want[uint64(100000+i)] = 2
 	}
-	ensureKeyIndex(w.dir, m)
-	if s := w.LoadKeys(m); s.disk == nil || len(s.tail) != 0 {
+	keys.EnsureIndex(w.dir, m)
+	if indexed, tail := w.LoadKeys(m).Indexed(); !indexed || tail != 0 {
 		t.Fatal("EnsureKeyIndex left an index more than keyTailLimit records behind")
 	}
 	checkKeys(t, w, m, want, true)
-}
-
-// TestSortKeyEntriesIsTheComparisonSort: the radix sort orders keys as
-// the sort by key, then position from the last, did: few keys (many
-// repeats), keys differing only in one byte, any keys, and none.
-func TestSortKeyEntriesIsTheComparisonSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	keyOf := []func(int) uint64{
-		func(int) uint64 { return rng.Uint64N(5) },
-		func(int) uint64 { return 0xabcdef0000000000 | rng.Uint64N(256)<<24 },
-		func(int) uint64 { return rng.Uint64() },
-		func(i int) uint64 { return uint64(i%3) << 56 },
-	}
-	for _, n := range []int{0, 1, 2, 3, 1000} {
-		for k, key := range keyOf {
-			var entries []keyEntry
-			for i := range n {
-				entries = append(entries, keyEntry{key: key(i), gen: uint32(i)}) // gen: the position
-			}
-			want := slices.Clone(entries)
-			slices.SortFunc(want, func(a, b keyEntry) int {
-				return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(b.gen, a.gen))
-			})
-			if got := sortKeyEntries(entries); !slices.Equal(got, want) {
-				t.Fatalf("keys %d, %d entries: radix order differs", k, n)
-			}
-		}
-	}
 }
 
 // TestPrepareKeyIndexWritesOnlyWhenTold: the last commit of a sweep
@@ -185,8 +157,8 @@ func TestPrepareKeyIndexWritesOnlyWhenTold(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	dir, w, m, want := keysIndex(t, 3000, r)
 	defer w.Close()
-	path := filepath.Join(dir, keyIndexName(m))
-	write := prepareKeyIndex(dir, m)
+	path := filepath.Join(dir, keys.IndexName(m))
+	write := keys.PrepareIndex(dir, m)
 	if write == nil {
 		t.Fatal("no key index to write for a keys file without one")
 	}
@@ -197,31 +169,14 @@ func TestPrepareKeyIndexWritesOnlyWhenTold(t *testing.T) {
 	prepared, err := os.ReadFile(path)
 	must(t, err)
 	must(t, os.Remove(path))
-	ensureKeyIndex(dir, m)
+	keys.EnsureIndex(dir, m)
 	ensured, err := os.ReadFile(path)
 	must(t, err)
 	if string(prepared) != string(ensured) {
 		t.Fatal("the prepared key index differs from ensureKeyIndex's")
 	}
-	if prepareKeyIndex(dir, m) != nil {
+	if keys.PrepareIndex(dir, m) != nil {
 		t.Fatal("a current key index is prepared again")
 	}
 	checkKeys(t, w, m, want, true)
-}
-
-// BenchmarkEncodeKeyIndex encodes the key index of a 4 GB corpus's 1.5M
-// key records (random keys, 30 records a generation), which a full
-// index's last commit prepares while its manifest is written.
-func BenchmarkEncodeKeyIndex(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const n = 1_500_000
-	recs := make([]byte, 0, n*uuidRecordSize)
-	for i := range n {
-		recs = binary.LittleEndian.AppendUint64(recs, r.Uint64())
-		recs = binary.LittleEndian.AppendUint32(recs, uint32(i/30))
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		encodeKeyIndex(recs)
-	}
 }
