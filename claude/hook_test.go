@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/lockfile"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/recall-dev/recall/store"
@@ -237,7 +239,7 @@ func TestHookPayloadWithoutEOF(t *testing.T) {
 
 func TestHookLeavesRerunNoteWhenIndexerRunning(t *testing.T) {
 	rig := newHookRig(t, strings.NewReader(`{"hook_event_name":"Stop","session_id":"`+sid+`"}`))
-	lockPath := filepath.Join(rig.indexDir, store.LockName)
+	lockPath := filepath.Join(rig.indexDir, lockfile.WriterName)
 	holdLock(t, lockPath)
 
 	rig.hook.Run()
@@ -259,7 +261,7 @@ func TestHookLeavesRerunNoteWhenIndexerRunning(t *testing.T) {
 
 func TestHookStartsWhenLockFileFree(t *testing.T) {
 	rig := newHookRig(t, strings.NewReader(`{"hook_event_name":"Stop","session_id":"`+sid+`"}`))
-	lockPath := filepath.Join(rig.indexDir, store.LockName)
+	lockPath := filepath.Join(rig.indexDir, lockfile.WriterName)
 	if err := os.MkdirAll(rig.indexDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestHookStartsWhenLockFileFree(t *testing.T) {
 	if _, err := os.Stat(lockPath); err != nil {
 		t.Errorf("lock file: %v", err)
 	}
-	held, err := store.Open(rig.indexDir).LockHeld(store.LockName)
+	held, err := store.Open(rig.indexDir).LockHeld(lockfile.WriterName)
 	if err != nil || held {
 		t.Errorf("after the hook the lock is held=%v (err %v); it must be released", held, err)
 	}

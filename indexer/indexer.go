@@ -8,13 +8,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/recall-dev/recall/store/keys"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/recall-dev/recall/store/keys"
+	"github.com/recall-dev/recall/store/lockfile"
 
 	"github.com/recall-dev/recall/store/manifest"
 
@@ -157,7 +159,7 @@ func Run(opts Options) (Summary, error) {
 	}
 	ix := store.Open(opts.IndexDir).Warnings(opts.warnErr)
 	w, err := ix.TryLock()
-	if errors.Is(err, store.ErrLocked) {
+	if errors.Is(err, lockfile.ErrLocked) {
 		opts.Warn(waitingFor(ix.LockHolder()))
 		w, err = ix.WaitLock()
 	}
@@ -206,7 +208,7 @@ func Update(opts Options) (sum Summary, ran bool, err error) {
 		opts.Warn = func(string) {}
 	}
 	w, err := store.Open(opts.IndexDir).Warnings(opts.warnErr).TryLock()
-	if errors.Is(err, store.ErrLocked) {
+	if errors.Is(err, lockfile.ErrLocked) {
 		return Summary{}, false, nil
 	}
 	if err != nil {

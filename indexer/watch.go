@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/lockfile"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -51,7 +51,7 @@ type WatchOptions struct {
 type Watcher struct {
 	opts  WatchOptions
 	roots []string
-	lock  *store.Lock // the watch lock, held until Close
+	lock  *lockfile.Lock // the watch lock, held until Close
 	fsw   *fsnotify.Watcher
 	// events and errs are fsw's channels; tests swap in their own to
 	// inject errors or to starve the watcher of events.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/lockfile"
+
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/recall-dev/recall/store"
@@ -37,9 +39,9 @@ func (e *WatchRunningError) Holder() string {
 }
 
 // takeWatchLock takes the watch lock without waiting.
-func takeWatchLock(dir string) (*store.Lock, error) {
+func takeWatchLock(dir string) (*lockfile.Lock, error) {
 	l, err := store.Open(dir).LockFile(WatchLockName, false)
-	if errors.Is(err, store.ErrLocked) {
+	if errors.Is(err, lockfile.ErrLocked) {
 		return nil, &WatchRunningError{Dir: dir, PID: store.Open(dir).HolderOf(WatchLockName)}
 	}
 	return l, err

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/lockfile"
+
 	"github.com/recall-dev/recall/store/keys"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -78,7 +80,7 @@ func tombstoneID(dir string) record.FileID {
 
 // Write replaces dir's tombstone durably.
 func writeTombstone(dir string, t *forget.Tombstone) error {
-	if err := ensureDir(dir); err != nil {
+	if err := lockfile.EnsureDir(dir); err != nil {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, forgottenName), t.Encode(), 0o600, nil)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/lockfile"
+
 	"github.com/recall-dev/recall/store/keys"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -101,18 +103,22 @@ func (ix *Index) ForgottenKeys(m *manifest.Manifest, gens map[uint32]bool, rows 
 }
 
 // LockHolder is the pid the current or last writer wrote in the lock.
-func (ix *Index) LockHolder() string { return holderOf(ix.dir, LockName) }
+func (ix *Index) LockHolder() string { return lockfile.HolderOf(ix.dir, lockfile.WriterName) }
 
 // LockFile takes a lock of its own on the file name in the directory
 // (the watcher's), not the writer lock.
-func (ix *Index) LockFile(name string, wait bool) (*Lock, error) { return lockFile(ix.dir, name, wait) }
+func (ix *Index) LockFile(name string, wait bool) (*lockfile.Lock, error) {
+	return lockfile.Acquire(ix.dir, name, wait)
+}
 
 // LockHeld probes, without taking it, whether a process holds the lock
 // on the file name in the directory.
-func (ix *Index) LockHeld(name string) (bool, error) { return lockHeld(filepath.Join(ix.dir, name)) }
+func (ix *Index) LockHeld(name string) (bool, error) {
+	return lockfile.Held(filepath.Join(ix.dir, name))
+}
 
 // HolderOf is the pid written in the lock file name.
-func (ix *Index) HolderOf(name string) string { return holderOf(ix.dir, name) }
+func (ix *Index) HolderOf(name string) string { return lockfile.HolderOf(ix.dir, name) }
 
 // TryLock takes the writer lock without waiting (ErrLocked if another
 // process holds it).
@@ -122,7 +128,7 @@ func (ix *Index) TryLock() (*Writer, error) { return ix.lock(false) }
 func (ix *Index) WaitLock() (*Writer, error) { return ix.lock(true) }
 
 func (ix *Index) lock(wait bool) (*Writer, error) {
-	l, err := lockFile(ix.dir, LockName, wait)
+	l, err := lockfile.Acquire(ix.dir, lockfile.WriterName, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +141,7 @@ func (ix *Index) lock(wait bool) (*Writer, error) {
 // running it does nothing and says so (runs false): the caller starts
 // one.
 func (ix *Index) RequestRerun() (runs bool, err error) {
-	held, err := lockHeld(filepath.Join(ix.dir, LockName))
+	held, err := lockfile.Held(filepath.Join(ix.dir, lockfile.WriterName))
 	if err != nil || !held {
 		return false, err
 	}
@@ -150,7 +156,7 @@ func (ix *Index) RequestRerun() (runs bool, err error) {
 // index is a method of it.
 type Writer struct {
 	*Index
-	lock *Lock
+	lock *lockfile.Lock
 }
 
 // Unlock releases the writer lock; the Writer is of no use after it.
@@ -321,3 +327,7 @@ func (w *Writer) OpenRun(quick bool) (*manifest.Manifest, *Damaged, error) {
 	}
 	return m, nil, err
 }
+
+// rerunName is the note a hook leaves when it finds an indexer running; the
+// indexer runs once more when it sees it.
+const rerunName = "rerun"

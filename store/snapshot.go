@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/recall-dev/recall/store/lockfile"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/klauspost/compress/zstd"
@@ -86,9 +88,9 @@ func firstBuildInProgress(dir string, err error) error {
 	if !errors.Is(err, manifest.ErrDamaged) || fileExists(filepath.Join(dir, manifest.Name)) {
 		return err
 	}
-	if held, lerr := lockHeld(filepath.Join(dir, LockName)); lerr == nil && held {
+	if held, lerr := lockfile.Held(filepath.Join(dir, lockfile.WriterName)); lerr == nil && held {
 		by := ""
-		if pid := holderOf(dir, LockName); pid != "" {
+		if pid := lockfile.HolderOf(dir, lockfile.WriterName); pid != "" {
 			by = " (pid " + pid + ")"
 		}
 		return fmt.Errorf("%w: the first index run%s is in progress", manifest.ErrNoIndex, by)

@@ -7,7 +7,7 @@ import (
 // Set holds the identities of the indexed messages (the uuids file)
 // and the generation each came from, to drop copies. A small run looks a
 // few keys up: it scans the committed records for each, from the newest,
-// instead of loading them all. After scanLookups lookups it builds an
+// instead of loading them all. After ScanLookups lookups it builds an
 // open-addressing table, which holds 1.5 million keys (a 4 GB corpus) in
 // about 24 MB where a Go map took more than twice that.
 //

@@ -21,7 +21,7 @@ func TestKeySetScanAndTableAgree(t *testing.T) {
 	}
 	raw = append(raw, 1, 2, 3) // a torn record is ignored
 	s := NewSet(raw)
-	for i := range 200 { // past scanLookups: the table gets built midway
+	for i := range 200 { // past ScanLookups: the table gets built midway
 		key := uint64(i*7 + 1)
 		got, ok := s.Get(key)
 		if wantGen, wantOK := want[key]; got != wantGen || ok != wantOK {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/recall-dev/recall/store/lockfile"
 )
 
 // TestLockRecordsHolder checks that the lock file names its holder,
@@ -24,7 +26,7 @@ func TestLockRecordsHolder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			if tc.before != "-" {
-				if err := os.WriteFile(filepath.Join(dir, LockName), []byte(tc.before), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, lockfile.WriterName), []byte(tc.before), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -51,10 +53,10 @@ func TestLockRecordsHolder(t *testing.T) {
 func TestLockHeld(t *testing.T) {
 	dir := t.TempDir()
 	ix := Open(dir)
-	if held, err := ix.LockHeld(LockName); err != nil || held {
+	if held, err := ix.LockHeld(lockfile.WriterName); err != nil || held {
 		t.Errorf("missing lock file: held=%v err=%v, want free", held, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, LockName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, lockfile.WriterName)); !os.IsNotExist(err) {
 		t.Errorf("the probe created the lock file: %v", err)
 	}
 	if runs, err := ix.RequestRerun(); runs || err != nil || ix.RerunRequested() {
@@ -64,7 +66,7 @@ func TestLockHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if held, err := ix.LockHeld(LockName); err != nil || !held {
+	if held, err := ix.LockHeld(lockfile.WriterName); err != nil || !held {
 		t.Errorf("taken lock: held=%v err=%v, want held", held, err)
 	}
 	if runs, err := ix.RequestRerun(); !runs || err != nil || !ix.RerunRequested() {
@@ -77,7 +79,7 @@ func TestLockHeld(t *testing.T) {
 	if err := w.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	if held, err := ix.LockHeld(LockName); err != nil || held {
+	if held, err := ix.LockHeld(lockfile.WriterName); err != nil || held {
 		t.Errorf("released lock: held=%v err=%v", held, err)
 	}
 }

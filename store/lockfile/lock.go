@@ -1,4 +1,6 @@
-package store
+// Package lockfile holds the index's file locks (flock), records who holds
+// one, and makes the index directory private to its owner.
+package lockfile
 
 import (
 	"errors"
@@ -9,14 +11,10 @@ import (
 	"syscall"
 )
 
-// LockName is the writer lock in the index directory. It is never deleted:
+// WriterName is the writer lock in the index directory. It is never deleted:
 // deleting a lock file while another process waits on it lets two writers
 // in (one holds the old inode, one a new file).
-const LockName = "lock"
-
-// rerunName is the note a hook leaves when it finds an indexer running; the
-// indexer runs once more when it sees it.
-const rerunName = "rerun"
+const WriterName = "lock"
 
 // ErrLocked is returned by TryLock when another process holds the lock.
 var ErrLocked = errors.New("index is locked by another process")
@@ -24,10 +22,10 @@ var ErrLocked = errors.New("index is locked by another process")
 // Lock is a held writer lock.
 type Lock struct{ f *os.File }
 
-// lockFile takes an flock on dir/name and writes our pid in the file, so a
+// Acquire takes an flock on dir/name and writes our pid in the file, so a
 // process that finds it held can say who holds it.
-func lockFile(dir, name string, wait bool) (*Lock, error) {
-	if err := ensureDir(dir); err != nil {
+func Acquire(dir, name string, wait bool) (*Lock, error) {
+	if err := EnsureDir(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, name)
@@ -70,7 +68,7 @@ func recordHolder(f *os.File) {
 	}
 }
 
-func holderOf(dir, name string) string {
+func HolderOf(dir, name string) string {
 	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return ""
@@ -78,11 +76,11 @@ func holderOf(dir, name string) string {
 	return strings.TrimSpace(string(data))
 }
 
-// lockHeld reports whether another process holds the lock file at path,
+// Held reports whether another process holds the lock file at path,
 // by trying to take it without waiting and letting go at once. A missing
 // file means nobody ever took it; the file is never created here, so a
 // probe leaves no trace.
-func lockHeld(path string) (bool, error) {
+func Held(path string) (bool, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
@@ -138,12 +136,12 @@ func (l *Lock) Unlock() error {
 	return errors.Join(err, l.f.Close())
 }
 
-// ensureDir creates the index directory private to the user.
+// EnsureDir creates the index directory private to the user.
 //
 // The index holds a second copy of every conversation: a directory made
 // before (by hand, by an older recall, by a restore) that others may read
 // is closed to them.
-func ensureDir(dir string) error {
+func EnsureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create the index dir: %w", err) // the *fs.PathError names dir
 	}
