@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
@@ -83,7 +85,7 @@ func Evaluate(workDir string, cfg Config, queries []Query) (*Report, error) {
 
 // evaluation holds what running one query needs.
 type evaluation struct {
-	snap   *store.Snapshot
+	snap   *snapshot.Snapshot
 	corpus *Corpus
 	info   map[string]SessionInfo
 	topics map[string]Topic
@@ -132,7 +134,7 @@ func topicIndex(topics []Topic) map[string]Topic {
 }
 
 // buildIndex indexes the projects tree into indexDir and opens it.
-func buildIndex(projectsDir, indexDir string) (*store.Snapshot, error) {
+func buildIndex(projectsDir, indexDir string) (*snapshot.Snapshot, error) {
 	if err := os.MkdirAll(indexDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create index dir: %w", err)
 	}

@@ -11,10 +11,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
-	"github.com/recall-dev/recall/store"
 )
 
 // The hard relevance set: hand-written sessions (testdata/eval/hard.txt,
@@ -305,7 +306,7 @@ func firstWords(text string, n int) string {
 
 // runParams runs a search as the CLI does: the request from params, then
 // search.Run.
-func runParams(snap *store.Snapshot, params search.Params) (*search.Result, error) {
+func runParams(snap *snapshot.Snapshot, params search.Params) (*search.Result, error) {
 	req, err := params.Request()
 	if err != nil {
 		return nil, err

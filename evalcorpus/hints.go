@@ -11,8 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/hint"
-	"github.com/recall-dev/recall/store"
 )
 
 // The hint evaluation asks whether the prompt hint (package hint) is
@@ -72,7 +73,7 @@ func ReadHintNegatives(path string) ([]string, error) {
 // HintCorpus generates cfg's corpus with the hard scripts in workDir,
 // indexes it and lists the cases of the generated set, the hard set and
 // the new-work prompts (asked from the generated corpus's projects).
-func HintCorpus(workDir string, cfg Config, queries []Query, scripts []Script, hard []HardQuery, negatives []string) (*store.Snapshot, []HintCase, []HintCase, error) {
+func HintCorpus(workDir string, cfg Config, queries []Query, scripts []Script, hard []HardQuery, negatives []string) (*snapshot.Snapshot, []HintCase, []HintCase, error) {
 	corpus, err := Generate(workDir, cfg)
 	if err != nil {
 		return nil, nil, nil, err
@@ -150,7 +151,7 @@ func RealHintCases(qs []RealQuestion, negatives []string, now time.Time) []HintC
 // RealHintCorpus indexes the real transcript tree into workDir and
 // returns it with the clock its questions are asked at (two weeks after
 // its newest message, as EvaluateReal).
-func RealHintCorpus(projectsDir, workDir string) (*store.Snapshot, time.Time, error) {
+func RealHintCorpus(projectsDir, workDir string) (*snapshot.Snapshot, time.Time, error) {
 	snap, err := indexReal(projectsDir, workDir)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -164,7 +165,7 @@ func RealHintCorpus(projectsDir, workDir string) (*store.Snapshot, time.Time, er
 }
 
 // EvaluateHints runs every case against snap with bar.
-func EvaluateHints(snap *store.Snapshot, cases []HintCase, bar hint.Bar) []HintOutcome {
+func EvaluateHints(snap *snapshot.Snapshot, cases []HintCase, bar hint.Bar) []HintOutcome {
 	out := make([]HintOutcome, 0, len(cases))
 	for _, c := range cases {
 		h, err := hint.Find(snap, hint.Options{Prompt: c.Prompt, Cwd: c.Cwd, Exclude: c.Exclude, Now: c.Now, Bar: bar})

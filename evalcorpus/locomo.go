@@ -14,9 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search"
-	"github.com/recall-dev/recall/store"
 )
 
 // LoCoMo (snap-research/locomo, data/locomo10.json; Maharana et al.,
@@ -436,7 +437,7 @@ func (r *LoCoMoReport) run(dir string, convs []LoCoMoConversation) error {
 }
 
 // ask runs one question as `recall "<question>" --now NOW` would.
-func (r *LoCoMoReport) ask(snap *store.Snapshot, conv string, q LoCoMoQuestion, now time.Time) (LoCoMoOutcome, error) {
+func (r *LoCoMoReport) ask(snap *snapshot.Snapshot, conv string, q LoCoMoQuestion, now time.Time) (LoCoMoOutcome, error) {
 	o := LoCoMoOutcome{Conversation: conv, Question: q}
 	targets := make([]string, len(q.Sessions))
 	for i, n := range q.Sessions {

@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/record"
@@ -77,14 +79,14 @@ const headlessClass = "headless"
 
 // indexReal indexes a real transcript tree into workDir/index and opens
 // it.
-func indexReal(projectsDir, workDir string) (*store.Snapshot, error) {
+func indexReal(projectsDir, workDir string) (*snapshot.Snapshot, error) {
 	var warnings int
 	return indexRealCounting(projectsDir, workDir, &warnings)
 }
 
 // indexRealCounting is indexReal counting the indexer's warnings: real
 // transcripts have bad lines, which the indexer skips and counts.
-func indexRealCounting(projectsDir, workDir string, warnings *int) (*store.Snapshot, error) {
+func indexRealCounting(projectsDir, workDir string, warnings *int) (*snapshot.Snapshot, error) {
 	indexDir := filepath.Join(workDir, "index")
 	if err := os.MkdirAll(indexDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create index dir: %w", err)
@@ -184,7 +186,7 @@ func rankIn(ids, targets []string) int {
 
 // sessionDocs gathers every session's indexed text, headless runs
 // included, and the newest row time.
-func sessionDocs(snap *store.Snapshot) (map[string]string, time.Time, error) {
+func sessionDocs(snap *snapshot.Snapshot) (map[string]string, time.Time, error) {
 	var b = map[string]*strings.Builder{}
 	var newest time.Time
 	err := snap.EachRow(func(r *record.Row) error {

@@ -19,10 +19,11 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
-	"github.com/recall-dev/recall/store"
 )
 
 // Bar is what a past session must clear for a hint to be shown.
@@ -99,7 +100,7 @@ func Skip(prompt string) string {
 }
 
 // Find searches the prompt in snap and judges the result against the bar.
-func Find(snap *store.Snapshot, o Options) (*Hint, error) {
+func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	if why := Skip(o.Prompt); why != "" {
 		return &Hint{Why: "not searched: " + why}, nil
 	}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/keys"
 	"github.com/recall-dev/recall/store/lockfile"
 
@@ -353,7 +355,7 @@ func settle(opts Options, m *manifest.Manifest, q *quick, d discovery, first boo
 // (store.Rederive), from the rows, and says so once.
 func rederive(opts Options, m *manifest.Manifest) (string, error) {
 	why, err := opts.writer().Rederive(m, opts.Rebuilding)
-	if errors.Is(err, store.ErrBlockDamaged) {
+	if errors.Is(err, snapshot.ErrBlockDamaged) {
 		return why, problem.Problem{Err: err, Remedy: problem.Repair, Mends: "reads the transcripts of the damaged rows again and rebuilds the rest"}
 	}
 	if why != "" && err == nil && opts.Notice != nil {
@@ -537,7 +539,7 @@ func runWith(opts Options, base baseState, m *manifest.Manifest, d discovery) (S
 	if m.CompactionDue() {
 		err := opts.writer().Compact(m)
 		switch {
-		case errors.Is(err, store.ErrBlockDamaged):
+		case errors.Is(err, snapshot.ErrBlockDamaged):
 			// The rows are committed; only the clean-up waits.
 			opts.warnErr(problem.Problem{Err: fmt.Errorf("compaction postponed: %w", err), Remedy: problem.Repair, Mends: "repairs the index"})
 		case err != nil:

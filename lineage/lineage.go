@@ -22,6 +22,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/transcript"
@@ -58,7 +60,7 @@ type State struct {
 // continued from: only the bytes appended since are read. The new state
 // is returned for the next call. A transcript that cannot be read names
 // no ancestor (and the state says so by not advancing).
-func Of(snap *store.Snapshot, path, session string, prev *State) (*State, error) {
+func Of(snap *snapshot.Snapshot, path, session string, prev *State) (*State, error) {
 	st := &State{Path: path, Session: session}
 	if prev != nil && prev.Path == path && prev.Session == session {
 		c := *prev
@@ -111,7 +113,7 @@ func Of(snap *store.Snapshot, path, session string, prev *State) (*State, error)
 }
 
 // ancestors are the sessions whose live generations hold keys.
-func ancestors(snap *store.Snapshot, keys []uint64, self string) ([]string, error) {
+func ancestors(snap *snapshot.Snapshot, keys []uint64, self string) ([]string, error) {
 	if len(keys) == 0 {
 		return nil, nil
 	}

@@ -27,6 +27,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -290,7 +292,7 @@ func (f *freshener) runFor(ctx context.Context, arrived time.Time) bool {
 // open brings the index up to date, waiting for that at most
 // FreshenWait, and opens the committed manifest and a snapshot of its
 // own for one call. stale is set when it read the index as it was.
-func (h handlers) open(ctx context.Context) (m *manifest.Manifest, snap *store.Snapshot, stale bool, err error) {
+func (h handlers) open(ctx context.Context) (m *manifest.Manifest, snap *snapshot.Snapshot, stale bool, err error) {
 	wait, cancel := context.WithTimeout(ctx, h.cfg.FreshenWait)
 	stale = !h.fresh.run(wait)
 	cancel()

@@ -8,10 +8,11 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
-	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -697,7 +698,7 @@ func (a *accel) blockOf(seg int, row int) (block, line int) {
 // rowStartsOf returns, per segment, the first row of each of its blocks.
 // ok is false when a segment's row count is not that of its blocks: a
 // damaged segment, which the search must not trust.
-func rowStartsOf(snap *store.Snapshot, segs []*terms.Segment) (out [][]int, ok bool) {
+func rowStartsOf(snap *snapshot.Snapshot, segs []*terms.Segment) (out [][]int, ok bool) {
 	out = make([][]int, len(segs))
 	for i, s := range segs {
 		starts := make([]int, 0, s.End-s.First)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/query"
@@ -288,7 +290,7 @@ type accelIndex struct {
 	deadEvery int
 }
 
-func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *store.Snapshot {
+func buildAccelIndex(t *testing.T, sessions []*genSession, how accelIndex) *snapshot.Snapshot {
 	t.Helper()
 	src := filepath.Join(t.TempDir(), "projects")
 	idx := t.TempDir()

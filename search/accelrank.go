@@ -12,18 +12,19 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
 )
 
 // accel is one accelerated search.
 type accel struct {
-	snap      *store.Snapshot
+	snap      *snapshot.Snapshot
 	q         *query.Query
 	req       *Request
 	segs      []*terms.Segment
@@ -40,7 +41,7 @@ type accel struct {
 	// file while the first sessions are confirmed (eventsReady is closed
 	// once events and eventsErr are set); a session read later asks
 	// store.Snapshot.SessionEvents.
-	events      map[string][]store.Event
+	events      map[string][]snapshot.Event
 	eventsErr   error
 	eventsReady chan struct{}
 	eventsEarly map[string]bool
@@ -79,7 +80,7 @@ var errSegmentDisagrees = errors.New("the term index disagrees with the rows")
 // (unservedReason says none is missing), from the term index. It returns
 // a nil result when the index cannot answer, with why saying what is
 // wrong; the caller then scans.
-func runAccelerated(snap *store.Snapshot, q *query.Query, req *Request) (res *Result, why error, err error) {
+func runAccelerated(snap *snapshot.Snapshot, q *query.Query, req *Request) (res *Result, why error, err error) {
 	segs, why := snap.TermSegments()
 	if segs == nil {
 		return nil, why, nil // read the rows instead: they are the truth
@@ -126,7 +127,7 @@ func runAccelerated(snap *store.Snapshot, q *query.Query, req *Request) (res *Re
 	if errors.Is(err, errScanCheaper) {
 		return nil, fmt.Errorf("the sessions the term index could not rule out lie in most blocks (%d block reads of %d blocks), so each block is read once instead", a.readsMade(), len(snap.Blocks)), nil
 	}
-	if errors.Is(err, store.ErrBlockDamaged) {
+	if errors.Is(err, snapshot.ErrBlockDamaged) {
 		// Rank from what is readable: the scan skips the damaged block.
 		return nil, repairProblem(err, "re-reads it from its transcripts"), nil
 	}
@@ -376,7 +377,7 @@ func (a *accel) loadEarlyEvents(order *boundOrder, from, n int) {
 
 // eventsOf returns the recall events of session id, if the cutoff
 // applies, as applyCutoff takes them.
-func (a *accel) eventsOf(id string) (map[string][]store.Event, error) {
+func (a *accel) eventsOf(id string) (map[string][]snapshot.Event, error) {
 	if !a.req.Cutoff {
 		return nil, nil
 	}
@@ -394,7 +395,7 @@ func (a *accel) eventsOf(id string) (map[string][]store.Event, error) {
 	if len(events) == 0 {
 		return nil, nil
 	}
-	return map[string][]store.Event{id: events}, nil
+	return map[string][]snapshot.Event{id: events}, nil
 }
 
 // bestScores keeps the n best exact scores, best first: once it holds n,
@@ -947,7 +948,7 @@ type decodedBlock struct {
 // allocation (a quarter of its bytes allocated) before they were reused.
 func (a *accel) decodeBlock(w *blockWorker, b int, buf decodedBlock) (decodedBlock, error) {
 	rec := &a.snap.Blocks[b]
-	if want := rec.RawSize + store.DecodeSlack; int64(cap(buf.raw)) < want && rec.RawSize+store.DecodeSlack <= spareBlockRoom {
+	if want := rec.RawSize + snapshot.DecodeSlack; int64(cap(buf.raw)) < want && rec.RawSize+snapshot.DecodeSlack <= spareBlockRoom {
 		// Room for any usual block, so that this buffer, once dropped,
 		// holds the next block it is lent to: sized to each block, most
 		// were a little short for the next and were allocated again.

@@ -3,8 +3,9 @@ package search
 import (
 	"fmt"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/rank"
-	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/terms"
 )
 
@@ -18,12 +19,12 @@ import (
 // searches have none of; a session asked again (a search's pool grows)
 // is not read again. The first error is kept for the search to return.
 type conversations struct {
-	snap  *store.Snapshot
+	snap  *snapshot.Snapshot
 	known map[string]rank.Conversation
 	err   error
 }
 
-func newConversations(snap *store.Snapshot) *conversations {
+func newConversations(snap *snapshot.Snapshot) *conversations {
 	return &conversations{snap: snap, known: map[string]rank.Conversation{}}
 }
 

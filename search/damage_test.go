@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/record"
@@ -76,9 +78,9 @@ func TestSearchSkipsDamagedBlock(t *testing.T) {
 func rowPlace(source string, line int) string { return fmt.Sprintf("%s:%d", source, line) }
 
 // rowsOfBlock returns where block i's rows come from, as source:line.
-func rowsOfBlock(t *testing.T, snap *store.Snapshot, i int) []string {
+func rowsOfBlock(t *testing.T, snap *snapshot.Snapshot, i int) []string {
 	t.Helper()
-	dec, err := store.NewDecoder()
+	dec, err := snapshot.NewDecoder()
 	if err != nil {
 		t.Fatal(err)
 	}

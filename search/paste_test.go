@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/indexer/indexertest"
-	"github.com/recall-dev/recall/store"
 )
 
 // The sessions of testdata/transcripts/issue22 (issue 22: two sessions
@@ -17,7 +18,7 @@ const (
 	pasteResumed = "7c93e5b1-2222-4222-8222-222222222223" // Monday's session resumed under new ids, one more prompt
 )
 
-func pasteIndex(t *testing.T) *store.Snapshot {
+func pasteIndex(t *testing.T) *snapshot.Snapshot {
 	t.Helper()
 	return indexertest.Snapshot(t, "../testdata/transcripts/issue22/projects")
 }

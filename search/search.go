@@ -7,12 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 )
 
 // Result is what a search found.
@@ -54,7 +55,7 @@ type Stats struct {
 
 // Run searches the snapshot. Damage it meets is worked around and listed
 // in the result's Stats (Warnings).
-func Run(snap *store.Snapshot, req Request) (*Result, error) {
+func Run(snap *snapshot.Snapshot, req Request) (*Result, error) {
 	res, err := runSearch(snap, req)
 	if err == nil && res != nil {
 		err = nameSessions(snap, res.Sessions, req.Limit)
@@ -68,7 +69,7 @@ func Run(snap *store.Snapshot, req Request) (*Result, error) {
 	return res, err
 }
 
-func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
+func runSearch(snap *snapshot.Snapshot, req Request) (*Result, error) {
 	q, err := query.ParseQuery(req.Terms, req.Require, req.Exclude, req.Match)
 	if err != nil {
 		return nil, err
@@ -119,7 +120,7 @@ func runSearch(snap *store.Snapshot, req Request) (*Result, error) {
 
 // nameSessions sets the title of the sessions a search shows (the first
 // limit; all when limit is 0), from the titles the index lists.
-func nameSessions(snap *store.Snapshot, sessions []rank.Session, limit int) error {
+func nameSessions(snap *snapshot.Snapshot, sessions []rank.Session, limit int) error {
 	if limit > 0 && len(sessions) > limit {
 		sessions = sessions[:limit]
 	}
@@ -221,7 +222,7 @@ func selectMatches(q *query.Query, req *Request, found *scanResult) []match {
 
 // applyCutoff drops matches that echo a recall: the event itself and the
 // messages in the window after it that share words with what was recalled.
-func applyCutoff(matches []match, events map[string][]store.Event, w filter.Window) ([]match, int) {
+func applyCutoff(matches []match, events map[string][]snapshot.Event, w filter.Window) ([]match, int) {
 	if len(events) == 0 {
 		return matches, 0
 	}
@@ -237,7 +238,7 @@ func applyCutoff(matches []match, events map[string][]store.Event, w filter.Wind
 	return out, dropped
 }
 
-func echoesRecall(m *match, events []store.Event, w filter.Window) bool {
+func echoesRecall(m *match, events []snapshot.Event, w filter.Window) bool {
 	for i := range events {
 		e := &events[i].RecallEvent
 		if m.msg.Source == e.Source && m.msg.Line == e.Line {
@@ -250,7 +251,7 @@ func echoesRecall(m *match, events []store.Event, w filter.Window) bool {
 	return false
 }
 
-func rankQuery(q *query.Query, snap *store.Snapshot, found *scanResult) rank.Query {
+func rankQuery(q *query.Query, snap *snapshot.Snapshot, found *scanResult) rank.Query {
 	terms := q.Positive()
 	rq := rank.Query{Terms: make([]string, len(terms)), DocFreq: found.docFreq, TotalDocs: int(snap.M.Rows)}
 	for i, t := range terms {
@@ -264,7 +265,7 @@ func rankQuery(q *query.Query, snap *store.Snapshot, found *scanResult) rank.Que
 
 // scan reads the blocks that may hold matches, on all cores.
 type scan struct {
-	snap   *store.Snapshot
+	snap   *snapshot.Snapshot
 	q      *query.Query
 	req    *Request
 	terms  []*query.Term
@@ -282,7 +283,7 @@ type scanResult struct {
 	err           error
 }
 
-func newScan(snap *store.Snapshot, q *query.Query, req *Request) *scan {
+func newScan(snap *snapshot.Snapshot, q *query.Query, req *Request) *scan {
 	return &scan{snap: snap, q: q, req: req, terms: q.Positive(), filter: newRowFilter(snap, req)}
 }
 
@@ -334,7 +335,7 @@ func (s *scan) merge(results []blockResult) *scanResult {
 	out.matches = make([]match, 0, total)
 	for i := range results {
 		r := &results[i]
-		if errors.Is(r.err, store.ErrBlockDamaged) {
+		if errors.Is(r.err, snapshot.ErrBlockDamaged) {
 			// The rest of the index still answers: skip the block, say so.
 			if out.damaged++; out.damageExample == "" {
 				out.damageExample = r.err.Error()
@@ -358,7 +359,7 @@ func (s *scan) merge(results []blockResult) *scanResult {
 
 // rowFilter holds the non-text filters.
 type rowFilter struct {
-	snap     *store.Snapshot
+	snap     *snapshot.Snapshot
 	req      *Request
 	types    map[string]bool
 	since    int64 // Unix ms, 0 unbounded
@@ -367,7 +368,7 @@ type rowFilter struct {
 	headless bool            // leave out the rows of headless runs
 }
 
-func newRowFilter(snap *store.Snapshot, req *Request) rowFilter {
+func newRowFilter(snap *snapshot.Snapshot, req *Request) rowFilter {
 	f := rowFilter{snap: snap, req: req, excluded: req.excluded(), headless: req.excludesHeadless()}
 	if len(req.Types) > 0 {
 		f.types = map[string]bool{}
@@ -385,7 +386,7 @@ func newRowFilter(snap *store.Snapshot, req *Request) rowFilter {
 }
 
 // blockMayPass rules out blocks by time range, type and exact session.
-func (f *rowFilter) blockMayPass(b *store.Block) bool {
+func (f *rowFilter) blockMayPass(b *snapshot.Block) bool {
 	if f.since != 0 && b.MaxTime != 0 && b.MaxTime < f.since {
 		return false
 	}
@@ -410,7 +411,7 @@ func (f *rowFilter) blockMayPass(b *store.Block) bool {
 // blockMaySession uses the block's session filter when every --session
 // value is a whole session id (a prefix cannot be looked up in a Bloom
 // filter).
-func (f *rowFilter) blockMaySession(b *store.Block) bool {
+func (f *rowFilter) blockMaySession(b *snapshot.Block) bool {
 	if len(f.req.Sessions) == 0 {
 		return true
 	}

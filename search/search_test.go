@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/store"
@@ -142,7 +144,7 @@ func realSessions() map[string]*genSession {
 }
 
 // realIndex indexes the fixtures as `recall index` would.
-func realIndex(t *testing.T) (*store.Snapshot, map[string]*genSession) {
+func realIndex(t *testing.T) (*snapshot.Snapshot, map[string]*genSession) {
 	t.Helper()
 	sessions := realSessions()
 	var list []*genSession
@@ -165,7 +167,7 @@ func realIndex(t *testing.T) (*store.Snapshot, map[string]*genSession) {
 
 // searchAsCLI runs `recall QUERY --now …` through the CLI's request
 // builder; fullScan adds --full-scan.
-func searchAsCLI(t *testing.T, snap *store.Snapshot, query string, fullScan bool) *Result {
+func searchAsCLI(t *testing.T, snap *snapshot.Snapshot, query string, fullScan bool) *Result {
 	t.Helper()
 	req, err := Params{Terms: []string{query}, Now: realNow.Format(time.RFC3339), FullScan: fullScan}.Request()
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/recall-dev/recall/store/manifest"
+	"github.com/recall-dev/recall/store/snapshot"
 
-	"github.com/recall-dev/recall/store"
+	"github.com/recall-dev/recall/store/manifest"
 )
 
 // DefaultSessionList is how many sessions `recall sessions` (and the MCP
@@ -30,7 +30,7 @@ type SessionInfo struct {
 // qualifies when it has messages in the range), at most req.Limit of them
 // (0: all). It also returns how many sessions qualified. Only the shown
 // sessions' first prompts are read from the rows.
-func ListSessions(snap *store.Snapshot, m *manifest.Manifest, req Request) ([]SessionInfo, int, error) {
+func ListSessions(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) ([]SessionInfo, int, error) {
 	sums, err := snap.SessionSummaries()
 	if err != nil {
 		return nil, 0, err
@@ -75,7 +75,7 @@ func ListSessions(snap *store.Snapshot, m *manifest.Manifest, req Request) ([]Se
 	return out, total, nil
 }
 
-func sessionQualifies(s *store.SessionSummary, req Request) bool {
+func sessionQualifies(s *snapshot.SessionSummary, req Request) bool {
 	if req.excludesHeadless() && s.Headless() {
 		return false
 	}

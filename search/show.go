@@ -9,12 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 )
 
 // DefaultShowContext is how many messages `recall show` prints before and
@@ -141,7 +142,7 @@ type ShownMessage struct {
 // works after Claude Code deleted the transcript. m is the committed
 // manifest (store.ReadManifest): it resolves prefixes and paths and says
 // whether transcripts are gone.
-func Show(snap *store.Snapshot, m *manifest.Manifest, req ShowRequest) (*Shown, error) {
+func Show(snap *snapshot.Snapshot, m *manifest.Manifest, req ShowRequest) (*Shown, error) {
 	id, source, err := resolveTarget(m, req)
 	if err != nil {
 		return nil, err
@@ -244,7 +245,7 @@ func resolveTarget(m *manifest.Manifest, req ShowRequest) (id, source string, er
 	return f.Session, path, nil
 }
 
-func readWarnings(r *store.SessionRead) []error {
+func readWarnings(r *snapshot.SessionRead) []error {
 	var out []error
 	if r.Damaged > 0 {
 		out = append(out, reReadProblem(fmt.Errorf("%d damaged rows blocks were skipped, the session may miss messages (%s)", r.Damaged, r.DamageExample)))

@@ -8,12 +8,13 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -43,7 +44,7 @@ type blockResult struct {
 }
 
 func newBlockWorker(s *scan) (*blockWorker, error) {
-	dec, err := store.NewDecoder()
+	dec, err := snapshot.NewDecoder()
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
@@ -91,10 +93,10 @@ func TestStartCommitCommitsTheStateAtTheCall(t *testing.T) {
 	must(t, w.WaitCommit())
 	sameCommitted(t, mustRead(t, dir), m)
 	w.Close()
-	if d, err := verify(dir); err != nil || !d.None() {
+	if d, err := snapshot.Verify(dir); err != nil || !d.None() {
 		t.Fatalf("Verify: %+v, %v", d, err)
 	}
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	must(t, err)
 	defer snap.Close()
 	if snap.M.Rows != 2000+10+5+3000+7 {

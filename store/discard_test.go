@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
@@ -53,7 +55,7 @@ func TestDiscardUncommitted(t *testing.T) {
 			t.Errorf("%s: %d bytes after the discard, committed %d", name, info.Size(), want)
 		}
 	}
-	if d, err := verify(dir); err != nil || !d.None() {
+	if d, err := snapshot.Verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify after the discard: %+v, %v", d, err)
 	}
 }
@@ -86,7 +88,7 @@ func TestDiscardFirstRun(t *testing.T) {
 	if _, err := manifest.ReadWhole(dir); !errors.Is(err, manifest.ErrNoIndex) {
 		t.Errorf("after the discard: %v, want ErrNoIndex", err)
 	}
-	if _, err := openSnapshotAt(dir); !errors.Is(err, manifest.ErrNoIndex) {
+	if _, err := snapshot.Open(dir); !errors.Is(err, manifest.ErrNoIndex) {
 		t.Errorf("a search after the discard: %v, want ErrNoIndex", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/recall-dev/recall/store/terms"
@@ -21,8 +23,8 @@ type pendingBlock struct {
 	// terms is the rows as the term index reads them (termRow), nil when
 	// it must read them from raw
 	terms []terms.Row
-	meta  Block  // all but Offset and Size
-	frame []byte // the compressed frame, once encoded
+	meta  snapshot.Block // all but Offset and Size
+	frame []byte         // the compressed frame, once encoded
 	done  chan struct{}
 }
 
@@ -128,7 +130,7 @@ func (e *encoder) write(p *pendingBlock) error {
 	if _, err := e.w.rows.Write(p.frame); err != nil {
 		return fmt.Errorf("write rows frame: %w", err)
 	}
-	rec := p.meta.appendRecord(nil)
+	rec := p.meta.AppendRecord(nil)
 	if _, err := e.w.blocks.Write(rec); err != nil {
 		return fmt.Errorf("write block record: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 )
 
@@ -36,7 +38,7 @@ func TestSnapshotDuringTheFirstCommit(t *testing.T) {
 		}
 		return m, err
 	}
-	snap, err := openSnapshot(dir, commitAfterFirstRead)
+	snap, err := snapshot.OpenWith(dir, commitAfterFirstRead)
 	if err != nil {
 		t.Fatalf("a search during the first commit: %v", err)
 	}
@@ -48,7 +50,7 @@ func TestSnapshotDuringTheFirstCommit(t *testing.T) {
 	if err := os.Remove(manifestPath); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openSnapshotAt(dir); !errors.Is(err, manifest.ErrDamaged) {
+	if _, err := snapshot.Open(dir); !errors.Is(err, manifest.ErrDamaged) {
 		t.Errorf("rows without a manifest and no run at work: %v, want ErrManifestDamaged", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/lockfile"
 
 	"github.com/recall-dev/recall/store/keys"
@@ -109,12 +111,12 @@ func forgottenKeys(dir string, m *manifest.Manifest, gens map[uint32]bool, rows 
 	if len(gens) == 0 || len(rows) == 0 {
 		return out, nil
 	}
-	snap, err := snapshotOf(dir, m)
+	snap, err := snapshot.Of(dir, m)
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	recs, err := snap.liveKeys()
+	recs, err := snap.LiveKeys()
 	if err != nil {
 		return nil, err
 	}
@@ -166,12 +168,12 @@ func withoutKeys(recs []byte, drop map[uint64]bool) []byte {
 // to that generation: who owns a message, for a forget that must not take
 // a copy's original with it.
 func keyOwners(dir string, m *manifest.Manifest) (map[uint64]uint32, error) {
-	snap, err := snapshotOf(dir, m)
+	snap, err := snapshot.Of(dir, m)
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	recs, err := snap.liveKeys()
+	recs, err := snap.LiveKeys()
 	if err != nil {
 		return nil, err
 	}

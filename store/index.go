@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/lockfile"
 
 	"github.com/recall-dev/recall/store/keys"
@@ -47,7 +49,7 @@ func (ix *Index) Dir() string { return ix.dir }
 
 // Snapshot opens the committed index for reading: the rows, blocks and
 // events of one manifest, whatever writers do meanwhile.
-func (ix *Index) Snapshot() (*Snapshot, error) { return openSnapshotAt(ix.dir) }
+func (ix *Index) Snapshot() (*snapshot.Snapshot, error) { return snapshot.Open(ix.dir) }
 
 // Manifest reads the committed manifest whole.
 func (ix *Index) Manifest() (*manifest.Manifest, error) { return manifest.ReadWhole(ix.dir) }
@@ -67,14 +69,14 @@ func (ix *Index) ManifestID() (manifest.Stamp, error) { return manifest.ReadStam
 func (ix *Index) Stats() (*IndexStats, error) { return stats(ix.dir) }
 
 // Verify reads every block and derived file and says what is damaged.
-func (ix *Index) Verify() (*Damage, error) { return verify(ix.dir) }
+func (ix *Index) Verify() (*snapshot.Damage, error) { return snapshot.Verify(ix.dir) }
 
 // HasStrays reports, from one listing, whether files of another
 // sequence or staged files are there.
 func (ix *Index) HasStrays() bool { return hasStrays(ix.dir) }
 
 // TermRefs lists the term segments in the directory.
-func (ix *Index) TermRefs() ([]terms.Ref, error) { return termRefs(ix.dir) }
+func (ix *Index) TermRefs() ([]terms.Ref, error) { return terms.Refs(ix.dir) }
 
 // CheckFreshness compares the transcripts on disk with what the index
 // holds (current: the running session's id, never stale).
@@ -89,7 +91,9 @@ func (ix *Index) Tombstone() (*forget.Tombstone, error) { return readTombstone(i
 func (ix *Index) TombstoneID() record.FileID { return tombstoneID(ix.dir) }
 
 // CheckRowsLength reports a rows file shorter than committed.
-func (ix *Index) CheckRowsLength(m *manifest.Manifest) error { return checkRowsLength(ix.dir, m) }
+func (ix *Index) CheckRowsLength(m *manifest.Manifest) error {
+	return snapshot.CheckRowsLength(ix.dir, m)
+}
 
 // KeyOwners maps each message key of m to the generation that holds it.
 func (ix *Index) KeyOwners(m *manifest.Manifest) (map[uint64]uint32, error) {
@@ -313,9 +317,9 @@ func (w *Writer) OpenRun(quick bool) (*manifest.Manifest, *Damaged, error) {
 	}
 	switch {
 	case err == nil && m.RowsBytes > 0:
-		check := checkBlocks
+		check := snapshot.CheckBlocks
 		if quick {
-			check = checkBlocksLength
+			check = snapshot.CheckBlocksLength
 		}
 		if err = check(w.dir, m); err == nil {
 			return m, nil, nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/internal/problem"
@@ -24,12 +26,12 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 	}{
 		{"blocks cut short", func(t *testing.T, dir string, m *manifest.Manifest) error {
 			must(t, os.Truncate(filepath.Join(dir, m.BlocksName()), m.BlocksBytes/2))
-			_, err := openSnapshotAt(dir)
+			_, err := snapshot.Open(dir)
 			return err
-		}, errBlocksDamaged, problem.Index},
+		}, snapshot.ErrBlocksDamaged, problem.Index},
 		{"manifest garbled", func(t *testing.T, dir string, m *manifest.Manifest) error {
 			must(t, os.WriteFile(filepath.Join(dir, manifest.Name), []byte("not a manifest\n"), 0o600))
-			_, err := openSnapshotAt(dir)
+			_, err := snapshot.Open(dir)
 			return err
 		}, manifest.ErrDamaged, problem.Index},
 		{"rows cut short", func(t *testing.T, dir string, m *manifest.Manifest) error {
@@ -39,7 +41,7 @@ func TestDamageErrorsNameNoCommand(t *testing.T) {
 				w.Close()
 			}
 			return err
-		}, ErrBlockDamaged, problem.Repair},
+		}, snapshot.ErrBlockDamaged, problem.Repair},
 		{"tombstone garbled", func(t *testing.T, dir string, m *manifest.Manifest) error {
 			must(t, os.WriteFile(filepath.Join(dir, forgottenName), []byte("garbage"), 0o600))
 			_, err := readTombstone(dir)

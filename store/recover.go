@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/keys"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -203,7 +205,7 @@ func (r *recovery) readRowsFile(dir string, f manifest.RowsFile) error {
 	if err != nil {
 		return err
 	}
-	dec, err := NewDecoder()
+	dec, err := snapshot.NewDecoder()
 	if err != nil {
 		return err
 	}
@@ -352,9 +354,9 @@ func (r *recovery) keys(dir string, files []manifest.RowsFile, m, known *manifes
 			}
 		}
 		if known != nil && known.Seq == f.Seq && known.KeysBytes <= int64(len(data)) {
-			data = keyRecords(data[:known.KeysBytes], f.Format)
+			data = keys.Records(data[:known.KeysBytes], f.Format)
 		} else {
-			data = r.cutKeys(keyRecords(data, f.Format), f.Seq)
+			data = r.cutKeys(keys.Records(data, f.Format), f.Seq)
 		}
 		data = data[:len(data)/keys.RecordSize*keys.RecordSize]
 		out := make([]byte, 0, len(data))

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/keys"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -81,7 +83,7 @@ func openRowsWriterAt(dir string, m *manifest.Manifest, warn func(error)) (*Rows
 // (a compaction, `recall forget`, `--rebuild`, a recovery). Its first
 // commit renames the derived files in place before the manifest that
 // names them is committed (Sync, StartCommit). The rows file keeps its
-// part name through every checkpoint, which readers open (openRows),
+// part name through every checkpoint, which readers open (manifest.OpenRows),
 // until the last commit: then it takes its name and RowsLinkName, and
 // the replaced sequence's files go (Publish). So `zstdcat rows-*.zst`,
 // right after a rewrite is killed at any moment, prints the old rows or
@@ -206,7 +208,7 @@ func openRepaired(path string, committed int64) (*os.File, error) {
 	}
 	if info.Size() < committed {
 		f.Close()
-		return nil, problem.NeedsRepair(fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d)", ErrBlockDamaged, path, info.Size(), committed),
+		return nil, problem.NeedsRepair(fmt.Errorf("%w: %s is shorter (%d bytes) than the manifest says (%d)", snapshot.ErrBlockDamaged, path, info.Size(), committed),
 			"reads the transcripts of the missing rows again")
 	}
 	if info.Size() > committed {
@@ -257,7 +259,7 @@ func (w *RowsWriter) Add(r *record.Row, key uint64) error {
 
 // flushBlock hands the open block to the encoders.
 func (w *RowsWriter) flushBlock() error {
-	if w.blk.rows == 0 {
+	if w.blk.meta.Rows == 0 {
 		return nil
 	}
 	return w.pipe.submit(w.blk.take(w.bufs.get()))
@@ -435,22 +437,6 @@ func cutStagedTail(dir string, m *manifest.Manifest, staged string) error {
 	return f.Sync()
 }
 
-// openRows opens the committed rows file of m, wherever it is
-// (rowsPlaces).
-func openRows(dir string, m *manifest.Manifest) (*os.File, error) {
-	var first error
-	for _, name := range manifest.RowsPlaces(m) {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err == nil {
-			return f, nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return nil, first
-}
-
 // flushForCommit waits for a commit under way, then writes out what a
 // commit covers: the open block, the encoded blocks, the keys and, on
 // the run's last commit (final), the term index of the blocks written.
@@ -499,22 +485,14 @@ func (w *RowsWriter) Close() {
 // blockBuilder accumulates one block's rows and the metadata that is
 // cheap to keep row by row.
 type blockBuilder struct {
-	buf      []byte      // TSV rows
-	terms    []terms.Row // the rows as the term index reads them (termRow)
-	rows     int
-	minTime  int64
-	maxTime  int64
-	types    uint8
-	sessions bloom
-	plain    record.Repeats // kept from block to block
+	buf   []byte      // TSV rows
+	terms []terms.Row // the rows as the term index reads them (termRow)
+	meta  snapshot.Block
+	plain record.Repeats // kept from block to block
 }
 
 func newBlockBuilder(next blockBuf) blockBuilder {
-	return blockBuilder{
-		buf:      next.raw,
-		terms:    next.terms,
-		sessions: newBloom(sessionBloomBytes),
-	}
+	return blockBuilder{buf: next.raw, terms: next.terms, meta: snapshot.NewBlock()}
 }
 
 // blockBuffers recycles the buffers of blocks the term index is done
@@ -543,35 +521,16 @@ func (p *blockBuffers) put(raw []byte, terms []terms.Row) {
 
 func (b *blockBuilder) add(r *record.Row) {
 	b.buf = r.AppendTSVAfter(b.buf, &b.plain)
-	b.rows++
 	t, ok := record.ParseTimestamp(r.Timestamp)
-	if ok {
-		if b.minTime == 0 || t < b.minTime {
-			b.minTime = t
-		}
-		if t > b.maxTime {
-			b.maxTime = t
-		}
-	}
 	b.terms = append(b.terms, termRow(r, t, ok))
-	b.types |= typeBit(r.Type)
-	b.sessions.add(hashString(r.Session))
+	b.meta.Note(r, t, ok)
 }
 
 // take returns the block to encode and starts an empty one in next.
 func (b *blockBuilder) take(next blockBuf) *pendingBlock {
-	p := &pendingBlock{
-		raw:   b.buf,
-		terms: b.terms,
-		meta: Block{
-			RawSize:  int64(len(b.buf)),
-			Rows:     b.rows,
-			MinTime:  b.minTime,
-			MaxTime:  b.maxTime,
-			Types:    b.types,
-			Sessions: b.sessions,
-		},
-	}
+	meta := b.meta
+	meta.RawSize = int64(len(b.buf))
+	p := &pendingBlock{raw: b.buf, terms: b.terms, meta: meta}
 	plain := b.plain
 	*b = newBlockBuilder(next)
 	b.plain = plain

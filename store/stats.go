@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
@@ -96,7 +98,7 @@ func stats(dir string) (*IndexStats, error) {
 		}
 	}
 	st.DiskBytes = dirSize(dir)
-	if refs, err := termRefs(dir); err == nil {
+	if refs, err := terms.Refs(dir); err == nil {
 		cover, covered := terms.Cover(refs, m.Seq, m.BlockCount())
 		st.TermSegments, st.TermBlocks = len(cover), covered
 	}
@@ -119,7 +121,7 @@ func stats(dir string) (*IndexStats, error) {
 // headlessSessions counts the sessions of headless runs (0 when the index
 // does not read: the damage report says why).
 func headlessSessions(dir string) int {
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		return 0
 	}
@@ -140,7 +142,7 @@ func headlessSessions(dir string) int {
 // termIndexProblem opens the term index as a search would and says why it
 // cannot answer, "" when it can (or the index is empty).
 func termIndexProblem(dir string) string {
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		return err.Error()
 	}

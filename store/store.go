@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/keys"
 
 	"github.com/recall-dev/recall/internal/problem"
@@ -62,18 +64,10 @@ func readAllKeys(w *RowsWriter, m *manifest.Manifest) []byte {
 	w.flushKeys()
 	data := make([]byte, m.KeysBytes)
 	n, _ := w.uuids.ReadAt(data, 0)
-	if m.Format >= 2 && (int64(n) != m.KeysBytes || crc32.Checksum(data[:n], crcTable) != m.KeysCRC) && w.warn != nil {
+	if m.Format >= 2 && (int64(n) != m.KeysBytes || crc32.Checksum(data[:n], rowsCRC) != m.KeysCRC) && w.warn != nil {
 		w.warn(problem.NeedsRepair(errKeysDamaged, "reports it"))
 	}
-	return keyRecords(data[:n], m.Format)
-}
-
-// keyRecords strips the header of a keys file's bytes (format 2 on).
-func keyRecords(data []byte, format int) []byte {
-	if format >= 2 {
-		return data[min(manifest.HeaderSize, len(data)):]
-	}
-	return data
+	return keys.Records(data[:n], m.Format)
 }
 
 // dataFilePattern is compiled on first use, not at every start of
@@ -231,7 +225,7 @@ func rederive(dir string, m *manifest.Manifest, warn func(error), progress func(
 }
 
 func compact(dir string, m *manifest.Manifest, warn func(error), how compaction) (skipped int, err error) {
-	snap, err := snapshotOf(dir, m)
+	snap, err := snapshot.Of(dir, m)
 	if err != nil {
 		return 0, err
 	}
@@ -251,7 +245,7 @@ func compact(dir string, m *manifest.Manifest, warn func(error), how compaction)
 	}
 	defer w.Close()
 	w.Replaces(m.RowsName())
-	live, err := snap.liveKeys()
+	live, err := snap.LiveKeys()
 	if err != nil {
 		return 0, err
 	}
@@ -264,7 +258,7 @@ func compact(dir string, m *manifest.Manifest, warn func(error), how compaction)
 		}
 		live = kept
 	}
-	skipped, err = snap.eachRowOf(func(r *record.Row) error {
+	skipped, err = snap.Scan(func(r *record.Row) error {
 		if snap.Dead(r.Gen) || how.drop != nil && how.drop(r) {
 			return nil
 		}
@@ -299,27 +293,6 @@ func removeOldManifests(dir string) error {
 	return manifest.RemoveOlder(dir)
 }
 
-// liveKeys returns the key records of generations that are not dead.
-func (s *Snapshot) liveKeys() ([]byte, error) {
-	data := make([]byte, s.M.KeysBytes)
-	f, err := os.Open(filepath.Join(s.Dir, s.M.KeysName()))
-	if err != nil {
-		return nil, fmt.Errorf("open keys: %w", err)
-	}
-	defer f.Close()
-	if _, err := f.ReadAt(data, 0); err != nil && s.M.KeysBytes > 0 {
-		return nil, fmt.Errorf("read keys: %w", err)
-	}
-	data = keyRecords(data, s.M.Format)
-	out := data[:0]
-	for off := 0; off+keys.RecordSize <= len(data); off += keys.RecordSize {
-		if !s.Dead(binary.LittleEndian.Uint32(data[off+8:])) {
-			out = append(out, data[off:off+keys.RecordSize]...)
-		}
-	}
-	return out, nil
-}
-
 // appendKeys appends key records (or the header) to the keys file,
 // keeping its length and checksum in the manifest. Records are buffered
 // (keysBufferBytes): one write per row was a fifth of the committer's
@@ -330,7 +303,7 @@ func (w *RowsWriter) appendKeys(recs []byte) error {
 	}
 	w.keysBuf = append(w.keysBuf, recs...)
 	w.m.KeysBytes += int64(len(recs))
-	w.m.KeysCRC = crc32.Update(w.m.KeysCRC, crcTable, recs)
+	w.m.KeysCRC = crc32.Update(w.m.KeysCRC, rowsCRC, recs)
 	if len(w.keysBuf) >= keysBufferBytes {
 		return w.flushKeys()
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/record"
@@ -137,7 +139,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	if err := os.Rename(path, path+manifest.PartSuffix); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		t.Fatalf("a reader after the crash: %v", err)
 	}
@@ -152,7 +154,7 @@ func TestPublishReplacesTheRowsFileAtOnce(t *testing.T) {
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after finishPublish zstdcat reads %v", got)
 	}
-	if d, err := verify(dir); err != nil || !d.None() {
+	if d, err := snapshot.Verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify: %+v, %v", d, err)
 	}
 }
@@ -187,7 +189,7 @@ func TestRewriteKeepsTheLinkUntilItsLastCommit(t *testing.T) {
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after the rewrite's checkpoints zstdcat reads %v, want the old %s", got, m.RowsName())
 	}
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +240,7 @@ func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, RowsLinkName)); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		t.Fatalf("a reader of the older layout: %v", err)
 	}
@@ -257,7 +259,7 @@ func TestOlderRowsFileNameIsRenamed(t *testing.T) {
 	if got := rowsFilesOf(t, dir); !slices.Equal(got, []string{m.RowsName()}) {
 		t.Errorf("after a writer opened it zstdcat reads %v, want %s", got, m.RowsName())
 	}
-	if d, err := verify(dir); err != nil || !d.None() {
+	if d, err := snapshot.Verify(dir); err != nil || !d.None() {
 		t.Errorf("Verify: %+v, %v", d, err)
 	}
 }

@@ -168,7 +168,7 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 		if !ok {
 			ms = terms.UnknownTime
 		}
-		gen, _ := parseUint32(f[record.ColGen])
+		gen, _ := tsvfield.ParseUint32(f[record.ColGen])
 		b.Add(&terms.Row{
 			TimeMs:   ms,
 			Type:     terms.TypeCode(string(f[record.ColType])),
@@ -225,20 +225,6 @@ func (c *cachedField) unescape(b []byte) string {
 		c.set = true
 	}
 	return c.value
-}
-
-func parseUint32(b []byte) (uint32, bool) {
-	if len(b) == 0 || len(b) > 10 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	return uint32(v), v <= 1<<32-1
 }
 
 // termsError words a term-index failure as the warning it is.

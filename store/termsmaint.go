@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/store/terms"
@@ -16,21 +18,6 @@ import (
 // freshStateName is the indexer's freshness state (indexer/freshstate),
 // whose temporary files the clean-up here removes too.
 const freshStateName = "fresh-v2.tsv"
-
-// termRefs lists the term-index segment files in dir.
-func termRefs(dir string) ([]terms.Ref, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("read index dir: %w", err)
-	}
-	var refs []terms.Ref
-	for _, e := range entries {
-		if r, ok := terms.ParseName(e.Name()); ok {
-			refs = append(refs, r)
-		}
-	}
-	return refs, nil
-}
 
 // crashTemp reports a temp file of an index file (atomicfile's
 // ".<name>.*.tmp"): the writer lock is held whenever one is written, so
@@ -120,7 +107,7 @@ func ensureTerms(dir string, m *manifest.Manifest, check termsCheck, warn func(e
 }
 
 func completeTerms(dir string, m *manifest.Manifest, check termsCheck) error {
-	refs, err := termRefs(dir)
+	refs, err := terms.Refs(dir)
 	if err != nil {
 		return err
 	}
@@ -136,7 +123,7 @@ func completeTerms(dir string, m *manifest.Manifest, check termsCheck) error {
 	if covered == blocks && merge < 0 {
 		return removeUnused(dir, refs, cover)
 	}
-	snap, err := snapshotOf(dir, m)
+	snap, err := snapshot.Of(dir, m)
 	if err != nil {
 		return err
 	}
@@ -161,7 +148,7 @@ func completeTerms(dir string, m *manifest.Manifest, check termsCheck) error {
 	if err != nil {
 		return err
 	}
-	refs, err = termRefs(dir)
+	refs, err = terms.Refs(dir)
 	if err != nil {
 		return err
 	}
@@ -231,8 +218,8 @@ func mergeStart(dir string, cover []terms.Ref) (int, error) {
 
 // buildTerms builds segments for blocks [first, end) from the rows file,
 // one per termsGroupBytes of raw rows.
-func buildTerms(dir string, snap *Snapshot, first, end int) ([]terms.Ref, error) {
-	dec, err := NewDecoder()
+func buildTerms(dir string, snap *snapshot.Snapshot, first, end int) ([]terms.Ref, error) {
+	dec, err := snapshot.NewDecoder()
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,12 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/alecthomas/kong"
 
 	"github.com/recall-dev/recall/evalcorpus"
 	"github.com/recall-dev/recall/hint"
-	"github.com/recall-dev/recall/store"
 )
 
 type cli struct {
@@ -257,7 +258,7 @@ func (c *cli) runHints(root string, stdout, stderr io.Writer) error {
 
 // evalHints measures every case once, under a bar that lets every hint
 // through: the table and the sweep judge the measures under their bars.
-func (c *cli) evalHints(snap *store.Snapshot, cases []evalcorpus.HintCase) []evalcorpus.HintOutcome {
+func (c *cli) evalHints(snap *snapshot.Snapshot, cases []evalcorpus.HintCase) []evalcorpus.HintOutcome {
 	return evalcorpus.EvaluateHints(snap, cases, hint.Bar{})
 }
 

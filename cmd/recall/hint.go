@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/hint"
 	"github.com/recall-dev/recall/indexer"
@@ -105,7 +107,7 @@ func findHint(cfg indexer.Config, prompt, cwd, session, transcriptPath string) (
 // runningLineage is the lineage of the running session (nil when none
 // runs or its transcript is not found), continued from and kept in the
 // index directory's cache, so each call reads only what was appended.
-func runningLineage(cfg indexer.Config, snap *store.Snapshot, session, path, cwd string) *lineage.State {
+func runningLineage(cfg indexer.Config, snap *snapshot.Snapshot, session, path, cwd string) *lineage.State {
 	if session == "" {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/indexer"
@@ -84,7 +86,7 @@ func showSession(cfg indexer.Config, req search.ShowRequest) (*search.Shown, err
 
 // openIndex reads the committed manifest (transcripts, sessions) and
 // opens a snapshot for the rows. No index yet is "no session" (exit 1).
-func openIndex(cfg indexer.Config) (*manifest.Manifest, *store.Snapshot, error) {
+func openIndex(cfg indexer.Config) (*manifest.Manifest, *snapshot.Snapshot, error) {
 	m, err := store.Open(cfg.IndexDir).Manifest()
 	if errors.Is(err, manifest.ErrNoIndex) {
 		return nil, nil, notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", manifest.ErrNoSession, cfg.IndexDir)}

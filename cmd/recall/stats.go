@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/claude"
@@ -44,8 +46,8 @@ type statsReport struct {
 // damageReport is what store.Verify found and what `recall index
 // --repair` would do about it.
 type damageReport struct {
-	Blocks  []store.DamagedBlock `json:"damaged_blocks"`
-	Derived []string             `json:"damaged_derived"`
+	Blocks  []snapshot.DamagedBlock `json:"damaged_blocks"`
+	Derived []string                `json:"damaged_derived"`
 	// Reread are the transcripts still on disk whose lost rows a repair
 	// reads again; Lost the rows of gone ones, which no repair brings back.
 	Reread map[string]int64 `json:"reread"`

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/storetest"
 )
@@ -47,8 +49,8 @@ func TestStatsReportsDamage(t *testing.T) {
 	expectExit(t, "stats after damage", res, 0, "damage       1 rows block and 0 derived files do not read", "a repair reads again: ", "more (--json lists them all)", "recall index --repair")
 	var js struct {
 		Damage struct {
-			Blocks []store.DamagedBlock `json:"damaged_blocks"`
-			Reread map[string]int64     `json:"reread"`
+			Blocks []snapshot.DamagedBlock `json:"damaged_blocks"`
+			Reread map[string]int64        `json:"reread"`
 		} `json:"damage"`
 	}
 	if err := json.Unmarshal([]byte(runCLI(t, append([]string{"stats", "--json"}, dirs...)...).stdout), &js); err != nil {

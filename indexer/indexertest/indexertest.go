@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/recall-dev/recall/store/snapshot"
+
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/store"
 )
@@ -14,7 +16,7 @@ import (
 // Snapshot copies the projects tree at fixture (tests may not write into
 // the repository), indexes the copy and opens the index; both go when
 // the test ends.
-func Snapshot(tb testing.TB, fixture string) *store.Snapshot {
+func Snapshot(tb testing.TB, fixture string) *snapshot.Snapshot {
 	tb.Helper()
 	src := filepath.Join(tb.TempDir(), "projects")
 	if err := os.CopyFS(src, os.DirFS(fixture)); err != nil {

@@ -89,3 +89,19 @@ func UnescapeAppend(dst, b []byte) []byte {
 		b = b[i+2:]
 	}
 }
+
+// ParseUint32 reads a field that holds a uint32 in decimal digits and
+// nothing else.
+func ParseUint32(b []byte) (uint32, bool) {
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return uint32(v), v <= 1<<32-1
+}

@@ -2,6 +2,8 @@ package keys
 
 import (
 	"encoding/binary"
+
+	"github.com/recall-dev/recall/store/manifest"
 )
 
 // Set holds the identities of the indexed messages (the uuids file)
@@ -191,3 +193,11 @@ func Mix64(x uint64) uint64 {
 // that found none, or did not believe it, reads the keys file whole),
 // and how many records past the index it scans.
 func (s *Set) Indexed() (ok bool, tail int) { return s.disk != nil, len(s.tail) / RecordSize }
+
+// Records strips the header of a keys file's bytes (format 2 on).
+func Records(data []byte, format int) []byte {
+	if format >= 2 {
+		return data[min(manifest.HeaderSize, len(data)):]
+	}
+	return data
+}

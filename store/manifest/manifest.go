@@ -975,3 +975,19 @@ var rowsFilePattern = sync.OnceValue(func() *regexp.Regexp {
 
 // manifestCRC is the Castagnoli table every checksum of the manifest uses.
 var manifestCRC = crc32.MakeTable(crc32.Castagnoli)
+
+// OpenRows opens the committed rows file of m, wherever it is
+// (RowsPlaces).
+func OpenRows(dir string, m *Manifest) (*os.File, error) {
+	var first error
+	for _, name := range RowsPlaces(m) {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err == nil {
+			return f, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}

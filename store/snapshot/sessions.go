@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
@@ -36,7 +37,7 @@ func (s *Snapshot) ReadSession(id string) (*SessionRead, error) {
 	}
 	defer dec.Close()
 	out := &SessionRead{}
-	want := appendEscaped(nil, id)
+	want := tsvfield.Append(nil, id)
 	var raw, scratch []byte
 	for i := range s.Blocks {
 		b := &s.Blocks[i]

@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/problem"
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -30,39 +31,15 @@ type Event struct {
 	Gen uint32
 }
 
-// noteEvent appends r to the events file if it is a recall event, or a
-// session title (titles.go).
-func (w *RowsWriter) noteEvent(r *record.Row) error {
-	if r.Type == record.TypeTitle {
-		return w.appendEvents(appendTitleLine(nil, r))
-	}
-	words, ok := textrules.DetectRecallEvent(r.Role, r.Text)
-	if !ok {
-		return nil
-	}
-	return w.appendEvents(appendEventLine(nil, r, words))
-}
-
-// appendEvents appends to the events file, keeping its length and
-// checksum in the manifest.
-func (w *RowsWriter) appendEvents(b []byte) error {
-	if _, err := w.events.Write(b); err != nil {
-		return fmt.Errorf("write events: %w", err)
-	}
-	w.m.EventsBytes += int64(len(b))
-	w.m.EventsCRC = crc32.Update(w.m.EventsCRC, crcTable, b)
-	return nil
-}
-
-// appendEventLine appends the events-file line of row r, a recall event
+// AppendEventLine appends the events-file line of row r, a recall event
 // that recalled words.
-func appendEventLine(b []byte, r *record.Row, words []string) []byte {
+func AppendEventLine(b []byte, r *record.Row, words []string) []byte {
 	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
 		strconv.FormatUint(uint64(r.Gen), 10), strings.Join(words, " ")} {
 		if i > 0 {
 			b = append(b, '\t')
 		}
-		b = appendEscaped(b, f)
+		b = tsvfield.Append(b, f)
 	}
 	return append(b, '\n')
 }
@@ -206,7 +183,7 @@ func (s *Snapshot) eventsFromRows() ([]byte, error) {
 			return nil
 		}
 		if words, ok := textrules.DetectRecallEvent(r.Role, r.Text); ok {
-			b = appendEventLine(b, r, words)
+			b = AppendEventLine(b, r, words)
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"encoding/binary"
@@ -24,11 +24,30 @@ type Block struct {
 	MinTime  int64 // earliest row timestamp, Unix milliseconds (0: unknown)
 	MaxTime  int64 // latest row timestamp, Unix milliseconds
 	Types    uint8 // bit set of row types present (typeBit)
-	Sessions bloom // session ids
+	Sessions Bloom // session ids
 }
 
-// typeBit maps a row type to its bit in Block.Types.
-func typeBit(t string) uint8 {
+// NewBlock is the metadata of an empty block, to note rows in.
+func NewBlock() Block { return Block{Sessions: NewBloom(SessionBloomBytes)} }
+
+// Note adds row r, whose timestamp is ms (Unix milliseconds; hasTime
+// false when it has none), to what b says of its rows.
+func (b *Block) Note(r *record.Row, ms int64, hasTime bool) {
+	b.Rows++
+	if hasTime {
+		if b.MinTime == 0 || ms < b.MinTime {
+			b.MinTime = ms
+		}
+		if ms > b.MaxTime {
+			b.MaxTime = ms
+		}
+	}
+	b.Types |= TypeBit(r.Type)
+	b.Sessions.Add(HashString(r.Session))
+}
+
+// TypeBit maps a row type to its bit in Block.Types.
+func TypeBit(t string) uint8 {
 	switch t {
 	case record.TypeUser:
 		return 1
@@ -43,20 +62,20 @@ func typeBit(t string) uint8 {
 }
 
 // HasType reports whether the block may hold rows of type t.
-func (b *Block) HasType(t string) bool { return b.Types&typeBit(t) != 0 }
+func (b *Block) HasType(t string) bool { return b.Types&TypeBit(t) != 0 }
 
-// sessionBloomBytes sizes the session filter: a block holds rows of a few
+// SessionBloomBytes sizes the session filter: a block holds rows of a few
 // files, so a few sessions, and 512 bits keep false positives well under
 // 1% at that load.
-const sessionBloomBytes = 64
+const SessionBloomBytes = 64
 
-// bloom is a Bloom filter with two probes derived from one 64-bit hash.
+// Bloom is a Bloom filter with two probes derived from one 64-bit hash.
 // Its length in bytes is a power of two.
-type bloom []byte
+type Bloom []byte
 
-func newBloom(nbytes int) bloom { return make(bloom, nbytes) }
+func NewBloom(nbytes int) Bloom { return make(Bloom, nbytes) }
 
-func (f bloom) add(h uint64) {
+func (f Bloom) Add(h uint64) {
 	if len(f) == 0 {
 		return
 	}
@@ -66,7 +85,7 @@ func (f bloom) add(h uint64) {
 	f[b/8] |= 1 << (b % 8)
 }
 
-func (f bloom) mayContain(h uint64) bool {
+func (f Bloom) mayContain(h uint64) bool {
 	if len(f) == 0 {
 		return true
 	}
@@ -75,15 +94,15 @@ func (f bloom) mayContain(h uint64) bool {
 	return f[a/8]&(1<<(a%8)) != 0 && f[b/8]&(1<<(b%8)) != 0
 }
 
-// hashString is the bloom hash of session ids.
-func hashString(s string) uint64 {
+// HashString is the bloom hash of session ids.
+func HashString(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return keys.Mix64(h.Sum64())
 }
 
 // MaySession reports whether the block may hold rows of session id.
-func (b *Block) MaySession(id string) bool { return b.Sessions.mayContain(hashString(id)) }
+func (b *Block) MaySession(id string) bool { return b.Sessions.mayContain(HashString(id)) }
 
 // Block records on disk: a little-endian uint32 payload length, the payload,
 // then a CRC-32C of the payload. The payload is the fixed fields followed by
@@ -94,7 +113,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 const blockFixedSize = 8*5 + 4 + 1
 
-func (b *Block) appendRecord(dst []byte) []byte {
+func (b *Block) AppendRecord(dst []byte) []byte {
 	payload := make([]byte, 0, blockFixedSize+8+len(b.Sessions))
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.Offset))
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.Size))
@@ -103,7 +122,7 @@ func (b *Block) appendRecord(dst []byte) []byte {
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(b.MaxTime))
 	payload = binary.LittleEndian.AppendUint32(payload, uint32(b.Rows))
 	payload = append(payload, b.Types)
-	for _, f := range []bloom{b.Sessions, nil} {
+	for _, f := range []Bloom{b.Sessions, nil} {
 		payload = binary.LittleEndian.AppendUint32(payload, uint32(len(f)))
 		payload = append(payload, f...)
 	}
@@ -169,8 +188,8 @@ func parseBlockRecord(data []byte) (Block, int, error) {
 	b.Types = p[44]
 	rest := p[blockFixedSize:]
 	var err error
-	var trigrams bloom
-	for _, f := range []*bloom{&b.Sessions, &trigrams} {
+	var trigrams Bloom
+	for _, f := range []*Bloom{&b.Sessions, &trigrams} {
 		if *f, rest, err = takeBloom(rest); err != nil {
 			return Block{}, 0, err
 		}
@@ -178,7 +197,7 @@ func parseBlockRecord(data []byte) (Block, int, error) {
 	return b, 4 + n + 4, nil
 }
 
-func takeBloom(p []byte) (bloom, []byte, error) {
+func takeBloom(p []byte) (Bloom, []byte, error) {
 	if len(p) < 4 {
 		return nil, nil, errBadBlockRecord
 	}
@@ -186,5 +205,5 @@ func takeBloom(p []byte) (bloom, []byte, error) {
 	if 4+n > len(p) || (n != 0 && n&(n-1) != 0) {
 		return nil, nil, errBadBlockRecord
 	}
-	return bloom(p[4 : 4+n]), p[4+n:], nil
+	return Bloom(p[4 : 4+n]), p[4+n:], nil
 }

@@ -3,10 +3,14 @@ package store
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recall-dev/recall/store/snapshot"
+	"github.com/recall-dev/recall/store/terms"
 
 	"github.com/recall-dev/recall/store/manifest"
 
@@ -65,9 +69,33 @@ func sessionsIndexB(t testing.TB) (string, []record.Row) {
 	return dir, rows
 }
 
-func openSnap(t *testing.T, dir string) *Snapshot {
+// withoutTermIndex removes dir's term index and opens a snapshot, which
+// reads the rows for what the term index would have told.
+func withoutTermIndex(tb testing.TB, dir string) *snapshot.Snapshot {
+	tb.Helper()
+	refs, err := terms.Refs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, r := range refs {
+		if err := os.Remove(r.Path(dir)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	snap, err := snapshot.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { snap.Close() })
+	if segs, _ := snap.TermSegments(); segs != nil {
+		tb.Fatal("the term index is still read")
+	}
+	return snap
+}
+
+func openSnap(t *testing.T, dir string) *snapshot.Snapshot {
 	t.Helper()
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +138,7 @@ func TestReadSession(t *testing.T) {
 // finding a session cost without them.
 func BenchmarkReadSession(b *testing.B) {
 	dir, rows := sessionsIndexB(b)
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -125,7 +153,7 @@ func BenchmarkReadSession(b *testing.B) {
 
 func BenchmarkEachRowScan(b *testing.B) {
 	dir, rows := sessionsIndexB(b)
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -153,8 +181,11 @@ func TestSessionSummaries(t *testing.T) {
 	if segs == nil {
 		t.Fatalf("no term index: %s", why)
 	}
-	fromTerms := snap.summariesFromTerms(segs)
-	fromRows, err := snap.summariesFromRows()
+	fromTerms, err := snap.SessionSummaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromRows, err := withoutTermIndex(t, dir).SessionSummaries()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +256,7 @@ func TestResolveSession(t *testing.T) {
 // tables against reading every row.
 func BenchmarkSessionSummaries(b *testing.B) {
 	dir, _ := sessionsIndexB(b)
-	snap, err := openSnapshotAt(dir)
+	snap, err := snapshot.Open(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -234,18 +265,19 @@ func BenchmarkSessionSummaries(b *testing.B) {
 	if segs == nil {
 		b.Fatal(why)
 	}
-	b.Run("terms", func(b *testing.B) {
-		for range b.N {
-			snap.summariesFromTerms(segs)
-		}
-	})
-	b.Run("rows", func(b *testing.B) {
-		for range b.N {
-			if _, err := snap.summariesFromRows(); err != nil {
-				b.Fatal(err)
+	rowsOnly := withoutTermIndex(b, dir) // snap keeps the segments it opened
+	for _, c := range []struct {
+		name string
+		snap *snapshot.Snapshot
+	}{{"terms", snap}, {"rows", rowsOnly}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if _, err := c.snap.SessionSummaries(); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
 
 func TestSessionIDOf(t *testing.T) {

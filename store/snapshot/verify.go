@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"errors"
@@ -36,14 +36,14 @@ type DamagedBlock struct {
 // None reports an index found sound.
 func (d *Damage) None() bool { return len(d.Blocks) == 0 && len(d.Derived) == 0 }
 
-// verify reads every part of the committed index: each rows block is
+// Verify reads every part of the committed index: each rows block is
 // decoded (zstd checks the frame's content checksum) and its rows parsed
 // and counted, the keys and events headers checked, and every term
 // segment opened. It costs one pass over the compressed rows, so it runs
 // for `recall stats` and `recall index --repair`, not before every search
 // (searches check what they read as they read it).
-func verify(dir string) (*Damage, error) {
-	snap, err := openSnapshotAt(dir)
+func Verify(dir string) (*Damage, error) {
+	snap, err := Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s *Snapshot) verifyDerived() []string {
 	for _, p := range s.Problems() {
 		bad = append(bad, p.Error()) // the caller says what mends derived files
 	}
-	refs, err := termRefs(s.Dir)
+	refs, err := terms.Refs(s.Dir)
 	if err != nil {
 		return append(bad, err.Error())
 	}
@@ -156,11 +156,11 @@ func checkFileHeader(path, magic string, committed int64, crc uint32) error {
 	return nil
 }
 
-// checkRowsLength reports a rows file shorter than its committed length
+// CheckRowsLength reports a rows file shorter than its committed length
 // (cut by a bad copy, a restore, a full disk elsewhere): the rows of its
 // last blocks are gone from it. A stat; every index run makes it, so the
 // damage is said before any run appends after the hole.
-func checkRowsLength(dir string, m *manifest.Manifest) error {
+func CheckRowsLength(dir string, m *manifest.Manifest) error {
 	if m.RowsBytes == 0 {
 		return nil
 	}

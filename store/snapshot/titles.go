@@ -1,10 +1,11 @@
-package store
+package snapshot
 
 import (
 	"bytes"
 	"fmt"
 	"strconv"
 
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 )
 
@@ -18,14 +19,14 @@ import (
 // titleFields is the field count of a title line of the events file.
 const titleFields = 8
 
-// appendTitleLine appends the events-file line of title row r.
-func appendTitleLine(b []byte, r *record.Row) []byte {
+// AppendTitleLine appends the events-file line of title row r.
+func AppendTitleLine(b []byte, r *record.Row) []byte {
 	for i, f := range []string{r.Session, r.Timestamp, r.Source, strconv.Itoa(r.Line), strconv.Itoa(r.Ordinal),
 		strconv.FormatUint(uint64(r.Gen), 10), r.Text, r.Role} {
 		if i > 0 {
 			b = append(b, '\t')
 		}
-		b = appendEscaped(b, f)
+		b = tsvfield.Append(b, f)
 	}
 	return append(b, '\n')
 }

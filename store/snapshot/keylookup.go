@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"encoding/binary"
@@ -42,7 +42,7 @@ func (s *Snapshot) KeyGenerations(wanted []uint64) (map[uint64]uint32, error) {
 	if n == 0 && err != nil {
 		return nil, fmt.Errorf("read keys: %w", err)
 	}
-	data = keyRecords(data[:n], s.M.Format)
+	data = keys.Records(data[:n], s.M.Format)
 	want := make(map[uint64]bool, len(wanted))
 	for _, k := range wanted {
 		if k != 0 {
@@ -86,4 +86,25 @@ func lookUpIndexed(f *os.File, ix *keys.Index, covered, n int64, wanted []uint64
 		}
 	}
 	return out, true
+}
+
+// LiveKeys returns the key records of generations that are not dead.
+func (s *Snapshot) LiveKeys() ([]byte, error) {
+	data := make([]byte, s.M.KeysBytes)
+	f, err := os.Open(filepath.Join(s.Dir, s.M.KeysName()))
+	if err != nil {
+		return nil, fmt.Errorf("open keys: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(data, 0); err != nil && s.M.KeysBytes > 0 {
+		return nil, fmt.Errorf("read keys: %w", err)
+	}
+	data = keys.Records(data, s.M.Format)
+	out := data[:0]
+	for off := 0; off+keys.RecordSize <= len(data); off += keys.RecordSize {
+		if !s.Dead(binary.LittleEndian.Uint32(data[off+8:])) {
+			out = append(out, data[off:off+keys.RecordSize]...)
+		}
+	}
+	return out, nil
 }

@@ -1,17 +1,18 @@
-package store
+package snapshot
 
 import (
 	"bytes"
 	"errors"
 
+	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/terms"
 )
 
-// rowShape is what duplicate collapse compares of one message of a
+// RowShape is what duplicate collapse compares of one message of a
 // session, matched or not: its type (terms.TypeUser, …) and the length
 // of its text in bytes.
-type rowShape struct {
+type RowShape struct {
 	Type uint8
 	Len  uint32
 }
@@ -24,9 +25,9 @@ type rowShape struct {
 // session filter may hold one of ids). Both give the same shapes: the
 // row table records each row's type and text length as the rows hold
 // them. A session with no live row has none.
-func (s *Snapshot) SessionShapes(ids []string) (map[string][]rowShape, error) {
+func (s *Snapshot) SessionShapes(ids []string) (map[string][]RowShape, error) {
 	if len(ids) == 0 {
-		return map[string][]rowShape{}, nil
+		return map[string][]RowShape{}, nil
 	}
 	if segs, why := s.TermSegments(); segs != nil && why == nil {
 		if out, ok := s.shapesFromTerms(segs, ids); ok {
@@ -38,13 +39,13 @@ func (s *Snapshot) SessionShapes(ids []string) (map[string][]rowShape, error) {
 
 // shapesFromTerms reads the shapes from the row tables; ok is false if a
 // page of one failed its check.
-func (s *Snapshot) shapesFromTerms(segs []*terms.Segment, ids []string) (map[string][]rowShape, bool) {
+func (s *Snapshot) shapesFromTerms(segs []*terms.Segment, ids []string) (map[string][]RowShape, bool) {
 	want := escapedIDs(ids)
-	per := make([][]rowShape, len(ids))
+	per := make([][]RowShape, len(ids))
 	for _, seg := range segs {
 		read := seg.SessionRows(want, func(i int, r terms.RowInfo) {
 			if r.Type != terms.TypeOther && r.Type != terms.TypeTitle && !s.Dead(r.Gen) {
-				per[i] = append(per[i], rowShape{Type: r.Type, Len: uint32(r.Len)})
+				per[i] = append(per[i], RowShape{Type: r.Type, Len: uint32(r.Len)})
 			}
 		})
 		if seg.Err() != nil {
@@ -61,14 +62,14 @@ func (s *Snapshot) shapesFromTerms(segs []*terms.Segment, ids []string) (map[str
 
 // shapesFromRows reads the shapes from the rows, skipping damaged blocks
 // as searches do.
-func (s *Snapshot) shapesFromRows(ids []string) (map[string][]rowShape, error) {
+func (s *Snapshot) shapesFromRows(ids []string) (map[string][]RowShape, error) {
 	dec, err := NewDecoder()
 	if err != nil {
 		return nil, err
 	}
 	defer dec.Close()
 	want := escapedIDs(ids)
-	per := make([][]rowShape, len(ids))
+	per := make([][]RowShape, len(ids))
 	var raw, scratch, unescaped []byte
 	var f [record.NumColumns][]byte
 	for i := range s.Blocks {
@@ -95,7 +96,7 @@ func (s *Snapshot) shapesFromRows(ids []string) (map[string][]rowShape, error) {
 			}
 			// As addBlockRows records them in the row table.
 			typ := terms.TypeCode(string(f[record.ColType]))
-			gen, _ := parseUint32(f[record.ColGen])
+			gen, _ := tsvfield.ParseUint32(f[record.ColGen])
 			if typ == terms.TypeOther || typ == terms.TypeTitle || s.Dead(gen) {
 				continue
 			}
@@ -104,7 +105,7 @@ func (s *Snapshot) shapesFromRows(ids []string) (map[string][]rowShape, error) {
 				unescaped = record.UnescapeAppend(unescaped[:0], text)
 				text = unescaped
 			}
-			per[at] = append(per[at], rowShape{Type: typ, Len: uint32(min(uint64(len(text)), 1<<32-1))})
+			per[at] = append(per[at], RowShape{Type: typ, Len: uint32(min(uint64(len(text)), 1<<32-1))})
 		}
 	}
 	return byID(ids, want, per), nil
@@ -126,7 +127,7 @@ func mayHoldAny(b *Block, ids []string) bool {
 func escapedIDs(ids []string) map[string]int {
 	want := make(map[string]int, len(ids))
 	for i, id := range ids {
-		e := string(appendEscaped(nil, id))
+		e := string(tsvfield.Append(nil, id))
 		if _, seen := want[e]; !seen {
 			want[e] = i
 		}
@@ -135,10 +136,10 @@ func escapedIDs(ids []string) map[string]int {
 }
 
 // byID maps each of ids to the shapes gathered at its first place.
-func byID(ids []string, want map[string]int, per [][]rowShape) map[string][]rowShape {
-	out := make(map[string][]rowShape, len(ids))
+func byID(ids []string, want map[string]int, per [][]RowShape) map[string][]RowShape {
+	out := make(map[string][]RowShape, len(ids))
 	for _, id := range ids {
-		out[id] = per[want[string(appendEscaped(nil, id))]]
+		out[id] = per[want[string(tsvfield.Append(nil, id))]]
 	}
 	return out
 }

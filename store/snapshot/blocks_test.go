@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"encoding/binary"
@@ -9,20 +9,16 @@ import (
 )
 
 func TestBlockRecordRoundTrip(t *testing.T) {
-	b := newBlockBuilder(blockBuf{})
 	rows := []record.Row{
 		{Session: "s1", Project: "/p1", Type: record.TypeUser, Timestamp: "2026-03-01T10:00:00.000Z", Text: "How do we rotate the JWT signing key?"},
 		{Session: "s2", Project: "/p2", Type: record.TypeTool, Timestamp: "2026-02-01T10:00:00.000Z", Text: "Edit: /src/pricing.ts"},
 	}
-	for i := range rows {
-		b.add(&rows[i])
-	}
-	meta := finishBlock(&b, 100, 42)
-	got, n, err := parseBlockRecord(meta.appendRecord(nil))
+	meta := testBlock(100, 42, rows...)
+	got, n, err := parseBlockRecord(meta.AppendRecord(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != len(meta.appendRecord(nil)) || got.Offset != 100 || got.Size != 42 || got.Rows != 2 {
+	if n != len(meta.AppendRecord(nil)) || got.Offset != 100 || got.Size != 42 || got.Rows != 2 {
 		t.Fatalf("fixed fields: %+v", got)
 	}
 	if got.MinTime >= got.MaxTime {
@@ -37,10 +33,8 @@ func TestBlockRecordRoundTrip(t *testing.T) {
 }
 
 func TestBlockRecordDetectsCorruption(t *testing.T) {
-	b := newBlockBuilder(blockBuf{})
-	b.add(&record.Row{Session: "s", Text: "some text here"})
-	meta := finishBlock(&b, 0, 1)
-	rec := meta.appendRecord(nil)
+	meta := testBlock(0, 1, record.Row{Session: "s", Text: "some text here"})
+	rec := meta.AppendRecord(nil)
 	for _, cut := range []int{0, 3, len(rec) - 1} {
 		if _, _, err := parseBlockRecord(rec[:cut]); err == nil {
 			t.Errorf("truncated record (%d of %d bytes) accepted", cut, len(rec))
@@ -55,11 +49,9 @@ func TestBlockRecordDetectsCorruption(t *testing.T) {
 // Indexes written before the term index carry a trigram filter in every
 // block record; it must still parse, and be ignored.
 func TestBlockRecordWithTrigramFilterParses(t *testing.T) {
-	b := newBlockBuilder(blockBuf{})
-	b.add(&record.Row{Session: "s", Text: "some text here"})
-	meta := finishBlock(&b, 7, 9)
+	meta := testBlock(7, 9, record.Row{Session: "s", Text: "some text here"})
 	payload := []byte{}
-	rec := meta.appendRecord(nil)
+	rec := meta.AppendRecord(nil)
 	payload = append(payload, rec[4:len(rec)-4]...)
 	payload = payload[:len(payload)-4] // drop the empty trigram filter
 	payload = binary.LittleEndian.AppendUint32(payload, 8)
@@ -76,9 +68,14 @@ func TestBlockRecordWithTrigramFilterParses(t *testing.T) {
 	}
 }
 
-// finishBlock closes a block as the encoder does, without compressing it.
-func finishBlock(b *blockBuilder, offset, size int64) Block {
-	p := b.take(blockBuf{})
-	p.meta.Offset, p.meta.Size = offset, size
-	return p.meta
+// testBlock is the block record of rows, as the writer notes them, at
+// offset with size compressed bytes.
+func testBlock(offset, size int64, rows ...record.Row) Block {
+	b := NewBlock()
+	for i := range rows {
+		ms, ok := record.ParseTimestamp(rows[i].Timestamp)
+		b.Note(&rows[i], ms, ok)
+	}
+	b.Offset, b.Size = offset, size
+	return b
 }

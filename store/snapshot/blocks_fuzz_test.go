@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ func sameBlock(a, b Block) bool {
 // oldRecord is a block record as indexes before the term index wrote it,
 // with a trigram filter, which is read and ignored.
 func oldRecord(b Block, trigrams []byte) []byte {
-	rec := b.appendRecord(nil)
+	rec := b.AppendRecord(nil)
 	payload := rec[4 : len(rec)-4]
 	payload = append(payload[:len(payload)-4:len(payload)-4], 0, 0, 0, 0)
 	binary.LittleEndian.PutUint32(payload[len(payload)-4:], uint32(len(trigrams)))
@@ -30,11 +30,11 @@ func oldRecord(b Block, trigrams []byte) []byte {
 // errBadBlockRecord, never panic; what decodes is a prefix of records, and
 // each block decoded encodes to a record that decodes to the same block.
 func FuzzParseBlocks(f *testing.F) {
-	s := newBloom(sessionBloomBytes)
-	s.add(hashString("11111111-1111-4111-8111-111111111111"))
+	s := NewBloom(SessionBloomBytes)
+	s.Add(HashString("11111111-1111-4111-8111-111111111111"))
 	a := Block{Offset: 0, Size: 4096, RawSize: 65536, Rows: 120, MinTime: 1772359200000, MaxTime: 1772362800000, Types: 5, Sessions: s}
 	b := Block{Offset: 4096, Size: 10, RawSize: 20, Rows: 1, Types: 1}
-	two := append(a.appendRecord(nil), b.appendRecord(nil)...)
+	two := append(a.AppendRecord(nil), b.AppendRecord(nil)...)
 	f.Add(two)
 	f.Add(two[:len(two)-3])
 	f.Add(oldRecord(a, make([]byte, 64)))
@@ -52,7 +52,7 @@ func FuzzParseBlocks(f *testing.F) {
 		}
 		var again []byte
 		for i, blk := range blocks {
-			rec := blk.appendRecord(nil)
+			rec := blk.AppendRecord(nil)
 			got, n, err := parseBlockRecord(rec)
 			if err != nil || n != len(rec) || !sameBlock(got, blk) {
 				t.Fatalf("block %d %+v: encoded and decoded as %+v, %d of %d bytes, %v", i, blk, got, n, len(rec), err)
@@ -79,9 +79,9 @@ func FuzzBlockRecordRoundTrip(f *testing.F) {
 		}
 		blk := Block{Offset: off, Size: size, RawSize: raw, Rows: int(rows), MinTime: minT, MaxTime: maxT, Types: types}
 		if len(sessions) > 0 {
-			blk.Sessions = bloom(sessions[:n])
+			blk.Sessions = Bloom(sessions[:n])
 		}
-		rec := blk.appendRecord(nil)
+		rec := blk.AppendRecord(nil)
 		got, used, err := parseBlockRecord(rec)
 		if err != nil || used != len(rec) || !sameBlock(got, blk) {
 			t.Fatalf("%+v: decoded %+v, %d of %d bytes, %v", blk, got, used, len(rec), err)

@@ -1,4 +1,4 @@
-package store
+package snapshot
 
 import (
 	"bytes"
@@ -49,14 +49,14 @@ type Snapshot struct {
 	eventLines     map[string][][]byte
 }
 
-// openSnapshotAt opens the committed index in dir. It returns ErrNoIndex if
+// Open opens the committed index in dir. It returns ErrNoIndex if
 // nothing has been indexed yet.
-func openSnapshotAt(dir string) (*Snapshot, error) {
-	return openSnapshot(dir, manifest.ReadHead)
+func Open(dir string) (*Snapshot, error) {
+	return OpenWith(dir, manifest.ReadHead)
 }
 
-// openSnapshot is OpenSnapshot reading the manifest with readHead.
-func openSnapshot(dir string, readHead func(dir string) (*manifest.Manifest, error)) (*Snapshot, error) {
+// OpenWith is OpenSnapshot reading the manifest with readHead.
+func OpenWith(dir string, readHead func(dir string) (*manifest.Manifest, error)) (*Snapshot, error) {
 	// A compaction may remove the files of the manifest just read; the
 	// next manifest names the new ones, so try again. So too when the
 	// first run's rows were there without a manifest and its first
@@ -71,7 +71,7 @@ func openSnapshot(dir string, readHead func(dir string) (*manifest.Manifest, err
 			}
 			return nil, err
 		}
-		s, err := snapshotOf(dir, m)
+		s, err := Of(dir, m)
 		if errors.Is(err, fs.ErrNotExist) && attempt < 3 {
 			continue
 		}
@@ -98,17 +98,17 @@ func firstBuildInProgress(dir string, err error) error {
 	return err
 }
 
-// errBlocksDamaged marks a block records file that is missing, cut short
+// ErrBlocksDamaged marks a block records file that is missing, cut short
 // or fails its checks. The records are derived from the rows file: `recall
 // index` rebuilds them (Recover) and loses nothing.
-var errBlocksDamaged = errors.New("block records damaged")
+var ErrBlocksDamaged = errors.New("block records damaged")
 
-func snapshotOf(dir string, m *manifest.Manifest) (*Snapshot, error) {
+func Of(dir string, m *manifest.Manifest) (*Snapshot, error) {
 	blocks, stale, err := readBlocks(dir, m)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := openRows(dir, m)
+	rows, err := manifest.OpenRows(dir, m)
 	if err != nil {
 		return nil, fmt.Errorf("open rows: %w", err)
 	}
@@ -157,10 +157,10 @@ func checkTiling(blocks []Block, m *manifest.Manifest) error {
 	return nil
 }
 
-// checkBlocksLength is CheckBlocks for a run that must not read every
+// CheckBlocksLength is CheckBlocks for a run that must not read every
 // record (the quick check): the blocks file holds at least its committed
 // bytes. A record damaged within is found by the next search or sweep.
-func checkBlocksLength(dir string, m *manifest.Manifest) error {
+func CheckBlocksLength(dir string, m *manifest.Manifest) error {
 	info, err := os.Stat(filepath.Join(dir, m.BlocksName()))
 	if err == nil && info.Size() < m.BlocksBytes {
 		err = fmt.Errorf("%s is %d bytes shorter than committed", m.BlocksName(), m.BlocksBytes-info.Size())
@@ -171,9 +171,9 @@ func checkBlocksLength(dir string, m *manifest.Manifest) error {
 	return nil
 }
 
-// checkBlocks reports whether the committed block records read whole
+// CheckBlocks reports whether the committed block records read whole
 // (errBlocksDamaged if not). It reads only the blocks file.
-func checkBlocks(dir string, m *manifest.Manifest) error {
+func CheckBlocks(dir string, m *manifest.Manifest) error {
 	_, _, err := readBlocks(dir, m)
 	return err
 }
@@ -262,7 +262,7 @@ func (s *Snapshot) TermSegments() (segs []*terms.Segment, why error) {
 	if s.stale != "" {
 		return nil, errors.New(s.stale)
 	}
-	refs, err := termRefs(s.Dir)
+	refs, err := terms.Refs(s.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -358,14 +358,14 @@ func NewDecoder() (*zstd.Decoder, error) {
 // EachRow calls fn for every row of every block in order, dead rows
 // included (fn decides). It stops at the first error.
 func (s *Snapshot) EachRow(fn func(*record.Row) error) error {
-	_, err := s.eachRowOf(fn, nil, false)
+	_, err := s.Scan(fn, nil, false)
 	return err
 }
 
-// eachRowOf is EachRow, reporting the blocks done to progress (if set)
+// Scan is EachRow, reporting the blocks done to progress (if set)
 // and, with skipDamaged, leaving out blocks that do not read (counted in
 // skipped) instead of stopping at the first.
-func (s *Snapshot) eachRowOf(fn func(*record.Row) error, progress func(done, total int), skipDamaged bool) (skipped int, err error) {
+func (s *Snapshot) Scan(fn func(*record.Row) error, progress func(done, total int), skipDamaged bool) (skipped int, err error) {
 	dec, err := NewDecoder()
 	if err != nil {
 		return 0, err
@@ -415,4 +415,10 @@ func eachLine(raw []byte, fn func(*record.Row) error) error {
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// blocksProblem is a block records file that does not read: the next
+// index run rebuilds it from the rows.
+func blocksProblem(err error) error {
+	return problem.Problem{Err: fmt.Errorf("%w: %w", ErrBlocksDamaged, err), Remedy: problem.Index, Mends: "rebuilds them from the rows"}
 }
