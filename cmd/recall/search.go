@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recall-dev/recall/indexer/watch"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/indexer"
@@ -147,7 +149,7 @@ func (c *searchCmd) Run(g *Globals) error {
 // than waiting. Problems are reported and the caller goes on over what is
 // already indexed.
 func (g *Globals) freshen(cfg indexer.Config) {
-	if indexer.WatcherRunning(cfg.IndexDir) {
+	if watch.Running(cfg.IndexDir) {
 		return
 	}
 	ui := newStderrUI(g.env.stderr, g.Verbose, false)

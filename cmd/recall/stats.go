@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/recall-dev/recall/indexer/watch"
+
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -124,7 +126,7 @@ func readWiring(cfg indexer.Config) wiring {
 	st := claude.ReadStatus(s)
 	return wiring{
 		Settings: st.Settings, Hooks: st.Hooks, HooksPath: st.HooksPath, Skill: st.Skill,
-		WatcherRunning: indexer.WatcherRunning(cfg.IndexDir),
+		WatcherRunning: watch.Running(cfg.IndexDir),
 		MCPRegistered:  st.MCP.IsRecall(), MCPKnown: st.MCP.Known, MCPCommand: st.MCP.Command,
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/recall-dev/recall/indexer/watch"
+
 	"github.com/recall-dev/recall/indexer"
 )
 
@@ -36,8 +38,8 @@ func (c *watchCmd) Run(g *Globals) error {
 	if c.IncludeHeadless {
 		logLine(headlessIndexNote)
 	}
-	w, err := indexer.NewWatcher(c.options(cfg, g.Verbose, g.env.stderr))
-	var running *indexer.WatchRunningError
+	w, err := watch.New(c.options(cfg, g.Verbose, g.env.stderr))
+	var running *watch.RunningError
 	if errors.As(err, &running) {
 		// Not an error: the index is being kept up to date, which is what
 		// the caller wanted (a login script may start a watcher every time).
@@ -64,10 +66,10 @@ func (c *watchCmd) Run(g *Globals) error {
 
 // options wires the watcher to stderr: per-file diagnostics and the
 // one-line run summaries only with -v, failures the watcher survives always.
-func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) indexer.WatchOptions {
+func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) watch.Options {
 	ui := newStderrUI(stderr, verbose, false)
 	logLine := logTo(stderr)
-	opts := indexer.WatchOptions{
+	opts := watch.Options{
 		Options: indexer.Options{
 			Config:   cfg,
 			NoRedact: c.NoRedact,

@@ -1,4 +1,4 @@
-package indexer
+package watch
 
 import (
 	"errors"
@@ -12,26 +12,26 @@ import (
 	"github.com/recall-dev/recall/store"
 )
 
-// WatchLockName is the lock a watcher holds for its whole life, so an index
+// LockName is the lock a watcher holds for its whole life, so an index
 // has at most one watcher. It is separate from LockName because the watcher
 // must not hold the writer lock between runs: hooks and searches take that
 // one briefly. Like LockName it is never deleted (see LockName for why).
-const WatchLockName = "watch.lock"
+const LockName = "watch.lock"
 
-// WatchRunningError is returned by NewWatcher when another watcher already
+// RunningError is returned by NewWatcher when another watcher already
 // keeps this index up to date.
-type WatchRunningError struct {
+type RunningError struct {
 	Dir string // index directory
 	PID string // the holder's pid as it wrote it; empty if not yet written
 }
 
-func (e *WatchRunningError) Error() string {
-	return fmt.Sprintf("another watcher holds %s (pid %s)", filepath.Join(e.Dir, WatchLockName), e.Holder())
+func (e *RunningError) Error() string {
+	return fmt.Sprintf("another watcher holds %s (pid %s)", filepath.Join(e.Dir, LockName), e.Holder())
 }
 
 // Holder is the running watcher's pid, or "unknown" if it has not written
 // it yet (it writes it right after taking the lock).
-func (e *WatchRunningError) Holder() string {
+func (e *RunningError) Holder() string {
 	if e.PID == "" {
 		return "unknown"
 	}
@@ -40,9 +40,9 @@ func (e *WatchRunningError) Holder() string {
 
 // takeWatchLock takes the watch lock without waiting.
 func takeWatchLock(dir string) (*lockfile.Lock, error) {
-	l, err := store.Open(dir).LockFile(WatchLockName, false)
+	l, err := store.Open(dir).LockFile(LockName, false)
 	if errors.Is(err, lockfile.ErrLocked) {
-		return nil, &WatchRunningError{Dir: dir, PID: store.Open(dir).HolderOf(WatchLockName)}
+		return nil, &RunningError{Dir: dir, PID: store.Open(dir).HolderOf(LockName)}
 	}
 	return l, err
 }
@@ -59,7 +59,7 @@ func takeWatchLock(dir string) (*lockfile.Lock, error) {
 // one already, this one stops (WatchRunningError), leaving one.
 func (w *Watcher) keepWatchLock() error {
 	dir := w.opts.IndexDir
-	if w.lock.Holds(dir, WatchLockName) {
+	if w.lock.Holds(dir, LockName) {
 		return nil
 	}
 	l, err := takeWatchLock(dir)
@@ -85,12 +85,12 @@ func (w *Watcher) lockEvent(ev fsnotify.Event) bool {
 	if !ev.Has(fsnotify.Remove) && !ev.Has(fsnotify.Rename) {
 		return false
 	}
-	return ev.Name == filepath.Join(w.opts.IndexDir, WatchLockName) || ev.Name == w.opts.IndexDir
+	return ev.Name == filepath.Join(w.opts.IndexDir, LockName) || ev.Name == w.opts.IndexDir
 }
 
-// WatcherRunning reports whether a `recall watch` keeps the index in dir up
+// Running reports whether a `recall watch` keeps the index in dir up
 // to date, that is whether its lock is held. It only probes (LockHeld).
-func WatcherRunning(dir string) bool {
-	held, err := store.Open(dir).LockHeld(WatchLockName)
+func Running(dir string) bool {
+	held, err := store.Open(dir).LockHeld(LockName)
 	return err == nil && held
 }

@@ -1,4 +1,4 @@
-package indexer
+package watch
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/recall-dev/recall/indexer"
 
 	"github.com/recall-dev/recall/store/lockfile"
 
@@ -25,10 +27,10 @@ const (
 	DefaultBackstop = 5 * time.Minute
 )
 
-// WatchOptions configures a Watcher.
-type WatchOptions struct {
+// Options configures a Watcher.
+type Options struct {
 	// Options are used for every run, exactly as `recall index` uses them.
-	Options
+	indexer.Options
 	Debounce time.Duration // quiet time after the last event; 0 means DefaultDebounce
 	MaxDelay time.Duration // longest a burst can delay a run; 0 means DefaultMaxDelay
 	Backstop time.Duration // period of full rescans; 0 means DefaultBackstop
@@ -39,7 +41,7 @@ type WatchOptions struct {
 	OnError func(error)
 	// Index runs one incremental pass. nil means Run(Options), the same
 	// path as `recall index`; tests put a recording fake here.
-	Index func() (Summary, error)
+	Index func() (indexer.Summary, error)
 }
 
 // Watcher keeps an index up to date from filesystem events. It watches every
@@ -49,7 +51,7 @@ type WatchOptions struct {
 // new bytes. Events only say when to run, never what to read, so a lost or
 // misread event costs latency, not correctness.
 type Watcher struct {
-	opts  WatchOptions
+	opts  Options
 	roots []string
 	lock  *lockfile.Lock // the watch lock, held until Close
 	fsw   *fsnotify.Watcher
@@ -61,9 +63,9 @@ type Watcher struct {
 	dirs map[string]bool
 }
 
-// NewWatcher takes the index's watch lock and prepares a watcher. If
+// New takes the index's watch lock and prepares a watcher. If
 // another watcher holds the lock it returns a *WatchRunningError.
-func NewWatcher(opts WatchOptions) (*Watcher, error) {
+func New(opts Options) (*Watcher, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -91,7 +93,7 @@ func NewWatcher(opts WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
-func (o WatchOptions) withDefaults() (WatchOptions, error) {
+func (o Options) withDefaults() (Options, error) {
 	durations := []struct {
 		name string
 		d    time.Duration
@@ -122,7 +124,7 @@ func (o WatchOptions) withDefaults() (WatchOptions, error) {
 	}
 	if o.Index == nil {
 		indexOpts := o.Options
-		o.Index = func() (Summary, error) { return Run(indexOpts) }
+		o.Index = func() (indexer.Summary, error) { return indexer.Run(indexOpts) }
 	}
 	return o, nil
 }
@@ -220,7 +222,7 @@ func (w *Watcher) runIndex(why string) error {
 		w.opts.OnError(fmt.Errorf("index (%s): %w", why, err))
 		return nil
 	}
-	w.opts.Log(why + ": " + FormatSummary(&sum))
+	w.opts.Log(why + ": " + indexer.FormatSummary(&sum))
 	return nil
 }
 

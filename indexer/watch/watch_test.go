@@ -1,4 +1,4 @@
-package indexer
+package watch
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/recall-dev/recall/indexer"
 
 	"github.com/recall-dev/recall/store/manifest"
 
@@ -60,9 +62,9 @@ func watchMkdir(t *testing.T, dirs ...string) {
 	}
 }
 
-func watchOptions(t *testing.T, src, idx string) WatchOptions {
-	return WatchOptions{
-		Options:  Options{Config: Config{Sources: []string{src}, IndexDir: idx}, Warn: func(s string) { t.Logf("warn: %s", s) }},
+func watchOptions(t *testing.T, src, idx string) Options {
+	return Options{
+		Options:  indexer.Options{Config: indexer.Config{Sources: []string{src}, IndexDir: idx}, Warn: func(s string) { t.Logf("warn: %s", s) }},
 		Debounce: testDebounce,
 		MaxDelay: testMaxDelay,
 		Backstop: noBackstop,
@@ -73,9 +75,9 @@ func watchOptions(t *testing.T, src, idx string) WatchOptions {
 // startWatcher runs a watcher until the test ends. prepare, if set, may
 // swap the watcher's channels before it runs. stop cancels it and returns
 // what Run returned.
-func startWatcher(t *testing.T, opts WatchOptions, prepare func(*Watcher)) (w *Watcher, stop func() error) {
+func startWatcher(t *testing.T, opts Options, prepare func(*Watcher)) (w *Watcher, stop func() error) {
 	t.Helper()
-	w, err := NewWatcher(opts)
+	w, err := New(opts)
 	if err != nil {
 		t.Fatalf("new watcher: %v", err)
 	}
@@ -109,20 +111,20 @@ func startWatcher(t *testing.T, opts WatchOptions, prepare func(*Watcher)) (w *W
 // realIndex runs the real indexer and counts the runs, so a test can wait
 // for "a run after my change" before asserting that nothing changed.
 type realIndex struct {
-	opts Options
+	opts indexer.Options
 	mu   sync.Mutex
-	sums []Summary
+	sums []indexer.Summary
 }
 
-func (r *realIndex) index() (Summary, error) {
-	sum, err := Run(r.opts)
+func (r *realIndex) index() (indexer.Summary, error) {
+	sum, err := indexer.Run(r.opts)
 	r.mu.Lock()
 	r.sums = append(r.sums, sum)
 	r.mu.Unlock()
 	return sum, err
 }
 
-func (r *realIndex) runs() []Summary {
+func (r *realIndex) runs() []indexer.Summary {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Clone(r.sums)
@@ -258,7 +260,7 @@ func TestWatchRootRemovedAndMadeAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	pollUntil(t, "a run that notices the removal", func() bool {
-		return slices.ContainsFunc(real.runs(), func(s Summary) bool { return s.Gone == 1 })
+		return slices.ContainsFunc(real.runs(), func(s indexer.Summary) bool { return s.Gone == 1 })
 	})
 	watchMkdir(t, project)
 	watchWrite(t, filepath.Join(project, "66666666-6666-4666-8666-666666666666.jsonl"), watchLine(textBravo))
@@ -365,7 +367,7 @@ func TestWatchDeletedTranscriptKeepsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	pollUntil(t, "a run that notices the deletion", func() bool {
-		return slices.ContainsFunc(real.runs(), func(s Summary) bool { return s.Gone == 1 })
+		return slices.ContainsFunc(real.runs(), func(s indexer.Summary) bool { return s.Gone == 1 })
 	})
 	got, err := indexedTexts(idx)
 	if err != nil {
@@ -386,14 +388,14 @@ type fakeCall struct {
 // fakeIndex returns an Index that records each call on calls and returns
 // at once. probe, if set, runs inside the call, on the watcher's run
 // goroutine, so it may read the watcher's state without a race.
-func fakeIndex(calls chan<- fakeCall, probe func() bool) func() (Summary, error) {
-	return func() (Summary, error) {
+func fakeIndex(calls chan<- fakeCall, probe func() bool) func() (indexer.Summary, error) {
+	return func() (indexer.Summary, error) {
 		c := fakeCall{at: time.Now()}
 		if probe != nil {
 			c.saw = probe()
 		}
 		calls <- c
-		return Summary{}, nil
+		return indexer.Summary{}, nil
 	}
 }
 
@@ -537,7 +539,7 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 	var mu sync.Mutex
 	calls, finished := 0, 0
 	opts := watchOptions(t, src, idx)
-	opts.Index = func() (Summary, error) {
+	opts.Index = func() (indexer.Summary, error) {
 		mu.Lock()
 		calls++
 		n := calls
@@ -552,7 +554,7 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 		mu.Lock()
 		finished++
 		mu.Unlock()
-		return Summary{}, nil
+		return indexer.Summary{}, nil
 	}
 	_, stop := startWatcher(t, opts, nil)
 	select {
@@ -585,7 +587,7 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 	}
 
 	// The watch lock went with the watcher.
-	again, err := NewWatcher(watchOptions(t, src, idx))
+	again, err := New(watchOptions(t, src, idx))
 	if err != nil {
 		t.Fatalf("watcher after a clean stop: %v", err)
 	}
@@ -594,12 +596,12 @@ func TestWatchCancelFinishesRunInProgress(t *testing.T) {
 
 func TestWatchSecondWatcherIsRefused(t *testing.T) {
 	opts := watchOptions(t, t.TempDir(), t.TempDir())
-	first, err := NewWatcher(opts)
+	first, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = NewWatcher(opts)
-	var running *WatchRunningError
+	_, err = New(opts)
+	var running *RunningError
 	if !errors.As(err, &running) {
 		t.Fatalf("second watcher: err %v, want a WatchRunningError", err)
 	}
@@ -610,10 +612,10 @@ func TestWatchSecondWatcherIsRefused(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(opts.IndexDir, WatchLockName)); err != nil {
+	if _, err := os.Stat(filepath.Join(opts.IndexDir, LockName)); err != nil {
 		t.Errorf("watch lock file after release: %v (it must never be deleted)", err)
 	}
-	third, err := NewWatcher(opts)
+	third, err := New(opts)
 	if err != nil {
 		t.Fatalf("watcher after the first closed: %v", err)
 	}
@@ -668,8 +670,8 @@ func TestWatchEventFilter(t *testing.T) {
 	memory := filepath.Join(project, "memory")
 	watchMkdir(t, newDir, memory)
 	opts := watchOptions(t, src, t.TempDir())
-	opts.Index = func() (Summary, error) { return Summary{}, nil }
-	w, err := NewWatcher(opts)
+	opts.Index = func() (indexer.Summary, error) { return indexer.Summary{}, nil }
+	w, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -707,7 +709,7 @@ func TestWatchEventFilter(t *testing.T) {
 func TestWatchRejectsNegativeDurations(t *testing.T) {
 	opts := watchOptions(t, t.TempDir(), t.TempDir())
 	opts.Backstop = -time.Second
-	if w, err := NewWatcher(opts); err == nil {
+	if w, err := New(opts); err == nil {
 		w.Close()
 		t.Fatal("a negative backstop was accepted")
 	}
@@ -715,18 +717,18 @@ func TestWatchRejectsNegativeDurations(t *testing.T) {
 
 func TestWatcherRunningProbe(t *testing.T) {
 	dir := t.TempDir()
-	if WatcherRunning(dir) {
+	if Running(dir) {
 		t.Fatal("no watcher, but the probe says one runs")
 	}
 	l, err := takeWatchLock(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !WatcherRunning(dir) {
+	if !Running(dir) {
 		t.Fatal("watcher lock held, but the probe says none runs")
 	}
 	l.Unlock()
-	if WatcherRunning(dir) {
+	if Running(dir) {
 		t.Fatal("lock released, but the probe still says a watcher runs")
 	}
 }
@@ -742,19 +744,19 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 		src, idx := t.TempDir(), filepath.Join(t.TempDir(), "idx")
 		opts := watchOptions(t, src, idx)
 		started := make(chan struct{}, 1)
-		opts.Index = func() (Summary, error) {
+		opts.Index = func() (indexer.Summary, error) {
 			select {
 			case started <- struct{}{}:
 			default:
 			}
-			return Summary{}, nil
+			return indexer.Summary{}, nil
 		}
 		startWatcher(t, opts, nil)
 		<-started // its first run is done: the removal races no run
 		must(t, os.RemoveAll(idx))
 		deadline := time.Now().Add(waitLimit)
 		for {
-			held, _ := store.Open(idx).LockHeld(WatchLockName)
+			held, _ := store.Open(idx).LockHeld(LockName)
 			if held {
 				break
 			}
@@ -763,8 +765,8 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		_, err := NewWatcher(opts)
-		var running *WatchRunningError
+		_, err := New(opts)
+		var running *RunningError
 		if !errors.As(err, &running) {
 			t.Fatalf("a second watcher after the directory was replaced: %v, want a WatchRunningError", err)
 		}
@@ -773,15 +775,15 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 		src, idx := t.TempDir(), filepath.Join(t.TempDir(), "idx")
 		opts := watchOptions(t, src, idx)
 		started := make(chan struct{}, 1)
-		opts.Index = func() (Summary, error) {
+		opts.Index = func() (indexer.Summary, error) {
 			select {
 			case started <- struct{}{}:
 			default:
 			}
-			return Summary{}, nil
+			return indexer.Summary{}, nil
 		}
 		opts.Debounce, opts.MaxDelay = 300*time.Millisecond, 300*time.Millisecond
-		first, err := NewWatcher(opts)
+		first, err := New(opts)
 		must(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -789,14 +791,14 @@ func TestWatchLockSurvivesIndexDirReplaced(t *testing.T) {
 		go func() { done <- first.Run(ctx) }()
 		<-started // its first run is done: the removal races no run
 		must(t, os.RemoveAll(idx))
-		second, err := NewWatcher(opts) // before the first one's debounce ends
+		second, err := New(opts) // before the first one's debounce ends
 		if err != nil {
 			t.Fatalf("a watcher on the new directory, while the old one has not looked: %v", err)
 		}
 		defer second.Close()
 		select {
 		case err := <-done:
-			var running *WatchRunningError
+			var running *RunningError
 			if !errors.As(err, &running) {
 				t.Fatalf("the old watcher ended with %v, want a WatchRunningError", err)
 			}
