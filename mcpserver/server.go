@@ -27,6 +27,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/recall-dev/recall/search/show"
+
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -504,7 +506,7 @@ func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput
 }
 
 func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, render.JSONShown, error) {
-	req, err := search.ShowParams{Session: in.Session, Line: in.Line, Context: countPtr(in.Context), Full: in.Full, Query: in.Query}.Request()
+	req, err := show.Params{Session: in.Session, Line: in.Line, Context: countPtr(in.Context), Full: in.Full, Query: in.Query}.Request()
 	if err != nil {
 		return nil, render.JSONShown{}, err
 	}
@@ -513,7 +515,7 @@ func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResul
 		return nil, render.JSONShown{}, err
 	}
 	defer snap.Close()
-	sh, err := search.Show(snap, m, req)
+	sh, err := show.Session(snap, m, req)
 	if err != nil {
 		return nil, render.JSONShown{}, err
 	}

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/search/show"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/rank"
-	"github.com/recall-dev/recall/search"
 )
 
 // JSONShown is `recall show --json`: one object. docs/json-output.md
@@ -49,7 +50,7 @@ type JSONShownMessage struct {
 
 // ShownJSON is sh as `recall show --json` prints it, its warnings' remedies
 // as w words them.
-func ShownJSON(sh *search.Shown, w problem.Wording) JSONShown {
+func ShownJSON(sh *show.Shown, w problem.Wording) JSONShown {
 	js := JSONShown{
 		SessionID: sh.Session, Title: sh.Title, Headless: sh.Headless, Project: sh.Project, Source: sh.Source, TranscriptExists: sh.TranscriptExists,
 		FirstTimestamp: isoTime(sh.First), LastTimestamp: isoTime(sh.Last), Total: sh.Total, FirstShown: sh.Start + 1,
@@ -69,7 +70,7 @@ func ShownJSON(sh *search.Shown, w problem.Wording) JSONShown {
 
 // WriteShown prints sh as "human" (coloured when color), "markdown" or
 // "json" (its warnings worded by say).
-func WriteShown(w io.Writer, sh *search.Shown, format string, color bool, say problem.Wording) error {
+func WriteShown(w io.Writer, sh *show.Shown, format string, color bool, say problem.Wording) error {
 	var b strings.Builder
 	switch format {
 	case "json":
@@ -90,7 +91,7 @@ func WriteShown(w io.Writer, sh *search.Shown, format string, color bool, say pr
 // (filter.IsRecallOutput), then each message: its label, time and
 // evidence, and its whole text indented. The message asked for is marked
 // with '>'.
-func writeShownHuman(b *strings.Builder, sh *search.Shown, p painter) {
+func writeShownHuman(b *strings.Builder, sh *show.Shown, p painter) {
 	fmt.Fprintf(b, "%s %s%s | %d %s | %s | %s%s\n", p.paint(styleBold, "[1/1] "+Safe(shortID(sh.Session))+" •"), titlePrefix(sh.Title),
 		Safe(displayProject(sh.Project)), sh.Total, plural(sh.Total, "message", "messages"), timeRange(sh.First, sh.Last), transcriptState(sh),
 		headlessNote(sh.Headless))
@@ -119,7 +120,7 @@ func writeShownHuman(b *strings.Builder, sh *search.Shown, p painter) {
 
 // writeShownMarkdown prints a block for an agent's context, opening with
 // recall's output marker.
-func writeShownMarkdown(b *strings.Builder, sh *search.Shown) {
+func writeShownMarkdown(b *strings.Builder, sh *show.Shown) {
 	fmt.Fprintf(b, "%s\n## recall show: %ssession `%s` — %s%s\n\n", filter.OutputMarker, markdownTitle(sh.Title), Safe(sh.Session),
 		Safe(filepath.Base(displayProject(sh.Project))), headlessNote(sh.Headless))
 	fmt.Fprintf(b, "%s, %d %s; transcript `%s` (%s); %s\n\n", timeRange(sh.First, sh.Last), sh.Total,
@@ -144,21 +145,21 @@ func writeShownMarkdown(b *strings.Builder, sh *search.Shown) {
 
 // agentNote names the subagent and the role of a subagent's row, ""
 // for other rows.
-func agentNote(m *search.ShownMessage) string {
+func agentNote(m *show.Message) string {
 	if m.AgentID == "" && m.Type != "agent" {
 		return ""
 	}
 	return fmt.Sprintf("subagent %s, %s", Safe(m.AgentID), Safe(m.Role))
 }
 
-func transcriptState(sh *search.Shown) string {
+func transcriptState(sh *show.Shown) string {
 	if sh.TranscriptExists {
 		return "transcript on disk"
 	}
 	return "transcript deleted, read from the index"
 }
 
-func shownRange(sh *search.Shown) string {
+func shownRange(sh *show.Shown) string {
 	if len(sh.Messages) == 0 {
 		return "no messages shown"
 	}

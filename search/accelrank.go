@@ -111,25 +111,25 @@ func runAccelerated(snap *snapshot.Snapshot, q *query.Query, req *Request) (res 
 	results := a.candidatesOf()
 	for _, r := range results {
 		if r.err != nil {
-			return nil, repairProblem(r.err, "rebuilds it from the rows"), nil
+			return nil, problem.NeedsRepair(r.err, "rebuilds it from the rows"), nil
 		}
 	}
 	if err := a.segmentDamage(); err != nil {
-		return nil, repairProblem(err, "rebuilds it from the rows"), nil
+		return nil, problem.NeedsRepair(err, "rebuilds it from the rows"), nil
 	}
 	res, err = a.rank(results)
 	if errors.Is(err, terms.ErrDamaged) {
-		return nil, repairProblem(err, "rebuilds it from the rows"), nil
+		return nil, problem.NeedsRepair(err, "rebuilds it from the rows"), nil
 	}
 	if errors.Is(err, errSegmentDisagrees) {
-		return nil, repairProblem(fmt.Errorf("%w (damaged)", err), "rebuilds the term index"), nil
+		return nil, problem.NeedsRepair(fmt.Errorf("%w (damaged)", err), "rebuilds the term index"), nil
 	}
 	if errors.Is(err, errScanCheaper) {
 		return nil, fmt.Errorf("the sessions the term index could not rule out lie in most blocks (%d block reads of %d blocks), so each block is read once instead", a.readsMade(), len(snap.Blocks)), nil
 	}
 	if errors.Is(err, snapshot.ErrBlockDamaged) {
 		// Rank from what is readable: the scan skips the damaged block.
-		return nil, repairProblem(err, "re-reads it from its transcripts"), nil
+		return nil, problem.NeedsRepair(err, "re-reads it from its transcripts"), nil
 	}
 	return res, nil, err
 }

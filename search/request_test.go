@@ -142,7 +142,6 @@ func TestCountCaps(t *testing.T) {
 		{"sessions shown", func() error { _, err := Params{Limit: over(MaxSessions + 1)}.Output(); return err }, "-n/--sessions 100001: at most 100000 (0 means all)"},
 		{"messages", func() error { _, err := Params{Messages: over(huge)}.Output(); return err }, "-m/--messages %d: at most 100000 (0 means all)"},
 		{"snippet width", func() error { _, err := Params{Context: over(huge)}.Output(); return err }, "-C/--context %d: the snippet width is at most 1048576 characters"},
-		{"show context", func() error { _, err := ShowParams{Session: "abc", Context: over(huge)}.Request(); return err }, "-C/--context %d: at most 100000 messages before and after (--full shows the whole session)"},
 		{"recall window", func() error { _, err := ParseWindow(fmt.Sprint(huge)); return err }, "--recall-window \"%d\": at most 100000 messages"},
 	} {
 		want := strings.ReplaceAll(tt.want, "%d", fmt.Sprint(huge))

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"os"
 	"sort"
 	"time"
 
@@ -96,4 +97,9 @@ func msTime(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

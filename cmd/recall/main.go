@@ -11,6 +11,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/recall-dev/recall/search/show"
+
 	"github.com/alecthomas/kong"
 
 	"github.com/recall-dev/recall/render"
@@ -129,7 +131,7 @@ func flagDefaults() kong.Option {
 		"default_context":       fmt.Sprint(search.DefaultContext),
 		"default_half_life":     search.FormatDuration(search.DefaultHalfLife),
 		"default_recall_window": search.DefaultRecallWindow,
-		"default_show_context":  fmt.Sprint(search.DefaultShowContext),
+		"default_show_context":  fmt.Sprint(show.DefaultContext),
 		"default_session_list":  fmt.Sprint(search.DefaultSessionList),
 	}
 	return kong.PostBuild(func(k *kong.Kong) error {

@@ -6,12 +6,13 @@ import (
 	"os"
 	"os/exec"
 
+	"github.com/recall-dev/recall/search/show"
+
 	"github.com/recall-dev/recall/store/manifest"
 
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/render"
-	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -35,7 +36,7 @@ func (c *resumeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	id, err := search.SessionOf(m, c.Session)
+	id, err := show.SessionOf(m, c.Session)
 	if errors.Is(err, manifest.ErrNoSession) {
 		return notFoundError{fmt.Errorf("%w (`recall sessions` lists them)", err)}
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recall-dev/recall/search/show"
+
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -11,7 +13,6 @@ import (
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/render"
-	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -45,7 +46,7 @@ func (c *showCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	req, err := search.ShowParams{Session: c.Session, Context: &c.Context, Full: c.Full, Query: c.Query}.Request()
+	req, err := show.Params{Session: c.Session, Context: &c.Context, Full: c.Full, Query: c.Query}.Request()
 	if err != nil {
 		return err
 	}
@@ -71,13 +72,13 @@ func (c *showCmd) Run(g *Globals) error {
 
 // showSession reads what req asks for from the committed index. A session
 // no indexed one matches is a notFoundError (exit 1).
-func showSession(cfg indexer.Config, req search.ShowRequest) (*search.Shown, error) {
+func showSession(cfg indexer.Config, req show.Request) (*show.Shown, error) {
 	m, snap, err := openIndex(cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer snap.Close()
-	sh, err := search.Show(snap, m, req)
+	sh, err := show.Session(snap, m, req)
 	if errors.Is(err, manifest.ErrNoSession) {
 		return nil, notFoundError{fmt.Errorf("%w (`recall sessions` lists them)", err)}
 	}

@@ -4,7 +4,10 @@
 // agent), so no command line is written into the error itself.
 package problem
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Remedy is what mends a problem, in terms of recall's own runs.
 type Remedy int
@@ -78,4 +81,15 @@ func SayAll(errs []error, w Wording) []string {
 // the rest of a sentence whose subject is the repair.
 func NeedsRepair(err error, mends string) error {
 	return Problem{Err: err, Remedy: Repair, Mends: mends}
+}
+
+// RowsSkipped is rows a reader skipped (err says which and why): a
+// repair reads them again from the transcripts that still exist.
+func RowsSkipped(err error) error {
+	return NeedsRepair(err, "re-reads them from transcripts that still exist")
+}
+
+// BadRows is n index rows that did not read as rows and were skipped.
+func BadRows(n int) error {
+	return RowsSkipped(fmt.Errorf("%d index rows could not be read and were skipped", n))
 }

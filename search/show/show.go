@@ -1,4 +1,4 @@
-package search
+package show
 
 import (
 	"errors"
@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/search"
+
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -18,14 +21,14 @@ import (
 	"github.com/recall-dev/recall/record"
 )
 
-// DefaultShowContext is how many messages `recall show` prints before and
+// DefaultContext is how many messages `recall show` prints before and
 // after the one it is asked for (-C).
-const DefaultShowContext = 5
+const DefaultContext = 5
 
-// ShowParams is a `recall show` as a caller states it: the CLI from its
+// Params is a `recall show` as a caller states it: the CLI from its
 // arguments, the MCP server from a tool call. Request checks it and
 // applies the defaults, so both get the same.
-type ShowParams struct {
+type Params struct {
 	// Session is a session id, a unique prefix of one, or a transcript
 	// path (the evidence a search prints); any of them may end in :LINE.
 	Session string
@@ -43,8 +46,8 @@ type ShowParams struct {
 	Query string
 }
 
-// ShowRequest is a checked ShowParams.
-type ShowRequest struct {
+// Request is a checked ShowParams.
+type Request struct {
 	Target  string // session id or prefix, or a transcript path (Path)
 	Path    bool
 	Line    int // 0: none
@@ -54,32 +57,32 @@ type ShowRequest struct {
 }
 
 // Request checks p and applies the defaults.
-func (p ShowParams) Request() (ShowRequest, error) {
+func (p Params) Request() (Request, error) {
 	target, line := splitLine(strings.TrimSpace(p.Session))
 	if p.Line != 0 {
 		line = p.Line
 	}
 	if target == "" {
-		return ShowRequest{}, errors.New("show: give a session id (a prefix is enough) or a transcript path, optionally with :LINE")
+		return Request{}, errors.New("show: give a session id (a prefix is enough) or a transcript path, optionally with :LINE")
 	}
 	if line < 0 {
-		return ShowRequest{}, fmt.Errorf("show: line %d: lines count from 1", line)
+		return Request{}, fmt.Errorf("show: line %d: lines count from 1", line)
 	}
-	context := DefaultShowContext
+	context := DefaultContext
 	if p.Context != nil {
 		if *p.Context < 0 {
-			return ShowRequest{}, fmt.Errorf("-C/--context %d: must not be negative", *p.Context)
+			return Request{}, fmt.Errorf("-C/--context %d: must not be negative", *p.Context)
 		}
-		if *p.Context > MaxShowContext {
-			return ShowRequest{}, fmt.Errorf("-C/--context %d: at most %d messages before and after (--full shows the whole session)", *p.Context, MaxShowContext)
+		if *p.Context > search.MaxShowContext {
+			return Request{}, fmt.Errorf("-C/--context %d: at most %d messages before and after (--full shows the whole session)", *p.Context, search.MaxShowContext)
 		}
 		context = *p.Context
 	}
-	req := ShowRequest{Target: target, Path: isPath(target), Line: line, Context: context, Full: p.Full}
+	req := Request{Target: target, Path: isPath(target), Line: line, Context: context, Full: p.Full}
 	if strings.TrimSpace(p.Query) != "" {
 		q, err := query.ParseQuery([]string{p.Query}, nil, nil, query.MatchOptions{})
 		if err != nil {
-			return ShowRequest{}, fmt.Errorf("--query: %w", err)
+			return Request{}, fmt.Errorf("--query: %w", err)
 		}
 		req.Query = q
 	}
@@ -120,7 +123,7 @@ type Shown struct {
 	First, Last time.Time
 	Total       int // messages in the session
 	Start       int // 0-based position of Messages[0] in the session
-	Messages    []ShownMessage
+	Messages    []Message
 	// Query is the search whose words are highlighted, nil for none.
 	Query *query.Query
 	// Notes say how the request was read (a line that holds no message,
@@ -130,19 +133,19 @@ type Shown struct {
 	Warnings []error
 }
 
-// ShownMessage is one message of a Shown session.
-type ShownMessage struct {
+// Message is one message of a Shown session.
+type Message struct {
 	record.Row
 	Time       time.Time   // zero when the row's time does not parse
 	Hit        bool        // the message asked for (by line or query)
 	Highlights []rank.Span // byte ranges of Text matching the query
 }
 
-// Show reads a session from the index, never from its transcript, so it
+// Session reads a session from the index, never from its transcript, so it
 // works after Claude Code deleted the transcript. m is the committed
 // manifest (store.ReadManifest): it resolves prefixes and paths and says
 // whether transcripts are gone.
-func Show(snap *snapshot.Snapshot, m *manifest.Manifest, req ShowRequest) (*Shown, error) {
+func Session(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) (*Shown, error) {
 	id, source, err := resolveTarget(m, req)
 	if err != nil {
 		return nil, err
@@ -158,9 +161,9 @@ func Show(snap *snapshot.Snapshot, m *manifest.Manifest, req ShowRequest) (*Show
 	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read), Title: title, Headless: allHeadless(rows)}
 	sh.Project = rows[0].Project
 	sh.Source, sh.TranscriptExists = mainTranscript(m, id, rows)
-	msgs := make([]ShownMessage, len(rows))
+	msgs := make([]Message, len(rows))
 	for i := range rows {
-		msgs[i] = ShownMessage{Row: rows[i]}
+		msgs[i] = Message{Row: rows[i]}
 		msgs[i].Time, _ = time.Parse(time.RFC3339Nano, rows[i].Timestamp)
 		sh.noteTime(msgs[i].Time)
 		if req.Query != nil {
@@ -223,13 +226,13 @@ func (sh *Shown) noteTime(t time.Time) {
 // prefix, or a transcript path, optionally with :LINE) to a session id.
 func SessionOf(m *manifest.Manifest, arg string) (string, error) {
 	target, _ := splitLine(strings.TrimSpace(arg))
-	id, _, err := resolveTarget(m, ShowRequest{Target: target, Path: isPath(target)})
+	id, _, err := resolveTarget(m, Request{Target: target, Path: isPath(target)})
 	return id, err
 }
 
 // resolveTarget finds the session a request names, and the transcript
 // when it names one by path.
-func resolveTarget(m *manifest.Manifest, req ShowRequest) (id, source string, err error) {
+func resolveTarget(m *manifest.Manifest, req Request) (id, source string, err error) {
 	if !req.Path {
 		id, err = m.ResolveSession(req.Target)
 		return id, "", err
@@ -248,10 +251,10 @@ func resolveTarget(m *manifest.Manifest, req ShowRequest) (id, source string, er
 func readWarnings(r *snapshot.SessionRead) []error {
 	var out []error
 	if r.Damaged > 0 {
-		out = append(out, reReadProblem(fmt.Errorf("%d damaged rows blocks were skipped, the session may miss messages (%s)", r.Damaged, r.DamageExample)))
+		out = append(out, problem.RowsSkipped(fmt.Errorf("%d damaged rows blocks were skipped, the session may miss messages (%s)", r.Damaged, r.DamageExample)))
 	}
 	if r.BadRows > 0 {
-		out = append(out, badRowsProblem(r.BadRows))
+		out = append(out, problem.BadRows(r.BadRows))
 	}
 	return out
 }
@@ -295,21 +298,16 @@ func sessionOrder(rows []record.Row) []record.Row {
 // run; a stat says whether it is gone now).
 func mainTranscript(m *manifest.Manifest, id string, rows []record.Row) (string, bool) {
 	if files := m.SessionFiles()[id]; len(files) > 0 {
-		return files[0].Path, !files[0].Gone && exists(files[0].Path)
+		return files[0].Path, !files[0].Gone && onDisk(files[0].Path)
 	}
-	return rows[0].Source, exists(rows[0].Source)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return rows[0].Source, onDisk(rows[0].Source)
 }
 
 // pickHit is the position of the message asked for, -1 for none: the row
 // at the line (in the named transcript, else the main one, else any), the
 // nearest row after it when the line holds none, or the first message
 // matching the query.
-func (sh *Shown) pickHit(msgs []ShownMessage, req ShowRequest, source string) int {
+func (sh *Shown) pickHit(msgs []Message, req Request, source string) int {
 	if req.Line > 0 {
 		if source == "" {
 			source = lineSource(msgs, req.Line, sh.Source)
@@ -324,13 +322,13 @@ func (sh *Shown) pickHit(msgs []ShownMessage, req ShowRequest, source string) in
 			return i
 		}
 	}
-	sh.Notes = append(sh.Notes, fmt.Sprintf("no message of the session matches %s; showing its start", QueryTitle(req.Query)))
+	sh.Notes = append(sh.Notes, fmt.Sprintf("no message of the session matches %s; showing its start", search.QueryTitle(req.Query)))
 	return -1
 }
 
 // lineSource picks the transcript a bare :LINE refers to: the main one
 // when a row of it is at that line, else the first that has one.
-func lineSource(msgs []ShownMessage, line int, main string) string {
+func lineSource(msgs []Message, line int, main string) string {
 	first := ""
 	for i := range msgs {
 		if msgs[i].Line != line {
@@ -351,7 +349,7 @@ func lineSource(msgs []ShownMessage, line int, main string) string {
 
 // atLine finds the row of source at line, else the first row of source
 // after it, else its last row before it.
-func (sh *Shown) atLine(msgs []ShownMessage, source string, line int) int {
+func (sh *Shown) atLine(msgs []Message, source string, line int) int {
 	best, last := -1, -1
 	for i := range msgs {
 		m := &msgs[i]
@@ -423,4 +421,10 @@ func mergeSpans(spans []rank.Span) []rank.Span {
 		out = append(out, s)
 	}
 	return out
+}
+
+// onDisk reports whether a transcript is still where it was indexed from.
+func onDisk(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -1,6 +1,8 @@
-package search
+package show
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/recall-dev/recall/record"
@@ -60,5 +62,16 @@ func TestSplitLine(t *testing.T) {
 		if target, line := splitLine(tt.in); target != tt.target || line != tt.line {
 			t.Errorf("splitLine(%q) = %q, %d", tt.in, target, line)
 		}
+	}
+}
+
+// TestContextCap: a context over its cap is refused, naming the cap,
+// before anything is sized by it.
+func TestContextCap(t *testing.T) {
+	huge := int(^uint(0) >> 1)
+	_, err := Params{Session: "abc", Context: &huge}.Request()
+	want := fmt.Sprintf("-C/--context %d: at most 100000 messages before and after (--full shows the whole session)", huge)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("-C %d: %v, want %q", huge, err, want)
 	}
 }
