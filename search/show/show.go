@@ -36,7 +36,7 @@ type Params struct {
 	// Session, if any.
 	Line int
 	// Context is the messages shown before and after: nil
-	// DefaultShowContext.
+	// DefaultContext.
 	Context *int
 	// Full shows the whole session.
 	Full bool
