@@ -92,6 +92,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recall-dev/recall/query/when"
+
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -125,7 +127,7 @@ type Query struct {
 
 	// When is the time the positional words name ("last week"), nil for
 	// none.
-	When *TimeWindow
+	When *when.Window
 	// Dropped counts positional terms left out past maxPositiveTerms.
 	Dropped int
 	// Unread counts the positional words past MaxQueryWords or
@@ -159,7 +161,7 @@ func ParseQuery(positional, require, exclude []string, opt MatchOptions) (*Query
 	q := &Query{opt: opt, Unread: unread}
 	if !opt.Regex {
 		var at, n int
-		q.When, at, n = findTimeWindow(anyTokens)
+		q.When, at, n = when.Find(timeWords(anyTokens))
 		anyTokens = dropStopWords(stripPunctuation(withoutDate(anyTokens, q.When, at, n)))
 	}
 	if q.Any, err = compileTokens(anyTokens, opt, channelsFor(opt)); err != nil {
@@ -402,6 +404,18 @@ func trimPossessive(w string) string {
 	return w
 }
 
+// timeWords are the words of tokens as a time phrase is read from them:
+// lower case, without punctuation, and "" for a quoted phrase.
+func timeWords(tokens []token) []string {
+	words := make([]string, len(tokens))
+	for i, t := range tokens {
+		if !t.phrase {
+			words[i] = strings.ToLower(trimWordPunct(t.text))
+		}
+	}
+	return words
+}
+
 // trimWordPunct trims leading and trailing punctuation off w, keeping a
 // single leading dot before a letter or digit (".env", ".gitignore") but
 // not an ellipsis ("...and").
@@ -447,7 +461,7 @@ func dropStopWords(tokens []token) []token {
 // came before, so they find the passage that tells of it. When nothing
 // but stop words would be left, the tokens stay: a query that is only a
 // date searches for it as text too.
-func withoutDate(tokens []token, w *TimeWindow, at, n int) []token {
+func withoutDate(tokens []token, w *when.Window, at, n int) []token {
 	if w == nil || w.Date.Month == 0 || n == 0 {
 		return tokens
 	}

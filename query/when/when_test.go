@@ -1,8 +1,10 @@
-package query
+package when_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/recall-dev/recall/query"
 )
 
 func TestTimeWindowSpans(t *testing.T) {
@@ -31,7 +33,7 @@ func TestTimeWindowSpans(t *testing.T) {
 		{"during march", "march", at(2026, 3, 1, 0).Add(-slack), at(2026, 4, 1, 0).Add(slack)},
 		// February 29 is the last leap year's.
 		{"on February 29", "february 29", at(2024, 2, 29, 0).Add(-slack), at(2024, 3, 1, 0).Add(slack)},
-		{"last week on the cache", "last week", now.Add(-14 * day), now},
+		{"last week on the cache", "last week", now.Add(-14 * 24 * time.Hour), now},
 		// Not dates: a month name alone, days that do not exist, numbers.
 		{"you may want the cache", "", time.Time{}, time.Time{}},
 		{"the march of progress", "", time.Time{}, time.Time{}},
@@ -41,7 +43,7 @@ func TestTimeWindowSpans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			q, err := ParseQuery([]string{tt.query}, nil, nil, MatchOptions{})
+			q, err := query.ParseQuery([]string{tt.query}, nil, nil, query.MatchOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package query
+package when
 
 import (
 	"strconv"
@@ -6,23 +6,23 @@ import (
 	"time"
 )
 
-// TimeWindow is the time a question names: a span of ages back from the
+// Window is the time a question names: a span of ages back from the
 // search's clock ("last week": Near and Far ago), or a calendar date
 // ("on March 3", "2026-02-16", "in July 2025": Date). A session whose
 // matches fall in it is from then.
-type TimeWindow struct {
+type Window struct {
 	Near, Far time.Duration
 	// Date, when its Month is set, is the calendar date named instead of
 	// Near and Far.
-	Date   CalendarDate
+	Date   Date
 	Phrase string // the words that named it, for --explain
 }
 
-// CalendarDate is a day (Day 1 to 31) or a whole month (Day 0) of Year,
+// Date is a day (Day 1 to 31) or a whole month (Day 0) of Year,
 // or, when Year is 0, of the latest year in which it has begun by the
 // time of the search ("March 3" said on March 10 is this year's, said
 // on March 1 last year's).
-type CalendarDate struct{ Year, Month, Day int }
+type Date struct{ Year, Month, Day int }
 
 // dateSlack widens a calendar date by a quarter of a day on each side,
 // for work late in the evening that ran past midnight and a session
@@ -32,7 +32,7 @@ const dateSlack = day / 4
 
 // Span returns the first and last time a message from w can have, seen
 // from now (whose location is the calendar's).
-func (w *TimeWindow) Span(now time.Time) (from, to time.Time) {
+func (w *Window) Span(now time.Time) (from, to time.Time) {
 	if w.Date.Month == 0 {
 		return now.Add(-w.Far), now.Add(-w.Near)
 	}
@@ -42,7 +42,7 @@ func (w *TimeWindow) Span(now time.Time) (from, to time.Time) {
 
 // span is the date's own first instant and the instant after it, in
 // now's location.
-func (d CalendarDate) span(now time.Time) (start, end time.Time) {
+func (d Date) span(now time.Time) (start, end time.Time) {
 	year := d.Year
 	if year == 0 {
 		// The latest year in which the date exists and has begun: at most
@@ -60,12 +60,12 @@ func (d CalendarDate) span(now time.Time) (start, end time.Time) {
 }
 
 // begin is the date's first instant in year.
-func (d CalendarDate) begin(year int, loc *time.Location) time.Time {
+func (d Date) begin(year int, loc *time.Location) time.Time {
 	return time.Date(year, time.Month(d.Month), max(d.Day, 1), 0, 0, 0, 0, loc)
 }
 
 // Contains reports whether a message at t, seen from now, falls in w.
-func (w *TimeWindow) Contains(t, now time.Time) bool {
+func (w *Window) Contains(t, now time.Time) bool {
 	if w == nil || t.IsZero() || now.IsZero() {
 		return false
 	}
@@ -75,7 +75,7 @@ func (w *TimeWindow) Contains(t, now time.Time) bool {
 
 const day = 24 * time.Hour
 
-// relativeTimes are the phrases findTimeWindow knows, as the ages they
+// relativeTimes are the phrases Find knows, as the ages they
 // cover. They are generous: "last week" said on a Monday means one to
 // eight days ago, said on a Sunday seven to thirteen, so it covers two
 // weeks. "Recently" and "lately" are not among them: they say little
@@ -112,22 +112,15 @@ var smallNumbers = map[string]int{
 	"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
 }
 
-// findTimeWindow finds the first phrase of the positional words that names
-// a time, relative to now or a calendar date, or returns nil; at and n
-// are the phrase's first token and its number of tokens.
-func findTimeWindow(tokens []token) (w *TimeWindow, at, n int) {
-	var words []string
-	for _, t := range tokens {
-		if t.phrase {
-			words = append(words, "") // a phrase breaks a run of words
-			continue
-		}
-		words = append(words, strings.ToLower(trimWordPunct(t.text)))
-	}
+// Find finds the first phrase of words (lower case, trimmed of
+// punctuation; "" for a quoted phrase, which breaks a run of words) that
+// names a time, relative to now or a calendar date, or returns nil; at
+// and n are the phrase's first word and its number of words.
+func Find(words []string) (w *Window, at, n int) {
 	for i := range words {
 		for _, rt := range relativeTimes {
 			if hasWordsAt(words, i, rt.words) {
-				return &TimeWindow{Near: rt.near, Far: rt.far, Phrase: strings.Join(rt.words, " ")}, i, len(rt.words)
+				return &Window{Near: rt.near, Far: rt.far, Phrase: strings.Join(rt.words, " ")}, i, len(rt.words)
 			}
 		}
 		if w, n := agoWindow(words, i); w != nil {
@@ -155,7 +148,7 @@ func hasWordsAt(words []string, i int, want []string) bool {
 // agoWindow reads "N units ago" (also "a couple of weeks ago") at i: the
 // ages from half to one and a half times N units, a day more at the far
 // end. n is how many words it took.
-func agoWindow(words []string, i int) (w *TimeWindow, n int) {
+func agoWindow(words []string, i int) (w *Window, n int) {
 	count, ok := smallNumbers[words[i]]
 	if v, err := strconv.Atoi(words[i]); err == nil && v > 0 && v < 1000 {
 		count, ok = v, true
@@ -175,7 +168,7 @@ func agoWindow(words []string, i int) (w *TimeWindow, n int) {
 		return nil, 0
 	}
 	age := time.Duration(count) * unit
-	return &TimeWindow{Near: age / 2, Far: age + age/2 + day, Phrase: strings.Join(words[i:j+2], " ")}, j + 2 - i
+	return &Window{Near: age / 2, Far: age + age/2 + day, Phrase: strings.Join(words[i:j+2], " ")}, j + 2 - i
 }
 
 // months read month names, in full and abbreviated.
@@ -194,15 +187,15 @@ var monthOnlyAfter = map[string]bool{"in": true, "during": true}
 // dateWindow reads a calendar date at i: 2026-03-03 or 2026-03, "3 March
 // 2026", "3rd of March", "March 3, 2026", "March 3rd", "March 2026", and
 // a month alone after "in" or "during". n is how many words it took.
-func dateWindow(words []string, i int) (w *TimeWindow, n int) {
+func dateWindow(words []string, i int) (w *Window, n int) {
 	at := func(j int) string {
 		if j < len(words) {
 			return words[j]
 		}
 		return ""
 	}
-	found := func(d CalendarDate, n int) (*TimeWindow, int) {
-		return &TimeWindow{Date: d, Phrase: strings.Join(words[i:i+n], " ")}, n
+	found := func(d Date, n int) (*Window, int) {
+		return &Window{Date: d, Phrase: strings.Join(words[i:i+n], " ")}, n
 	}
 	if d, ok := isoDate(at(i)); ok {
 		return found(d, 1)
@@ -213,7 +206,7 @@ func dateWindow(words []string, i int) (w *TimeWindow, n int) {
 			j++
 		}
 		if month, ok := months[at(j)]; ok {
-			d, n := withYear(CalendarDate{Month: month, Day: day}, at(j+1))
+			d, n := withYear(Date{Month: month, Day: day}, at(j+1))
 			if d.valid() {
 				return found(d, j-i+1+n)
 			}
@@ -224,23 +217,23 @@ func dateWindow(words []string, i int) (w *TimeWindow, n int) {
 		return nil, 0
 	}
 	if day, ok := dayOfMonth(at(i + 1)); ok {
-		d, n := withYear(CalendarDate{Month: month, Day: day}, at(i+2))
+		d, n := withYear(Date{Month: month, Day: day}, at(i+2))
 		if d.valid() {
 			return found(d, 2+n)
 		}
 	}
 	if year, ok := yearOf(at(i + 1)); ok {
-		return found(CalendarDate{Year: year, Month: month}, 2)
+		return found(Date{Year: year, Month: month}, 2)
 	}
 	if i > 0 && monthOnlyAfter[words[i-1]] {
-		return found(CalendarDate{Month: month}, 1)
+		return found(Date{Month: month}, 1)
 	}
 	return nil, 0
 }
 
 // withYear sets d's year from next when it is one, and says how many
 // words that took.
-func withYear(d CalendarDate, next string) (CalendarDate, int) {
+func withYear(d Date, next string) (Date, int) {
 	if year, ok := yearOf(next); ok {
 		d.Year = year
 		return d, 1
@@ -249,23 +242,23 @@ func withYear(d CalendarDate, next string) (CalendarDate, int) {
 }
 
 // isoDate reads 2026-03-03 (a day) or 2026-03 (a month).
-func isoDate(w string) (CalendarDate, bool) {
+func isoDate(w string) (Date, bool) {
 	parts := strings.Split(w, "-")
 	if len(parts) < 2 || len(parts) > 3 || len(parts[0]) != 4 || len(parts[1]) != 2 {
-		return CalendarDate{}, false
+		return Date{}, false
 	}
 	year, ok := yearOf(parts[0])
 	month, err := strconv.Atoi(parts[1])
 	if !ok || err != nil || month < 1 || month > 12 {
-		return CalendarDate{}, false
+		return Date{}, false
 	}
-	d := CalendarDate{Year: year, Month: month}
+	d := Date{Year: year, Month: month}
 	if len(parts) == 3 {
 		if len(parts[2]) != 2 {
-			return CalendarDate{}, false
+			return Date{}, false
 		}
 		if d.Day, err = strconv.Atoi(parts[2]); err != nil || !d.valid() {
-			return CalendarDate{}, false
+			return Date{}, false
 		}
 	}
 	return d, true
@@ -298,7 +291,7 @@ func yearOf(w string) (int, bool) {
 
 // valid reports whether d's day exists in its month (in some year, when
 // the year is not known: 2000 was a leap year).
-func (d CalendarDate) valid() bool {
+func (d Date) valid() bool {
 	if d.Year == 0 {
 		return d.in(2000)
 	}
@@ -306,7 +299,7 @@ func (d CalendarDate) valid() bool {
 }
 
 // in reports whether d's month and day exist in year.
-func (d CalendarDate) in(year int) bool {
+func (d Date) in(year int) bool {
 	if d.Month < 1 || d.Month > 12 || d.Day < 0 {
 		return false
 	}
