@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/redact/keywords"
+
 	"github.com/recall-dev/recall/redact/redacttest"
 )
 
@@ -90,13 +92,13 @@ func BenchmarkRedactRows(b *testing.B) {
 func BenchmarkPrefilterRows(b *testing.B) {
 	texts, size := rowTexts(b)
 	r := New()
-	var hits []hit
-	var lanes [lanes][]hit
+	var hits []keywords.Hit
+	var lanes [keywords.Lanes][]keywords.Hit
 	b.SetBytes(int64(size))
 	b.ResetTimer()
 	for range b.N {
 		for _, t := range texts {
-			hits = r.pre.scan(t, hits[:0], &lanes)
+			hits = r.pre.Scan(t, hits[:0], &lanes)
 		}
 	}
 }
@@ -123,13 +125,13 @@ func rowTexts(b *testing.B) ([]string, int) {
 func BenchmarkPrefilter(b *testing.B) {
 	msgs, total := messages(b, 16<<20)
 	r := New()
-	var hits []hit
-	var lanes [lanes][]hit
+	var hits []keywords.Hit
+	var lanes [keywords.Lanes][]keywords.Hit
 	b.SetBytes(int64(total))
 	b.ResetTimer()
 	for range b.N {
 		for _, m := range msgs {
-			hits = r.pre.scan(m, hits[:0], &lanes)
+			hits = r.pre.Scan(m, hits[:0], &lanes)
 		}
 	}
 }

@@ -1,27 +1,10 @@
 package redact
 
-//go:generate sh -c "cd gen && go run . -out ../gitleaks_rules.go"
+import (
+	"strings"
 
-import "strings"
-
-// gitleaksRule is one of gitleaks' default rules as gen wrote it.
-type gitleaksRule struct {
-	ID          string
-	Regex       string
-	Keywords    []string
-	Entropy     float64
-	SecretGroup int
-	Allowlists  []gitleaksAllowlist
-}
-
-// gitleaksAllowlist is the part of a gitleaks allowlist that can apply to
-// text.
-type gitleaksAllowlist struct {
-	Target    string // "" (the secret), "match" or "line"
-	And       bool   // every condition must hold, not any
-	Regexes   []string
-	StopWords []string
-}
+	"github.com/recall-dev/recall/redact/gitleaks"
+)
 
 // Priorities: when spans of two rules overlap, the lower number names the
 // placeholder.
@@ -102,8 +85,8 @@ func hasKindAndData(text string) bool {
 // gitleaksRuleSet turns the generated table into rules.
 func gitleaksRuleSet() []*rule {
 	var rules []*rule
-	for i := range gitleaksRules {
-		g := &gitleaksRules[i]
+	for i := range gitleaks.Rules {
+		g := &gitleaks.Rules[i]
 		if droppedGitleaksRule(g.ID) != "" {
 			continue
 		}

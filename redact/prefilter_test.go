@@ -6,17 +6,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-dev/recall/redact/keywords"
 	"github.com/recall-dev/recall/redact/redacttest"
 )
 
 // naiveHits is every occurrence of every keyword in text, ASCII case
 // folded, found by comparing each keyword at each position.
-func naiveHits(keywords []string, text string) []hit {
-	var out []hit
+func naiveHits(kws []string, text string) []keywords.Hit {
+	var out []keywords.Hit
 	for i := range len(text) {
-		for id, k := range keywords {
+		for id, k := range kws {
 			if i+len(k) <= len(text) && asciiEqualFold(text[i:i+len(k)], k) {
-				out = append(out, hit{kw: int32(id), end: i + len(k)})
+				out = append(out, keywords.Hit{Keyword: int32(id), End: i + len(k)})
 			}
 		}
 	}
@@ -38,9 +39,9 @@ func asciiEqualFold(s, k string) bool {
 	return true
 }
 
-func sortHits(h []hit) []hit {
-	slices.SortFunc(h, func(a, b hit) int {
-		return cmp.Or(cmp.Compare(a.end, b.end), cmp.Compare(a.kw, b.kw))
+func sortHits(h []keywords.Hit) []keywords.Hit {
+	slices.SortFunc(h, func(a, b keywords.Hit) int {
+		return cmp.Or(cmp.Compare(a.End, b.End), cmp.Compare(a.Keyword, b.Keyword))
 	})
 	return h
 }
@@ -48,16 +49,14 @@ func sortHits(h []hit) []hit {
 // redactorKeywords lists r's keywords by id: New gives ids in the order
 // it first meets them.
 func redactorKeywords(r *Redactor) []string {
-	kws := make([]string, len(r.pre.lens))
+	var kws []string
 	seen := map[string]bool{}
-	id := 0
 	for _, ru := range r.rules {
 		for _, k := range ru.keywords {
 			k = strings.ToLower(k)
 			if !seen[k] {
 				seen[k] = true
-				kws[id] = k
-				id++
+				kws = append(kws, k)
 			}
 		}
 	}
@@ -86,9 +85,9 @@ func prefilterTexts() []string {
 func TestPrefilterFindsEveryKeyword(t *testing.T) {
 	r := New()
 	kws := redactorKeywords(r)
-	var lanes [lanes][]hit
+	var lanes [keywords.Lanes][]keywords.Hit
 	for _, text := range prefilterTexts() {
-		got := sortHits(r.pre.scan(text, nil, &lanes))
+		got := sortHits(r.pre.Scan(text, nil, &lanes))
 		want := sortHits(naiveHits(kws, text))
 		if !slices.Equal(got, want) {
 			t.Fatalf("%q:\n got %v\nwant %v", text, got, want)
@@ -104,9 +103,9 @@ func FuzzPrefilter(f *testing.F) {
 	}
 	r := New()
 	kws := redactorKeywords(r)
-	var lanes [lanes][]hit
+	var lanes [keywords.Lanes][]keywords.Hit
 	f.Fuzz(func(t *testing.T, text string) {
-		got := sortHits(r.pre.scan(text, nil, &lanes))
+		got := sortHits(r.pre.Scan(text, nil, &lanes))
 		want := sortHits(naiveHits(kws, text))
 		if !slices.Equal(got, want) {
 			t.Fatalf("%q:\n got %v\nwant %v", text, got, want)

@@ -2,7 +2,7 @@
 // [REDACTED:aws-access-token], so that a key typed or echoed into a
 // conversation never reaches recall's index.
 //
-// The rules are gitleaks' default rules (gitleaks_rules.go, generated from
+// The rules are gitleaks' default rules (package gitleaks, generated from
 // the gitleaks module by gen; see droppedGitleaksRule for the one left out
 // and why) and a few of recall's own for what gitleaks leaves to its
 // generic rule: passwords and secrets assigned to a name, passwords in
@@ -18,12 +18,17 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/recall-dev/recall/redact/gitleaks"
+	"github.com/recall-dev/recall/redact/resyntax"
+
+	"github.com/recall-dev/recall/redact/keywords"
 )
 
 // Redactor finds and replaces secrets. It is safe for concurrent use.
 type Redactor struct {
 	rules   []*rule
-	pre     *prefilter
+	pre     *keywords.Scanner
 	targets [][]target // by keyword id: the rules the keyword starts
 	global  func() []allowlist
 	scratch sync.Pool // *scratch
@@ -36,11 +41,11 @@ type target struct {
 
 // scratch is one call's working memory, reused across calls.
 type scratch struct {
-	hits   []hit
-	lanes  [lanes][]hit
+	hits   []keywords.Hit
+	lanes  [keywords.Lanes][]keywords.Hit
 	mark   []int // by anchored rule: the last start it ran at, plus one
 	whole  []ruleOccurrence
-	occ    []occurrence
+	occ    []resyntax.Occurrence
 	ranges [][2]int
 	spans  []span
 }
@@ -48,7 +53,7 @@ type scratch struct {
 // ruleOccurrence is a keyword occurrence that starts a whole rule.
 type ruleOccurrence struct {
 	rule int32
-	occurrence
+	resyntax.Occurrence
 }
 
 // Finding is one secret in a text: text[Start:End], of type Kind.
@@ -79,7 +84,7 @@ func New() *Redactor { return newRedactor(true) }
 func newRedactor(prechecks bool) *Redactor {
 	r := &Redactor{
 		rules:  append(gitleaksRuleSet(), curatedRuleSet()...),
-		global: sync.OnceValue(func() []allowlist { return compileAllowlists(gitleaksGlobalAllowlists) }),
+		global: sync.OnceValue(func() []allowlist { return compileAllowlists(gitleaks.GlobalAllowlists) }),
 	}
 	for _, ru := range r.rules {
 		if ru.kind == "encoded-secret" {
@@ -87,7 +92,7 @@ func newRedactor(prechecks bool) *Redactor {
 		}
 	}
 	ids := map[string]int32{}
-	var keywords []string
+	var kws []string
 	for i, ru := range r.rules {
 		if prechecks && ru.find == nil {
 			ru.precheck = anchoredPrecheck(ru.kind)
@@ -100,9 +105,9 @@ func newRedactor(prechecks bool) *Redactor {
 			k = strings.ToLower(k)
 			id, ok := ids[k]
 			if !ok {
-				id = int32(len(keywords))
+				id = int32(len(kws))
 				ids[k] = id
-				keywords = append(keywords, k)
+				kws = append(kws, k)
 				r.targets = append(r.targets, nil)
 			}
 			t := target{rule: int32(i)}
@@ -113,7 +118,7 @@ func newRedactor(prechecks bool) *Redactor {
 			r.targets[id] = append(r.targets[id], t)
 		}
 	}
-	r.pre = newPrefilter(keywords)
+	r.pre = keywords.New(kws)
 	return r
 }
 
@@ -160,7 +165,7 @@ func (r *Redactor) getScratch() *scratch {
 
 // find returns the merged spans of every secret in text, in s.spans.
 func (r *Redactor) find(text string, s *scratch) []span {
-	s.hits = r.pre.scan(text, s.hits[:0], &s.lanes)
+	s.hits = r.pre.Scan(text, s.hits[:0], &s.lanes)
 	s.spans = s.spans[:0]
 	if len(s.hits) == 0 {
 		return nil
@@ -170,17 +175,17 @@ func (r *Redactor) find(text string, s *scratch) []span {
 	global := r.global()
 	redactedBefore := strings.Contains(text, placeholderPrefix)
 	for _, h := range s.hits {
-		start := h.end - int(r.pre.lens[h.kw])
+		start := r.pre.Start(h)
 		if redactedBefore && inPlaceholder(text, start) {
 			continue // "password" of [REDACTED:url-password] tells of no secret
 		}
-		for _, t := range r.targets[h.kw] {
+		for _, t := range r.targets[h.Keyword] {
 			ru := r.rules[t.rule]
-			if t.guard != nil && !t.guard(text, start, h.end) {
+			if t.guard != nil && !t.guard(text, start, h.End) {
 				continue
 			}
 			if !ru.anchored {
-				s.whole = append(s.whole, ruleOccurrence{t.rule, occurrence{start, h.end}})
+				s.whole = append(s.whole, ruleOccurrence{t.rule, resyntax.Occurrence{Start: start, End: h.End}})
 				continue
 			}
 			if s.mark[t.rule] == start+1 {
@@ -196,7 +201,7 @@ func (r *Redactor) find(text string, s *scratch) []span {
 		j := i
 		s.occ = s.occ[:0]
 		for ; j < len(s.whole) && s.whole[j].rule == s.whole[i].rule; j++ {
-			s.occ = append(s.occ, s.whole[j].occurrence)
+			s.occ = append(s.occ, s.whole[j].Occurrence)
 		}
 		s.spans, s.ranges = r.rules[s.whole[i].rule].findAll(text, s.occ, global, s.spans, s.ranges)
 		i = j

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/recall-dev/recall/redact/gitleaks"
 	"github.com/recall-dev/recall/redact/redacttest"
 )
 
@@ -153,8 +154,8 @@ func TestEveryRuleCompiles(t *testing.T) {
 			ru.compiled()
 		}()
 	}
-	if len(r.rules) != len(gitleaksRules)-1+len(curatedRuleSet()) {
-		t.Errorf("%d rules, want gitleaks' %d but generic-api-key, and recall's %d", len(r.rules), len(gitleaksRules), len(curatedRuleSet()))
+	if len(r.rules) != len(gitleaks.Rules)-1+len(curatedRuleSet()) {
+		t.Errorf("%d rules, want gitleaks' %d but generic-api-key, and recall's %d", len(r.rules), len(gitleaks.Rules), len(curatedRuleSet()))
 	}
 	if slices.Contains(r.Kinds(), "generic-api-key") {
 		t.Error("generic-api-key runs")

@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/recall-dev/recall/redact/gitleaks"
+	"github.com/recall-dev/recall/redact/resyntax"
 )
 
 // A rule finds one kind of secret. It runs only where one of its keywords
@@ -36,7 +39,7 @@ type rule struct {
 	textPrecheck func(text string) bool
 	secretGroup  int
 	entropy      float64
-	allow        []gitleaksAllowlist
+	allow        []gitleaks.Allowlist
 
 	// Anchored rules.
 	anchored bool
@@ -66,11 +69,8 @@ type compiledRule struct {
 	window int
 	// run is a run of characters every match of a whole rule holds
 	// (runToCheck): a window or text without it is not run.
-	run classRun
+	run resyntax.ClassRun
 }
-
-// occurrence is where one of a rule's keywords occurs: text[start:end].
-type occurrence struct{ start, end int }
 
 // allowlist is a compiled gitleaks allowlist: a finding it matches is not
 // a secret. Conditions on paths and commits were dropped when the rules
@@ -89,16 +89,16 @@ func (r *rule) init() {
 			c.re = regexp.MustCompile(r.source)
 		}
 		if !r.anchored && !r.guarded {
-			c.window = windowLen(r.source, r.keywords)
+			c.window = resyntax.WindowLen(r.source, r.keywords)
 		}
 		if !r.anchored {
-			c.run = runToCheck(r.source)
+			c.run = resyntax.RunToCheck(r.source)
 		}
 		return c
 	})
 }
 
-func compileAllowlists(specs []gitleaksAllowlist) []allowlist {
+func compileAllowlists(specs []gitleaks.Allowlist) []allowlist {
 	out := make([]allowlist, 0, len(specs))
 	for _, s := range specs {
 		a := allowlist{target: s.Target, and: s.And}
@@ -123,17 +123,17 @@ type span struct {
 // findAll runs a whole rule over text, where its keywords occur at occ (in
 // order of their ends): in windows around them when it can (windowLen),
 // else over the whole text.
-func (r *rule) findAll(text string, occ []occurrence, global []allowlist, out []span, ranges [][2]int) ([]span, [][2]int) {
+func (r *rule) findAll(text string, occ []resyntax.Occurrence, global []allowlist, out []span, ranges [][2]int) ([]span, [][2]int) {
 	c := r.compiled()
 	if c.window == 0 {
-		if r.mayMatch != nil && !r.mayMatch(text) || r.textPrecheck != nil && !r.textPrecheck(text) || !c.run.in(text) {
+		if r.mayMatch != nil && !r.mayMatch(text) || r.textPrecheck != nil && !r.textPrecheck(text) || !c.run.In(text) {
 			return out, ranges
 		}
 		return r.report(text, c, c.re.FindAllStringSubmatchIndex(text, -1), 0, global, out), ranges
 	}
-	ranges = windows(occ, c.window, len(text), ranges[:0])
+	ranges = resyntax.Windows(occ, c.window, len(text), ranges[:0])
 	for _, w := range ranges {
-		if r.textPrecheck != nil && !r.textPrecheck(text[w[0]:w[1]]) || !c.run.in(text[w[0]:w[1]]) {
+		if r.textPrecheck != nil && !r.textPrecheck(text[w[0]:w[1]]) || !c.run.In(text[w[0]:w[1]]) {
 			continue
 		}
 		out = r.report(text, c, c.re.FindAllStringSubmatchIndex(text[w[0]:w[1]], -1), w[0], global, out)

@@ -1,7 +1,7 @@
-// Command gen writes gitleaks_rules.go, recall's copy of the default rules
+// Command gen writes gitleaks/rules.go, recall's copy of the default rules
 // of gitleaks (https://github.com/gitleaks/gitleaks, MIT licence), read
 // through gitleaks' own config package so that every rule means here what
-// it means there. Run it with `go generate ./redact` after raising the
+// it means there. Run it with `go generate ./redact/gitleaks` after raising the
 // gitleaks version in go.mod.
 //
 // Only what applies to a piece of text is kept: rules that match file
@@ -27,7 +27,7 @@ import (
 const gitleaksModule = "github.com/zricethezav/gitleaks/v8"
 
 func main() {
-	out := flag.String("out", "../gitleaks_rules.go", "file to write")
+	out := flag.String("out", "../gitleaks/rules.go", "file to write")
 	flag.Parse()
 	if err := run(*out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
@@ -82,12 +82,12 @@ func render(cfg config.Config, version string) ([]byte, error) {
 	b.WriteString("// The rules below are gitleaks' default rules (config/gitleaks.toml),\n")
 	b.WriteString("// Copyright (c) 2019 Zachary Rice, MIT licence:\n")
 	b.WriteString("// https://github.com/gitleaks/gitleaks/blob/master/LICENSE\n\n")
-	b.WriteString("package redact\n\n")
-	fmt.Fprintf(&b, "// gitleaksVersion is the gitleaks release the rules come from.\nconst gitleaksVersion = %q\n\n", version)
+	b.WriteString("package gitleaks\n\n")
+	fmt.Fprintf(&b, "// Version is the gitleaks release the rules come from.\nconst Version = %q\n\n", version)
 
 	var skipped []string
-	b.WriteString("// gitleaksRules are the default rules that apply to text, in gitleaks' order.\n")
-	b.WriteString("var gitleaksRules = [...]gitleaksRule{\n")
+	b.WriteString("// Rules are the default rules that apply to text, in gitleaks' order.\n")
+	b.WriteString("var Rules = [...]Rule{\n")
 	for _, id := range cfg.OrderedRules {
 		r := cfg.Rules[id]
 		switch {
@@ -111,15 +111,15 @@ func render(cfg config.Config, version string) ([]byte, error) {
 			fmt.Fprintf(&b, ", SecretGroup: %d", r.SecretGroup)
 		}
 		if lists := allowlists(r.Allowlists); lists != "" {
-			fmt.Fprintf(&b, ", Allowlists: []gitleaksAllowlist{%s}", lists)
+			fmt.Fprintf(&b, ", Allowlists: []Allowlist{%s}", lists)
 		}
 		b.WriteString("},\n")
 	}
 	b.WriteString("}\n\n")
-	b.WriteString("// gitleaksGlobalAllowlists apply to every rule.\n")
-	fmt.Fprintf(&b, "var gitleaksGlobalAllowlists = []gitleaksAllowlist{%s}\n\n", allowlists(cfg.Allowlists))
-	b.WriteString("// gitleaksSkipped are the default rules that cannot apply to text.\n")
-	fmt.Fprintf(&b, "var gitleaksSkipped = %#v\n", skipped)
+	b.WriteString("// GlobalAllowlists apply to every rule.\n")
+	fmt.Fprintf(&b, "var GlobalAllowlists = []Allowlist{%s}\n\n", allowlists(cfg.Allowlists))
+	b.WriteString("// Skipped are the default rules that cannot apply to text.\n")
+	fmt.Fprintf(&b, "var Skipped = %#v\n", skipped)
 	return format.Source(b.Bytes())
 }
 

@@ -1,18 +1,18 @@
-package redact
+package resyntax
 
 import (
 	"regexp/syntax"
 	"unicode/utf8"
 )
 
-// classRun is a run of characters every match of an expression holds:
+// ClassRun is a run of characters every match of an expression holds:
 // min or more in a row, each one of a character class. A text without
 // such a run cannot match, and a gitleaks rule's secret is such a run
 // (linear-client-secret's [a-f0-9]{32}, etsy-access-token's
 // [a-z0-9]{24}): texts around a keyword rarely hold one, so the
 // expression, the costly part of redaction, need not run there.
-type classRun struct {
-	min  int       // 0: no run is known
+type ClassRun struct {
+	Min  int       // 0: no run is known
 	byte [256]bool // the bytes a character of the class can be made of
 }
 
@@ -20,37 +20,37 @@ type classRun struct {
 // at least min characters of one class, in a part of re every match
 // goes through (a concatenation's parts, a capture, a repeat of at least
 // one). Parts that are optional or alternatives hold none.
-func requiredRun(re *syntax.Regexp) classRun {
+func requiredRun(re *syntax.Regexp) ClassRun {
 	switch re.Op {
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredRun(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min < 1 {
-			return classRun{}
+			return ClassRun{}
 		}
 		inner := requiredRun(re.Sub[0])
-		if re.Sub[0].Op == syntax.OpCharClass && re.Min > inner.min {
+		if re.Sub[0].Op == syntax.OpCharClass && re.Min > inner.Min {
 			return classRunOf(re.Sub[0].Rune, re.Min)
 		}
 		return inner
 	case syntax.OpConcat:
-		var best classRun
+		var best ClassRun
 		for _, sub := range re.Sub {
-			if r := requiredRun(sub); r.min > best.min {
+			if r := requiredRun(sub); r.Min > best.Min {
 				best = r
 			}
 		}
 		return best
 	}
-	return classRun{}
+	return ClassRun{}
 }
 
 // classRunOf is a run of min characters of the class of ranges (pairs, as
 // syntax keeps them, case folding already applied): its ASCII bytes,
 // and every byte from 0x80 on if the class holds a character past ASCII
 // (a run of min such characters is then a run of at least min bytes).
-func classRunOf(ranges []rune, min int) classRun {
-	r := classRun{min: min}
+func classRunOf(ranges []rune, min int) ClassRun {
+	r := ClassRun{Min: min}
 	for i := 0; i+1 < len(ranges); i += 2 {
 		lo, hi := ranges[i], ranges[i+1]
 		for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
@@ -65,10 +65,10 @@ func classRunOf(ranges []rune, min int) classRun {
 	return r
 }
 
-// in reports whether text holds the run: min bytes in a row that the
+// In reports whether text holds the run: min bytes In a row that the
 // class's characters can be made of. Always true without a known run.
-func (r *classRun) in(text string) bool {
-	if r.min == 0 {
+func (r *ClassRun) In(text string) bool {
+	if r.Min == 0 {
 		return true
 	}
 	n := 0
@@ -77,7 +77,7 @@ func (r *classRun) in(text string) bool {
 			n = 0
 			continue
 		}
-		if n++; n >= r.min {
+		if n++; n >= r.Min {
 			return true
 		}
 	}
@@ -89,15 +89,15 @@ func (r *classRun) in(text string) bool {
 // letters is a run of [a-z0-9=_-]{8,20}).
 const minRunWorthChecking = 16
 
-// runToCheck is the run of expression src to look for before it runs, or
+// RunToCheck is the run of expression src to look for before it runs, or
 // none.
-func runToCheck(src string) classRun {
+func RunToCheck(src string) ClassRun {
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
-		return classRun{}
+		return ClassRun{}
 	}
-	if r := requiredRun(re); r.min >= minRunWorthChecking {
+	if r := requiredRun(re); r.Min >= minRunWorthChecking {
 		return r
 	}
-	return classRun{}
+	return ClassRun{}
 }

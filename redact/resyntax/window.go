@@ -1,4 +1,4 @@
-package redact
+package resyntax
 
 import (
 	"regexp/syntax"
@@ -12,7 +12,7 @@ import (
 // whose matches can be longer runs over the whole text.
 const maxWindowedLen = 4 << 10
 
-// windowLen returns the longest match of expression src in bytes when
+// WindowLen returns the longest match of expression src in bytes when
 // every match holds one of keywords (lower case) and that length is at
 // most maxWindowedLen, else 0.
 //
@@ -26,7 +26,7 @@ const maxWindowedLen = 4 << 10
 // over each merged window finds what a run over the whole text finds
 // there. gitleaks' rules of the form name…=value ([\w.-]{0,50}? before
 // the name) are slow to run over a long text; in windows they cost little.
-func windowLen(src string, keywords []string) int {
+func WindowLen(src string, keywords []string) int {
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
 		return 0
@@ -282,11 +282,11 @@ func maxRuneLen(r rune, fold bool) int {
 	return max(n, 1)
 }
 
-// windows merges the windows around keyword occurrences for matches of at
+// Windows merges the Windows around keyword occurrences for matches of at
 // most n bytes into ranges of text, in order.
-func windows(occ []occurrence, n, textLen int, out [][2]int) [][2]int {
+func Windows(occ []Occurrence, n, textLen int, out [][2]int) [][2]int {
 	for _, o := range occ {
-		out = append(out, [2]int{max(0, o.end-n-1), min(textLen, o.start+n+1)})
+		out = append(out, [2]int{max(0, o.End-n-1), min(textLen, o.Start+n+1)})
 	}
 	slices.SortFunc(out, func(a, b [2]int) int { return a[0] - b[0] })
 	merged := out[:0]
@@ -299,3 +299,6 @@ func windows(occ []occurrence, n, textLen int, out [][2]int) [][2]int {
 	}
 	return merged
 }
+
+// Occurrence is where one of a rule's keywords occurs: text[start:end].
+type Occurrence struct{ Start, End int }

@@ -1,14 +1,17 @@
-package redact
+// Package keywords finds every occurrence of a set of keywords in one pass
+// over a text: the redactor runs a rule's expression only where one of its
+// keywords is.
+package keywords
 
 import "fmt"
 
-// prefilter finds every occurrence of every keyword in one pass over the
+// Scanner finds every occurrence of every keyword in one pass over the
 // text, ASCII case folded, without copying the text: an Aho-Corasick
 // automaton compiled to a dense table over byte classes. Only the bytes
 // that occur in some keyword get a class of their own; every other byte
 // shares class 0, which keeps the table small (a few hundred KiB for
 // gitleaks' ~250 keywords) and the inner loop one load per byte.
-type prefilter struct {
+type Scanner struct {
 	*table
 	stride int32 // number of classes: a state's row length in next
 	// ends lists, per state (index s/stride), the keywords that end there.
@@ -32,24 +35,24 @@ type table struct {
 }
 
 // tableSize bounds the automaton: states times classes (gitleaks' and
-// recall's keywords need about 140,000; newPrefilter panics past it,
+// recall's keywords need about 140,000; New panics past it,
 // which every test of the package would show).
 const tableSize = 1 << 18
 
 // at is next[s], s a state plus a class: the mask is a no-op for the
-// indexes newPrefilter makes, and spares the bounds check.
+// indexes New makes, and spares the bounds check.
 func (t *table) at(s int32) int32 { return t.next[uint32(s)&(tableSize-1)] }
 
-// hit is one keyword occurrence: text[end-len(keyword):end].
-type hit struct {
-	kw  int32
-	end int
+// Hit is one keyword occurrence: text[end-len(keyword):end].
+type Hit struct {
+	Keyword  int32
+	End int
 }
 
-// newPrefilter builds the automaton for keywords, which must be lower case
+// New builds the automaton for keywords, which must be lower case
 // ASCII and non-empty; their ids are their indexes.
-func newPrefilter(keywords []string) *prefilter {
-	p := &prefilter{table: new(table), lens: make([]int32, len(keywords))}
+func New(keywords []string) *Scanner {
+	p := &Scanner{table: new(table), lens: make([]int32, len(keywords))}
 	classes := 1
 	for _, k := range keywords {
 		for i := 0; i < len(k); i++ {
@@ -95,7 +98,7 @@ type trieNode struct {
 	ends  []int32
 }
 
-func (p *prefilter) buildTrie(keywords []string) []trieNode {
+func (p *Scanner) buildTrie(keywords []string) []trieNode {
 	trie := []trieNode{{child: make([]int32, p.stride)}}
 	for id, k := range keywords {
 		p.lens[id] = int32(len(k))
@@ -117,7 +120,7 @@ func (p *prefilter) buildTrie(keywords []string) []trieNode {
 // link computes failure links breadth first and turns the trie into the
 // automaton's transition function; a state inherits the keywords that end
 // at its failure state (the keywords that are suffixes of its path).
-func (p *prefilter) link(trie []trieNode) {
+func (p *Scanner) link(trie []trieNode) {
 	var queue []int32
 	for c := 1; c < int(p.stride); c++ {
 		if t := trie[0].child[c]; t != 0 {
@@ -140,35 +143,35 @@ func (p *prefilter) link(trie []trieNode) {
 	}
 }
 
-// lanes is how many parts of a text the automaton reads at once. One
+// Lanes is how many parts of a text the automaton reads at once. One
 // automaton's walk is a chain of dependent loads (each state is needed
 // to find the next); walking four independent parts in one loop lets the
 // processor overlap them, which more than doubles the throughput.
-const lanes = 4
+const Lanes = 4
 
 // minLane is the shortest part worth a lane of its own.
 const minLane = 16
 
-// scan appends every keyword occurrence in text to hits, each lane's in
+// Scan appends every keyword occurrence in text to hits, each lane's in
 // order of their ends; found is working memory for the lanes.
-func (p *prefilter) scan(text string, hits []hit, found *[lanes][]hit) []hit {
-	if len(text) < lanes*minLane {
+func (p *Scanner) Scan(text string, hits []Hit, found *[Lanes][]Hit) []Hit {
+	if len(text) < Lanes*minLane {
 		_, hits = p.walk(text, 0, 0, len(text), len(text), hits)
 		return hits
 	}
-	n := len(text) / lanes
+	n := len(text) / Lanes
 	for l := range found {
 		found[l] = found[l][:0]
 	}
 	st := p.runLanes(text, n, found)
 	// Each lane reads on past its part for the keywords that start in it
 	// and end in the next; the last lane reads to the end.
-	for l := range lanes - 1 {
+	for l := range Lanes - 1 {
 		found[l] = p.walkOn(text, st[l], (l+1)*n, found[l])
 		hits = append(hits, found[l]...)
 	}
-	_, found[lanes-1] = p.walk(text, st[lanes-1], lanes*n, len(text), len(text), found[lanes-1])
-	return append(hits, found[lanes-1]...)
+	_, found[Lanes-1] = p.walk(text, st[Lanes-1], Lanes*n, len(text), len(text), found[Lanes-1])
+	return append(hits, found[Lanes-1]...)
 }
 
 // runLanes runs the automaton over the four parts of n bytes that start
@@ -176,12 +179,12 @@ func (p *prefilter) scan(text string, hits []hit, found *[lanes][]hit) []hit {
 // states. The states are four variables, not an array, so that they stay
 // in registers: each step's load of the next state then waits only for
 // the previous load, not for a store and a load of the stack.
-func (p *prefilter) runLanes(text string, n int, found *[lanes][]hit) [lanes]int32 {
+func (p *Scanner) runLanes(text string, n int, found *[Lanes][]Hit) [Lanes]int32 {
 	var s0, s1, s2, s3 int32
 	for i := 0; ; i++ {
 		i, s0, s1, s2, s3 = p.table.run(text, n, i, s0, s1, s2, s3)
 		if i >= n {
-			return [lanes]int32{s0, s1, s2, s3}
+			return [Lanes]int32{s0, s1, s2, s3}
 		}
 		if s0 < 0 {
 			s0 = -s0 - 1
@@ -227,7 +230,7 @@ func (t *table) run(text string, n, i int, s0, s1, s2, s3 int32) (int, int32, in
 // the state stands for the longest keyword prefix that ends the text
 // read, so once it is no longer than the bytes read past from, every
 // keyword still open started at from or later.
-func (p *prefilter) walkOn(text string, s int32, from int, hits []hit) []hit {
+func (p *Scanner) walkOn(text string, s int32, from int, hits []Hit) []Hit {
 	t := p.table
 	for i := from; i < len(text); i++ {
 		if int(p.depth[s/p.stride]) <= i-from {
@@ -244,7 +247,7 @@ func (p *prefilter) walkOn(text string, s int32, from int, hits []hit) []hit {
 
 // walk runs the automaton from state s over text[from:to], appending the
 // keywords that start before limit.
-func (p *prefilter) walk(text string, s int32, from, to, limit int, hits []hit) (int32, []hit) {
+func (p *Scanner) walk(text string, s int32, from, to, limit int, hits []Hit) (int32, []Hit) {
 	t := p.table
 	for i := from; i < to; i++ {
 		s = t.at(s + int32(t.class[text[i]]))
@@ -257,19 +260,22 @@ func (p *prefilter) walk(text string, s int32, from, to, limit int, hits []hit) 
 }
 
 // emit appends the keywords that end at end in state s.
-func (p *prefilter) emit(s int32, end int, hits []hit) []hit {
+func (p *Scanner) emit(s int32, end int, hits []Hit) []Hit {
 	for _, kw := range p.ends[s/p.stride] {
-		hits = append(hits, hit{kw: kw, end: end})
+		hits = append(hits, Hit{Keyword: kw, End: end})
 	}
 	return hits
 }
 
 // emitBefore is emit for the keywords that start before limit.
-func (p *prefilter) emitBefore(s int32, end, limit int, hits []hit) []hit {
+func (p *Scanner) emitBefore(s int32, end, limit int, hits []Hit) []Hit {
 	for _, kw := range p.ends[s/p.stride] {
 		if end-int(p.lens[kw]) < limit {
-			hits = append(hits, hit{kw: kw, end: end})
+			hits = append(hits, Hit{Keyword: kw, End: end})
 		}
 	}
 	return hits
 }
+
+// Start is where hit h's keyword begins in the text.
+func (p *Scanner) Start(h Hit) int { return h.End - int(p.lens[h.Keyword]) }
