@@ -45,8 +45,8 @@ func (t *table) at(s int32) int32 { return t.next[uint32(s)&(tableSize-1)] }
 
 // Hit is one keyword occurrence: text[end-len(keyword):end].
 type Hit struct {
-	Keyword  int32
-	End int
+	Keyword int32
+	End     int
 }
 
 // New builds the automaton for keywords, which must be lower case
