@@ -30,7 +30,7 @@ test: lint
 ## detector; it needs cgo, so a machine without a C compiler skips it
 race:
 	@if CGO_ENABLED=1 $(GO) env CC >/dev/null 2>&1 && command -v "$$(CGO_ENABLED=1 $(GO) env CC)" >/dev/null 2>&1; then \
-	  CGO_ENABLED=1 $(GO) test -race -count=1 ./search ./store/... ./indexer ./mcpserver; \
+	  CGO_ENABLED=1 $(GO) test -race -count=1 ./search ./store/... ./indexer/... ./mcpserver; \
 	else echo "race: no C compiler for cgo; skipped"; fi
 
 ## fuzz: run each fuzz target for FUZZTIME (default 10s) past its seed corpus; CI runs it after test
@@ -47,7 +47,7 @@ lint:
 
 ## microbench: Go benchmarks of the hot paths
 microbench:
-	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./store ./store/terms ./transcript ./textrules ./filter ./rank ./search ./redact
+	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./store/... ./transcript ./textrules ./filter ./query ./rank ./search ./redact/...
 
 ## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd)
 bench: build

@@ -342,11 +342,7 @@ func settle(opts Options, m *manifest.Manifest, q *quick, d discovery, first boo
 		}
 		return
 	}
-	discard := opts.writer().DiscardUncommitted
-	if first {
-		discard = opts.writer().DiscardFirstRun
-	}
-	if derr := discard(); derr != nil {
+	if derr := opts.writer().Abandon(first); derr != nil {
 		opts.Warn(derr.Error())
 	}
 }
@@ -491,14 +487,7 @@ func runWith(opts Options, base baseState, m *manifest.Manifest, d discovery) (S
 		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
 	}
 	if len(work) == 0 && !changed && base.RowsBytes > 0 && m.Seq == base.Seq && !m.Legacy() {
-		// Nothing to write, but what an interrupted forget, rebuild or
-		// compaction left (a second rows file zstdcat would print)
-		// goes: one listing of the index directory.
-		if err := opts.writer().RemoveStrays(m.Seq); err != nil {
-			return sum, err
-		}
-		opts.writer().EnsureTerms(m, d.termsCheck())
-		return sum, nil
+		return sum, opts.writer().Tidy(m, d.termsCheck())
 	}
 	if err := opts.writer().RemoveStrays(base.Seq, m.Seq); err != nil {
 		return sum, err
@@ -528,28 +517,8 @@ func runWith(opts Options, base baseState, m *manifest.Manifest, d discovery) (S
 			opts.Warn(fmt.Sprintf("forget: %v", err))
 		}
 	}
-	if m.Seq != base.Seq {
-		if err := opts.writer().RemoveStrays(m.Seq); err != nil {
-			return sum, err
-		}
-		if err := opts.writer().RemoveOldManifests(); err != nil {
-			return sum, err
-		}
-	}
-	if m.CompactionDue() {
-		err := opts.writer().Compact(m)
-		switch {
-		case errors.Is(err, snapshot.ErrBlockDamaged):
-			// The rows are committed; only the clean-up waits.
-			opts.warnErr(problem.Problem{Err: fmt.Errorf("compaction postponed: %w", err), Remedy: problem.Repair, Mends: "repairs the index"})
-		case err != nil:
-			return sum, err
-		default:
-			sum.Compacted = true
-		}
-	}
-	opts.writer().EnsureTerms(m, d.termsCheck())
-	return sum, nil
+	sum.Compacted, err = opts.writer().FinishRun(m, base.Seq, d.termsCheck())
+	return sum, err
 }
 
 // sweep is the full discovery: every transcript under the sources is

@@ -11,7 +11,7 @@ import (
 )
 
 // noteEvent appends r to the events file if it is a recall event, or a
-// session title (titles.go).
+// session title (snapshot.AppendTitleLine).
 func (w *RowsWriter) noteEvent(r *record.Row) error {
 	if r.Type == record.TypeTitle {
 		return w.appendEvents(snapshot.AppendTitleLine(nil, r))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/store/lockfile"
@@ -187,10 +188,6 @@ func (w *Writer) ClearRerun() { os.Remove(filepath.Join(w.dir, rerunName)) }
 // synced first (RowsWriter.Sync).
 func (w *Writer) CommitManifest(m *manifest.Manifest) error { return manifest.Commit(w.dir, m) }
 
-// Compact rewrites the data files without the rows of superseded
-// generations.
-func (w *Writer) Compact(m *manifest.Manifest) error { return compactIndex(w.dir, m, w.warnOrDrop()) }
-
 // CompactDropping is Compact that also drops the rows drop selects and
 // the keys dropKey selects.
 func (w *Writer) CompactDropping(m *manifest.Manifest, drop func(*record.Row) bool, dropKey func(key uint64, gen uint32) bool) error {
@@ -203,12 +200,14 @@ func (w *Writer) CompactRepaired(m *manifest.Manifest) (int, error) {
 	return compactRepaired(w.dir, m, w.warnOrDrop())
 }
 
-// DiscardUncommitted cuts what a failed run wrote past the last commit.
-func (w *Writer) DiscardUncommitted() error { return discardUncommitted(w.dir) }
-
-// DiscardFirstRun is DiscardUncommitted for a run that committed
-// nothing: without a manifest its files go.
-func (w *Writer) DiscardFirstRun() error { return discardFirstRun(w.dir) }
+// Abandon ends a run that failed: what it wrote past the last commit is
+// cut, and when nothing was ever committed (first) its files go.
+func (w *Writer) Abandon(first bool) error {
+	if first {
+		return discardFirstRun(w.dir)
+	}
+	return discardUncommitted(w.dir)
+}
 
 // EnsureKeyIndex builds the key index of m if it is missing or stale.
 func (w *Writer) EnsureKeyIndex(m *manifest.Manifest) { keys.EnsureIndex(w.dir, m) }
@@ -241,11 +240,52 @@ func (w *Writer) Rederive(m *manifest.Manifest, progress func(done, total int)) 
 	return rederive(w.dir, m, w.warnOrDrop(), progress)
 }
 
-// RemoveOldManifests removes manifests of older versions.
-func (w *Writer) RemoveOldManifests() error { return removeOldManifests(w.dir) }
-
 // RemoveStrays removes the data files of every sequence not in keep.
 func (w *Writer) RemoveStrays(keep ...int) error { return removeStrays(w.dir, keep...) }
+
+// FinishRun is the upkeep of a run whose rows m has committed, base
+// being the sequence the run started from (another when it wrote a new
+// one): the files of every other sequence go, and with a new sequence
+// the manifests of older versions; the rows are compacted when enough of
+// them are superseded; the term index gets the segments m's blocks lack
+// (openEach as in EnsureTerms). A compaction a damaged rows block stops
+// is postponed with a warning, the rows being committed; compacted says
+// whether one ran.
+func (w *Writer) FinishRun(m *manifest.Manifest, base int, openEach bool) (compacted bool, err error) {
+	if m.Seq != base {
+		if err := removeStrays(w.dir, m.Seq); err != nil {
+			return false, err
+		}
+		if err := removeOldManifests(w.dir); err != nil {
+			return false, err
+		}
+	}
+	if m.CompactionDue() {
+		err := compactIndex(w.dir, m, w.warnOrDrop())
+		switch {
+		case errors.Is(err, snapshot.ErrBlockDamaged):
+			w.warnOrDrop()(problem.Problem{Err: fmt.Errorf("compaction postponed: %w", err), Remedy: problem.Repair, Mends: "repairs the index"})
+		case err != nil:
+			return false, err
+		default:
+			compacted = true
+		}
+	}
+	w.EnsureTerms(m, openEach)
+	return compacted, nil
+}
+
+// Tidy is the upkeep of a run that wrote nothing: what an interrupted
+// forget, rebuild or compaction left (a second rows file zstdcat would
+// print) goes, in one listing of the index directory, and the term index
+// gets the segments m's blocks lack.
+func (w *Writer) Tidy(m *manifest.Manifest, openEach bool) error {
+	if err := removeStrays(w.dir, m.Seq); err != nil {
+		return err
+	}
+	w.EnsureTerms(m, openEach)
+	return nil
+}
 
 // WriteTombstone replaces the rules of `recall forget` with t.
 func (w *Writer) WriteTombstone(t *forget.Tombstone) error { return writeTombstone(w.dir, t) }
