@@ -115,12 +115,6 @@ func (w *jsonWriter) array(k string) {
 	w.openArray()
 }
 
-// emptyObject writes `"k":{}`.
-func (w *jsonWriter) emptyObject(k string) {
-	w.object(k)
-	w.closeObject()
-}
-
 // emptyArray writes `"k":[]`.
 func (w *jsonWriter) emptyArray(k string) {
 	w.array(k)

@@ -256,3 +256,9 @@ func TestSummaryByteMix(t *testing.T) {
 		t.Errorf("ByteMix() = %q, want the largest first, ties in kind order", got)
 	}
 }
+
+// emptyObject writes `"k":{}`.
+func (w *jsonWriter) emptyObject(k string) {
+	w.object(k)
+	w.closeObject()
+}

@@ -90,3 +90,6 @@ func TestInstallHints(t *testing.T) {
 		t.Fatalf("uninstall left settings.json: %s", data)
 	}
 }
+
+// Installed reports whether every hook recall installs is there.
+func (st Status) Installed() bool { return len(st.Hooks) == len(hookEvents()) }

@@ -14,9 +14,6 @@ type Status struct {
 	Problem   string // settings.json could not be read
 }
 
-// Installed reports whether every hook recall installs is there.
-func (st Status) Installed() bool { return len(st.Hooks) == len(hookEvents()) }
-
 // ReadStatus reads s's settings.json, skill and MCP registration. It only
 // reads: nothing is changed.
 func ReadStatus(s Setup) Status {

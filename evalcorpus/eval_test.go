@@ -190,3 +190,14 @@ func TestTopicsAndQueriesAgree(t *testing.T) {
 		seen[tp.ID] = true
 	}
 }
+
+// Metrics computes recall's figures over the queries of kind ("" for all).
+func (r *Report) Metrics(kind string) Metrics {
+	return metricsOf(r.outcomes(ofKind(kind)), func(o Outcome) int { return o.Rank })
+}
+
+// ClassicMetrics computes the classic order's figures (classicOrder) over
+// the queries of kind ("" for all).
+func (r *Report) ClassicMetrics(kind string) Metrics {
+	return metricsOf(r.outcomes(ofKind(kind)), func(o Outcome) int { return o.ClassicRank })
+}

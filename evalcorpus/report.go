@@ -15,17 +15,6 @@ type Metrics struct {
 	MRR     float64 // mean of 1/rank, 0 for a target not listed
 }
 
-// Metrics computes recall's figures over the queries of kind ("" for all).
-func (r *Report) Metrics(kind string) Metrics {
-	return metricsOf(r.outcomes(ofKind(kind)), func(o Outcome) int { return o.Rank })
-}
-
-// ClassicMetrics computes the classic order's figures (classicOrder) over
-// the queries of kind ("" for all).
-func (r *Report) ClassicMetrics(kind string) Metrics {
-	return metricsOf(r.outcomes(ofKind(kind)), func(o Outcome) int { return o.ClassicRank })
-}
-
 func ofKind(kind string) func(Outcome) bool {
 	return func(o Outcome) bool { return kind == "" || o.Query.Kind == kind }
 }

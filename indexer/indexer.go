@@ -141,7 +141,7 @@ const checkpointBytes = 1 << 30
 // transcripts. A quarter of the run's input apart, a run commits at most
 // four times before its last whatever the corpus size, and one killed
 // midway loses at most that quarter. Commits before the last run in the
-// background (store.StartCommit): what they cost is CPU on the other
+// background (store.RowsWriter.StartCommit): what they cost is CPU on the other
 // core, not a stop of the readers.
 const commitsPerRun = 4
 
@@ -348,7 +348,7 @@ func settle(opts Options, m *manifest.Manifest, q *quick, d discovery, first boo
 }
 
 // rederive rebuilds derived data that other rules or an older format built
-// (store.Rederive), from the rows, and says so once.
+// (store.Writer.Rederive), from the rows, and says so once.
 func rederive(opts Options, m *manifest.Manifest) (string, error) {
 	why, err := opts.writer().Rederive(m, opts.Rebuilding)
 	if errors.Is(err, snapshot.ErrBlockDamaged) {
@@ -821,7 +821,7 @@ type committer struct {
 	sinceCheck  int64
 	every       int64 // input between commits (commitEvery of the plan)
 	// keyIndex: the run is a sweep, which leaves the key index current
-	// for the small runs to come (store.EnsureKeyIndex, which then finds
+	// for the small runs to come (store.Writer.EnsureKeyIndex, which then finds
 	// it done); its last commit prepares it.
 	keyIndex bool
 	// ahead counts, per session, its main transcripts this run reads and
@@ -1335,7 +1335,7 @@ func (c *committer) indexed(key uint64) bool {
 
 // commit makes the rows written so far durable, then the manifest; final
 // is the run's last commit. A commit before the last runs in the
-// background while the readers and the writer go on (store.StartCommit);
+// background while the readers and the writer go on (store.RowsWriter.StartCommit);
 // the last is waited for, and a sweep's key index is read and sorted
 // while it is written (keyIndex), then written once it is committed.
 func (c *committer) commit(final bool) error {

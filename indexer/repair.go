@@ -38,7 +38,7 @@ func (r *RepairReport) String() string {
 	return b.String()
 }
 
-// repair verifies every part of the index (store.Verify). Transcripts
+// repair verifies every part of the index (snapshot.Verify). Transcripts
 // that lost rows in damaged blocks and are still on disk get a new
 // generation read from the start by the run that follows (their old rows
 // are hidden and compacted away); the rows of those that are gone are

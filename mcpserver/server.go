@@ -1,7 +1,7 @@
 // Package mcpserver serves recall to Claude Code as an MCP server over
 // stdio, on the official Go SDK: tools search, show and sessions, so that
 // Claude recalls past sessions without shelling out. Every request is
-// built by package search (search.Params, search.ShowParams), the one
+// built by package search (search.Params, show.Params), the one
 // place its defaults are defined, and every call opens its own snapshot
 // of the index, so calls are served concurrently. The server writes only
 // protocol on its output; diagnostics go to the logger (stderr).

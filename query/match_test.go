@@ -601,3 +601,10 @@ func TestRegexAloneLiterals(t *testing.T) {
 		}
 	}
 }
+
+// compileTerm compiles one token. Invalid UTF-8 in a word or phrase is
+// replaced by U+FFFD, which matches invalid bytes in the text as it does
+// in regexp.
+func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
+	return compileTermWith(text, kind, opt, false)
+}

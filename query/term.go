@@ -68,13 +68,6 @@ const (
 	regexTerm                  // an RE2 pattern
 )
 
-// compileTerm compiles one token. Invalid UTF-8 in a word or phrase is
-// replaced by U+FFFD, which matches invalid bytes in the text as it does
-// in regexp.
-func compileTerm(text string, kind termKind, opt MatchOptions) (*Term, error) {
-	return compileTermWith(text, kind, opt, false)
-}
-
 // compileTermWith compiles one token, with the accent and word-form
 // channels when withForms is set and the token is a plain word that can
 // have them (hasChannels).

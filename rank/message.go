@@ -62,18 +62,6 @@ const (
 	proximityScale = 80.0
 )
 
-// ScoreMessage scores one matched message against the query, on its
-// own (without the neighbours a session gives it; see scoreMessages), and
-// returns the factors that produced the score, for --explain.
-//
-// The score is Σ(term relevance) × type × coverage × proximity × code;
-// see the package documentation.
-func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
-	idf := termIDFs(q)
-	own := measure(m, q, idf)
-	return finishMessage(m, &own, nil, q, true, make([]Factor, 0, maxMessageFactors(len(q.Terms))))
-}
-
 // IDFs is the weight of each of q's terms: its inverse document
 // frequency, as scoring uses it (a rare word weighs more).
 func IDFs(q Query) []float64 { return termIDFs(&q) }

@@ -285,3 +285,15 @@ func TestSmallestGap(t *testing.T) {
 		})
 	}
 }
+
+// ScoreMessage scores one matched message against the query, on its
+// own (without the neighbours a session gives it; see scoreMessages), and
+// returns the factors that produced the score, for --explain.
+//
+// The score is Σ(term relevance) × type × coverage × proximity × code;
+// see the package documentation.
+func ScoreMessage(m *Message, q *Query) (float64, []Factor) {
+	idf := termIDFs(q)
+	own := measure(m, q, idf)
+	return finishMessage(m, &own, nil, q, true, make([]Factor, 0, maxMessageFactors(len(q.Terms))))
+}

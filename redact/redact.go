@@ -264,13 +264,3 @@ func merge(text string, spans []span) []span {
 	}
 	return out
 }
-
-// Kinds lists every placeholder kind the redactor can produce, sorted.
-func (r *Redactor) Kinds() []string {
-	var kinds []string
-	for _, ru := range r.rules {
-		kinds = append(kinds, ru.kind)
-	}
-	slices.Sort(kinds)
-	return slices.Compact(kinds)
-}

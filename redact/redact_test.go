@@ -229,3 +229,13 @@ func TestPlaceholderKindsAreNotKeywords(t *testing.T) {
 		t.Errorf("a password told after a placeholder was kept: %q", got)
 	}
 }
+
+// Kinds lists every placeholder kind the redactor can produce, sorted.
+func (r *Redactor) Kinds() []string {
+	var kinds []string
+	for _, ru := range r.rules {
+		kinds = append(kinds, ru.kind)
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
+}

@@ -40,7 +40,7 @@ type accel struct {
 	// marks them, with or without events), read in one pass over the events
 	// file while the first sessions are confirmed (eventsReady is closed
 	// once events and eventsErr are set); a session read later asks
-	// store.Snapshot.SessionEvents.
+	// snapshot.Snapshot.SessionEvents.
 	events      map[string][]snapshot.Event
 	eventsErr   error
 	eventsReady chan struct{}
@@ -933,7 +933,7 @@ func (a *accel) confirmSession(w *blockWorker, sb *sessionBound, rq rank.Query) 
 
 // spareBlockRoom is the room made for a decoded block: a block holds
 // 128 KiB of rows and the row that crosses that size (131–134 KB at
-// 1 GB), and ReadBlock wants store.DecodeSlack past it.
+// 1 GB), and ReadBlock wants snapshot.DecodeSlack past it.
 const spareBlockRoom = 136 << 10
 
 // decodedBlock is a block's text and its lines (slices of it).

@@ -11,7 +11,7 @@ import (
 
 // conversations answers rank.Options.Conversations from the index: every
 // row each session holds, matched or not, as its type and length
-// (store.Snapshot.SessionShapes reads them from the row tables, or the
+// (snapshot.Snapshot.SessionShapes reads them from the row tables, or the
 // rows without a term index). Whether a search ranked from the term
 // index or read every row, it asks the same question of the same index
 // and gets the same answer, so both collapse the same sessions. Duplicate

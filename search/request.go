@@ -75,7 +75,7 @@ type Request struct {
 	// check that dropping them changes nothing.
 	keepBlocks int
 	// lateEvents makes the accelerated search ask for each session's
-	// recall events as it reads it (store.Snapshot.SessionEvents) instead
+	// recall events as it reads it (snapshot.Snapshot.SessionEvents) instead
 	// of reading those of the best-bound sessions ahead; tests set it to
 	// check that both give the same.
 	lateEvents bool

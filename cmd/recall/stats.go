@@ -45,7 +45,7 @@ type statsReport struct {
 	Warnings  []warning       `json:"warnings"`
 }
 
-// damageReport is what store.Verify found and what `recall index
+// damageReport is what snapshot.Verify found and what `recall index
 // --repair` would do about it.
 type damageReport struct {
 	Blocks  []snapshot.DamagedBlock `json:"damaged_blocks"`
@@ -392,7 +392,7 @@ func kindCounts(kinds map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// verifyIndex reads the whole index (store.Verify) and sorts the
+// verifyIndex reads the whole index (snapshot.Verify) and sorts the
 // transcripts that lost rows by what a repair can do for them.
 func verifyIndex(dir string) (*damageReport, error) {
 	d, err := store.Open(dir).Verify()

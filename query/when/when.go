@@ -64,15 +64,6 @@ func (d Date) begin(year int, loc *time.Location) time.Time {
 	return time.Date(year, time.Month(d.Month), max(d.Day, 1), 0, 0, 0, 0, loc)
 }
 
-// Contains reports whether a message at t, seen from now, falls in w.
-func (w *Window) Contains(t, now time.Time) bool {
-	if w == nil || t.IsZero() || now.IsZero() {
-		return false
-	}
-	from, to := w.Span(now)
-	return !t.Before(from) && !t.After(to)
-}
-
 const day = 24 * time.Hour
 
 // relativeTimes are the phrases Find knows, as the ages they

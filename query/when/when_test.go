@@ -60,9 +60,6 @@ func TestTimeWindowSpans(t *testing.T) {
 			if q.When.Phrase != tt.phrase || !from.Equal(tt.from) || !to.Equal(tt.to) {
 				t.Errorf("%q %v .. %v, want %q %v .. %v", q.When.Phrase, from, to, tt.phrase, tt.from, tt.to)
 			}
-			if !q.When.Contains(from, now) || !q.When.Contains(to, now) || q.When.Contains(to.Add(time.Second), now) {
-				t.Errorf("Contains disagrees with the span's ends")
-			}
 		})
 	}
 }

@@ -143,7 +143,7 @@ type Message struct {
 
 // Session reads a session from the index, never from its transcript, so it
 // works after Claude Code deleted the transcript. m is the committed
-// manifest (store.ReadManifest): it resolves prefixes and paths and says
+// manifest (store.Index.Manifest): it resolves prefixes and paths and says
 // whether transcripts are gone.
 func Session(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) (*Shown, error) {
 	id, source, err := resolveTarget(m, req)

@@ -60,7 +60,7 @@ type Manifest struct {
 	Rows        int64
 	TextBytes   int64 // bytes of the text column, for average message length
 	NextGen     uint32
-	// KeyRule is the rule (store.KeyRule) of the oldest message keys the
+	// KeyRule is the rule (record.KeyRule) of the oldest message keys the
 	// index holds: below the current one, a run looks copies up by
 	// their older keys too. A manifest without it (written before the
 	// rule was recorded, or recovered from the rows) is rule 0.
