@@ -245,8 +245,9 @@ func merge(text string, spans []span) []span {
 	out := spans[:0]
 	for _, sp := range spans {
 		if strings.Contains(text[sp.lo:sp.hi], placeholderPrefix) || strings.HasPrefix(text[sp.hi:], placeholderPrefix) ||
-			strings.HasSuffix(text[:sp.lo], "]") && inPlaceholder(text, sp.lo-1) {
-			// It holds a placeholder, or touches one: what is left of a
+			strings.HasSuffix(text[:sp.lo], "]") && inPlaceholder(text, sp.lo-1) || inPlaceholder(text, sp.lo) {
+			// It holds a placeholder, touches one or starts inside one
+			// (a field split at the kind's colon): what is left of a
 			// value redacted before, which the placeholder's bracket now
 			// ends as a word of its own.
 			continue
