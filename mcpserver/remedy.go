@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/recall-dev/recall/internal/problem"
 )
@@ -30,3 +31,44 @@ func agentError(err error) error {
 	}
 	return err
 }
+
+// parameterNames replaces the CLI flags request errors name (package
+// search words them for the shell) by the tool parameters the agent
+// gave instead.
+func parameterNames() *strings.Replacer {
+	return strings.NewReplacer(
+		"-n/--sessions", "limit",
+		"-C/--context", "context",
+		"-m/--messages", "messages",
+		"--project", "project",
+		"--require", "require",
+		"--exclude", "exclude",
+		"--scope", "scope",
+		"--since", "since",
+		"--until", "until",
+		"--query", "query",
+		"--full", "full=true",
+	)
+}
+
+// inParameters is a request error worded with the tool's parameter
+// names rather than the CLI's flags; errors.Is still sees err.
+func inParameters(err error) error {
+	if err == nil {
+		return nil
+	}
+	said := parameterNames().Replace(err.Error())
+	if said == err.Error() {
+		return err
+	}
+	return wordedError{said: said, err: err}
+}
+
+// wordedError is err said otherwise.
+type wordedError struct {
+	said string
+	err  error
+}
+
+func (e wordedError) Error() string { return e.said }
+func (e wordedError) Unwrap() error { return e.err }

@@ -16,17 +16,20 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/search/show"
 
 	"github.com/recall-dev/recall/store/snapshot"
@@ -164,9 +167,12 @@ func newServer(cfg Config, sdkLog *slog.Logger) *mcp.Server {
 		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLog, Capabilities: &mcp.ServerCapabilities{}})
 	h := handlers{cfg: cfg, fresh: &freshener{update: cfg.Freshen, log: cfg.Log}, slots: make(chan struct{}, cfg.MaxCalls)}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
-	mcp.AddTool(s, &mcp.Tool{Name: "search", Title: "Search past sessions", Description: searchDescription, Annotations: readOnly}, h.search)
-	mcp.AddTool(s, &mcp.Tool{Name: "show", Title: "Read a past session", Description: showDescription, Annotations: readOnly}, h.show)
-	mcp.AddTool(s, &mcp.Tool{Name: "sessions", Title: "List past sessions", Description: sessionsDescription, Annotations: readOnly}, h.sessions)
+	mcp.AddTool(s, &mcp.Tool{Name: "search", Title: "Search past sessions", Description: searchDescription, Annotations: readOnly,
+		InputSchema: inputSchema[SearchInput]()}, h.search)
+	mcp.AddTool(s, &mcp.Tool{Name: "show", Title: "Read a past session", Description: showDescription, Annotations: readOnly,
+		InputSchema: inputSchema[ShowInput]()}, h.show)
+	mcp.AddTool(s, &mcp.Tool{Name: "sessions", Title: "List past sessions", Description: sessionsDescription, Annotations: readOnly,
+		InputSchema: inputSchema[SessionsInput]()}, h.sessions)
 	return s
 }
 
@@ -223,7 +229,7 @@ func turn[T any](ctx context.Context, h handlers, tool string, work func(context
 	})
 	select {
 	case r := <-done:
-		return r.v, agentError(r.err)
+		return r.v, agentError(inParameters(r.err))
 	case <-ctx.Done():
 		return zero, h.ended(ctx, tool, "running")
 	}
@@ -332,11 +338,14 @@ type SearchInput struct {
 	Query   string `json:"query" jsonschema:"words to look for, any of which may match (OR); \"double quotes\" make a phrase, _ matches any one character"`
 	Require string `json:"require,omitempty" jsonschema:"words that must all match, space-separated"`
 	Exclude string `json:"exclude,omitempty" jsonschema:"words that must not match, space-separated"`
-	Scope   string `json:"scope,omitempty" jsonschema:"where require and exclude apply: message (default: each message) or session (whole sessions)"`
+	Scope   string `json:"scope,omitempty" jsonschema:"where require and exclude apply: message (the default: each message) or session (whole sessions)"`
 	Project string `json:"project,omitempty" jsonschema:"only sessions of this project: '.' for the current one, a path, or a fragment of the project path"`
 	Since   string `json:"since,omitempty" jsonschema:"only messages since a date (2026-01-31) or an age (30d, 2w, 12h)"`
 	Until   string `json:"until,omitempty" jsonschema:"only messages until a date or an age"`
-	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to return (default 5)"`
+	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to return (default 5; 0: as many as max_tokens holds)"`
+	Offset  *Count `json:"offset,omitempty" jsonschema:"best sessions to skip: a previous result's next_offset, for the next page"`
+	// MaxTokens bounds the result; see budget.go.
+	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 5000, at most 12000): sessions past it are left for the next page"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
 }
@@ -347,8 +356,12 @@ type SearchInput struct {
 // the SDK's decoder cannot hold.
 type Count int
 
-// UnmarshalJSON reads a whole number, saturating at the int range.
+// UnmarshalJSON reads a whole number, saturating at the int range, from
+// a JSON number or a string of one.
 func (c *Count) UnmarshalJSON(data []byte) error {
+	if unquoted, err := strconv.Unquote(string(data)); err == nil && len(data) > 0 && data[0] == '"' {
+		data = []byte(strings.TrimSpace(unquoted))
+	}
 	if n, err := strconv.ParseInt(string(data), 10, 0); err == nil {
 		*c = Count(n)
 		return nil
@@ -391,15 +404,28 @@ func countOr(c *Count, def int) int {
 type SearchOutput struct {
 	Query    string    `json:"query" jsonschema:"the query as recall read it"`
 	Sessions []Session `json:"sessions" jsonschema:"best first"`
-	Warnings []string  `json:"warnings,omitempty"`
+	// Offset and NextOffset page through the ranking: NextOffset is set
+	// when sessions are left for another call.
+	Offset     int      `json:"offset" jsonschema:"best sessions skipped before the first shown"`
+	NextOffset int      `json:"next_offset,omitempty" jsonschema:"set when more sessions are left: pass it as offset for the next page"`
+	Notes      []string `json:"notes,omitempty" jsonschema:"what the result left out or why nothing matched, and what to try"`
+	Warnings   []string `json:"warnings,omitempty"`
 }
 
 // Session is one search result: the fields of a --json session
 // (docs/json-output.md) with lighter messages.
 type Session struct {
 	render.JSONSessionHead
-	Messages []Message `json:"messages"`
+	// SimilarLeftOut counts the similar sessions past the first
+	// maxSimilar, left out of Similar (and SimilarWhy) to keep the
+	// result small.
+	SimilarLeftOut int       `json:"similar_left_out,omitempty"`
+	Messages       []Message `json:"messages"`
 }
+
+// maxSimilar is how many collapsed near-duplicates a search result
+// lists per session.
+const maxSimilar = 10
 
 // Message is one matched message: its session, time, evidence and snippet.
 type Message struct {
@@ -428,11 +454,19 @@ func (h handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchI
 }
 
 func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {
-	limit, messages := countOr(in.Limit, search.AgentSessions), search.AgentMessages
+	if err := nonNegative(in.Limit, "limit"); err != nil {
+		return nil, SearchOutput{}, err
+	}
+	if err := nonNegative(in.Offset, "offset"); err != nil {
+		return nil, SearchOutput{}, err
+	}
+	limit, offset, messages := countOr(in.Limit, search.AgentSessions), countOr(in.Offset, 0), search.AgentMessages
+	b := budgetOf(in.MaxTokens, defaultSearchTokens)
+	ranked := pageEnd(offset, limit, 1) // one past the page says whether another follows
 	params := search.Params{
 		Terms: nonEmpty(in.Query), Require: nonEmpty(in.Require), Exclude: nonEmpty(in.Exclude), Scope: in.Scope,
 		Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until,
-		Limit: &limit, Messages: &messages, Cwd: h.cfg.Cwd,
+		Limit: &ranked, Messages: &messages, Cwd: h.cfg.Cwd,
 		IncludeHeadless: in.IncludeHeadless,
 	}
 	params.CurrentSession, params.ExcludeSessions = h.current()
@@ -453,27 +487,91 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
-	result := SearchOutput{Query: search.QueryTitle(res.Query), Sessions: toSessions(render.JSON(res, out)), Warnings: withStale(res.Stats.Warnings(agentWording), stale)}
-	var text strings.Builder
-	if len(res.Sessions) == 0 {
-		fmt.Fprintf(&text, "No past session matched %s.", result.Query)
+	title := search.QueryTitle(res.Query)
+	warnings := withStale(res.Stats.Warnings(agentWording), stale)
+	var notes []string
+	if b.note != "" {
+		notes = append(notes, b.note)
+	}
+	onPage := max(len(res.Sessions)-offset, 0)
+	if limit > 0 {
+		onPage = min(onPage, limit)
+	}
+	switch {
+	case len(res.Sessions) == 0:
+		notes = append(notes, fmt.Sprintf("No past session matched %s.", title))
 		for _, hint := range render.NoMatchHints(m, params, req) {
-			text.WriteString(" " + hint + ".")
+			notes = append(notes, hint+".")
 		}
-	} else {
-		out.Format = "markdown"
-		if err := render.Write(&text, res, out); err != nil {
+	case onPage == 0:
+		notes = append(notes, fmt.Sprintf("No sessions after offset %d: %d matched.", offset, len(res.Sessions)))
+	}
+	out.Format, out.Offset = "markdown", offset
+	page := func(k int) (string, SearchOutput, error) {
+		o := out
+		o.MaxSessions = k
+		result := SearchOutput{Query: title, Sessions: []Session{}, Offset: offset, Notes: notes, Warnings: warnings}
+		if k == 0 {
+			return textOf("", notes, warnings), result, nil
+		}
+		result.Sessions = toSessions(render.JSON(res, o))
+		var text strings.Builder
+		if err := render.Write(&text, res, o); err != nil {
+			return "", result, err
+		}
+		return textOf(text.String(), notes, warnings), result, nil
+	}
+	var renderErr error
+	k := fitCount(onPage, func(k int) bool {
+		text, result, err := page(k)
+		if err != nil {
+			renderErr = err
+			return false
+		}
+		return b.fits(text, result)
+	})
+	if renderErr != nil {
+		return nil, SearchOutput{}, renderErr
+	}
+	if k < onPage || limit == 0 && offset+k < len(res.Sessions) || limit > 0 && len(res.Sessions) > offset+limit {
+		next := offset + k
+		if k < onPage {
+			notes = append(notes, fmt.Sprintf("%d of the %d sessions asked for fit max_tokens (%d); call again with offset %d for the next page.", k, onPage, b.bytes/bytesPerToken, next))
+		} else {
+			notes = append(notes, fmt.Sprintf("More sessions matched: call again with offset %d for the next page.", next))
+		}
+		text, result, err := page(k)
+		if err != nil {
 			return nil, SearchOutput{}, err
 		}
+		result.NextOffset = next
+		if !within(text, result, ceilingTokens*bytesPerToken) {
+			return nil, SearchOutput{}, overCeiling("search")
+		}
+		h.cfg.Log.Info("search", "query", title, "sessions", len(result.Sessions), "next", next)
+		return textContent(text), result, nil
 	}
-	h.cfg.Log.Info("search", "query", result.Query, "sessions", len(result.Sessions))
-	return textResult(text.String(), result.Warnings), result, nil
+	text, result, err := page(k)
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	if !within(text, result, ceilingTokens*bytesPerToken) {
+		return nil, SearchOutput{}, overCeiling("search")
+	}
+	h.cfg.Log.Info("search", "query", title, "sessions", len(result.Sessions))
+	return textContent(text), result, nil
 }
 
 func toSessions(js []render.JSONSession) []Session {
 	out := make([]Session, len(js))
 	for i, s := range js {
 		out[i] = Session{JSONSessionHead: s.JSONSessionHead, Messages: make([]Message, len(s.Messages))}
+		if n := len(s.Similar); n > maxSimilar {
+			out[i].Similar, out[i].SimilarLeftOut = s.Similar[:maxSimilar], n-maxSimilar
+			if len(s.SimilarWhy) > maxSimilar {
+				out[i].SimilarWhy = s.SimilarWhy[:maxSimilar]
+			}
+		}
 		for j, m := range s.Messages {
 			out[i].Messages[j] = Message{SessionID: s.SessionID, Type: m.Type, Timestamp: m.Timestamp, Source: m.Source, Line: m.Line,
 				Evidence: fmt.Sprintf("%s:%d", m.Source, m.Line), Snippet: m.Snippet, Score: m.Score}
@@ -485,19 +583,29 @@ func toSessions(js []render.JSONSession) []Session {
 // ShowInput is the show tool's arguments.
 type ShowInput struct {
 	Session string `json:"session" jsonschema:"a session id (a unique prefix is enough) or a message's evidence (transcript:line) from search"`
-	Line    int    `json:"line,omitempty" jsonschema:"transcript line to centre on (the :LINE of the evidence)"`
+	Line    *Count `json:"line,omitempty" jsonschema:"transcript line to centre on (the :LINE of the evidence)"`
 	Context *Count `json:"context,omitempty" jsonschema:"messages before and after (default 5)"`
-	Full    bool   `json:"full,omitempty" jsonschema:"the whole session, in order (can be long)"`
+	Full    bool   `json:"full,omitempty" jsonschema:"the whole session, in order, a page at a time"`
+	Offset  *Count `json:"offset,omitempty" jsonschema:"with full: messages to skip, a previous result's next_offset, for the next page"`
 	Query   string `json:"query,omitempty" jsonschema:"the words searched for: highlighted, and without a line the first message matching them is centred"`
+	// MaxTokens bounds the result; see budget.go.
+	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 8000, at most 12000): messages past it are left for the next page, and a message longer than a third of it is cut"`
+}
+
+// ShowOutput is the show tool's structured result: the session as
+// `recall show --json` prints it, one page of it.
+type ShowOutput struct {
+	render.JSONShown
+	NextOffset int `json:"next_offset,omitempty" jsonschema:"set when messages are left: pass it as offset (with full) for the next page"`
 }
 
 // shown is a show tool call's answer.
 type shown struct {
 	res *mcp.CallToolResult
-	out render.JSONShown
+	out ShowOutput
 }
 
-func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, render.JSONShown, error) {
+func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput) (*mcp.CallToolResult, ShowOutput, error) {
 	r, err := turn(ctx, h, "show", func(ctx context.Context) (shown, error) {
 		res, out, err := h.showNow(ctx, in)
 		return shown{res, out}, err
@@ -505,26 +613,137 @@ func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput
 	return r.res, r.out, err
 }
 
-func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, render.JSONShown, error) {
-	req, err := show.Params{Session: in.Session, Line: in.Line, Context: countPtr(in.Context), Full: in.Full, Query: in.Query}.Request()
+func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, ShowOutput, error) {
+	if err := nonNegative(in.Context, "context"); err != nil {
+		return nil, ShowOutput{}, err
+	}
+	if err := nonNegative(in.Offset, "offset"); err != nil {
+		return nil, ShowOutput{}, err
+	}
+	offset := countOr(in.Offset, 0)
+	if offset > 0 && !in.Full {
+		return nil, ShowOutput{}, errors.New("offset pages through a whole session: give full=true with it")
+	}
+	b := budgetOf(in.MaxTokens, defaultShowTokens)
+	req, err := show.Params{Session: in.Session, Line: countOr(in.Line, 0), Context: countPtr(in.Context), Full: in.Full, Query: in.Query}.Request()
 	if err != nil {
-		return nil, render.JSONShown{}, err
+		return nil, ShowOutput{}, err
 	}
 	m, snap, stale, err := h.open(ctx)
 	if err != nil {
-		return nil, render.JSONShown{}, err
+		return nil, ShowOutput{}, err
 	}
 	defer snap.Close()
 	sh, err := show.Session(snap, m, req)
 	if err != nil {
-		return nil, render.JSONShown{}, err
+		return nil, ShowOutput{}, err
 	}
-	var text strings.Builder
-	if err := render.WriteShown(&text, sh, "markdown", false, agentWording); err != nil {
-		return nil, render.JSONShown{}, err
+	warnings := withStale(problem.SayAll(sh.Warnings, agentWording), stale)
+	var notes []string
+	if b.note != "" {
+		notes = append(notes, b.note)
 	}
-	h.cfg.Log.Info("show", "session", sh.Session, "messages", len(sh.Messages))
-	return textResult(text.String(), withStale(problem.SayAll(sh.Warnings, agentWording), stale)), render.ShownJSON(sh, agentWording), nil
+	all := sh.Messages
+	if cut := cutMessages(all, b.bytes/3); cut > 0 {
+		notes = append(notes, fmt.Sprintf("%d long messages were cut to a third of max_tokens each; a larger max_tokens (up to %d) shows more of them.", cut, ceilingTokens))
+	}
+	from := min(offset, len(all))
+	window := func(k int) (int, int) { return from, from + k }
+	n := len(all) - from
+	if !in.Full {
+		window = nearest(all)
+	}
+	page := func(k int, notes []string) (string, ShowOutput, error) {
+		a, z := window(k)
+		part := *sh
+		part.Messages, part.Start, part.Notes = all[a:z], sh.Start+a, append(slices.Clip(sh.Notes), notes...)
+		part.Warnings = nil
+		var text strings.Builder
+		if err := render.WriteShown(&text, &part, "markdown", false, agentWording); err != nil {
+			return "", ShowOutput{}, err
+		}
+		js := render.ShownJSON(&part, agentWording)
+		js.Warnings = warnings
+		return textOf(text.String(), nil, warnings), ShowOutput{JSONShown: js}, nil
+	}
+	var renderErr error
+	k := fitCount(n, func(k int) bool {
+		text, out, err := page(k, notes)
+		if err != nil {
+			renderErr = err
+			return false
+		}
+		return b.fits(text, out)
+	})
+	if renderErr != nil {
+		return nil, ShowOutput{}, renderErr
+	}
+	a, z := window(k)
+	next := 0
+	switch {
+	case in.Full && z < len(all):
+		next = z
+		notes = append(notes, fmt.Sprintf("Messages %d–%d of %d fit max_tokens (%d): call show with full=true and offset %d for the next page.", sh.Start+a+1, sh.Start+z, sh.Total, b.bytes/bytesPerToken, next))
+	case !in.Full && k < n:
+		notes = append(notes, fmt.Sprintf("The %d messages nearest the one asked for fit max_tokens (%d) of the %d asked for.", k, b.bytes/bytesPerToken, n))
+	}
+	text, out, err := page(k, notes)
+	if err != nil {
+		return nil, ShowOutput{}, err
+	}
+	out.NextOffset = next
+	if !within(text, out, ceilingTokens*bytesPerToken) {
+		return nil, ShowOutput{}, overCeiling("show")
+	}
+	h.cfg.Log.Info("show", "session", sh.Session, "messages", len(out.Messages), "next", next)
+	return textContent(text), out, nil
+}
+
+// cutMessages cuts every message text longer than max bytes, saying so at
+// its end, and returns how many it cut.
+func cutMessages(msgs []show.Message, max int) int {
+	cut := 0
+	for i := range msgs {
+		text, left := cutText(msgs[i].Text, max, writtenSize)
+		if left == 0 {
+			continue
+		}
+		msgs[i].Text = text + fmt.Sprintf(" [… %d more bytes of this message left out to fit max_tokens]", left)
+		var kept []rank.Span
+		for _, h := range msgs[i].Highlights {
+			if h.End <= len(text) {
+				kept = append(kept, h)
+			}
+		}
+		msgs[i].Highlights = kept
+		cut++
+	}
+	return cut
+}
+
+// writtenSize is the most bytes text takes in a result: escaped in the
+// structured JSON, or made printable in the markdown.
+func writtenSize(text string) int {
+	data, _ := json.Marshal(text)
+	return max(len(data), len(render.SafeText(text)))
+}
+
+// nearest is the window of k messages of msgs nearest the one asked for
+// (the first hit, else the middle), as many before it as after where
+// the session allows.
+func nearest(msgs []show.Message) func(k int) (int, int) {
+	centre := len(msgs) / 2
+	for i := range msgs {
+		if msgs[i].Hit {
+			centre = i
+			break
+		}
+	}
+	return func(k int) (int, int) {
+		a := max(centre-(k-1)/2, 0)
+		z := min(a+k, len(msgs))
+		return max(z-k, 0), z
+	}
 }
 
 // SessionsInput is the sessions tool's arguments.
@@ -532,15 +751,22 @@ type SessionsInput struct {
 	Project string `json:"project,omitempty" jsonschema:"only sessions of this project: '.' for the current one, a path, or a fragment of the project path"`
 	Since   string `json:"since,omitempty" jsonschema:"only sessions with messages since a date (2026-01-31) or an age (30d, 2w, 12h)"`
 	Until   string `json:"until,omitempty" jsonschema:"only sessions with messages until a date or an age"`
-	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to list (default 20; 0 lists all)"`
+	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to list (default 20; 0: as many as max_tokens holds)"`
+	Offset  *Count `json:"offset,omitempty" jsonschema:"newest sessions to skip: a previous result's next_offset, for the next page"`
+	// MaxTokens bounds the result; see budget.go.
+	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 4000, at most 12000): sessions past it are left for the next page"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also list headless runs (claude -p, SDK scripts), which are left out by default"`
 }
 
 // SessionsOutput is the sessions tool's structured result.
 type SessionsOutput struct {
-	Sessions []render.JSONSessionInfo `json:"sessions" jsonschema:"newest first"`
-	Total    int                      `json:"total" jsonschema:"sessions that matched the filters, listed or not"`
+	Sessions   []render.JSONSessionInfo `json:"sessions" jsonschema:"newest first"`
+	Total      int                      `json:"total" jsonschema:"sessions that matched the filters, listed or not"`
+	Offset     int                      `json:"offset" jsonschema:"newest sessions skipped before the first listed"`
+	NextOffset int                      `json:"next_offset,omitempty" jsonschema:"set when more sessions are left: pass it as offset for the next page"`
+	Notes      []string                 `json:"notes,omitempty" jsonschema:"what the result left out or why nothing matched, and what to try"`
+	Warnings   []string                 `json:"warnings,omitempty"`
 }
 
 // listed is a sessions tool call's answer.
@@ -558,8 +784,16 @@ func (h handlers) sessions(ctx context.Context, _ *mcp.CallToolRequest, in Sessi
 }
 
 func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallToolResult, SessionsOutput, error) {
-	limit := countOr(in.Limit, search.DefaultSessionList)
-	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &limit, Cwd: h.cfg.Cwd,
+	if err := nonNegative(in.Limit, "limit"); err != nil {
+		return nil, SessionsOutput{}, err
+	}
+	if err := nonNegative(in.Offset, "offset"); err != nil {
+		return nil, SessionsOutput{}, err
+	}
+	limit, offset := countOr(in.Limit, search.DefaultSessionList), countOr(in.Offset, 0)
+	b := budgetOf(in.MaxTokens, defaultSessionsTokens)
+	listed := pageEnd(offset, limit, 0)
+	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &listed, Cwd: h.cfg.Cwd,
 		IncludeHeadless: in.IncludeHeadless}
 	req, err := params.Request()
 	if err != nil {
@@ -574,25 +808,105 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	if err != nil {
 		return nil, SessionsOutput{}, err
 	}
-	var text strings.Builder
-	if len(list) == 0 {
-		text.WriteString("No indexed session matched.")
+	warnings := withStale(nil, stale)
+	var notes []string
+	if b.note != "" {
+		notes = append(notes, b.note)
+	}
+	switch {
+	case total == 0:
+		notes = append(notes, "No indexed session matched.")
 		for _, hint := range render.NoMatchHints(m, params, req) {
-			text.WriteString(" " + hint + ".")
+			notes = append(notes, hint+".")
 		}
-	} else if err := render.WriteSessions(&text, list, "markdown", false); err != nil {
+	case offset >= len(list):
+		notes = append(notes, fmt.Sprintf("No sessions after offset %d: %d matched.", offset, total))
+	}
+	list = list[min(offset, len(list)):]
+	page := func(k int, notes []string) (string, SessionsOutput, error) {
+		out := SessionsOutput{Sessions: render.SessionsJSON(list[:k]), Total: total, Offset: offset, Notes: notes, Warnings: warnings}
+		var text strings.Builder
+		if k > 0 {
+			if err := render.WriteSessions(&text, list[:k], "markdown", false); err != nil {
+				return "", out, err
+			}
+		}
+		return textOf(text.String(), notes, warnings), out, nil
+	}
+	var renderErr error
+	k := fitCount(len(list), func(k int) bool {
+		text, out, err := page(k, notes)
+		if err != nil {
+			renderErr = err
+			return false
+		}
+		return b.fits(text, out)
+	})
+	if renderErr != nil {
+		return nil, SessionsOutput{}, renderErr
+	}
+	next := 0
+	if offset+k < total && k > 0 {
+		next = offset + k
+		if k < len(list) {
+			notes = append(notes, fmt.Sprintf("%d of the %d sessions asked for fit max_tokens (%d): call again with offset %d for the next page.", k, len(list), b.bytes/bytesPerToken, next))
+		} else {
+			notes = append(notes, fmt.Sprintf("%d of %d sessions listed: call again with offset %d for the next page.", offset+k, total, next))
+		}
+	}
+	text, out, err := page(k, notes)
+	if err != nil {
 		return nil, SessionsOutput{}, err
 	}
-	return textResult(text.String(), withStale(nil, stale)), SessionsOutput{Sessions: render.SessionsJSON(list), Total: total}, nil
+	out.NextOffset = next
+	if !within(text, out, ceilingTokens*bytesPerToken) {
+		return nil, SessionsOutput{}, overCeiling("sessions")
+	}
+	return textContent(text), out, nil
 }
 
-// textResult is a result whose text content is what the model reads: the
-// markdown block, then any warnings.
-func textResult(text string, warnings []string) *mcp.CallToolResult {
-	for _, w := range warnings {
-		text += "\n\nWarning: " + w
+// textOf is a result's text for the clients that read it (Claude Code
+// reads the structured content instead): the markdown block, then its
+// notes and warnings.
+func textOf(markdown string, notes, warnings []string) string {
+	var b strings.Builder
+	b.WriteString(markdown)
+	for _, n := range notes {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(n)
 	}
+	for _, w := range warnings {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("Warning: " + w)
+	}
+	return b.String()
+}
+
+// textContent is a result whose text content is text.
+func textContent(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// pageEnd is how many of the best sessions a page from offset of limit
+// sessions needs ranked, and extra more: 0 (all) for no limit, and a
+// limit over the cap as it is, for the request to refuse by its name.
+func pageEnd(offset, limit, extra int) int {
+	if limit == 0 || limit > search.MaxSessions {
+		return limit
+	}
+	return min(min(offset, search.MaxSessions)+limit+extra, search.MaxSessions)
+}
+
+// nonNegative refuses a negative count argument, by its parameter's name.
+func nonNegative(c *Count, name string) error {
+	if c != nil && *c < 0 {
+		return fmt.Errorf("%s %d: must not be negative", name, int(*c))
+	}
+	return nil
 }
 
 // nonEmpty is s as a one-value list, none when blank: one value may hold

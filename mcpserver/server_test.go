@@ -65,7 +65,7 @@ func connect(t *testing.T, cfg Config) *mcp.ClientSession {
 }
 
 // Bad arguments and a missing index are tool errors the model can read,
-// worded as the CLI words them.
+// naming the tool's parameters, never the CLI's flags.
 func TestToolErrors(t *testing.T) {
 	cs := connect(t, Config{IndexDir: t.TempDir()})
 	tests := []struct {
@@ -73,9 +73,12 @@ func TestToolErrors(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{"search", map[string]any{"query": "jwt", "scope": "everywhere"}, `--scope "everywhere": want message or session`},
-		{"search", map[string]any{"query": "jwt", "since": "last tuesday"}, `--since: cannot read time "last tuesday"`},
-		{"search", map[string]any{"query": "jwt", "limit": -1}, "-n/--sessions -1: must not be negative"},
+		{"search", map[string]any{"query": "jwt", "scope": "everywhere"}, `/properties/scope: enum: everywhere does not equal any of: [message session]`},
+		{"search", map[string]any{"query": "jwt", "since": "last tuesday"}, `since: cannot read time "last tuesday"`},
+		{"search", map[string]any{"query": "jwt", "limit": -1}, "limit -1: must not be negative"},
+		{"search", map[string]any{"query": "jwt", "offset": -2}, "offset -2: must not be negative"},
+		{"show", map[string]any{"session": "abc", "context": 1 << 40}, "context 1099511627776: at most 100000"},
+		{"show", map[string]any{"session": "abc", "offset": 3}, "give full=true with it"},
 		{"search", map[string]any{"query": "jwt"}, "recall has no index in"},
 		{"show", map[string]any{"session": ""}, "give a session id"},
 		{"sessions", map[string]any{}, "recall has no index in"},
@@ -93,6 +96,9 @@ func TestToolErrors(t *testing.T) {
 		}
 		if !res.IsError || !strings.Contains(text, tt.want) {
 			t.Errorf("%s %v: error %v %q, want %q", tt.tool, tt.args, res.IsError, text, tt.want)
+		}
+		if strings.Contains(text, "--") {
+			t.Errorf("%s %v: %q names a CLI flag", tt.tool, tt.args, text)
 		}
 	}
 }

@@ -15,10 +15,7 @@ import (
 
 // Write prints res to w in the chosen format.
 func Write(w io.Writer, res *search.Result, out search.Output) error {
-	sessions := res.Sessions
-	if out.MaxSessions > 0 && len(sessions) > out.MaxSessions {
-		sessions = sessions[:out.MaxSessions]
-	}
+	sessions := page(res.Sessions, out)
 	switch out.Format {
 	case "json":
 		return writeJSON(w, sessions, out)
@@ -98,15 +95,21 @@ func writeJSON(w io.Writer, sessions []rank.Session, out search.Output) error {
 // JSON is res as the --json lines would print it, one JSONSession per
 // shown session: the MCP server returns the same objects.
 func JSON(res *search.Result, out search.Output) []JSONSession {
-	sessions := res.Sessions
+	sessions := page(res.Sessions, out)
+	js := make([]JSONSession, len(sessions))
+	for i := range sessions {
+		js[i] = toJSON(out.Offset+i+1, &sessions[i], out)
+	}
+	return js
+}
+
+// page is the sessions out shows: MaxSessions of them after Offset.
+func page(sessions []rank.Session, out search.Output) []rank.Session {
+	sessions = sessions[min(out.Offset, len(sessions)):]
 	if out.MaxSessions > 0 && len(sessions) > out.MaxSessions {
 		sessions = sessions[:out.MaxSessions]
 	}
-	js := make([]JSONSession, len(sessions))
-	for i := range sessions {
-		js[i] = toJSON(i+1, &sessions[i], out)
-	}
-	return js
+	return sessions
 }
 
 // snippetOf cuts a message's snippet; a tool row keeps its tool's name.
@@ -338,7 +341,7 @@ func writeMarkdown(w io.Writer, res *search.Result, sessions []rank.Session, out
 	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, Safe(search.QueryTitle(res.Query)))
 	for i := range sessions {
 		s := &sessions[i]
-		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
+		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", out.Offset+i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
 		fmt.Fprintf(&b, "%s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
 			plural(s.Matches, "match", "matches"), s.Score, Safe(s.Source))
 		for _, m := range shownMessages(s, out) {

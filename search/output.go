@@ -10,8 +10,11 @@ import (
 type Output struct {
 	Format      string // "human", "json", "markdown", "list", "count"
 	MaxSessions int    // sessions shown (0: all)
-	MaxMessages int    // messages shown per session
-	Context     int    // snippet width in characters
+	// Offset is how many of the best sessions a page leaves out before
+	// its first (the MCP search tool's paging); ranks count on from it.
+	Offset      int
+	MaxMessages int // messages shown per session
+	Context     int // snippet width in characters
 	Color       bool
 	Explain     bool
 }

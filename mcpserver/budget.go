@@ -1,0 +1,118 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// How big a tool result may be. Claude Code keeps a tool result whole up
+// to 25,000 tokens (MAX_MCP_OUTPUT_TOKENS) and saves one of over 50,000
+// characters to a file the model has to read back; and of a result with
+// structured content the model reads that JSON alone (Claude Code 2.1),
+// other clients the text. So each of the two forms of every result, the
+// structured JSON and the markdown text, fits the call's budget on its
+// own, and a result that was cut says what it left out and how to ask
+// for it (offset, max_tokens).
+//
+// Tokens are counted by a rule of thumb, not a tokenizer: Claude's
+// tokenizer takes 3.5 to 4 bytes a token of English prose and about 3 of
+// code, paths and JSON, so a byte count divided by 3 errs on the side of
+// more tokens than the model will see.
+const (
+	bytesPerToken = 3
+	// ceilingTokens bounds every result whatever max_tokens asks: at 3
+	// bytes a token 36,000 bytes, under both of Claude Code's limits.
+	ceilingTokens = 12_000
+	// minTokens is the least max_tokens is raised to: room for a page
+	// of one session or message and what the result says of the rest.
+	minTokens = 1_000
+
+	defaultSearchTokens   = 5_000
+	defaultShowTokens     = 8_000
+	defaultSessionsTokens = 4_000
+)
+
+// budget is a call's bound on its result, in bytes of either form.
+type budget struct {
+	bytes int
+	// note says how max_tokens was read when it was raised or lowered
+	// to the bounds ("" when taken as asked).
+	note string
+}
+
+// budgetOf reads a max_tokens argument: def when absent, and within
+// [minTokens, ceilingTokens].
+func budgetOf(c *Count, def int) budget {
+	tokens, note := def, ""
+	if c != nil {
+		tokens = int(*c)
+	}
+	switch {
+	case tokens > ceilingTokens:
+		tokens, note = ceilingTokens, fmt.Sprintf("max_tokens %d is over the ceiling: %d used", int(*c), ceilingTokens)
+	case tokens < minTokens:
+		tokens, note = minTokens, fmt.Sprintf("max_tokens %d is under the least a page needs: %d used", int(*c), minTokens)
+	}
+	return budget{bytes: tokens * bytesPerToken, note: note}
+}
+
+// noteRoom is what a page keeps free, while it is fitted, for the note
+// that says what it left out (added once its size is known).
+const noteRoom = 512
+
+// fits reports whether text and structured, as JSON, each fit b with
+// room for a note.
+func (b budget) fits(text string, structured any) bool {
+	return within(text, structured, b.bytes-noteRoom)
+}
+
+// within reports whether text and structured, as JSON, each take at most
+// max bytes.
+func within(text string, structured any, max int) bool {
+	if len(text) > max {
+		return false
+	}
+	data, err := json.Marshal(structured)
+	return err == nil && len(data) <= max
+}
+
+// overCeiling is the error of a result that, cut as far as it can be,
+// is still over the ceiling: never expected, never sent.
+func overCeiling(tool string) error {
+	return fmt.Errorf("recall's %s result is over %d tokens even cut to one item: ask for less (max_tokens, context)", tool, ceilingTokens)
+}
+
+// fitCount is the most of n items a page can hold, fits(k) saying
+// whether the first k fit; fits must hold for fewer items whenever it
+// holds for more. At least one item is kept when there is one (its
+// parts are cut to fit first), so a page always moves on.
+func fitCount(n int, fits func(k int) bool) int {
+	if n == 0 || fits(n) {
+		return n
+	}
+	lo, hi := 1, n // fits(hi) is false; the answer is in [lo, hi)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// cutText is s cut at a character boundary so that size(s) is at most
+// max, and how many bytes were left out. size is how many bytes s takes
+// once written out (escaped in JSON, made printable), at least len(s).
+func cutText(s string, max int, size func(string) int) (string, int) {
+	end := len(s)
+	for n := size(s); n > max && end > 0; n = size(s[:end]) {
+		end = end * max / n // escapes are spread unevenly: measure again
+		for end > 0 && !utf8.RuneStart(s[end]) {
+			end--
+		}
+	}
+	return s[:end], len(s) - end
+}
