@@ -192,12 +192,52 @@ func runParsed(parser *kong.Kong, c *cli, args []string) (code int) {
 	ctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintln(c.env.stderr, "recall:", render.SafeText(err.Error()))
+		if hint := searchHint(parser, args, err); hint != "" {
+			fmt.Fprintln(c.env.stderr, "recall:", render.SafeText(hint))
+		}
 		return 2
 	}
 	if err := ctx.Run(&c.Globals); err != nil {
 		return exitCodeOf(c.env.stderr, err)
 	}
 	return 0
+}
+
+// searchHint is what to run instead when words meant for a search were
+// read as a command's ("recall install docker"): a first word that
+// names a command runs that command, and `recall search` takes any
+// words. "" when the arguments do not look like that.
+func searchHint(parser *kong.Kong, args []string, err error) string {
+	if !strings.HasPrefix(err.Error(), "unexpected argument") {
+		return ""
+	}
+	var words []string
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			words = append(words, a)
+		}
+	}
+	if len(words) == 0 || words[0] == "search" {
+		return ""
+	}
+	for _, cmd := range parser.Model.Children {
+		if cmd.Name == words[0] {
+			return fmt.Sprintf("%q runs the %s command; to search for these words: recall search %s", words[0], cmd.Name, shellWords(words))
+		}
+	}
+	return ""
+}
+
+// shellWords is words as a shell command line would give them back.
+func shellWords(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = w
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(quoted, " ")
 }
 
 // exitCodeOf prints err (unless it is a silent no-match) and maps it to an
