@@ -48,6 +48,10 @@ import (
 // Config is what the server needs of recall's configuration.
 type Config struct {
 	IndexDir string
+	// Sources are the transcript folders the index is read from: a
+	// search that finds nothing in an empty index says which of them
+	// gave nothing.
+	Sources []string
 	// CurrentSession is the session the server runs in
 	// (CLAUDE_CODE_SESSION_ID): searches never show it, as on the CLI.
 	CurrentSession string
@@ -306,21 +310,28 @@ func (h handlers) open(ctx context.Context) (m *manifest.Manifest, snap *snapsho
 	cancel()
 	m, err = store.Open(h.cfg.IndexDir).Manifest()
 	if err != nil {
-		return nil, nil, stale, indexError(h.cfg.IndexDir, err, stale)
+		return nil, nil, stale, indexError(h.cfg, err, stale)
 	}
 	snap, err = store.Open(h.cfg.IndexDir).Snapshot()
 	if err != nil {
-		return nil, nil, stale, indexError(h.cfg.IndexDir, err, stale)
+		return nil, nil, stale, indexError(h.cfg, err, stale)
 	}
 	return m, snap, stale, nil
 }
 
-func indexError(dir string, err error, updating bool) error {
+func indexError(cfg Config, err error, updating bool) error {
 	switch {
 	case errors.Is(err, manifest.ErrNoIndex) && updating:
-		return fmt.Errorf("recall is building its index in %s for the first time: call again in a minute", dir)
+		return fmt.Errorf("recall is building its index in %s for the first time: call again in a minute", cfg.IndexDir)
 	case errors.Is(err, manifest.ErrNoIndex):
-		return fmt.Errorf("recall has no index in %s yet: the user should run `recall index`", dir)
+		why := fmt.Sprintf("recall has no index in %s yet: the user should run `recall index`", cfg.IndexDir)
+		if err != manifest.ErrNoIndex {
+			why = fmt.Sprintf("recall has no index in %s: %v", cfg.IndexDir, err)
+		}
+		for _, h := range render.SourceHints(cfg.Sources) {
+			why += "; " + h
+		}
+		return errors.New(why)
 	}
 	return err
 }
@@ -500,7 +511,7 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	switch {
 	case len(res.Sessions) == 0:
 		notes = append(notes, fmt.Sprintf("No past session matched %s.", title))
-		for _, hint := range render.NoMatchHints(m, params, req) {
+		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req) {
 			notes = append(notes, hint+".")
 		}
 	case onPage == 0:
@@ -816,7 +827,7 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	switch {
 	case total == 0:
 		notes = append(notes, "No indexed session matched.")
-		for _, hint := range render.NoMatchHints(m, params, req) {
+		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req) {
 			notes = append(notes, hint+".")
 		}
 	case offset >= len(list):

@@ -41,6 +41,7 @@ func (c *mcpCmd) Run(g *Globals) error {
 	tracker := newSessionTracker(cfg, mcpProjectDir(g))
 	srv := mcpserver.Config{
 		IndexDir:       cfg.IndexDir,
+		Sources:        cfg.Sources,
 		CurrentSession: cfg.CurrentSession,
 		Current: func() (string, []string) {
 			id := tracker.Current()

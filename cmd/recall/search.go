@@ -11,6 +11,7 @@ import (
 	"github.com/recall-dev/recall/indexer/watch"
 
 	"github.com/recall-dev/recall/store/manifest"
+	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/render"
@@ -93,13 +94,7 @@ func (c *searchCmd) Run(g *Globals) error {
 		g.freshen(cfg)
 	}
 	delayFirstCollection()
-	snap, err := store.Open(cfg.IndexDir).Snapshot()
-	if errors.Is(err, manifest.ErrNoIndex) {
-		if err != manifest.ErrNoIndex {
-			fmt.Fprintln(g.env.stderr, "recall:", render.Safe(err.Error())) // why there is nothing to search yet
-		}
-		return noMatchError{}
-	}
+	snap, err := openSnapshot(cfg)
 	if err != nil {
 		return err
 	}
@@ -132,10 +127,30 @@ func (c *searchCmd) Run(g *Globals) error {
 		return fmt.Errorf("write results: %w", err)
 	}
 	if len(res.Sessions) == 0 {
-		g.hintNoMatch(cfg, params, req)
+		g.hintNoMatch(cfg, snap, params, req)
 		return noMatchError{}
 	}
 	return nil
+}
+
+// openSnapshot opens the committed index to search. No index is an
+// error (exit 2: the search could not run), saying why there is none
+// and which transcript folders gave nothing.
+func openSnapshot(cfg indexer.Config) (*snapshot.Snapshot, error) {
+	snap, err := store.Open(cfg.IndexDir).Snapshot()
+	if errors.Is(err, manifest.ErrNoIndex) {
+		why := fmt.Sprintf("no index to search in %s", cfg.IndexDir)
+		if err != manifest.ErrNoIndex {
+			why += ": " + err.Error() // why none could be made
+		} else {
+			why += " yet: `recall index` builds it"
+		}
+		for _, h := range render.SourceHints(cfg.Sources) {
+			why += "; " + h
+		}
+		return nil, errors.New(why)
+	}
+	return snap, err
 }
 
 // freshen indexes new transcript lines before the index is read, as
@@ -163,18 +178,15 @@ func (g *Globals) freshen(cfg indexer.Config) {
 	}
 }
 
-// hintNoMatch says, in one line each, which --project or --session filter
-// matches no indexed session: a silent exit 1 would look like "no such
-// words".
-func (g *Globals) hintNoMatch(cfg indexer.Config, p search.Params, req search.Request) {
-	if len(req.Projects) == 0 && len(req.Sessions) == 0 {
-		return
-	}
+// hintNoMatch says, in one line each, which filter matches no indexed
+// session, or why the index holds none: a silent exit 1 would look like
+// "no such words".
+func (g *Globals) hintNoMatch(cfg indexer.Config, snap *snapshot.Snapshot, p search.Params, req search.Request) {
 	m, err := store.Open(cfg.IndexDir).Manifest()
 	if err != nil {
-		return // no index: nothing matches, and nothing to explain
+		return // the index changed or broke since: the search said its warnings
 	}
-	for _, h := range render.NoMatchHints(m, p, req) {
+	for _, h := range render.WhyNothing(m, snap, cfg.Sources, p, req) {
 		fmt.Fprintln(g.env.stderr, "recall:", render.Safe(h))
 	}
 }

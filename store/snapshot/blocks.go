@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"time"
 
 	"github.com/recall-dev/recall/store/keys"
 
@@ -206,4 +207,24 @@ func takeBloom(p []byte) (Bloom, []byte, error) {
 		return nil, nil, errBadBlockRecord
 	}
 	return Bloom(p[4 : 4+n]), p[4+n:], nil
+}
+
+// TimeSpan is the time of the snapshot's first and last rows, by their
+// blocks' records (zero when no block knows it); superseded rows count.
+func (s *Snapshot) TimeSpan() (first, last time.Time) {
+	var lo, hi int64
+	for i := range s.Blocks {
+		b := &s.Blocks[i]
+		if b.MinTime > 0 && (lo == 0 || b.MinTime < lo) {
+			lo = b.MinTime
+		}
+		hi = max(hi, b.MaxTime)
+	}
+	if lo > 0 {
+		first = time.UnixMilli(lo)
+	}
+	if hi > 0 {
+		last = time.UnixMilli(hi)
+	}
+	return first, last
 }
