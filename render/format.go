@@ -204,7 +204,7 @@ func writeHuman(w io.Writer, res *search.Result, sessions []rank.Session, out se
 			writeHumanMessage(&b, &m, out, p)
 		}
 		if more := s.Matches - len(shown); more > 0 {
-			fmt.Fprintf(&b, "  %s\n", p.paint(styleDim, fmt.Sprintf("… and %d more matches", more)))
+			fmt.Fprintf(&b, "  %s\n", p.paint(styleDim, fmt.Sprintf("… and %d more %s", more, plural(more, "match", "matches"))))
 		}
 		if len(s.Similar) > 0 {
 			fmt.Fprintf(&b, "  %s\n", p.paint(styleDim, similarNote(s.Similar)))
