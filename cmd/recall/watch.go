@@ -49,8 +49,8 @@ func (c *watchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if g.Verbose {
-		logLine(fmt.Sprintf("watching %s; index in %s", strings.Join(cfg.Sources, ", "), cfg.IndexDir))
+	if g.Verbose || isTerminal(g.env.stderr) {
+		logLine(fmt.Sprintf("watching %s; index in %s (Ctrl-C stops)", strings.Join(cfg.Sources, ", "), cfg.IndexDir))
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -64,8 +64,10 @@ func (c *watchCmd) Run(g *Globals) error {
 	return err
 }
 
-// options wires the watcher to stderr: per-file diagnostics and the
-// one-line run summaries only with -v, failures the watcher survives always.
+// options wires the watcher to stderr: per-file diagnostics only with -v;
+// the one-line run summaries with -v or on a terminal (someone watches
+// it there; a log file of a background watcher keeps to what went
+// wrong); failures the watcher survives always.
 func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) watch.Options {
 	ui := newStderrUI(stderr, verbose, false)
 	logLine := logTo(stderr)
@@ -82,7 +84,7 @@ func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) w
 		Backstop: c.Backstop,
 		OnError:  func(err error) { logLine(sayCLI(err)) },
 	}
-	if verbose {
+	if verbose || isTerminal(stderr) {
 		opts.Log = logLine
 	}
 	return opts
