@@ -44,6 +44,15 @@ func (c *resumeCmd) Run(g *Globals) error {
 		return err
 	}
 	project, err := resumable(m, id)
+	var moved movedError
+	if errors.As(err, &moved) && !c.Exec {
+		// The command is still the one to run, once the directory is
+		// back (checked out again, or moved back): print it, and why
+		// it fails as it is.
+		fmt.Fprintln(g.env.stdout, render.Safe(resumeCommand(project, id)))
+		fmt.Fprintln(g.env.stderr, "recall:", err)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -77,10 +86,14 @@ func resumable(m *manifest.Manifest, id string) (string, error) {
 			render.Safe(id), render.Safe(main.Path), render.Safe(id))
 	}
 	if info, err := os.Stat(main.Project); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("session %s: its project directory %s no longer exists; claude --resume must run there", render.Safe(id), render.Safe(main.Project))
+		return main.Project, movedError{fmt.Errorf("session %s: its project directory %s no longer exists; claude --resume must run there, so recreate it (or check the project out there again) first", render.Safe(id), render.Safe(main.Project))}
 	}
 	return main.Project, nil
 }
+
+// movedError is a session whose project directory is gone: the resume
+// command is right, but cannot run until the directory is back.
+type movedError struct{ error }
 
 // runClaudeResume runs claude --resume in project on recall's own
 // terminal and passes its exit status on.

@@ -94,6 +94,7 @@ func TestShowCommand(t *testing.T) {
 	}{
 		{"prefix and line", []string{shownSession[:6] + ":6", "-C", "1"}, []int{5, 6, 7}, 6},
 		{"evidence path", []string{transcript + ":9", "-C", "2"}, []int{7, 8, 9}, 9},
+		{"transcript's base name", []string{filepath.Base(transcript) + ":9", "-C", "2"}, []int{7, 8, 9}, 9},
 		{"line without a message", []string{shownSession + ":4", "-C", "0"}, []int{5}, 5},
 		{"no line: the start", []string{shownSession[:4], "-C", "1"}, []int{1, 2, 3}, 0},
 		{"query centres", []string{shownSession[:4], "--query", "httpOnly cookie", "-C", "0"}, []int{6}, 6},
@@ -220,9 +221,14 @@ func TestResumeCommand(t *testing.T) {
 	if want := "cd " + project + " && claude --resume " + shownSession + "\n"; r.code != 0 || r.stdout != want {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q; want %q", r.code, r.stdout, r.stderr, want)
 	}
-	// The other session's project does not exist here.
-	if r := sc.run("", "resume", otherSession); r.code != 2 || !strings.Contains(r.stderr, "project directory /home/dev/src/blog no longer exists") {
-		t.Errorf("missing project: exit %d, stderr %q", r.code, r.stderr)
+	// The other session's project does not exist here: the command is
+	// printed all the same, with why it cannot run yet; --exec refuses.
+	if r := sc.run("", "resume", otherSession); r.code != 0 || r.stdout != "cd /home/dev/src/blog && claude --resume "+otherSession+"\n" ||
+		!strings.Contains(r.stderr, "project directory /home/dev/src/blog no longer exists") {
+		t.Errorf("missing project: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := sc.run("", "resume", "--exec", otherSession); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "no longer exists") {
+		t.Errorf("missing project, --exec: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 
 	// --exec runs claude --resume in the project, with recall's streams.

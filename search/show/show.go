@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -242,10 +243,37 @@ func resolveTarget(m *manifest.Manifest, req Request) (id, source string, err er
 		path = abs
 	}
 	f := m.File(path)
+	if (f == nil || f.Rows == 0) && !strings.ContainsRune(req.Target, filepath.Separator) {
+		return byBaseName(m, req.Target)
+	}
 	if f == nil || f.Rows == 0 {
 		return "", "", fmt.Errorf("%w: no indexed transcript %s", manifest.ErrNoSession, req.Target)
 	}
 	return f.Session, path, nil
+}
+
+// byBaseName finds the indexed transcript a bare file name names (the
+// name of a session's transcript is its id): the one whose name it is,
+// wherever it lies.
+func byBaseName(m *manifest.Manifest, name string) (id, source string, err error) {
+	var found []*record.FileState
+	for path, f := range m.Files() {
+		if f.Rows > 0 && filepath.Base(path) == name {
+			found = append(found, f)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", "", fmt.Errorf("%w: no indexed transcript %s", manifest.ErrNoSession, name)
+	case 1:
+		return found[0].Session, found[0].Path, nil
+	}
+	paths := make([]string, len(found))
+	for i, f := range found {
+		paths[i] = f.Path
+	}
+	sort.Strings(paths)
+	return "", "", fmt.Errorf("%d indexed transcripts are named %s: give its path (%s)", len(found), name, strings.Join(paths, ", "))
 }
 
 func readWarnings(r *snapshot.SessionRead) []error {
