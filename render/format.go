@@ -219,7 +219,7 @@ func writeHuman(w io.Writer, res *search.Result, sessions []rank.Session, out se
 // every message's evidence (a transcript is named after its session), and
 // a prefix is all `recall show` and `recall resume` need.
 func headerFields(s *rank.Session) string {
-	return fmt.Sprintf("%s%s | %d %s | %s | score %.2f", titlePrefix(s.Title),
+	return fmt.Sprintf("%s%s | %d %s | last match %s | score %.2f", titlePrefix(s.Title),
 		Safe(displayProject(s.Project)), s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
 }
 
@@ -342,7 +342,7 @@ func writeMarkdown(w io.Writer, res *search.Result, sessions []rank.Session, out
 	for i := range sessions {
 		s := &sessions[i]
 		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", out.Offset+i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
-		fmt.Fprintf(&b, "%s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
+		fmt.Fprintf(&b, "last match %s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
 			plural(s.Matches, "match", "matches"), s.Score, Safe(s.Source))
 		for _, m := range shownMessages(s, out) {
 			sn := snippetOf(&m, out.Context)
