@@ -188,6 +188,9 @@ func TestSearchAndSessionsPageEverySessionOnce(t *testing.T) {
 						}
 					}
 					next = out.NextOffset
+					if next == 0 && (out.Total == nil || *out.Total != sessions) {
+						t.Errorf("search, last page: total %v, want %d", out.Total, sessions)
+					}
 				} else {
 					var out SessionsOutput
 					call(t, cs, tool, args, 1500, &out)

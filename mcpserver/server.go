@@ -417,10 +417,12 @@ type SearchOutput struct {
 	Sessions []Session `json:"sessions" jsonschema:"best first"`
 	// Offset and NextOffset page through the ranking: NextOffset is set
 	// when sessions are left for another call.
-	Offset     int      `json:"offset" jsonschema:"best sessions skipped before the first shown"`
-	NextOffset int      `json:"next_offset,omitempty" jsonschema:"set when more sessions are left: pass it as offset for the next page"`
-	Notes      []string `json:"notes,omitempty" jsonschema:"what the result left out or why nothing matched, and what to try"`
-	Warnings   []string `json:"warnings,omitempty"`
+	Offset     int `json:"offset" jsonschema:"best sessions skipped before the first shown"`
+	NextOffset int `json:"next_offset,omitempty" jsonschema:"set when more sessions are left: pass it as offset for the next page"`
+	// Total is known when the ranking reached every matching session.
+	Total    *int     `json:"total,omitempty" jsonschema:"how many sessions matched, when known (absent when more may match than were ranked)"`
+	Notes    []string `json:"notes,omitempty" jsonschema:"what the result left out or why nothing matched, and what to try"`
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Session is one search result: the fields of a --json session
@@ -522,6 +524,10 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 		o := out
 		o.MaxSessions = k
 		result := SearchOutput{Query: title, Sessions: []Session{}, Offset: offset, Notes: notes, Warnings: warnings}
+		if ranked == 0 || len(res.Sessions) < ranked {
+			total := len(res.Sessions)
+			result.Total = &total
+		}
 		if k == 0 {
 			return textOf("", notes, warnings), result, nil
 		}

@@ -194,7 +194,7 @@ func writeHuman(w io.Writer, res *search.Result, sessions []rank.Session, out se
 	var b strings.Builder
 	for i := range sessions {
 		s := &sessions[i]
-		fmt.Fprintf(&b, "%s %s\n", p.paint(styleBold, fmt.Sprintf("[%d/%d] %s •", i+1, len(res.Sessions), Safe(shortID(s.ID)))),
+		fmt.Fprintf(&b, "%s %s\n", p.paint(styleBold, fmt.Sprintf("[%s] %s •", position(i, res, out), Safe(shortID(s.ID)))),
 			headerFields(s))
 		if out.Explain {
 			writeFactors(&b, "    ", s.Factors)
@@ -213,6 +213,22 @@ func writeHuman(w io.Writer, res *search.Result, sessions []rank.Session, out se
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// position is the i-th session's place in the header: "2/3" when the
+// result holds every session that matched, "2" when the limit cut it and
+// how many matched is not known (Complete).
+func position(i int, res *search.Result, out search.Output) string {
+	if Complete(res, out) {
+		return fmt.Sprintf("%d/%d", out.Offset+i+1, len(res.Sessions))
+	}
+	return fmt.Sprint(out.Offset + i + 1)
+}
+
+// Complete reports whether res holds every session that matched: it was
+// ranked without a limit, or found fewer sessions than the limit.
+func Complete(res *search.Result, out search.Output) bool {
+	return out.MaxSessions == 0 || len(res.Sessions) < out.MaxSessions
 }
 
 // headerFields follows the short id of the signature: the whole id is in

@@ -55,6 +55,7 @@ type tsClientRun struct {
 		Text       int    `json:"text"`
 	} `json:"pages"`
 	SearchSessions []string `json:"searchSessions"`
+	SearchTotal    *int     `json:"searchTotal"`
 	ShowLines      []string `json:"showLines"`
 	ShowTotal      int      `json:"showTotal"`
 	Errors         []struct {
@@ -110,6 +111,9 @@ func TestMCPWithTheTypeScriptClient(t *testing.T) {
 	}
 	if len(run.SearchSessions) != count || len(unique(run.SearchSessions)) != count {
 		t.Errorf("search pages gave %v; recall -c counts %d sessions", run.SearchSessions, count)
+	}
+	if run.SearchTotal == nil || *run.SearchTotal != count {
+		t.Errorf("the last search page's total is %v; recall -c counts %d", run.SearchTotal, count)
 	}
 	if run.ShowTotal == 0 || len(run.ShowLines) != run.ShowTotal || len(unique(run.ShowLines)) != run.ShowTotal {
 		t.Errorf("show pages gave %d messages (%d distinct) of %d", len(run.ShowLines), len(unique(run.ShowLines)), run.ShowTotal)

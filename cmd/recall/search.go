@@ -126,6 +126,13 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err := render.Write(g.env.stdout, res, out); err != nil {
 		return fmt.Errorf("write results: %w", err)
 	}
+	if (out.Format == "human" || out.Format == "markdown") && !render.Complete(res, out) {
+		best := fmt.Sprintf("the best %d sessions are", len(res.Sessions))
+		if len(res.Sessions) == 1 {
+			best = "the best session is"
+		}
+		fmt.Fprintf(g.env.stderr, "recall: %s shown; more may match (-n 0 shows all, -c counts them)\n", best)
+	}
 	if len(res.Sessions) == 0 {
 		g.hintNoMatch(cfg, snap, params, req)
 		return noMatchError{}

@@ -15,7 +15,7 @@ const { StdioClientTransport } = await load("client/stdio.js");
 const client = new Client({ name: "recall-ts-test", version: "0" });
 await client.connect(new StdioClientTransport({ command, args, stderr: "inherit" }));
 
-const out = { tools: [], pages: [], searchSessions: [], showLines: [], showTotal: 0, errors: [] };
+const out = { tools: [], pages: [], searchSessions: [], searchTotal: null, showLines: [], showTotal: 0, errors: [] };
 out.tools = (await client.listTools()).tools.map((t) => t.name).sort();
 
 async function call(name, args) {
@@ -33,6 +33,7 @@ for (let offset = 0, n = 0; n < 100; n++) {
   const r = await call("search", { query: "jwt", limit: "0", offset: String(offset), max_tokens: "1000" });
   if (!r) break;
   out.searchSessions.push(...r.sessions.map((s) => s.session_id));
+  out.searchTotal = r.total ?? null;
   if (!r.next_offset) break;
   offset = r.next_offset;
 }
