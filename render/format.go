@@ -225,10 +225,23 @@ func position(i int, res *search.Result, out search.Output) string {
 	return fmt.Sprint(out.Offset + i + 1)
 }
 
+// sessionCount says how many sessions a markdown block shows, and of how
+// many when that is known.
+func sessionCount(res *search.Result, sessions []rank.Session, out search.Output) string {
+	first, last := out.Offset+1, out.Offset+len(sessions)
+	switch {
+	case Complete(res, out) && first == 1 && last == len(res.Sessions):
+		return fmt.Sprintf("%d %s", last, plural(last, "session", "sessions"))
+	case Complete(res, out):
+		return fmt.Sprintf("sessions %d–%d of %d", first, last, len(res.Sessions))
+	}
+	return fmt.Sprintf("sessions %d–%d; more may match", first, last)
+}
+
 // Complete reports whether res holds every session that matched: it was
 // ranked without a limit, or found fewer sessions than the limit.
 func Complete(res *search.Result, out search.Output) bool {
-	return out.MaxSessions == 0 || len(res.Sessions) < out.MaxSessions
+	return out.Ranked == 0 || len(res.Sessions) < out.Ranked
 }
 
 // headerFields follows the short id of the signature: the whole id is in
@@ -354,7 +367,7 @@ func writeMarkdown(w io.Writer, res *search.Result, sessions []rank.Session, out
 		return nil // nothing matched: no block at all, as with the other formats
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n## recall: %s\n\n", filter.OutputMarker, Safe(search.QueryTitle(res.Query)))
+	fmt.Fprintf(&b, "%s\n## recall: %s (%s)\n\n", filter.OutputMarker, Safe(search.QueryTitle(res.Query)), sessionCount(res, sessions, out))
 	for i := range sessions {
 		s := &sessions[i]
 		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", out.Offset+i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))

@@ -12,7 +12,10 @@ type Output struct {
 	MaxSessions int    // sessions shown (0: all)
 	// Offset is how many of the best sessions a page leaves out before
 	// its first (the MCP search tool's paging); ranks count on from it.
-	Offset      int
+	Offset int
+	// Ranked is the most sessions the search ranked (0: every match), as
+	// the request's limit: a result with fewer holds every match.
+	Ranked      int
 	MaxMessages int // messages shown per session
 	Context     int // snippet width in characters
 	Color       bool

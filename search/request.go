@@ -283,7 +283,7 @@ func (p Params) Output() (Output, error) {
 	if width > MaxContext {
 		return Output{}, fmt.Errorf("-C/--context %d: the snippet width is at most %d characters (wider than any message recall keeps)", width, MaxContext)
 	}
-	return Output{MaxSessions: sessions, MaxMessages: messages, Context: width}, nil
+	return Output{MaxSessions: sessions, Ranked: sessions, MaxMessages: messages, Context: width}, nil
 }
 
 // count is *n, or def when n is nil; negative counts and counts over
