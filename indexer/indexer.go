@@ -391,7 +391,12 @@ func openOrRecover(opts Options, quick bool) (*manifest.Manifest, error) {
 		// The run that would mend err failed: its remedy no longer holds.
 		return nil, problem.Problem{Err: fmt.Errorf("%w; recovering it failed: %w (nothing was deleted)", err, rerr), Remedy: problem.None}
 	}
-	if opts.Notice != nil {
+	switch {
+	case rec.Empty():
+		// A first run stopped before its first commit (a signal, a
+		// killed hook): nothing was kept or lost, so only -v says it.
+		opts.Warn(rec.Say(opts.wording()))
+	case opts.Notice != nil:
 		opts.Notice(rec.Say(opts.wording()))
 	}
 	return m, nil

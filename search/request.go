@@ -110,7 +110,7 @@ const (
 const (
 	MaxSessions       = 100_000 // -n/--sessions, sessions -n, the MCP limit (0: all)
 	MaxMessages       = 100_000 // -m/--messages (0: all)
-	MaxContext        = 1 << 20 // -C/--context, snippet width in characters: wider than any message the index keeps (256 KiB)
+	MaxContext        = 1 << 20 // -W/--width, snippet width in characters: wider than any message the index keeps (256 KiB)
 	MaxShowContext    = 100_000 // show -C, the MCP show context (--full: the whole session)
 	MaxWindowMessages = 100_000 // the message count of --recall-window
 )
@@ -278,10 +278,10 @@ func (p Params) Output() (Output, error) {
 		width = *p.Context
 	}
 	if width <= 0 {
-		return Output{}, fmt.Errorf("-C/--context %d: the snippet width must be at least 1 character", width)
+		return Output{}, fmt.Errorf("-W/--width %d: the snippet width must be at least 1 character", width)
 	}
 	if width > MaxContext {
-		return Output{}, fmt.Errorf("-C/--context %d: the snippet width is at most %d characters (wider than any message recall keeps)", width, MaxContext)
+		return Output{}, fmt.Errorf("-W/--width %d: the snippet width is at most %d characters (wider than any message recall keeps)", width, MaxContext)
 	}
 	return Output{MaxSessions: sessions, Ranked: sessions, MaxMessages: messages, Context: width}, nil
 }

@@ -141,7 +141,7 @@ func TestCountCaps(t *testing.T) {
 		{"limit", func() error { _, err := Params{Terms: []string{"jwt"}, Limit: over(huge)}.Request(); return err }, "-n/--sessions %d: at most 100000 (0 means all)"},
 		{"sessions shown", func() error { _, err := Params{Limit: over(MaxSessions + 1)}.Output(); return err }, "-n/--sessions 100001: at most 100000 (0 means all)"},
 		{"messages", func() error { _, err := Params{Messages: over(huge)}.Output(); return err }, "-m/--messages %d: at most 100000 (0 means all)"},
-		{"snippet width", func() error { _, err := Params{Context: over(huge)}.Output(); return err }, "-C/--context %d: the snippet width is at most 1048576 characters"},
+		{"snippet width", func() error { _, err := Params{Context: over(huge)}.Output(); return err }, "-W/--width %d: the snippet width is at most 1048576 characters"},
 		{"recall window", func() error { _, err := ParseWindow(fmt.Sprint(huge)); return err }, "--recall-window \"%d\": at most 100000 messages"},
 	} {
 		want := strings.ReplaceAll(tt.want, "%d", fmt.Sprint(huge))

@@ -56,6 +56,12 @@ type Recovered struct {
 	Forgotten   int64    // rows left out because a forget removed them (the tombstone)
 }
 
+// Empty reports a recovery that found nothing to keep or lose: the files
+// of a first run stopped before it committed anything.
+func (r *Recovered) Empty() bool {
+	return r.Rows == 0 && r.Files == 0 && r.LostFrames == 0 && r.LostBytes == 0 && r.Forgotten == 0
+}
+
 // Say says it in one line; w words the remedy for lost frames.
 func (r *Recovered) Say(w problem.Wording) string {
 	s := fmt.Sprintf("recovered the index manifest from %s: %d rows of %d transcripts kept; exclusion counters restart at zero",

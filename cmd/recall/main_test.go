@@ -180,7 +180,7 @@ func TestSearchFlagChecks(t *testing.T) {
 	run([]string{"search", "--help"}, strings.NewReader(""), &help, &help)
 	for _, want := range []string{
 		fmt.Sprintf("--sessions=%d ", search.DefaultSessions), fmt.Sprintf("--messages=%d ", search.DefaultMessages),
-		fmt.Sprintf("--context=%d ", search.DefaultContext), "--half-life=" + search.FormatDuration(search.DefaultHalfLife) + " ",
+		fmt.Sprintf("--width=%d ", search.DefaultContext), "--half-life=" + search.FormatDuration(search.DefaultHalfLife) + " ",
 		"default " + search.DefaultRecallWindow + ";",
 	} {
 		if !strings.Contains(help.String(), want) {

@@ -43,7 +43,11 @@ type searchCmd struct {
 	Count    bool   `short:"c" help:"Print the number of matching sessions only."`
 	Sessions int    `short:"n" default:"${default_sessions}" help:"Sessions to show (0: all)."`
 	Messages int    `short:"m" default:"${default_messages}" help:"Messages to show per session (0: all)."`
-	Context  int    `short:"C" default:"${default_context}" help:"Snippet width in characters."`
+	Width    int    `short:"W" aliases:"context" default:"${default_context}" help:"Snippet width in characters."`
+	// ShowContext catches -C, which is show's context in messages: a
+	// search has no messages around its hits to show, so it says where
+	// the snippet width went rather than reading -C as characters.
+	ShowContext *int `name:"show-context" short:"C" hidden:"" help:"Refused: -C is recall show's context in messages; a search's snippet width is -W/--width."`
 	Explain  bool   `help:"Show how each score was made."`
 	Color    string `default:"auto" enum:"auto,always,never" help:"Colour: ${enum} (auto: on a terminal, unless NO_COLOR is set)."`
 
@@ -74,6 +78,9 @@ Exit status: 0 something matched, 1 nothing matched, 2 error.`
 func (c *searchCmd) Run(g *Globals) error {
 	if len(c.Terms) == 0 && len(c.Require) == 0 {
 		return errors.New("usage: recall [flags] TERM... (recall search --help shows the query syntax)")
+	}
+	if c.ShowContext != nil {
+		return errors.New("-C is recall show's context in messages; a search's snippet width is -W/--width")
 	}
 	cfg, err := g.config()
 	if err != nil {
@@ -222,7 +229,7 @@ func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
 		Regex: c.Regex, CaseSensitive: c.CaseSensitive, Word: c.Word,
 		Scope:    c.Scope,
 		Projects: c.Project, Since: c.Since, Until: c.Until, Now: c.Now, Types: c.Type, Sessions: c.Session,
-		Limit: &limit, Messages: &c.Messages, Context: &c.Context,
+		Limit: &limit, Messages: &c.Messages, Context: &c.Width,
 		HalfLife: &halfLife, RecallWindow: c.RecallWindow,
 		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan, Explain: c.Explain,
 		IncludeHeadless: c.IncludeHeadless,

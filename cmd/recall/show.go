@@ -21,7 +21,7 @@ type showCmd struct {
 
 	Context  int    `short:"C" default:"${default_show_context}" help:"Messages to show before and after the one asked for."`
 	Full     bool   `help:"Print the whole session in order, subagent messages marked."`
-	Query    string `short:"q" placeholder:"WORDS" help:"Highlight the words of the search the session came from; without :LINE, show the messages around the first that matches them."`
+	Query    string `placeholder:"WORDS" help:"Highlight the words of the search the session came from; without :LINE, show the messages around the first that matches them."`
 	JSON     bool   `help:"Print one JSON object (docs/json-output.md)."`
 	Format   string `default:"human" enum:"human,json,markdown" help:"Output format: ${enum}."`
 	Color    string `default:"auto" enum:"auto,always,never" help:"Colour: ${enum} (auto: on a terminal, unless NO_COLOR is set)."`
