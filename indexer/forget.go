@@ -62,12 +62,12 @@ func (r *ForgetReport) String() string {
 		verb = "would remove"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "forget: %s %d rows of %d sessions", verb, r.Rows, len(r.Sessions))
+	fmt.Fprintf(&b, "forget: %s %d %s of %d %s", verb, r.Rows, pluralS(int(r.Rows), "row"), len(r.Sessions), pluralS(len(r.Sessions), "session"))
 	for _, s := range r.Sessions {
 		fmt.Fprintf(&b, "\n  %s", s)
 	}
 	if r.Sealed > 0 {
-		fmt.Fprintf(&b, "\nforget: %d transcripts are not read again while they stay on disk", r.Sealed)
+		fmt.Fprintf(&b, "\nforget: %d %s not read again while on disk", r.Sealed, pluralS(int(r.Sealed), "transcript"))
 	}
 	if !r.DryRun {
 		b.WriteString("\nforget: kept for good (`recall index --rebuild` and repairs honour it); `recall forget --undo` with the same options takes it back")

@@ -12,11 +12,11 @@ import (
 func FormatSummary(s *Summary) string {
 	var b strings.Builder
 	secs := s.Elapsed.Seconds()
-	fmt.Fprintf(&b, "indexed %d of %d transcripts: %s read", s.FilesRead, s.Files, HumanBytes(s.BytesRead))
+	fmt.Fprintf(&b, "indexed %d of %d %s: %s read", s.FilesRead, s.Files, pluralS(s.Files, "transcript"), HumanBytes(s.BytesRead))
 	if secs > 0 && s.BytesRead > 0 {
 		fmt.Fprintf(&b, " at %.0f MB/s", float64(s.BytesRead)/1e6/secs)
 	}
-	fmt.Fprintf(&b, ", %d rows added in %s", s.RowsAdded, s.Elapsed.Round(msRound(s)))
+	fmt.Fprintf(&b, ", %d %s added in %s", s.RowsAdded, pluralS(int(s.RowsAdded), "row"), s.Elapsed.Round(msRound(s)))
 	if ex := formatExcluded(s.Excluded); ex != "" {
 		b.WriteString("; excluded: " + ex)
 	}
@@ -31,13 +31,13 @@ func FormatSummary(s *Summary) string {
 		notes = append(notes, fmt.Sprintf("%d %s deleted from disk (rows kept)", s.Gone, pluralS(int(s.Gone), "transcript")))
 	}
 	if s.Forgotten > 0 {
-		notes = append(notes, fmt.Sprintf("%d rows that `recall forget` removed left out", s.Forgotten))
+		notes = append(notes, fmt.Sprintf("%d %s that `recall forget` removed left out", s.Forgotten, pluralS(int(s.Forgotten), "row")))
 	}
 	if s.Recovered > 0 {
 		notes = append(notes, fmt.Sprintf("%d %s an earlier recall left out judged again", s.Recovered, pluralS(int(s.Recovered), "transcript")))
 	}
 	if n := s.Excluded[filter.Headless.String()]; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d rows of headless runs kept (searched with --include-headless)", n))
+		notes = append(notes, fmt.Sprintf("%d %s of headless runs kept (searched with --include-headless)", n, pluralS(int(n), "row")))
 	}
 	if len(notes) > 0 {
 		b.WriteString("; " + strings.Join(notes, ", "))

@@ -113,7 +113,7 @@ func TestForgetStatsAndUndo(t *testing.T) {
 	}
 	dirs := []string{"--source", src, "--index-dir", idx}
 	expectExit(t, "index", runCLI(t, append([]string{"index", "-q"}, dirs...)...), 0)
-	expectExit(t, "forget", runCLI(t, append([]string{"forget", "--session", secret[:6]}, dirs...)...), 0, "removed 2 rows of 1 sessions", secret)
+	expectExit(t, "forget", runCLI(t, append([]string{"forget", "--session", secret[:6]}, dirs...)...), 0, "removed 2 rows of 1 session", secret)
 	stats := runCLI(t, append([]string{"stats"}, dirs...)...)
 	expectExit(t, "stats", stats, 0, "forgotten", "1 forget (1 session): 1 transcript kept out whole")
 	if strings.Contains(stats.stdout, secret) {

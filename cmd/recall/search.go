@@ -47,9 +47,9 @@ type searchCmd struct {
 	// ShowContext catches -C, which is show's context in messages: a
 	// search has no messages around its hits to show, so it says where
 	// the snippet width went rather than reading -C as characters.
-	ShowContext *int `name:"show-context" short:"C" hidden:"" help:"Refused: -C is recall show's context in messages; a search's snippet width is -W/--width."`
-	Explain  bool   `help:"Show how each score was made."`
-	Color    string `default:"auto" enum:"auto,always,never" help:"Colour: ${enum} (auto: on a terminal, unless NO_COLOR is set)."`
+	ShowContext *int   `name:"show-context" short:"C" hidden:"" help:"Refused: -C is recall show's context in messages; a search's snippet width is -W/--width."`
+	Explain     bool   `help:"Show how each score was made."`
+	Color       string `default:"auto" enum:"auto,always,never" help:"Colour: ${enum} (auto: on a terminal, unless NO_COLOR is set)."`
 
 	NoUpdate       bool          `name:"no-update" help:"Search the index as it is; do not index new transcript lines first."`
 	NoRecallCutoff bool          `name:"no-recall-cutoff" help:"Keep messages that echo an earlier recall."`
