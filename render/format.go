@@ -18,7 +18,7 @@ func Write(w io.Writer, res *search.Result, out search.Output) error {
 	sessions := page(res.Sessions, out)
 	switch out.Format {
 	case "json":
-		return writeJSON(w, sessions, out)
+		return writeJSON(w, res, sessions, out)
 	case "markdown":
 		return writeMarkdown(w, res, sessions, out)
 	case "list":
@@ -60,6 +60,9 @@ type JSONSession struct {
 	JSONSessionHead
 	Messages []JSONMessage `json:"messages"`
 	Explain  []JSONFactor  `json:"explain,omitempty"`
+	// SessionsMatched is how many sessions matched, on every line, when
+	// the output's ranking holds them all; absent when the limit cut it.
+	SessionsMatched *int `json:"sessions_matched,omitempty"`
 }
 
 // JSONMessage is one matched message inside a JSONSession.
@@ -81,11 +84,18 @@ type JSONFactor struct {
 	Note  string  `json:"note,omitempty"`
 }
 
-func writeJSON(w io.Writer, sessions []rank.Session, out search.Output) error {
+func writeJSON(w io.Writer, res *search.Result, sessions []rank.Session, out search.Output) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
+	var matched *int
+	if Complete(res, out) {
+		n := len(res.Sessions)
+		matched = &n
+	}
 	for i := range sessions {
-		if err := enc.Encode(toJSON(i+1, &sessions[i], out)); err != nil {
+		js := toJSON(out.Offset+i+1, &sessions[i], out)
+		js.SessionsMatched = matched
+		if err := enc.Encode(js); err != nil {
 			return err
 		}
 	}

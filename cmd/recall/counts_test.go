@@ -27,7 +27,12 @@ func TestHeadersCountOnlyWhatIsKnown(t *testing.T) {
 		cut.stderr != "recall: the best session is shown; more may match (-n 0 shows all, -c counts them)\n" {
 		t.Errorf("-n 1: stdout %q, stderr %q", cut.stdout, cut.stderr)
 	}
-	if piped := runCLI(t, append([]string{"--no-update", "-n", "1", "--json", "jwt"}, dirs...)...); piped.stderr != "" {
-		t.Errorf("--json -n 1: stderr %q", piped.stderr)
+	piped := runCLI(t, append([]string{"--no-update", "-n", "1", "--json", "jwt"}, dirs...)...)
+	if piped.stderr != "" || strings.Contains(piped.stdout, `"sessions_matched"`) {
+		t.Errorf("--json -n 1: stdout %q, stderr %q", piped.stdout, piped.stderr)
+	}
+	whole := runCLI(t, append([]string{"--no-update", "--json", "jwt"}, dirs...)...)
+	if n := strings.Count(whole.stdout, `"sessions_matched":2`); n != 2 {
+		t.Errorf("--json: %d of 2 lines say sessions_matched 2: %q", n, whole.stdout)
 	}
 }
