@@ -225,3 +225,30 @@ func TestSearchAndSessionsPageEverySessionOnce(t *testing.T) {
 		}
 	}
 }
+
+// A search of an index that holds nothing says why in the result the
+// model reads (its notes), naming the transcript folder that gave nothing;
+// with no index at all, the error does.
+func TestEmptyAnswersSayWhy(t *testing.T) {
+	empty, idx := t.TempDir(), t.TempDir()
+	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{Sources: []string{empty}, IndexDir: idx}}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, Config{IndexDir: idx, Sources: []string{empty}})
+	var out SearchOutput
+	call(t, cs, "search", map[string]any{"query": "jwt"}, defaultSearchTokens, &out)
+	notes := strings.Join(out.Notes, " ")
+	if len(out.Sessions) != 0 || !strings.Contains(notes, "the index holds no session yet") || !strings.Contains(notes, empty+" holds no transcripts") {
+		t.Errorf("empty index: sessions %d, notes %q", len(out.Sessions), out.Notes)
+	}
+	missing := filepath.Join(t.TempDir(), "nowhere")
+	res, err := connect(t, Config{IndexDir: t.TempDir(), Sources: []string{missing}}).CallTool(context.Background(),
+		&mcp.CallToolParams{Name: "sessions", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if !res.IsError || !strings.Contains(text, "no index in") || !strings.Contains(text, missing+" does not exist") {
+		t.Errorf("no index, missing source: error %v %q", res.IsError, text)
+	}
+}
