@@ -10,10 +10,11 @@ import (
 // to 25,000 tokens (MAX_MCP_OUTPUT_TOKENS) and saves one of over 50,000
 // characters to a file the model has to read back; and of a result with
 // structured content the model reads that JSON alone (Claude Code 2.1),
-// other clients the text. So each of the two forms of every result, the
-// structured JSON and the markdown text, fits the call's budget on its
-// own, and a result that was cut says what it left out and how to ask
-// for it (offset, max_tokens).
+// other clients the text. So the two forms of every result, the
+// structured JSON and the markdown text, fit the call's budget together
+// (whichever a client reads, and however it measures the result), and a
+// result that was cut says what it left out and how to ask for it
+// (offset, max_tokens).
 //
 // Tokens are counted by a rule of thumb, not a tokenizer: Claude's
 // tokenizer takes 3.5 to 4 bytes a token of English prose and about 3 of
@@ -22,15 +23,16 @@ import (
 const (
 	bytesPerToken = 3
 	// ceilingTokens bounds every result whatever max_tokens asks: at 3
-	// bytes a token 36,000 bytes, under both of Claude Code's limits.
-	ceilingTokens = 12_000
+	// bytes a token 48,000 bytes for both forms together, under both of
+	// Claude Code's limits.
+	ceilingTokens = 16_000
 	// minTokens is the least max_tokens is raised to: room for a page
 	// of one session or message and what the result says of the rest.
 	minTokens = 1_000
 
-	defaultSearchTokens   = 5_000
-	defaultShowTokens     = 8_000
-	defaultSessionsTokens = 4_000
+	defaultSearchTokens   = 8_000
+	defaultShowTokens     = 12_000
+	defaultSessionsTokens = 6_000
 )
 
 // budget is a call's bound on its result, in bytes of either form.
@@ -61,20 +63,20 @@ func budgetOf(c *Count, def int) budget {
 // that says what it left out (added once its size is known).
 const noteRoom = 512
 
-// fits reports whether text and structured, as JSON, each fit b with
-// room for a note.
+// fits reports whether text and structured, as JSON, fit b together with
+// room for a note (which both carry).
 func (b budget) fits(text string, structured any) bool {
-	return within(text, structured, b.bytes-noteRoom)
+	return within(text, structured, b.bytes-2*noteRoom)
 }
 
-// within reports whether text and structured, as JSON, each take at most
-// max bytes.
+// within reports whether text and structured, as JSON, take at most max
+// bytes together.
 func within(text string, structured any, max int) bool {
 	if len(text) > max {
 		return false
 	}
 	data, err := json.Marshal(structured)
-	return err == nil && len(data) <= max
+	return err == nil && len(text)+len(data) <= max
 }
 
 // overCeiling is the error of a result that, cut as far as it can be,

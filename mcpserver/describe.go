@@ -20,12 +20,12 @@ Query syntax:
 
 Start broad with two or three likely words, then narrow with require and exclude rather than stacking many OR'ed words. No match is not an error: try other words.
 
-Size: a result holds at most max_tokens (default 5000, at most 12000, counted as 3 bytes a token). Sessions that do not fit, or past limit, are left for the next page: next_offset is set then, and passing it as offset returns the sessions after; notes say what was left out.`
+Size: a result holds at most max_tokens (default 8000, at most 16000, counted as 3 bytes a token). Sessions that do not fit, or past limit, are left for the next page: next_offset is set then, and passing it as offset returns the sessions after; notes say what was left out.`
 
 const showDescription = `Read a past session from recall's index, even after Claude Code deleted its transcript: the messages around one (5 before and after by default), or the whole session in order with full=true (subagent messages marked). Give session as a session id (a unique prefix is enough) or as a search result's evidence "transcript:line"; pass query (the words you searched for) to highlight them and, without a line, to centre on the first message that matches. Every message keeps its transcript:line evidence.
 
-Size: a result holds at most max_tokens (default 8000, at most 12000, counted as 3 bytes a token); a message longer than a third of that is cut, saying how much was left out. With full=true a long session comes a page at a time: next_offset is set while messages are left, and passing it as offset (with full=true) returns the next page; messages_total and first_shown say where the page is.`
+Size: a result holds at most max_tokens (default 12000, at most 16000, counted as 3 bytes a token); a message longer than a fifth of that is cut, saying how much was left out. With full=true a long session comes a page at a time: next_offset is set while messages are left, and passing it as offset (with full=true) returns the next page; messages_total and first_shown say where the page is.`
 
 const sessionsDescription = `List the user's indexed Claude Code sessions, newest first: id, project, first and last time, number of messages, the first prompt, and whether the transcript is still on disk (the index keeps sessions Claude Code has deleted). Filter with project ('.' for the current project), since and until. Use it to find "the session from yesterday" or what was worked on in a project; use search to find sessions by what was said.
 
-Size: a result holds at most max_tokens (default 4000, at most 12000, counted as 3 bytes a token); total counts every session that matched, and next_offset, when set, is the offset of the next page.`
+Size: a result holds at most max_tokens (default 6000, at most 16000, counted as 3 bytes a token); total counts every session that matched, and next_offset, when set, is the offset of the next page.`

@@ -356,7 +356,7 @@ type SearchInput struct {
 	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to return (default 5; 0: as many as max_tokens holds)"`
 	Offset  *Count `json:"offset,omitempty" jsonschema:"best sessions to skip: a previous result's next_offset, for the next page"`
 	// MaxTokens bounds the result; see budget.go.
-	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 5000, at most 12000): sessions past it are left for the next page"`
+	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 8000, at most 16000): sessions past it are left for the next page"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
 }
@@ -439,6 +439,9 @@ type Session struct {
 // maxSimilar is how many collapsed near-duplicates a search result
 // lists per session.
 const maxSimilar = 10
+
+// minSnippet is the narrowest snippet a small budget gets, in characters.
+const minSnippet = 80
 
 // Message is one matched message: its session, time, evidence and snippet.
 type Message struct {
@@ -539,14 +542,26 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 		return textOf(text.String(), notes, warnings), result, nil
 	}
 	var renderErr error
-	k := fitCount(onPage, func(k int) bool {
+	fits := func(k int) bool {
 		text, result, err := page(k)
 		if err != nil {
 			renderErr = err
 			return false
 		}
 		return b.fits(text, result)
-	})
+	}
+	// One session always fits: with fewer messages, then narrower
+	// snippets, when the budget is small.
+	for onPage > 0 && out.MaxMessages > 1 && !fits(1) {
+		out.MaxMessages--
+	}
+	for onPage > 0 && out.Context > minSnippet && !fits(1) {
+		out.Context = max(out.Context/2, minSnippet)
+	}
+	if out.MaxMessages < messages || out.Context < search.DefaultContext {
+		notes = append(notes, fmt.Sprintf("To fit max_tokens (%d), each session shows %d messages with snippets of %d characters.", b.bytes/bytesPerToken, out.MaxMessages, out.Context))
+	}
+	k := fitCount(onPage, fits)
 	if renderErr != nil {
 		return nil, SearchOutput{}, renderErr
 	}
@@ -606,7 +621,7 @@ type ShowInput struct {
 	Offset  *Count `json:"offset,omitempty" jsonschema:"with full: messages to skip, a previous result's next_offset, for the next page"`
 	Query   string `json:"query,omitempty" jsonschema:"the words searched for: highlighted, and without a line the first message matching them is centred"`
 	// MaxTokens bounds the result; see budget.go.
-	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 8000, at most 12000): messages past it are left for the next page, and a message longer than a third of it is cut"`
+	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 12000, at most 16000): messages past it are left for the next page, and a message longer than a fifth of it is cut"`
 }
 
 // ShowOutput is the show tool's structured result: the session as
@@ -661,8 +676,8 @@ func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResul
 		notes = append(notes, b.note)
 	}
 	all := sh.Messages
-	if cut := cutMessages(all, b.bytes/3); cut > 0 {
-		notes = append(notes, fmt.Sprintf("%d long messages were cut to a third of max_tokens each; a larger max_tokens (up to %d) shows more of them.", cut, ceilingTokens))
+	if cut := cutMessages(all, b.bytes/5); cut > 0 {
+		notes = append(notes, fmt.Sprintf("%d long messages were cut to a fifth of max_tokens each (a result carries each twice: as JSON and as text); a larger max_tokens (up to %d) shows more of them.", cut, ceilingTokens))
 	}
 	from := min(offset, len(all))
 	window := func(k int) (int, int) { return from, from + k }
@@ -771,7 +786,7 @@ type SessionsInput struct {
 	Limit   *Count `json:"limit,omitempty" jsonschema:"sessions to list (default 20; 0: as many as max_tokens holds)"`
 	Offset  *Count `json:"offset,omitempty" jsonschema:"newest sessions to skip: a previous result's next_offset, for the next page"`
 	// MaxTokens bounds the result; see budget.go.
-	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 4000, at most 12000): sessions past it are left for the next page"`
+	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 6000, at most 16000): sessions past it are left for the next page"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also list headless runs (claude -p, SDK scripts), which are left out by default"`
 }
@@ -887,7 +902,7 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 // notes and warnings.
 func textOf(markdown string, notes, warnings []string) string {
 	var b strings.Builder
-	b.WriteString(markdown)
+	b.WriteString(strings.TrimRight(markdown, "\n"))
 	for _, n := range notes {
 		if b.Len() > 0 {
 			b.WriteString("\n\n")
