@@ -105,6 +105,21 @@ func fitCount(n int, fits func(k int) bool) int {
 	return lo
 }
 
+// fitPage is the most of n items whose page, as page renders the first k
+// of them, fits b (fitCount), or page's error.
+func fitPage[T any](b budget, n int, page func(k int) (string, T, error)) (int, error) {
+	var renderErr error
+	k := fitCount(n, func(k int) bool {
+		text, out, err := page(k)
+		if err != nil {
+			renderErr = err
+			return false
+		}
+		return b.fits(text, out)
+	})
+	return k, renderErr
+}
+
 // cutText is s cut at a character boundary so that size(s) is at most
 // max, and how many bytes were left out. size is how many bytes s takes
 // once written out (escaped in JSON, made printable), at least len(s).

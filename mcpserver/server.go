@@ -698,17 +698,9 @@ func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResul
 		js.Warnings = warnings
 		return textOf(text.String(), nil, warnings), ShowOutput{JSONShown: js}, nil
 	}
-	var renderErr error
-	k := fitCount(n, func(k int) bool {
-		text, out, err := page(k, notes)
-		if err != nil {
-			renderErr = err
-			return false
-		}
-		return b.fits(text, out)
-	})
-	if renderErr != nil {
-		return nil, ShowOutput{}, renderErr
+	k, err := fitPage(b, n, func(k int) (string, ShowOutput, error) { return page(k, notes) })
+	if err != nil {
+		return nil, ShowOutput{}, err
 	}
 	a, z := window(k)
 	next := 0
@@ -865,17 +857,9 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 		}
 		return textOf(text.String(), notes, warnings), out, nil
 	}
-	var renderErr error
-	k := fitCount(len(list), func(k int) bool {
-		text, out, err := page(k, notes)
-		if err != nil {
-			renderErr = err
-			return false
-		}
-		return b.fits(text, out)
-	})
-	if renderErr != nil {
-		return nil, SessionsOutput{}, renderErr
+	k, err := fitPage(b, len(list), func(k int) (string, SessionsOutput, error) { return page(k, notes) })
+	if err != nil {
+		return nil, SessionsOutput{}, err
 	}
 	next := 0
 	if offset+k < total && k > 0 {
