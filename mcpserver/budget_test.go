@@ -241,6 +241,11 @@ func TestEmptyAnswersSayWhy(t *testing.T) {
 	if len(out.Sessions) != 0 || !strings.Contains(notes, "the index holds no session yet") || !strings.Contains(notes, empty+" holds no transcripts") {
 		t.Errorf("empty index: sessions %d, notes %q", len(out.Sessions), out.Notes)
 	}
+	var filtered SearchOutput
+	call(t, connect(t, Config{IndexDir: budgetIndex(t, 2, 4)}), "search", map[string]any{"query": "zebrafrost", "project": "nosuch"}, defaultSearchTokens, &filtered)
+	if notes := strings.Join(filtered.Notes, " "); !strings.Contains(notes, "no indexed session is in project nosuch (the sessions tool lists them)") {
+		t.Errorf("a project no session is in: notes %q", filtered.Notes)
+	}
 	missing := filepath.Join(t.TempDir(), "nowhere")
 	res, err := connect(t, Config{IndexDir: t.TempDir(), Sources: []string{missing}}).CallTool(context.Background(),
 		&mcp.CallToolParams{Name: "sessions", Arguments: map[string]any{}})

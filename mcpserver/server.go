@@ -517,7 +517,7 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	case len(res.Sessions) == 0:
 		notes = append(notes, fmt.Sprintf("No past session matched %s.", title))
 		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req) {
-			notes = append(notes, hint+".")
+			notes = append(notes, forTheAgent(hint)+".")
 		}
 	case onPage == 0:
 		notes = append(notes, fmt.Sprintf("No sessions after offset %d: %d matched.", offset, len(res.Sessions)))
@@ -841,7 +841,7 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	case total == 0:
 		notes = append(notes, "No indexed session matched.")
 		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req) {
-			notes = append(notes, hint+".")
+			notes = append(notes, forTheAgent(hint)+".")
 		}
 	case offset >= len(list):
 		notes = append(notes, fmt.Sprintf("No sessions after offset %d: %d matched.", offset, total))
