@@ -257,3 +257,16 @@ func TestEmptyAnswersSayWhy(t *testing.T) {
 		t.Errorf("no index, missing source: error %v %q", res.IsError, text)
 	}
 }
+
+// A search asked to count ranks every match: its page is still the limit,
+// and total says how many matched; without count a cut ranking gives none.
+func TestSearchCountsWhenAsked(t *testing.T) {
+	cs := connect(t, Config{IndexDir: budgetIndex(t, 12, 4)})
+	for _, count := range []bool{true, false} {
+		var out SearchOutput
+		call(t, cs, "search", map[string]any{"query": "zebrafrost", "limit": 2, "count": count}, defaultSearchTokens, &out)
+		if len(out.Sessions) != 2 || out.NextOffset != 2 || (out.Total != nil) != count || count && *out.Total != 12 {
+			t.Errorf("count %v, limit 2: %d sessions, total %v, next %d; want 2 sessions, total 12 only when counted, next 2", count, len(out.Sessions), out.Total, out.NextOffset)
+		}
+	}
+}

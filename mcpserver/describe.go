@@ -20,7 +20,7 @@ Query syntax:
 
 Start broad with two or three likely words, then narrow with require and exclude rather than stacking many OR'ed words. No match is not an error: try other words.
 
-Size: a result holds at most max_tokens (default 8000, at most 16000, counted as 3 bytes a token). Sessions that do not fit, or past limit, are left for the next page: next_offset is set then, and passing it as offset returns the sessions after; notes say what was left out.`
+Size: a result holds at most max_tokens (default 8000, at most 16000, counted as 3 bytes a token). Sessions that do not fit, or past limit, are left for the next page: next_offset is set then, and passing it as offset returns the sessions after; notes say what was left out. total says how many sessions matched when the ranking reached them all; count=true ranks them all (slower for common words) to get it.`
 
 const showDescription = `Read a past session from recall's index, even after Claude Code deleted its transcript: the messages around one (5 before and after by default), or the whole session in order with full=true (subagent messages marked). Give session as a session id (a unique prefix is enough) or as a search result's evidence "transcript:line"; pass query (the words you searched for) to highlight them and, without a line, to centre on the first message that matches. Every message keeps its transcript:line evidence.
 

@@ -357,6 +357,8 @@ type SearchInput struct {
 	Offset  *Count `json:"offset,omitempty" jsonschema:"best sessions to skip: a previous result's next_offset, for the next page"`
 	// MaxTokens bounds the result; see budget.go.
 	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 8000, at most 16000): sessions past it are left for the next page"`
+	// CountAll ranks every match, as `recall -c` does, so total is set.
+	CountAll bool `json:"count,omitempty" jsonschema:"also count every matching session (total): ranks them all, which takes longer for common words"`
 
 	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
 }
@@ -479,6 +481,9 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	limit, offset, messages := countOr(in.Limit, search.AgentSessions), countOr(in.Offset, 0), search.AgentMessages
 	b := budgetOf(in.MaxTokens, defaultSearchTokens)
 	ranked := pageEnd(offset, limit, 1) // one past the page says whether another follows
+	if in.CountAll && limit <= search.MaxSessions {
+		ranked = 0 // every match ranked: total is known
+	}
 	params := search.Params{
 		Terms: nonEmpty(in.Query), Require: nonEmpty(in.Require), Exclude: nonEmpty(in.Exclude), Scope: in.Scope,
 		Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until,
