@@ -103,7 +103,7 @@ func TestHookCommand(t *testing.T) {
 			if run.exitCode != 0 || run.stdout != "" {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and no output", run.exitCode, run.stdout, run.stderr)
 			}
-			pid := firstLogLinePID(t, indexDir, tt.wantLine)
+			pid := hookLogLinePID(t, indexDir, tt.wantLine)
 			waitGone(t, pid)
 			assertChildAcceptedArgs(t, indexDir)
 		})
@@ -127,24 +127,25 @@ func sourceWithOneTranscript(t *testing.T) string {
 	return root
 }
 
-// firstLogLinePID checks hook.log's first line and returns the pid in it.
-func firstLogLinePID(t *testing.T, indexDir, wantLine string) int {
+// hookLogLinePID finds the hook's own line in hook.log and returns the
+// pid in it. The hook writes it just after it starts the indexer, so on a
+// loaded machine the indexer's own lines can come first.
+func hookLogLinePID(t *testing.T, indexDir, wantLine string) int {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(indexDir, "hook.log"))
 	if err != nil {
 		t.Fatalf("hook log: %v", err)
 	}
-	first, _, _ := strings.Cut(string(data), "\n")
-	m := regexp.MustCompile(`^` + logStamp + wantLine).FindStringSubmatch(first)
+	m := regexp.MustCompile(`(?m)^` + logStamp + wantLine).FindSubmatch(data)
 	if m == nil {
-		t.Fatalf("hook.log line %q does not match %q", first, wantLine)
+		t.Fatalf("hook.log %q has no line matching %q", data, wantLine)
 	}
-	pid, _ := strconv.Atoi(m[1])
+	pid, _ := strconv.Atoi(string(m[1]))
 	return pid
 }
 
 // assertChildAcceptedArgs reads what the indexer the hook started wrote
-// to hook.log after the hook's own line: a flag it refused would show as
+// to hook.log beside the hook's own line: a flag it refused would show as
 // a "recall: " error there.
 func assertChildAcceptedArgs(t *testing.T, indexDir string) {
 	t.Helper()
@@ -156,7 +157,7 @@ func assertChildAcceptedArgs(t *testing.T, indexDir string) {
 	if len(lines) < 2 {
 		t.Errorf("the indexer wrote nothing to hook.log: %q", data)
 	}
-	for _, line := range lines[1:] {
+	for _, line := range lines {
 		if strings.HasPrefix(line, "recall: ") {
 			t.Errorf("the indexer failed: %s", line)
 		}
