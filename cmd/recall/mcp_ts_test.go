@@ -14,19 +14,23 @@ import (
 )
 
 // tsSDK is the node_modules folder of the official TypeScript MCP SDK:
-// $RECALL_TS_SDK, else one installed once into the user's cache. The
-// test skips, saying why, where there is no Node or no registry.
+// $RECALL_TS_SDK, else one installed once into the user's cache (as the
+// environment was before TestMain made HOME a temporary folder). The test
+// skips, saying why, where there is no Node or no registry.
 func tsSDK(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node on PATH: the TypeScript SDK's client is not tried")
 	}
-	if dir := os.Getenv("RECALL_TS_SDK"); dir != "" {
+	if dir := originalEnv("RECALL_TS_SDK"); dir != "" {
 		return dir
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Skipf("no cache directory to install the TypeScript SDK in: %v", err)
+	cache := originalEnv("XDG_CACHE_HOME")
+	if cache == "" && originalEnv("HOME") != "" {
+		cache = filepath.Join(originalEnv("HOME"), ".cache")
+	}
+	if cache == "" {
+		t.Skip("no cache directory to install the TypeScript SDK in (no HOME)")
 	}
 	prefix := filepath.Join(cache, "recall-tests", "ts-sdk")
 	modules := filepath.Join(prefix, "node_modules")
@@ -44,6 +48,16 @@ func tsSDK(t *testing.T) string {
 		t.Skipf("could not install the TypeScript SDK (offline?): %v\n%s", err, out)
 	}
 	return modules
+}
+
+// originalEnv is name's value in the environment the tests started with.
+func originalEnv(name string) string {
+	for _, kv := range buildEnv {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
 }
 
 // tsClientRun is what testdata/mcp-client.mjs saw.
