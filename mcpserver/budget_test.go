@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/indexer"
 )
 
@@ -267,6 +269,36 @@ func TestSearchCountsWhenAsked(t *testing.T) {
 		call(t, cs, "search", map[string]any{"query": "zebrafrost", "limit": 2, "count": count}, defaultSearchTokens, &out)
 		if len(out.Sessions) != 2 || out.NextOffset != 2 || (out.Total != nil) != count || count && *out.Total != 12 {
 			t.Errorf("count %v, limit 2: %d sessions, total %v, next %d; want 2 sessions, total 12 only when counted, next 2", count, len(out.Sessions), out.Total, out.NextOffset)
+		}
+	}
+}
+
+// Every structured result is marked as recall's output, in whatever key
+// order a client keeps it, so a transcript holding it never has it indexed.
+func TestResultsAreMarkedAsRecallOutput(t *testing.T) {
+	cs := connect(t, Config{IndexDir: budgetIndex(t, 2, 4)})
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search", map[string]any{"query": "zebrafrost"}},
+		{"show", map[string]any{"session": "00000000"}},
+		{"sessions", map[string]any{}},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", tc.tool, err, res)
+		}
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, data, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if !filter.IsRecallOutput(string(data)) || !filter.IsRecallOutput(pretty.String()) {
+			t.Errorf("%s: structured content not recognised as recall output: %.200s", tc.tool, data)
 		}
 	}
 }

@@ -411,10 +411,18 @@ func countOr(c *Count, def int) int {
 	return int(*c)
 }
 
+// Marker marks a structured result as recall's own output
+// (filter.JSONOutputKey): pasted back into a conversation, or kept in a
+// transcript as the JSON the model read, it is never indexed again.
+type Marker struct {
+	RecallOutput bool `json:"recall_mcp_result" jsonschema:"always true: marks recall's own output, which recall does not index again"`
+}
+
 // SearchOutput is the search tool's structured result: the sessions as
 // `recall --json` prints them, without each message's whole text (the
 // snippet and its evidence are there; the show tool reads the rest).
 type SearchOutput struct {
+	Marker
 	Query    string    `json:"query" jsonschema:"the query as recall read it"`
 	Sessions []Session `json:"sessions" jsonschema:"best first"`
 	// Offset and NextOffset page through the ranking: NextOffset is set
@@ -531,7 +539,7 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	page := func(k int) (string, SearchOutput, error) {
 		o := out
 		o.MaxSessions = k
-		result := SearchOutput{Query: title, Sessions: []Session{}, Offset: offset, Notes: notes, Warnings: warnings}
+		result := SearchOutput{Marker: Marker{RecallOutput: true}, Query: title, Sessions: []Session{}, Offset: offset, Notes: notes, Warnings: warnings}
 		if ranked == 0 || len(res.Sessions) < ranked {
 			total := len(res.Sessions)
 			result.Total = &total
@@ -632,6 +640,7 @@ type ShowInput struct {
 // ShowOutput is the show tool's structured result: the session as
 // `recall show --json` prints it, one page of it.
 type ShowOutput struct {
+	Marker
 	render.JSONShown
 	NextOffset int `json:"next_offset,omitempty" jsonschema:"set when messages are left: pass it as offset (with full) for the next page"`
 }
@@ -701,7 +710,7 @@ func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResul
 		}
 		js := render.ShownJSON(&part, agentWording)
 		js.Warnings = warnings
-		return textOf(text.String(), nil, warnings), ShowOutput{JSONShown: js}, nil
+		return textOf(text.String(), nil, warnings), ShowOutput{Marker: Marker{RecallOutput: true}, JSONShown: js}, nil
 	}
 	k, err := fitPage(b, n, func(k int) (string, ShowOutput, error) { return page(k, notes) })
 	if err != nil {
@@ -790,6 +799,7 @@ type SessionsInput struct {
 
 // SessionsOutput is the sessions tool's structured result.
 type SessionsOutput struct {
+	Marker
 	Sessions   []render.JSONSessionInfo `json:"sessions" jsonschema:"newest first"`
 	Total      int                      `json:"total" jsonschema:"sessions that matched the filters, listed or not"`
 	Offset     int                      `json:"offset" jsonschema:"newest sessions skipped before the first listed"`
@@ -853,7 +863,7 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	}
 	list = list[min(offset, len(list)):]
 	page := func(k int, notes []string) (string, SessionsOutput, error) {
-		out := SessionsOutput{Sessions: render.SessionsJSON(list[:k]), Total: total, Offset: offset, Notes: notes, Warnings: warnings}
+		out := SessionsOutput{Marker: Marker{RecallOutput: true}, Sessions: render.SessionsJSON(list[:k]), Total: total, Offset: offset, Notes: notes, Warnings: warnings}
 		var text strings.Builder
 		if k > 0 {
 			if err := render.WriteSessions(&text, list[:k], "markdown", false); err != nil {

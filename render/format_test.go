@@ -26,9 +26,13 @@ func TestOutputCarriesSignature(t *testing.T) {
 		Messages: []rank.ScoredMessage{{Message: rank.Message{Type: "assistant", Text: text, Source: "/p/s.jsonl", Line: 4,
 			Hits: []rank.Hit{{Term: 0, Start: 15, End: 18}}}, Score: 3.2}},
 	}}}
-	for _, format := range []string{"human", "json", "markdown"} {
+	for _, tc := range []struct {
+		format string
+		ranked int // the ranking's limit: 1, as many as found, is a cut result
+	}{{"human", 0}, {"human", 1}, {"json", 0}, {"json", 1}, {"markdown", 0}, {"markdown", 1}} {
+		format := tc.format
 		var b bytes.Buffer
-		if err := Write(&b, res, search.Output{Format: format, MaxMessages: 5, Context: 300}); err != nil {
+		if err := Write(&b, res, search.Output{Format: format, MaxMessages: 5, Context: 300, Ranked: tc.ranked}); err != nil {
 			t.Fatal(err)
 		}
 		if !filter.IsRecallOutput(b.String()) {
