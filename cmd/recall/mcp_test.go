@@ -293,6 +293,10 @@ func TestMCPServer(t *testing.T) {
 	if err := json.Unmarshal([]byte(cliShow.stdout), &want); err != nil {
 		t.Fatalf("show --json: %v (%q)", err, cliShow.stderr)
 	}
+	if shown["recall_mcp_result"] != true {
+		t.Errorf("MCP show lacks the recall_mcp_result mark: %v", shown)
+	}
+	delete(shown, "recall_mcp_result") // the MCP result's own mark; the rest is the CLI's
 	if !reflect.DeepEqual(shown, want) {
 		t.Errorf("MCP show differs from the CLI:\n%v\n%v", shown, want)
 	}
