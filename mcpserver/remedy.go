@@ -72,9 +72,3 @@ type wordedError struct {
 
 func (e wordedError) Error() string { return e.said }
 func (e wordedError) Unwrap() error { return e.err }
-
-// forTheAgent is a hint worded for the shell (package render) as the
-// agent reads it: the tool that lists sessions instead of the command.
-func forTheAgent(hint string) string {
-	return strings.ReplaceAll(hint, "(`recall sessions` lists them)", "(the sessions tool lists them)")
-}

@@ -529,8 +529,8 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	switch {
 	case len(res.Sessions) == 0:
 		notes = append(notes, fmt.Sprintf("No past session matched %s.", title))
-		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req) {
-			notes = append(notes, forTheAgent(hint)+".")
+		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req, "the sessions tool") {
+			notes = append(notes, hint+".")
 		}
 	case onPage == 0:
 		notes = append(notes, fmt.Sprintf("No sessions after offset %d: %d matched.", offset, len(res.Sessions)))
@@ -578,32 +578,24 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 	if renderErr != nil {
 		return nil, SearchOutput{}, renderErr
 	}
-	if k < onPage || limit == 0 && offset+k < len(res.Sessions) || limit > 0 && len(res.Sessions) > offset+limit {
-		next := offset + k
-		if k < onPage {
-			notes = append(notes, fmt.Sprintf("%d of the %d sessions asked for fit max_tokens (%d); call again with offset %d for the next page.", k, onPage, b.bytes/bytesPerToken, next))
-		} else {
-			notes = append(notes, fmt.Sprintf("More sessions matched: call again with offset %d for the next page.", next))
-		}
-		text, result, err := page(k)
-		if err != nil {
-			return nil, SearchOutput{}, err
-		}
-		result.NextOffset = next
-		if !within(text, result, ceilingTokens*bytesPerToken) {
-			return nil, SearchOutput{}, overCeiling("search")
-		}
-		h.cfg.Log.Info("search", "query", title, "sessions", len(result.Sessions), "next", next)
-		return textContent(text), result, nil
+	next := 0
+	switch {
+	case k < onPage:
+		next = offset + k
+		notes = append(notes, fmt.Sprintf("%d of the %d sessions asked for fit max_tokens (%d); call again with offset %d for the next page.", k, onPage, b.bytes/bytesPerToken, next))
+	case limit > 0 && len(res.Sessions) > offset+limit:
+		next = offset + k
+		notes = append(notes, fmt.Sprintf("More sessions matched: call again with offset %d for the next page.", next))
 	}
 	text, result, err := page(k)
 	if err != nil {
 		return nil, SearchOutput{}, err
 	}
+	result.NextOffset = next
 	if !within(text, result, ceilingTokens*bytesPerToken) {
 		return nil, SearchOutput{}, overCeiling("search")
 	}
-	h.cfg.Log.Info("search", "query", title, "sessions", len(result.Sessions))
+	h.cfg.Log.Info("search", "query", title, "sessions", len(result.Sessions), "next", next)
 	return textContent(text), result, nil
 }
 
@@ -660,9 +652,6 @@ func (h handlers) show(ctx context.Context, _ *mcp.CallToolRequest, in ShowInput
 }
 
 func (h handlers) showNow(ctx context.Context, in ShowInput) (*mcp.CallToolResult, ShowOutput, error) {
-	if err := nonNegative(in.Context, "context"); err != nil {
-		return nil, ShowOutput{}, err
-	}
 	if err := nonNegative(in.Offset, "offset"); err != nil {
 		return nil, ShowOutput{}, err
 	}
@@ -855,8 +844,8 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	switch {
 	case total == 0:
 		notes = append(notes, "No indexed session matched.")
-		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req) {
-			notes = append(notes, forTheAgent(hint)+".")
+		for _, hint := range render.WhyNothing(m, snap, h.cfg.Sources, params, req, "the sessions tool") {
+			notes = append(notes, hint+".")
 		}
 	case offset >= len(list):
 		notes = append(notes, fmt.Sprintf("No sessions after offset %d: %d matched.", offset, total))

@@ -15,7 +15,8 @@ import (
 	"github.com/recall-dev/recall/search"
 )
 
-// NoMatchHints explain a search that found nothing because a filter
+// NoMatchHints explain, to a reader for whom lister is what lists the
+// sessions (a command, a tool), a search that found nothing because a filter
 // matches no indexed session at all: a --project no session is in, a
 // --session no indexed id starts with, or only the current session,
 // which is never shown. p is what the user gave, req what it became; m is
@@ -25,7 +26,7 @@ import (
 // An index that holds no session, and a --since or --until past the
 // time of every indexed message (first and last, zero when unknown),
 // are said too.
-func NoMatchHints(m *manifest.Manifest, first, last time.Time, p search.Params, req search.Request) []string {
+func NoMatchHints(m *manifest.Manifest, first, last time.Time, p search.Params, req search.Request, lister string) []string {
 	var hints []string
 	files := m.SessionFiles()
 	if len(files) == 0 {
@@ -38,7 +39,7 @@ func NoMatchHints(m *manifest.Manifest, first, last time.Time, p search.Params, 
 		hints = append(hints, fmt.Sprintf("no indexed message is from before %s: the oldest is from %s", req.Until.Format(time.DateOnly), first.Format(time.DateOnly)))
 	}
 	if len(req.Projects) > 0 && !anySession(files, func(_ string, f *record.FileState) bool { return filter.ProjectMatches(f.Project, req.Projects) }) {
-		hints = append(hints, fmt.Sprintf("no indexed session is in project %s (`recall sessions` lists them)", orList(p.Projects, req.Projects)))
+		hints = append(hints, fmt.Sprintf("no indexed session is in project %s (%s lists them)", orList(p.Projects, req.Projects), lister))
 	}
 	if len(req.Sessions) > 0 {
 		matches := func(id string, _ *record.FileState) bool {
@@ -51,7 +52,7 @@ func NoMatchHints(m *manifest.Manifest, first, last time.Time, p search.Params, 
 		}
 		switch {
 		case !anySession(files, matches):
-			hints = append(hints, fmt.Sprintf("no indexed session id starts with %s (`recall sessions` lists them)", strings.Join(req.Sessions, " or ")))
+			hints = append(hints, fmt.Sprintf("no indexed session id starts with %s (%s lists them)", strings.Join(req.Sessions, " or "), lister))
 		case req.CurrentSession != "" && !anySession(files, func(id string, f *record.FileState) bool { return id != req.CurrentSession && matches(id, f) }):
 			hints = append(hints, fmt.Sprintf("--session %s is the current session, which searches never show", strings.Join(req.Sessions, " ")))
 		}
@@ -128,9 +129,9 @@ func holdsTranscripts(root string, entries []os.DirEntry) bool {
 // WhyNothing are the hints of a search or a listing that found nothing:
 // NoMatchHints over the index snap reads, and, when the index holds no
 // session at all, SourceHints of the transcript folders it reads.
-func WhyNothing(m *manifest.Manifest, snap *snapshot.Snapshot, sources []string, p search.Params, req search.Request) []string {
+func WhyNothing(m *manifest.Manifest, snap *snapshot.Snapshot, sources []string, p search.Params, req search.Request, lister string) []string {
 	first, last := snap.TimeSpan()
-	hints := NoMatchHints(m, first, last, p, req)
+	hints := NoMatchHints(m, first, last, p, req, lister)
 	if len(m.SessionFiles()) == 0 {
 		hints = append(hints, SourceHints(sources)...)
 	}

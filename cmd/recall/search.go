@@ -200,7 +200,7 @@ func (g *Globals) hintNoMatch(cfg indexer.Config, snap *snapshot.Snapshot, p sea
 	if err != nil {
 		return // the index changed or broke since: the search said its warnings
 	}
-	for _, h := range render.WhyNothing(m, snap, cfg.Sources, p, req) {
+	for _, h := range render.WhyNothing(m, snap, cfg.Sources, p, req, "`recall sessions`") {
 		fmt.Fprintln(g.env.stderr, "recall:", render.Safe(h))
 	}
 }

@@ -52,7 +52,7 @@ func (c *sessionsCmd) Run(g *Globals) error {
 		return fmt.Errorf("write sessions: %w", err)
 	}
 	if len(list) == 0 {
-		for _, h := range render.WhyNothing(m, snap, cfg.Sources, params, req) {
+		for _, h := range render.WhyNothing(m, snap, cfg.Sources, params, req, "`recall sessions`") {
 			fmt.Fprintln(g.env.stderr, "recall:", render.Safe(h))
 		}
 		return noMatchError{}
