@@ -31,7 +31,7 @@ func (c *resumeCmd) Run(g *Globals) error {
 	}
 	m, err := store.Open(cfg.IndexDir).Manifest()
 	if errors.Is(err, manifest.ErrNoIndex) {
-		return notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", manifest.ErrNoSession, cfg.IndexDir)}
+		return noIndex(cfg, err)
 	}
 	if err != nil {
 		return err

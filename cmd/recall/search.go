@@ -147,24 +147,30 @@ func (c *searchCmd) Run(g *Globals) error {
 	return nil
 }
 
-// openSnapshot opens the committed index to search. No index is an
-// error (exit 2: the search could not run), saying why there is none
-// and which transcript folders gave nothing.
+// openSnapshot opens the committed index to search (noIndex when there
+// is none).
 func openSnapshot(cfg indexer.Config) (*snapshot.Snapshot, error) {
 	snap, err := store.Open(cfg.IndexDir).Snapshot()
 	if errors.Is(err, manifest.ErrNoIndex) {
-		why := fmt.Sprintf("no index to search in %s", cfg.IndexDir)
-		if err != manifest.ErrNoIndex {
-			why += ": " + err.Error() // why none could be made
-		} else {
-			why += " yet: `recall index` builds it"
-		}
-		for _, h := range render.SourceHints(cfg.Sources) {
-			why += "; " + h
-		}
-		return nil, errors.New(why)
+		return nil, noIndex(cfg, err)
 	}
 	return snap, err
+}
+
+// noIndex is the error of a command that found no index to read: exit 2,
+// as it could not run. It says why there is none (the error opening it
+// wraps) and which transcript folders gave nothing.
+func noIndex(cfg indexer.Config, err error) error {
+	why := fmt.Sprintf("no index to search in %s", cfg.IndexDir)
+	if err != manifest.ErrNoIndex {
+		why += ": " + err.Error() // why none could be made
+	} else {
+		why += " yet: `recall index` builds it"
+	}
+	for _, h := range render.SourceHints(cfg.Sources) {
+		why += "; " + h
+	}
+	return errors.New(why)
 }
 
 // freshen indexes new transcript lines before the index is read, as

@@ -86,11 +86,11 @@ func showSession(cfg indexer.Config, req show.Request) (*show.Shown, error) {
 }
 
 // openIndex reads the committed manifest (transcripts, sessions) and
-// opens a snapshot for the rows. No index yet is "no session" (exit 1).
+// opens a snapshot for the rows; no index is noIndex (exit 2).
 func openIndex(cfg indexer.Config) (*manifest.Manifest, *snapshot.Snapshot, error) {
 	m, err := store.Open(cfg.IndexDir).Manifest()
 	if errors.Is(err, manifest.ErrNoIndex) {
-		return nil, nil, notFoundError{fmt.Errorf("%w: no index in %s yet (`recall index` builds it)", manifest.ErrNoSession, cfg.IndexDir)}
+		return nil, nil, noIndex(cfg, err)
 	}
 	if err != nil {
 		return nil, nil, err
