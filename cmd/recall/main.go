@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/search/show"
 
 	"github.com/alecthomas/kong"
@@ -232,10 +233,7 @@ func searchHint(parser *kong.Kong, args []string, err error) string {
 func shellWords(words []string) string {
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		quoted[i] = w
-		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
-			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
+		quoted[i] = claude.ShellQuote(w)
 	}
 	return strings.Join(quoted, " ")
 }
