@@ -494,6 +494,16 @@ func (t *Tombstone) parseLine(f []string) error {
 		}
 		return r, nil
 	}
+	// ruleAndHash reads the rule and the transcript hash a seal or a
+	// touched line opens with.
+	ruleAndHash := func() (*Rule, Hash, error) {
+		r, err := ruleAt(1)
+		if err != nil {
+			return nil, Hash{}, err
+		}
+		h, err := hashAt(2)
+		return r, h, err
+	}
 	var err error
 	switch f[0] {
 	case "serial":
@@ -530,11 +540,7 @@ func (t *Tombstone) parseLine(f []string) error {
 		r.Lifted = lifted == 1
 		t.Rules = append(t.Rules, r)
 	case "seal":
-		r, err := ruleAt(1)
-		if err != nil {
-			return err
-		}
-		h, err := hashAt(2)
+		r, h, err := ruleAndHash()
 		if err != nil {
 			return err
 		}
@@ -546,11 +552,7 @@ func (t *Tombstone) parseLine(f []string) error {
 		}
 		r.Seals[h] = Seal{Offset: v[0], Lines: int(v[1]), Tail: record.Fingerprint{CRC: uint32(v[2]), Len: int32(v[3])}}
 	case "touched":
-		r, err := ruleAt(1)
-		if err != nil {
-			return err
-		}
-		h, err := hashAt(2)
+		r, h, err := ruleAndHash()
 		if err != nil {
 			return err
 		}
