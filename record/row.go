@@ -18,7 +18,7 @@ import (
 var columns = [...]string{
 	"session_id", "timestamp", "type", "text", "project_path",
 	"source", "line", "uuid", "agent_id", "role", "gen", "ordinal",
-	"entrypoint",
+	"entrypoint", "agent",
 }
 
 // NumColumns is the number of TSV columns in a row.
@@ -29,7 +29,13 @@ const NumColumns = len(columns)
 // reads, with no entrypoint: the runs of those versions read no
 // transcript they took for headless, and the first run of this one
 // rewrites every row with the column (a feature change rederives).
-const legacyColumns = NumColumns - 1
+const legacyColumns = NumColumns - 2
+
+// claudeOnlyColumns is the number of columns of a row written before the
+// agent column, when recall read Claude Code's transcripts alone: such a
+// row reads with an empty agent, which is Claude Code (AgentOf), so no
+// row needs rewriting.
+const claudeOnlyColumns = NumColumns - 1
 
 // Column positions, for readers that split rows themselves.
 const (
@@ -46,6 +52,7 @@ const (
 	ColGen
 	ColOrdinal
 	ColEntrypoint
+	ColAgentName
 )
 
 // Header is the first line of the rows file.
@@ -91,6 +98,10 @@ type Row struct {
 	// ("cli", "claude-vscode", "sdk-cli", …; "" when it names none), by
 	// which textrules.IsHeadlessEntrypoint tells a headless run.
 	Entrypoint string
+	// Agent is the coding agent whose session file the row came from
+	// (AgentCodex, …); "" in rows written before the column, which are
+	// Claude Code's (AgentOf). AgentID is a subagent's id, not this.
+	Agent string
 }
 
 // Headless reports whether the row came from a run no person typed into
@@ -158,6 +169,8 @@ func (r *Row) appendTSV(dst []byte, plain *Repeats) []byte {
 	dst = strconv.AppendInt(dst, int64(r.Ordinal), 10)
 	dst = append(dst, '\t')
 	dst = appendEscaped(dst, r.Entrypoint)
+	dst = append(dst, '\t')
+	dst = appendEscaped(dst, r.Agent)
 	return append(dst, '\n')
 }
 
@@ -196,18 +209,21 @@ func ParseRow(line []byte) (Row, error) {
 		Gen:        uint32(gen),
 		Ordinal:    ordinal,
 		Entrypoint: Unescape(f[ColEntrypoint]),
+		Agent:      Unescape(f[ColAgentName]),
 	}, nil
 }
 
 // SplitRow splits a TSV line into its columns without copying. It reports
-// false unless the line has NumColumns columns, or the legacyColumns of a
-// row written before the last was added (that column is then empty).
+// false unless the line has NumColumns columns, or the claudeOnlyColumns
+// or legacyColumns of a row written before the last ones were added
+// (those columns are then empty).
 func SplitRow(line []byte, f *[NumColumns][]byte) bool {
 	for i := 0; i < NumColumns-1; i++ {
 		j := bytes.IndexByte(line, '\t')
 		if j < 0 {
-			if i == legacyColumns-1 {
-				f[i], f[NumColumns-1] = line, nil
+			if i == legacyColumns-1 || i == claudeOnlyColumns-1 {
+				f[i] = line
+				clear(f[i+1:])
 				return true
 			}
 			return false

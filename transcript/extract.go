@@ -264,6 +264,9 @@ type lineExtractor struct {
 	session string
 	agent   string
 	project string
+	// harness is the coding agent a Builder makes rows for ("" for
+	// Claude Code's reader, whose rows name none).
+	harness string
 	// lastTS is the last timestamp that read, as a string once a row
 	// asked for it (timestamp); tsBuf holds it as the lines pass, most of
 	// which make no row, and tsNew says lastTS is behind it.
@@ -583,6 +586,7 @@ func (x *lineExtractor) addRow(rec *jsonRecord, lineNo, block int, role, text st
 			Role:       role,
 			Gen:        x.gen,
 			Entrypoint: x.entrypoint,
+			Agent:      record.AgentClaude,
 		},
 		Block: block,
 		From:  x.copiedFrom(rec),

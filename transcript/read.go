@@ -134,32 +134,60 @@ const ReadBufferSize = 1 << 20
 // without its '\n' is still being written and is left for next time. br is
 // the calling worker's reader, reused from file to file.
 func Read(w Work, current string, br *bufio.Reader) Result {
-	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines,
-		Session: w.State.Session, Project: w.State.Project}
-	res.Work.Rows, res.Work.Tail = nil, nil // the rows are res.Rows now; the buffer is the caller's again
+	return readLines(w, current, br, func(*Builder) lineSink {
+		return &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: w.State.Session,
+			agent: w.T.Agent, project: w.State.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets, rows: w.Rows[:0]}
+	}, "")
+}
+
+// lineSink is what turns a file's lines into rows: Claude Code's
+// lineExtractor, or another agent's LineParser with its Builder.
+type lineSink interface {
+	add(line []byte, n int) error
+	where() (session, project string)
+}
+
+func (x *lineExtractor) where() (session, project string) { return x.session, x.project }
+
+// readLines reads the lines of w's file after its offset into the sink
+// newSink makes (given the Builder of agent's rows, unused by Claude
+// Code's own reader).
+func readLines(w Work, current string, br *bufio.Reader, newSink func(*Builder) lineSink, agent string) Result {
 	if w.T.Session != "" && w.T.Session == current {
-		res.Current = true
+		res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines, Session: w.State.Session, Project: w.State.Project, Current: true}
+		res.Work.Rows, res.Work.Tail = nil, nil
 		return res
 	}
 	f, err := OpenRegular(w.T.Path) // its errors name the path
 	if err != nil {
-		res.Err = err
-		return res
+		return Result{Work: w, Err: err}
 	}
 	defer f.Close()
 	if w.State.Tail.Len > 0 {
 		if fp, err := fingerprintAt(f, w.State.Offset, w.State.Tail.Len, w.Tail); err != nil || fp != w.State.Tail {
-			res.Rewritten = true // the bytes consumed are not there any more
-			return res
+			return Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines, Rewritten: true} // the bytes consumed are not there any more
 		}
 	}
 	if _, err := f.Seek(w.State.Offset, io.SeekStart); err != nil {
-		res.Err = err // a *fs.PathError: "seek PATH: …"
-		return res
+		return Result{Work: w, Err: err} // a *fs.PathError: "seek PATH: …"
 	}
-	x := &lineExtractor{kind: w.T.Kind, source: w.T.Path, session: res.Session,
-		agent: w.T.Agent, project: res.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets, rows: w.Rows[:0]}
 	br.Reset(f)
+	res := scanFrom(w, current, br, newSink, agent)
+	res.Tail, _ = fingerprintAt(f, res.Offset, int32(min(res.Offset, TailBytes)), w.Tail)
+	return res
+}
+
+// scanFrom reads the lines br holds (those after w.State.Offset) into
+// the sink newSink makes.
+func scanFrom(w Work, current string, br *bufio.Reader, newSink func(*Builder) lineSink, agent string) Result {
+	res := Result{Work: w, Offset: w.State.Offset, Lines: w.State.Lines,
+		Session: w.State.Session, Project: w.State.Project}
+	res.Work.Rows, res.Work.Tail = nil, nil // the rows are res.Rows now; the buffer is the caller's again
+	var b *Builder
+	if agent != "" {
+		b = NewBuilder(w, agent)
+	}
+	sink := newSink(b)
 	if w.State.Offset == 0 && looksBinary(br) {
 		res.Binary = true
 		res.Offset = w.T.Stat.Size // never read again, unless replaced
@@ -176,14 +204,18 @@ func Read(w Work, current string, br *bufio.Reader) Result {
 			return true
 		}
 		res.Offset += int64(len(line)) + 1
-		return res.handleLine(x, line, current)
+		return res.handleLine(sink, line, current)
 	})
 	res.BytesRead = res.Offset - w.State.Offset
-	res.Tail, _ = fingerprintAt(f, res.Offset, int32(min(res.Offset, TailBytes)), w.Tail)
-	capTexts(x.rows)
-	keyRows(x.rows)
-	res.Rows, res.Counts = x.rows, x.counts
-	res.Session, res.Project = x.session, x.project
+	if b != nil {
+		b.finish(&res)
+	} else {
+		x := sink.(*lineExtractor)
+		capTexts(x.rows)
+		keyRows(x.rows)
+		res.Rows, res.Counts = x.rows, x.counts
+	}
+	res.Session, res.Project = sink.where()
 	return res
 }
 
@@ -225,7 +257,7 @@ func ReadTitles(w Work, br *bufio.Reader) Result {
 // place: forks are found by their copied messages (the committer drops
 // those as copies) and headless runs by their entrypoint, kept and
 // marked in every row.
-func (res *Result) handleLine(x *lineExtractor, line []byte, current string) bool {
+func (res *Result) handleLine(x lineSink, line []byte, current string) bool {
 	if res.Lines == 1 && res.Work.State.Offset == 0 {
 		line = bytes.TrimPrefix(line, []byte(utf8BOM)) // an editor's byte order mark
 	}
@@ -235,7 +267,7 @@ func (res *Result) handleLine(x *lineExtractor, line []byte, current string) boo
 			res.Warning = badLineError(res.Work.T.Path, res.Lines, err)
 		}
 	}
-	if current != "" && x.session == current {
+	if session, _ := x.where(); current != "" && session == current {
 		res.Current = true
 		return false
 	}
