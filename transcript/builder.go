@@ -113,6 +113,19 @@ func (b *Builder) add(m Meta, role, text string) {
 	})
 }
 
+// Cut leaves out the rows made after the first n of this read (a
+// conversation rewound: what was rewound is no longer part of it),
+// counting them as noise.
+func (b *Builder) Cut(n int) {
+	if n < 0 || n >= len(b.x.rows) {
+		return
+	}
+	b.x.counts[filter.Noise] += int64(len(b.x.rows) - n)
+	b.x.counts[filter.Kept] -= int64(len(b.x.rows) - n)
+	b.x.rows = b.x.rows[:n]
+	b.x.splitRow = -1
+}
+
 // Rows is what the read made so far.
 func (b *Builder) Rows() []Extracted { return b.x.rows }
 

@@ -29,12 +29,24 @@ type Format struct {
 	// NewParser starts a parser for one read of w's file, continuing
 	// from w.State (Session, Project, Lines) when Offset is not 0.
 	NewParser func(w Work) LineParser
-	// ReadAll, when set, reads a file that is not lines read from an
-	// offset (one JSON document, a database) whole, through b. It
-	// returns the session and project the file's state keeps, and a
-	// cursor the next read gets back in w.State.Offset (a database's
-	// last change read; 0 to read everything again).
+	// ReadAll reads a file that is not lines read from an offset (one
+	// JSON document, a database) whole, through b: every file when
+	// NewParser is nil, else those Whole picks. It returns the session
+	// and project the file's state keeps, and a cursor the next read
+	// gets back in w.State.Offset (a database's last change read; 0 to
+	// read everything again: the rows read before are then left out as
+	// copies by their keys).
 	ReadAll func(w Work, b *Builder) (session, project string, cursor int64, err error)
+	Whole   func(path string) bool
+}
+
+// A Holder is a LineParser that can hold back the last lines it was
+// given: a message that goes on over lines (Aider's) is not known to be
+// whole until a line of the next one. Held is how many of the last lines
+// read (and their bytes, each '\n' counted) made no row yet: the read's
+// offset stops before them, and the next read gives them again.
+type Holder interface {
+	Held() (lines int, bytes int64)
 }
 
 // maxWholeBytes bounds what a compressed session file may decompress to:
@@ -48,7 +60,7 @@ const maxWholeBytes = 1 << 30
 // (Result.Rewritten): the rows it had are left out as copies by their
 // keys, so a file read again keeps exactly its rows.
 func ReadFormat(f Format, w Work, current string, br *bufio.Reader) Result {
-	if f.ReadAll != nil {
+	if f.ReadAll != nil && (f.NewParser == nil || f.Whole != nil && f.Whole(w.T.Path)) {
 		return readAll(f, w, current)
 	}
 	if strings.HasSuffix(w.T.Path, ".zst") {

@@ -206,6 +206,12 @@ func scanFrom(w Work, current string, br *bufio.Reader, newSink func(*Builder) l
 		res.Offset += int64(len(line)) + 1
 		return res.handleLine(sink, line, current)
 	})
+	if ps, ok := sink.(parserSink); ok && !res.Current {
+		if h, ok := ps.p.(Holder); ok {
+			lines, n := h.Held()
+			res.Lines, res.Offset = res.Lines-lines, res.Offset-n
+		}
+	}
 	res.BytesRead = res.Offset - w.State.Offset
 	if b != nil {
 		b.finish(&res)
