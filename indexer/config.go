@@ -7,13 +7,18 @@ import (
 	"path/filepath"
 
 	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/transcript/agents"
 )
 
 // Config says where transcripts are read from and where the index lives.
 type Config struct {
-	// Sources are transcript roots: directories holding one folder per
-	// project, as ~/.claude/projects does.
+	// Sources are Claude Code transcript roots: directories holding one
+	// folder per project, as ~/.claude/projects does.
 	Sources []string
+	// Agents are the other coding agents' places (agents.Source): their
+	// default ones that exist, or those given as --source AGENT:PATH.
+	Agents []agents.Source
 	// IndexDir holds the index files, the lock and the hook log.
 	IndexDir string
 	// CurrentSession is the running session's id. Its transcript is not
@@ -33,24 +38,39 @@ type ConfigInput struct {
 // default.
 func ResolveConfig(in ConfigInput) (Config, error) {
 	cfg := Config{IndexDir: in.IndexDir, CurrentSession: in.CurrentSession}
-	for _, s := range in.Sources {
-		if s != "" {
-			cfg.Sources = append(cfg.Sources, s)
-		}
+	given := in.Sources
+	if len(nonEmpty(given)) == 0 {
+		given = splitSourceList(os.Getenv("RECALL_SOURCE"))
 	}
-	if len(cfg.Sources) == 0 {
-		for _, s := range filepath.SplitList(os.Getenv("RECALL_SOURCE")) {
-			if s != "" {
-				cfg.Sources = append(cfg.Sources, s)
+	for _, s := range nonEmpty(given) {
+		if src, ok := agents.ParseSource(s); ok {
+			if src.Agent == record.AgentClaude {
+				cfg.Sources = append(cfg.Sources, src.Path)
+			} else {
+				cfg.Agents = append(cfg.Agents, src)
 			}
+			continue
 		}
+		cfg.Sources = append(cfg.Sources, s)
 	}
-	if len(cfg.Sources) == 0 {
+	if len(nonEmpty(given)) == 0 {
+		// Nothing given: Claude Code's place, whether or not it exists
+		// yet, and each other agent's that exists.
 		root, err := DefaultSource()
 		if err != nil {
 			return cfg, err
 		}
 		cfg.Sources = []string{root}
+		if home, err := os.UserHomeDir(); err == nil {
+			cfg.Agents = agents.Defaults(os.Getenv, home)
+		}
+	}
+	for i, s := range cfg.Agents {
+		abs, err := filepath.Abs(s.Path)
+		if err != nil {
+			return cfg, fmt.Errorf("source %s: %w", s, err)
+		}
+		cfg.Agents[i].Path = abs
 	}
 	if cfg.IndexDir == "" {
 		dir, err := DefaultIndexDir()
@@ -75,6 +95,61 @@ func ResolveConfig(in ConfigInput) (Config, error) {
 	}
 	cfg.IndexDir = abs
 	return cfg, nil
+}
+
+// splitSourceList splits $RECALL_SOURCE at its colons, as a PATH-like
+// list, keeping an AGENT:PATH entry whole: an agent's name followed by
+// a path is one source.
+func splitSourceList(s string) []string {
+	parts := filepath.SplitList(s)
+	var out []string
+	for i := 0; i < len(parts); i++ {
+		if i+1 < len(parts) && parts[i+1] != "" && (parts[i] == record.AgentClaude || isOtherAgent(parts[i])) {
+			out = append(out, parts[i]+":"+parts[i+1])
+			i++
+			continue
+		}
+		out = append(out, parts[i])
+	}
+	return out
+}
+
+// isOtherAgent reports whether name is an agent recall reads besides
+// Claude Code.
+func isOtherAgent(name string) bool {
+	_, ok := agents.Lookup(name)
+	return ok
+}
+
+// nonEmpty is list without its empty strings.
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Roots are every source's path: Claude Code's roots, then the other
+// agents' places.
+func (c Config) Roots() []string {
+	out := append([]string(nil), c.Sources...)
+	for _, a := range c.Agents {
+		out = append(out, a.Path)
+	}
+	return out
+}
+
+// SourceList names every source as --source takes it: a Claude Code
+// root as its path, another agent's as AGENT:PATH.
+func (c Config) SourceList() []string {
+	out := append([]string(nil), c.Sources...)
+	for _, a := range c.Agents {
+		out = append(out, a.String())
+	}
+	return out
 }
 
 // DefaultSource is $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects

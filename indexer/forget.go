@@ -219,7 +219,10 @@ func (p *forgetPlan) readTranscripts(m *manifest.Manifest, owners map[uint64]uin
 		if st.Session != "" {
 			t.Session = st.Session
 		}
-		res := transcript.Read(transcript.Work{T: t, State: record.FileState{Path: path, Kind: st.Kind, Session: st.Session, Agent: st.Agent}}, "", br)
+		if st.Kind != "" {
+			t.Kind = st.Kind // another agent's file: read by its format
+		}
+		res := readTranscript(transcript.Work{T: t, State: record.FileState{Path: path, Kind: st.Kind, Session: st.Session, Agent: st.Agent}}, "", br)
 		for i := range res.Rows {
 			if r := &res.Rows[i].Row; r.UUID != "" && p.matchRow(r) && !copied(&res.Rows[i]) {
 				p.held[r.UUID] = root

@@ -96,14 +96,14 @@ func startQuick(opts Options) (*quick, string) {
 		return nil, "the manifest was written by a run that kept no freshness state"
 	case opts.index().TombstoneID() != prev.Forgotten:
 		return nil, "the list of forgotten sessions changed"
-	case prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.Sources):
+	case prev.Feature != textrules.FeatureVersion || !slices.Equal(prev.Sources, opts.SourceList()):
 		return nil, "the freshness state is of another version or other sources"
 	case now.Sub(time.Unix(0, prev.SweepNs)) > opts.sweepEvery() || prev.SweepNs > now.UnixNano():
 		return nil, fmt.Sprintf("the last full check is over %v old", opts.sweepEvery())
 	}
 	q := &quick{opts: opts, prev: prev, now: now, hot: map[string]bool{}, signaled: map[string]bool{},
 		projects: map[string][]string{}}
-	q.next = freshstate.New(opts.Sources)
+	q.next = freshstate.New(opts.SourceList())
 	q.next.Manifest, q.next.SweepNs, q.next.Files, q.next.Forgotten = prev.Manifest, prev.SweepNs, prev.Files, prev.Forgotten
 	for _, root := range opts.Sources {
 		if !q.checkRoot(root) {
@@ -113,6 +113,7 @@ func startQuick(opts Options) (*quick, string) {
 			return nil, why
 		}
 	}
+	q.checkAgents()
 	q.checkHot()
 	return q, ""
 }
@@ -458,7 +459,7 @@ type sweepStart struct {
 // caller discovers every transcript.
 func startSweep(opts Options) *sweepStart {
 	now := opts.now()
-	s := &sweepStart{state: freshstate.New(opts.Sources), now: now}
+	s := &sweepStart{state: freshstate.New(opts.SourceList()), now: now}
 	s.state.SweepNs = now.UnixNano()
 	racy := func(mt int64) int64 {
 		if now.Sub(time.Unix(0, mt)) < racyWindow {
@@ -491,6 +492,7 @@ func startSweep(opts Options) *sweepStart {
 			}
 		}
 	}
+	s.noteAgents(opts.Agents, racy)
 	return s
 }
 
@@ -526,7 +528,7 @@ func keepFresh(opts Options, m *manifest.Manifest, q *quick, sw *sweepStart, fou
 		next.Hot[path] = record.FileID{Dev: st.Dev, Ino: st.Ino, Size: st.Size, MtimeNs: st.MtimeNs}
 	}
 	trimHot(next.Hot)
-	next.Files = liveFiles(m, opts.Sources, next.Files+liveDelta)
+	next.Files = liveFiles(m, opts.Roots(), next.Files+liveDelta)
 	id, err := opts.index().ManifestID()
 	if err != nil {
 		return // nothing committed yet: no state to keep

@@ -28,6 +28,7 @@ import (
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/transcript"
+	"github.com/recall-dev/recall/transcript/agents"
 
 	"github.com/recall-dev/recall/filter"
 )
@@ -338,7 +339,7 @@ func settle(opts Options, m *manifest.Manifest, q *quick, d discovery, first boo
 		}
 		keepFresh(opts, m, q, d.sweep, d.found, sum.liveDelta)
 		if q != nil {
-			sum.Files = liveFiles(m, opts.Sources, q.prev.Files+sum.liveDelta)
+			sum.Files = liveFiles(m, opts.Roots(), q.prev.Files+sum.liveDelta)
 		}
 		return
 	}
@@ -487,7 +488,7 @@ func runWith(opts Options, base baseState, m *manifest.Manifest, d discovery) (S
 		return sum, err // reading transcripts without it would bring back what was forgotten
 	}
 	d.forget = tomb.Filter()
-	work, changed := plan(m, d, opts.Sources, &sum)
+	work, changed := plan(m, d, opts.Roots(), &sum)
 	if err := m.Err(); err != nil {
 		return sum, err // a checkpoint chunk looked up is damaged: nothing it said is used
 	}
@@ -532,8 +533,8 @@ func runWith(opts Options, base baseState, m *manifest.Manifest, d discovery) (S
 func sweep(opts Options) discovery {
 	sw := startSweep(opts)
 	return discovery{
-		found:  transcript.Discover(opts.Sources, opts.Warn),
-		isGone: func(path string, seen bool) bool { return !seen && underAny(path, opts.Sources) },
+		found:  append(transcript.Discover(opts.Sources, opts.Warn), agents.Discover(opts.Agents, opts.Warn)...),
+		isGone: func(path string, seen bool) bool { return !seen && underAny(path, opts.Roots()) },
 		sweep:  sw,
 		all:    true,
 	}
@@ -1034,6 +1035,15 @@ func readOne(w transcript.Work, titles bool, current string, br *bufio.Reader) (
 	}()
 	if titles {
 		return transcript.ReadTitles(w, br)
+	}
+	return readTranscript(w, current, br)
+}
+
+// readTranscript reads a session file by its agent's format: Claude
+// Code's transcripts by package transcript, the others by theirs.
+func readTranscript(w transcript.Work, current string, br *bufio.Reader) transcript.Result {
+	if f, ok := agents.FormatOf(w.T.Kind); ok {
+		return transcript.ReadFormat(f, w, current, br)
 	}
 	return transcript.Read(w, current, br)
 }

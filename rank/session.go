@@ -287,6 +287,9 @@ func describeSession(s *Session, chrono []int32) {
 		if s.Project == "" {
 			s.Project = m.Project
 		}
+		if s.Agent == "" {
+			s.Agent = m.Agent
+		}
 		if s.Source == "" && m.Type != typeAgent && m.Type != typeTitle { // a summary title may come from another transcript
 			s.Source = m.Source
 		}

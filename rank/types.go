@@ -19,6 +19,9 @@ type Message struct {
 	Text      string
 	Source    string // transcript path
 	Line      int    // line in the transcript
+	// Agent is the coding agent whose session it is (record.Agents
+	// names; "" read as Claude Code's).
+	Agent string
 	// Ordinal is the message's position among the rows of its transcript
 	// (1-based; 0 unknown): messages of the same Source whose ordinals
 	// differ by one are neighbours, and lend each other context.
@@ -165,6 +168,9 @@ type Session struct {
 	// Title is the name the session was given (a custom-title, ai-title
 	// or summary record), "" if none; ranking leaves it to its caller.
 	Title string
+	// Agent is the coding agent whose session it is (record.Agents
+	// names): its messages'.
+	Agent string
 }
 
 // Message types as the indexer writes them.

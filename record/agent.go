@@ -28,6 +28,27 @@ func AgentOf(name string) string {
 	return name
 }
 
+// AgentCode is the agent's number in the term index's row table (one
+// byte, 0 for Claude Code: the row tables written before other agents
+// were read hold 0 there, and every row of theirs is Claude Code's).
+func AgentCode(name string) uint8 {
+	for i, a := range Agents() {
+		if a == name {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+// AgentName is the inverse of AgentCode (Claude Code for a code it does
+// not know).
+func AgentName(code uint8) string {
+	if a := Agents(); int(code) < len(a) {
+		return a[code]
+	}
+	return AgentClaude
+}
+
 // IsAgent reports whether name is an agent recall reads.
 func IsAgent(name string) bool {
 	for _, a := range Agents() {

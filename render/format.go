@@ -10,6 +10,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search"
 )
 
@@ -48,6 +49,7 @@ type JSONSessionHead struct {
 	FirstTimestamp string   `json:"first_timestamp"`
 	LastTimestamp  string   `json:"last_timestamp"`
 	Source         string   `json:"source"`
+	Agent          string   `json:"agent"`
 	Similar        []string `json:"similar"`
 	// SimilarWhy says why each of Similar was collapsed into this
 	// session, in the same order; absent when none was.
@@ -133,7 +135,7 @@ func snippetOf(m *rank.ScoredMessage, width int) rank.Snippet {
 func toJSON(rankNo int, s *rank.Session, out search.Output) JSONSession {
 	js := JSONSession{JSONSessionHead: JSONSessionHead{
 		Rank: rankNo, SessionID: s.ID, Title: s.Title, Project: s.Project, Score: round3(s.Score), Matches: s.Matches,
-		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source,
+		FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last), Source: s.Source, Agent: record.AgentOf(s.Agent),
 		Similar: s.Similar, SimilarWhy: s.SimilarWhy,
 	}, Messages: []JSONMessage{}}
 	if js.Similar == nil {
@@ -258,8 +260,18 @@ func Complete(res *search.Result, out search.Output) bool {
 // every message's evidence (a transcript is named after its session), and
 // a prefix is all `recall show` and `recall resume` need.
 func headerFields(s *rank.Session) string {
-	return fmt.Sprintf("%s%s | %d %s | last match %s | score %.2f", titlePrefix(s.Title),
-		Safe(displayProject(s.Project)), s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
+	return fmt.Sprintf("%s%s%s | %d %s | last match %s | score %.2f", titlePrefix(s.Title),
+		Safe(displayProject(s.Project)), agentLabel(s.Agent), s.Matches, plural(s.Matches, "match", "matches"), localTime(s.Last), s.Score)
+}
+
+// agentLabel names another agent's session after its project: " (codex)".
+// Claude Code's sessions, most of any index, go unmarked in text; JSON
+// names every session's agent.
+func agentLabel(agent string) string {
+	if a := record.AgentOf(agent); a != record.AgentClaude {
+		return " (" + a + ")"
+	}
+	return ""
 }
 
 // titlePrefix puts a session's title, when it has one, before its project
@@ -380,7 +392,7 @@ func writeMarkdown(w io.Writer, res *search.Result, sessions []rank.Session, out
 	fmt.Fprintf(&b, "%s\n## recall: %s (%s)\n\n", filter.OutputMarker, Safe(search.QueryTitle(res.Query)), sessionCount(res, sessions, out))
 	for i := range sessions {
 		s := &sessions[i]
-		fmt.Fprintf(&b, "### %d. %s%s — session `%s`\n", out.Offset+i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), Safe(s.ID))
+		fmt.Fprintf(&b, "### %d. %s%s%s — session `%s`\n", out.Offset+i+1, markdownTitle(s.Title), Safe(filepath.Base(displayProject(s.Project))), agentLabel(s.Agent), Safe(s.ID))
 		fmt.Fprintf(&b, "last match %s, %d %s, score %.2f, transcript `%s`\n\n", localTime(s.Last), s.Matches,
 			plural(s.Matches, "match", "matches"), s.Score, Safe(s.Source))
 		for _, m := range shownMessages(s, out) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search"
 )
 
@@ -33,6 +34,7 @@ type JSONSessionInfo struct {
 	Source           string `json:"source"`
 	TranscriptExists bool   `json:"transcript_exists"`
 	Headless         bool   `json:"headless,omitempty"`
+	Agent            string `json:"agent"`
 }
 
 // SessionsJSON is sessions as `recall sessions --json` prints them.
@@ -41,7 +43,7 @@ func SessionsJSON(sessions []search.SessionInfo) []JSONSessionInfo {
 	for i, s := range sessions {
 		out[i] = JSONSessionInfo{SessionID: s.ID, Title: s.Title, Project: s.Project, FirstTimestamp: isoTime(s.First), LastTimestamp: isoTime(s.Last),
 			Messages: s.Messages, FirstPrompt: trimPrompt(s.FirstPrompt, search.DefaultContext), Source: s.Source, TranscriptExists: s.TranscriptExists,
-			Headless: s.Headless}
+			Headless: s.Headless, Agent: record.AgentOf(s.Agent)}
 	}
 	return out
 }
@@ -67,13 +69,13 @@ func WriteSessions(w io.Writer, sessions []search.SessionInfo, format string, co
 		}
 		for _, s := range sessions {
 			fmt.Fprintf(&b, "- `%s` %s%s, %s, %d %s%s: %s\n", Safe(s.ID), markdownTitle(s.Title), Safe(displayProject(s.Project)), timeRange(s.First, s.Last),
-				s.Messages, plural(s.Messages, "message", "messages"), goneNote(s.TranscriptExists)+headlessNote(s.Headless), Safe(trimPrompt(s.FirstPrompt, search.DefaultContext)))
+				s.Messages, plural(s.Messages, "message", "messages"), agentLabel(s.Agent)+goneNote(s.TranscriptExists)+headlessNote(s.Headless), Safe(trimPrompt(s.FirstPrompt, search.DefaultContext)))
 		}
 	default:
 		p := painter{on: color}
 		for _, s := range sessions {
 			fmt.Fprintf(&b, "%s  %s  %s  %d %s%s\n", p.paint(styleDim, timeRange(s.First, s.Last)), p.paint(styleBold, Safe(s.ID)),
-				Safe(displayProject(s.Project)), s.Messages, plural(s.Messages, "message", "messages"), goneNote(s.TranscriptExists)+headlessNote(s.Headless))
+				Safe(displayProject(s.Project)), s.Messages, plural(s.Messages, "message", "messages"), agentLabel(s.Agent)+goneNote(s.TranscriptExists)+headlessNote(s.Headless))
 			prompt := trimPrompt(s.FirstPrompt, promptWidth)
 			if prompt == "" {
 				prompt = "(no prompt indexed)"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/search/show"
 
 	"github.com/recall-dev/recall/filter"
@@ -21,6 +22,7 @@ type JSONShown struct {
 	SessionID        string             `json:"session_id"`
 	Title            string             `json:"title,omitempty"`
 	Headless         bool               `json:"headless,omitempty"`
+	Agent            string             `json:"agent"`
 	Project          string             `json:"project"`
 	Source           string             `json:"source"`
 	TranscriptExists bool               `json:"transcript_exists"`
@@ -52,7 +54,7 @@ type JSONShownMessage struct {
 // as w words them.
 func ShownJSON(sh *show.Shown, w problem.Wording) JSONShown {
 	js := JSONShown{
-		SessionID: sh.Session, Title: sh.Title, Headless: sh.Headless, Project: sh.Project, Source: sh.Source, TranscriptExists: sh.TranscriptExists,
+		SessionID: sh.Session, Title: sh.Title, Headless: sh.Headless, Agent: record.AgentOf(sh.Agent), Project: sh.Project, Source: sh.Source, TranscriptExists: sh.TranscriptExists,
 		FirstTimestamp: isoTime(sh.First), LastTimestamp: isoTime(sh.Last), Total: sh.Total, FirstShown: sh.Start + 1,
 		Messages: make([]JSONShownMessage, len(sh.Messages)), Notes: sh.Notes, Warnings: problem.SayAll(sh.Warnings, w),
 	}
@@ -94,7 +96,7 @@ func WriteShown(w io.Writer, sh *show.Shown, format string, color bool, say prob
 func writeShownHuman(b *strings.Builder, sh *show.Shown, p painter) {
 	fmt.Fprintf(b, "%s %s%s | %d %s | %s | %s%s\n", p.paint(styleBold, "[1/1] "+Safe(shortID(sh.Session))+" •"), titlePrefix(sh.Title),
 		Safe(displayProject(sh.Project)), sh.Total, plural(sh.Total, "message", "messages"), timeRange(sh.First, sh.Last), transcriptState(sh),
-		headlessNote(sh.Headless))
+		agentLabel(sh.Agent)+headlessNote(sh.Headless))
 	fmt.Fprintf(b, "  %s\n", p.paint(styleDim, "session "+Safe(sh.Session)+"; "+shownRange(sh)))
 	if sh.Start > 0 {
 		fmt.Fprintf(b, "\n  %s\n", p.paint(styleDim, fmt.Sprintf("… %d earlier %s", sh.Start, plural(sh.Start, "message", "messages"))))
@@ -122,7 +124,7 @@ func writeShownHuman(b *strings.Builder, sh *show.Shown, p painter) {
 // recall's output marker.
 func writeShownMarkdown(b *strings.Builder, sh *show.Shown) {
 	fmt.Fprintf(b, "%s\n## recall show: %ssession `%s` — %s%s\n\n", filter.OutputMarker, markdownTitle(sh.Title), Safe(sh.Session),
-		Safe(filepath.Base(displayProject(sh.Project))), headlessNote(sh.Headless))
+		Safe(filepath.Base(displayProject(sh.Project))), agentLabel(sh.Agent)+headlessNote(sh.Headless))
 	fmt.Fprintf(b, "%s, %d %s; transcript `%s` (%s); %s\n\n", timeRange(sh.First, sh.Last), sh.Total,
 		plural(sh.Total, "message", "messages"), Safe(sh.Source), transcriptState(sh), shownRange(sh))
 	for _, n := range sh.Notes {

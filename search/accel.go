@@ -279,6 +279,9 @@ func (a *accel) passes(info *terms.RowInfo, seg *terms.Segment) bool {
 	if f.headless && info.Flags&terms.FlagHeadless != 0 {
 		return false
 	}
+	if f.agents != nil && !f.agentPasses(info.Agent) {
+		return false
+	}
 	if (f.since != 0 || f.until != 0) && info.TimeMs == terms.UnknownTime {
 		return false // as the full scan: an unreadable time passes no time filter
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/query"
 	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/record"
 )
 
 // Scope says where --require and --exclude apply.
@@ -48,6 +49,9 @@ type Request struct {
 	// the SDKs) too; without it they are left out, unless Sessions names
 	// the sessions to search.
 	IncludeHeadless bool
+	// Agents, if any, are the coding agents whose sessions are searched
+	// (record.Agents names; --agent); empty: all.
+	Agents []string
 
 	Now      time.Time
 	HalfLife time.Duration
@@ -133,6 +137,7 @@ type Params struct {
 	Now          string   // the clock for recency, ParseTime's forms; "" the real clock
 	Types        []string // user, assistant, tool, agent, title; none: all
 	Sessions     []string // session ids or prefixes
+	Agents       []string // --agent values: record.Agents names; none: all
 
 	// Limit is how many sessions to rank and show: nil DefaultSessions,
 	// 0 all of them.
@@ -215,6 +220,10 @@ func (p Params) Request() (Request, error) {
 			return Request{}, fmt.Errorf("--type %q: want one of %s", t, strings.Join(MessageTypes, ", "))
 		}
 	}
+	agents, err := AgentNames(p.Agents)
+	if err != nil {
+		return Request{}, err
+	}
 	projects := make([]string, len(p.Projects))
 	for i, arg := range p.Projects {
 		if arg == "." && p.Cwd == "" {
@@ -231,12 +240,31 @@ func (p Params) Request() (Request, error) {
 		Now: now, HalfLife: halfLife,
 		Cutoff: !p.NoRecallCutoff, Window: window,
 		Limit: limit, FullScan: p.FullScan, Explain: p.Explain,
-		IncludeHeadless: p.IncludeHeadless,
+		IncludeHeadless: p.IncludeHeadless, Agents: agents,
 	}
 	if p.Cwd != "" {
 		req.CurrentProject = ProjectRoot(p.Cwd)
 	}
 	return req, nil
+}
+
+// AgentNames checks --agent values: each an agent recall reads, in any
+// case, "claude-code" taken for Claude Code's name. An unknown one is
+// refused with the names there are: it is a flag's value, and a typo
+// would otherwise search nothing and say no match.
+func AgentNames(given []string) ([]string, error) {
+	var out []string
+	for _, a := range given {
+		name := strings.ToLower(strings.TrimSpace(a))
+		if name == "claude-code" {
+			name = record.AgentClaude
+		}
+		if !record.IsAgent(name) {
+			return nil, fmt.Errorf("--agent %q: want one of %s", a, strings.Join(record.Agents(), ", "))
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // excluded is the set of sessions never shown: the current one and its

@@ -366,7 +366,13 @@ type rowFilter struct {
 	until    int64
 	excluded map[string]bool // the current session and its lineage
 	headless bool            // leave out the rows of headless runs
+	// agents, when not nil, are the agents whose rows pass (--agent),
+	// by record.AgentCode.
+	agents []bool
 }
+
+// agentPasses reports whether rows of the agent numbered code pass.
+func (f *rowFilter) agentPasses(code uint8) bool { return int(code) < len(f.agents) && f.agents[code] }
 
 func newRowFilter(snap *snapshot.Snapshot, req *Request) rowFilter {
 	f := rowFilter{snap: snap, req: req, excluded: req.excluded(), headless: req.excludesHeadless()}
@@ -374,6 +380,14 @@ func newRowFilter(snap *snapshot.Snapshot, req *Request) rowFilter {
 		f.types = map[string]bool{}
 		for _, t := range req.Types {
 			f.types[t] = true
+		}
+	}
+	if len(req.Agents) > 0 {
+		f.agents = make([]bool, len(record.Agents()))
+		for _, a := range req.Agents {
+			if record.IsAgent(a) {
+				f.agents[record.AgentCode(a)] = true
+			}
 		}
 	}
 	if !req.Since.IsZero() {

@@ -2,9 +2,11 @@ package search
 
 import (
 	"os"
+	"slices"
 	"sort"
 	"time"
 
+	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/store/manifest"
@@ -24,6 +26,7 @@ type SessionInfo struct {
 	TranscriptExists bool
 	Headless         bool   // a headless run (`claude -p`, an SDK): listed only when asked
 	Title            string // the name it was given, "" if none
+	Agent            string // the coding agent whose session it is (record.Agents names)
 }
 
 // ListSessions lists the indexed sessions newest first (by their last
@@ -68,7 +71,7 @@ func ListSessions(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) ([
 	out := make([]SessionInfo, len(kept))
 	for i, s := range kept {
 		out[i] = SessionInfo{ID: s.ID, Project: s.Project, First: msTime(s.FirstMs), Last: msTime(s.LastMs),
-			Messages: s.Messages, FirstPrompt: s.FirstPrompt, Headless: s.Headless(), Title: titles[s.ID]}
+			Messages: s.Messages, FirstPrompt: s.FirstPrompt, Headless: s.Headless(), Title: titles[s.ID], Agent: s.Agent}
 		if f := files[s.ID]; len(f) > 0 {
 			out[i].Source, out[i].TranscriptExists = f[0].Path, !f[0].Gone && exists(f[0].Path)
 		}
@@ -81,6 +84,9 @@ func sessionQualifies(s *snapshot.SessionSummary, req Request) bool {
 		return false
 	}
 	if !projectMatches(s.Project, req.Projects) {
+		return false
+	}
+	if len(req.Agents) > 0 && !slices.Contains(req.Agents, record.AgentOf(s.Agent)) {
 		return false
 	}
 	if !req.Since.IsZero() && (s.LastMs == 0 || s.LastMs < req.Since.UnixMilli()) {

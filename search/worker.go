@@ -226,6 +226,7 @@ func (w *blockWorker) matchWithHits(f *[record.NumColumns][]byte, text string, p
 			Text:      text,
 			Source:    w.internColumn(record.ColSource, f[record.ColSource]),
 			Line:      lineNo,
+			Agent:     record.AgentOf(w.internColumn(record.ColAgentName, f[record.ColAgentName])),
 			Hits:      hits,
 		},
 		ordinal:  ordinal,
@@ -314,6 +315,9 @@ func (w *blockWorker) passes(f *[record.NumColumns][]byte) bool {
 		return false
 	}
 	if rf.headless && textrules.IsHeadlessEntrypoint(string(f[record.ColEntrypoint])) {
+		return false
+	}
+	if rf.agents != nil && !rf.agentPasses(record.AgentCode(record.AgentOf(string(f[record.ColAgentName])))) {
 		return false
 	}
 	if rf.since != 0 || rf.until != 0 {

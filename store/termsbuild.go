@@ -177,6 +177,7 @@ func addBlockRows(b *terms.Builder, raw []byte) {
 			Project:  project.unescape(f[record.ColProject]),
 			Text:     text,
 			Headless: textrules.IsHeadlessEntrypoint(string(f[record.ColEntrypoint])),
+			Agent:    record.AgentCode(record.AgentOf(string(f[record.ColAgentName]))),
 		})
 	}
 }
@@ -206,6 +207,7 @@ func termRow(r *record.Row, ms int64, tsOK bool) terms.Row {
 		Project:  r.Project,
 		Text:     unsafe.Slice(unsafe.StringData(r.Text), len(r.Text)),
 		Headless: r.Headless(),
+		Agent:    record.AgentCode(record.AgentOf(r.Agent)),
 	}
 }
 

@@ -34,6 +34,7 @@ type searchCmd struct {
 	Until   string   `placeholder:"WHEN" help:"Only messages until a date or an age."`
 	Type    []string `short:"t" enum:"user,assistant,tool,agent,title" placeholder:"TYPE" help:"Only these message types: user, assistant, tool, agent, title (a session's name; repeatable)."`
 	Session []string `placeholder:"ID" help:"Only this session (id or prefix; repeatable)."`
+	Agent   []string `placeholder:"NAME" help:"Only sessions of this coding agent: claude, codex, gemini, opencode, aider (repeatable)."`
 
 	IncludeHeadless bool `name:"include-headless" help:"Also search headless runs (claude -p, the SDKs), which are indexed but left out unless --session names them."`
 
@@ -238,8 +239,8 @@ func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
 		Limit: &limit, Messages: &c.Messages, Context: &c.Width,
 		HalfLife: &halfLife, RecallWindow: c.RecallWindow,
 		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan, Explain: c.Explain,
-		IncludeHeadless: c.IncludeHeadless,
-		Cwd:             g.env.cwd, CurrentSession: cfg.CurrentSession,
+		IncludeHeadless: c.IncludeHeadless, Agents: c.Agent,
+		Cwd: g.env.cwd, CurrentSession: cfg.CurrentSession,
 		ExcludeSessions: lineageOf(cfg, cfg.CurrentSession, g.env.cwd),
 	}
 }

@@ -11,6 +11,7 @@ type sessionsCmd struct {
 	Project  []string `short:"p" placeholder:"PATH" help:"Only sessions of this project ('.' = the git root here; a path or a name fragment). Repeatable."`
 	Since    string   `placeholder:"WHEN" help:"Only sessions with messages since a date (2026-01-31) or an age (30d, 2w, 12h)."`
 	Until    string   `placeholder:"WHEN" help:"Only sessions with messages until a date or an age."`
+	Agent    []string `placeholder:"NAME" help:"Only sessions of this coding agent: claude, codex, gemini, opencode, aider (repeatable)."`
 	Limit    int      `short:"n" default:"${default_session_list}" help:"Sessions to list (0: all)."`
 	JSON     bool     `help:"One JSON object per session per line (docs/json-output.md)."`
 	Format   string   `default:"human" enum:"human,json,markdown" help:"Output format: ${enum}."`
@@ -26,7 +27,7 @@ func (c *sessionsCmd) Run(g *Globals) error {
 		return err
 	}
 	params := search.Params{Projects: c.Project, Since: c.Since, Until: c.Until, Limit: &c.Limit, Cwd: g.env.cwd,
-		IncludeHeadless: c.IncludeHeadless}
+		IncludeHeadless: c.IncludeHeadless, Agents: c.Agent}
 	req, err := params.Request()
 	if err != nil {
 		return err

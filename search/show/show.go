@@ -121,6 +121,7 @@ type Shown struct {
 	// every message of it is from a headless run (`claude -p`, an SDK).
 	Title       string
 	Headless    bool
+	Agent       string // the coding agent whose session it is (record.Agents names)
 	First, Last time.Time
 	Total       int // messages in the session
 	Start       int // 0-based position of Messages[0] in the session
@@ -159,7 +160,7 @@ func Session(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) (*Shown
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%w: %s has no readable rows", manifest.ErrNoSession, id)
 	}
-	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read), Title: title, Headless: allHeadless(rows)}
+	sh := &Shown{Session: id, Total: len(rows), Query: req.Query, Warnings: readWarnings(read), Title: title, Headless: allHeadless(rows), Agent: agentOfRows(rows)}
 	sh.Project = rows[0].Project
 	sh.Source, sh.TranscriptExists = mainTranscript(m, id, rows)
 	msgs := make([]Message, len(rows))
@@ -199,6 +200,14 @@ func splitTitles(rows []record.Row) ([]record.Row, string) {
 		}
 	}
 	return msgs, title
+}
+
+// agentOfRows is the agent of a session's rows: its first's.
+func agentOfRows(rows []record.Row) string {
+	if len(rows) == 0 {
+		return record.AgentClaude
+	}
+	return record.AgentOf(rows[0].Agent)
 }
 
 // allHeadless reports whether every row is from a headless run.

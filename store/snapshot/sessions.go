@@ -102,6 +102,9 @@ type SessionSummary struct {
 	// HeadlessRows counts the rows of headless runs (`claude -p`, the
 	// SDKs) among them; a session all of whose rows are is a headless run.
 	HeadlessRows int
+	// Agent is the coding agent whose session it is (record.Agents
+	// names), its first row's.
+	Agent string
 	// FirstPrompt is the text of its first user row (its first row when it
 	// has none); filled by FillFirstPrompts.
 	FirstPrompt string
@@ -132,12 +135,12 @@ type summaryTable struct {
 // run: a session a person typed into at any point is not one.
 func (s *SessionSummary) Headless() bool { return s.Messages > 0 && s.HeadlessRows == s.Messages }
 
-func (t *summaryTable) note(session, project string, ms int64, user, headless bool, row int) {
+func (t *summaryTable) note(session, project, agent string, ms int64, user, headless bool, row int) {
 	i, ok := t.at[session]
 	if !ok {
 		i = len(t.out)
 		t.at[session] = i
-		t.out = append(t.out, SessionSummary{ID: session, Project: project, first: row, firstUser: user})
+		t.out = append(t.out, SessionSummary{ID: session, Project: project, Agent: agent, first: row, firstUser: user})
 	}
 	sum := &t.out[i]
 	sum.Messages++
@@ -168,7 +171,7 @@ func (s *Snapshot) summariesFromTerms(segs []*terms.Segment) []SessionSummary {
 			// A line that is not a row keeps its place with no session.
 			// Title rows name a session; they are not among its messages.
 			if key := seg.Key(info.Key); key.Session != "" && info.Type != terms.TypeOther && info.Type != terms.TypeTitle && !s.Dead(info.Gen) {
-				t.note(key.Session, key.Project, info.TimeMs, info.Type == terms.TypeUser, info.Flags&terms.FlagHeadless != 0, row)
+				t.note(key.Session, key.Project, record.AgentName(info.Agent), info.TimeMs, info.Type == terms.TypeUser, info.Flags&terms.FlagHeadless != 0, row)
 			}
 			row++
 		}
@@ -201,7 +204,7 @@ func (s *Snapshot) summariesFromRows() ([]SessionSummary, error) {
 			line, raw, _ = bytes.Cut(raw, []byte{'\n'})
 			if record.SplitRow(line, &f) && !s.Dead(parseGen(f[record.ColGen])) && string(f[record.ColType]) != record.TypeTitle {
 				ms, _ := record.ParseTimestamp(string(f[record.ColTimestamp]))
-				t.note(record.Unescape(f[record.ColSession]), record.Unescape(f[record.ColProject]), ms, string(f[record.ColType]) == record.TypeUser,
+				t.note(record.Unescape(f[record.ColSession]), record.Unescape(f[record.ColProject]), record.AgentOf(string(f[record.ColAgentName])), ms, string(f[record.ColType]) == record.TypeUser,
 					textrules.IsHeadlessEntrypoint(string(f[record.ColEntrypoint])), row)
 			}
 			row++

@@ -24,6 +24,7 @@ type Row struct {
 	Text             []byte // unescaped
 	// Headless: the row is from a run no person typed into (FlagHeadless).
 	Headless bool
+	Agent    uint8 // record.AgentCode
 }
 
 // Builder collects rows, in rows-file order, into one segment.
@@ -389,7 +390,7 @@ func appendRowEntry(dst []byte, r *Row, k uint32) []byte {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(min(uint64(len(r.Text)), 1<<32-1)))
 	dst = binary.LittleEndian.AppendUint32(dst, k)
 	dst = binary.LittleEndian.AppendUint32(dst, r.Gen)
-	return append(dst, r.Type, flags, 0, 0)
+	return append(dst, r.Type, flags, r.Agent, 0)
 }
 
 // maxAckBytes bounds the texts checked for acknowledgements:

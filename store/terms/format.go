@@ -196,7 +196,9 @@ func (h *header) check(size uint64) error {
 const UnknownTime = math.MinInt64
 
 // rowSize is one row table entry: time i64 (Unix ms, UnknownTime), text
-// length u32, key u32, generation u32, type u8, flags u8, 2 bytes zero.
+// length u32, key u32, generation u32, type u8, flags u8, agent u8
+// (record.AgentCode; 0, Claude Code, in segments written before other
+// agents were read, which held Claude Code's rows alone), 1 byte zero.
 const rowSize = 24
 
 // Row types as stored, and flags.

@@ -61,6 +61,7 @@ type RowInfo struct {
 	Gen    uint32
 	Type   uint8
 	Flags  uint8
+	Agent  uint8 // record.AgentCode
 }
 
 // Open maps the segment at path.
@@ -348,6 +349,7 @@ func (s *Segment) decodeRow(e []byte) RowInfo {
 		Gen:    binary.LittleEndian.Uint32(e[16:]),
 		Type:   e[20],
 		Flags:  e[21],
+		Agent:  e[22],
 	}
 	if uint64(r.Key) >= s.h.Keys {
 		r.Key = 0
