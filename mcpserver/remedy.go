@@ -44,6 +44,7 @@ func parameterNames() *strings.Replacer {
 		"--require", "require",
 		"--exclude", "exclude",
 		"--scope", "scope",
+		"--agent", "agent",
 		"--since", "since",
 		"--until", "until",
 		"--query", "query",

@@ -360,7 +360,8 @@ type SearchInput struct {
 	// CountAll ranks every match, as `recall -c` does, so total is set.
 	CountAll bool `json:"count,omitempty" jsonschema:"also count every matching session (total): ranks them all, which takes longer for common words"`
 
-	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
+	IncludeHeadless bool   `json:"include_headless,omitempty" jsonschema:"also search headless runs (claude -p, SDK scripts), which are left out by default"`
+	Agent           string `json:"agent,omitempty" jsonschema:"only sessions of these coding agents, space-separated: claude, codex, gemini, opencode, aider (default: all)"`
 }
 
 // Count is a count argument (limit, context): a whole number. One past
@@ -496,7 +497,7 @@ func (h handlers) searchNow(ctx context.Context, in SearchInput) (*mcp.CallToolR
 		Terms: nonEmpty(in.Query), Require: nonEmpty(in.Require), Exclude: nonEmpty(in.Exclude), Scope: in.Scope,
 		Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until,
 		Limit: &ranked, Messages: &messages, Cwd: h.cfg.Cwd,
-		IncludeHeadless: in.IncludeHeadless,
+		IncludeHeadless: in.IncludeHeadless, Agents: agentList(in.Agent),
 	}
 	params.CurrentSession, params.ExcludeSessions = h.current()
 	req, err := params.Request()
@@ -783,7 +784,8 @@ type SessionsInput struct {
 	// MaxTokens bounds the result; see budget.go.
 	MaxTokens *Count `json:"max_tokens,omitempty" jsonschema:"size bound of the result in tokens (default 6000, at most 16000): sessions past it are left for the next page"`
 
-	IncludeHeadless bool `json:"include_headless,omitempty" jsonschema:"also list headless runs (claude -p, SDK scripts), which are left out by default"`
+	IncludeHeadless bool   `json:"include_headless,omitempty" jsonschema:"also list headless runs (claude -p, SDK scripts), which are left out by default"`
+	Agent           string `json:"agent,omitempty" jsonschema:"only sessions of these coding agents, space-separated: claude, codex, gemini, opencode, aider (default: all)"`
 }
 
 // SessionsOutput is the sessions tool's structured result.
@@ -822,7 +824,7 @@ func (h handlers) sessionsNow(ctx context.Context, in SessionsInput) (*mcp.CallT
 	b := budgetOf(in.MaxTokens, defaultSessionsTokens)
 	listed := pageEnd(offset, limit, 0)
 	params := search.Params{Projects: nonEmpty(in.Project), Since: in.Since, Until: in.Until, Limit: &listed, Cwd: h.cfg.Cwd,
-		IncludeHeadless: in.IncludeHeadless}
+		IncludeHeadless: in.IncludeHeadless, Agents: agentList(in.Agent)}
 	req, err := params.Request()
 	if err != nil {
 		return nil, SessionsOutput{}, err
@@ -936,4 +938,10 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
+}
+
+// agentList reads the agent parameter: names separated by spaces or
+// commas.
+func agentList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
 }

@@ -32,6 +32,9 @@ type IndexStats struct {
 	TermBlocks   int            `json:"term_blocks_covered"` // blocks they cover; below Blocks, searches read the rows
 	TextBytes    int64          `json:"text_bytes"`
 	Transcripts  map[string]int `json:"transcripts"` // by kind
+	// Agents is what the index holds of each coding agent: its session
+	// files and the rows they added (record.Agents names).
+	Agents map[string]AgentStats `json:"agents"`
 	Sessions     int            `json:"sessions"`
 	Projects     int            `json:"projects"`
 	GoneFiles    int            `json:"gone_transcripts"`
@@ -61,6 +64,12 @@ type IndexStats struct {
 	ForgetDamaged string        `json:"forgotten_damaged,omitempty"`
 }
 
+// AgentStats is what the index holds of one coding agent.
+type AgentStats struct {
+	Files int   `json:"files"` // session files (transcripts, rollouts, chats, databases)
+	Rows  int64 `json:"rows"`  // rows they added, hidden ones included
+}
+
 // stats reads the committed manifest of dir.
 func stats(dir string) (*IndexStats, error) {
 	m, err := manifest.ReadWhole(dir)
@@ -71,10 +80,15 @@ func stats(dir string) (*IndexStats, error) {
 		Dir: dir, FormatVersion: m.Format, Feature: m.Feature, Updated: time.Unix(0, m.UpdatedNs),
 		Rows: m.Rows, HiddenRows: m.DeadRows(), Blocks: m.Frames - 1, TextBytes: m.TextBytes,
 		Transcripts: map[string]int{}, Excluded: m.Excluded, BinaryFiles: []string{},
+		Agents: map[string]AgentStats{},
 	}
 	sessions, projects := map[string]bool{}, map[string]bool{}
 	for _, f := range m.Files() {
 		st.Transcripts[f.Kind]++
+		a := st.Agents[record.KindAgent(f.Kind)]
+		a.Files++
+		a.Rows += f.Rows
+		st.Agents[record.KindAgent(f.Kind)] = a
 		switch f.Verdict {
 		case record.VerdictFork:
 			st.ForkFiles++
@@ -93,7 +107,7 @@ func stats(dir string) (*IndexStats, error) {
 	}
 	st.Sessions, st.Projects = len(sessions), len(projects)
 	for _, files := range m.SessionFiles() {
-		if files[0].Kind == record.KindMain && files[0].Gone {
+		if record.IsSessionKind(files[0].Kind) && files[0].Gone {
 			st.Archived++
 		}
 	}

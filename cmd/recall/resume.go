@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/recall-dev/recall/search/show"
+	"github.com/recall-dev/recall/transcript/agents"
 
 	"github.com/recall-dev/recall/store/manifest"
 
@@ -18,7 +19,7 @@ import (
 
 type resumeCmd struct {
 	Session string `arg:"" name:"session" help:"Session id (a unique prefix is enough) or transcript path."`
-	Exec    bool   `help:"Run the command instead of printing it: claude --resume in the session's project directory."`
+	Exec    bool   `help:"Run the command instead of printing it in the session's project directory: claude --resume (or codex resume, gemini --resume, opencode -s for their sessions)."`
 }
 
 // Run prints `cd <project> && claude --resume <id>`, the way Claude Code
@@ -43,6 +44,9 @@ func (c *resumeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
+	if files := m.SessionFiles()[id]; len(files) > 0 && record.KindAgent(files[0].Kind) != record.AgentClaude {
+		return c.resumeOther(g, files[0], id)
+	}
 	project, err := resumable(m, id)
 	var moved movedError
 	if errors.As(err, &moved) && !c.Exec {
@@ -63,6 +67,49 @@ func (c *resumeCmd) Run(g *Globals) error {
 		return nil
 	}
 	return runClaudeResume(g, project, id)
+}
+
+// resumeOther prints (or runs, with --exec) another agent's command that
+// reopens session id, in its project directory: `codex resume <id>`,
+// `gemini --resume <id>`, `opencode -s <id>`.
+func (c *resumeCmd) resumeOther(g *Globals, f *record.FileState, id string) error {
+	a, ok := agents.Lookup(record.KindAgent(f.Kind))
+	if !ok {
+		return fmt.Errorf("session %s is of an agent this recall does not know (%s)", render.Safe(id), render.Safe(f.Kind))
+	}
+	argv := a.Resume(id)
+	line := "cd " + claude.ShellQuote(f.Project) + " &&"
+	for _, arg := range argv {
+		line += " " + claude.ShellQuote(arg)
+	}
+	info, err := os.Stat(f.Project)
+	if err != nil || !info.IsDir() {
+		fmt.Fprintln(g.env.stdout, render.Safe(line))
+		fmt.Fprintf(g.env.stderr, "recall: session %s: its project directory %s no longer exists; %s must run there\n", render.Safe(id), render.Safe(f.Project), a.Name)
+		if c.Exec {
+			return exitStatus(1)
+		}
+		return nil
+	}
+	if !c.Exec {
+		fmt.Fprintln(g.env.stdout, render.Safe(line))
+		return nil
+	}
+	bin, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("%s is not on PATH: run `%s` where it is", argv[0], render.Safe(line))
+	}
+	cmd := exec.Command(bin, argv[1:]...)
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = f.Project, g.env.stdin, g.env.stdout, g.env.stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exitStatus(exit.ExitCode())
+	}
+	if err != nil {
+		return fmt.Errorf("run %s: %w", argv[0], err)
+	}
+	return nil
 }
 
 // resumeCommand is the shell command that reopens session id.

@@ -40,9 +40,12 @@ type statsReport struct {
 	*store.IndexStats
 	Freshness store.Freshness `json:"freshness"`
 	Sources   []string        `json:"sources"`
-	Wiring    wiring          `json:"claude_code"`
-	Damage    *damageReport   `json:"damage"` // nil: not verified (--no-verify)
-	Warnings  []warning       `json:"warnings"`
+	// AgentSources are the other agents' places read (AGENT:PATH), their
+	// defaults that exist or those given.
+	AgentSources []string      `json:"agent_sources"`
+	Wiring       wiring        `json:"claude_code"`
+	Damage       *damageReport `json:"damage"` // nil: not verified (--no-verify)
+	Warnings     []warning     `json:"warnings"`
 }
 
 // damageReport is what snapshot.Verify found and what `recall index
@@ -85,7 +88,10 @@ func (c *statsCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	rep := statsReport{IndexStats: st, Sources: cfg.Sources, Wiring: readWiring(cfg), Warnings: []warning{}}
+	rep := statsReport{IndexStats: st, Sources: cfg.Sources, Wiring: readWiring(cfg), Warnings: []warning{}, AgentSources: []string{}}
+	for _, a := range cfg.Agents {
+		rep.AgentSources = append(rep.AgentSources, a.String())
+	}
 	onDisk := diskFiles(cfg.Sources)
 	if rep.Freshness, err = store.Open(cfg.IndexDir).CheckFreshness(onDisk, cfg.CurrentSession); err != nil {
 		return err
@@ -236,6 +242,7 @@ func writeStats(w io.Writer, r *statsReport) error {
 	}
 	fmt.Fprintf(tw, "sessions\t%d in %d projects (`recall sessions` lists them)\n", st.Sessions, st.Projects)
 	fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, render.Safe(strings.Join(r.Sources, ", ")))
+	writeAgents(tw, st.Agents, r.AgentSources)
 	fmt.Fprintf(tw, "archive\t%d %s whose transcript Claude Code deleted (%d transcripts, %d rows) live only in the index\n",
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
 	writeExcluded(tw, st.Excluded)
@@ -378,9 +385,30 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// writeAgents lists, when other agents are read or indexed, each agent's
+// session files and rows, and the other agents' places read.
+func writeAgents(tw io.Writer, by map[string]store.AgentStats, sources []string) {
+	if len(sources) == 0 && len(by) <= 1 {
+		return // Claude Code's alone: the lines above say it all
+	}
+	var parts []string
+	for _, a := range record.Agents() {
+		if s, ok := by[a]; ok {
+			parts = append(parts, fmt.Sprintf("%s %d %s, %d rows", a, s.Files, plural(s.Files, "file", "files"), s.Rows))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none indexed yet")
+	}
+	fmt.Fprintf(tw, "agents\t%s\n", strings.Join(parts, "; "))
+	if len(sources) > 0 {
+		fmt.Fprintf(tw, "agent sources\t%s\n", render.Safe(strings.Join(sources, ", ")))
+	}
+}
+
 func kindCounts(kinds map[string]int) string {
 	var parts []string
-	for _, k := range []string{record.KindMain, record.KindSubagent, record.KindAgentOld} {
+	for _, k := range []string{record.KindMain, record.KindSubagent, record.KindAgentOld} { // Claude Code's; the others' are on the agents line
 		if n := kinds[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, map[string]string{
 				record.KindMain: "main", record.KindSubagent: "subagent", record.KindAgentOld: "old-layout agent"}[k]))

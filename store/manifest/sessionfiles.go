@@ -70,8 +70,8 @@ func (m *Manifest) SessionFiles() map[string][]*record.FileState {
 	}
 	for _, files := range out {
 		sort.Slice(files, func(i, j int) bool {
-			if (files[i].Kind == record.KindMain) != (files[j].Kind == record.KindMain) {
-				return files[i].Kind == record.KindMain
+			if record.IsSessionKind(files[i].Kind) != record.IsSessionKind(files[j].Kind) {
+				return record.IsSessionKind(files[i].Kind)
 			}
 			return files[i].Path < files[j].Path
 		})
