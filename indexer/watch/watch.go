@@ -61,6 +61,8 @@ type Watcher struct {
 	errs   <-chan error
 	// dirs are the folders under watch. Only the run goroutine touches it.
 	dirs map[string]bool
+	// agentPaths are the other agents' watched paths under watch.
+	agentPaths map[string]bool
 }
 
 // New takes the index's watch lock and prepares a watcher. If
@@ -85,6 +87,8 @@ func New(opts Options) (*Watcher, error) {
 		events: fsw.Events,
 		errs:   fsw.Errors,
 		dirs:   map[string]bool{},
+
+		agentPaths: map[string]bool{},
 	}
 	for _, r := range opts.Sources {
 		w.roots = append(w.roots, filepath.Clean(r))

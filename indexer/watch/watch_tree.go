@@ -18,6 +18,9 @@ import (
 // transcripts (.jsonl), new folders and folders that went away matter;
 // everything else (meta.json files, attribute changes) is noise.
 func (w *Watcher) handle(ev fsnotify.Event) bool {
+	if ev.Op != fsnotify.Chmod && w.agentEvent(ev.Name) {
+		return true
+	}
 	if !w.underRoot(ev.Name) || ev.Op == fsnotify.Chmod {
 		return false
 	}
@@ -73,6 +76,7 @@ func (w *Watcher) watchRoots() {
 	for _, r := range w.roots {
 		w.report(w.watchRoot(r))
 	}
+	w.watchAgents()
 }
 
 // watchRoot watches a root's tree or, if the root does not exist yet (Claude
