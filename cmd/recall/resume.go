@@ -10,11 +10,11 @@ import (
 	"github.com/recall-dev/recall/transcript/agents"
 
 	"github.com/recall-dev/recall/store/manifest"
+	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/render"
-	"github.com/recall-dev/recall/store"
 )
 
 type resumeCmd struct {
@@ -30,22 +30,20 @@ func (c *resumeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	m, err := store.Open(cfg.IndexDir).Manifest()
-	if errors.Is(err, manifest.ErrNoIndex) {
-		return noIndex(cfg, err)
-	}
+	m, snap, err := openIndex(cfg)
 	if err != nil {
 		return err
 	}
-	id, err := show.SessionOf(m, c.Session)
+	defer snap.Close()
+	id, err := show.SessionOf(m, snap, c.Session)
 	if errors.Is(err, manifest.ErrNoSession) {
 		return notFoundError{fmt.Errorf("%w (`recall sessions` lists them)", err)}
 	}
 	if err != nil {
 		return err
 	}
-	if files := m.SessionFiles()[id]; len(files) > 0 && record.KindAgent(files[0].Kind) != record.AgentClaude {
-		return c.resumeOther(g, files[0], id)
+	if agent, project, ok := otherAgentSession(m, snap, id); ok {
+		return c.resumeOther(g, agent, project, id)
 	}
 	project, err := resumable(m, id)
 	var moved movedError
@@ -72,20 +70,20 @@ func (c *resumeCmd) Run(g *Globals) error {
 // resumeOther prints (or runs, with --exec) another agent's command that
 // reopens session id, in its project directory: `codex resume <id>`,
 // `gemini --resume <id>`, `opencode -s <id>`.
-func (c *resumeCmd) resumeOther(g *Globals, f *record.FileState, id string) error {
-	a, ok := agents.Lookup(record.KindAgent(f.Kind))
+func (c *resumeCmd) resumeOther(g *Globals, agent, project, id string) error {
+	a, ok := agents.Lookup(agent)
 	if !ok {
-		return fmt.Errorf("session %s is of an agent this recall does not know (%s)", render.Safe(id), render.Safe(f.Kind))
+		return fmt.Errorf("session %s is of an agent this recall does not know (%s)", render.Safe(id), render.Safe(agent))
 	}
 	argv := a.Resume(id)
-	line := "cd " + claude.ShellQuote(f.Project) + " &&"
+	line := "cd " + claude.ShellQuote(project) + " &&"
 	for _, arg := range argv {
 		line += " " + claude.ShellQuote(arg)
 	}
-	info, err := os.Stat(f.Project)
+	info, err := os.Stat(project)
 	if err != nil || !info.IsDir() {
 		fmt.Fprintln(g.env.stdout, render.Safe(line))
-		fmt.Fprintf(g.env.stderr, "recall: session %s: its project directory %s no longer exists; %s must run there\n", render.Safe(id), render.Safe(f.Project), a.Name)
+		fmt.Fprintf(g.env.stderr, "recall: session %s: its project directory %s no longer exists; %s must run there\n", render.Safe(id), render.Safe(project), a.Name)
 		if c.Exec {
 			return exitStatus(1)
 		}
@@ -100,7 +98,7 @@ func (c *resumeCmd) resumeOther(g *Globals, f *record.FileState, id string) erro
 		return fmt.Errorf("%s is not on PATH: run `%s` where it is", argv[0], render.Safe(line))
 	}
 	cmd := exec.Command(bin, argv[1:]...)
-	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = f.Project, g.env.stdin, g.env.stdout, g.env.stderr
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = project, g.env.stdin, g.env.stdout, g.env.stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
@@ -110,6 +108,28 @@ func (c *resumeCmd) resumeOther(g *Globals, f *record.FileState, id string) erro
 		return fmt.Errorf("run %s: %w", argv[0], err)
 	}
 	return nil
+}
+
+// otherAgentSession says whether session id is another agent's than
+// Claude Code's, and its agent and project: from its session file's
+// kind when the manifest knows it, else from its rows (a session of a
+// file that holds many, whose entry names only the last).
+func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string) (agent, project string, ok bool) {
+	if files := m.SessionFiles()[id]; len(files) > 0 {
+		agent = record.KindAgent(files[0].Kind)
+		return agent, files[0].Project, agent != record.AgentClaude
+	}
+	sums, err := snap.SessionSummaries()
+	if err != nil {
+		return "", "", false
+	}
+	for i := range sums {
+		if sums[i].ID == id {
+			agent = record.AgentOf(sums[i].Agent)
+			return agent, sums[i].Project, agent != record.AgentClaude
+		}
+	}
+	return "", "", false
 }
 
 // resumeCommand is the shell command that reopens session id.

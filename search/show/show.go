@@ -148,7 +148,7 @@ type Message struct {
 // manifest (store.Index.Manifest): it resolves prefixes and paths and says
 // whether transcripts are gone.
 func Session(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) (*Shown, error) {
-	id, source, err := resolveTarget(m, req)
+	id, source, err := resolveTarget(m, snap, req)
 	if err != nil {
 		return nil, err
 	}
@@ -234,17 +234,27 @@ func (sh *Shown) noteTime(t time.Time) {
 
 // SessionOf resolves a session argument as Show reads it (an id, a unique
 // prefix, or a transcript path, optionally with :LINE) to a session id.
-func SessionOf(m *manifest.Manifest, arg string) (string, error) {
+// snap, when not nil, also knows the sessions of files that hold many
+// (resolveTarget).
+func SessionOf(m *manifest.Manifest, snap *snapshot.Snapshot, arg string) (string, error) {
 	target, _ := splitLine(strings.TrimSpace(arg))
-	id, _, err := resolveTarget(m, Request{Target: target, Path: isPath(target)})
+	id, _, err := resolveTarget(m, snap, Request{Target: target, Path: isPath(target)})
 	return id, err
 }
 
 // resolveTarget finds the session a request names, and the transcript
-// when it names one by path.
-func resolveTarget(m *manifest.Manifest, req Request) (id, source string, err error) {
+// when it names one by path. The manifest knows each session file's
+// session; a file that holds many (an OpenCode database, an Aider chat
+// history) names only the last it read, so an id the manifest does not
+// know whole is looked up among the sessions the rows hold (snap).
+func resolveTarget(m *manifest.Manifest, snap *snapshot.Snapshot, req Request) (id, source string, err error) {
 	if !req.Path {
 		id, err = m.ResolveSession(req.Target)
+		if snap != nil && (err != nil || id != req.Target) {
+			if rid, rerr := snap.ResolveSession(req.Target); rerr == nil || !errors.Is(rerr, manifest.ErrNoSession) {
+				return rid, "", rerr
+			}
+		}
 		return id, "", err
 	}
 	path := req.Target

@@ -3,11 +3,14 @@ package snapshot
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/tsvfield"
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/store/manifest"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/textrules"
 )
@@ -285,4 +288,38 @@ func sortedInts[V any](m map[int]V) []int {
 	}
 	sort.Ints(keys)
 	return keys
+}
+
+// ResolveSession finds the session whose id is prefix, or the one
+// session whose id starts with it, among the sessions with live rows
+// (manifest.ResolveSession's rules: an exact id wins, several are
+// ambiguous).
+func (s *Snapshot) ResolveSession(prefix string) (string, error) {
+	if prefix == "" {
+		return "", fmt.Errorf("%w: empty session id", manifest.ErrNoSession)
+	}
+	sums, err := s.SessionSummaries()
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for i := range sums {
+		id := sums[i].ID
+		if !record.SessionHasPrefix(id, prefix) {
+			continue
+		}
+		if id == prefix || record.SessionIDOf(id) == prefix {
+			return id, nil
+		}
+		found = append(found, id)
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("%w has an id starting with %q", manifest.ErrNoSession, prefix)
+	case 1:
+		return found[0], nil
+	}
+	slices.Sort(found)
+	const shown = 5
+	return "", &manifest.AmbiguousError{Prefix: prefix, Sessions: found[:min(len(found), shown)], Count: len(found)}
 }
