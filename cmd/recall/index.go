@@ -66,7 +66,7 @@ func (c *indexCmd) Run(g *Globals) error {
 		// Not an error (a new machine has no sessions yet), but most often
 		// a wrong --source or CLAUDE_CONFIG_DIR: say where we looked.
 		fmt.Fprintf(g.env.stderr, "recall: no transcripts found under %s; if Claude Code keeps them elsewhere, give the folder with --source DIR (or RECALL_SOURCE), or set CLAUDE_CONFIG_DIR to its configuration directory\n",
-			strings.Join(cfg.Sources, ", "))
+			strings.Join(cfg.SourceList(), ", "))
 	}
 	return nil
 }

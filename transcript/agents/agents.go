@@ -111,6 +111,10 @@ func Discover(srcs []Source, warn func(string)) []transcript.Transcript {
 			warn(fmt.Sprintf("%s: no agent %q", s.Path, s.Agent))
 			continue
 		}
+		if _, err := os.Stat(s.Path); err != nil {
+			warn(fmt.Sprintf("source %s: %v; nothing is read from it", s, err))
+			continue
+		}
 		out = append(out, a.Discover(s.Path, warn)...)
 	}
 	return out
