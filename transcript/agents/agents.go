@@ -14,6 +14,7 @@ import (
 
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
+	"github.com/recall-dev/recall/transcript/codex"
 	// AGENTS-IMPORTS
 )
 
@@ -39,6 +40,7 @@ type Agent struct {
 // list them.
 func others() []Agent {
 	return []Agent{
+		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths},
 		// AGENTS-LIST
 	}
 }

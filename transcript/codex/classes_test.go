@@ -1,0 +1,239 @@
+package codex
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/record"
+)
+
+// TestRecordClasses: each kind of record a rollout holds becomes the rows
+// it should, or none, with what it drops counted by reason.
+func TestRecordClasses(t *testing.T) {
+	userMsg := func(texts ...string) string {
+		var parts []string
+		for _, s := range texts {
+			parts = append(parts, fmt.Sprintf(`{"type":"input_text","text":%q}`, s))
+		}
+		return itemLine("message", `"role":"user","content":[`+strings.Join(parts, ",")+`]`)
+	}
+	reply := func(s string) string {
+		return itemLine("message", fmt.Sprintf(`"role":"assistant","content":[{"type":"output_text","text":%q}]`, s))
+	}
+	call := func(name, args string) string {
+		return itemLine("function_call", fmt.Sprintf(`"name":%q,"arguments":%q,"call_id":"call_1"`, name, args))
+	}
+	long := strings.Repeat("word ", 60<<10)
+	tests := []struct {
+		name   string
+		lines  []string
+		want   []string // type/role: text
+		counts map[filter.Reason]int64
+		bad    int
+	}{
+		{name: "user prompt", lines: []string{userMsg("How do I add a column to the orders table?")},
+			want: []string{"user/user: How do I add a column to the orders table?"}},
+		{name: "assistant reply", lines: []string{reply("Add a migration that alters the table.")},
+			want: []string{"assistant/assistant: Add a migration that alters the table."}},
+		{name: "developer message is noise", lines: []string{itemLine("message", `"role":"developer","content":[{"type":"input_text","text":"<permissions instructions>x</permissions instructions>"}]`)},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "system message is noise", lines: []string{itemLine("message", `"role":"system","content":[{"type":"input_text","text":"You are a coding agent with tools."}]`)},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "environment context is noise", lines: []string{userMsg("<environment_context>\n<cwd>/a</cwd>\n</environment_context>")},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "AGENTS.md instructions are noise", lines: []string{userMsg("# AGENTS.md instructions for /a\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>")},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "user instructions are noise", lines: []string{userMsg("<user_instructions>\nAlways write tests.\n</user_instructions>")},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "turn aborted is noise, whatever its case", lines: []string{userMsg("  <TURN_ABORTED>\nThe user interrupted.\n</TURN_ABORTED>")},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "skill, shell command, subagent notification, editor context are noise", lines: []string{
+			userMsg("<skill>\n<name>pdf</name>\n</skill>"),
+			userMsg("<user_shell_command>\n<command>ls</command>\n</user_shell_command>"),
+			userMsg("<subagent_notification>{\"agent\":\"x\"}</subagent_notification>"),
+			userMsg("<additional_context>\n<title>Context from my editor</title>\n</additional_context>")},
+			counts: map[filter.Reason]int64{filter.Noise: 4}},
+		{name: "injected part beside a typed one: the typed one is kept",
+			lines: []string{userMsg("<environment_context>\n<cwd>/a</cwd>\n</environment_context>", "Rename the helper to parseOrder")},
+			want:  []string{"user/user: Rename the helper to parseOrder"}},
+		{name: "image tags are left out", lines: []string{userMsg("<image name=[Image #1]>", "</image>", "What is wrong in this screenshot?")},
+			want: []string{"user/user: What is wrong in this screenshot?"}},
+		{name: "editor context before the request is left out",
+			lines: []string{userMsg("# Context from my IDE setup:\n\n## Active file: a.go\n\n## My request for Codex:\nExplain the retry loop in a.go")},
+			want:  []string{"user/user: Explain the retry loop in a.go"}},
+		{name: "acknowledgement", lines: []string{userMsg("thanks")}, counts: map[filter.Reason]int64{filter.Acknowledgement: 1}},
+		{name: "image only: nothing", lines: []string{itemLine("message", `"role":"user","content":[{"type":"input_image","image_url":"data:image/png;base64,AA=="}]`)}},
+		{name: "event messages are copies of message items", lines: []string{
+			userMsg("Explain why the build is slow on CI"),
+			eventLine("user_message", `"message":"Explain why the build is slow on CI","images":[]`),
+			reply("The cache key changes on every run."),
+			eventLine("agent_message", `"message":"The cache key changes on every run."`)},
+			want:   []string{"user/user: Explain why the build is slow on CI", "assistant/assistant: The cache key changes on every run."},
+			counts: map[filter.Reason]int64{filter.Copy: 2}},
+		{name: "event messages make rows in a file without message items", lines: []string{
+			eventLine("user_message", `"message":"Explain why the build is slow on CI","kind":"plain"`),
+			eventLine("user_message", `"message":"<environment_context></environment_context>","kind":"environment_context"`),
+			eventLine("user_message", `"message":"<user_instructions>be brief</user_instructions>"`),
+			eventLine("agent_message", `"message":"The cache key changes on every run."`)},
+			want:   []string{"user/user: Explain why the build is slow on CI", "assistant/assistant: The cache key changes on every run."},
+			counts: map[filter.Reason]int64{filter.Noise: 2}},
+		{name: "other events make nothing", lines: []string{
+			eventLine("token_count", `"info":null`), eventLine("task_started", `"turn_id":"t"`),
+			eventLine("exec_command_end", `"call_id":"c","aggregated_output":"`+strings.Repeat("x", 1000)+`","exit_code":0`),
+			eventLine("agent_reasoning", `"text":"thinking about it"`), eventLine("turn_aborted", `"reason":"interrupted"`)}},
+		{name: "shell: the script of bash -lc", lines: []string{call("shell", `{"command":["bash","-lc","go test ./..."],"workdir":"/a"}`)},
+			want: []string{"tool/tool: shell: go test ./..."}},
+		{name: "shell: words joined, quoted where needed", lines: []string{call("shell", `{"command":["git","commit","-m","fix the bug"]}`)},
+			want: []string{"tool/tool: shell: git commit -m 'fix the bug'"}},
+		{name: "shell_command", lines: []string{call("shell_command", `{"command":"ls -la","login":true}`)},
+			want: []string{"tool/tool: shell_command: ls -la"}},
+		{name: "exec_command", lines: []string{call("exec_command", `{"cmd":"npm run build","yield_time_ms":500}`)},
+			want: []string{"tool/tool: exec_command: npm run build"}},
+		{name: "apply_patch through the shell", lines: []string{call("shell", `{"command":["apply_patch","*** Begin Patch\n*** Update File: a.go\n*** Move to: b.go\n*** End Patch"]}`)},
+			want: []string{"tool/tool: apply_patch: a.go, b.go"}},
+		{name: "apply_patch as a function", lines: []string{call("apply_patch", `{"input":"*** Begin Patch\n*** Delete File: old.go\n*** End Patch"}`)},
+			want: []string{"tool/tool: apply_patch: old.go"}},
+		{name: "apply_patch as a custom tool", lines: []string{itemLine("custom_tool_call", `"status":"completed","call_id":"c","name":"apply_patch","input":"*** Begin Patch\n*** Add File: x/new.go\n+package x\n*** Update File: y.go\n@@\n-a\n+b\n*** End Patch\n"`)},
+			want: []string{"tool/tool: apply_patch: x/new.go, y.go"}},
+		{name: "another custom tool: its name", lines: []string{itemLine("custom_tool_call", `"call_id":"c","name":"js_repl","input":"1+1"`)},
+			want: []string{"tool/tool: js_repl"}},
+		{name: "local shell call", lines: []string{itemLine("local_shell_call", `"call_id":"c","status":"completed","action":{"type":"exec","command":["ls","-la"]}`)},
+			want: []string{"tool/tool: local_shell: ls -la"}},
+		{name: "web search", lines: []string{itemLine("web_search_call", `"status":"completed","action":{"type":"search","query":"sqlite wal checkpoint"}`)},
+			want: []string{"tool/tool: web_search: sqlite wal checkpoint"}},
+		{name: "web page opened", lines: []string{itemLine("web_search_call", `"action":{"type":"open_page","url":"https://sqlite.org/wal.html"}`)},
+			want: []string{"tool/tool: web_search: https://sqlite.org/wal.html"}},
+		{name: "MCP tool: its arguments", lines: []string{call("github__get_issue", `{"url":"https://github.com/a/b/issues/1"}`)},
+			want: []string{"tool/tool: github__get_issue: https://github.com/a/b/issues/1"}},
+		{name: "arguments that are no object: the name", lines: []string{call("update_plan", `not json`)},
+			want: []string{"tool/tool: update_plan"}},
+		{name: "tool outputs and reasoning make nothing", lines: []string{
+			itemLine("function_call_output", `"call_id":"c","output":"`+strings.Repeat("y", 2000)+`"`),
+			itemLine("custom_tool_call_output", `"call_id":"c","output":"done"`),
+			itemLine("reasoning", `"summary":[{"type":"summary_text","text":"**Planning**"}],"encrypted_content":"gAAA"`)}},
+		{name: "agent to agent message is noise", lines: []string{itemLine("agent_message", `"author":"w","recipient":"root","content":[{"type":"input_text","text":"done"}]`)},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "compacted summary is noise", lines: []string{`{"timestamp":"2026-01-01T00:00:03.000Z","type":"compacted","payload":{"message":"Summary: the user asked for a migration.","replacement_history":[]}}`},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "inherited parent context is a copy", lines: []string{`{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"The parent's prompt, copied"}]},"metadata":{"inherited_user_message":true}}`},
+			counts: map[filter.Reason]int64{filter.Copy: 1}},
+		{name: "records that make no row", lines: []string{
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"turn_context","payload":{"cwd":"/a","model":"gpt-5"}}`,
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"world_state","payload":{}}`,
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"token_usage_record","payload":{}}`,
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"retained_context","payload":{}}`,
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"realtime_item","payload":{}}`,
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"inter_agent_communication","payload":{"author":"a"}}`,
+			`{"timestamp":"2026-01-01T00:00:03.000Z","type":"a_type_from_the_future","payload":{"x":1}}`,
+			itemLine("an_item_from_the_future", `"x":1`)}},
+		{name: "secret redacted", lines: []string{userMsg("my token is ghp_" + strings.Repeat("aB3", 12) + " please rotate it")},
+			want: []string{"user/user: my token is [REDACTED:github-pat] please rotate it"}},
+		{name: "long message capped", lines: []string{userMsg(long)},
+			want: []string{"user/user: word word word word  … rst 256 KiB of this 307199-byte message] (262208 bytes)"}},
+		{name: "hostile lines are bad lines, one each", lines: []string{
+			`not json`, `[1]`, `null`, `"a string"`, `{}`, `{"type":"response_item","payload":"text"}`,
+			`{"type":"response_item","payload":{"type":"message","role":"user","content":7}}`,
+			`{"type":"response_item","payload":{"type":"message","role":5}}`,
+			`{"type":"session_meta","payload":[1]}`, `{"type":"event_msg","payload":{"type":"user_message","message":{"a":1}}}`,
+			`{"timestamp":"x","type":"turn_context","payload":{"cwd":`, ``},
+			bad: 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
+			writeFile(t, path, []byte(metaLine(threadPlain, "/home/dev/app", "cli")+"\n"+strings.Join(tt.lines, "\n")+"\n"))
+			res := read(t, path, record.FileState{})
+			var got []string
+			for _, r := range res.Rows {
+				text := r.Text
+				if len(text) > 200 {
+					text = fmt.Sprintf("%s … %s (%d bytes)", text[:20], text[len(text)-40:], len(text))
+				}
+				got = append(got, r.Type+"/"+r.Role+": "+text)
+				if r.UUID == "" || r.Session != threadPlain || r.Project != "/home/dev/app" || r.Entrypoint != "codex-cli" || r.Agent != record.AgentCodex {
+					t.Errorf("row %+v", r.Row)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("rows\n got %q\nwant %q", got, tt.want)
+			}
+			for r := filter.Noise; r <= filter.Binary; r++ {
+				if res.Counts[r] != tt.counts[r] {
+					t.Errorf("%s = %d, want %d", r, res.Counts[r], tt.counts[r])
+				}
+			}
+			if res.BadLines != tt.bad {
+				t.Errorf("%d bad lines, want %d (%s)", res.BadLines, tt.bad, res.Warning)
+			}
+		})
+	}
+}
+
+// TestSessionMeta: a thread's session_meta says whose rows its file holds
+// and how it ran; one of another thread (a fork's copy) changes nothing.
+func TestSessionMeta(t *testing.T) {
+	const parent = "0199b6f2-0000-7000-8000-00000000aaaa"
+	tests := []struct {
+		name    string
+		meta    string // the payload
+		session string
+		agentID string
+		entry   string
+		project string
+	}{
+		{"cli", `{"id":"` + threadPlain + `","cwd":"/a","source":"cli","originator":"codex_cli_rs"}`, threadPlain, "", "codex-cli", "/a"},
+		{"vscode", `{"id":"` + threadPlain + `","cwd":"/a","source":"vscode","originator":"codex_vscode"}`, threadPlain, "", "codex-vscode", "/a"},
+		{"exec is headless", `{"id":"` + threadPlain + `","cwd":"/a","source":"exec","originator":"codex_exec"}`, threadPlain, "", "sdk-codex-exec", "/a"},
+		{"mcp is headless", `{"id":"` + threadPlain + `","cwd":"/a","source":"mcp"}`, threadPlain, "", "sdk-codex-mcp", "/a"},
+		{"an unknown source", `{"id":"` + threadPlain + `","cwd":"/a","source":"Desk Top!"}`, threadPlain, "", "codex-desk-top", "/a"},
+		{"no source: the originator", `{"id":"` + threadPlain + `","cwd":"/a","originator":"codex-tui"}`, threadPlain, "", "codex-cli", "/a"},
+		{"an SDK's originator is headless", `{"id":"` + threadPlain + `","cwd":"/a","source":"unknown","originator":"codex_sdk_ts"}`, threadPlain, "", "sdk-codex-sdk-ts", "/a"},
+		{"a spawned subagent: its parent's rows", `{"id":"` + threadPlain + `","cwd":"/a","originator":"codex_cli_rs","source":{"subagent":{"thread_spawn":{"parent_thread_id":"` + parent + `","depth":1}}}}`,
+			parent, threadPlain, "codex-cli", "/a"},
+		{"a subagent named by parent_thread_id", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"review"},"parent_thread_id":"` + parent + `"}`,
+			parent, threadPlain, "", "/a"},
+		{"a fork is its own thread", `{"id":"` + threadPlain + `","cwd":"/a","source":"cli","forked_from_id":"` + parent + `"}`, threadPlain, "", "codex-cli", "/a"},
+		{"a review subagent without a parent", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"review"},"originator":"codex_cli_rs"}`, threadPlain, "", "codex-cli", "/a"},
+		{"another thread's meta is a copy", `{"id":"` + parent + `","cwd":"/elsewhere","source":"exec"}`, threadPlain, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
+			writeFile(t, path, []byte(`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":`+tt.meta+"}\n"+
+				itemLine("message", `"role":"user","content":[{"type":"input_text","text":"A prompt of this thread"}]`)+"\n"))
+			res := read(t, path, record.FileState{})
+			if len(res.Rows) != 1 {
+				t.Fatalf("%d rows", len(res.Rows))
+			}
+			r := res.Rows[0]
+			wantType := record.TypeUser
+			if tt.agentID != "" {
+				wantType = record.TypeAgent
+			}
+			if r.Session != tt.session || r.AgentID != tt.agentID || r.Entrypoint != tt.entry || r.Project != tt.project || r.Type != wantType || r.Role != "user" {
+				t.Errorf("row: session %q agent %q entry %q project %q type %q role %q", r.Session, r.AgentID, r.Entrypoint, r.Project, r.Type, r.Role)
+			}
+			if res.Session != tt.session || res.Project != tt.project {
+				t.Errorf("where: %q %q", res.Session, res.Project)
+			}
+		})
+	}
+}
+
+// TestResumedEntrypoint: a thread run by `codex exec` and resumed in the
+// terminal appends a second session_meta; the rows after it are the
+// terminal's.
+func TestResumedEntrypoint(t *testing.T) {
+	res := read(t, fixturePath(t, threadResumed), record.FileState{})
+	var entries []string
+	for _, r := range res.Rows {
+		entries = append(entries, r.Entrypoint)
+	}
+	want := "sdk-codex-exec sdk-codex-exec sdk-codex-exec codex-cli codex-cli codex-cli"
+	if strings.Join(entries, " ") != want {
+		t.Fatalf("entrypoints %v, want %s", entries, want)
+	}
+}

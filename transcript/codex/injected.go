@@ -1,0 +1,76 @@
+package codex
+
+import "strings"
+
+// injectedMarkers start the user-role text Codex writes itself, not the
+// person: a part of a user message that starts with one (compared
+// without regard to case, after leading space, as Codex compares them)
+// is the harness's. From codex-rs/core/src/contextual_user_message.rs
+// (CONTEXTUAL_USER_FRAGMENTS: AGENTS.md instructions, environment
+// context, a skill, a `!command` the user ran and its output, a turn
+// aborted, a subagent's notification, an editor's additional context),
+// codex-rs/protocol/src/protocol.rs (USER_INSTRUCTIONS_OPEN_TAG, which
+// older versions used for AGENTS.md) and the session prefixes of older
+// versions (<context_update>, <skills_instructions>, …). The developer
+// messages (<permissions instructions>, <model_switch>, …) are dropped
+// by their role; their markers are here for a version that sends them as
+// the user's.
+var injectedMarkers = [...]string{
+	"# agents.md instructions for ",
+	"<environment_context>",
+	"<user_instructions>",
+	"<skill>",
+	"<skills_instructions>",
+	"<user_shell_command>",
+	"<turn_aborted>",
+	"<subagent_notification>",
+	"<additional_context>",
+	"<context_update>",
+	"<codex_internal_context",
+	"<recommended_plugins>",
+	"<hook_prompt",
+	"<permissions instructions>",
+	"<model_switch>",
+	"<collaboration_mode>",
+	"<realtime_conversation>",
+	"<personality_spec>",
+}
+
+// isInjected reports whether a user message's text part is the harness's.
+func isInjected(text string) bool {
+	text = strings.TrimLeft(text, " \t\r\n")
+	for _, m := range injectedMarkers {
+		if len(text) >= len(m) && strings.EqualFold(text[:len(m)], m) {
+			return true
+		}
+	}
+	return false
+}
+
+// isImageTag reports whether a text part is one of the tags Codex puts
+// around an attached image (<image name=[Image #1]>, </image>).
+func isImageTag(text string) bool {
+	t := strings.TrimSpace(text)
+	if len(t) > 256 || !strings.HasSuffix(t, ">") {
+		return false
+	}
+	for _, prefix := range []string{"<image", "</image", "<local_image", "</local_image"} {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestMarker ends the context Codex's first editor extension put
+// before a prompt ("# Context from my IDE setup: … ## My request for
+// Codex:"; protocol.rs USER_MESSAGE_BEGIN).
+const requestMarker = "## My request for Codex:"
+
+// requestOf is a prompt without the editor context before its request.
+func requestOf(text string) string {
+	if _, request, ok := strings.Cut(text, requestMarker); ok {
+		return request
+	}
+	return text
+}
