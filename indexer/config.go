@@ -174,12 +174,16 @@ func DefaultIndexDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "recall"), nil
 }
 
-// CurrentSessionFromEnv reads the running Claude Code session id:
+// CurrentSessionFromEnv reads the running session's id: Claude Code's
 // CLAUDE_CODE_SESSION_ID (set for Bash commands, hooks and MCP servers),
-// else the older CLAUDE_SESSION_ID.
+// else the older CLAUDE_SESSION_ID, else another agent's (Codex's
+// CODEX_THREAD_ID: agents.CurrentSession).
 func CurrentSessionFromEnv() string {
 	if id := os.Getenv("CLAUDE_CODE_SESSION_ID"); id != "" {
 		return id
 	}
-	return os.Getenv("CLAUDE_SESSION_ID")
+	if id := os.Getenv("CLAUDE_SESSION_ID"); id != "" {
+		return id
+	}
+	return agents.CurrentSession(os.Getenv)
 }

@@ -34,13 +34,16 @@ type Agent struct {
 	// WatchPaths are the few paths whose stat changes when any session
 	// file under root is added or grows (the no-change check).
 	WatchPaths func(root string) []string
+	// Current, when the agent tells the commands it runs, is the id of
+	// the session running recall (nil when it does not).
+	Current func(getenv func(string) string) string
 }
 
 // others lists the agents besides Claude Code, in the order outputs
 // list them.
 func others() []Agent {
 	return []Agent{
-		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths},
+		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths, codex.CurrentSession},
 		// AGENTS-LIST
 	}
 }
@@ -127,6 +130,20 @@ func Discover(srcs []Source, warn func(string)) []transcript.Transcript {
 func FormatOf(kind string) (transcript.Format, bool) {
 	a, ok := Lookup(record.KindAgent(kind))
 	return a.Format, ok
+}
+
+// CurrentSession is the id of the other agent's session that runs
+// recall (as a shell command or MCP server of Codex, …), "" when none
+// says so.
+func CurrentSession(getenv func(string) string) string {
+	for _, a := range others() {
+		if a.Current != nil {
+			if id := a.Current(getenv); id != "" {
+				return id
+			}
+		}
+	}
+	return ""
 }
 
 // Names lists every agent recall reads, Claude Code first.
