@@ -12,7 +12,7 @@ import (
 type Globals struct {
 	IndexDir       string   `name:"index-dir" env:"RECALL_INDEX_DIR" placeholder:"DIR" help:"Index directory (default $XDG_DATA_HOME/recall, else ~/.local/share/recall)."`
 	Source         []string `name:"source" sep:"none" placeholder:"DIR" help:"Where sessions are read, repeatable: a Claude Code projects folder, or AGENT:PATH for another agent's (codex:~/.codex, gemini:~/.gemini, opencode:~/.local/share/opencode, aider:FILE-OR-DIR). Default $RECALL_SOURCE (a colon-separated list), else $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects and every other agent's default place that exists."`
-	CurrentSession string   `name:"current-session" placeholder:"ID" help:"Session to treat as current (default $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID)."`
+	CurrentSession string   `name:"current-session" placeholder:"ID" help:"Session to treat as current (default $CLAUDE_CODE_SESSION_ID, else $CLAUDE_SESSION_ID, else Codex's $CODEX_THREAD_ID)."`
 	Verbose        bool     `short:"v" help:"Log progress details on stderr."`
 
 	env env

@@ -61,11 +61,23 @@ func hermeticProcess(home string) error {
 	}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == "XDG_DATA_HOME" || strings.HasPrefix(name, "CLAUDE") || strings.HasPrefix(name, "RECALL_") {
+		if name == "XDG_DATA_HOME" || strings.HasPrefix(name, "CLAUDE") || strings.HasPrefix(name, "RECALL_") || otherAgentVar(name) {
 			os.Unsetenv(name)
 		}
 	}
 	return os.Setenv("HOME", home)
+}
+
+// otherAgentVar reports whether an environment variable is one of the
+// other agents' (their homes, databases, running session): a test must
+// not read the machine's Codex or Gemini sessions.
+func otherAgentVar(name string) bool {
+	for _, p := range []string{"CODEX_", "GEMINI_", "OPENCODE_", "AIDER_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 var (
