@@ -2,9 +2,12 @@ package main
 
 import (
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/transcript/agents"
 )
 
 // Globals are the flags every command shares, and the process a command
@@ -32,6 +35,12 @@ type env struct {
 func (g *Globals) config() (indexer.Config, error) {
 	sources := make([]string, len(g.Source))
 	for i, s := range g.Source {
+		if src, ok := agents.ParseSource(s); ok {
+			// AGENT:PATH: the shell expands no ~ after the colon.
+			src.Path = g.fromCwd(expandHome(src.Path))
+			sources[i] = src.String()
+			continue
+		}
 		sources[i] = g.fromCwd(s)
 	}
 	return indexer.ResolveConfig(indexer.ConfigInput{
@@ -39,6 +48,19 @@ func (g *Globals) config() (indexer.Config, error) {
 		Sources:        sources,
 		CurrentSession: g.CurrentSession,
 	})
+}
+
+// expandHome reads a leading ~/ as the home directory.
+func expandHome(path string) string {
+	rest, ok := strings.CutPrefix(path, "~/")
+	if !ok && path != "~" {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path
+	}
+	return filepath.Join(home, rest)
 }
 
 // fromCwd reads a relative path from the command's working directory.
