@@ -785,6 +785,9 @@ func replaced(st *record.FileState, fs transcript.FileStat) bool {
 	if st.Ino != 0 && (fs.Dev != st.Dev || fs.Ino != st.Ino) {
 		return true
 	}
+	if f, ok := agents.FormatOf(st.Kind); ok && f.ReadsWhole(st.Path) {
+		return false // its offset is the format's cursor (a database's last change), not bytes
+	}
 	return fs.Size < st.Offset
 }
 
@@ -1215,7 +1218,7 @@ func (c *committer) reread(res *transcript.Result) error {
 	c.m.Dead[old.Gen] += old.Rows
 	st := newFileState(c.m, res.Work.T)
 	c.sum.Replaced++
-	again := transcript.Read(transcript.Work{T: res.Work.T, State: *st, KeepSecrets: c.opts.NoRedact}, c.opts.CurrentSession,
+	again := readTranscript(transcript.Work{T: res.Work.T, State: *st, KeepSecrets: c.opts.NoRedact}, c.opts.CurrentSession,
 		bufio.NewReaderSize(nil, transcript.ReadBufferSize))
 	if again.Rewritten {
 		return fmt.Errorf("read %s: changed while read", res.Work.T.Path)

@@ -14,6 +14,8 @@ import (
 // harness-injected text); the Builder decides what of it is kept.
 type Builder struct {
 	x lineExtractor
+	// lastTitleSession is the session of the last title kept.
+	lastTitleSession string
 }
 
 // Meta is where a row came from and whose it is.
@@ -68,10 +70,12 @@ func (b *Builder) Tool(m Meta, name string, input []byte) {
 // record.TitleCustom or record.TitleAI), shown by results, sessions and
 // show, and searchable.
 func (b *Builder) Title(m Meta, kind, title string) {
-	if title == "" || title == b.x.lastTitle {
+	// A title written again unchanged makes no second row; the same
+	// title of another session (one file can hold many) does.
+	if title == "" || title == b.x.lastTitle && m.Session == b.lastTitleSession {
 		return
 	}
-	b.x.lastTitle = title
+	b.x.lastTitle, b.lastTitleSession = title, m.Session
 	b.add(m, kind, truncateRunes(b.x.redactHead(title, maxTitleText*4), maxTitleText))
 }
 

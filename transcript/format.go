@@ -40,6 +40,12 @@ type Format struct {
 	Whole   func(path string) bool
 }
 
+// ReadsWhole reports whether f reads the file at path through ReadAll:
+// its state's offset is then the cursor ReadAll returned, not bytes.
+func (f Format) ReadsWhole(path string) bool {
+	return f.ReadAll != nil && (f.NewParser == nil || f.Whole != nil && f.Whole(path))
+}
+
 // A Holder is a LineParser that can hold back the last lines it was
 // given: a message that goes on over lines (Aider's) is not known to be
 // whole until a line of the next one. Held is how many of the last lines
@@ -60,7 +66,7 @@ const maxWholeBytes = 1 << 30
 // (Result.Rewritten): the rows it had are left out as copies by their
 // keys, so a file read again keeps exactly its rows.
 func ReadFormat(f Format, w Work, current string, br *bufio.Reader) Result {
-	if f.ReadAll != nil && (f.NewParser == nil || f.Whole != nil && f.Whole(w.T.Path)) {
+	if f.ReadsWhole(w.T.Path) {
 		return readAll(f, w, current)
 	}
 	if strings.HasSuffix(w.T.Path, ".zst") {

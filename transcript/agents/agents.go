@@ -15,6 +15,8 @@ import (
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
 	"github.com/recall-dev/recall/transcript/codex"
+	"github.com/recall-dev/recall/transcript/gemini"
+	"github.com/recall-dev/recall/transcript/opencode"
 	// AGENTS-IMPORTS
 )
 
@@ -44,6 +46,8 @@ type Agent struct {
 func others() []Agent {
 	return []Agent{
 		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths, codex.CurrentSession},
+		{record.AgentGemini, gemini.Format(), gemini.DefaultRoot, gemini.Discover, gemini.ResumeCommand, gemini.WatchPaths, gemini.CurrentSession},
+		{record.AgentOpenCode, opencode.Format(), opencode.DefaultRoot, opencode.Discover, opencode.ResumeCommand, opencode.WatchPaths, nil},
 		// AGENTS-LIST
 	}
 }

@@ -1,0 +1,86 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/transcript"
+)
+
+// FuzzGeminiLine feeds arbitrary bytes to the parser, as the lines of a
+// session file and as a legacy session document: no panic, only UTF-8
+// in the rows, and rows no larger than their input allows (memory is
+// bounded by the input). Seeds are the fixtures' lines and documents.
+func FuzzGeminiLine(f *testing.F) {
+	_ = filepath.WalkDir(fixtureGemini, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isSessionName(d.Name()) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		if isLegacy(path) {
+			f.Add(data)
+			return nil
+		}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			f.Add(l)
+		}
+		f.Add(data)
+		return nil
+	})
+	f.Add([]byte(`{"id":"a","type":"gemini","content":"x","toolCalls":[{"name":"n","args":{"dir_path":"d","absolute_path":"p"}}]}` +
+		"\n" + `{"id":"a","type":"gemini","content":"y"}` + "\n" + `{"$rewindTo":"a"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		w := transcript.Work{T: transcript.Transcript{Path: "/nonexistent/.gemini/tmp/p/chats/session-f.jsonl",
+			Kind: record.KindOf(record.AgentGemini, false)}, State: record.FileState{Gen: 1}}
+
+		b := transcript.NewBuilder(w, record.AgentGemini)
+		p := newParser(w)
+		lines := bytes.Split(data, []byte("\n"))
+		for n, line := range lines {
+			_ = p.Line(b, line, n+1)
+		}
+		check(t, b.Rows(), len(data), len(lines))
+		if s, _ := p.Where(); !utf8.ValidString(s) {
+			t.Errorf("session %q not UTF-8", s)
+		}
+
+		b = transcript.NewBuilder(w, record.AgentGemini)
+		p = newParser(w)
+		_ = p.document(b, json.NewDecoder(bytes.NewReader(data)))
+		check(t, b.Rows(), len(data), 1)
+	})
+}
+
+// check checks rows made from n bytes of input in records records.
+func check(t *testing.T, rows []transcript.Extracted, n, records int) {
+	t.Helper()
+	total := 0
+	for _, r := range rows {
+		if !utf8.ValidString(r.Text) || !utf8.ValidString(r.Session) || !utf8.ValidString(r.Timestamp) {
+			t.Fatalf("row not UTF-8: %+v", r.Row)
+		}
+		if r.UUID == "" {
+			t.Fatalf("row %q has no UUID", r.Text)
+		}
+		if r.Timestamp != "" {
+			if _, ok := record.ParseTimestamp(r.Timestamp); !ok || !strings.HasSuffix(r.Timestamp, "Z") {
+				t.Fatalf("timestamp %q", r.Timestamp)
+			}
+		}
+		total += len(r.Text)
+	}
+	// A row's text comes from its record's bytes: decoding shrinks them,
+	// a tool row adds its name's separator, redaction its label.
+	if limit := 4*n + 64*len(rows); total > limit {
+		t.Fatalf("%d bytes of rows from %d bytes of input", total, n)
+	}
+}

@@ -1,0 +1,438 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"slices"
+	"strings"
+
+	"github.com/recall-dev/recall/filter"
+	"github.com/recall-dev/recall/transcript"
+)
+
+// kind is what a version of a message makes.
+type kind uint8
+
+const (
+	kindRows  kind = iota // a prompt or a reply and its tool calls
+	kindNoise             // the CLI's notice, a tool's result, injected context
+	kindNone              // a message of a type recall does not know: nothing, counted as nothing
+)
+
+// version is what one record of a message says: a message written again
+// (its tokens counted, its tool calls scheduled, run, answered) is a new
+// version of it, which replaces the one before.
+type version struct {
+	kind     kind
+	role     string // user or assistant
+	text     string
+	tools    []toolCall
+	snapshot bool // a compression's state snapshot
+}
+
+// toolCall is one entry of a gemini message's toolCalls.
+type toolCall struct {
+	name string
+	args json.RawMessage // a JSON object
+	ts   string
+}
+
+// versionOf reads a message record: what it makes by its type.
+func versionOf(r *rawRecord, ts string) version {
+	switch str(r.Type) {
+	case "user":
+		return userVersion(r)
+	case "gemini":
+		text, _ := partsText(r.Content)
+		tools := toolCalls(r.ToolCalls, ts)
+		if len(tools) == 0 && isHarnessReply(strings.TrimSpace(text)) {
+			return version{kind: kindNoise}
+		}
+		return version{kind: kindRows, role: "assistant", text: text, tools: tools}
+	case "info", "error", "warning":
+		return version{kind: kindNoise}
+	}
+	return version{kind: kindNone}
+}
+
+// isHarnessReply reports whether text is a model turn Gemini CLI writes
+// itself after the context it injects: after a compression's state
+// snapshot (chatCompressionService.ts) and, in older versions, after the
+// environment context.
+func isHarnessReply(text string) bool {
+	return text == "Got it. Thanks for the additional context!" || text == "Got it. Thanks for the context!"
+}
+
+// stateSnapshot marks the summary a compression puts in the history as a
+// user turn: the model's, written for itself, not the person's.
+const stateSnapshot = "<state_snapshot>"
+
+// userVersion is a user message's prompt: what the person typed, which
+// displayContent holds when it differs from what was sent (an
+// @-reference expanded into a file's contents), else content's text. A
+// message holding a tool's result (a functionResponse part, recorded as a
+// user turn) is noise, and so is one left with no text once the context
+// the harness adds is taken out.
+func userVersion(r *rawRecord) version {
+	text, toolResult := partsText(r.Content)
+	if toolResult {
+		return version{kind: kindNoise}
+	}
+	if shown, _ := partsText(r.DisplayContent); strings.TrimSpace(shown) != "" {
+		text = shown
+	}
+	if strings.TrimSpace(text) == "" {
+		return version{kind: kindNoise}
+	}
+	if strings.Contains(text, stateSnapshot) {
+		return version{kind: kindNoise, snapshot: true}
+	}
+	return version{kind: kindRows, role: "user", text: text}
+}
+
+// partsText is the text of a content value (a string, a part, or an
+// array of strings and parts), joined as Gemini CLI joins it for show:
+// text parts only, thought parts and the context the harness injects
+// (<session_context>, <hook_context>) left out. toolResult reports a
+// functionResponse part.
+func partsText(raw json.RawMessage) (text string, toolResult bool) {
+	var sb strings.Builder
+	add := func(raw json.RawMessage) {
+		switch {
+		case isString(raw):
+			addText(&sb, str(raw))
+		case isObject(raw):
+			var part struct {
+				Text             json.RawMessage `json:"text"`
+				Thought          json.RawMessage `json:"thought"`
+				FunctionResponse json.RawMessage `json:"functionResponse"`
+			}
+			if json.Unmarshal(raw, &part) != nil {
+				return
+			}
+			if isObject(part.FunctionResponse) {
+				toolResult = true
+			}
+			if string(part.Thought) != "true" {
+				addText(&sb, str(part.Text))
+			}
+		}
+	}
+	if isArray(raw) {
+		var parts []json.RawMessage
+		if json.Unmarshal(raw, &parts) == nil {
+			for _, part := range parts {
+				add(part)
+			}
+		}
+	} else {
+		add(raw)
+	}
+	return sb.String(), toolResult
+}
+
+// addText appends a text part unless the harness injected it.
+func addText(sb *strings.Builder, s string) {
+	t := strings.TrimLeft(s, " \t\r\n")
+	if strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>") {
+		return
+	}
+	sb.WriteString(s)
+}
+
+// toolCalls reads a gemini message's toolCalls. An entry that is not an
+// object keeps its place (so later entries keep their blocks) and makes
+// no row.
+func toolCalls(raw json.RawMessage, ts string) []toolCall {
+	var entries []json.RawMessage
+	if !isArray(raw) || json.Unmarshal(raw, &entries) != nil {
+		return nil
+	}
+	out := make([]toolCall, len(entries))
+	for i, e := range entries {
+		var c struct {
+			Name      json.RawMessage `json:"name"`
+			Args      json.RawMessage `json:"args"`
+			Timestamp json.RawMessage `json:"timestamp"`
+		}
+		if !isObject(e) || json.Unmarshal(e, &c) != nil {
+			continue
+		}
+		out[i] = toolCall{name: str(c.Name), args: withAliases(c.Args), ts: stamp(c.Timestamp)}
+		if out[i].ts == "" {
+			out[i].ts = ts
+		}
+	}
+	return out
+}
+
+// withAliases is a tool call's args (a JSON object; "{}" for any other
+// value) with a member added under recall's name for each name Gemini
+// CLI's tools give a path that the args hold without recall's, so that
+// the row names the file or folder (transcript's tool row reads
+// file_path and path): read_file took absolute_path before file_path;
+// list_directory, glob, grep_search and run_shell_command take dir_path.
+func withAliases(args json.RawMessage) json.RawMessage {
+	aliases := [...]struct{ from, to string }{
+		{"absolute_path", "file_path"},
+		{"dir_path", "path"},
+	}
+	if !isObject(args) {
+		return json.RawMessage("{}")
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return args
+	}
+	out := args
+	for _, a := range aliases {
+		v, ok := m[a.from]
+		if _, has := m[a.to]; !ok || has || !isString(v) {
+			continue
+		}
+		if len(out) == len(args) {
+			out = slices.Clone(args)
+		}
+		body := bytes.TrimSpace(out[:len(out)-1]) // the object without its '}'
+		if len(body) > 1 {
+			body = append(body, ',')
+		}
+		key, _ := json.Marshal(a.to)
+		body = append(append(append(body, key...), ':'), v...)
+		out = append(body, '}')
+	}
+	return out
+}
+
+// sig is a version's signature, one hash per block: [0] its kind, role
+// and text, [1+i] its i-th tool call. Two versions with equal signatures
+// make the same rows.
+func (v *version) sig() []uint64 {
+	h := func(parts ...string) uint64 {
+		f := fnv.New64a()
+		for _, s := range parts {
+			f.Write([]byte(s))
+			f.Write([]byte{0})
+		}
+		return f.Sum64()
+	}
+	switch v.kind {
+	case kindNoise:
+		return []uint64{h("noise")}
+	case kindNone:
+		return []uint64{h("none")}
+	}
+	out := make([]uint64, 1, 1+len(v.tools))
+	out[0] = h("text", v.role, v.text)
+	for _, t := range v.tools {
+		out = append(out, h("tool", t.name, string(t.args)))
+	}
+	return out
+}
+
+// emit makes the rows of v's blocks that want says, counting a noise
+// version's drop.
+func emit(b *transcript.Builder, m transcript.Meta, v *version, want func(block int) bool) {
+	switch v.kind {
+	case kindNoise:
+		if want(0) {
+			b.Drop(filter.Noise)
+		}
+		return
+	case kindNone:
+		return
+	}
+	if want(0) && v.text != "" {
+		m.Block = 0
+		b.Text(m, v.role, v.text)
+	}
+	for i, t := range v.tools {
+		if want(i + 1) {
+			tm := m
+			tm.Block, tm.Timestamp = i+1, t.ts
+			b.Tool(tm, t.name, t.args)
+		}
+	}
+}
+
+// message reads a message record. Gemini CLI writes a message again
+// whole, with the same id, each time it changes (appendRecord in
+// pushMessage): its tokens, a tool call added, a tool call's status
+// and result. It only ever changes its last message, so within one read
+// the message seen last has its rows at the end, and its new version
+// replaces them: the rows a new version adds (a new tool call) are
+// appended, and a version that changes a row (its text) cuts the
+// message's rows and makes them again. A version equal to the one
+// before makes nothing (a copy). A message seen earlier in the read
+// whose rows are not at the end gets the rows of its blocks that changed
+// appended (its earlier rows stay). A message first read by an earlier
+// read makes its rows again: those unchanged have the keys of the rows
+// indexed then and are left out as copies, a changed one is added.
+func (p *parser) message(b *transcript.Builder, r *rawRecord, n int) {
+	id := str(r.ID)
+	ts := stamp(r.Timestamp)
+	if ts == "" {
+		ts = p.lastTS
+	}
+	p.lastTS = ts
+	v := versionOf(r, ts)
+	sig := v.sig()
+	m := p.meta(p.messageUUID(id, n), ts, n)
+	st := p.msgs.get(id)
+	rows := len(b.Rows())
+	switch {
+	case st == nil && p.replayed(&v, sig):
+		st = p.msgs.add(id, rows)
+		b.Drop(filter.Copy)
+		p.tail = st
+	case st == nil:
+		st = p.msgs.add(id, rows)
+		emit(b, m, &v, all)
+		p.tail = st
+	case slices.Equal(st.sig, sig):
+		b.Drop(filter.Copy)
+		return
+	case st == p.tail && st.end == rows && extends(st.sig, sig):
+		from := len(st.sig)
+		emit(b, m, &v, func(block int) bool { return block >= from })
+	case st == p.tail && st.end == rows:
+		b.Cut(st.start)
+		emit(b, m, &v, all)
+	default:
+		old := st.sig
+		st.start = rows
+		emit(b, m, &v, func(block int) bool { return block >= len(old) || old[block] != sig[block] })
+	}
+	st.sig, st.end = sig, len(b.Rows())
+	p.noteText(&v, sig)
+}
+
+// A compression rewrites the model's history (chatCompressionService.ts,
+// GeminiChat.setHistory): its state snapshot as a user turn, the model's
+// acknowledgement, then the turns it keeps, which Gemini CLI records
+// again as new messages with new ids, and last a checkpoint ($set with
+// messages). Those records are copies of messages already in the file,
+// but their ids are new, so their keys cannot tell them: after a state
+// snapshot, a new message with no tool calls whose text is a message's
+// the read saw is left out as a copy, until the checkpoint or the first
+// new message with a text the read has not seen (the copies come in one
+// run; a compression cut short by a crash writes no checkpoint). The
+// texts are remembered by hash, for at most maxTracked messages.
+
+// replayed reports whether v, a new message, is a compression's copy.
+func (p *parser) replayed(v *version, sig []uint64) bool {
+	if v.snapshot {
+		p.replay = true
+		return false
+	}
+	if !p.replay || v.kind != kindRows || len(v.tools) > 0 || v.text == "" {
+		return false
+	}
+	_, seen := p.texts[sig[0]]
+	p.replay = seen
+	return seen
+}
+
+// noteText remembers the text of a message's version.
+func (p *parser) noteText(v *version, sig []uint64) {
+	if v.kind == kindRows && v.text != "" && len(p.texts) < maxTracked {
+		p.texts[sig[0]] = struct{}{}
+	}
+}
+
+// all wants every block.
+func all(int) bool { return true }
+
+// extends reports whether the version signed next only adds blocks to
+// the one signed prev (a tool call added).
+func extends(prev, next []uint64) bool {
+	return len(next) > len(prev) && slices.Equal(prev, next[:len(prev)])
+}
+
+// rewind reads a $rewindTo: the message id and every one after it are
+// no longer part of the conversation, and the rows this read made for
+// them are cut. Rows of rewound messages that an earlier read indexed
+// stay: a read has only its own rows to cut. A message this read did
+// not see was written before it, so every message of the read comes
+// after it (Gemini CLI's loader, too, empties the history for an id it
+// does not know); one it saw but no longer tracks (the read's first
+// messages, past maxTracked) came before those it tracks, whose rows
+// are cut.
+func (p *parser) rewind(b *transcript.Builder, id string) {
+	n := 0
+	st := p.msgs.get(id)
+	switch {
+	case st != nil:
+		n = st.first
+	case p.msgs.evicted:
+		n = p.msgs.evictedFirst
+	}
+	b.Cut(n)
+	if st != nil {
+		p.msgs.dropFrom(st.seq)
+	} else {
+		p.msgs.dropFrom(0)
+	}
+	p.tail = nil // the message seen last is at or after the one rewound to
+}
+
+// msgState is what a read knows of a message it saw.
+type msgState struct {
+	seq        int      // its place among the messages the read saw first
+	first      int      // the rows the read had made before it was first seen
+	start, end int      // the rows its last version made (contiguous for the last message)
+	sig        []uint64 // its last version's signature
+}
+
+// maxTracked bounds the messages a read remembers: a message is written
+// again soon after it is first written, and a rewind goes back a few
+// prompts; the oldest are forgotten past it, so that a read's memory does
+// not grow with a file of millions of short records.
+const maxTracked = 1 << 15
+
+// tracker is the messages a read saw, in the order it first saw them.
+type tracker struct {
+	byID         map[string]*msgState
+	order        []string // ids by seq; order[head:] are tracked
+	head         int
+	seq          int
+	evicted      bool // some were forgotten
+	evictedFirst int  // first of the last one forgotten
+}
+
+func (t *tracker) init() { t.byID = map[string]*msgState{} }
+
+func (t *tracker) get(id string) *msgState { return t.byID[id] }
+
+// add tracks a message first seen with rows made before it.
+func (t *tracker) add(id string, rows int) *msgState {
+	st := &msgState{seq: t.seq, first: rows, start: rows, end: rows}
+	t.seq++
+	t.byID[id] = st
+	t.order = append(t.order, id)
+	if len(t.order)-t.head > maxTracked {
+		old := t.order[t.head]
+		t.order[t.head] = ""
+		t.head++
+		t.evicted, t.evictedFirst = true, t.byID[old].first
+		delete(t.byID, old)
+		if t.head > maxTracked {
+			t.order = append(t.order[:0], t.order[t.head:]...)
+			t.head = 0
+		}
+	}
+	return st
+}
+
+// dropFrom forgets the messages first seen at or after seq.
+func (t *tracker) dropFrom(seq int) {
+	for len(t.order) > t.head {
+		id := t.order[len(t.order)-1]
+		if t.byID[id].seq < seq {
+			return
+		}
+		delete(t.byID, id)
+		t.order = t.order[:len(t.order)-1]
+	}
+}

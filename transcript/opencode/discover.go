@@ -1,0 +1,185 @@
+package opencode
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/transcript"
+)
+
+// Discover lists OpenCode's session stores under root: OpenCode's data
+// folder (its databases, opencode.db and opencode-<channel>.db, and the
+// sessions of its JSON storage under storage/), a storage folder itself,
+// or a database file (OPENCODE_DB, or one a user names). Sorted by path.
+func Discover(root string, warn func(string)) []transcript.Transcript {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			warn(fmt.Sprintf("read source: %v", err))
+		}
+		return nil
+	}
+	var out []transcript.Transcript
+	if !fi.IsDir() {
+		if t, ok := dbTranscript(root, warn); ok {
+			out = append(out, t)
+		}
+		return out
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		warn(fmt.Sprintf("read source: %v", err))
+		return nil
+	}
+	for _, e := range entries {
+		if isDBName(e.Name()) {
+			if t, ok := dbTranscript(filepath.Join(root, e.Name()), warn); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	out = append(out, legacySessions(storageDir(root), warn)...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// isDBName reports whether name is one of OpenCode's databases in its
+// data folder: opencode.db, or opencode-<channel>.db.
+func isDBName(name string) bool {
+	return name == "opencode.db" || strings.HasPrefix(name, "opencode-") && strings.HasSuffix(name, ".db")
+}
+
+// storageDir is the JSON storage of data folder root: root/storage, or
+// root itself when it is one (it holds session/).
+func storageDir(root string) string {
+	if fi, err := os.Stat(filepath.Join(root, "storage")); err == nil && fi.IsDir() {
+		return filepath.Join(root, "storage")
+	}
+	if fi, err := os.Stat(filepath.Join(root, "session")); err == nil && fi.IsDir() {
+		return root
+	}
+	return ""
+}
+
+// dbTranscript is the Transcript of the database at path. A database in
+// WAL mode (OpenCode's) takes its writes into path-wal first and into
+// the file itself only at a checkpoint, so its size and mtime are the
+// file's and its log's together: any write shows. Its identity is the
+// file's.
+func dbTranscript(path string, warn func(string)) (transcript.Transcript, bool) {
+	st, ok := statDB(path, warn)
+	if !ok {
+		return transcript.Transcript{}, false
+	}
+	return transcript.Transcript{Path: path, Kind: record.KindOf(record.AgentOpenCode, false), Stat: st}, true
+}
+
+// statDB is the stat of the database at path with its write-ahead log.
+func statDB(path string, warn func(string)) (transcript.FileStat, bool) {
+	st, err := transcript.StatFile(path)
+	if err != nil {
+		if errors.Is(err, transcript.ErrNotRegular) {
+			warn(fmt.Sprintf("skipped %s: not a regular file", path))
+		}
+		return st, false // vanished: nothing to read
+	}
+	if wal, err := transcript.StatFile(path + "-wal"); err == nil {
+		st.Size += wal.Size
+		st.MtimeNs = max(st.MtimeNs, wal.MtimeNs)
+	}
+	return st, true
+}
+
+// legacySessions lists the session files of the JSON storage at storage
+// (none when it is ""): storage/session/<projectID>/<sessionID>.json.
+func legacySessions(storage string, warn func(string)) []transcript.Transcript {
+	if storage == "" {
+		return nil
+	}
+	dir := filepath.Join(storage, "session")
+	projects, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			warn(fmt.Sprintf("read source: %v", err))
+		}
+		return nil
+	}
+	var out []transcript.Transcript
+	for _, p := range projects {
+		pdir := filepath.Join(dir, p.Name())
+		if fi, err := os.Stat(pdir); err != nil || !fi.IsDir() {
+			continue // a file, or a link to one
+		}
+		files, err := os.ReadDir(pdir)
+		if err != nil {
+			warn(fmt.Sprintf("read source: %v", err))
+			continue
+		}
+		for _, f := range files {
+			name := f.Name()
+			if !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+				continue // OpenCode's temporary files are .oc-<name>.<pid>.<time>.tmp
+			}
+			path := filepath.Join(pdir, name)
+			st, err := transcript.StatFile(path)
+			if err != nil {
+				if errors.Is(err, transcript.ErrNotRegular) {
+					warn(fmt.Sprintf("skipped %s: not a regular file", path))
+				}
+				continue
+			}
+			out = append(out, transcript.Transcript{Path: path, Kind: record.KindOf(record.AgentOpenCode, false),
+				Session: strings.TrimSuffix(name, ".json"), Stat: st})
+		}
+	}
+	return out
+}
+
+// WatchPaths are what changes when OpenCode writes a session under root:
+// each database and its write-ahead log (a write lands in the log, a
+// checkpoint in the file), and the JSON storage's session folder and its
+// project folders (a session file is written by a rename into one). The
+// data folder itself is not watched: OpenCode makes and removes files in
+// it (the log's shared memory, its own logs) without a session changing.
+// A new channel's database is found by the next full sweep.
+func WatchPaths(root string) []string {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		return []string{root, root + "-wal"}
+	}
+	dbs := []string{"opencode.db"}
+	if entries, err := os.ReadDir(root); err == nil {
+		for _, e := range entries {
+			if isDBName(e.Name()) && e.Name() != "opencode.db" {
+				dbs = append(dbs, e.Name())
+			}
+		}
+	}
+	var out []string
+	for _, name := range dbs {
+		out = append(out, filepath.Join(root, name), filepath.Join(root, name)+"-wal")
+	}
+	if storage := storageDir(root); storage != "" {
+		dir := filepath.Join(storage, "session")
+		out = append(out, dir)
+		if projects, err := os.ReadDir(dir); err == nil {
+			for _, p := range projects {
+				if p.IsDir() {
+					out = append(out, filepath.Join(dir, p.Name()))
+				}
+			}
+		}
+	}
+	return out
+}
