@@ -16,15 +16,15 @@ const OutputMarker = "<!-- recall-output -->"
 // headerPattern is the session header recall prints, the same shape the
 // classic tool used: "[1/5] 3f2a9c1 • project | …", or "[1] 3f2a9c1 • …"
 // when the limit cut the result. Other agents' session ids are not all
-// hex (OpenCode's "ses_…", Aider's "aider-…"): their short ids are seven
-// characters of ids' alphabets. Keeping the classic shape means output
+// hex (OpenCode's "ses_…", Aider's "aider-…"), and ids ordered by time
+// are printed whole (render's shortID). Keeping the classic shape means output
 // pasted from either tool is recognised.
 //
 // It is compiled on first use, not at every start of recall: only
 // indexing asks whether a message is recall's output. The value never
 // changes once made.
 var headerPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^\[[0-9]+(?:/[0-9]+)?\]\s+[A-Za-z0-9_.-]{7}\s+•`)
+	return regexp.MustCompile(`(?m)^\[[0-9]+(?:/[0-9]+)?\]\s+[A-Za-z0-9_.-]{7,80}\s+•`)
 })
 
 // jsonOutputPrefix opens every --json line recall prints.

@@ -353,11 +353,21 @@ func similarNote(ids []string) string {
 	return fmt.Sprintf("+%d similar %s: %s", len(ids), plural(len(ids), "session", "sessions"), strings.Join(short, ", "))
 }
 
+//
+// Seven characters tell Claude Code's random (version 4) uuids apart.
+// Other agents' ids are ordered by time (Codex's version 7 uuids,
+// OpenCode's "ses_…", Aider's "aider-<time>-…"): sessions of one day
+// share their first characters, so those are shown whole.
 func shortID(id string) string {
-	if len(id) > 7 {
+	if len(id) > 7 && randomUUID(id) {
 		return id[:7]
 	}
 	return id
+}
+
+// randomUUID reports whether id is a version 4 uuid.
+func randomUUID(id string) bool {
+	return len(id) == 36 && id[8] == '-' && id[13] == '-' && id[14] == '4'
 }
 
 func displayProject(p string) string {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,4 +168,115 @@ func codexShown(t *testing.T, idx, id string) int {
 		t.Errorf("show %s: agent %q, want codex", id, sh.Agent)
 	}
 	return sh.Total
+}
+
+const (
+	geminiFixtures   = "../../testdata/transcripts/gemini/home/.gemini"
+	openCodeFixtures = "../../testdata/transcripts/opencode"
+)
+
+// mixedSources lays out Claude Code's, Codex's, Gemini CLI's and
+// OpenCode's fixtures in a temporary tree (OpenCode's database built from
+// its SQL text) and returns the --source values that read them.
+func mixedSources(t *testing.T) []string {
+	t.Helper()
+	root := t.TempDir()
+	claudeDir, codexDir, geminiDir, openCodeDir := filepath.Join(root, "claude"), filepath.Join(root, "codex"), filepath.Join(root, "gemini"), filepath.Join(root, "opencode")
+	copyTree(t, fixtures, claudeDir)
+	copyTree(t, codexFixtures, codexDir)
+	copyTree(t, geminiFixtures, geminiDir)
+	if err := os.MkdirAll(openCodeDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join(openCodeFixtures, "opencode.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(openCodeDir, "opencode.db")+"?_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(string(script)); err != nil {
+		t.Fatalf("build the OpenCode database: %v", err)
+	}
+	db.Close()
+	return []string{claudeDir, "codex:" + codexDir, "gemini:" + geminiDir, "opencode:" + openCodeDir}
+}
+
+// withSources is args with one --source for each of sources.
+func withSources(sources []string, args ...string) []string {
+	for _, s := range sources {
+		args = append(args, "--source", s)
+	}
+	return args
+}
+
+// TestAgentsSearchedAsOneSet indexes four agents' sessions together: each
+// agent's rows are counted, a search ranks them as one set (the answer in
+// a Codex session comes first), --agent keeps one agent's, and sessions,
+// show and resume name each session's agent, project and command.
+func TestAgentsSearchedAsOneSet(t *testing.T) {
+	sources := mixedSources(t)
+	idx := filepath.Join(t.TempDir(), "index")
+	if r := runCLI(t, withSources(sources, "index", "--index-dir", idx)...); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	_, by := statsRows(t, idx, sources...)
+	for _, a := range []string{"claude", "codex", "gemini", "opencode"} {
+		if by[a] == 0 {
+			t.Errorf("stats: no rows of %s (%v)", a, by)
+		}
+	}
+
+	res := agentSearch(t, withSources(sources, "--index-dir", idx, "discount", "tax", "rounding", "pricing")...)
+	if len(res) < 2 || res[0]["agent"] != "codex" {
+		t.Fatalf("discount tax rounding pricing: want a Codex session first among several agents', got %v", agentsOf(res))
+	}
+	if agents := agentsOf(res); !slices.Contains(agents, "claude") {
+		t.Errorf("the Claude Code session that edits pricing.ts is not among the results: %v", agents)
+	}
+	only := agentSearch(t, withSources(sources, "--index-dir", idx, "--agent", "claude", "discount", "tax", "rounding", "pricing")...)
+	if got := agentsOf(only); len(got) == 0 || slices.ContainsFunc(got, func(a string) bool { return a != "claude" }) {
+		t.Errorf("--agent claude: got sessions of %v", got)
+	}
+	if r := runCLI(t, withSources(sources, "search", "--no-update", "--index-dir", idx, "--agent", "codx", "discount")...); r.code != 2 || !strings.Contains(r.stderr, "codex") {
+		t.Errorf("--agent codx: exit %d, stderr %q: want 2 naming the agents", r.code, r.stderr)
+	}
+
+	r := runCLI(t, withSources(sources, "sessions", "--json", "--no-update", "-n", "0", "--index-dir", idx)...)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var s struct {
+			Agent, Project string
+		}
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("sessions line %q: %v", line, err)
+		}
+		seen[s.Agent] = true
+	}
+	for _, a := range []string{"claude", "codex", "gemini", "opencode"} {
+		if !seen[a] {
+			t.Errorf("sessions --json lists no %s session: %v", a, seen)
+		}
+	}
+
+	for _, c := range []struct{ id, command string }{
+		{"0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01", "codex resume 0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01"},
+		{"ses_alpha", "opencode -s ses_alpha"},
+	} {
+		r := runCLI(t, withSources(sources, "resume", c.id, "--index-dir", idx)...)
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "cd ") || !strings.Contains(r.stdout, "&& "+c.command+"\n") {
+			t.Errorf("resume %s: exit %d, stdout %q, stderr %q; want cd PROJECT && %s", c.id, r.code, r.stdout, r.stderr, c.command)
+		}
+	}
+}
+
+// agentsOf lists the agent of each search result.
+func agentsOf(res []map[string]any) []string {
+	var out []string
+	for _, s := range res {
+		a, _ := s["agent"].(string)
+		out = append(out, a)
+	}
+	return out
 }
