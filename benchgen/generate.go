@@ -37,6 +37,9 @@ type Options struct {
 	// non-empty Dir/projects is an error, so stale files never mix in.
 	Overwrite bool
 	Log       io.Writer // warnings; nil discards them
+	// Mixed adds the other agents' sessions (GenerateAgents) beside
+	// projects/: MixedShare of Size more, in the same projects.
+	Mixed bool
 }
 
 // Summary describes a finished generation.
@@ -45,6 +48,9 @@ type Summary struct {
 	Projects   int
 	Elapsed    time.Duration
 	TextOrigin string
+	// Agents is the other agents' part of a mixed corpus (nil otherwise);
+	// Stats counts the Claude Code part alone.
+	Agents []AgentSummary
 }
 
 // ProjectsDir is where Generate puts the transcript tree under dir.
@@ -75,7 +81,18 @@ func Generate(opts Options) (Summary, error) {
 		return Summary{}, err
 	}
 	stats.add(&memStats)
-	return Summary{Stats: stats, Projects: len(p.projects), Elapsed: time.Since(start), TextOrigin: text.Origin}, nil
+	sum := Summary{Stats: stats, Projects: len(p.projects), TextOrigin: text.Origin}
+	if opts.Mixed {
+		sum.Agents, err = GenerateAgents(AgentOptions{
+			Dir: opts.Dir, ProjectsSize: opts.Size, Bytes: int64(float64(opts.Size) * MixedShare), Seed: opts.Seed,
+			Workers: opts.Workers, Text: text, Overwrite: opts.Overwrite, Log: opts.Log,
+		})
+		if err != nil {
+			return Summary{}, err
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
 }
 
 // DefaultTextSource loads GOROOT/src, or the built-in text with a
@@ -200,6 +217,10 @@ func (s Summary) String() string {
 	return fmt.Sprintf("%d files (%d sessions: %d forks, %d headless; %d subagents) in %d projects, %s, %d lines, human text %.1f%% of bytes, %s",
 		s.Files, s.Sessions, s.Forks, s.Headless, s.Subagents, s.Projects, FormatSize(s.Bytes), s.Lines, human, s.Elapsed.Round(10*time.Millisecond))
 }
+
+// AgentsString is the one-line summary of a mixed corpus's other
+// agents ("" when there are none).
+func (s Summary) AgentsString() string { return agentsLine(s.Agents) }
 
 // ByteMix lists the share of bytes per kind of line, largest first
 // ("tool-result 41.0%, assistant-text 21.3%, …").

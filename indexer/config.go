@@ -19,6 +19,10 @@ type Config struct {
 	// Agents are the other coding agents' places (agents.Source): their
 	// default ones that exist, or those given as --source AGENT:PATH.
 	Agents []agents.Source
+	// InProjects also reads the session files other agents keep in the
+	// projects the index knows (agents.InProjects: Aider's chat
+	// histories), at each full sweep: set when no source was given.
+	InProjects bool
 	// IndexDir holds the index files, the lock and the hook log.
 	IndexDir string
 	// CurrentSession is the running session's id. Its transcript is not
@@ -64,6 +68,7 @@ func ResolveConfig(in ConfigInput) (Config, error) {
 		if home, err := os.UserHomeDir(); err == nil {
 			cfg.Agents = agents.Defaults(os.Getenv, home)
 		}
+		cfg.InProjects = true
 	}
 	for i, s := range cfg.Agents {
 		abs, err := filepath.Abs(s.Path)

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -261,6 +262,9 @@ func runOnce(opts Options) (Summary, error) {
 		d = q.discover(m)
 	} else {
 		d = sweep(opts)
+		if opts.InProjects {
+			d.found = append(d.found, inProjects(m, d.found)...)
+		}
 	}
 	// The first run under the rules that read every record of a file
 	// judges again what earlier rules left out, and reads the titles
@@ -538,6 +542,31 @@ func sweep(opts Options) discovery {
 		sweep:  sw,
 		all:    true,
 	}
+}
+
+// inProjects lists the session files other agents keep in the project
+// folders of the sessions the index holds (Aider's chat histories) that
+// the sources did not list already. They lie outside every source, so
+// none is ever taken for gone: the next sweep looks again.
+func inProjects(m *manifest.Manifest, found []transcript.Transcript) []transcript.Transcript {
+	seen := map[string]bool{}
+	for _, t := range found {
+		seen[t.Path] = true
+	}
+	dirs := map[string]bool{}
+	for _, st := range m.Files() {
+		if st.Project != "" && filepath.IsAbs(st.Project) {
+			dirs[st.Project] = true
+		}
+	}
+	var out []transcript.Transcript
+	for _, t := range agents.InProjects(slices.Sorted(maps.Keys(dirs))) {
+		if !seen[t.Path] {
+			seen[t.Path] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // liveFiles counts the transcripts the manifest holds under the roots

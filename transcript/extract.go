@@ -696,9 +696,14 @@ func truncateRunes(s string, n int) string {
 
 // badLineError describes an unparseable line for the one-per-file report.
 func badLineError(path string, lineNo int, err error) string {
+	return fmt.Sprintf("%s:%s: skipped line that is not JSON (%s)", path, strconv.Itoa(lineNo), shortError(err))
+}
+
+// shortError is err's text, cut at 120 bytes.
+func shortError(err error) string {
 	msg := err.Error()
 	if len(msg) > 120 {
 		msg = msg[:120] + "…"
 	}
-	return fmt.Sprintf("%s:%s: skipped line that is not JSON (%s)", path, strconv.Itoa(lineNo), msg)
+	return msg
 }

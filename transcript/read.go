@@ -109,6 +109,15 @@ func looksBinary(br *bufio.Reader) bool {
 	return true
 }
 
+// holdsNUL reports whether the next bytes of br (binaryPeek of them)
+// hold a NUL byte: another agent's text file (an Aider history in a
+// legacy encoding) may hold bytes that are not UTF-8 and is still text,
+// but no text file holds a NUL.
+func holdsNUL(br *bufio.Reader) bool {
+	head, _ := br.Peek(binaryPeek)
+	return bytes.IndexByte(head, 0) >= 0
+}
+
 // binaryPeek is how much of a new file looksBinary judges.
 const binaryPeek = 4 << 10
 
@@ -188,7 +197,7 @@ func scanFrom(w Work, current string, br *bufio.Reader, newSink func(*Builder) l
 		b = NewBuilder(w, agent)
 	}
 	sink := newSink(b)
-	if w.State.Offset == 0 && looksBinary(br) {
+	if w.State.Offset == 0 && (b == nil && looksBinary(br) || b != nil && holdsNUL(br)) {
 		res.Binary = true
 		res.Offset = w.T.Stat.Size // never read again, unless replaced
 		return res
@@ -271,6 +280,9 @@ func (res *Result) handleLine(x lineSink, line []byte, current string) bool {
 		res.BadLines++
 		if res.Warning == "" {
 			res.Warning = badLineError(res.Work.T.Path, res.Lines, err)
+			if _, other := x.(parserSink); other {
+				res.Warning = fmt.Sprintf("%s:%d: skipped a line recall cannot read (%s)", res.Work.T.Path, res.Lines, shortError(err))
+			}
 		}
 	}
 	if session, _ := x.where(); current != "" && session == current {

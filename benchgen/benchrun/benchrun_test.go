@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -253,7 +254,7 @@ func TestAppendTargetSkipsHeadlessAndForks(t *testing.T) {
 func TestEnsureCorpusReusesAMatchingCorpus(t *testing.T) {
 	dir := t.TempDir()
 	var log strings.Builder
-	first, err := ensureCorpus(dir, 1<<20, 3, &log)
+	first, err := ensureCorpus(dir, 1<<20, 3, false, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,15 +262,15 @@ func TestEnsureCorpusReusesAMatchingCorpus(t *testing.T) {
 		t.Fatalf("corpus info %+v has no content", first)
 	}
 	log.Reset()
-	again, err := ensureCorpus(dir, 1<<20, 3, &log)
+	again, err := ensureCorpus(dir, 1<<20, 3, false, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(log.String(), "reusing") || again != first {
+	if !strings.Contains(log.String(), "reusing") || !reflect.DeepEqual(again, first) {
 		t.Errorf("second call did not reuse the corpus: %q", log.String())
 	}
 	log.Reset()
-	if _, err := ensureCorpus(dir, 1<<20, 4, &log); err != nil {
+	if _, err := ensureCorpus(dir, 1<<20, 4, false, &log); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(log.String(), "generating") {

@@ -35,18 +35,74 @@ type corpusInfo struct {
 	HumanText   int64  `json:"humanTextBytes"`
 	GenerateSec string `json:"generateSeconds"`
 	TextOrigin  string `json:"textOrigin"`
+	// A mixed corpus also holds the other agents' sessions; the fields
+	// above count its Claude Code part. Left out of a Claude Code
+	// corpus's marker, which stays as it was.
+	Mixed       bool        `json:"mixed,omitempty"`
+	MixedFormat int         `json:"mixedFormat,omitempty"`
+	Agents      []agentInfo `json:"agents,omitempty"`
 }
+
+// agentInfo is one other agent's part of a mixed corpus.
+type agentInfo struct {
+	Agent      string `json:"agent"`
+	Dir        string `json:"dir"`
+	Files      int    `json:"files"`
+	Bytes      int64  `json:"bytes"`
+	Sessions   int    `json:"sessions"`
+	Subagents  int    `json:"subagents,omitempty"`
+	Forks      int    `json:"forks,omitempty"`
+	Archived   int    `json:"archived,omitempty"`
+	Compressed int    `json:"compressed,omitempty"`
+}
+
+func agentInfos(sums []benchgen.AgentSummary) []agentInfo {
+	out := make([]agentInfo, len(sums))
+	for i, s := range sums {
+		out[i] = agentInfo{Agent: s.Agent, Dir: s.Dir, Files: s.Files, Bytes: s.Bytes, Sessions: s.Sessions,
+			Subagents: s.Subagents, Forks: s.Forks, Archived: s.Archived, Compressed: s.Compressed}
+	}
+	return out
+}
+
+// totalFiles and totalBytes count a corpus's files of every agent.
+func (c corpusInfo) totalFiles() int {
+	n := c.Files
+	for _, a := range c.Agents {
+		n += a.Files
+	}
+	return n
+}
+
+func (c corpusInfo) totalBytes() int64 {
+	n := c.Bytes
+	for _, a := range c.Agents {
+		n += a.Bytes
+	}
+	return n
+}
+
+func (c corpusInfo) agentFiles() int { return c.totalFiles() - c.Files }
 
 // corpusFormat changes whenever the generator's output changes, so stale
 // corpora are regenerated rather than silently reused.
 const corpusFormat = 1
 
+// mixedFormat changes whenever the other agents' sessions change, so a
+// stale mixed corpus is regenerated; a Claude Code corpus ignores it.
+const mixedFormat = 1
+
 const corpusInfoFile = "recall-bench-corpus.json"
 
 // ensureCorpus returns a corpus of the given size and seed under dir,
 // generating it unless a matching one is already there.
-func ensureCorpus(dir string, size int64, seed uint64, log io.Writer) (corpusInfo, error) {
+// With mixed it also holds the other agents' sessions
+// (benchgen.Options.Mixed).
+func ensureCorpus(dir string, size int64, seed uint64, mixed bool, log io.Writer) (corpusInfo, error) {
 	want := corpusInfo{Format: corpusFormat, Seed: seed, Size: size, GoVersion: runtime.Version()}
+	if mixed {
+		want.Mixed, want.MixedFormat = true, mixedFormat
+	}
 	if have, err := readCorpusInfo(dir); err == nil && sameCorpus(have, want) {
 		fmt.Fprintf(log, "recall-bench: reusing corpus %s (%s)\n", dir, benchgen.FormatSize(have.Bytes))
 		return have, nil
@@ -55,12 +111,20 @@ func ensureCorpus(dir string, size int64, seed uint64, log io.Writer) (corpusInf
 	if err := os.Remove(filepath.Join(dir, corpusInfoFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return corpusInfo{}, fmt.Errorf("remove stale corpus marker: %w", err)
 	}
-	fmt.Fprintf(log, "recall-bench: generating %s corpus in %s\n", benchgen.FormatSize(size), dir)
-	sum, err := benchgen.Generate(benchgen.Options{Dir: dir, Size: size, Seed: seed, Overwrite: true, Log: log})
+	kind := ""
+	if mixed {
+		kind = " mixed"
+	}
+	fmt.Fprintf(log, "recall-bench: generating %s%s corpus in %s\n", benchgen.FormatSize(size), kind, dir)
+	sum, err := benchgen.Generate(benchgen.Options{Dir: dir, Size: size, Seed: seed, Overwrite: true, Log: log, Mixed: mixed})
 	if err != nil {
 		return corpusInfo{}, fmt.Errorf("generate corpus: %w", err)
 	}
 	fmt.Fprintf(log, "recall-bench gen: %s\n", sum)
+	if mixed {
+		fmt.Fprintf(log, "recall-bench gen: other agents: %s\n", sum.AgentsString())
+		want.Agents = agentInfos(sum.Agents)
+	}
 	info := want
 	info.Files, info.Sessions, info.Subagents = sum.Files, sum.Sessions, sum.Subagents
 	info.Forks, info.Headless, info.Projects = sum.Forks, sum.Headless, sum.Projects
@@ -70,7 +134,8 @@ func ensureCorpus(dir string, size int64, seed uint64, log io.Writer) (corpusInf
 }
 
 func sameCorpus(have, want corpusInfo) bool {
-	return have.Format == want.Format && have.Seed == want.Seed && have.Size == want.Size && have.GoVersion == want.GoVersion
+	return have.Format == want.Format && have.Seed == want.Seed && have.Size == want.Size && have.GoVersion == want.GoVersion &&
+		have.Mixed == want.Mixed && have.MixedFormat == want.MixedFormat
 }
 
 func readCorpusInfo(dir string) (corpusInfo, error) {
@@ -95,6 +160,53 @@ func writeCorpusInfo(dir string, info corpusInfo) error {
 		return errpath.Wrap("write", path, err)
 	}
 	return nil
+}
+
+// agentCorpusInfo marks a folder holding only other agents' sessions:
+// scale times those of the mixed corpus of the same size and seed, in
+// the same projects (the no-change check's scaling measurement).
+type agentCorpusInfo struct {
+	Format    int         `json:"format"`
+	Seed      uint64      `json:"seed"`
+	Size      int64       `json:"size"`
+	Scale     int         `json:"scale"`
+	GoVersion string      `json:"goVersion"`
+	Agents    []agentInfo `json:"agents"`
+}
+
+const agentCorpusInfoFile = "recall-bench-agents.json"
+
+// ensureAgentCorpus returns the agents' folders under dir, generating
+// them unless matching ones are there.
+func ensureAgentCorpus(dir string, size int64, seed uint64, scale int, log io.Writer) ([]agentInfo, error) {
+	want := agentCorpusInfo{Format: mixedFormat, Seed: seed, Size: size, Scale: scale, GoVersion: runtime.Version()}
+	marker := filepath.Join(dir, agentCorpusInfoFile)
+	if data, err := os.ReadFile(marker); err == nil {
+		var have agentCorpusInfo
+		if json.Unmarshal(data, &have) == nil && have.Format == want.Format && have.Seed == want.Seed &&
+			have.Size == want.Size && have.Scale == want.Scale && have.GoVersion == want.GoVersion {
+			fmt.Fprintf(log, "recall-bench: reusing the other agents' sessions ×%d in %s\n", scale, dir)
+			return have.Agents, nil
+		}
+	}
+	if err := os.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("remove stale corpus marker: %w", err)
+	}
+	bytes := int64(float64(size) * benchgen.MixedShare * float64(scale))
+	fmt.Fprintf(log, "recall-bench: generating %s of other agents' sessions (×%d) in %s\n", benchgen.FormatSize(bytes), scale, dir)
+	sums, err := benchgen.GenerateAgents(benchgen.AgentOptions{Dir: dir, ProjectsSize: size, Bytes: bytes, Seed: seed, Overwrite: true, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("generate agents' sessions: %w", err)
+	}
+	want.Agents = agentInfos(sums)
+	data, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode corpus marker: %w", err)
+	}
+	if err := os.WriteFile(marker, append(data, '\n'), 0o644); err != nil {
+		return nil, errpath.Wrap("write", marker, err)
+	}
+	return want.Agents, nil
 }
 
 // appendTarget picks the transcript the incremental benchmark appends

@@ -1,7 +1,9 @@
 package benchrun
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +28,9 @@ func renderReport(r report) string {
 	fmt.Fprintf(&b, "Measured by `recall-bench run` on %s:\n\n```sh\n%s\n```\n\n", r.machine.Date.Format("2006-01-02 15:04 MST"), r.command)
 	writeMachine(&b, r.machine)
 	writeMethod(&b, r.repeat, r.rssFloor)
+	if len(r.results) > 0 && r.results[0].mixed {
+		writeMixedMethod(&b)
+	}
 	for _, res := range r.results {
 		writeSizeResult(&b, res, r.seed)
 	}
@@ -73,9 +78,13 @@ func writeMethod(b *strings.Builder, repeat int, rssFloor int64) {
 
 func writeSizeResult(b *strings.Builder, res sizeResult, seed uint64) {
 	c := res.corpus
-	fmt.Fprintf(b, "## %s corpus\n\n", res.label)
-	fmt.Fprintf(b, "Corpus: %d files (%d sessions, of which %d forks and %d headless runs; %d subagent transcripts) in %d projects, %s, human text %.1f%% of bytes; `recall-bench gen --size %s --seed %d`.",
-		c.Files, c.Sessions, c.Forks, c.Headless, c.Subagents, c.Projects, benchgen.FormatSize(c.Bytes), percent(c.HumanText, c.Bytes), res.label, seed)
+	if res.mixed {
+		writeMixedCorpus(b, res, seed)
+	} else {
+		fmt.Fprintf(b, "## %s corpus\n\n", res.label)
+		fmt.Fprintf(b, "Corpus: %d files (%d sessions, of which %d forks and %d headless runs; %d subagent transcripts) in %d projects, %s, human text %.1f%% of bytes; `recall-bench gen --size %s --seed %d`.",
+			c.Files, c.Sessions, c.Forks, c.Headless, c.Subagents, c.Projects, benchgen.FormatSize(c.Bytes), percent(c.HumanText, c.Bytes), res.label, seed)
+	}
 	fmt.Fprintf(b, " Index: %d rows (%s as TSV).\n\n", res.rowCount, benchgen.FormatSize(res.rowsBytes))
 	if res.indexSummary != "" {
 		fmt.Fprintf(b, "Last full index said: `%s`\n\n", res.indexSummary)
@@ -90,6 +99,9 @@ func writeSizeResult(b *strings.Builder, res sizeResult, seed uint64) {
 	}
 	fmt.Fprintf(b, "| Index size | %s | %s | %s | — | — |\n\n", benchgen.FormatSize(res.indexBytes), benchgen.FormatSize(res.rowsZstdBytes), ratio(float64(res.indexBytes), float64(res.rowsZstdBytes)))
 	writeTargets(b, res)
+	if res.scaling != nil {
+		writeScaling(b, res, *res.scaling)
+	}
 	writeCommands(b, res)
 }
 
@@ -192,7 +204,7 @@ func targets(res sizeResult) []target {
 	full := rel(res.fullIndex, res.rawScan)
 	return []target{
 		{"No-change index ≤ 0.25× find", fmt.Sprintf("%.2f×", noChange), noChange <= 0.25},
-		{fmt.Sprintf("No-change index ≤ 5 ms (%d transcripts)", res.corpus.Files), fmt.Sprintf("%.1f ms", ms(res.noChange)), ms(res.noChange) <= 5},
+		{fmt.Sprintf("No-change index ≤ 5 ms (%d transcripts)", res.corpus.totalFiles()), fmt.Sprintf("%.1f ms", ms(res.noChange)), ms(res.noChange) <= 5},
 		{fmt.Sprintf("+%d lines indexed ≤ 1× find", appendedLines), fmt.Sprintf("%.2f×", appendRatio), appendRatio <= 1},
 		{fmt.Sprintf("+%d lines indexed ≤ 30 ms", appendedLines), fmt.Sprintf("%.1f ms", ms(res.incremental)), ms(res.incremental) <= 30},
 		{"Search with freshness check ≤ 1.25× --no-update", fmt.Sprintf("%.2f×", rel(res.freshSearch, res.staleSearch)), rel(res.freshSearch, res.staleSearch) <= 1.25},
@@ -232,4 +244,111 @@ func yesNo(ok bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// writeMixedMethod says what a mixed corpus is and how it is measured.
+func writeMixedMethod(b *strings.Builder) {
+	b.WriteString(`## Mixed corpus
+
+- The corpus is mixed: the Claude Code transcripts under projects/ as in a Claude Code corpus of the same size and seed, and beside them the sessions of the other agents recall reads, in their own formats and folders, adding about a quarter more bytes in the same projects: Codex CLI rollouts (codex/sessions/YYYY/MM/DD/, some archived to codex/archived_sessions/ and some of those compressed to .jsonl.zst), Gemini CLI chats (gemini/tmp/<project>/chats/), an OpenCode database (opencode/opencode.db) and Aider histories (aider/<project>/.aider.chat.history.md). Each agent's files and bytes are listed with the corpus.
+- Every recall command gets a --source for each folder (` + "`--source projects --source codex:codex --source gemini:gemini --source opencode:opencode --source aider:aider`" + `). The full-index baseline is one rg pass over every folder (` + "`-z`" + ` decompresses the .zst rollouts, ` + "`-a`" + ` reads the database through, ` + "`--hidden`" + ` finds the Aider histories); the freshness baseline is ` + "`find`" + ` over every folder for any file newer than the reference.
+- The incremental index still appends to one Claude Code transcript. "No-change index against the other agents' files" measures the same no-change index on the same Claude Code transcripts with the other agents' sessions at 1× and at 4× (a second set of their folders: the same projects, four times the sessions), each in an index of its own, runs interleaved; and counts, with strace, the stat-family system calls (stat, fstat, newfstatat, statx, …) of one run of each.
+
+`)
+}
+
+// writeMixedCorpus is a mixed corpus's heading and corpus description:
+// its Claude Code part as in a Claude Code corpus, and a row per agent.
+func writeMixedCorpus(b *strings.Builder, res sizeResult, seed uint64) {
+	c := res.corpus
+	fmt.Fprintf(b, "## %s mixed corpus\n\n", res.label)
+	fmt.Fprintf(b, "Corpus (mixed, `recall-bench gen --size %s --seed %d --mixed`): %d files, %s in all.\n\n", res.label, seed, c.totalFiles(), benchgen.FormatSize(c.totalBytes()))
+	b.WriteString("| Agent | folder | files | bytes | sessions | notes |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "| claude | projects | %d | %s | %d | %d forks, %d headless runs, %d subagent transcripts, %d projects, human text %.1f%% of bytes |\n",
+		c.Files, benchgen.FormatSize(c.Bytes), c.Sessions, c.Forks, c.Headless, c.Subagents, c.Projects, percent(c.HumanText, c.Bytes))
+	for _, a := range c.Agents {
+		var notes []string
+		if a.Subagents > 0 {
+			notes = append(notes, fmt.Sprintf("%d subagents", a.Subagents))
+		}
+		if a.Forks > 0 {
+			notes = append(notes, fmt.Sprintf("%d forks", a.Forks))
+		}
+		if a.Archived > 0 {
+			notes = append(notes, fmt.Sprintf("%d archived, %d of them .jsonl.zst", a.Archived, a.Compressed))
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %s |\n", a.Agent, a.Dir, a.Files, benchgen.FormatSize(a.Bytes), a.Sessions, strings.Join(notes, ", "))
+	}
+	b.WriteString("\n")
+}
+
+// writeScaling is the no-change index against the number of the other
+// agents' files.
+func writeScaling(b *strings.Builder, res sizeResult, sc scalingResult) {
+	b.WriteString("No-change index against the other agents' files (the same Claude Code transcripts; each row its own index):\n\n")
+	counted := sc.stats1 != nil && sc.statsN != nil
+	b.WriteString("| Other agents' sessions | their files | their bytes | no-change index | peak RSS |")
+	if counted {
+		b.WriteString(" stat-family calls |")
+	}
+	b.WriteString("\n|---|---|---|---|---|")
+	if counted {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, row := range []struct {
+		name  string
+		files int
+		bytes int64
+		s     sample
+		calls map[string]int64
+	}{{"1× (this corpus)", sc.files1, sc.bytes1, sc.noChange1, sc.stats1}, {fmt.Sprintf("%d×", sc.scale), sc.filesN, sc.bytesN, sc.noChangeN, sc.statsN}} {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |", row.name, row.files, benchgen.FormatSize(row.bytes), spread(row.s), formatRSS(row.s.peakRSS()))
+		if counted {
+			fmt.Fprintf(b, " %s |", tableCell(statCalls(row.calls)))
+		}
+		b.WriteString("\n")
+	}
+	r := 0.0
+	if sc.noChange1.median() > 0 {
+		r = float64(sc.noChangeN.median()) / float64(sc.noChange1.median())
+	}
+	fmt.Fprintf(b, "| %d× ÷ 1× | %s | %s | %.2f× | — |", sc.scale, ratio(float64(sc.filesN), float64(sc.files1)), ratio(float64(sc.bytesN), float64(sc.bytes1)), r)
+	if counted {
+		fmt.Fprintf(b, " %s |", ratio(float64(sc.statsN["total"]), float64(sc.stats1["total"])))
+	}
+	b.WriteString("\n\n")
+	b.WriteString("| Target | measured | holds |\n|---|---|---|\n")
+	fmt.Fprintf(b, "| No-change index with %d× the other agents' files ≤ 1.2× | %.2f× | %s |\n", sc.scale, r, yesNo(r <= 1.2))
+	if counted {
+		d := sc.statsN["total"] - sc.stats1["total"]
+		fmt.Fprintf(b, "| Stat-family calls do not grow with the other agents' files | %+d calls | %s |\n", d, yesNo(d <= 0))
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(b, "Commands: 1× `%s` — %d× `%s`", sc.cmd1, sc.scale, sc.cmdN)
+	if counted {
+		fmt.Fprintf(b, "; calls counted with `%s` before each", sc.straceCmd)
+	} else if sc.straceNote != "" {
+		fmt.Fprintf(b, "; %s", sc.straceNote)
+	}
+	b.WriteString(".\n\n")
+}
+
+// statCalls renders strace counts: "41 (newfstatat 35, fstat 6)".
+func statCalls(calls map[string]int64) string {
+	names := make([]string, 0, len(calls))
+	for name := range calls {
+		if name != "total" {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(calls[b], calls[a]), strings.Compare(a, b)) })
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, calls[n])
+	}
+	if len(parts) == 0 {
+		return fmt.Sprint(calls["total"])
+	}
+	return fmt.Sprintf("%d (%s)", calls["total"], strings.Join(parts, ", "))
 }

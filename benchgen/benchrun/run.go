@@ -29,6 +29,7 @@ type Config struct {
 	Seed    uint64
 	Repeat  int // timed runs per measurement (after one warm-up)
 	Also4x  bool
+	Mixed   bool   // a mixed corpus (benchgen.Options.Mixed), indexed with a --source per agent's folder
 	Out     string // markdown report path
 	Workdir string // corpora, indexes and rows.tsv live here
 	// Command is the exact command line, quoted into the report.
@@ -167,7 +168,9 @@ func sizeLabel(size int64) string {
 // sizeResult is everything measured on one corpus.
 type sizeResult struct {
 	label                   string
+	mixed                   bool
 	corpus                  corpusInfo
+	sources                 []string       // the --source arguments of every recall command
 	startup                 *startupResult // the first size only
 	corpusDir               string
 	indexCmd, scanCmd       command
@@ -185,6 +188,7 @@ type sizeResult struct {
 	indexBytes, rowsBytes   int64
 	rowsZstdBytes, rowCount int64
 	zstdCmd                 command
+	scaling                 *scalingResult // a mixed corpus only
 }
 
 type queryResult struct {
@@ -198,29 +202,45 @@ type queryResult struct {
 // as they were run.
 func benchSize(ctx context.Context, cfg Config, rn runner, recall string, size int64) (sizeResult, error) {
 	label := sizeLabel(size)
-	res := sizeResult{label: label, corpusDir: fmt.Sprintf("corpus-%s-seed%d", label, cfg.Seed)}
-	info, err := ensureCorpus(filepath.Join(rn.dir, res.corpusDir), size, cfg.Seed, cfg.Log)
+	// A mixed corpus's files are named apart, so that both kinds of
+	// corpus and index can be kept in one work directory.
+	tag := label
+	if cfg.Mixed {
+		tag += "-mixed"
+	}
+	res := sizeResult{label: label, mixed: cfg.Mixed, corpusDir: fmt.Sprintf("corpus-%s-seed%d", label, cfg.Seed)}
+	if cfg.Mixed {
+		res.corpusDir += "-mixed"
+	}
+	info, err := ensureCorpus(filepath.Join(rn.dir, res.corpusDir), size, cfg.Seed, cfg.Mixed, cfg.Log)
 	if err != nil {
 		return res, err
 	}
 	res.corpus = info
 	projects := filepath.Join(res.corpusDir, "projects")
-	indexDir := "index-" + label
-	res.indexCmd = tool(recall, "index", "--source", projects, "--index-dir", indexDir)
+	indexDir := "index-" + tag
+	res.sources = sourceArgs(res.corpusDir, cfg.Mixed)
+	res.indexCmd = tool(append(append([]string{recall, "index"}, res.sources...), "--index-dir", indexDir)...)
 	res.scanCmd = search("rg", "-c", `"type":"user"`, projects)
+	if cfg.Mixed {
+		// Every agent's files: the hidden Aider histories, the OpenCode
+		// database read through (-a: binary detection would stop at its
+		// first NUL), the compressed rollouts decompressed (-z).
+		res.scanCmd = search(append([]string{"rg", "-z", "-a", "--hidden", "--no-ignore", "-c", `"type":"user"`}, corpusFolders(res.corpusDir, true)...)...)
+	}
 	if err := measureIndexing(ctx, cfg, rn, &res, indexDir); err != nil {
 		return res, err
 	}
 	if err := measureIncremental(ctx, cfg, rn, &res, recall, projects, indexDir); err != nil {
 		return res, err
 	}
-	rowsPath := "rows-" + label + ".tsv"
-	classicPath := "classic-" + label + ".tsv"
+	rowsPath := "rows-" + tag + ".tsv"
+	classicPath := "classic-" + tag + ".tsv"
 	if err := measureSizes(ctx, rn, &res, indexDir, rowsPath, classicPath); err != nil {
 		return res, err
 	}
 	if size == cfg.Size {
-		st, err := measureStartup(ctx, cfg, rn, recall, indexDir, projects)
+		st, err := measureStartup(ctx, cfg, rn, recall, indexDir, res.sources)
 		if err != nil {
 			return res, fmt.Errorf("start-up: %w", err)
 		}
@@ -233,7 +253,45 @@ func benchSize(ctx context.Context, cfg Config, rn runner, recall string, size i
 		}
 		res.queries = append(res.queries, qr)
 	}
+	if cfg.Mixed {
+		sc, err := measureAgentScaling(ctx, cfg, rn, &res, recall, size, indexDir)
+		if err != nil {
+			return res, fmt.Errorf("no-change check against the other agents' files: %w", err)
+		}
+		res.scaling = &sc
+	}
 	return res, nil
+}
+
+// corpusFolders are the folders of a corpus that hold sessions:
+// projects/, and with mixed each other agent's folder.
+func corpusFolders(corpusDir string, mixed bool) []string {
+	out := []string{filepath.Join(corpusDir, "projects")}
+	if mixed {
+		for _, f := range benchgen.AgentFolders() {
+			out = append(out, filepath.Join(corpusDir, f.Dir))
+		}
+	}
+	return out
+}
+
+// sourceArgs are the --source arguments that make recall read a
+// corpus: its projects folder, and with mixed AGENT:DIR for each other
+// agent's folder.
+func sourceArgs(corpusDir string, mixed bool) []string {
+	args := []string{"--source", filepath.Join(corpusDir, "projects")}
+	if mixed {
+		args = append(args, agentSourceArgs(corpusDir)...)
+	}
+	return args
+}
+
+func agentSourceArgs(dir string) []string {
+	var args []string
+	for _, f := range benchgen.AgentFolders() {
+		args = append(args, "--source", f.Agent+":"+filepath.Join(dir, f.Dir))
+	}
+	return args
 }
 
 // measureIndexing times full indexing into an empty directory against one
@@ -294,7 +352,7 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 	if err := touch(filepath.Join(rn.dir, ref)); err != nil {
 		return err
 	}
-	if _, err := rn.run(ctx, tool(recall, "index", "--sweep", "--source", projects, "--index-dir", indexDir)); err != nil {
+	if _, err := rn.run(ctx, tool(append(append([]string{recall, "index", "--sweep"}, res.sources...), "--index-dir", indexDir)...)); err != nil {
 		return err
 	}
 	fmt.Fprintf(cfg.Log, "recall-bench: %s incremental index\n", res.label)
@@ -317,10 +375,14 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 		return err
 	}
 	res.findCmd = search("find", projects, "-name", "*.jsonl", "-newer", ref)
+	if res.mixed {
+		// The other agents' files have other names (.jsonl.zst, .md, .db).
+		res.findCmd = search(append(append([]string{"find"}, corpusFolders(res.corpusDir, true)...), "-type", "f", "-newer", ref)...)
+	}
 	if res.find, err = rn.repeat(ctx, freshnessRepeat(cfg.Repeat), res.findCmd, nil); err != nil {
 		return err
 	}
-	return measureFreshSearch(ctx, cfg, rn, res, recall, projects, indexDir)
+	return measureFreshSearch(ctx, cfg, rn, res, recall, indexDir)
 }
 
 // freshnessRepeat is how many timed runs each freshness measurement
@@ -334,9 +396,9 @@ func freshnessRepeat(repeat int) int { return 12 * repeat }
 
 // measureFreshSearch times a search with its freshness check (nothing
 // new) against the same search with --no-update.
-func measureFreshSearch(ctx context.Context, cfg Config, rn runner, res *sizeResult, recall, projects, indexDir string) (err error) {
+func measureFreshSearch(ctx context.Context, cfg Config, rn runner, res *sizeResult, recall, indexDir string) (err error) {
 	q := queryMix()[0]
-	res.freshSearchCmd = search(append([]string{recall, "--source", projects, "--index-dir", indexDir}, q.recallArgs...)...)
+	res.freshSearchCmd = search(append(append(append([]string{recall}, res.sources...), "--index-dir", indexDir), q.recallArgs...)...)
 	res.staleSearchCmd = q.recallCommand(recall, indexDir)
 	for _, c := range []command{res.freshSearchCmd, res.staleSearchCmd} { // warm-up
 		if _, err := rn.run(ctx, c); err != nil {

@@ -56,14 +56,14 @@ func startupRepeat(repeat int) int { return 40 * repeat }
 // hintPrompt is the prompt the hook measurement submits.
 const hintPrompt = "how did we fix the flaky websocket reconnect test?"
 
-func measureStartup(ctx context.Context, cfg Config, rn runner, recall, indexDir, projects string) (startupResult, error) {
+func measureStartup(ctx context.Context, cfg Config, rn runner, recall, indexDir string, sources []string) (startupResult, error) {
 	var res startupResult
 	minimal, err := buildMinimal(ctx, rn.dir)
 	if err != nil {
 		return res, err
 	}
 	payload := fmt.Sprintf(`{"session_id":"00000000-0000-4000-8000-00000000beef","transcript_path":"","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":%q}`, rn.dir, hintPrompt)
-	res.hookCmd = command{argv: []string{recall, "hook", "--index-dir", indexDir, "--source", projects}, okExit: []int{0}, stdin: payload}
+	res.hookCmd = command{argv: append([]string{recall, "hook", "--index-dir", indexDir}, sources...), okExit: []int{0}, stdin: payload}
 	fmt.Fprintf(cfg.Log, "recall-bench: start-up (minimal Go binary, recall --version, recall hook)\n")
 	n := startupRepeat(cfg.Repeat)
 	for _, m := range []struct {

@@ -15,6 +15,7 @@ type genCmd struct {
 	TextRoot string `name:"text-root" placeholder:"DIR" help:"Source tree to sample text from (default $(go env GOROOT)/src)."`
 	Force    bool   `help:"Replace an existing DIR/projects."`
 	Verbose  bool   `short:"v" help:"Also print where the bytes went, by kind of line."`
+	Mixed    bool   `help:"Also write Codex, Gemini CLI, OpenCode and Aider sessions (a quarter more bytes) in DIR/codex, DIR/gemini, DIR/opencode and DIR/aider."`
 }
 
 func (c *genCmd) Run() error {
@@ -22,7 +23,7 @@ func (c *genCmd) Run() error {
 	if err != nil {
 		return err
 	}
-	opts := benchgen.Options{Dir: c.Out, Size: size, Seed: c.Seed, Workers: c.Workers, Overwrite: c.Force, Log: os.Stderr}
+	opts := benchgen.Options{Dir: c.Out, Size: size, Seed: c.Seed, Workers: c.Workers, Overwrite: c.Force, Log: os.Stderr, Mixed: c.Mixed}
 	if c.TextRoot != "" {
 		if opts.Text, err = benchgen.LoadTextSource(c.TextRoot); err != nil {
 			return fmt.Errorf("text source: %w", err)
@@ -33,6 +34,9 @@ func (c *genCmd) Run() error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "recall-bench gen: %s\n", sum)
+	if c.Mixed {
+		fmt.Fprintf(os.Stderr, "recall-bench gen: other agents: %s\n", sum.AgentsString())
+	}
 	if c.Verbose {
 		fmt.Fprintf(os.Stderr, "recall-bench gen: bytes by kind: %s (text from %s)\n", sum.ByteMix(), sum.TextOrigin)
 	}

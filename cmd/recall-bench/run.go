@@ -16,6 +16,7 @@ type runCmd struct {
 	Seed    uint64 `default:"1" help:"Corpus seed."`
 	Repeat  int    `default:"5" help:"Timed runs per measurement, after one warm-up run."`
 	Also4x  bool   `name:"also-4x" help:"Also measure a corpus 4 times the size."`
+	Mixed   bool   `help:"Benchmark a mixed corpus: the Claude Code transcripts plus Codex, Gemini CLI, OpenCode and Aider sessions (a quarter more bytes), indexed with a --source per agent; also times the no-change index with 4 times the other agents' sessions."`
 	Out     string `default:"docs/benchmarks.md" placeholder:"FILE" help:"Markdown report to write."`
 	Workdir string `default:"bench-data" placeholder:"DIR" help:"Where corpora, indexes and rows.tsv go (reused between runs)."`
 }
@@ -35,6 +36,7 @@ func (c *runCmd) Run() error {
 		Seed:    c.Seed,
 		Repeat:  c.Repeat,
 		Also4x:  c.Also4x,
+		Mixed:   c.Mixed,
 		Out:     c.Out,
 		Workdir: c.Workdir,
 		Command: benchrun.CommandLine(append([]string{"recall-bench"}, os.Args[1:]...)),

@@ -173,6 +173,7 @@ func codexShown(t *testing.T, idx, id string) int {
 const (
 	geminiFixtures   = "../../testdata/transcripts/gemini/home/.gemini"
 	openCodeFixtures = "../../testdata/transcripts/opencode"
+	aiderFixtures    = "../../testdata/transcripts/aider/projects"
 )
 
 // mixedSources lays out Claude Code's, Codex's, Gemini CLI's and
@@ -182,6 +183,8 @@ func mixedSources(t *testing.T) []string {
 	t.Helper()
 	root := t.TempDir()
 	claudeDir, codexDir, geminiDir, openCodeDir := filepath.Join(root, "claude"), filepath.Join(root, "codex"), filepath.Join(root, "gemini"), filepath.Join(root, "opencode")
+	aiderDir := filepath.Join(root, "aider")
+	copyTree(t, aiderFixtures, aiderDir)
 	copyTree(t, fixtures, claudeDir)
 	copyTree(t, codexFixtures, codexDir)
 	copyTree(t, geminiFixtures, geminiDir)
@@ -200,7 +203,7 @@ func mixedSources(t *testing.T) []string {
 		t.Fatalf("build the OpenCode database: %v", err)
 	}
 	db.Close()
-	return []string{claudeDir, "codex:" + codexDir, "gemini:" + geminiDir, "opencode:" + openCodeDir}
+	return []string{claudeDir, "codex:" + codexDir, "gemini:" + geminiDir, "opencode:" + openCodeDir, "aider:" + aiderDir}
 }
 
 // withSources is args with one --source for each of sources.
@@ -222,7 +225,7 @@ func TestAgentsSearchedAsOneSet(t *testing.T) {
 		t.Fatalf("index: %d %s", r.code, r.stderr)
 	}
 	_, by := statsRows(t, idx, sources...)
-	for _, a := range []string{"claude", "codex", "gemini", "opencode"} {
+	for _, a := range []string{"claude", "codex", "gemini", "opencode", "aider"} {
 		if by[a] == 0 {
 			t.Errorf("stats: no rows of %s (%v)", a, by)
 		}
@@ -245,16 +248,21 @@ func TestAgentsSearchedAsOneSet(t *testing.T) {
 
 	r := runCLI(t, withSources(sources, "sessions", "--json", "--no-update", "-n", "0", "--index-dir", idx)...)
 	seen := map[string]bool{}
+	aiderSession := ""
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var s struct {
 			Agent, Project string
+			ID             string `json:"session_id"`
 		}
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("sessions line %q: %v", line, err)
 		}
 		seen[s.Agent] = true
+		if s.Agent == "aider" {
+			aiderSession = s.ID
+		}
 	}
-	for _, a := range []string{"claude", "codex", "gemini", "opencode"} {
+	for _, a := range []string{"claude", "codex", "gemini", "opencode", "aider"} {
 		if !seen[a] {
 			t.Errorf("sessions --json lists no %s session: %v", a, seen)
 		}
@@ -263,6 +271,7 @@ func TestAgentsSearchedAsOneSet(t *testing.T) {
 	for _, c := range []struct{ id, command string }{
 		{"0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01", "codex resume 0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01"},
 		{"ses_alpha", "opencode -s ses_alpha"},
+		{aiderSession, "aider --restore-chat-history"},
 	} {
 		r := runCLI(t, withSources(sources, "resume", c.id, "--index-dir", idx)...)
 		if r.code != 0 || !strings.HasPrefix(r.stdout, "cd ") || !strings.Contains(r.stdout, "&& "+c.command+"\n") {
@@ -279,4 +288,35 @@ func agentsOf(res []map[string]any) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// TestAiderHistoriesInKnownProjects: with no source given, the Aider chat
+// history of a project another agent's session worked in is read.
+func TestAiderHistoriesInKnownProjects(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "webapp")
+	copyTree(t, filepath.Join(aiderFixtures, "webapp"), project)
+	config := filepath.Join(root, "claude")
+	folder := filepath.Join(config, "projects", "-webapp")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := json.Marshal(map[string]any{"type": "user", "uuid": "aaaaaaaa-0000-4000-8000-000000000001", "cwd": project,
+		"sessionId": "11111111-1111-4111-8111-111111111111", "timestamp": "2026-03-01T10:00:00.000Z",
+		"message": map[string]any{"role": "user", "content": "Add a dark mode toggle to the settings page"}})
+	if err := os.WriteFile(filepath.Join(folder, "11111111-1111-4111-8111-111111111111.jsonl"), append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CLAUDE_CONFIG_DIR", config)
+	idx := filepath.Join(root, "index")
+	if r := runCLI(t, "index", "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	// A second run (a sweep reads the manifest's projects) finds it.
+	if r := runCLI(t, "index", "--sweep", "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index --sweep: %d %s", r.code, r.stderr)
+	}
+	if _, by := statsRows(t, idx); by["aider"] == 0 || by["claude"] == 0 {
+		t.Errorf("rows by agent %v: want Claude Code's and the project's Aider history", by)
+	}
 }

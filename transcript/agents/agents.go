@@ -14,10 +14,10 @@ import (
 
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
+	"github.com/recall-dev/recall/transcript/aider"
 	"github.com/recall-dev/recall/transcript/codex"
 	"github.com/recall-dev/recall/transcript/gemini"
 	"github.com/recall-dev/recall/transcript/opencode"
-	// AGENTS-IMPORTS
 )
 
 // Agent is what recall knows of one coding agent.
@@ -48,7 +48,7 @@ func others() []Agent {
 		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths, codex.CurrentSession},
 		{record.AgentGemini, gemini.Format(), gemini.DefaultRoot, gemini.Discover, gemini.ResumeCommand, gemini.WatchPaths, gemini.CurrentSession},
 		{record.AgentOpenCode, opencode.Format(), opencode.DefaultRoot, opencode.Discover, opencode.ResumeCommand, opencode.WatchPaths, nil},
-		// AGENTS-LIST
+		{record.AgentAider, aider.Format(), aider.DefaultRoot, aider.Discover, aider.ResumeCommand, aider.WatchPaths, nil},
 	}
 }
 
@@ -134,6 +134,14 @@ func Discover(srcs []Source, warn func(string)) []transcript.Transcript {
 func FormatOf(kind string) (transcript.Format, bool) {
 	a, ok := Lookup(record.KindAgent(kind))
 	return a.Format, ok
+}
+
+// InProjects lists the session files other agents keep inside project
+// folders rather than in a home of their own (Aider's
+// .aider.chat.history.md), in the project directories dirs: one stat
+// each.
+func InProjects(dirs []string) []transcript.Transcript {
+	return aider.FindInProjects(dirs)
 }
 
 // CurrentSession is the id of the other agent's session that runs
