@@ -1159,15 +1159,15 @@ func (c *committer) apply(res *transcript.Result) error {
 	c.sum.BytesRead += res.BytesRead
 	c.sum.BadLines += int64(res.BadLines)
 	c.sinceCheck += res.BytesRead
-	c.exclude(filter.BadLine, int64(res.BadLines))
-	c.exclude(filter.TooLong, int64(res.TooLong))
+	c.exclude(st, filter.BadLine, int64(res.BadLines))
+	c.exclude(st, filter.TooLong, int64(res.TooLong))
 	if res.Binary {
-		c.exclude(filter.Binary, 1)
+		c.exclude(st, filter.Binary, 1)
 		c.opts.Warn(fmt.Sprintf("skipped %s: not JSON text (binary); it is not read again unless replaced", path))
 		st.Verdict = record.VerdictBinary
 		return nil
 	}
-	c.count(res.Counts)
+	c.count(st, res.Counts)
 	rows, rule := c.dropForgotten(res.Rows)
 	if err := c.addRows(st, rows); err != nil {
 		return err
@@ -1232,10 +1232,13 @@ func (c *committer) keepOutIfForgotten(path string, st *record.FileState, droppe
 }
 
 // exclude counts n exclusions for reason, in the run and in the manifest.
-func (c *committer) exclude(reason filter.Reason, n int64) {
+func (c *committer) exclude(st *record.FileState, reason filter.Reason, n int64) {
 	if n > 0 {
 		c.m.Excluded[reason.String()] += n
 		c.sum.Excluded[reason.String()] += n
+		if agent := record.KindAgent(st.Kind); agent != record.AgentClaude {
+			c.m.Excluded[manifest.AgentExcludedKey(agent, reason.String())] += n
+		}
 	}
 }
 
@@ -1255,12 +1258,9 @@ func (c *committer) reread(res *transcript.Result) error {
 	return c.apply(&again)
 }
 
-func (c *committer) count(counts [16]int64) {
+func (c *committer) count(st *record.FileState, counts [16]int64) {
 	for _, r := range filter.Reasons() {
-		if counts[r] > 0 {
-			c.m.Excluded[r.String()] += counts[r]
-			c.sum.Excluded[r.String()] += counts[r]
-		}
+		c.exclude(st, r, counts[r])
 	}
 }
 
@@ -1288,7 +1288,7 @@ func (c *committer) addRows(st *record.FileState, rows []transcript.Extracted) e
 	}
 	for _, r := range summaries {
 		if !c.ownSummary(st, r) {
-			c.exclude(filter.Noise, 1)
+			c.exclude(st, filter.Noise, 1)
 			continue
 		}
 		if err := c.addRow(st, r); err != nil {
@@ -1338,13 +1338,13 @@ func (c *committer) ownSummary(st *record.FileState, r *transcript.Extracted) bo
 func (c *committer) addRow(st *record.FileState, r *transcript.Extracted) error {
 	if r.Key != 0 {
 		if c.isCopy(r) {
-			c.exclude(filter.Copy, 1)
+			c.exclude(st, filter.Copy, 1)
 			return nil
 		}
 		c.keys.Put(r.Key, r.Gen)
 	}
 	if r.Headless() {
-		c.exclude(filter.Headless, 1)
+		c.exclude(st, filter.Headless, 1)
 	}
 	r.Ordinal = int(st.Rows) + 1
 	if err := c.w.Add(&r.Row, r.Key); err != nil {

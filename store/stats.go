@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/recall-dev/recall/store/snapshot"
@@ -34,10 +35,10 @@ type IndexStats struct {
 	Transcripts  map[string]int `json:"transcripts"` // by kind
 	// Agents is what the index holds of each coding agent: its session
 	// files and the rows they added (record.Agents names).
-	Agents map[string]AgentStats `json:"agents"`
-	Sessions     int            `json:"sessions"`
-	Projects     int            `json:"projects"`
-	GoneFiles    int            `json:"gone_transcripts"`
+	Agents    map[string]AgentStats `json:"agents"`
+	Sessions  int                   `json:"sessions"`
+	Projects  int                   `json:"projects"`
+	GoneFiles int                   `json:"gone_transcripts"`
 	// Archived counts sessions whose main transcript is gone: the index
 	// is their only copy.
 	Archived int   `json:"archived_sessions"`
@@ -68,6 +69,44 @@ type IndexStats struct {
 type AgentStats struct {
 	Files int   `json:"files"` // session files (transcripts, rollouts, chats, databases)
 	Rows  int64 `json:"rows"`  // rows they added, hidden ones included
+	// Excluded is what was left out of its sessions, by reason.
+	Excluded map[string]int64 `json:"excluded"`
+}
+
+// splitExcluded sorts the manifest's exclusion counts into the totals
+// and each agent's (manifest.AgentExcludedKey); Claude Code's share is
+// what the other agents leave of each total.
+func (st *IndexStats) splitExcluded(all map[string]int64) {
+	others := map[string]int64{}
+	for key, n := range all {
+		agent, reason, ok := strings.Cut(key, ":")
+		if !ok {
+			st.Excluded[key] = n
+			continue
+		}
+		a := st.Agents[agent]
+		if a.Excluded == nil {
+			a.Excluded = map[string]int64{}
+		}
+		a.Excluded[reason] += n
+		st.Agents[agent] = a
+		others[reason] += n
+	}
+	if claude, ok := st.Agents[record.AgentClaude]; ok {
+		claude.Excluded = map[string]int64{}
+		for reason, n := range st.Excluded {
+			if left := n - others[reason]; left > 0 {
+				claude.Excluded[reason] = left
+			}
+		}
+		st.Agents[record.AgentClaude] = claude
+	}
+	for name, a := range st.Agents {
+		if a.Excluded == nil {
+			a.Excluded = map[string]int64{}
+			st.Agents[name] = a
+		}
+	}
 }
 
 // stats reads the committed manifest of dir.
@@ -79,7 +118,7 @@ func stats(dir string) (*IndexStats, error) {
 	st := &IndexStats{
 		Dir: dir, FormatVersion: m.Format, Feature: m.Feature, Updated: time.Unix(0, m.UpdatedNs),
 		Rows: m.Rows, HiddenRows: m.DeadRows(), Blocks: m.Frames - 1, TextBytes: m.TextBytes,
-		Transcripts: map[string]int{}, Excluded: m.Excluded, BinaryFiles: []string{},
+		Transcripts: map[string]int{}, Excluded: map[string]int64{}, BinaryFiles: []string{},
 		Agents: map[string]AgentStats{},
 	}
 	sessions, projects := map[string]bool{}, map[string]bool{}
@@ -106,6 +145,7 @@ func stats(dir string) (*IndexStats, error) {
 		}
 	}
 	st.Sessions, st.Projects = len(sessions), len(projects)
+	st.splitExcluded(m.Excluded)
 	for _, files := range m.SessionFiles() {
 		if record.IsSessionKind(files[0].Kind) && files[0].Gone {
 			st.Archived++

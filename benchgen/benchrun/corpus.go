@@ -50,6 +50,7 @@ type agentInfo struct {
 	Files      int    `json:"files"`
 	Bytes      int64  `json:"bytes"`
 	Sessions   int    `json:"sessions"`
+	Projects   int    `json:"projects"`
 	Subagents  int    `json:"subagents,omitempty"`
 	Forks      int    `json:"forks,omitempty"`
 	Archived   int    `json:"archived,omitempty"`
@@ -59,7 +60,7 @@ type agentInfo struct {
 func agentInfos(sums []benchgen.AgentSummary) []agentInfo {
 	out := make([]agentInfo, len(sums))
 	for i, s := range sums {
-		out[i] = agentInfo{Agent: s.Agent, Dir: s.Dir, Files: s.Files, Bytes: s.Bytes, Sessions: s.Sessions,
+		out[i] = agentInfo{Agent: s.Agent, Dir: s.Dir, Files: s.Files, Bytes: s.Bytes, Sessions: s.Sessions, Projects: s.Projects,
 			Subagents: s.Subagents, Forks: s.Forks, Archived: s.Archived, Compressed: s.Compressed}
 	}
 	return out
@@ -164,7 +165,8 @@ func writeCorpusInfo(dir string, info corpusInfo) error {
 
 // agentCorpusInfo marks a folder holding only other agents' sessions:
 // scale times those of the mixed corpus of the same size and seed, in
-// the same projects (the no-change check's scaling measurement).
+// the same projects, none more (the no-change check's scaling
+// measurement).
 type agentCorpusInfo struct {
 	Format    int         `json:"format"`
 	Seed      uint64      `json:"seed"`
@@ -192,9 +194,10 @@ func ensureAgentCorpus(dir string, size int64, seed uint64, scale int, log io.Wr
 	if err := os.Remove(marker); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("remove stale corpus marker: %w", err)
 	}
-	bytes := int64(float64(size) * benchgen.MixedShare * float64(scale))
+	base := int64(float64(size) * benchgen.MixedShare)
+	bytes := base * int64(scale)
 	fmt.Fprintf(log, "recall-bench: generating %s of other agents' sessions (×%d) in %s\n", benchgen.FormatSize(bytes), scale, dir)
-	sums, err := benchgen.GenerateAgents(benchgen.AgentOptions{Dir: dir, ProjectsSize: size, Bytes: bytes, Seed: seed, Overwrite: true, Log: log})
+	sums, err := benchgen.GenerateAgents(benchgen.AgentOptions{Dir: dir, ProjectsSize: size, Bytes: bytes, BaseBytes: base, Seed: seed, Overwrite: true, Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("generate agents' sessions: %w", err)
 	}

@@ -231,6 +231,23 @@ func TestAgentsSearchedAsOneSet(t *testing.T) {
 		}
 	}
 
+	// What the harnesses inject never reaches the index, and is counted
+	// as the agent's noise.
+	for _, injected := range []string{"environment_context", "user_instructions", "AGENTS.md instructions"} {
+		if got := agentSearch(t, withSources(sources, "--index-dir", idx, "--include-headless", "-n", "0", "--recall-window", "0", injected)...); len(got) > 0 {
+			t.Errorf("%q is in the index: %v", injected, agentsOf(got))
+		}
+	}
+	r := runCLI(t, withSources(sources, "stats", "--json", "--no-verify", "--index-dir", idx)...)
+	var st struct {
+		Agents map[string]struct {
+			Excluded map[string]int64 `json:"excluded"`
+		} `json:"agents"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Agents["codex"].Excluded["noise"] == 0 {
+		t.Errorf("stats: Codex's noise left out is not counted: %v %s", err, r.stdout)
+	}
+
 	res := agentSearch(t, withSources(sources, "--index-dir", idx, "discount", "tax", "rounding", "pricing")...)
 	if len(res) < 2 || res[0]["agent"] != "codex" {
 		t.Fatalf("discount tax rounding pricing: want a Codex session first among several agents', got %v", agentsOf(res))
@@ -246,7 +263,7 @@ func TestAgentsSearchedAsOneSet(t *testing.T) {
 		t.Errorf("--agent codx: exit %d, stderr %q: want 2 naming the agents", r.code, r.stderr)
 	}
 
-	r := runCLI(t, withSources(sources, "sessions", "--json", "--no-update", "-n", "0", "--index-dir", idx)...)
+	r = runCLI(t, withSources(sources, "sessions", "--json", "--no-update", "-n", "0", "--index-dir", idx)...)
 	seen := map[string]bool{}
 	aiderSession := ""
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {

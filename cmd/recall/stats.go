@@ -324,6 +324,21 @@ func writeLeftOut(tw io.Writer, st *store.IndexStats) {
 // writeExcluded lists the exclusions by reason, "nothing" when there are
 // none (a fresh index) rather than an empty heading. Headless rows are
 // kept, not excluded: writeLeftOut says so.
+// excludedBrief is "; left out: 12 noise, 3 copy" for an agent's line
+// ("" when nothing was), in the reasons' order.
+func excludedBrief(excluded map[string]int64) string {
+	var parts []string
+	for _, r := range filter.Reasons() {
+		if n := excluded[r.String()]; n > 0 && r != filter.Headless {
+			parts = append(parts, fmt.Sprintf("%d %s", n, r))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; left out: " + strings.Join(parts, ", ")
+}
+
 func writeExcluded(tw io.Writer, excluded map[string]int64) {
 	label := "excluded"
 	for _, r := range filter.Reasons() {
@@ -391,16 +406,16 @@ func writeAgents(tw io.Writer, by map[string]store.AgentStats, sources []string)
 	if len(sources) == 0 && len(by) <= 1 {
 		return // Claude Code's alone: the lines above say it all
 	}
-	var parts []string
+	label := "agents"
 	for _, a := range record.Agents() {
 		if s, ok := by[a]; ok {
-			parts = append(parts, fmt.Sprintf("%s %d %s, %d rows", a, s.Files, plural(s.Files, "file", "files"), s.Rows))
+			fmt.Fprintf(tw, "%s\t%s: %d %s, %d rows%s\n", label, a, s.Files, plural(s.Files, "file", "files"), s.Rows, excludedBrief(s.Excluded))
+			label = ""
 		}
 	}
-	if len(parts) == 0 {
-		parts = append(parts, "none indexed yet")
+	if label != "" {
+		fmt.Fprintf(tw, "agents\tnone indexed yet\n")
 	}
-	fmt.Fprintf(tw, "agents\t%s\n", strings.Join(parts, "; "))
 	if len(sources) > 0 {
 		fmt.Fprintf(tw, "agent sources\t%s\n", render.Safe(strings.Join(sources, ", ")))
 	}

@@ -66,7 +66,7 @@ type Manifest struct {
 	// rule was recorded, or recovered from the rows) is rule 0.
 	KeyRule   int
 	UpdatedNs int64
-	Excluded  map[string]int64 // reason name → count
+	Excluded  map[string]int64 // reason name → count; AgentExcludedKey → another agent's share
 	Dead      map[uint32]int64 // superseded generation → rows it left behind
 	// byPath is each transcript's state by path, as far as read: a
 	// manifest opened lazily reads its lines on demand (File, Files).
@@ -991,3 +991,9 @@ func OpenRows(dir string, m *Manifest) (*os.File, error) {
 	}
 	return nil, first
 }
+
+// AgentExcludedKey is the Excluded key of what reason left out of
+// another agent's sessions than Claude Code's: "codex:noise". The plain
+// reason's count holds every agent's; Claude Code's is what the others
+// leave of it (its counts predate theirs).
+func AgentExcludedKey(agent, reason string) string { return agent + ":" + reason }
