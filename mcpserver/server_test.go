@@ -79,6 +79,8 @@ func TestToolErrors(t *testing.T) {
 		{"search", map[string]any{"query": "jwt", "offset": -2}, "offset -2: must not be negative"},
 		{"show", map[string]any{"session": "abc", "context": 1 << 40}, "context 1099511627776: at most 100000"},
 		{"show", map[string]any{"session": "abc", "offset": 3}, "give full=true with it"},
+		{"search", map[string]any{"query": "jwt", "agent": "codex codx"}, `agent "codx": want one of claude, codex, gemini, opencode, aider`},
+		{"sessions", map[string]any{"agent": "cursor"}, `agent "cursor": want one of`},
 		{"search", map[string]any{"query": "jwt"}, "recall has no index in"},
 		{"show", map[string]any{"session": ""}, "give a session id"},
 		{"sessions", map[string]any{}, "recall has no index in"},

@@ -84,8 +84,8 @@ func writeSizeResult(b *strings.Builder, res sizeResult, seed uint64) {
 		fmt.Fprintf(b, "## %s corpus\n\n", res.label)
 		fmt.Fprintf(b, "Corpus: %d files (%d sessions, of which %d forks and %d headless runs; %d subagent transcripts) in %d projects, %s, human text %.1f%% of bytes; `recall-bench gen --size %s --seed %d`.",
 			c.Files, c.Sessions, c.Forks, c.Headless, c.Subagents, c.Projects, benchgen.FormatSize(c.Bytes), percent(c.HumanText, c.Bytes), res.label, seed)
+		fmt.Fprintf(b, " Index: %d rows (%s as TSV).\n\n", res.rowCount, benchgen.FormatSize(res.rowsBytes))
 	}
-	fmt.Fprintf(b, " Index: %d rows (%s as TSV).\n\n", res.rowCount, benchgen.FormatSize(res.rowsBytes))
 	if res.indexSummary != "" {
 		fmt.Fprintf(b, "Last full index said: `%s`\n\n", res.indexSummary)
 	}
@@ -263,9 +263,9 @@ func writeMixedCorpus(b *strings.Builder, res sizeResult, seed uint64) {
 	c := res.corpus
 	fmt.Fprintf(b, "## %s mixed corpus\n\n", res.label)
 	fmt.Fprintf(b, "Corpus (mixed, `recall-bench gen --size %s --seed %d --mixed`): %d files, %s in all.\n\n", res.label, seed, c.totalFiles(), benchgen.FormatSize(c.totalBytes()))
-	b.WriteString("| Agent | folder | files | bytes | sessions | notes |\n|---|---|---|---|---|---|\n")
-	fmt.Fprintf(b, "| claude | projects | %d | %s | %d | %d forks, %d headless runs, %d subagent transcripts, %d projects, human text %.1f%% of bytes |\n",
-		c.Files, benchgen.FormatSize(c.Bytes), c.Sessions, c.Forks, c.Headless, c.Subagents, c.Projects, percent(c.HumanText, c.Bytes))
+	b.WriteString("| Agent | folder | files | bytes | sessions | projects | notes |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "| claude | projects | %d | %s | %d | %d | %d forks, %d headless runs, %d subagent transcripts, human text %.1f%% of bytes |\n",
+		c.Files, benchgen.FormatSize(c.Bytes), c.Sessions, c.Projects, c.Forks, c.Headless, c.Subagents, percent(c.HumanText, c.Bytes))
 	for _, a := range c.Agents {
 		var notes []string
 		if a.Subagents > 0 {
@@ -277,9 +277,10 @@ func writeMixedCorpus(b *strings.Builder, res sizeResult, seed uint64) {
 		if a.Archived > 0 {
 			notes = append(notes, fmt.Sprintf("%d archived, %d of them .jsonl.zst", a.Archived, a.Compressed))
 		}
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %s |\n", a.Agent, a.Dir, a.Files, benchgen.FormatSize(a.Bytes), a.Sessions, strings.Join(notes, ", "))
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %d | %d | %s |\n", a.Agent, a.Dir, a.Files, benchgen.FormatSize(a.Bytes), a.Sessions, a.Projects, strings.Join(notes, ", "))
 	}
 	b.WriteString("\n")
+	fmt.Fprintf(b, "Index: %d rows (%s as TSV).\n\n", res.rowCount, benchgen.FormatSize(res.rowsBytes))
 }
 
 // writeScaling is the no-change index against the number of the other
@@ -287,23 +288,28 @@ func writeMixedCorpus(b *strings.Builder, res sizeResult, seed uint64) {
 func writeScaling(b *strings.Builder, res sizeResult, sc scalingResult) {
 	b.WriteString("No-change index against the other agents' files (the same Claude Code transcripts; each row its own index):\n\n")
 	counted := sc.stats1 != nil && sc.statsN != nil
-	b.WriteString("| Other agents' sessions | their files | their bytes | no-change index | peak RSS |")
+	fmt.Fprintf(b, "| Other agents' sessions | their sessions | their files | their bytes | their projects (%s) | no-change index | peak RSS |", agentNames(sc.agents1))
 	if counted {
 		b.WriteString(" stat-family calls |")
 	}
-	b.WriteString("\n|---|---|---|---|---|")
+	b.WriteString("\n|---|---|---|---|---|---|---|")
 	if counted {
 		b.WriteString("---|")
 	}
 	b.WriteString("\n")
 	for _, row := range []struct {
-		name  string
-		files int
-		bytes int64
-		s     sample
-		calls map[string]int64
-	}{{"1× (this corpus)", sc.files1, sc.bytes1, sc.noChange1, sc.stats1}, {fmt.Sprintf("%d×", sc.scale), sc.filesN, sc.bytesN, sc.noChangeN, sc.statsN}} {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s |", row.name, row.files, benchgen.FormatSize(row.bytes), spread(row.s), formatRSS(row.s.peakRSS()))
+		name   string
+		agents []agentInfo
+		files  int
+		bytes  int64
+		s      sample
+		calls  map[string]int64
+	}{{"1× (this corpus)", sc.agents1, sc.files1, sc.bytes1, sc.noChange1, sc.stats1}, {fmt.Sprintf("%d×", sc.scale), sc.agentsN, sc.filesN, sc.bytesN, sc.noChangeN, sc.statsN}} {
+		sessions := 0
+		for _, a := range row.agents {
+			sessions += a.Sessions
+		}
+		fmt.Fprintf(b, "| %s | %d | %d | %s | %s | %s | %s |", row.name, sessions, row.files, benchgen.FormatSize(row.bytes), agentProjects(row.agents), spread(row.s), formatRSS(row.s.peakRSS()))
 		if counted {
 			fmt.Fprintf(b, " %s |", tableCell(statCalls(row.calls)))
 		}
@@ -313,7 +319,14 @@ func writeScaling(b *strings.Builder, res sizeResult, sc scalingResult) {
 	if sc.noChange1.median() > 0 {
 		r = float64(sc.noChangeN.median()) / float64(sc.noChange1.median())
 	}
-	fmt.Fprintf(b, "| %d× ÷ 1× | %s | %s | %.2f× | — |", sc.scale, ratio(float64(sc.filesN), float64(sc.files1)), ratio(float64(sc.bytesN), float64(sc.bytes1)), r)
+	sessions := func(agents []agentInfo) (n int) {
+		for _, a := range agents {
+			n += a.Sessions
+		}
+		return n
+	}
+	fmt.Fprintf(b, "| %d× ÷ 1× | %s | %s | %s | — | %.2f× | — |", sc.scale, ratio(float64(sessions(sc.agentsN)), float64(sessions(sc.agents1))),
+		ratio(float64(sc.filesN), float64(sc.files1)), ratio(float64(sc.bytesN), float64(sc.bytes1)), r)
 	if counted {
 		fmt.Fprintf(b, " %s |", ratio(float64(sc.statsN["total"]), float64(sc.stats1["total"])))
 	}
@@ -322,7 +335,7 @@ func writeScaling(b *strings.Builder, res sizeResult, sc scalingResult) {
 	fmt.Fprintf(b, "| No-change index with %d× the other agents' files ≤ 1.2× | %.2f× | %s |\n", sc.scale, r, yesNo(r <= 1.2))
 	if counted {
 		d := sc.statsN["total"] - sc.stats1["total"]
-		fmt.Fprintf(b, "| Stat-family calls do not grow with the other agents' files | %+d calls | %s |\n", d, yesNo(d <= 0))
+		fmt.Fprintf(b, "| Stat-family calls do not grow with the other agents' files (same projects) | %+d calls | %s |\n", d, yesNo(d <= 0))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(b, "Commands: 1× `%s` — %d× `%s`", sc.cmd1, sc.scale, sc.cmdN)

@@ -314,6 +314,9 @@ func measureIndexing(ctx context.Context, cfg Config, rn runner, res *sizeResult
 		return err
 	}
 	res.indexSummary = lastLine(res.fullIndex.last().stderrTail)
+	if res.mixed {
+		res.indexSummary = summaryLines(res.fullIndex.last().stderrTail)
+	}
 	res.rawScan, err = rn.repeat(ctx, cfg.Repeat, res.scanCmd, nil)
 	return err
 }
@@ -505,6 +508,22 @@ func tsvRows(path string) (size, rows int64, err error) {
 		return 0, 0, errpath.Wrap("read", path, err)
 	}
 	return size, rows, nil
+}
+
+// summaryLines is the indexer's summary line ("indexed …") and the
+// warnings it printed, which may come after it.
+func summaryLines(s string) string {
+	var keep []string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "indexed ") || strings.HasPrefix(line, "warning:") {
+			keep = append(keep, line)
+		}
+	}
+	if len(keep) == 0 {
+		return lastLine(s)
+	}
+	return strings.Join(keep, " / ")
 }
 
 func lastLine(s string) string {
