@@ -202,7 +202,7 @@ func scanFrom(w Work, current string, br *bufio.Reader, newSink func(*Builder) l
 		res.Offset = w.T.Stat.Size // never read again, unless replaced
 		return res
 	}
-	res.Err = scanLines(br, MaxLineBytes, func(line []byte, tooLong int64) bool {
+	res.Err = ScanLines(br, MaxLineBytes, func(line []byte, tooLong int64) bool {
 		res.Lines++
 		if tooLong > 0 {
 			res.Offset += tooLong + 1
@@ -253,7 +253,7 @@ func ReadTitles(w Work, br *bufio.Reader) Result {
 		project: res.Project, gen: w.State.Gen, keepSecrets: w.KeepSecrets, rows: w.Rows[:0], titlesOnly: true}
 	br.Reset(io.LimitReader(f, w.State.Offset))
 	lineNo := 0
-	res.Err = scanLines(br, MaxLineBytes, func(line []byte, tooLong int64) bool {
+	res.Err = ScanLines(br, MaxLineBytes, func(line []byte, tooLong int64) bool {
 		lineNo++
 		if tooLong == 0 {
 			if lineNo == 1 {
@@ -324,10 +324,12 @@ func fingerprintAt(f *os.File, off int64, n int32, scratch []byte) (record.Finge
 // skipped as it streams past, never held in memory, and counted.
 const MaxLineBytes = 16 << 20
 
-// scanLines calls fn for each complete line of br (without its '\n') until
+// ScanLines calls fn for each complete line of br (without its '\n') until
 // fn returns false or the input ends. A trailing partial line is not passed.
 // A line over maxLine bytes is passed as nil with its length in tooLong.
-func scanLines(br *bufio.Reader, maxLine int, fn func(line []byte, tooLong int64) bool) error {
+// Another agent's reader that reads lines again itself (to rebuild its
+// state from those read before) splits them with it, as reads do.
+func ScanLines(br *bufio.Reader, maxLine int, fn func(line []byte, tooLong int64) bool) error {
 	var long []byte
 	var skipped int64 // bytes of an over-long line streamed past so far
 	for {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/recall-dev/recall/search/show"
 	"github.com/recall-dev/recall/transcript/agents"
@@ -93,21 +94,7 @@ func (c *resumeCmd) resumeOther(g *Globals, agent, project, id string) error {
 		fmt.Fprintln(g.env.stdout, render.Safe(line))
 		return nil
 	}
-	bin, err := exec.LookPath(argv[0])
-	if err != nil {
-		return fmt.Errorf("%s is not on PATH: run `%s` where it is", argv[0], render.Safe(line))
-	}
-	cmd := exec.Command(bin, argv[1:]...)
-	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = project, g.env.stdin, g.env.stdout, g.env.stderr
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exitStatus(exit.ExitCode())
-	}
-	if err != nil {
-		return fmt.Errorf("run %s: %w", argv[0], err)
-	}
-	return nil
+	return runIn(g, project, argv, line)
 }
 
 // otherAgentSession says whether session id is another agent's than
@@ -165,19 +152,26 @@ type movedError struct{ error }
 // runClaudeResume runs claude --resume in project on recall's own
 // terminal and passes its exit status on.
 func runClaudeResume(g *Globals, project, id string) error {
-	bin, err := exec.LookPath("claude")
+	return runIn(g, project, []string{"claude", "--resume", id}, resumeCommand(project, id))
+}
+
+// runIn runs argv in dir on recall's own terminal and passes its exit
+// status on; line is the shell command to give when argv[0] is not on
+// PATH.
+func runIn(g *Globals, dir string, argv []string, line string) error {
+	bin, err := exec.LookPath(argv[0])
 	if err != nil {
-		return fmt.Errorf("claude is not on PATH: run `%s` where it is", render.Safe(resumeCommand(project, id)))
+		return fmt.Errorf("%s is not on PATH: run `%s` where it is", argv[0], render.Safe(line))
 	}
-	cmd := exec.Command(bin, "--resume", id)
-	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = project, g.env.stdin, g.env.stdout, g.env.stderr
+	cmd := exec.Command(bin, argv[1:]...)
+	cmd.Dir, cmd.Stdin, cmd.Stdout, cmd.Stderr = dir, g.env.stdin, g.env.stdout, g.env.stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return exitStatus(exit.ExitCode())
 	}
 	if err != nil {
-		return fmt.Errorf("run claude --resume: %w", err)
+		return fmt.Errorf("run %s: %w", strings.Join(argv[:min(len(argv), 2)], " "), err)
 	}
 	return nil
 }

@@ -118,52 +118,17 @@ func (p *parser) catchUp() {
 	}
 	defer f.Close()
 	n := 0
-	_ = eachLine(bufio.NewReaderSize(io.LimitReader(f, p.state.Offset), 64<<10), func(line []byte, tooLong bool) {
+	_ = transcript.ScanLines(bufio.NewReaderSize(io.LimitReader(f, p.state.Offset), 64<<10), transcript.MaxLineBytes, func(line []byte, tooLong int64) bool {
 		n++
-		if tooLong {
-			return
+		if tooLong > 0 {
+			return true
 		}
 		if n == 1 {
 			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		_ = p.line(line, n) // a bad line was reported when first read
+		return true
 	})
-}
-
-// eachLine calls fn for each complete line of br, as transcript.Read
-// splits them: a line over transcript.MaxLineBytes is passed as tooLong,
-// never held.
-func eachLine(br *bufio.Reader, fn func(line []byte, tooLong bool)) error {
-	var long []byte
-	skipping := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if skipping || len(long)+len(chunk) > transcript.MaxLineBytes {
-				skipping, long = true, long[:0]
-				continue
-			}
-			long = append(long, chunk...)
-			continue
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read: %w", err)
-		}
-		if skipping || len(long)+len(chunk)-1 > transcript.MaxLineBytes {
-			skipping, long = false, long[:0]
-			fn(nil, true)
-			continue
-		}
-		line := chunk[:len(chunk)-1]
-		if len(long) > 0 {
-			line = append(long, line...)
-			long = long[:0]
-		}
-		fn(line, false)
-	}
 }
 
 // rolloutLine is a rollout line's envelope.
