@@ -46,6 +46,9 @@ func TestMain(m *testing.M) {
 	if c := sharedCorpus(); c.dir != "" {
 		os.RemoveAll(c.dir)
 	}
+	if sharedAgentsDir != "" {
+		os.RemoveAll(sharedAgentsDir)
+	}
 	os.Exit(code)
 }
 

@@ -286,20 +286,26 @@ case "$1" in
 --version) echo "recall fake"; exit 0 ;;
 hook) cat >/dev/null; exit 0 ;;
 index)
+	srcs=""
 	while [ $# -gt 0 ]; do
-		case "$1" in --source) src=$2; shift ;; --index-dir) idx=$2; shift ;; esac
+		case "$1" in --source) srcs="$srcs ${2#*:}"; shift ;; --index-dir) idx=$2; shift ;; esac
 		shift
 	done
 	mkdir -p "$idx"
-	{ printf 'session_id\ttext\n'; rg --no-filename -o '"text":"[^"]{0,80}' "$src"; } | zstd -q -c > "$idx/rows-v1-000001.zst"
-	echo "fake index of $src" >&2
+	{ printf 'session_id\ttext\n'; rg --no-filename -o '"text":"[^"]{0,80}' $srcs; } | zstd -q -c > "$idx/rows-v1-000001.zst"
+	echo "fake index of$srcs" >&2
 	exit 0 ;;
 esac
-case "$1" in
---no-update) idx=$3; shift 3 ;;
---source) idx=$4; shift 4 ;; # a search with its freshness check
-*) exit 2 ;;
-esac
+idx=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--no-update) shift ;;
+	--source) shift 2 ;; # a search with its freshness check
+	--index-dir) idx=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+[ -n "$idx" ] || exit 2
 [ "$1" = --regex ] && shift
 zstd -dcq "$idx"/*.zst | rg -i -m 20 -e "$1"
 `
@@ -423,5 +429,77 @@ func TestRegexQuerySearchesWhatRgSearches(t *testing.T) {
 		if got, want := parsed.MatchMessage([]byte(text)), rg.MatchString(text); got != want {
 			t.Errorf("%q: recall matches %v, rg %v", text, got, want)
 		}
+	}
+}
+
+// TestRunMixedWithAFakeRecall runs the harness on a mixed corpus: every
+// recall command gets a --source per agent, the baselines cover every
+// agent's folder, and the report lists the agents and the no-change
+// check against the number of their files.
+func TestRunMixedWithAFakeRecall(t *testing.T) {
+	needTools(t, "rg", "zstd", "bash")
+	work := t.TempDir()
+	recall := filepath.Join(work, "recall")
+	if err := os.WriteFile(recall, []byte(fakeRecall), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(launcherEnv, "1")
+	out := filepath.Join(work, "bench-mixed.md")
+	var stdout, log strings.Builder
+	cfg := Config{
+		Recall: recall, Size: 1 << 20, Seed: 9, Repeat: 1, Mixed: true,
+		Out: out, Workdir: filepath.Join(work, "bench"), Command: "recall-bench run --mixed --size 1MB",
+		Launcher: []string{os.Args[0]}, Log: &log, Stdout: &stdout,
+	}
+	if err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("Run: %v\nlog:\n%s", err, log.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := "corpus-1MB-seed9-mixed"
+	sources := "--source " + corpus + "/projects --source codex:" + corpus + "/codex --source gemini:" + corpus + "/gemini --source opencode:" + corpus + "/opencode --source aider:" + corpus + "/aider"
+	wants := []string{"## Mixed corpus", "## 1MB mixed corpus", "`recall-bench gen --size 1MB --seed 9 --mixed`",
+		"| claude | projects |", "| codex | codex |", "| gemini | gemini |", "| opencode | opencode |", "| aider | aider |",
+		"index " + sources + " --index-dir index-1MB-mixed`",
+		"rg -z -a --hidden --no-ignore -c '\"type\":\"user\"' " + corpus + "/projects " + corpus + "/codex " + corpus + "/gemini " + corpus + "/opencode " + corpus + "/aider",
+		"find " + corpus + "/projects " + corpus + "/codex " + corpus + "/gemini " + corpus + "/opencode " + corpus + "/aider -type f -newer fresh-ref",
+		"hook --index-dir index-1MB-mixed " + sources,
+		"No-change index against the other agents' files", "| 1× (this corpus) |", "| 4× |",
+		"--source codex:" + corpus + "-agents4x/codex", "--index-dir index-1MB-mixed-agents4x",
+		"| No-change index with 4× the other agents' files ≤ 1.2× |", "fake index of " + corpus + "/projects " + corpus + "/codex"}
+	for _, w := range wants {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report lacks %q", w)
+		}
+	}
+	info, err := readCorpusInfo(filepath.Join(cfg.Workdir, corpus))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !info.Mixed || len(info.Agents) != 4 || info.agentFiles() == 0 {
+		t.Errorf("corpus marker %+v: want a mixed corpus with four agents' files", info)
+	}
+	// The Claude Code corpus of the same size and seed is another one.
+	if _, err := os.Stat(filepath.Join(cfg.Workdir, "corpus-1MB-seed9")); err == nil {
+		t.Error("the mixed run wrote the plain corpus's folder")
+	}
+}
+
+func TestParseStraceCounts(t *testing.T) {
+	table := `% time     seconds  usecs/call     calls    errors syscall
+------ ----------- ----------- --------- --------- ----------------
+ 78.46    0.000051           1        35        26 newfstatat
+ 21.54    0.000014           2         6           fstat
+------ ----------- ----------- --------- --------- ----------------
+100.00    0.000065           1        41        26 total
+`
+	got := parseStraceCounts(table)
+	if got["total"] != 41 || got["newfstatat"] != 35 || got["fstat"] != 6 || len(got) != 3 {
+		t.Errorf("parseStraceCounts = %v", got)
+	}
+	if s := statCalls(got); s != "41 (newfstatat 35, fstat 6)" {
+		t.Errorf("statCalls = %q", s)
 	}
 }

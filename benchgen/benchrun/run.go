@@ -253,7 +253,9 @@ func benchSize(ctx context.Context, cfg Config, rn runner, recall string, size i
 		}
 		res.queries = append(res.queries, qr)
 	}
-	if cfg.Mixed {
+	// The scaling measurement generates 4 times the other agents'
+	// sessions and indexes them: on the first size only, like start-up.
+	if cfg.Mixed && size == cfg.Size {
 		sc, err := measureAgentScaling(ctx, cfg, rn, &res, recall, size, indexDir)
 		if err != nil {
 			return res, fmt.Errorf("no-change check against the other agents' files: %w", err)

@@ -1,5 +1,6 @@
 // Command recall-bench generates benchmark corpora of Claude Code
-// transcripts and measures recall against plain ripgrep and zstd.
+// transcripts (with --mixed, also Codex, Gemini CLI, OpenCode and Aider
+// sessions) and measures recall against plain ripgrep and zstd.
 //
 // Each command lives in its own file with a Run method; the logic lives
 // in the benchgen packages.

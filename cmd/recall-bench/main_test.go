@@ -24,7 +24,9 @@ func TestCLIParsing(t *testing.T) {
 		check   func(c *cli) bool
 		wantErr string
 	}{
-		{args: []string{"gen", "--out", "d"}, check: func(c *cli) bool { return c.Gen.Size == "1GB" && c.Gen.Seed == 1 && c.Gen.Out == "d" }},
+		{args: []string{"gen", "--out", "d"}, check: func(c *cli) bool {
+			return c.Gen.Size == "1GB" && c.Gen.Seed == 1 && c.Gen.Out == "d" && !c.Gen.Mixed
+		}},
 		{args: []string{"gen"}, wantErr: "--out"},
 		{args: []string{"run", "--recall", "/tmp/recall"}, check: func(c *cli) bool {
 			return c.Run.Repeat == 5 && c.Run.Out == "docs/benchmarks.md" && c.Run.Workdir == "bench-data" && !c.Run.Also4x
@@ -33,6 +35,8 @@ func TestCLIParsing(t *testing.T) {
 			return c.Run.Also4x && c.Run.Size == "50MB" && c.Run.Repeat == 3
 		}},
 		{args: []string{"run"}, wantErr: "--recall"},
+		{args: []string{"gen", "--out", "d", "--mixed"}, check: func(c *cli) bool { return c.Gen.Mixed && !c.Run.Mixed }},
+		{args: []string{"run", "--recall", "r", "--mixed", "--size", "64MB"}, check: func(c *cli) bool { return c.Run.Mixed && c.Run.Size == "64MB" && !c.Run.Also4x }},
 		{args: []string{"measure", "--", "sh", "-c", "exit 3"}, check: func(c *cli) bool {
 			return strings.Join(c.Measure.Argv, " ") == "-- sh -c exit 3"
 		}},
