@@ -49,9 +49,10 @@ lint:
 microbench:
 	$(GO) test -run '^$$' -bench . -benchmem ./indexer ./store/... ./transcript ./textrules ./filter ./query ./rank ./search ./redact/...
 
-## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd)
+## bench: side-by-side benchmark on a generated corpus; writes docs/benchmarks.md (needs ripgrep and zstd);
+## BENCH_MIXED=1 adds Codex, Gemini CLI, OpenCode and Aider sessions to it and writes docs/benchmarks-mixed.md
 bench: build
-	./bin/recall-bench run --recall ./$(BIN) --size $(BENCH_SIZE) --also-4x --out docs/benchmarks.md
+	./bin/recall-bench run --recall ./$(BIN) --size $(BENCH_SIZE) --also-4x $(if $(BENCH_MIXED),--mixed --out docs/benchmarks-mixed.md,--out docs/benchmarks.md)
 
 ## eval: ranking quality on the relevance set (hit@1, hit@5, MRR)
 eval:
