@@ -31,3 +31,17 @@ func TestExclusionWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherAgentsNoiseWarnsOfNothing: the summary's warnings judge Claude
+// Code's messages; another agent's harness records (system prompts, tool
+// output), dropped as noise by the thousand, say nothing of its rules.
+func TestOtherAgentsNoiseWarnsOfNothing(t *testing.T) {
+	s := Summary{RowsAdded: 1000, Excluded: map[string]int64{"noise": 3050}, otherRows: 400, otherExcluded: map[string]int64{"noise": 3000}}
+	if got := FormatSummary(&s); strings.Contains(got, "warning:") {
+		t.Errorf("other agents' noise warned: %q", got)
+	}
+	s.Excluded["noise"] += 500
+	if got := FormatSummary(&s); !strings.Contains(got, "noise dropped 550 of the 1150 messages of Claude Code read this run") {
+		t.Errorf("Claude Code's noise did not warn: %q", got)
+	}
+}

@@ -103,6 +103,10 @@ type Summary struct {
 	BytesRead int64 // transcript bytes read
 	RowsAdded int64
 	Excluded  map[string]int64 // messages dropped this run, by reason name
+	// otherRows and otherExcluded are other agents' share of RowsAdded
+	// and Excluded: the exclusion warnings judge Claude Code's.
+	otherRows     int64
+	otherExcluded map[string]int64
 	// Recovered counts transcripts an earlier recall left out whole as
 	// forks or headless runs (for opening with queue-operation, as VS
 	// Code and remote sessions do) that this run read.
@@ -1238,6 +1242,10 @@ func (c *committer) exclude(st *record.FileState, reason filter.Reason, n int64)
 		c.sum.Excluded[reason.String()] += n
 		if agent := record.KindAgent(st.Kind); agent != record.AgentClaude {
 			c.m.Excluded[manifest.AgentExcludedKey(agent, reason.String())] += n
+			if c.sum.otherExcluded == nil {
+				c.sum.otherExcluded = map[string]int64{}
+			}
+			c.sum.otherExcluded[reason.String()] += n
 		}
 	}
 }
@@ -1352,6 +1360,9 @@ func (c *committer) addRow(st *record.FileState, r *transcript.Extracted) error 
 	}
 	st.Rows++
 	c.sum.RowsAdded++
+	if record.KindAgent(st.Kind) != record.AgentClaude {
+		c.sum.otherRows++
+	}
 	return nil
 }
 
@@ -1417,6 +1428,13 @@ func (s *Summary) merge(o Summary) {
 	s.RowsAdded += o.RowsAdded
 	for k, v := range o.Excluded {
 		s.Excluded[k] += v
+	}
+	s.otherRows += o.otherRows
+	for k, v := range o.otherExcluded {
+		if s.otherExcluded == nil {
+			s.otherExcluded = map[string]int64{}
+		}
+		s.otherExcluded[k] += v
 	}
 	s.Recovered += o.Recovered
 	s.Forgotten += o.Forgotten

@@ -45,7 +45,7 @@ func FormatSummary(s *Summary) string {
 	if s.Repair != nil {
 		b.WriteString("\n" + s.Repair.String())
 	}
-	for _, w := range ExclusionWarnings(s.Excluded, s.RowsAdded, "read this run") {
+	for _, w := range ExclusionWarnings(without(s.Excluded, s.otherExcluded), s.RowsAdded-s.otherRows, "of Claude Code read this run") {
 		b.WriteString("\nwarning: " + w)
 	}
 	return b.String()
@@ -105,6 +105,15 @@ const minWarnMessages = 200
 // transcripts or lines).
 var messageReasons = [...]filter.Reason{filter.Noise, filter.TooShort, filter.Acknowledgement, filter.Copy,
 	filter.RecallOutput, filter.Headless}
+
+// without is each count of all less the same reason's in part.
+func without(all, part map[string]int64) map[string]int64 {
+	out := make(map[string]int64, len(all))
+	for k, n := range all {
+		out[k] = n - part[k]
+	}
+	return out
+}
 
 // ExclusionWarnings says, for each reason that took more than a tenth of
 // the messages, how much it took and what keeps them (a flag, or that no

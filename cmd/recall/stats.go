@@ -178,7 +178,11 @@ func healthWarnings(r *statsReport) []warning {
 		add(fmt.Sprintf("%d %s in the index directory no manifest names (%s), left by an interrupted forget, rebuild or compaction: `zstdcat rows-*.zst` prints their rows too",
 			n, plural(n, "file", "files"), r.Strays[0]), "run `recall index`: it removes them")
 	}
-	for _, w := range indexer.ExclusionWarnings(r.Excluded, r.Rows, "") {
+	// Its shares were set for Claude Code's transcripts: another agent's
+	// noise is its harness's records (system prompts, tool output), which
+	// no share of says a rule is wrong.
+	claude := r.Agents[record.AgentClaude]
+	for _, w := range indexer.ExclusionWarnings(claude.Excluded, claude.Rows, "") {
 		add(w, "see `recall stats --json` for the counts")
 	}
 	for _, w := range transcriptWarnings(r.IndexStats) {
