@@ -67,6 +67,14 @@ func sessionStart(id string) (start time.Time, ok bool) {
 // messageUUID is the UUID of the message of role that starts on line of
 // session.
 func messageUUID(session string, line int, role string) string {
-	sum := sha256.Sum256([]byte(session + "\x00" + strconv.Itoa(line) + "\x00" + role))
-	return hex.EncodeToString(sum[:16])
+	var buf [128]byte
+	key := append(buf[:0], session...)
+	key = append(key, 0)
+	key = strconv.AppendInt(key, int64(line), 10)
+	key = append(key, 0)
+	key = append(key, role...)
+	sum := sha256.Sum256(key)
+	var id [32]byte
+	hex.Encode(id[:], sum[:16])
+	return string(id[:])
 }

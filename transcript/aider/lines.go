@@ -3,6 +3,7 @@ package aider
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // What a line of the history is, by how Aider writes it
@@ -82,7 +83,18 @@ func endsEntry(line string) bool {
 }
 
 // isBlank reports whether line holds nothing but spaces.
-func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
+func isBlank(line string) bool {
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+		case c < utf8.RuneSelf:
+			return false
+		default:
+			return strings.TrimSpace(line[i:]) == "" // a space of Unicode's (U+00A0, …)
+		}
+	}
+	return true
+}
 
 // A fence is a code block open in a reply: its lines are the reply's
 // whatever they start with. Aider's models write Markdown fences (```,
@@ -90,19 +102,35 @@ func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
 // (base_coder.py all_fences: <source>, <code>, <pre>, <codeblock>,
 // <sourcecode>; "<source>python" opens one).
 type fence struct {
-	char byte   // '`' or '~'; 0 for a tag fence
-	n    int    // the length of its run of char
-	tag  string // a tag fence's tag
+	char  byte   // '`' or '~'; 0 for a tag fence
+	n     int    // the length of its run of char
+	close string // a tag fence's closing tag ("</source>")
 }
 
 var fenceTags = [...]string{"source", "code", "pre", "codeblock", "sourcecode"}
 
+// fenceOpens and fenceCloses are the tags of fenceTags as they open and
+// close a fence ("<source>", "</source>").
+var fenceOpens, fenceCloses = func() (opens, closes [len(fenceTags)]string) {
+	for i, tag := range fenceTags {
+		opens[i], closes[i] = "<"+tag+">", "</"+tag+">"
+	}
+	return opens, closes
+}()
+
 // openFence is the fence line opens, if it opens one.
 func openFence(line string) (fence, bool) {
 	t := strings.TrimLeft(line, " \t")
-	if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+	if len(t) < 3 {
+		return fence{}, false
+	}
+	switch t[0] {
+	case '`', '~':
 		c := t[0]
-		n := 0
+		if t[1] != c || t[2] != c {
+			return fence{}, false
+		}
+		n := 3
 		for n < len(t) && t[n] == c {
 			n++
 		}
@@ -110,10 +138,11 @@ func openFence(line string) (fence, bool) {
 			return fence{}, false // inline code on one line (CommonMark: no backtick in the info string)
 		}
 		return fence{char: c, n: n}, true
-	}
-	for _, tag := range fenceTags {
-		if strings.HasPrefix(t, "<"+tag+">") && !strings.Contains(t, "</"+tag+">") {
-			return fence{tag: tag}, true
+	case '<':
+		for i, open := range fenceOpens {
+			if strings.HasPrefix(t, open) && !strings.Contains(t, fenceCloses[i]) {
+				return fence{close: fenceCloses[i]}, true
+			}
 		}
 	}
 	return fence{}, false
@@ -123,8 +152,16 @@ func openFence(line string) (fence, bool) {
 // its character and nothing else, or its closing tag.
 func (f fence) closedBy(line string) bool {
 	t := strings.TrimSpace(line)
-	if f.tag != "" {
-		return strings.HasPrefix(t, "</"+f.tag+">")
+	if f.close != "" {
+		return strings.HasPrefix(t, f.close)
 	}
-	return len(t) >= f.n && strings.Trim(t, string(f.char)) == ""
+	if len(t) < f.n {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] != f.char {
+			return false
+		}
+	}
+	return true
 }

@@ -42,6 +42,21 @@ func outputTool(text string) (name string, input []byte) {
 	return "", nil
 }
 
+// actionPrefixes start the output lines outputTool makes a row of.
+var actionPrefixes = [...]string{"Applied edit to ", "Commit ", "Running ", "Scraping "}
+
+// recordsAction reports whether outputTool may make a row of text: only
+// a line that starts as one of actionPrefixes is kept to be read when the
+// output ends (most output is chatter).
+func recordsAction(text string) bool {
+	for _, p := range actionPrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // commitLine reads "Commit <hash> <message>": a hash of 7 to 40 hex
 // digits, so that "Committing <file> before applying edits." and prose
 // are not taken for one.
@@ -77,10 +92,16 @@ func instructions(line string) (string, bool) {
 	return s, true
 }
 
-// toolInput is the JSON object {key: value}.
+// toolInput is the JSON object {key: value} (key needs no escaping),
+// as encoding/json writes it.
 func toolInput(key, value string) []byte {
-	b, _ := json.Marshal(map[string]string{key: strings.TrimSpace(value)}) // a map of strings always marshals
-	return b
+	v, _ := json.Marshal(strings.TrimSpace(value)) // a string always marshals
+	b := make([]byte, 0, len(key)+len(v)+5)
+	b = append(b, '{', '"')
+	b = append(b, key...)
+	b = append(b, '"', ':')
+	b = append(b, v...)
+	return append(b, '}')
 }
 
 // isConfirmEcho reports whether a prompt is the answer Aider typed for

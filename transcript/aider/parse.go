@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/transcript"
@@ -73,7 +74,7 @@ type message struct {
 	// A reply's fence open, if any.
 	fence    fence
 	inFence  bool
-	first    string // output: its first line's text
+	first    string // output: its first line's text, if it may record an action (recordsAction)
 	closed   bool   // output: its last line ended in Aider's line break
 	answer   string // output: instructions typed to a question in it
 	answerAt int    // their line
@@ -116,7 +117,9 @@ func (p *parser) Line(b *transcript.Builder, raw []byte, n int) (err error) {
 		p.flush(b) // a line too long to read was skipped: what it was in ends before it
 	}
 	p.last = n
-	line := strings.TrimSuffix(string(raw), "\r") // line_endings=crlf
+	// line is a view of raw, valid only during this call: what the
+	// parser keeps of it is copied (capped.add, keep).
+	line := strings.TrimSuffix(unsafe.String(unsafe.SliceData(raw), len(raw)), "\r") // line_endings=crlf
 	if ts, ok := headerTime(line); ok {
 		p.flush(b)
 		err = p.header(ts, n)
@@ -139,6 +142,7 @@ func (p *parser) Line(b *transcript.Builder, raw []byte, n int) (err error) {
 func (p *parser) header(ts string, n int) error {
 	t, err := parseHeaderTime(ts, p.loc)
 	if err != nil {
+		_, err = parseHeaderTime(strings.Clone(ts), p.loc) // the error keeps the text: not a view of the line
 		return fmt.Errorf("session header: %w", err)
 	}
 	start := t.UTC()
@@ -184,7 +188,9 @@ func (p *parser) begin(line string, n int) {
 		p.msg.text.add(promptText(line))
 	case isOutputLine(line):
 		p.msg.kind, p.msg.line = outputMsg, n
-		p.msg.first = truncate(outputText(line), maxFirst)
+		if text := outputText(line); recordsAction(text) {
+			p.msg.first = keep(text, maxFirst)
+		}
 		p.msg.closed = endsEntry(line)
 	default:
 		p.msg.kind, p.msg.line = replyMsg, n
@@ -229,7 +235,7 @@ func (p *parser) addOutput(line string, n int) bool {
 	}
 	m.closed = endsEntry(line)
 	if s, ok := instructions(line); ok && m.answer == "" {
-		m.answer, m.answerAt = truncate(s, maxFirst), n
+		m.answer, m.answerAt = keep(s, maxFirst), n
 	}
 	return true
 }
@@ -329,7 +335,9 @@ func (c *capped) add(line string) {
 	if c.full {
 		return
 	}
-	line = strings.ToValidUTF8(line, "\uFFFD")
+	if !utf8.ValidString(line) {
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
 	if room := maxText - len(c.buf); len(line) > room {
 		c.buf = append(c.buf, cutRunes(line, max(room, 0))...)
 		c.full = true
@@ -364,5 +372,14 @@ func cutRunes(s string, n int) string {
 
 // truncate is cutRunes for text that may not be UTF-8.
 func truncate(s string, n int) string {
-	return cutRunes(strings.ToValidUTF8(s, "\uFFFD"), n)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return cutRunes(s, n)
+}
+
+// keep is truncate for text of a line being read, copied: a line is a
+// view of the reader's buffer (parser.Line).
+func keep(s string, n int) string {
+	return strings.Clone(truncate(s, n))
 }
