@@ -1,6 +1,7 @@
 package opencode
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -93,6 +94,30 @@ type dbReader struct {
 	// seen is the newest change read; hold, when not 0, what the cursor
 	// stays before (a message still being written).
 	seen, hold int64
+	// utf8 is whether the database's text is UTF-8, as its data is taken
+	// as a BLOB (its bytes as they are: the driver hands text over as a
+	// string, which Scan copies again).
+	utf8 bool
+	// stmts are the queries prepared in this read, by their text: each
+	// runs once a session or message, and preparing one (the data
+	// columns' expressions are long) cost as much as running it.
+	stmts map[string]*sql.Stmt
+}
+
+// query runs q, prepared once a read.
+func (r *dbReader) query(q string, args ...any) (*sql.Rows, error) {
+	st := r.stmts[q]
+	if st == nil {
+		var err error
+		if st, err = r.tx.PrepareContext(r.ctx, q); err != nil {
+			return nil, err
+		}
+		if r.stmts == nil {
+			r.stmts = map[string]*sql.Stmt{}
+		}
+		r.stmts[q] = st
+	}
+	return st.QueryContext(r.ctx, args...)
 }
 
 func (r *dbReader) read(b *transcript.Builder) (int64, error) {
@@ -152,6 +177,10 @@ func (r *dbReader) inspect() error {
 		if rows, err := r.tx.QueryContext(r.ctx, `SELECT rowid FROM "`+t+`" LIMIT 0`); err == nil {
 			r.rowid[t] = closeRows(rows) == nil
 		}
+	}
+	var enc string
+	if r.tx.QueryRowContext(r.ctx, `PRAGMA encoding`).Scan(&enc) == nil {
+		r.utf8 = enc == "UTF-8"
 	}
 	var missing []string
 	for _, need := range [][2]string{{"message", "id"}, {"message", "session_id"}, {"message", "data"},
@@ -367,14 +396,14 @@ func (r *dbReader) messages(id string) ([]message, error) {
 		q += r.integer("message", "time_created") + `, ` // not 0 when it has none: that orders by a column's number
 	}
 	q += `id`
-	rows, err := r.tx.QueryContext(r.ctx, q, id)
+	rows, err := r.query(q, id)
 	if err != nil {
 		return nil, fmt.Errorf("messages: %w", err)
 	}
 	var out []message
+	var data sql.RawBytes // decodeMessage keeps none of it
 	for rows.Next() {
 		var m message
-		var data []byte
 		if err := rows.Scan(&m.line, &m.id, &m.created, &m.updated, &data); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("messages: %w", err)
@@ -404,7 +433,7 @@ func (r *dbReader) partChanges(id string) (map[string]int64, error) {
 	}
 	q := `SELECT ` + r.text("part", "message_id") + `, max(` + r.changed("part") + `) FROM part WHERE ` +
 		r.partSession() + ` GROUP BY message_id`
-	rows, err := r.tx.QueryContext(r.ctx, q, id)
+	rows, err := r.query(q, id)
 	if err != nil {
 		return nil, fmt.Errorf("parts: %w", err)
 	}
@@ -443,14 +472,14 @@ func (r *dbReader) parts(session string, msgs []message, changed []bool, all boo
 }
 
 func (r *dbReader) scanParts(byID map[string]*message, q string, arg string) error {
-	rows, err := r.tx.QueryContext(r.ctx, q, arg)
+	rows, err := r.query(q, arg)
 	if err != nil {
 		return fmt.Errorf("parts: %w", err)
 	}
+	var data sql.RawBytes // decodePart keeps none of it
 	for rows.Next() {
 		var p part
 		var msg string
-		var data []byte
 		if err := rows.Scan(&p.line, &p.id, &msg, &p.created, &p.updated, &data); err != nil {
 			rows.Close()
 			return fmt.Errorf("parts: %w", err)
@@ -463,7 +492,7 @@ func (r *dbReader) scanParts(byID map[string]*message, q string, arg string) err
 		d, err := decodePart(data)
 		p.data, p.bad = d, err != nil
 		if p.id == "" {
-			p.raw = data
+			p.raw = bytes.Clone([]byte(data))
 		}
 		m.parts = append(m.parts, p)
 	}
@@ -474,9 +503,9 @@ func (r *dbReader) scanParts(byID map[string]*message, q string, arg string) err
 // members rows need (a user message's summary can hold whole files'
 // diffs).
 func (r *dbReader) messageData() string {
-	return fmt.Sprintf(`CASE WHEN octet_length(data) <= %d THEN data WHEN json_valid(data) THEN json_object(
+	return r.asBytes(fmt.Sprintf(`CASE WHEN octet_length(data) <= %d THEN data WHEN json_valid(data) THEN json_object(
 		'role', data ->> '$.role', 'time', data -> '$.time', 'path', json_object('cwd', data ->> '$.path.cwd'),
-		'summary', CASE WHEN json_type(data, '$.summary') = 'true' THEN json('true') END) END`, r.lim.messageBytes)
+		'summary', CASE WHEN json_type(data, '$.summary') = 'true' THEN json('true') END) END`, r.lim.messageBytes))
 }
 
 // partData is a part's data, or, past lim.partBytes, the members rows
@@ -488,9 +517,20 @@ func (r *dbReader) partData() string {
 		input = append(input, `'`+k+`', `+cut("$.state.input."+k))
 	}
 	input = append(input, `'file_path', coalesce(`+cut("$.state.input.filePath")+`, `+cut("$.state.input.file_path")+`)`)
-	return fmt.Sprintf(`CASE WHEN octet_length(data) <= %d THEN data WHEN json_valid(data) THEN json_object(
+	return r.asBytes(fmt.Sprintf(`CASE WHEN octet_length(data) <= %d THEN data WHEN json_valid(data) THEN json_object(
 		'type', data ->> '$.type', 'text', %s, 'synthetic', data -> '$.synthetic', 'ignored', data -> '$.ignored',
 		'tool', data ->> '$.tool', 'time', data -> '$.time',
 		'state', json_object('status', data ->> '$.state.status', 'time', data -> '$.state.time',
-			'input', json_object(%s))) END`, r.lim.partBytes, cut("$.text"), strings.Join(input, ", "))
+			'input', json_object(%s))) END`, r.lim.partBytes, cut("$.text"), strings.Join(input, ", ")))
+}
+
+// asBytes is the data expression e as a BLOB when it is text, in a
+// UTF-8 database: the same bytes, which the driver hands over without
+// the copy a string costs. Any other value (a number, null) is as it
+// was.
+func (r *dbReader) asBytes(e string) string {
+	if !r.utf8 {
+		return e
+	}
+	return `CASE WHEN typeof(data) IN ('text', 'blob') THEN CAST(` + e + ` AS BLOB) ELSE data END`
 }

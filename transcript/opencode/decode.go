@@ -124,14 +124,25 @@ func decodeObject(data []byte, v any) error {
 	return nil
 }
 
+// decodePart decodes a part's data: by the fast decoder (fastjson.go),
+// or by encoding/json what that leaves to it.
 func decodePart(data []byte) (partData, error) {
 	var p partData
+	if fastPart(data, &p) {
+		return p, nil
+	}
+	p = partData{}
 	err := decodeObject(data, &p)
 	return p, err
 }
 
+// decodeMessage decodes a message's data, as decodePart.
 func decodeMessage(data []byte) (messageInfo, error) {
 	var m messageInfo
+	if fastMessage(data, &m) {
+		return m, nil
+	}
+	m = messageInfo{}
 	err := decodeObject(data, &m)
 	return m, err
 }
@@ -169,12 +180,16 @@ func toolInput(input json.RawMessage) []byte {
 	if len(t) < 2 || t[0] != '{' || !bytes.Contains(t, []byte(`"filePath"`)) {
 		return t
 	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(t, &members) != nil {
-		return t
+	path, ok, has, known := filePathMember(t)
+	if !known {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(t, &members) != nil {
+			return t
+		}
+		path, ok = members["filePath"]
+		_, has = members["file_path"]
 	}
-	path, ok := members["filePath"]
-	if _, has := members["file_path"]; !ok || has {
+	if !ok || has {
 		return t
 	}
 	out := make([]byte, 0, len(t)+len(path)+16)
@@ -184,4 +199,31 @@ func toolInput(input json.RawMessage) []byte {
 		out = append(out, ',')
 	}
 	return append(out, t[1:]...)
+}
+
+// filePathMember finds, as json.Unmarshal into a map would, the last
+// filePath member of the object t (path, ok) and whether it has a
+// file_path member, without decoding the rest; known is false when it
+// cannot tell (t is not a valid object, a key has an escape).
+func filePathMember(t []byte) (path []byte, ok, has, known bool) {
+	end, valid := walkObject(t, 0, 0, func(key []byte, i, depth int) (int, bool) {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return 0, false
+		}
+		e, valid := skipValue(t, i, depth)
+		if !valid {
+			return 0, false
+		}
+		switch string(key) {
+		case "filePath":
+			path, ok = t[i:e], true
+		case "file_path":
+			has = true
+		}
+		return e, true
+	})
+	if !valid || skipWS(t, end) != len(t) {
+		return nil, false, false, false
+	}
+	return path, ok, has, true
 }
