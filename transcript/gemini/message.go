@@ -3,7 +3,7 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"hash/fnv"
+	"hash/maphash"
 	"slices"
 	"strings"
 
@@ -97,73 +97,118 @@ func userVersion(r *rawRecord) version {
 // (<session_context>, <hook_context>) left out. toolResult reports a
 // functionResponse part.
 func partsText(raw json.RawMessage) (text string, toolResult bool) {
-	var sb strings.Builder
+	var t texts
 	add := func(raw json.RawMessage) {
 		switch {
 		case isString(raw):
-			addText(&sb, str(raw))
+			t.add(str(raw))
 		case isObject(raw):
-			var part struct {
+			type textPart struct {
 				Text             json.RawMessage `json:"text"`
 				Thought          json.RawMessage `json:"thought"`
 				FunctionResponse json.RawMessage `json:"functionResponse"`
 			}
-			if json.Unmarshal(raw, &part) != nil {
+			var part textPart
+			var out [3][]byte
+			if fieldsOf(raw, partFields, out[:]) {
+				part = textPart{Text: out[0], Thought: out[1], FunctionResponse: out[2]}
+			} else if !unmarshal(raw, &part) {
 				return
 			}
 			if isObject(part.FunctionResponse) {
 				toolResult = true
 			}
 			if string(part.Thought) != "true" {
-				addText(&sb, str(part.Text))
+				t.add(str(part.Text))
 			}
 		}
 	}
 	if isArray(raw) {
-		var parts []json.RawMessage
-		if json.Unmarshal(raw, &parts) == nil {
-			for _, part := range parts {
-				add(part)
-			}
-		}
+		elements(raw, func(part []byte) { add(part) })
 	} else {
 		add(raw)
 	}
-	return sb.String(), toolResult
+	return t.String(), toolResult
 }
 
-// addText appends a text part unless the harness injected it.
-func addText(sb *strings.Builder, s string) {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>") {
+// texts joins the text parts of a content value, leaving out those the
+// harness injected; one part is taken as it is, not copied.
+type texts struct {
+	first string
+	n     int
+	sb    strings.Builder
+}
+
+func (t *texts) add(s string) {
+	if isInjected(s) || s == "" {
 		return
 	}
-	sb.WriteString(s)
+	switch t.n++; t.n {
+	case 1:
+		t.first = s
+	case 2:
+		t.sb.Grow(len(t.first) + len(s))
+		t.sb.WriteString(t.first)
+		t.sb.WriteString(s)
+	default:
+		t.sb.WriteString(s)
+	}
+}
+
+func (t *texts) String() string {
+	if t.n <= 1 {
+		return t.first
+	}
+	return t.sb.String()
+}
+
+// partFields and callFields are the members partsText and toolCalls
+// read.
+var (
+	partFields = []string{"text", "thought", "functionResponse"}
+	callFields = []string{"name", "args", "timestamp"}
+)
+
+// isInjected reports whether a text part is context the harness
+// injected.
+func isInjected(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
 }
 
 // toolCalls reads a gemini message's toolCalls. An entry that is not an
 // object keeps its place (so later entries keep their blocks) and makes
 // no row.
 func toolCalls(raw json.RawMessage, ts string) []toolCall {
-	var entries []json.RawMessage
-	if !isArray(raw) || json.Unmarshal(raw, &entries) != nil {
+	if !isArray(raw) {
 		return nil
 	}
-	out := make([]toolCall, len(entries))
-	for i, e := range entries {
-		var c struct {
+	var out []toolCall
+	elementsAt(raw, func(raw []byte, i int) int {
+		k := len(out)
+		out = append(out, toolCall{})
+		type call struct {
 			Name      json.RawMessage `json:"name"`
 			Args      json.RawMessage `json:"args"`
 			Timestamp json.RawMessage `json:"timestamp"`
 		}
-		if !isObject(e) || json.Unmarshal(e, &c) != nil {
-			continue
+		var c call
+		if raw[i] != '{' {
+			return skipValue(raw, i)
 		}
-		out[i] = toolCall{name: str(c.Name), args: withAliases(c.Args), ts: stamp(c.Timestamp)}
-		if out[i].ts == "" {
-			out[i].ts = ts
+		var f [3][]byte
+		end, ok := fieldsAt(raw, i, callFields, f[:])
+		if ok {
+			c = call{Name: f[0], Args: f[1], Timestamp: f[2]}
+		} else if end = skipValue(raw, i); end < 0 || !unmarshal(raw[i:end], &c) {
+			return end
 		}
-	}
+		out[k] = toolCall{name: str(c.Name), args: withAliases(c.Args), ts: stamp(c.Timestamp)}
+		if out[k].ts == "" {
+			out[k].ts = ts
+		}
+		return end
+	})
 	return out
 }
 
@@ -174,21 +219,24 @@ func toolCalls(raw json.RawMessage, ts string) []toolCall {
 // file_path and path): read_file took absolute_path before file_path;
 // list_directory, glob, grep_search and run_shell_command take dir_path.
 func withAliases(args json.RawMessage) json.RawMessage {
-	aliases := [...]struct{ from, to string }{
-		{"absolute_path", "file_path"},
-		{"dir_path", "path"},
-	}
+	// aliases: from argNames[i] to argNames[i+1], for even i.
 	if !isObject(args) {
 		return json.RawMessage("{}")
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil {
-		return args
+	m, ok := argMembers(args)
+	if !ok {
+		all := map[string]json.RawMessage{}
+		if !unmarshal(args, &all) {
+			return args
+		}
+		for k, name := range argNames {
+			m[k] = all[name]
+		}
 	}
 	out := args
-	for _, a := range aliases {
-		v, ok := m[a.from]
-		if _, has := m[a.to]; !ok || has || !isString(v) {
+	for i := 0; i < len(argNames); i += 2 {
+		v, to := m[i], argNames[i+1]
+		if ok, has := v != nil, m[i+1] != nil; !ok || has || !isString(v) {
 			continue
 		}
 		if len(out) == len(args) {
@@ -198,37 +246,95 @@ func withAliases(args json.RawMessage) json.RawMessage {
 		if len(body) > 1 {
 			body = append(body, ',')
 		}
-		key, _ := json.Marshal(a.to)
+		key, _ := json.Marshal(to)
 		body = append(append(append(body, key...), ':'), v...)
 		out = append(body, '}')
 	}
 	return out
 }
 
+// argNames are the members of a tool call's args withAliases reads:
+// each alias, then recall's name for it.
+var argNames = [...]string{"absolute_path", "file_path", "dir_path", "path"}
+
+// argMembers is the members of args (a validated object) named
+// argNames, nil for those absent, as json.Unmarshal into a map gives
+// them (the last of a repeated key); ok is false when a key is escaped,
+// which the map holds unescaped.
+func argMembers(args []byte) (found [len(argNames)]json.RawMessage, ok bool) {
+	i := skipSpace(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return found, false
+	}
+	i = skipSpace(args, i+1)
+	for i < len(args) && args[i] != '}' {
+		if args[i] != '"' {
+			return found, false
+		}
+		kend := skipString(args, i)
+		if kend < 0 {
+			return found, false
+		}
+		key := args[i+1 : kend-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return found, false
+		}
+		i = skipSpace(args, kend)
+		if i >= len(args) || args[i] != ':' {
+			return found, false
+		}
+		vstart := skipSpace(args, i+1)
+		vend := skipValue(args, vstart)
+		if vend < 0 {
+			return found, false
+		}
+		for k, name := range argNames {
+			if string(key) == name {
+				found[k] = args[vstart:vend]
+			}
+		}
+		if i = skipSpace(args, vend); i < len(args) && args[i] == ',' {
+			i = skipSpace(args, i+1)
+		}
+	}
+	return found, true
+}
+
 // sig is a version's signature, one hash per block: [0] its kind, role
 // and text, [1+i] its i-th tool call. Two versions with equal signatures
 // make the same rows.
 func (v *version) sig() []uint64 {
-	h := func(parts ...string) uint64 {
-		f := fnv.New64a()
-		for _, s := range parts {
-			f.Write([]byte(s))
-			f.Write([]byte{0})
-		}
-		return f.Sum64()
-	}
 	switch v.kind {
 	case kindNoise:
-		return []uint64{h("noise")}
+		return []uint64{hashParts("noise", "", "", nil)}
 	case kindNone:
-		return []uint64{h("none")}
+		return []uint64{hashParts("none", "", "", nil)}
 	}
 	out := make([]uint64, 1, 1+len(v.tools))
-	out[0] = h("text", v.role, v.text)
+	out[0] = hashParts("text", v.role, v.text, nil)
 	for _, t := range v.tools {
-		out = append(out, h("tool", t.name, string(t.args)))
+		out = append(out, hashParts("tool", t.name, "", t.args))
 	}
 	return out
+}
+
+// sigSeed seeds the signatures' hashes: they are compared only within
+// one read.
+var sigSeed = maphash.MakeSeed()
+
+// hashParts hashes the parts of a block's signature, each followed by
+// a 0: its kind, its role or tool name, then its text or args.
+func hashParts(a, b, text string, args []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(sigSeed)
+	h.WriteString(a)
+	h.WriteByte(0)
+	h.WriteString(b)
+	h.WriteByte(0)
+	h.WriteString(text)
+	h.Write(args)
+	h.WriteByte(0)
+	return h.Sum64()
 }
 
 // emit makes the rows of v's blocks that want says, counting a noise

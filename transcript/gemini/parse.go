@@ -117,6 +117,17 @@ func parseRecord(raw []byte) (rawRecord, error) {
 	if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
 		return r, errNotObject
 	}
+	if valid, plain := scanRecord(raw, &r); valid && plain {
+		return r, nil
+	}
+	// Not valid JSON (encoding/json says why), or a key it matches to a
+	// field by Unicode case folding.
+	return parseRecordJSON(raw)
+}
+
+// parseRecordJSON is parseRecord by encoding/json.
+func parseRecordJSON(raw []byte) (rawRecord, error) {
+	var r rawRecord
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return r, fmt.Errorf("not a JSON record: %w", err)
 	}
@@ -154,13 +165,10 @@ func (p *parser) metadata(b *transcript.Builder, r *rawRecord, n int) {
 
 // messages reads a messages array held in a record.
 func (p *parser) messages(b *transcript.Builder, raw json.RawMessage, n int) {
-	var msgs []json.RawMessage
-	if !isArray(raw) || json.Unmarshal(raw, &msgs) != nil {
+	if !isArray(raw) {
 		return
 	}
-	for _, m := range msgs {
-		p.messageRaw(b, m, n)
-	}
+	elements(raw, func(m []byte) { p.messageRaw(b, m, n) })
 }
 
 // messageRaw reads one message of a messages array; what is not a
@@ -185,14 +193,18 @@ func (p *parser) messageRaw(b *transcript.Builder, raw json.RawMessage, n int) {
 // model's history was still said. The messages it holds that the read
 // has not seen take their place there, for a rewind to one of them.
 func (p *parser) set(b *transcript.Builder, raw json.RawMessage, n int) {
-	var s struct {
+	type setRecord struct {
 		SessionID   json.RawMessage `json:"sessionId"`
 		ProjectHash json.RawMessage `json:"projectHash"`
 		Summary     json.RawMessage `json:"summary"`
 		LastUpdated json.RawMessage `json:"lastUpdated"`
 		Messages    json.RawMessage `json:"messages"`
 	}
-	if json.Unmarshal(raw, &s) != nil {
+	var s setRecord
+	var out [5][]byte
+	if fieldsOf(raw, setFields, out[:]) {
+		s = setRecord{SessionID: out[0], ProjectHash: out[1], Summary: out[2], LastUpdated: out[3], Messages: out[4]}
+	} else if !unmarshal(raw, &s) {
 		return
 	}
 	p.setSession(str(s.SessionID))
@@ -210,19 +222,68 @@ func (p *parser) set(b *transcript.Builder, raw json.RawMessage, n int) {
 // checkpoint tracks the ids of a checkpoint's messages the read has not
 // seen, at the place the checkpoint is.
 func (p *parser) checkpoint(b *transcript.Builder, raw json.RawMessage) {
-	var msgs []struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if !isArray(raw) || json.Unmarshal(raw, &msgs) != nil {
+	if !isArray(raw) {
 		return
 	}
-	for _, m := range msgs {
-		if id := str(m.ID); isString(m.ID) && p.msgs.get(id) == nil {
+	ids, ok := checkpointIDs(raw)
+	if !ok {
+		return
+	}
+	for _, raw := range ids {
+		if id := str(raw); isString(raw) && p.msgs.get(id) == nil {
 			p.tail = p.msgs.add(id, len(b.Rows()))
 			p.tail.sig = []uint64{0} // a version no record signs: its first record makes its rows
 		}
 	}
 }
+
+// checkpointIDs is the id member of each message of a checkpoint's
+// (validated) messages array, as json.Unmarshal decodes it into a slice
+// of structs: ok is false when it fails (a message that is not an
+// object).
+func checkpointIDs(raw []byte) (ids [][]byte, ok bool) {
+	if ids, ok := scanCheckpointIDs(raw); ok {
+		return ids, true
+	}
+	var msgs []struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(raw, &msgs) != nil {
+		return nil, false
+	}
+	ids = nil
+	for _, m := range msgs {
+		ids = append(ids, m.ID)
+	}
+	return ids, true
+}
+
+// scanCheckpointIDs is checkpointIDs by the scanner; ok is false when a
+// message needs encoding/json (one not an object, whose error leaves the
+// checkpoint out; a key it matches by Unicode case folding).
+func scanCheckpointIDs(raw []byte) (ids [][]byte, ok bool) {
+	ok = true
+	var out [1][]byte
+	walked := elements(raw, func(m []byte) {
+		out[0] = nil
+		switch {
+		case !ok:
+		case string(m) == "null":
+			ids = append(ids, nil)
+		case isObject(m) && fieldsOf(m, idField, out[:]):
+			ids = append(ids, out[0])
+		default:
+			ok = false
+		}
+	})
+	return ids, ok && walked
+}
+
+// setFields and idField are the members set and checkpoint read.
+var (
+	setFields = []string{"sessionId", "projectHash", "summary", "lastUpdated", "messages"}
+	idField   = []string{"id"}
+)
 
 // setSession takes id as the session's (a subagent's file keeps its
 // parent's, from its path).
@@ -316,11 +377,10 @@ func isArray(raw json.RawMessage) bool  { return len(raw) > 0 && raw[0] == '[' }
 
 // str is a raw JSON string's value, "" for any other value.
 func str(raw json.RawMessage) string {
-	var s string
-	if !isString(raw) || json.Unmarshal(raw, &s) != nil {
+	if !isString(raw) {
 		return ""
 	}
-	return s
+	return decodeString(raw)
 }
 
 // rowTime is the form of a row's timestamp.
@@ -329,6 +389,9 @@ const rowTime = "2006-01-02T15:04:05.000Z"
 // stamp is a raw JSON timestamp in the rows' form (UTC, milliseconds),
 // "" when it is not an RFC 3339 time.
 func stamp(raw json.RawMessage) string {
+	if len(raw) == len(rowTime)+2 && raw[0] == '"' && raw[len(raw)-1] == '"' && isRowTime(raw[1:len(raw)-1]) {
+		return string(raw[1 : len(raw)-1]) // as Gemini CLI writes them: already the rows' form
+	}
 	s := str(raw)
 	if s == "" {
 		return ""
@@ -338,4 +401,33 @@ func stamp(raw json.RawMessage) string {
 		return ""
 	}
 	return t.UTC().Format(rowTime)
+}
+
+// isRowTime reports whether s is a valid time in the rows' form, one
+// time.Parse takes and Format writes back unchanged.
+func isRowTime(s []byte) bool {
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range s[i : i+n] {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	if s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
+		return false
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	hour, minute, sec, ms := num(11, 2), num(14, 2), num(17, 2), num(20, 3)
+	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 ||
+		sec < 0 || sec > 59 || ms < 0 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[month-1]
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		days = 29
+	}
+	return day <= days
 }
