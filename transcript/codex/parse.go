@@ -42,6 +42,8 @@ type parser struct {
 	// of an old rollout have none: they take its first line's).
 	lastTS string
 	seen   occurrences
+	// rp is where the parser is, for the next read of the file (resume.go).
+	rp *resumePoint
 }
 
 // newParser starts the parser of one read of w's rollout: from its
@@ -51,19 +53,25 @@ func newParser(w transcript.Work) transcript.LineParser {
 	p := &parser{path: w.T.Path, state: w.State, fileID: threadIDOf(filepath.Base(w.T.Path)), seen: occurrences{}}
 	if w.State.Offset > 0 {
 		p.project = w.State.Project
+		p.ready = p.resumeFrom(w)
 	} else {
 		p.state.Session, p.state.Project = "", ""
 	}
+	p.register(w, w.State)
 	return p
 }
 
 // Line reads line n of the file into rows.
 func (p *parser) Line(b *transcript.Builder, line []byte, n int) error {
+	p.rp.mu.Lock()
+	defer p.rp.mu.Unlock()
 	if !p.ready {
 		p.catchUp()
 	}
 	p.b = b
-	return p.line(line, n)
+	err := p.line(line, n)
+	p.note(line, n)
+	return err
 }
 
 // Where is the session the file's rows belong to (a subagent's rows are
@@ -114,6 +122,7 @@ func (p *parser) catchUp() {
 	}
 	f, err := transcript.OpenRegular(p.path)
 	if err != nil {
+		p.rp.valid = false
 		return
 	}
 	defer f.Close()
@@ -154,14 +163,18 @@ var (
 // the line sets when replaying.
 func (p *parser) line(line []byte, n int) error {
 	if quiet(line) {
-		if p.b != nil && !json.Valid(line) {
+		if p.b != nil && !validJSON(line) {
 			return errNotJSON
 		}
 		return nil
 	}
 	var rec rolloutLine
-	if err := json.Unmarshal(line, &rec); err != nil {
-		return err
+	// A line that is not JSON, or reads an unusual way, is decoded by
+	// encoding/json (its error is the line's); see jsonfast.go.
+	if !validJSON(line) || !decodeEnvelope(line, &rec) {
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return err
+		}
 	}
 	ts, ok := normTimestamp(rec.Timestamp)
 	if !ok {
@@ -224,8 +237,11 @@ func inherited(metadata json.RawMessage) bool {
 // normTimestamp reads a timestamp as UTC in the rows' form,
 // 2006-01-02T15:04:05.000Z (which Codex writes).
 func normTimestamp(raw json.RawMessage) (string, bool) {
-	var s string
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil || s == "" {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false // null, or no string
+	}
+	s, ok := decodeString(raw)
+	if !ok || s == "" {
 		return "", false
 	}
 	if _, ok := record.CanonicalTimestamp([]byte(s)); ok {
@@ -299,8 +315,10 @@ func (p *parser) item(payload json.RawMessage, n int, ts string, inherited bool)
 		return errNoObject
 	}
 	var it responseItem
-	if err := json.Unmarshal(payload, &it); err != nil {
-		return fmt.Errorf("response_item: %w", err)
+	if !decodeItem(payload, &it) {
+		if err := json.Unmarshal(payload, &it); err != nil {
+			return fmt.Errorf("response_item: %w", err)
+		}
 	}
 	switch it.Type {
 	case "message":
@@ -360,15 +378,22 @@ func contentTexts(content json.RawMessage) ([]string, error) {
 		return nil, nil
 	}
 	if content[0] == '"' {
+		if s, ok := decodeString(content); ok {
+			return []string{s}, nil
+		}
 		var s string
 		if err := json.Unmarshal(content, &s); err != nil {
 			return nil, err
 		}
 		return []string{s}, nil
 	}
-	var parts []contentPart
-	if err := json.Unmarshal(content, &parts); err != nil {
-		return nil, fmt.Errorf("message content: %w", err)
+	var buf [4]contentPart
+	parts, ok := decodeParts(content, buf[:0])
+	if !ok {
+		parts = nil
+		if err := json.Unmarshal(content, &parts); err != nil {
+			return nil, fmt.Errorf("message content: %w", err)
+		}
 	}
 	var texts []string
 	for _, part := range parts {
@@ -397,8 +422,10 @@ func (p *parser) event(payload json.RawMessage, n int, ts string) error {
 		return errNoObject
 	}
 	var ev eventMsg
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return fmt.Errorf("event_msg: %w", err)
+	if !decodeEvent(payload, &ev) {
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			return fmt.Errorf("event_msg: %w", err)
+		}
 	}
 	role := "user"
 	switch ev.Type {
@@ -410,8 +437,11 @@ func (p *parser) event(payload json.RawMessage, n int, ts string) error {
 	}
 	var text string
 	if len(ev.Message) > 0 {
-		if err := json.Unmarshal(ev.Message, &text); err != nil {
-			return fmt.Errorf("event_msg %s: %w", ev.Type, err)
+		var ok bool
+		if text, ok = decodeString(ev.Message); !ok && string(ev.Message) != "null" {
+			if err := json.Unmarshal(ev.Message, &text); err != nil {
+				return fmt.Errorf("event_msg %s: %w", ev.Type, err)
+			}
 		}
 	}
 	m := p.meta(n, ts, classEvent, messageKey(role, text))
@@ -430,11 +460,13 @@ func (p *parser) event(payload json.RawMessage, n int, ts string) error {
 
 // toolItem reads a tool call response item into a tool row.
 func (p *parser) toolItem(it *responseItem, payload json.RawMessage, n int, ts string, inherited bool) {
-	key := rawKey("response_item", payload)
+	var key string
 	if id := jsonString(it.ID); id != "" {
 		key = idKey(id)
 	} else if call := jsonString(it.CallID); call != "" {
 		key = callKey(it.Type, call)
+	} else {
+		key = rawKey("response_item", payload)
 	}
 	m := p.meta(n, ts, classItem, key)
 	if inherited {
@@ -534,10 +566,10 @@ func (p *parser) meta(n int, ts string, class byte, key string) transcript.Meta 
 
 // jsonString is raw decoded when it is a JSON string, else "".
 func jsonString(raw json.RawMessage) string {
-	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
+	s, _ := decodeString(raw)
 	return s
 }
 
