@@ -42,8 +42,6 @@ type parser struct {
 	// of an old rollout have none: they take its first line's).
 	lastTS string
 	seen   occurrences
-	// rp is where the parser is, for the next read of the file (resume.go).
-	rp *resumePoint
 }
 
 // newParser starts the parser of one read of w's rollout: from its
@@ -53,25 +51,19 @@ func newParser(w transcript.Work) transcript.LineParser {
 	p := &parser{path: w.T.Path, state: w.State, fileID: threadIDOf(filepath.Base(w.T.Path)), seen: occurrences{}}
 	if w.State.Offset > 0 {
 		p.project = w.State.Project
-		p.ready = p.resumeFrom(w)
 	} else {
 		p.state.Session, p.state.Project = "", ""
 	}
-	p.register(w, w.State)
 	return p
 }
 
 // Line reads line n of the file into rows.
 func (p *parser) Line(b *transcript.Builder, line []byte, n int) error {
-	p.rp.mu.Lock()
-	defer p.rp.mu.Unlock()
 	if !p.ready {
 		p.catchUp()
 	}
 	p.b = b
-	err := p.line(line, n)
-	p.note(line, n)
-	return err
+	return p.line(line, n)
 }
 
 // Where is the session the file's rows belong to (a subagent's rows are
@@ -122,7 +114,6 @@ func (p *parser) catchUp() {
 	}
 	f, err := transcript.OpenRegular(p.path)
 	if err != nil {
-		p.rp.valid = false
 		return
 	}
 	defer f.Close()
