@@ -74,6 +74,12 @@ func ListSessions(snap *snapshot.Snapshot, m *manifest.Manifest, req Request) ([
 			Messages: s.Messages, FirstPrompt: s.FirstPrompt, Headless: s.Headless(), Title: titles[s.ID], Agent: s.Agent}
 		if f := files[s.ID]; len(f) > 0 {
 			out[i].Source, out[i].TranscriptExists = f[0].Path, !f[0].Gone && exists(f[0].Path)
+		} else if s.Source != "" {
+			// A session of a file that holds many (an OpenCode
+			// database, an Aider history), whose manifest entry names
+			// only the last: the file its first row came from.
+			st := m.File(s.Source)
+			out[i].Source, out[i].TranscriptExists = s.Source, (st == nil || !st.Gone) && exists(s.Source)
 		}
 	}
 	return out, total, nil

@@ -158,7 +158,7 @@ func stats(dir string) (*IndexStats, error) {
 	}
 	st.TermIndex = termIndexProblem(dir)
 	slices.Sort(st.BinaryFiles)
-	st.HeadlessSessions = headlessSessions(dir)
+	st.HeadlessSessions = st.sessionsFromRows(dir)
 	st.Strays = strayFiles(dir, m)
 	if st.Strays == nil {
 		st.Strays = []string{}
@@ -172,9 +172,11 @@ func stats(dir string) (*IndexStats, error) {
 	return st, nil
 }
 
-// headlessSessions counts the sessions of headless runs (0 when the index
-// does not read: the damage report says why).
-func headlessSessions(dir string) int {
+// sessionsFromRows counts the sessions the rows hold, and their
+// projects, into st when they are more than the manifest's files name,
+// and returns how many are headless runs (0 when the index does not
+// read: the damage report says why).
+func (st *IndexStats) sessionsFromRows(dir string) int {
 	snap, err := snapshot.Open(dir)
 	if err != nil {
 		return 0
@@ -185,11 +187,16 @@ func headlessSessions(dir string) int {
 		return 0
 	}
 	n := 0
+	projects := map[string]bool{}
 	for i := range sums {
 		if sums[i].Headless() {
 			n++
 		}
+		projects[sums[i].Project] = true
 	}
+	// The rows know every session; the manifest knows one per file, and
+	// a file can hold many (an OpenCode database, an Aider history).
+	st.Sessions, st.Projects = max(st.Sessions, len(sums)), max(st.Projects, len(projects))
 	return n
 }
 

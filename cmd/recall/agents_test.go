@@ -270,14 +270,26 @@ func TestAgentsSearchedAsOneSet(t *testing.T) {
 		var s struct {
 			Agent, Project string
 			ID             string `json:"session_id"`
+			Exists         bool   `json:"transcript_exists"`
 		}
 		if err := json.Unmarshal([]byte(line), &s); err != nil {
 			t.Fatalf("sessions line %q: %v", line, err)
 		}
 		seen[s.Agent] = true
+		if (s.Agent == "opencode" || s.Agent == "aider") && !s.Exists {
+			// One file holds many sessions: each is on disk while it is.
+			t.Errorf("sessions: %s session %s listed as gone", s.Agent, s.ID)
+		}
 		if s.Agent == "aider" {
 			aiderSession = s.ID
 		}
+	}
+	var counts struct {
+		Sessions int `json:"sessions"`
+	}
+	if r := runCLI(t, withSources(sources, "stats", "--json", "--no-verify", "--index-dir", idx)...); json.Unmarshal([]byte(r.stdout), &counts) != nil ||
+		counts.Sessions < strings.Count(strings.TrimSpace(runCLI(t, withSources(sources, "sessions", "--json", "--no-update", "-n", "0", "--include-headless", "--index-dir", idx)...).stdout), "\n")+1 {
+		t.Errorf("stats counts %d sessions, fewer than sessions lists", counts.Sessions)
 	}
 	for _, a := range []string{"claude", "codex", "gemini", "opencode", "aider"} {
 		if !seen[a] {
@@ -335,5 +347,30 @@ func TestAiderHistoriesInKnownProjects(t *testing.T) {
 	}
 	if _, by := statsRows(t, idx); by["aider"] == 0 || by["claude"] == 0 {
 		t.Errorf("rows by agent %v: want Claude Code's and the project's Aider history", by)
+	}
+}
+
+// TestResumeWithNoProject: a session whose file names no working
+// directory gets its agent's command alone, and why, never `cd ''`.
+func TestResumeWithNoProject(t *testing.T) {
+	home := t.TempDir()
+	day := filepath.Join(home, "sessions", "2026", "03", "14")
+	if err := os.MkdirAll(day, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const id = "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f99"
+	lines := `{"timestamp":"2026-03-14T09:12:33.000Z","type":"session_meta","payload":{"id":"` + id + `","source":"cli"}}` + "\n" +
+		`{"timestamp":"2026-03-14T09:13:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Where did the flaky retry test come from?"}]}}` + "\n"
+	if err := os.WriteFile(filepath.Join(day, "rollout-2026-03-14T09-12-33-"+id+".jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(t.TempDir(), "index")
+	src := "codex:" + home
+	if r := runCLI(t, "index", "--source", src, "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "resume", id, "--source", src, "--index-dir", idx)
+	if r.code != 0 || r.stdout != "codex resume "+id+"\n" || !strings.Contains(r.stderr, "names no project directory") {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -77,10 +77,23 @@ func (c *resumeCmd) resumeOther(g *Globals, agent, project, id string) error {
 		return fmt.Errorf("session %s is of an agent this recall does not know (%s)", render.Safe(id), render.Safe(agent))
 	}
 	argv := a.Resume(id)
-	line := "cd " + claude.ShellQuote(project) + " &&"
+	command := ""
 	for _, arg := range argv {
-		line += " " + claude.ShellQuote(arg)
+		command += " " + claude.ShellQuote(arg)
 	}
+	command = command[1:]
+	if project == "" {
+		// The session file named no working directory (an old Codex
+		// rollout, a Gemini chat of a project it no longer maps): the
+		// command, and where it should run is for the user to say.
+		fmt.Fprintln(g.env.stdout, render.Safe(command))
+		fmt.Fprintf(g.env.stderr, "recall: session %s names no project directory; run that in it\n", render.Safe(id))
+		if c.Exec {
+			return exitStatus(1)
+		}
+		return nil
+	}
+	line := "cd " + claude.ShellQuote(project) + " && " + command
 	info, err := os.Stat(project)
 	if err != nil || !info.IsDir() {
 		fmt.Fprintln(g.env.stdout, render.Safe(line))

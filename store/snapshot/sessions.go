@@ -109,8 +109,10 @@ type SessionSummary struct {
 	// names), its first row's.
 	Agent string
 	// FirstPrompt is the text of its first user row (its first row when it
-	// has none); filled by FillFirstPrompts.
+	// has none), and Source the file that row came from; filled by
+	// FillFirstPrompts.
 	FirstPrompt string
+	Source      string
 
 	first     int // global row number of the first user row (or first row)
 	firstUser bool
@@ -260,10 +262,12 @@ func (s *Snapshot) FillFirstPrompts(sums []SessionSummary) error {
 
 // promptIn is the text of line k of a block when it is a row of the
 // session; if it is not (a term index out of step with the rows), the
-// block's first user row of the session, else its first row of it.
+// block's first user row of the session, else its first row of it. It
+// sets sum.Source to that row's file.
 func promptIn(lines [][]byte, k int, sum *SessionSummary) string {
 	var f [record.NumColumns][]byte
 	if k >= 0 && k < len(lines) && record.SplitRow(lines[k], &f) && record.Unescape(f[record.ColSession]) == sum.ID {
+		sum.Source = record.Unescape(f[record.ColSource])
 		return record.Unescape(f[record.ColText])
 	}
 	first := ""
@@ -272,10 +276,11 @@ func promptIn(lines [][]byte, k int, sum *SessionSummary) string {
 			continue
 		}
 		if string(f[record.ColType]) == record.TypeUser {
+			sum.Source = record.Unescape(f[record.ColSource])
 			return record.Unescape(f[record.ColText])
 		}
 		if first == "" {
-			first = record.Unescape(f[record.ColText])
+			first, sum.Source = record.Unescape(f[record.ColText]), record.Unescape(f[record.ColSource])
 		}
 	}
 	return first
