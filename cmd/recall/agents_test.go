@@ -351,7 +351,7 @@ func TestAiderHistoriesInKnownProjects(t *testing.T) {
 }
 
 // TestResumeWithNoProject: a session whose file names no working
-// directory gets its agent's command alone, and why, never `cd ''`.
+// directory gets its agent's command alone, and why, never `cd ”`.
 func TestResumeWithNoProject(t *testing.T) {
 	home := t.TempDir()
 	day := filepath.Join(home, "sessions", "2026", "03", "14")
