@@ -353,8 +353,8 @@ func similarNote(ids []string) string {
 	return fmt.Sprintf("+%d similar %s: %s", len(ids), plural(len(ids), "session", "sessions"), strings.Join(short, ", "))
 }
 
-//
-// Seven characters tell Claude Code's random (version 4) uuids apart.
+// shortID is the id a result's header shows. Seven characters tell
+// Claude Code's random (version 4) uuids apart.
 // Other agents' ids are ordered by time (Codex's version 7 uuids,
 // OpenCode's "ses_…", Aider's "aider-<time>-…"): sessions of one day
 // share their first characters, so those are shown whole.

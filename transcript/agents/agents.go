@@ -157,6 +157,3 @@ func CurrentSession(getenv func(string) string) string {
 	}
 	return ""
 }
-
-// Names lists every agent recall reads, Claude Code first.
-func Names() []string { return record.Agents() }
