@@ -56,6 +56,8 @@ func TestRecordClasses(t *testing.T) {
 			userMsg("<subagent_notification>{\"agent\":\"x\"}</subagent_notification>"),
 			userMsg("<additional_context>\n<title>Context from my editor</title>\n</additional_context>")},
 			counts: map[filter.Reason]int64{filter.Noise: 4}},
+		{name: "a /review result (user_action) is noise", lines: []string{userMsg("<user_action>\n  <context>User initiated a review task. Here's the full review output from reviewer model.</context>\n  <action>review</action>\n  <results>\nNo issues found.\n  </results>\n</user_action>")},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
 		{name: "injected part beside a typed one: the typed one is kept",
 			lines: []string{userMsg("<environment_context>\n<cwd>/a</cwd>\n</environment_context>", "Rename the helper to parseOrder")},
 			want:  []string{"user/user: Rename the helper to parseOrder"}},
@@ -185,6 +187,9 @@ func TestSessionMeta(t *testing.T) {
 		project string
 	}{
 		{"cli", `{"id":"` + threadPlain + `","cwd":"/a","source":"cli","originator":"codex_cli_rs"}`, threadPlain, "", "codex-cli", "/a"},
+		{"Codex Desktop: its originator, not vscode", `{"id":"` + threadPlain + `","cwd":"/a","source":"vscode","originator":"Codex Desktop"}`, threadPlain, "", "codex-desktop", "/a"},
+		{"a Codex Desktop subagent", `{"id":"` + threadPlain + `","cwd":"/a","originator":"Codex Desktop","source":{"subagent":{"thread_spawn":{"parent_thread_id":"` + parent + `","depth":1}}}}`,
+			parent, threadPlain, "codex-desktop", "/a"},
 		{"vscode", `{"id":"` + threadPlain + `","cwd":"/a","source":"vscode","originator":"codex_vscode"}`, threadPlain, "", "codex-vscode", "/a"},
 		{"exec is headless", `{"id":"` + threadPlain + `","cwd":"/a","source":"exec","originator":"codex_exec"}`, threadPlain, "", "sdk-codex-exec", "/a"},
 		{"mcp is headless", `{"id":"` + threadPlain + `","cwd":"/a","source":"mcp"}`, threadPlain, "", "sdk-codex-mcp", "/a"},
@@ -203,6 +208,8 @@ func TestSessionMeta(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
 			writeFile(t, path, []byte(`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":`+tt.meta+"}\n"+
+				// the thread's own turn (after another thread's meta, its lines start here)
+				`{"timestamp":"2026-01-01T00:00:00.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"ffffffff-ffff-7fff-bfff-ffffffffffff"}}`+"\n"+
 				itemLine("message", `"role":"user","content":[{"type":"input_text","text":"A prompt of this thread"}]`)+"\n"))
 			res := read(t, path, record.FileState{})
 			if len(res.Rows) != 1 {
@@ -235,5 +242,21 @@ func TestResumedEntrypoint(t *testing.T) {
 	want := "sdk-codex-exec sdk-codex-exec sdk-codex-exec codex-cli codex-cli codex-cli"
 	if strings.Join(entries, " ") != want {
 		t.Fatalf("entrypoints %v, want %s", entries, want)
+	}
+}
+
+// TestOldFormatCwd: a rollout of August 2025 starts with a line of its
+// id, time, instructions and git state, no cwd: the project is the
+// <cwd> of its first environment context message.
+func TestOldFormatCwd(t *testing.T) {
+	const id = "0f3a5b7c-1d2e-4f60-8a9b-0c1d2e3f4a5b"
+	path := filepath.Join(t.TempDir(), "rollout-2025-08-25T11-22-51-"+id+".jsonl")
+	writeFile(t, path, []byte(`{"id":"`+id+`","timestamp":"2025-08-25T11:22:51.133Z","instructions":null,"git":{"commit_hash":"0123456789abcdef0123456789abcdef01234567","branch":"main","repository_url":"git@example.com:dev/shop"}}`+"\n"+
+		`{"record_type":"state"}`+"\n"+
+		`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/dev/src/shop</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"}]}`+"\n"+
+		`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"Why does the cart test fail on CI only?"}]}`+"\n"))
+	res := read(t, path, record.FileState{})
+	if len(res.Rows) != 1 || res.Rows[0].Project != "/home/dev/src/shop" || res.Project != "/home/dev/src/shop" {
+		t.Fatalf("rows %+v, project %q", res.Rows, res.Project)
 	}
 }

@@ -20,7 +20,8 @@ func quiet(line []byte) bool {
 	case "response_item":
 		return quietItem(item)
 	case "event_msg":
-		return item != "" && item != "user_message" && item != "agent_message"
+		return item != "" && item != "user_message" && item != "agent_message" &&
+			item != "task_started" && item != "turn_started"
 	}
 	return quietRecord(env)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash/fnv"
+	"strings"
 )
 
 // A row's UUID is its message's identity: the same message read from
@@ -17,9 +18,14 @@ import (
 // none, so one is derived from what the record holds:
 //
 //   - a tool call: its call_id (unique per call);
-//   - a message: its role and text (event_msg and response_item forms of
-//     one message alike, so that when a file has both and the reader
-//     keeps both, the committer still drops the second as a copy);
+//   - a message: the thread it is of, its role and text (event_msg and
+//     response_item forms of one message alike, so that when a file has
+//     both and the reader keeps both, the committer still drops the
+//     second as a copy). The thread is the file's own, or for the lines
+//     a fork or subagent copied from its parent (after the parent's
+//     session_meta, until its own turn starts) the parent's: the copies
+//     key as the parent's own lines do, and the same prompt typed in two
+//     sessions ("What model are you?") is two messages;
 //   - anything else: its raw payload;
 //
 // plus how many records of the same class with the same identity came
@@ -84,7 +90,9 @@ func uuidOf(key string, n uint32) string {
 }
 
 // Identity keys, by what the record gives.
-func idKey(id string) string                    { return "id\x00" + id }
-func callKey(itemType, callID string) string    { return "call\x00" + itemType + "\x00" + callID }
-func messageKey(role, text string) string       { return "msg\x00" + role + "\x00" + text }
+func idKey(id string) string                 { return "id\x00" + id }
+func callKey(itemType, callID string) string { return "call\x00" + itemType + "\x00" + callID }
+func messageKey(thread, role, text string) string {
+	return "msg\x00" + strings.ToLower(thread) + "\x00" + role + "\x00" + text
+}
 func rawKey(recordType string, p []byte) string { return "raw\x00" + recordType + "\x00" + string(p) }

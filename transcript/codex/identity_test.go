@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,30 +70,79 @@ func compress(t *testing.T, data []byte) []byte {
 	return enc.EncodeAll(data, nil)
 }
 
+// lineUUIDs are the UUIDs a read of path gives its messages and tool
+// calls by line, rows made or not (a copy is dropped in the reader).
+func lineUUIDs(t *testing.T, path string) map[int]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newParser(transcript.Work{T: transcript.Transcript{Path: path}}).(*parser)
+	p.ready = true
+	out := map[int]string{}
+	p.keyed = func(n int, uuid string) { out[n] = uuid }
+	for i, line := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+		_ = p.line(line, i+1)
+	}
+	return out
+}
+
 // TestIdentityForkCopies: a fork writes its parent's history anew, each
-// line stamped with the fork's time; the messages it copied keep the
-// parent's keys (and are dropped as copies), its own have new ones.
+// line stamped with the fork's time; the messages it copied (after the
+// parent's session_meta, until its own task_started) keep the parent's
+// keys and are dropped as copies; its own have new ones.
 func TestIdentityForkCopies(t *testing.T) {
-	parent := read(t, fixturePath(t, threadPlain), record.FileState{})
-	fork := read(t, fixturePath(t, threadFork), record.FileState{})
-	parentKeys := keys(parent.Rows)
-	var copied, own int
-	for _, r := range fork.Rows {
-		isCopy := slices.Contains(parentKeys, r.Key)
-		if r.Timestamp >= "2026-03-15T10:01" { // the fork's own turn
-			own++
-			if isCopy {
-				t.Errorf("the fork's own row %q has a key of its parent's", r.Text)
-			}
-			continue
-		}
-		copied++
-		if !isCopy {
-			t.Errorf("copied row %q (line %d) has no key of its parent's", r.Text, r.Line)
+	parentPath, forkPath := fixturePath(t, threadPlain), fixturePath(t, threadFork)
+	parentUUIDs := map[string]bool{}
+	for _, u := range lineUUIDs(t, parentPath) {
+		parentUUIDs[u] = true
+	}
+	forkUUIDs := lineUUIDs(t, forkPath)
+	// lines 4-16 are the copy (AGENTS.md, environment, prompt, tool call,
+	// reply), 19 and 21 the fork's own prompt and reply
+	for _, n := range []int{4, 5, 8, 12, 15} {
+		if u, ok := forkUUIDs[n]; !ok || !parentUUIDs[u] {
+			t.Errorf("copied line %d: UUID %q is none of its parent's", n, u)
 		}
 	}
-	if copied != 3 || own != 2 {
-		t.Fatalf("%d copied rows, %d own, want 3 and 2", copied, own)
+	for _, n := range []int{19, 21} {
+		if u, ok := forkUUIDs[n]; !ok || parentUUIDs[u] {
+			t.Errorf("the fork's own line %d: UUID %q (a parent's: %v)", n, u, parentUUIDs[u])
+		}
+	}
+	fork := read(t, forkPath, record.FileState{})
+	for _, r := range fork.Rows {
+		if r.Line < 19 {
+			t.Errorf("copied row %q (line %d) kept", r.Text, r.Line)
+		}
+	}
+	if len(fork.Rows) != 2 {
+		t.Fatalf("%d rows, want the fork's own 2", len(fork.Rows))
+	}
+}
+
+// TestIdentitySamePromptTwoSessions: the same first prompt in two
+// sessions (no item ids) is two messages: both sessions keep it, with
+// different UUIDs.
+func TestIdentitySamePromptTwoSessions(t *testing.T) {
+	const a, b = "019c3729-0000-7000-8000-00000000000a", "019c372f-0000-7000-8000-00000000000b"
+	dir := t.TempDir()
+	var uuids []string
+	for _, id := range []string{a, b} {
+		path := filepath.Join(dir, "rollout-2026-02-08T10-00-00-"+id+".jsonl")
+		writeFile(t, path, []byte(`{"timestamp":"2026-02-08T10:00:00.000Z","type":"session_meta","payload":{"id":"`+id+`","cwd":"/a","source":"cli","originator":"codex_cli_rs"}}`+"\n"+
+			`{"timestamp":"2026-02-08T10:00:01.000Z","type":"event_msg","payload":{"type":"task_started","turn_id":"`+id[:9]+`1111-7000-8000-000000000001"}}`+"\n"+
+			itemLine("message", `"role":"user","content":[{"type":"input_text","text":"What model are you?"}]`)+"\n"+
+			`{"timestamp":"2026-02-08T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"What model are you?","images":[]}}`+"\n"))
+		res := read(t, path, record.FileState{})
+		if len(res.Rows) != 1 || res.Rows[0].Text != "What model are you?" {
+			t.Fatalf("%s: rows %+v", id, res.Rows)
+		}
+		uuids = append(uuids, res.Rows[0].UUID)
+	}
+	if uuids[0] == uuids[1] {
+		t.Fatalf("both sessions' prompt has UUID %s", uuids[0])
 	}
 }
 

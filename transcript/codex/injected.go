@@ -34,6 +34,8 @@ var injectedMarkers = [...]string{
 	"<collaboration_mode>",
 	"<realtime_conversation>",
 	"<personality_spec>",
+	// the result of a /review run, as Codex puts it in the thread
+	"<user_action>",
 }
 
 // isInjected reports whether a user message's text part is the harness's.

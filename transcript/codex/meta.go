@@ -11,6 +11,7 @@ import (
 // same fields.
 type sessionMeta struct {
 	ID           string          `json:"id"`
+	Timestamp    json.RawMessage `json:"timestamp"`
 	Cwd          string          `json:"cwd"`
 	Originator   string          `json:"originator"`
 	Source       json.RawMessage `json:"source"`
@@ -69,6 +70,12 @@ func (m *sessionMeta) parent() string {
 // searches unless asked (the "sdk-" prefix says so). Any other value is
 // "codex-" and its name. "" when the record says neither.
 func (m *sessionMeta) entrypoint() string {
+	// Codex Desktop runs its threads as the editor extension does
+	// (source "vscode") and its subagents with no source name: its
+	// originator ("Codex Desktop") names it for both.
+	if e := originatorEntrypoint(m.Originator); e == "codex-desktop" {
+		return e
+	}
 	switch src := m.sourceName(); src {
 	case "cli":
 		return "codex-cli"

@@ -34,6 +34,13 @@ type parser struct {
 	entry   string // how the thread ran (sessionMeta.entrypoint)
 	// metaSeen: the thread's own session_meta was read.
 	metaSeen bool
+	// created is when the thread began (its own session_meta's timestamp).
+	created string
+	// origin is the thread the lines being read are of: "" for the
+	// file's own, another's id from its session_meta on (a fork's or
+	// a subagent's copy of its parent's history) until the file's own
+	// turn starts (originOf).
+	origin string
 	// itemMessages: the file has had a user or assistant message response
 	// item, so its event_msg messages are copies of those.
 	itemMessages bool
@@ -42,6 +49,9 @@ type parser struct {
 	// of an old rollout have none: they take its first line's).
 	lastTS string
 	seen   occurrences
+	// keyed, when set (by tests), is told each message's and tool
+	// call's line and UUID, rows made or not.
+	keyed func(line int, uuid string)
 }
 
 // newParser starts the parser of one read of w's rollout: from its
@@ -86,6 +96,69 @@ func (p *parser) session() string {
 		return p.state.Session
 	}
 	return p.fileID
+}
+
+// thread is the thread the line being read is of (origin): the file's
+// own, or the one whose history it copied.
+func (p *parser) thread() string {
+	if p.origin != "" {
+		return p.origin
+	}
+	return p.ownID()
+}
+
+// turnStarted reads a task_started (turn_started) event. In a copy of
+// another thread's history it is that thread's turn (a fork copies its
+// parent's task_started too) unless it started after this thread began:
+// then the file's own lines start. A turn id is a UUIDv7, which sorts by
+// time, as the thread id does; else started_at (seconds) is compared to
+// the thread's creation time. A turn that says neither is taken as the
+// file's own.
+func (p *parser) turnStarted(payload json.RawMessage) {
+	if p.origin == "" {
+		return
+	}
+	var ev struct {
+		TurnID    string          `json:"turn_id"`
+		StartedAt json.RawMessage `json:"started_at"`
+	}
+	_ = json.Unmarshal(payload, &ev)
+	own := strings.ToLower(p.ownID())
+	turn := strings.ToLower(ev.TurnID)
+	switch {
+	case isUUIDv7(turn) && isUUIDv7(own):
+		if turn < own {
+			return
+		}
+	case len(ev.StartedAt) > 0 && p.created != "":
+		var secs float64
+		created, err := time.Parse(time.RFC3339Nano, p.created)
+		if json.Unmarshal(ev.StartedAt, &secs) == nil && err == nil && secs < float64(created.Unix()) {
+			return
+		}
+	}
+	p.origin = ""
+}
+
+// isUUIDv7 reports whether s is a UUID (lower-case) of version 7.
+func isUUIDv7(s string) bool {
+	if len(s) != 36 || s[14] != '7' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // ownID is the thread's own id.
@@ -265,7 +338,12 @@ func (p *parser) sessionMeta(payload json.RawMessage) error {
 		}
 	}
 	if m.ID != "" && !strings.EqualFold(m.ID, p.owner) {
+		p.origin = m.ID
 		return nil
+	}
+	p.origin = ""
+	if p.created == "" {
+		p.created = jsonString(m.Timestamp)
 	}
 	if !p.metaSeen {
 		p.metaSeen = true
@@ -335,15 +413,18 @@ func (p *parser) message(it *responseItem, n int, ts string, inherited bool) err
 	if it.Role == "user" || it.Role == "assistant" {
 		p.itemMessages = true
 	}
+	if it.Role == "user" && p.cwd == "" && p.origin == "" {
+		p.envCwd(texts)
+	}
 	var key string
 	if id := jsonString(it.ID); id != "" {
 		key = idKey(id)
 	} else {
-		key = messageKey(it.Role, strings.Join(texts, "\n"))
+		key = messageKey(p.thread(), it.Role, strings.Join(texts, "\n"))
 	}
 	m := p.meta(n, ts, classItem, key)
 	switch {
-	case inherited:
+	case inherited || p.origin != "":
 		p.drop(filter.Copy)
 	case it.Role == "user":
 		p.userText(m, texts)
@@ -353,6 +434,32 @@ func (p *parser) message(it *responseItem, n int, ts string, inherited bool) err
 		p.drop(filter.Noise)
 	}
 	return nil
+}
+
+// envCwd takes the thread's working directory from an
+// <environment_context> message's <cwd>, for a rollout whose first line
+// names none (those of August 2025: {"id", "timestamp", "instructions",
+// "git"}).
+func (p *parser) envCwd(texts []string) {
+	for _, t := range texts {
+		t = strings.TrimLeft(t, " \t\r\n")
+		if !strings.HasPrefix(t, "<environment_context>") {
+			continue
+		}
+		_, rest, ok := strings.Cut(t, "<cwd>")
+		if !ok {
+			continue
+		}
+		cwd, _, ok := strings.Cut(rest, "</cwd>")
+		if cwd = strings.TrimSpace(cwd); !ok || cwd == "" || strings.ContainsAny(cwd, "<>\n") {
+			continue
+		}
+		p.cwd = cwd
+		if p.b != nil {
+			p.project = p.b.Redact(cwd)
+		}
+		return
+	}
 }
 
 // contentPart is one part of a message's content.
@@ -420,6 +527,9 @@ func (p *parser) event(payload json.RawMessage, n int, ts string) error {
 	}
 	role := "user"
 	switch ev.Type {
+	case "task_started", "turn_started":
+		p.turnStarted(payload)
+		return nil
 	case "user_message":
 	case "agent_message":
 		role = "assistant"
@@ -435,9 +545,9 @@ func (p *parser) event(payload json.RawMessage, n int, ts string) error {
 			}
 		}
 	}
-	m := p.meta(n, ts, classEvent, messageKey(role, text))
+	m := p.meta(n, ts, classEvent, messageKey(p.thread(), role, text))
 	switch kind := jsonString(ev.Kind); {
-	case p.itemMessages:
+	case p.itemMessages || p.origin != "":
 		p.drop(filter.Copy)
 	case role == "assistant":
 		p.text(m, role, text)
@@ -460,7 +570,7 @@ func (p *parser) toolItem(it *responseItem, payload json.RawMessage, n int, ts s
 		key = rawKey("response_item", payload)
 	}
 	m := p.meta(n, ts, classItem, key)
-	if inherited {
+	if inherited || p.origin != "" {
 		p.drop(filter.Copy)
 		return
 	}
@@ -538,6 +648,9 @@ func (p *parser) drop(r filter.Reason) {
 // (identity.go). Every message and tool call counts, kept or not.
 func (p *parser) meta(n int, ts string, class byte, key string) transcript.Meta {
 	k := p.seen.next(class, key)
+	if p.keyed != nil {
+		p.keyed(n, uuidOf(key, k))
+	}
 	if p.b == nil {
 		return transcript.Meta{}
 	}
