@@ -74,6 +74,7 @@ type message struct {
 	// A reply's fence open, if any.
 	fence    fence
 	inFence  bool
+	reason   string // a reply: the closing tag of the model's reasoning being read, "" outside it
 	first    string // output: its first line's text, if it may record an action (recordsAction)
 	closed   bool   // output: its last line ended in Aider's line break
 	answer   string // output: instructions typed to a question in it
@@ -218,7 +219,9 @@ func (p *parser) addReply(line string) {
 	case !m.inFence:
 		m.fence, m.inFence = openFence(line)
 	}
-	m.text.add(line)
+	if line, ok := m.answerPart(line); ok {
+		m.text.add(line)
+	}
 }
 
 // addOutput adds line to the output being read; false when the line is
@@ -251,6 +254,8 @@ func (p *parser) flush(b *transcript.Builder) {
 		b.Drop(filter.Noise) // before the first session header: no session to be in
 	case m.kind == promptMsg:
 		p.prompt(b, m.text.String(), m.line)
+	case m.kind == replyMsg && m.text.lines == 0:
+		b.Drop(filter.Noise) // the model's reasoning only
 	case m.kind == replyMsg:
 		b.Text(p.meta(m.line, "assistant"), "assistant", m.text.String())
 	case m.kind == outputMsg:

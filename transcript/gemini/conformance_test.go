@@ -210,14 +210,14 @@ func TestSessionFromSet(t *testing.T) {
 	}
 }
 
-// TestNoMetadata checks that a file with no metadata is its name's
-// session.
+// TestNoMetadata checks that a file with no metadata is the session its
+// name's id8 starts (logs.json has no entry for it here: id8 itself).
 func TestNoMetadata(t *testing.T) {
 	_, chats := project(t, "app", "/work/app")
 	path := filepath.Join(chats, "session-2026-03-01T10-00-abcd1234.jsonl")
 	writeLines(t, path, `{"id":"u1","type":"user","content":"A prompt with no metadata line."}`)
 	res := read(t, mainFile(path), record.FileState{})
-	if res.Session != "session-2026-03-01T10-00-abcd1234" || len(res.Rows) != 1 || res.Rows[0].Session != res.Session {
+	if res.Session != "abcd1234" || len(res.Rows) != 1 || res.Rows[0].Session != res.Session {
 		t.Errorf("session %q, rows:\n%s", res.Session, rowsOf(res.Rows))
 	}
 }

@@ -42,7 +42,9 @@ func readLegacy(w transcript.Work, b *transcript.Builder) (session, project stri
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
 		_, _ = br.Discard(3)
 	}
-	if err := p.document(b, json.NewDecoder(br)); err != nil {
+	lc := &lineCounter{r: br, line: 1}
+	p.lines = lc
+	if err := p.document(b, json.NewDecoder(lc)); err != nil {
 		return "", "", 0, err
 	}
 	session, project = p.Where()
@@ -90,8 +92,10 @@ func (p *parser) document(b *transcript.Builder, dec *json.Decoder) error {
 	return nil
 }
 
-// messageArray reads the messages array, each message numbered by its
-// place (its record number: the row's Line).
+// messageArray reads the messages array, each message numbered by the
+// line of the file its object starts on (the row's Line, so that sed -n
+// lands on it), or by its place in the array when the lines are not
+// counted.
 func (p *parser) messageArray(b *transcript.Builder, dec *json.Decoder) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -104,14 +108,52 @@ func (p *parser) messageArray(b *transcript.Builder, dec *json.Decoder) error {
 		return nil // null or another value: no messages
 	}
 	for n := 1; dec.More(); n++ {
+		line := n
+		if p.lines != nil {
+			line = p.lines.lineAt(dec.InputOffset())
+		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return fmt.Errorf("session document: message %d: %w", n, err)
 		}
-		p.messageRaw(b, raw, n)
+		p.messageRaw(b, raw, line)
 	}
 	if _, err := dec.Token(); err != nil {
 		return fmt.Errorf("session document: messages: %w", err)
 	}
 	return nil
+}
+
+// lineCounter counts the lines of what a decoder reads through it, to
+// tell the line a value starts on. It keeps the bytes read from the
+// last offset asked about on (the decoder's read-ahead, about one
+// message), not the file.
+type lineCounter struct {
+	r    io.Reader
+	buf  []byte // the bytes read from base on
+	base int64  // offset of buf[0]
+	line int    // line of base, from 1
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.buf = append(c.buf, p[:n]...)
+	return n, err
+}
+
+// lineAt is the line of the first byte at or after off that is not
+// blank or a comma (the next value's start): off is the decoder's
+// InputOffset, never less than the last asked about.
+func (c *lineCounter) lineAt(off int64) int {
+	k := int(off - c.base)
+	if k < 0 || k > len(c.buf) {
+		return c.line
+	}
+	for k < len(c.buf) && (c.buf[k] == ' ' || c.buf[k] == '\t' || c.buf[k] == '\r' || c.buf[k] == '\n' || c.buf[k] == ',') {
+		k++
+	}
+	c.line += bytes.Count(c.buf[:k], []byte{'\n'})
+	c.base += int64(k)
+	c.buf = append(c.buf[:0], c.buf[k:]...)
+	return c.line
 }

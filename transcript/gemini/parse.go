@@ -47,7 +47,8 @@ type parser struct {
 	parent   string // a subagent's file: its parent session's id, its rows' session
 	agentID  string // a subagent's file: its own session's id
 	session  string // a session's file: its id, from the metadata
-	fallback string // the session's id when the file names none: its name
+	stem     string // the file's name without its extension
+	fallback string // the session's id when the file names none (see sessionID), "" until needed
 
 	proj       *projects
 	rawProject string // the project's path as found, "" when unknown
@@ -55,6 +56,8 @@ type parser struct {
 	redacted   bool   // project is set from rawProject
 
 	lastTS string // the last timestamp read, for a record without one
+
+	lines *lineCounter // a legacy document's line count, nil for a file of lines
 
 	msgs   tracker
 	tail   *msgState           // the newest message of the read (its latest first seen), nil after a rewind
@@ -67,7 +70,7 @@ type parser struct {
 func newParser(w transcript.Work) *parser {
 	sub := w.T.Kind == record.KindOf(record.AgentGemini, true)
 	name := record.SessionIDOf(trimExt(filepath.Base(w.T.Path)))
-	p := &parser{subagent: sub, parent: w.T.Session, agentID: w.T.Agent, fallback: name,
+	p := &parser{subagent: sub, parent: w.T.Session, agentID: w.T.Agent, stem: name,
 		proj: projectsOf(w.T.Path, sub)}
 	if sub && p.agentID == "" {
 		p.agentID = name
@@ -286,23 +289,52 @@ var (
 )
 
 // setSession takes id as the session's (a subagent's file keeps its
-// parent's, from its path).
+// parent's, from its path). An id that is not a UUID, in a file named as
+// Gemini CLI names a session's (session-<time>-<id8>), is not taken: it
+// may be shared by many sessions (Cloud Shell's agent server writes
+// "a2a-server" in every session it records), which would merge into
+// one. The session is then the file's (see fileID).
 func (p *parser) setSession(id string) {
-	if id != "" && !p.subagent {
-		p.session = id
+	if id == "" || p.subagent {
+		return
 	}
+	if !isUUID(id) {
+		if _, ok := fileSessionID(p.stem); ok {
+			p.session = p.fileID()
+			return
+		}
+	}
+	p.session = id
 }
 
 // sessionID is the session of the rows: a subagent's parent, else the
-// session's own id, or the file's name if no metadata named it.
+// session's own id, or, if no metadata named it, the file's (fileID).
 func (p *parser) sessionID() string {
 	if p.subagent {
 		return p.parent
 	}
 	if p.session == "" {
-		p.session = p.fallback
+		p.session = p.fileID()
 	}
 	return p.session
+}
+
+// fileID is the session's id as its file tells it: for a file named
+// session-<time>-<id8>, id8 hexadecimal, the one id in the project's
+// logs.json that starts with id8, else id8 itself, so that gemini
+// --resume takes it; otherwise the file's name.
+func (p *parser) fileID() string {
+	if p.fallback != "" {
+		return p.fallback
+	}
+	p.fallback = p.stem
+	if suffix, _ := fileSessionID(p.stem); suffix != "" {
+		p.fallback = suffix
+		if id := idFromLogs(p.proj.slugDir, suffix); id != "" {
+			p.fallback = record.SessionIDOf(id)
+		}
+	}
+	return p.fallback
 }
 
 // redactProject sets the project of the rows from the path found, once

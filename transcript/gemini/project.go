@@ -78,10 +78,56 @@ func (p *projects) fromPath() string {
 // absolute path on one line.
 func cleanRoot(s string) string {
 	s = strings.TrimSpace(s)
-	if s == "" || !filepath.IsAbs(s) || strings.ContainsAny(s, "\n\r\x00") {
+	if s == "" || !isAbsPath(s) || strings.ContainsAny(s, "\n\r\x00") {
 		return ""
 	}
 	return s
+}
+
+// isAbsPath reports whether s is an absolute path on this host or a
+// Windows one on any host (X:\…, X:/…, \\server\share\…): a session
+// copied from Windows names its project so, and the path is kept as it
+// is written.
+func isAbsPath(s string) bool {
+	return filepath.IsAbs(s) || isWindowsAbs(s)
+}
+
+// isWindowsAbs reports whether s is a Windows absolute path: a drive
+// letter, a colon and a separator, or a UNC path \\server\share.
+func isWindowsAbs(s string) bool {
+	if len(s) >= 3 && s[1] == ':' && (s[2] == '\\' || s[2] == '/') {
+		c := s[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	if rest, ok := strings.CutPrefix(s, `\\`); ok {
+		server, share, _ := strings.Cut(rest, `\`)
+		return server != "" && share != "" && !strings.HasPrefix(share, `\`)
+	}
+	return false
+}
+
+// hashCandidates are the spellings of path whose SHA-256 may name its
+// project's folder. Gemini CLI hashes the path as the process saw it
+// (C:\Users\me\dev\app), while on Windows projects.json keeps it
+// lower-cased (c:\users\me\dev\app), and the original case is not
+// kept anywhere. So a Windows path is also tried with its drive letter
+// in the other case and with "Users" capitalized, as Windows writes its
+// home folders; a folder named with any other capitals is not matched.
+func hashCandidates(path string) []string {
+	out := []string{path}
+	if len(path) < 3 || path[1] != ':' || !isWindowsAbs(path) {
+		return out
+	}
+	swap := string(path[0]^0x20) + path[1:]
+	out = append(out, swap)
+	for _, p := range []string{path, swap} {
+		if rest, ok := strings.CutPrefix(p[2:], `\users\`); ok {
+			out = append(out, p[:2]+`\Users\`+rest)
+		} else if rest, ok := strings.CutPrefix(p[2:], "/users/"); ok {
+			out = append(out, p[:2]+"/Users/"+rest)
+		}
+	}
+	return out
 }
 
 // bySlug is the path projects.json gives slug (the least one, should it
@@ -108,10 +154,17 @@ func (p *projects) byHash(hash string) string {
 		return ""
 	}
 	p.load()
+	hash = strings.ToLower(hash)
+	paths := make([]string, 0, len(p.paths))
 	for path := range p.paths {
-		sum := sha256.Sum256([]byte(path))
-		if hex.EncodeToString(sum[:]) == strings.ToLower(hash) {
-			return path
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		for _, c := range hashCandidates(path) {
+			if sum := sha256.Sum256([]byte(c)); hex.EncodeToString(sum[:]) == hash {
+				return path
+			}
 		}
 	}
 	return ""
@@ -140,7 +193,7 @@ func (p *projects) load() {
 	p.paths = make(map[string]string, len(reg.Projects))
 	for path, raw := range reg.Projects {
 		var slug string
-		if json.Unmarshal(raw, &slug) == nil && filepath.IsAbs(path) {
+		if json.Unmarshal(raw, &slug) == nil && isAbsPath(path) {
 			p.paths[path] = slug
 		}
 	}
