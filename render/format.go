@@ -269,7 +269,7 @@ func headerFields(s *rank.Session) string {
 // names every session's agent.
 func agentLabel(agent string) string {
 	if a := record.AgentOf(agent); a != record.AgentClaude {
-		return " (" + a + ")"
+		return " (" + Safe(a) + ")" // a rows file's column: never raw to a terminal
 	}
 	return ""
 }
