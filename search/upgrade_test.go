@@ -1,6 +1,10 @@
 package search
 
 import (
+	"reflect"
+
+	"github.com/recall-dev/recall/rank"
+	"github.com/recall-dev/recall/transcript/agents"
 	"os"
 	"path/filepath"
 	"testing"
@@ -176,4 +180,126 @@ func equalCounts(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// TestAgentFilterOnIndexBeforeAgents: an index written by recall d8ce7b7,
+// before rows named their agent, is read as Claude Code's without a
+// rebuild. --agent claude answers from its term index exactly as a full
+// scan does (and as no filter does), --agent codex finds nothing; after
+// Codex rollouts are indexed into it, both agents still equal a full scan
+// and neither sees the other's sessions.
+func TestAgentFilterOnIndexBeforeAgents(t *testing.T) {
+	dir := copyIndex(t, filepath.Join("..", "testdata", "index-d8ce7b7"))
+	snap, err := store.Open(dir).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stale := snap.Stale(); stale != "" {
+		t.Errorf("the d8ce7b7 index is stale (%s): adding a column must not force a rebuild", stale)
+	}
+	snap.Close()
+
+	claude := func(r *Request) { r.Agents = []string{record.AgentClaude} }
+	codex := func(r *Request) { r.Agents = []string{record.AgentCodex} }
+	cases := len(upgradeCases())
+	if used, found := checkAgentsSameAsFullScan(t, dir, claude); used == 0 || found != cases {
+		t.Errorf("--agent claude: %d of %d searches used the old term index, %d found sessions", used, cases, found)
+	}
+	if _, found := checkAgentsSameAsFullScan(t, dir, codex); found != 0 {
+		t.Errorf("--agent codex found sessions in %d searches of an index with no Codex rows", found)
+	}
+	plain := searchAll(t, dir, func(*Request) {})
+	if got := searchAll(t, dir, claude); !reflect.DeepEqual(sessionIDLists(got), sessionIDLists(plain)) {
+		t.Errorf("--agent claude over an index of Claude Code's rows differs from no filter:\n got %v\nwant %v", sessionIDLists(got), sessionIDLists(plain))
+	}
+
+	codexRoot := filepath.Join("..", "testdata", "transcripts", "codex")
+	if _, err := indexer.Run(indexer.Options{Config: indexer.Config{
+		IndexDir: dir,
+		Sources:  []string{t.TempDir()},
+		Agents:   []agents.Source{{Agent: record.AgentCodex, Path: codexRoot}},
+	}}); err != nil {
+		t.Fatalf("index the Codex rollouts: %v", err)
+	}
+	// Ranking statistics are the whole index's, so Claude Code's order may
+	// move when Codex rows arrive; what must hold is full-scan equality and
+	// that neither agent's search sees the other's sessions.
+	checkAgentsSameAsFullScan(t, dir, claude)
+	checkAgentsSameAsFullScan(t, dir, codex)
+	for _, want := range []string{record.AgentClaude, record.AgentCodex} {
+		only := func(r *Request) { r.Agents, r.Terms = []string{want}, []string{"rebuild", "checkout", "config"} }
+		got := searchAll(t, dir, only)
+		if len(got[0]) == 0 {
+			t.Errorf("--agent %s finds none of its sessions", want)
+		}
+		for _, s := range got[0] {
+			if s.Agent != want {
+				t.Errorf("--agent %s found %s of agent %q", want, s.ID, s.Agent)
+			}
+		}
+	}
+}
+
+// checkAgentsSameAsFullScan runs every upgrade case, changed by with, both
+// ways and requires identical results. It returns how many used the term
+// index and how many found a session.
+func checkAgentsSameAsFullScan(t *testing.T, dir string, with func(*Request)) (termIndex, found int) {
+	t.Helper()
+	snap, err := store.Open(dir).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	for _, req := range upgradeCases() {
+		req.Now, req.Limit, req.Cutoff, req.Window = accelNow, 30, true, filter.DefaultWindow()
+		with(&req)
+		full := req
+		full.FullScan = true
+		want, err := Run(snap, full)
+		if err != nil {
+			t.Fatalf("%v %v full scan: %v", req.Agents, req.Terms, err)
+		}
+		got, err := Run(snap, req)
+		if err != nil {
+			t.Fatalf("%v %v: %v", req.Agents, req.Terms, err)
+		}
+		if len(want.Sessions) > 0 {
+			found++
+		}
+		compareSessions(t, got.Sessions, want.Sessions)
+		if got.Stats.TermIndex {
+			termIndex++
+		}
+	}
+	return termIndex, found
+}
+
+// searchAll runs every upgrade case, changed by with, and returns each
+// one's sessions.
+func searchAll(t *testing.T, dir string, with func(*Request)) [][]rank.Session {
+	t.Helper()
+	snap, err := store.Open(dir).Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Close()
+	var out [][]rank.Session
+	for _, req := range upgradeCases() {
+		req.Now, req.Limit, req.Cutoff, req.Window = accelNow, 30, true, filter.DefaultWindow()
+		with(&req)
+		res, err := Run(snap, req)
+		if err != nil {
+			t.Fatalf("%v %v: %v", req.Agents, req.Terms, err)
+		}
+		out = append(out, res.Sessions)
+	}
+	return out
+}
+
+func sessionIDLists(results [][]rank.Session) [][]string {
+	out := make([][]string, len(results))
+	for i, ss := range results {
+		out[i] = sessionIDs(ss)
+	}
+	return out
 }
