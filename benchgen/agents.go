@@ -355,6 +355,22 @@ func (a *agentBase) toolRounds() int {
 	return n
 }
 
+// agentToolRounds is how many tool-calling steps precede an answer in a
+// Codex or Gemini CLI session. They work longer between prompts than
+// toolRounds draws for Claude Code: real Codex rollouts have about six
+// tool calls a prompt (20 tool rows to 3.3 prompts a file), real Gemini
+// chats three to four and 70 KB of file a prompt.
+func (a *agentBase) agentToolRounds() int {
+	if a.r.IntN(100) < 15 {
+		return 0
+	}
+	n := 1
+	for n < 40 && a.r.IntN(100) < 80 {
+		n++
+	}
+	return n
+}
+
 // action is one tool call in agent-neutral terms, taken from the Claude
 // Code generator's tool calls.
 type action struct {
@@ -430,6 +446,21 @@ func (a *agentBase) nextAction() action {
 		}
 	}
 	return act
+}
+
+// instructionText is at least minBytes of instruction-like prose: the
+// system prompts, AGENTS.md files and modes harnesses inject, which a
+// reader must skip.
+func (a *agentBase) instructionText(minBytes int) string {
+	var b strings.Builder
+	for b.Len() < minBytes {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("- ")
+		b.WriteString(a.topic.sentences(a.r, 2+a.r.IntN(4)))
+	}
+	return b.String()
 }
 
 // rel is an absolute path of the project relative to its directory.

@@ -17,7 +17,9 @@ import (
 // SEARCH/REPLACE edit blocks.
 
 const (
-	aiderMedianBytes = 14 << 10
+	// Real histories hold many short sessions (a chat started to ask one
+	// thing, or stopped at once): 3.8 KB a session on average.
+	aiderMedianBytes = 4 << 10
 	aiderHistoryName = ".aider.chat.history.md"
 )
 
@@ -120,6 +122,7 @@ func aiderSession(c *agentContext, spec *agentSession) []byte {
 	for _, f := range added {
 		aw.quoted("Added " + f + " to the chat.")
 	}
+	aw.quoted(`Use /help <question> for help, run "aider --help" to see cmd line args`)
 	cost := 0.0
 	for turns := 0; keepGoing(turns, int64(aw.out.Len()), 0, spec.budget); turns++ {
 		aw.tick(30*time.Second, 20*time.Minute)
@@ -129,8 +132,12 @@ func aiderSession(c *agentContext, spec *agentSession) []byte {
 		aw.prompt(aw.topic.typedPrompt(r, proj))
 		cost += aw.answer(cost)
 	}
-	if r.IntN(3) == 0 {
+	switch r.IntN(3) {
+	case 0:
 		aw.prompt("/exit")
+	case 1:
+		aw.quoted("^C again to exit")
+		aw.quoted("^C KeyboardInterrupt")
 	}
 	return aw.out.Bytes()
 }

@@ -22,15 +22,24 @@ import (
 // token_count and task_complete.
 
 const (
-	codexMedianBytes   = 60 << 10
-	codexArchiveShare  = 0.3 // of sessions older than codexArchiveAge
-	codexArchiveAge    = 10 * 24 * time.Hour
-	codexCompressShare = 0.6 // of archived rollouts
-	codexForkShare     = 0.03
-	codexSubagentShare = 0.05
-	codexResumeShare   = 0.06
-	codexExecShare     = 0.08
-	codexVSCodeShare   = 0.15
+	codexMedianBytes = 160 << 10 // real rollouts average 240 KB
+	// The instructions a rollout carries outside its messages, sized as
+	// in real rollouts (0.58–0.135): base instructions in about three
+	// session_meta lines of four (12–15 KB), a developer message of
+	// 13 KB on average, and an AGENTS.md of 2–4 KB or 10–24 KB repeated
+	// in turn_context. They make a real rollout's indexed text about 8%
+	// of its bytes; without them the generated ones were 20%.
+	codexInstructedShare       = 0.75
+	codexBaseInstructions      = 12 << 10
+	codexDeveloperInstructions = 10 << 10
+	codexArchiveShare          = 0.3 // of sessions older than codexArchiveAge
+	codexArchiveAge            = 10 * 24 * time.Hour
+	codexCompressShare         = 0.6 // of archived rollouts
+	codexForkShare             = 0.03
+	codexSubagentShare         = 0.05
+	codexResumeShare           = 0.06
+	codexExecShare             = 0.08
+	codexVSCodeShare           = 0.15
 )
 
 var codexVersions = []struct {
@@ -59,7 +68,7 @@ type codexHistory struct {
 }
 
 func writeCodex(c *agentContext, dir string, budget int64) (AgentSummary, error) {
-	specs := planAgentSessions(c, agentShape{salt: saltCodex, median: codexMedianBytes, written: 1.1, oldFirst: 2}, budget)
+	specs := planAgentSessions(c, agentShape{salt: saltCodex, median: codexMedianBytes, written: 1.2, oldFirst: 2}, budget)
 	results := make([]codexSessionResult, len(specs))
 	err := forEachIndex(len(specs), c.workers, func(i int) error {
 		res, err := writeCodexSession(c, dir, &specs[i])
@@ -132,6 +141,9 @@ type codexWriter struct {
 	lastPrompt                          string
 	extended                            bool // writes exec_command_end and patch_apply_end events
 	spawn                               *codexSpawn
+	// agentsMD is the project's AGENTS.md as the harness injects it, ""
+	// without one; newer Codex repeats it in every turn_context.
+	agentsMD string
 }
 
 // codexSpawn is a subagent thread a session starts during a turn.
@@ -179,7 +191,7 @@ func writeCodexSession(c *agentContext, dir string, spec *agentSession) (codexSe
 	// The first two are old and archived: one compressed, one not.
 	compressed := archived && (r.Float64() < codexCompressShare || spec.index == 0) && spec.index != 1
 
-	cw.opening(r.IntN(2) == 0)
+	cw.opening(r.IntN(4) > 0) // real: 62% of turn contexts carry an AGENTS.md
 	start := int64(0)
 	resumed := false
 	for turns := 0; keepGoing(turns, int64(cw.out.Len()), start, spec.budget); turns++ {
@@ -293,6 +305,11 @@ func (cw *codexWriter) sessionMeta(at time.Time, forkedFrom string) {
 	if forkedFrom != "" {
 		w.str("forked_from_id", forkedFrom)
 	}
+	if cw.r.Float64() < codexInstructedShare {
+		w.object("base_instructions")
+		w.str("text", cw.instructionText(codexBaseInstructions))
+		w.closeObject()
+	}
 	w.object("git")
 	w.str("commit_hash", randomHex(cw.r, 40))
 	w.str("branch", cw.branch())
@@ -319,13 +336,29 @@ func (cw *codexWriter) message(role, partType, text string) {
 // (and of a resume): the permissions, AGENTS.md, the environment.
 func (cw *codexWriter) contextMessages(agentsMD bool) {
 	cw.step()
-	cw.message("developer", "input_text", "<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. `sandbox_mode` is `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and `writable_roots`. Editing files in other directories requires approval.\nApprovals are your mechanism to get user consent to run shell commands without the sandbox. `approval_policy` is `on-request`.\n</permissions instructions>")
+	developer := "<permissions instructions>\nFilesystem sandboxing defines which files can be read or written. `sandbox_mode` is `workspace-write`: The sandbox permits reading files, and editing files in `cwd` and `writable_roots`. Editing files in other directories requires approval.\nApprovals are your mechanism to get user consent to run shell commands without the sandbox. `approval_policy` is `on-request`.\n</permissions instructions>"
+	if cw.r.Float64() < codexInstructedShare {
+		developer += "\n<collaboration_mode>\n" + cw.instructionText(codexDeveloperInstructions) + "\n</collaboration_mode>"
+	}
+	cw.message("developer", "input_text", developer)
 	if agentsMD {
+		if cw.agentsMD == "" {
+			cw.agentsMD = cw.instructionText(codexAgentsMDSize(cw.r)) + "\nRun `go test ./...` before you commit."
+		}
 		cw.step()
-		cw.message("user", "input_text", "# AGENTS.md instructions for "+cw.cwd+"\n\n<INSTRUCTIONS>\n"+cw.topic.sentences(cw.r, 3+cw.r.IntN(8))+"\nRun `go test ./...` before you commit.\n</INSTRUCTIONS>")
+		cw.message("user", "input_text", "# AGENTS.md instructions for "+cw.cwd+"\n\n<INSTRUCTIONS>\n"+cw.agentsMD+"\n</INSTRUCTIONS>")
 	}
 	cw.step()
 	cw.message("user", "input_text", cw.environmentContext())
+}
+
+// codexAgentsMDSize draws an AGENTS.md size: real ones are either a short
+// page or a long handbook.
+func codexAgentsMDSize(r *rand.Rand) int {
+	if r.IntN(2) == 0 {
+		return 2<<10 + r.IntN(2<<10)
+	}
+	return 10<<10 + r.IntN(14<<10)
 }
 
 func (cw *codexWriter) environmentContext() string {
@@ -363,6 +396,9 @@ func (cw *codexWriter) turn(spawn bool) {
 	w.str("model", cw.model)
 	w.str("effort", pick(r, []string{"low", "medium", "medium", "high"}))
 	w.str("summary", "auto")
+	if cw.agentsMD != "" && cw.version > 0 {
+		w.str("user_instructions", cw.agentsMD)
+	}
 	cw.end()
 	cw.event("task_started", func(w *jsonWriter) {
 		w.str("turn_id", turnID)
@@ -391,7 +427,7 @@ func (cw *codexWriter) turn(spawn bool) {
 	if spawn {
 		cw.spawnSubagent()
 	}
-	for range cw.toolRounds() {
+	for range cw.agentToolRounds() {
 		cw.reasoning()
 		if r.IntN(3) == 0 {
 			cw.assistant(cw.topic.assistantLeadIn(r))
@@ -434,7 +470,8 @@ func (cw *codexWriter) reasoning() {
 	w.closeObject()
 	w.closeArray()
 	w.null("content")
-	w.str("encrypted_content", "gAAAAAB"+randomFrom(r, base64Chars, 400+r.IntN(2400)))
+	// Real encrypted reasoning averages about 3 KB a line.
+	w.str("encrypted_content", "gAAAAAB"+randomFrom(r, base64Chars, 1000+r.IntN(4000)))
 	cw.end()
 	cw.event("agent_reasoning", func(w *jsonWriter) { w.str("text", text) })
 }

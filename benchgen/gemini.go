@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ import (
 // {"$set": …} lines patch the metadata.
 
 const (
-	geminiMedianBytes   = 45 << 10
+	geminiMedianBytes   = 120 << 10 // real chats average 300 KB
 	geminiSubagentShare = 0.04
 )
 
@@ -62,7 +63,7 @@ func geminiSlugs(projects []project) []string {
 }
 
 func writeGemini(c *agentContext, dir string, budget int64) (AgentSummary, error) {
-	specs := planAgentSessions(c, agentShape{salt: saltGemini, median: geminiMedianBytes, written: 1.15}, budget)
+	specs := planAgentSessions(c, agentShape{salt: saltGemini, median: geminiMedianBytes, written: 1.3}, budget)
 	slugs := geminiSlugs(c.projects)
 	tmp := filepath.Join(dir, "tmp")
 	results := make([]geminiSessionResult, len(specs))
@@ -289,7 +290,7 @@ func (gw *geminiWriter) turn(spawn bool) {
 	if spawn {
 		gw.spawnSubagent()
 	}
-	for range gw.toolRounds() {
+	for range gw.agentToolRounds() {
 		lead := ""
 		if r.IntN(2) == 0 {
 			lead = gw.topic.assistantLeadIn(r)
@@ -333,6 +334,11 @@ func (gw *geminiWriter) call(act action) geminiCall {
 			}
 		}
 		c.resultDisplay = func(w *jsonWriter) { w.stringValue("") }
+		if act.n > 0 {
+			// Gemini CLI mostly reads whole files: real read_file
+			// results average 4 KB.
+			c.output = gw.fileText(2<<10 + r.IntN(6<<10))
+		}
 	case "shell":
 		c.name, c.display, c.description = "run_shell_command", "Shell", act.description
 		c.args = func(w *jsonWriter) {
@@ -371,10 +377,13 @@ func (gw *geminiWriter) call(act action) geminiCall {
 			c.output = "Successfully created and wrote to new file: " + act.path + "."
 		}
 		diff := gw.patchText(&act)
+		original, updated := gw.fileContents(act)
 		c.resultDisplay = func(w *jsonWriter) {
 			w.openObject()
 			w.str("fileDiff", diff)
 			w.str("fileName", path.Base(act.path))
+			w.str("originalContent", original)
+			w.str("newContent", updated)
 			w.closeObject()
 		}
 	default:
@@ -396,6 +405,37 @@ func (gw *geminiWriter) call(act action) geminiCall {
 	return c
 }
 
+// fileContents is the whole file before and after an edit, which Gemini
+// CLI keeps in the call's display (real replace and write_file displays
+// average 9–11 KB).
+func (gw *geminiWriter) fileContents(act action) (original, updated string) {
+	original = gw.fileText(4<<10 + gw.r.IntN(12<<10))
+	if act.kind == "write" {
+		return "", act.content
+	}
+	return original, strings.Replace(original, "\n", "\n"+act.newText+"\n", 1)
+}
+
+// fileText is about size bytes of a source file, whole lines, starting
+// where that much is left (or at its top when it is smaller).
+func (gw *geminiWriter) fileText(size int) string {
+	f := gw.topic.file(gw.r)
+	n := len(f.lineStarts)
+	if n == 0 {
+		return ""
+	}
+	last := sort.Search(n, func(i int) bool { return len(f.text)-int(f.lineStarts[i]) < size })
+	from := 0
+	if last > 0 {
+		from = gw.r.IntN(last)
+	}
+	to := from + 1
+	for to < n && int(f.lineStarts[to])-int(f.lineStarts[from]) < size {
+		to++
+	}
+	return f.lineRange(from, to)
+}
+
 // reply writes a gemini message: first as it streamed in (its text, no
 // tokens yet), then, when it called tools or is long, again whole with
 // its tokens and its tool calls run.
@@ -404,8 +444,9 @@ func (gw *geminiWriter) reply(text string, acts []action) {
 	gw.tick(time.Second, 15*time.Second)
 	id := newUUID(r)
 	at := gw.clock
+	// Real gemini messages carry about 900 bytes of thoughts each.
 	var thoughts []string
-	if r.IntN(2) == 0 {
+	for range 1 + r.IntN(3) {
 		thoughts = append(thoughts, gw.topic.thinkingText(r))
 	}
 	calls := make([]geminiCall, len(acts))

@@ -29,6 +29,7 @@ const (
 	openCodeMedianBytes   = 40 << 10
 	openCodeSubagentShare = 0.05
 	openCodeDBName        = "opencode.db"
+	openCodeEventCopies   = 2 // event log entries a message or part gets
 	openCodeVersion       = "1.1.13"
 )
 
@@ -67,7 +68,13 @@ const openCodeSchema = "CREATE TABLE `project` (\n" +
 	"CREATE TABLE `session_share` (\n" +
 	"\t`session_id` text PRIMARY KEY NOT NULL,\n\t`id` text NOT NULL,\n\t`secret` text NOT NULL,\n\t`url` text NOT NULL,\n" +
 	"\t`time_created` integer NOT NULL,\n\t`time_updated` integer NOT NULL,\n" +
-	"\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);\n"
+	"\tFOREIGN KEY (`session_id`) REFERENCES `session`(`id`) ON UPDATE no action ON DELETE cascade\n);\n" +
+	// OpenCode 1.17 also keeps an event log that repeats every message
+	// and part as it is updated (a real 1.17.3 database: 2.5 events a
+	// row, 2.3 times the parts' bytes); recall does not read it.
+	"CREATE TABLE `event_sequence` (\n\t`aggregate_id` text PRIMARY KEY,\n\t`seq` integer NOT NULL,\n\t`owner_id` text\n);\n" +
+	"CREATE TABLE `event` (\n\t`id` text PRIMARY KEY,\n\t`aggregate_id` text NOT NULL,\n\t`seq` integer NOT NULL,\n\t`type` text NOT NULL,\n\t`data` text NOT NULL,\n" +
+	"\tCONSTRAINT `fk_event_aggregate_id_event_sequence_aggregate_id_fk` FOREIGN KEY (`aggregate_id`) REFERENCES `event_sequence`(`aggregate_id`) ON DELETE CASCADE\n);\n"
 
 // ocSession, ocMessage and ocPart are rows to insert.
 type ocSession struct {
@@ -102,7 +109,7 @@ func openCodeProjectID(cwd string) string {
 }
 
 func writeOpenCode(c *agentContext, dir string, budget int64) (AgentSummary, error) {
-	specs := planAgentSessions(c, agentShape{salt: saltOpenCode, median: openCodeMedianBytes, written: 1.65}, budget)
+	specs := planAgentSessions(c, agentShape{salt: saltOpenCode, median: openCodeMedianBytes, written: 2.0}, budget)
 	rows := make([]ocRows, len(specs))
 	err := forEachIndex(len(specs), c.workers, func(i int) error {
 		rows[i] = openCodeSession(c, &specs[i])
@@ -206,9 +213,52 @@ func writeOpenCodeDB(path string, c *agentContext, specs []agentSession, rows []
 				return fmt.Errorf("%s: %w", path, err)
 			}
 		}
+		if err = insertOpenCodeEvents(ctx, tx, &rows[i]); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	if err = tx.Commit(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// insertOpenCodeEvents writes the event log of one planned session: each
+// message updated twice and each part twice (as it streams, then done),
+// with the row's JSON as OpenCode's sync events carry it.
+func insertOpenCodeEvents(ctx context.Context, tx *sql.Tx, rows *ocRows) error {
+	seq := map[string]int64{}
+	insert := func(session, typ, key string, data []byte) error {
+		n := seq[session]
+		seq[session] = n + 1
+		body := `{"sessionID":"` + session + `","` + key + `":` + string(data) + `}`
+		id := fmt.Sprintf("evt_%s%06d", strings.TrimPrefix(session, "ses_"), n)
+		_, err := tx.ExecContext(ctx, "INSERT INTO event VALUES (?, ?, ?, ?, ?)", id, session, n, typ, body)
+		return err
+	}
+	for _, s := range rows.sessions {
+		if _, err := tx.ExecContext(ctx, "INSERT INTO event_sequence VALUES (?, 0, NULL)", s.id); err != nil {
+			return err
+		}
+	}
+	for _, m := range rows.messages {
+		for range openCodeEventCopies {
+			if err := insert(m.session, "message.updated.1", "info", m.data); err != nil {
+				return err
+			}
+		}
+	}
+	for _, p := range rows.parts {
+		for range openCodeEventCopies {
+			if err := insert(p.session, "message.part.updated.1", "part", p.data); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range rows.sessions {
+		if _, err := tx.ExecContext(ctx, "UPDATE event_sequence SET seq = ? WHERE aggregate_id = ?", seq[s.id], s.id); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -247,6 +297,7 @@ func (ow *ocWriter) message(created, updated int64, data []byte) string {
 	id := ow.ascendingID("msg")
 	ow.rows.messages = append(ow.rows.messages, ocMessage{id: id, session: ow.sessionID, created: created, updated: updated, data: data})
 	ow.rows.bytes += int64(len(data) + 2*len(id))
+	ow.rows.bytes += openCodeEventCopies * int64(len(data)+64)
 	return id
 }
 
@@ -254,6 +305,7 @@ func (ow *ocWriter) part(msg string, start, end int64, data []byte) {
 	id := ow.ascendingID("prt")
 	ow.rows.parts = append(ow.rows.parts, ocPart{id: id, message: msg, session: ow.sessionID, created: start, updated: end, data: data})
 	ow.rows.bytes += int64(len(data) + 3*len(id))
+	ow.rows.bytes += openCodeEventCopies * int64(len(data)+64)
 }
 
 func (ow *ocWriter) textPart(msg, typ, text string, extra func(w *jsonWriter)) {
