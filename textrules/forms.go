@@ -147,6 +147,28 @@ func StemKey(word []byte) (string, bool) {
 	return strings.ToUpper(english.Stem(string(buf[:n]), true)), true
 }
 
+// MayHaveStemKey reports whether StemKey(word) can be true, cheaply: an
+// ASCII byte other than a letter, or too few or too many bytes for a key,
+// rules it out. A caller skips its cache of keys for the many tokens
+// (numbers, identifiers with digits, hashes) that cannot have one.
+func MayHaveStemKey(word string) bool {
+	if len(word) < MinStemLetters {
+		return false
+	}
+	ascii := true
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c >= utf8.RuneSelf {
+			ascii = false
+			continue
+		}
+		if !('a' <= c|0x20 && c|0x20 <= 'z') {
+			return false
+		}
+	}
+	return !ascii || len(word) <= maxStemLetters
+}
+
 // FormPrefix is what every token of a word-form key starts with: the key
 // without its last letter. Porter2 only rewrites the end
 // of a word, and on Snowball's own English vocabulary every word whose

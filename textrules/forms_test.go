@@ -72,6 +72,50 @@ func TestStemKey(t *testing.T) {
 	}
 }
 
+// MayHaveStemKey only rules out words StemKey has no key for: on every
+// StemKey case, a few edge words, and fuzzed input (FuzzMayHaveStemKey).
+func TestMayHaveStemKey(t *testing.T) {
+	tests := []struct {
+		word string
+		may  bool
+	}{
+		{"TRANSLATED", true},
+		{"pets", true},
+		{"go", false},
+		{"v2", false},
+		{"snake_case", false},
+		{"0XDEADBEEF", false},
+		{strings.Repeat("A", 40), true},
+		{strings.Repeat("A", 41), false},
+		{"\u212Aelvin", true}, // the Kelvin sign folds to k: StemKey decides
+		{"caf\u00e9", true},   // non-ASCII: StemKey decides
+	}
+	for _, tt := range tests {
+		if got := MayHaveStemKey(tt.word); got != tt.may {
+			t.Errorf("MayHaveStemKey(%q) = %v, want %v", tt.word, got, tt.may)
+		}
+		checkMayHaveStemKey(t, tt.word)
+	}
+	for _, w := range fingerprintStemWords {
+		checkMayHaveStemKey(t, w)
+		checkMayHaveStemKey(t, strings.ToUpper(w))
+	}
+}
+
+func FuzzMayHaveStemKey(f *testing.F) {
+	for _, w := range []string{"pets", "v2", "\u212Aelvin", "snake_case", strings.Repeat("a", 41)} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, word string) { checkMayHaveStemKey(t, word) })
+}
+
+func checkMayHaveStemKey(t *testing.T, word string) {
+	t.Helper()
+	if _, ok := StemKey([]byte(word)); ok && !MayHaveStemKey(word) {
+		t.Errorf("MayHaveStemKey(%q) is false but StemKey has a key", word)
+	}
+}
+
 // The word-form channel relies on every form of a key starting with
 // FormPrefix(key), accents folded (see FormPrefix); the channel's
 // definition enforces it, and this checks the stemmer mostly agrees.

@@ -221,6 +221,9 @@ func NewStemCache() *StemCache { return &StemCache{m: map[string]stemResult{}} }
 
 // stemKey is textrules.StemKey of tok, from c when it is not nil.
 func (c *StemCache) stemKey(tok string) (string, bool) {
+	if !textrules.MayHaveStemKey(tok) {
+		return "", false
+	}
 	if c == nil {
 		return textrules.StemKey([]byte(tok))
 	}
