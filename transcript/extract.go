@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/transcript/jsonscan"
 )
 
 // record is the part of a transcript line recall reads. Everything else is
@@ -42,8 +43,9 @@ type jsonRecord struct {
 }
 
 // lazyString is a raw JSON string value decoded on first use, as
-// decodeString decodes it ("" for a value that is not a string). raw
-// points into the line being read: get it before the next line.
+// jsonscan.DecodeString decodes it ("" for a value that is not a
+// string). raw points into the line being read: get it before the next
+// line.
 type lazyString struct {
 	raw  []byte
 	s    string
@@ -52,15 +54,15 @@ type lazyString struct {
 
 func (l *lazyString) get() string {
 	if !l.done {
-		l.s, _ = decodeString(l.raw)
+		l.s, _ = jsonscan.DecodeString(l.raw)
 		l.done = true
 	}
 	return l.s
 }
 
-// decodeType is decodeString for the value of a "type" member: the values
-// Claude Code writes come back as constants instead of a new string per
-// line.
+// decodeType is jsonscan.DecodeString for the value of a "type" member:
+// the values Claude Code writes come back as constants instead of a new
+// string per line.
 func decodeType(raw []byte) string {
 	if len(raw) >= 2 && raw[0] == '"' {
 		switch string(raw[1 : len(raw)-1]) {
@@ -84,13 +86,14 @@ func decodeType(raw []byte) string {
 			return "queue-operation"
 		}
 	}
-	s, _ := decodeString(raw)
+	s, _ := jsonscan.DecodeString(raw)
 	return s
 }
 
-// decodeEntrypoint is decodeString for the value of an "entrypoint"
-// member: the values Claude Code writes come back as constants, so the
-// rows of a transcript share one string instead of a new one each.
+// decodeEntrypoint is jsonscan.DecodeString for the value of an
+// "entrypoint" member: the values Claude Code writes come back as
+// constants, so the rows of a transcript share one string instead of a
+// new one each.
 func decodeEntrypoint(raw []byte) string {
 	if len(raw) >= 2 && raw[0] == '"' {
 		switch string(raw[1 : len(raw)-1]) {
@@ -108,20 +111,20 @@ func decodeEntrypoint(raw []byte) string {
 			return "claude-desktop"
 		}
 	}
-	s, _ := decodeString(raw)
+	s, _ := jsonscan.DecodeString(raw)
 	return s
 }
 
-// isJSONString reports whether decodeString(raw) is want, without a copy
-// when raw has no escape.
+// isJSONString reports whether jsonscan.DecodeString(raw) is want,
+// without a copy when raw has no escape.
 func isJSONString(raw []byte, want string) bool {
 	if len(raw) < 2 || raw[0] != '"' {
 		return want == ""
 	}
 	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner) == want // what decodeString returns, uncopied
+		return string(inner) == want // what DecodeString returns, uncopied
 	}
-	s, _ := decodeString(raw)
+	s, _ := jsonscan.DecodeString(raw)
 	return s == want
 }
 
@@ -391,8 +394,8 @@ func (x *lineExtractor) timestamp() string {
 	return x.lastTS
 }
 
-// stringBytes is decodeString(raw) as bytes: a view of raw when it has
-// no escape, nil for a value that is not a string.
+// stringBytes is jsonscan.DecodeString(raw) as bytes: a view of raw when
+// it has no escape, nil for a value that is not a string.
 func stringBytes(raw []byte) []byte {
 	if len(raw) < 2 || raw[0] != '"' {
 		return nil
@@ -400,7 +403,7 @@ func stringBytes(raw []byte) []byte {
 	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return inner
 	}
-	s, _ := decodeString(raw)
+	s, _ := jsonscan.DecodeString(raw)
 	return []byte(s)
 }
 
@@ -440,7 +443,7 @@ func (x *lineExtractor) addTitle(rec *jsonRecord, lineNo int) {
 	if x.session == "" {
 		x.session = rec.sessionID.get()
 	}
-	title, _ := decodeString(rec.title)
+	title, _ := jsonscan.DecodeString(rec.title)
 	title = strings.Join(strings.Fields(title), " ")
 	if title == "" || title == x.lastTitle {
 		return
@@ -505,7 +508,7 @@ func userText(content []byte, memo *skipMemo, block *contentBlock) (string, bool
 		return "", false
 	}
 	if content[0] == '"' {
-		return decodeString(content)
+		return jsonscan.DecodeString(content)
 	}
 	var parts []string
 	toolResult := false
@@ -604,7 +607,7 @@ func (x *lineExtractor) copiedFrom(rec *jsonRecord) string {
 		var from string
 		_ = eachMember(rec.forkedFrom, nil, func(key, val []byte) bool {
 			if string(key) == "sessionId" {
-				from, _ = decodeString(val)
+				from, _ = jsonscan.DecodeString(val)
 				return false
 			}
 			return true
@@ -678,7 +681,7 @@ func toolCall(name string, input []byte) string {
 }
 
 func jsonString(raw []byte) string {
-	s, _ := decodeString(raw)
+	s, _ := jsonscan.DecodeString(raw)
 	return strings.TrimSpace(s)
 }
 

@@ -1,5 +1,7 @@
 package codex
 
+import "github.com/recall-dev/recall/transcript/jsonscan"
+
 // Most of a rollout's bytes are records that make no row: tool outputs,
 // reasoning, token counts, turn contexts. Codex writes every line in one
 // order, {"timestamp":…,["ordinal":…,]"type":…,"payload":{"type":…, so
@@ -128,9 +130,4 @@ func skipDigits(s []byte) ([]byte, bool) {
 	return s[i:], i > 0
 }
 
-func skipSpace(s []byte) []byte {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[0] == '\n') {
-		s = s[1:]
-	}
-	return s
-}
+func skipSpace(s []byte) []byte { return s[jsonscan.SkipSpace(s, 0):] }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/transcript/jsonscan"
 )
 
 // fastSeeds are lines of every shape the decoders meet, and unusual
@@ -40,14 +42,14 @@ func fastSeeds(f *testing.F) {
 	}
 }
 
-// FuzzFastDecode holds jsonfast.go to encoding/json: validJSON is
-// json.Valid, and what a decoder reads (when it does not give up) is
-// what json.Unmarshal reads, without error.
+// FuzzFastDecode holds jsonfast.go to encoding/json: jsonscan.Valid (the
+// reader's gate to the decoders) is json.Valid, and what a decoder reads
+// (when it does not give up) is what json.Unmarshal reads, without error.
 func FuzzFastDecode(f *testing.F) {
 	fastSeeds(f)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		if got, want := validJSON(line), json.Valid(line); got != want {
-			t.Fatalf("validJSON(%q) = %v, json.Valid %v", line, got, want)
+		if got, want := jsonscan.Valid(line), json.Valid(line); got != want {
+			t.Fatalf("jsonscan.Valid(%q) = %v, json.Valid %v", line, got, want)
 		}
 		if !json.Valid(line) {
 			return
@@ -95,7 +97,7 @@ func checkDecode[T any](t *testing.T, v []byte, decode func([]byte, *T) bool) {
 
 func checkString(t *testing.T, v []byte) {
 	t.Helper()
-	got, ok := decodeString(v)
+	got, ok := jsonscan.DecodeString(v)
 	var want string
 	err := json.Unmarshal(v, &want)
 	if v[0] == '"' && (!ok || err != nil || got != want) {

@@ -14,6 +14,7 @@ import (
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
+	"github.com/recall-dev/recall/transcript/jsonscan"
 )
 
 // parser reads the lines of one read of a rollout (transcript.LineParser).
@@ -227,7 +228,7 @@ var (
 // the line sets when replaying.
 func (p *parser) line(line []byte, n int) error {
 	if quiet(line) {
-		if p.b != nil && !validJSON(line) {
+		if p.b != nil && !jsonscan.Valid(line) {
 			return errNotJSON
 		}
 		return nil
@@ -235,7 +236,7 @@ func (p *parser) line(line []byte, n int) error {
 	var rec rolloutLine
 	// A line that is not JSON, or reads an unusual way, is decoded by
 	// encoding/json (its error is the line's); see jsonfast.go.
-	if !validJSON(line) || !decodeEnvelope(line, &rec) {
+	if !jsonscan.Valid(line) || !decodeEnvelope(line, &rec) {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return err
 		}
@@ -304,7 +305,7 @@ func normTimestamp(raw json.RawMessage) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false // null, or no string
 	}
-	s, ok := decodeString(raw)
+	s, ok := jsonscan.DecodeString(raw)
 	if !ok || s == "" {
 		return "", false
 	}
@@ -476,7 +477,7 @@ func contentTexts(content json.RawMessage) ([]string, error) {
 		return nil, nil
 	}
 	if content[0] == '"' {
-		if s, ok := decodeString(content); ok {
+		if s, ok := jsonscan.DecodeString(content); ok {
 			return []string{s}, nil
 		}
 		var s string
@@ -539,7 +540,7 @@ func (p *parser) event(payload json.RawMessage, n int, ts string) error {
 	var text string
 	if len(ev.Message) > 0 {
 		var ok bool
-		if text, ok = decodeString(ev.Message); !ok && string(ev.Message) != "null" {
+		if text, ok = jsonscan.DecodeString(ev.Message); !ok && string(ev.Message) != "null" {
 			if err := json.Unmarshal(ev.Message, &text); err != nil {
 				return fmt.Errorf("event_msg %s: %w", ev.Type, err)
 			}
@@ -673,7 +674,7 @@ func jsonString(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
-	s, _ := decodeString(raw)
+	s, _ := jsonscan.DecodeString(raw)
 	return s
 }
 

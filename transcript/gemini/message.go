@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/transcript"
+	"github.com/recall-dev/recall/transcript/jsonscan"
 )
 
 // kind is what a version of a message makes.
@@ -194,13 +195,13 @@ func toolCalls(raw json.RawMessage, ts string) []toolCall {
 		}
 		var c call
 		if raw[i] != '{' {
-			return skipValue(raw, i)
+			return jsonscan.SkipValue(raw, i)
 		}
 		var f [3][]byte
 		end, ok := fieldsAt(raw, i, callFields, f[:])
 		if ok {
 			c = call{Name: f[0], Args: f[1], Timestamp: f[2]}
-		} else if end = skipValue(raw, i); end < 0 || !unmarshal(raw[i:end], &c) {
+		} else if end = jsonscan.SkipValue(raw, i); end < 0 || !unmarshal(raw[i:end], &c) {
 			return end
 		}
 		out[k] = toolCall{name: str(c.Name), args: withAliases(c.Args), ts: stamp(c.Timestamp)}
@@ -262,42 +263,21 @@ var argNames = [...]string{"absolute_path", "file_path", "dir_path", "path"}
 // them (the last of a repeated key); ok is false when a key is escaped,
 // which the map holds unescaped.
 func argMembers(args []byte) (found [len(argNames)]json.RawMessage, ok bool) {
-	i := skipSpace(args, 0)
-	if i >= len(args) || args[i] != '{' {
-		return found, false
-	}
-	i = skipSpace(args, i+1)
-	for i < len(args) && args[i] != '}' {
-		if args[i] != '"' {
-			return found, false
+	w := jsonscan.WalkObject(args, 0)
+	for {
+		key, val, more := w.Next()
+		if !more {
+			return found, !w.Failed()
 		}
-		kend := skipString(args, i)
-		if kend < 0 {
-			return found, false
-		}
-		key := args[i+1 : kend-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			return found, false
-		}
-		i = skipSpace(args, kend)
-		if i >= len(args) || args[i] != ':' {
-			return found, false
-		}
-		vstart := skipSpace(args, i+1)
-		vend := skipValue(args, vstart)
-		if vend < 0 {
 			return found, false
 		}
 		for k, name := range argNames {
 			if string(key) == name {
-				found[k] = args[vstart:vend]
+				found[k] = val
 			}
 		}
-		if i = skipSpace(args, vend); i < len(args) && args[i] == ',' {
-			i = skipSpace(args, i+1)
-		}
 	}
-	return found, true
 }
 
 // sig is a version's signature, one hash per block: [0] its kind, role

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/transcript/jsonscan"
 )
 
 // partData is what rows need of a part (the data column of the part
@@ -210,7 +212,7 @@ func filePathMember(t []byte) (path []byte, ok, has, known bool) {
 		if bytes.IndexByte(key, '\\') >= 0 {
 			return 0, false
 		}
-		e, valid := skipValue(t, i, depth)
+		e, valid := jsonscan.ValidValue(t, i, depth)
 		if !valid {
 			return 0, false
 		}
@@ -222,7 +224,7 @@ func filePathMember(t []byte) (path []byte, ok, has, known bool) {
 		}
 		return e, true
 	})
-	if !valid || skipWS(t, end) != len(t) {
+	if !valid || jsonscan.SkipSpace(t, end) != len(t) {
 		return nil, false, false, false
 	}
 	return path, ok, has, true

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/recall-dev/recall/transcript/jsonscan"
 )
 
 // fastSeeds are parts and messages of every shape the fast decoder must
@@ -79,15 +81,15 @@ func checkFast(t *testing.T, data []byte) {
 		t.Fatalf("toolInput(%q) = %q, by a map %q", data, got, want)
 	}
 	if len(data) >= 2 && data[0] == '"' && data[len(data)-1] == '"' {
-		end, _, ok := stringEnd(data, 0)
+		end, _, ok := jsonscan.ValidString(data, 0)
 		var want string
 		err := json.Unmarshal(data, &want)
 		if (ok && end == len(data)) != (err == nil) {
-			t.Fatalf("string %q: stringEnd %d %v, encoding/json %v", data, end, ok, err)
+			t.Fatalf("string %q: jsonscan.ValidString %d %v, encoding/json %v", data, end, ok, err)
 		}
 		if ok && end == len(data) {
-			if got, uok := unquote(data[1 : len(data)-1]); !uok || got != want {
-				t.Fatalf("string %q: unquote %q %v, encoding/json %q", data, got, uok, want)
+			if got, uok := jsonscan.Unquote(data[1 : len(data)-1]); !uok || got != want {
+				t.Fatalf("string %q: jsonscan.Unquote %q %v, encoding/json %q", data, got, uok, want)
 			}
 		}
 	}
