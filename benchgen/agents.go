@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,12 @@ import (
 //	aider/<project>/.aider.chat.history.md                   one history per project
 //
 // Each folder is what `recall index --source AGENT:DIR` takes.
+//
+// What each agent writes beside the conversation (instructions, reasoning,
+// tool outputs and their displays, an event log, Aider's own output) is
+// sized after real sessions, record kind by record kind, so that the
+// indexed text is about the share of the bytes it is in real ones: the
+// figures are in docs/benchmarks-mixed.md.
 
 // MixedShare is what the other agents add to a mixed corpus: this share
 // of the Claude Code corpus's size, split across them.
@@ -204,13 +211,17 @@ func (s *agentSession) rand(seed uint64) *rand.Rand {
 // agentShape is how an agent's sessions are drawn: their median size,
 // how many bytes a session writes for each byte of its budget (what its
 // last turn overshoots, its forks and subagents, and for OpenCode the
-// database's pages and indexes; measured on 64 MB to 1 GB corpora), and
+// database's pages and indexes; measured on 16 to 200 MB corpora), the
+// least a session writes whatever its budget (its opening and a first
+// turn: planning counts a smaller budget as that, or a small corpus,
+// whose sessions all have small budgets, comes out far too big), and
 // how many of the first sessions are made old (a small corpus still
 // needs some of what only old sessions have, e.g. compressed rollouts).
 type agentShape struct {
 	salt     uint64
 	median   float64
 	written  float64
+	least    int64
 	oldFirst int
 }
 
@@ -248,7 +259,7 @@ func planAgentSessions(c *agentContext, shape agentShape, total int64) []agentSe
 		s.start = c.end.Add(-time.Duration((1 - frac) * timelineDays * 24 * float64(time.Hour)))
 		s.start = s.start.Truncate(time.Millisecond)
 		s.budget = logNormalBytes(r, shape.median, sessionSizeSigma, maxBudget)
-		planned += int64(float64(s.budget) * shape.written)
+		planned += int64(float64(max(s.budget, shape.least)) * shape.written)
 		out = append(out, s)
 	}
 	return out
@@ -309,6 +320,11 @@ type agentBase struct {
 	out   bytes.Buffer
 	j     jsonWriter
 	lines int
+	// budget is the session's, 0 for none: a turn stops calling tools
+	// once the session has written twice it, so that a session drawn
+	// small is not made large by one long turn (a small corpus, whose
+	// sessions all are, would come out far bigger than asked).
+	budget int64
 }
 
 func newAgentBase(text *TextSource, r *rand.Rand, proj *project, start time.Time) *agentBase {
@@ -341,6 +357,12 @@ func (a *agentBase) emit() {
 // still fits the budget, and always a first one.
 func keepGoing(turns int, written, start, budget int64) bool {
 	return turns == 0 || written+(written-start)/int64(2*turns) < budget
+}
+
+// spent reports whether a session that has written written bytes is
+// past twice its budget.
+func (a *agentBase) spent(written int64) bool {
+	return a.budget > 0 && written > 2*a.budget
 }
 
 // toolRounds is how many tool-calling steps precede an answer.
@@ -463,6 +485,61 @@ func (a *agentBase) instructionText(minBytes int) string {
 	return b.String()
 }
 
+// windowRead makes act a read of minLines to maxLines lines of a file of
+// the topic, from its top half the time. Agents that read through a
+// shell (sed -n '1,200p') take a screenful or more at a time, where
+// Claude Code's Read takes a few dozen lines around what it looks for.
+func (a *agentBase) windowRead(act *action, minLines, maxLines int) {
+	f := a.topic.file(a.r)
+	total := f.numLines()
+	n := min(total, minLines+a.r.IntN(maxLines-minLines+1))
+	from := 0
+	if total > n && a.r.IntN(2) == 0 {
+		from = a.r.IntN(total - n)
+	}
+	act.path = a.proj.cwd + "/" + f.path
+	act.from, act.n = from+1, n
+	act.output = f.lineRange(from, from+n) + "\n"
+}
+
+// blockEdit makes act an edit of a block of minLines to maxLines lines
+// of a file of the topic, a comment line added in its middle: agents
+// that replace text by matching it send a whole block, context and all,
+// where Claude Code's Edit sends the few lines it changes.
+func (a *agentBase) blockEdit(act *action, minLines, maxLines int) {
+	f := a.topic.file(a.r)
+	total := f.numLines()
+	n := min(total, minLines+a.r.IntN(maxLines-minLines+1))
+	from := a.r.IntN(max(1, total-n))
+	mid := from + n/2
+	act.path = a.proj.cwd + "/" + f.path
+	act.oldText = f.lineRange(from, from+n)
+	act.newText = f.lineRange(from, mid) + "\n\t// " + a.topic.sentence(a.r) + "\n" + f.lineRange(mid, from+n)
+	if mid == from {
+		act.newText = "\t// " + a.topic.sentence(a.r) + "\n" + act.oldText
+	}
+}
+
+// fileText is about size bytes of a source file, whole lines, starting
+// where that much is left (or at its top when it is smaller).
+func (a *agentBase) fileText(size int) string {
+	f := a.topic.file(a.r)
+	n := len(f.lineStarts)
+	if n == 0 {
+		return ""
+	}
+	last := sort.Search(n, func(i int) bool { return len(f.text)-int(f.lineStarts[i]) < size })
+	from := 0
+	if last > 0 {
+		from = a.r.IntN(last)
+	}
+	to := from + 1
+	for to < n && int(f.lineStarts[to])-int(f.lineStarts[from]) < size {
+		to++
+	}
+	return f.lineRange(from, to)
+}
+
 // rel is an absolute path of the project relative to its directory.
 func (a *agentBase) rel(path string) string {
 	if r, ok := strings.CutPrefix(path, a.proj.cwd+"/"); ok {
@@ -508,6 +585,19 @@ func plainLines(numbered string) string {
 		}
 	}
 	return b.String()
+}
+
+// firstLines is the first n lines of text (all of it when it has fewer).
+func firstLines(text string, n int) string {
+	end := 0
+	for range n {
+		i := strings.IndexByte(text[end:], '\n')
+		if i < 0 {
+			return text
+		}
+		end += i + 1
+	}
+	return text[:end]
 }
 
 // patchText is an apply_patch body for an edit or a new file.

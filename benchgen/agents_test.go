@@ -94,7 +94,6 @@ func TestGenerateAgentsIsDeterministic(t *testing.T) {
 
 func TestAgentSummariesAddUp(t *testing.T) {
 	a := agentsCorpus(t)
-	var total int64
 	for _, f := range AgentFolders() {
 		s := a.summary(t, f.Agent)
 		size, files := dirSize(t, filepath.Join(a.dir, f.Dir))
@@ -104,13 +103,30 @@ func TestAgentSummariesAddUp(t *testing.T) {
 		if s.Sessions == 0 || s.Projects == 0 {
 			t.Errorf("%s: %d sessions in %d projects", f.Agent, s.Sessions, s.Projects)
 		}
-		total += s.Bytes
 	}
-	// Each agent ends its sessions near its share of the budget: the
-	// whole is within a third of what was asked (a small corpus has few
-	// sessions, so their sizes' spread shows).
-	if total < testAgentsBytes*2/3 || total > testAgentsBytes*4/3 {
-		t.Errorf("agents wrote %d bytes, asked for about %d", total, testAgentsBytes)
+}
+
+// TestAgentsWriteAboutWhatIsAsked checks the sizes the agents' sessions
+// are planned by (agentShape's written and least) on a corpus big enough
+// for them to hold: a few dozen sessions an agent (in the 2 MB one the
+// other tests share, a session or two more or less is a third of an
+// agent's bytes).
+func TestAgentsWriteAboutWhatIsAsked(t *testing.T) {
+	const asked = 16 << 20
+	sums, err := GenerateAgents(AgentOptions{Dir: t.TempDir(), ProjectsSize: 4 * asked, Bytes: asked, Seed: testAgentsSeed, Text: testText()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for i, f := range AgentFolders() {
+		want := float64(asked) * f.share
+		if got := float64(sums[i].Bytes); got < want*2/3 || got > want*3/2 {
+			t.Errorf("%s wrote %.0f bytes, asked for about %.0f", f.Agent, got, want)
+		}
+		total += sums[i].Bytes
+	}
+	if total < asked*4/5 || total > asked*5/4 {
+		t.Errorf("agents wrote %d bytes, asked for about %d", total, asked)
 	}
 }
 
@@ -472,7 +488,7 @@ func TestAiderHistoriesParse(t *testing.T) {
 	if err != nil || len(files) != s.Files {
 		t.Fatalf("%d histories (%v), summary says %d", len(files), err, s.Files)
 	}
-	sessions := 0
+	sessions, promptless := 0, 0
 	for _, path := range files {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -494,7 +510,7 @@ func TestAiderHistoriesParse(t *testing.T) {
 					t.Errorf("%s:%d: sessions out of order", path, i+1)
 				}
 				if prompts == 0 {
-					t.Errorf("%s:%d: the session before has no prompt", path, i+1)
+					promptless++
 				}
 				last, prompts = at, 0
 				sessions++
@@ -513,9 +529,17 @@ func TestAiderHistoriesParse(t *testing.T) {
 		if fenced {
 			t.Errorf("%s: a code fence is left open", path)
 		}
+		if prompts == 0 {
+			promptless++
+		}
 	}
 	if sessions != s.Sessions {
 		t.Errorf("%d headers, summary says %d sessions", sessions, s.Sessions)
+	}
+	// Two runs in five end before a prompt, as in real histories; most
+	// have one.
+	if promptless == 0 || promptless*2 > sessions {
+		t.Errorf("%d of %d sessions have no prompt", promptless, sessions)
 	}
 }
 

@@ -24,14 +24,15 @@ import (
 const (
 	codexMedianBytes = 160 << 10 // real rollouts average 240 KB
 	// The instructions a rollout carries outside its messages, sized as
-	// in real rollouts (0.58–0.135): base instructions in about three
-	// session_meta lines of four (12–15 KB), a developer message of
-	// 13 KB on average, and an AGENTS.md of 2–4 KB or 10–24 KB repeated
-	// in turn_context. They make a real rollout's indexed text about 8%
-	// of its bytes; without them the generated ones were 20%.
-	codexInstructedShare       = 0.75
-	codexBaseInstructions      = 12 << 10
-	codexDeveloperInstructions = 10 << 10
+	// in real rollouts (0.58–0.135): base instructions in nineteen
+	// session_meta lines of twenty (13.8 KB on average), developer
+	// messages of 13.6 KB on average, and an AGENTS.md of 2–4 KB or
+	// 10–24 KB repeated in turn_context (a line per model request in
+	// some versions). With the tool outputs they make a real rollout's
+	// indexed text about 8% of its bytes.
+	codexInstructedShare       = 0.95
+	codexBaseInstructions      = 13 << 10
+	codexDeveloperInstructions = 12 << 10
 	codexArchiveShare          = 0.3 // of sessions older than codexArchiveAge
 	codexArchiveAge            = 10 * 24 * time.Hour
 	codexCompressShare         = 0.6 // of archived rollouts
@@ -45,8 +46,17 @@ const (
 var codexVersions = []struct {
 	name     string
 	shellCmd bool // shell_command with a string command and a plain-text output
+	// requestContext writes a turn_context and a token_count before
+	// every model request of a turn, not once a turn: real 0.60–0.105
+	// rollouts hold 5 to 8 turn_context lines a prompt, each with the
+	// AGENTS.md (the newest write one a turn again).
+	requestContext bool
+	// collaborationMode adds the collaboration mode and its
+	// instructions to every turn_context (0.98 on).
+	collaborationMode bool
 }{
-	{"0.36.0", false}, {"0.46.0", false}, {"0.58.0", true}, {"0.63.0", true},
+	{"0.36.0", false, false, false}, {"0.46.0", false, false, false}, {"0.58.0", true, false, false},
+	{"0.63.0", true, true, false}, {"0.77.0", true, true, false}, {"0.98.0", true, true, true}, {"0.118.0", true, false, true},
 }
 
 var codexModels = []string{"gpt-5-codex", "gpt-5.1-codex", "gpt-5.1-codex-max", "gpt-5"}
@@ -68,7 +78,7 @@ type codexHistory struct {
 }
 
 func writeCodex(c *agentContext, dir string, budget int64) (AgentSummary, error) {
-	specs := planAgentSessions(c, agentShape{salt: saltCodex, median: codexMedianBytes, written: 1.2, oldFirst: 2}, budget)
+	specs := planAgentSessions(c, agentShape{salt: saltCodex, median: codexMedianBytes, written: 1.1, least: 64 << 10, oldFirst: 2}, budget)
 	results := make([]codexSessionResult, len(specs))
 	err := forEachIndex(len(specs), c.workers, func(i int) error {
 		res, err := writeCodexSession(c, dir, &specs[i])
@@ -144,6 +154,9 @@ type codexWriter struct {
 	// agentsMD is the project's AGENTS.md as the harness injects it, ""
 	// without one; newer Codex repeats it in every turn_context.
 	agentsMD string
+	// collaboration is the collaboration mode's instructions, which the
+	// newest versions repeat in every turn_context.
+	collaboration string
 }
 
 // codexSpawn is a subagent thread a session starts during a turn.
@@ -167,6 +180,10 @@ func writeCodexSession(c *agentContext, dir string, spec *agentSession) (codexSe
 	r := spec.rand(c.seed)
 	proj := &c.projects[spec.project]
 	cw := newCodexWriter(c.text, r, proj, spec.start)
+	if spec.index == 1 {
+		cw.extended = true // so that a small corpus has the events too
+	}
+	cw.budget = spec.budget
 	kind := r.Float64()
 	// A small corpus still gets a fork and a subagent: the third and
 	// fourth sessions have them.
@@ -268,7 +285,8 @@ func newCodexWriter(text *TextSource, r *rand.Rand, proj *project, start time.Ti
 	cw.version = r.IntN(len(codexVersions))
 	cw.originator = "codex_cli_rs"
 	cw.source = func(w *jsonWriter) { w.str("source", "cli") }
-	cw.extended = r.IntN(5) < 2
+	// Real rollouts have an exec_command_end for one command in ten.
+	cw.extended = r.IntN(8) == 0
 	return cw
 }
 
@@ -353,9 +371,10 @@ func (cw *codexWriter) contextMessages(agentsMD bool) {
 }
 
 // codexAgentsMDSize draws an AGENTS.md size: real ones are either a short
-// page or a long handbook.
+// page or, in two projects of three, a long handbook (10.8 KB on
+// average in the real turn_context lines that carry one).
 func codexAgentsMDSize(r *rand.Rand) int {
-	if r.IntN(2) == 0 {
+	if r.IntN(3) == 0 {
 		return 2<<10 + r.IntN(2<<10)
 	}
 	return 10<<10 + r.IntN(14<<10)
@@ -384,22 +403,8 @@ func (cw *codexWriter) event(typ string, fill func(w *jsonWriter)) {
 func (cw *codexWriter) turn(spawn bool) {
 	r := cw.r
 	turnID := newUUIDv7(r, cw.clock)
-	cw.begin("turn_context")
-	w := &cw.j
-	w.str("turn_id", turnID)
-	w.str("cwd", cw.cwd)
-	w.str("approval_policy", "on-request")
-	w.object("sandbox_policy")
-	w.str("type", "workspace-write")
-	w.bool("network_access", false)
-	w.closeObject()
-	w.str("model", cw.model)
-	w.str("effort", pick(r, []string{"low", "medium", "medium", "high"}))
-	w.str("summary", "auto")
-	if cw.agentsMD != "" && cw.version > 0 {
-		w.str("user_instructions", cw.agentsMD)
-	}
-	cw.end()
+	effort := pick(r, []string{"low", "medium", "medium", "high"})
+	cw.turnContext(turnID, effort)
 	cw.event("task_started", func(w *jsonWriter) {
 		w.str("turn_id", turnID)
 		w.int("model_context_window", 272000)
@@ -427,8 +432,17 @@ func (cw *codexWriter) turn(spawn bool) {
 	if spawn {
 		cw.spawnSubagent()
 	}
-	for range cw.agentToolRounds() {
-		cw.reasoning()
+	for i := range cw.agentToolRounds() {
+		if cw.spent(int64(cw.out.Len())) {
+			break
+		}
+		if i > 0 {
+			cw.requestContext(turnID, effort)
+		}
+		// Real rollouts hold six reasoning items to ten tool calls.
+		if r.IntN(10) < 7 {
+			cw.reasoning()
+		}
 		if r.IntN(3) == 0 {
 			cw.assistant(cw.topic.assistantLeadIn(r))
 		}
@@ -437,6 +451,7 @@ func (cw *codexWriter) turn(spawn bool) {
 		}
 		cw.tokenCount()
 	}
+	cw.requestContext(turnID, effort)
 	if r.IntN(2) == 0 {
 		cw.reasoning()
 	}
@@ -444,6 +459,69 @@ func (cw *codexWriter) turn(spawn bool) {
 	cw.assistant(answer)
 	cw.tokenCount()
 	cw.event("task_complete", func(w *jsonWriter) { w.str("last_agent_message", answer) })
+}
+
+// turnContext writes the settings a turn (in some versions, a model
+// request) runs with, and the instructions they repeat.
+func (cw *codexWriter) turnContext(turnID, effort string) {
+	v := codexVersions[cw.version]
+	cw.begin("turn_context")
+	w := &cw.j
+	w.str("turn_id", turnID)
+	w.str("cwd", cw.cwd)
+	w.str("approval_policy", "on-request")
+	w.object("sandbox_policy")
+	w.str("type", "workspace-write")
+	w.emptyArray("writable_roots")
+	w.bool("network_access", false)
+	w.bool("exclude_tmpdir_env_var", false)
+	w.bool("exclude_slash_tmp", false)
+	w.closeObject()
+	w.str("model", cw.model)
+	if v.collaborationMode {
+		w.str("personality", "pragmatic")
+		w.object("collaboration_mode")
+		w.str("mode", "default")
+		w.object("settings")
+		w.str("model", cw.model)
+		w.str("reasoning_effort", effort)
+		w.str("developer_instructions", cw.collaborationText())
+		w.closeObject()
+		w.closeObject()
+	}
+	w.str("effort", effort)
+	w.str("summary", "auto")
+	if cw.agentsMD != "" && cw.version > 0 {
+		w.str("user_instructions", cw.agentsMD)
+	}
+	if v.collaborationMode {
+		w.object("truncation_policy")
+		w.str("mode", "tokens")
+		w.int("limit", 10000)
+		w.closeObject()
+	}
+	cw.end()
+}
+
+// collaborationText is the session's collaboration mode instructions,
+// drawn once (real ones are about 900 bytes).
+func (cw *codexWriter) collaborationText() string {
+	if cw.collaboration == "" {
+		cw.collaboration = "# Collaboration Mode: Default\n\n" + cw.instructionText(600+cw.r.IntN(600))
+	}
+	return cw.collaboration
+}
+
+// requestContext writes what some versions write before each model
+// request after a turn's first: its turn_context again and the token
+// count so far.
+func (cw *codexWriter) requestContext(turnID, effort string) {
+	if !codexVersions[cw.version].requestContext {
+		return
+	}
+	cw.step()
+	cw.turnContext(turnID, effort)
+	cw.tokenCount()
 }
 
 func (cw *codexWriter) assistant(text string) {
@@ -531,6 +609,11 @@ func (cw *codexWriter) toolCall(act action) {
 		cw.functionOutput(id, "Plan updated")
 		return
 	}
+	if act.kind == "read" {
+		// Codex reads through the shell a screenful or more at a time
+		// (sed -n '1,200p'): real tool outputs average 3 KB.
+		cw.windowRead(&act, 100, 450)
+	}
 	command := cw.shellCommand(&act)
 	var args jsonWriter
 	args.openObject()
@@ -550,9 +633,12 @@ func (cw *codexWriter) toolCall(act action) {
 	secs := 0.05 + 6*r.Float64()*r.Float64()
 	cw.clock = cw.clock.Add(time.Duration(secs * float64(time.Second)))
 	if cw.extended {
+		// Real events keep the output once, in aggregated_output.
 		cw.event("exec_command_end", func(w *jsonWriter) {
 			w.str("call_id", id)
-			w.str("stdout", act.output)
+			w.strings("command", []string{"bash", "-lc", command})
+			w.str("cwd", cw.cwd)
+			w.str("stdout", "")
 			w.str("stderr", "")
 			w.str("aggregated_output", act.output)
 			w.int("exit_code", int64(act.exitCode))
@@ -560,7 +646,8 @@ func (cw *codexWriter) toolCall(act action) {
 			w.int("secs", int64(secs))
 			w.int("nanos", int64((secs-float64(int64(secs)))*1e9))
 			w.closeObject()
-			w.str("formatted_output", strings.TrimSuffix(act.output, "\n"))
+			w.str("formatted_output", "")
+			w.str("status", "completed")
 		})
 	}
 	if codexVersions[cw.version].shellCmd {
@@ -635,6 +722,19 @@ func (cw *codexWriter) tokenCount() {
 		w.int("window_minutes", 300)
 		w.int("resets_in_seconds", int64(r.IntN(18000)))
 		w.closeObject()
+		if codexVersions[cw.version].collaborationMode {
+			w.object("secondary")
+			w.float("used_percent", float64(r.IntN(1000))/10)
+			w.int("window_minutes", 10080)
+			w.int("resets_at", cw.clock.Unix()+int64(r.IntN(604800)))
+			w.closeObject()
+			w.object("credits")
+			w.bool("has_credits", false)
+			w.bool("unlimited", false)
+			w.null("balance")
+			w.closeObject()
+			w.null("plan_type")
+		}
 		w.closeObject()
 	})
 }

@@ -8,10 +8,10 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Gemini CLI chats (packages/core/src/services/chatRecordingService.ts):
@@ -63,7 +63,7 @@ func geminiSlugs(projects []project) []string {
 }
 
 func writeGemini(c *agentContext, dir string, budget int64) (AgentSummary, error) {
-	specs := planAgentSessions(c, agentShape{salt: saltGemini, median: geminiMedianBytes, written: 1.3}, budget)
+	specs := planAgentSessions(c, agentShape{salt: saltGemini, median: geminiMedianBytes, written: 1.17, least: 48 << 10}, budget)
 	slugs := geminiSlugs(c.projects)
 	tmp := filepath.Join(dir, "tmp")
 	results := make([]geminiSessionResult, len(specs))
@@ -156,6 +156,11 @@ type geminiWriter struct {
 	model     string
 	logs      []geminiLog
 	subagent  *geminiWriter // a subagent chat this one started
+	// manuals are the tools' own descriptions, drawn once a session.
+	manuals map[string]string
+	// searchTools keeps every search a search_file_content or glob
+	// call (the first session's: a small corpus still has some).
+	searchTools bool
 }
 
 func newGeminiWriter(base *agentBase, sessionID string) *geminiWriter {
@@ -172,6 +177,8 @@ func writeGeminiSession(c *agentContext, tmp string, slugs []string, spec *agent
 	proj := &c.projects[spec.project]
 	res := geminiSessionResult{slug: slugs[spec.project], cwd: proj.cwd}
 	gw := newGeminiWriter(newAgentBase(c.text, r, proj, spec.start), newUUID(r))
+	gw.budget = spec.budget
+	gw.searchTools = spec.index == 0
 	spawn := r.Float64() < geminiSubagentShare || spec.index == 1
 	gw.metadata("main", spec.start)
 	start := int64(0)
@@ -291,13 +298,16 @@ func (gw *geminiWriter) turn(spawn bool) {
 		gw.spawnSubagent()
 	}
 	for range gw.agentToolRounds() {
+		if gw.spent(int64(gw.out.Len())) {
+			break
+		}
 		lead := ""
 		if r.IntN(2) == 0 {
 			lead = gw.topic.assistantLeadIn(r)
 		}
 		acts := make([]action, 1+r.IntN(2))
 		for i := range acts {
-			acts[i] = gw.nextAction()
+			acts[i] = gw.nextGeminiAction()
 		}
 		gw.reply(lead, acts)
 		if r.IntN(50) == 0 {
@@ -309,6 +319,55 @@ func (gw *geminiWriter) turn(spawn bool) {
 		}
 	}
 	gw.reply(gw.topic.assistantAnswer(r), nil)
+}
+
+// nextGeminiAction draws a tool call the way Gemini CLI makes them, as
+// real chats show: searches mostly through the shell (search_file_content
+// and glob are one call in seventy there), replace with a block of the
+// file (real arguments: 4 KB median), new files of a few KB.
+func (gw *geminiWriter) nextGeminiAction() action {
+	r := gw.r
+	act := gw.nextAction()
+	switch act.kind {
+	case "grep", "glob":
+		if r.IntN(8) > 0 && !gw.searchTools {
+			act.command = gw.shellCommand(&act)
+			act.description = "Search the project for " + act.pattern + "."
+			act.kind = "shell"
+		}
+	case "shell":
+		// Now and then a command prints pages: a whole test run.
+		if r.IntN(25) == 0 {
+			act.command, act.description = "go test -v ./...", "Run every test verbosely."
+			act.output, act.exitCode = goTestVerbose(r, gw.proj.module, gw.topic, 300+r.IntN(1500)), 0
+		}
+	case "edit":
+		gw.blockEdit(&act, 8, 160)
+	case "write":
+		act.content = gw.fileText(1<<10 + r.IntN(8<<10))
+	}
+	return act
+}
+
+// geminiOutputHead and geminiOutputTail are what Gemini CLI keeps for
+// the model of a command's long output; the call's display keeps it
+// whole.
+const geminiOutputHead, geminiOutputTail = 8000, 32000
+
+// modelOutput is a command's output as the model is sent it (cut at
+// line ends, so that no character is split).
+func (gw *geminiWriter) modelOutput(out string) string {
+	if len(out) <= geminiOutputHead+geminiOutputTail {
+		return out
+	}
+	head := out[:strings.LastIndexByte(out[:geminiOutputHead], '\n')+1]
+	tail := out[len(out)-geminiOutputTail:]
+	tail = tail[strings.IndexByte(tail, '\n')+1:]
+	for tail != "" && !utf8.RuneStart(tail[0]) { // a tail of one long line
+		tail = tail[1:]
+	}
+	return fmt.Sprintf("Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /home/dev/.gemini/tmp/tool-outputs/session-%s/run_shell_command_%d.txt\n%s\n... [truncated] ...\n\n%s",
+		gw.sessionID, gw.clock.UnixMilli(), head, tail)
 }
 
 // geminiCall is a tool call in Gemini CLI's terms.
@@ -345,7 +404,7 @@ func (gw *geminiWriter) call(act action) geminiCall {
 			w.str("command", act.command)
 			w.str("description", act.description)
 		}
-		c.output = fmt.Sprintf("Command: %s\nDirectory: (root)\nOutput: %s\nError: (none)\nExit Code: %d\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: %d", act.command, act.output, act.exitCode, 1000+r.IntN(60000))
+		c.output = fmt.Sprintf("Command: %s\nDirectory: (root)\nOutput: %s\nError: (none)\nExit Code: %d\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: %d", act.command, gw.modelOutput(act.output), act.exitCode, 1000+r.IntN(60000))
 		c.resultDisplay = func(w *jsonWriter) { w.stringValue(act.output) }
 	case "grep":
 		c.name, c.display, c.description = "search_file_content", "SearchText", "Searches for a regular expression pattern within the content of files."
@@ -398,11 +457,51 @@ func (gw *geminiWriter) call(act action) geminiCall {
 			}
 			w.closeArray()
 		}
-		c.output = "Successfully updated the todo list."
-		c.resultDisplay = func(w *jsonWriter) { w.stringValue("") }
+		// Real results repeat the list, and the display holds it.
+		var list strings.Builder
+		list.WriteString("Successfully updated the todo list. The current list is now:")
+		for i, t := range act.todos {
+			fmt.Fprintf(&list, "\n%d. [%s] %s", i+1, []string{"completed", "in_progress", "pending"}[min(i, 2)], t)
+		}
+		c.output = list.String()
+		c.resultDisplay = func(w *jsonWriter) {
+			w.openObject()
+			c.args(w)
+			w.closeObject()
+		}
 	}
+	c.description += gw.toolManual(c.name)
 	c.id = c.name + "-" + strconv.FormatInt(gw.clock.UnixMilli(), 10) + "-" + randomHex(r, 12)
 	return c
+}
+
+// toolManual is the rest of a tool's description, which Gemini CLI
+// records with every call: real ones run from a line (write_file) to
+// about 1 KB (run_shell_command), 2 KB (replace) and 5 KB (write_todos).
+func (gw *geminiWriter) toolManual(name string) string {
+	if m, ok := gw.manuals[name]; ok {
+		return m
+	}
+	size := 0
+	switch name {
+	case "run_shell_command":
+		size = 900
+	case "read_file":
+		size = 400
+	case "replace":
+		size = 2000
+	case "write_todos":
+		size = 4800
+	}
+	m := ""
+	if size > 0 {
+		m = "\n\n" + gw.instructionText(size)
+	}
+	if gw.manuals == nil {
+		gw.manuals = map[string]string{}
+	}
+	gw.manuals[name] = m
+	return m
 }
 
 // fileContents is the whole file before and after an edit, which Gemini
@@ -414,26 +513,6 @@ func (gw *geminiWriter) fileContents(act action) (original, updated string) {
 		return "", act.content
 	}
 	return original, strings.Replace(original, "\n", "\n"+act.newText+"\n", 1)
-}
-
-// fileText is about size bytes of a source file, whole lines, starting
-// where that much is left (or at its top when it is smaller).
-func (gw *geminiWriter) fileText(size int) string {
-	f := gw.topic.file(gw.r)
-	n := len(f.lineStarts)
-	if n == 0 {
-		return ""
-	}
-	last := sort.Search(n, func(i int) bool { return len(f.text)-int(f.lineStarts[i]) < size })
-	from := 0
-	if last > 0 {
-		from = gw.r.IntN(last)
-	}
-	to := from + 1
-	for to < n && int(f.lineStarts[to])-int(f.lineStarts[from]) < size {
-		to++
-	}
-	return f.lineRange(from, to)
 }
 
 // reply writes a gemini message: first as it streamed in (its text, no
@@ -511,7 +590,7 @@ func (gw *geminiWriter) spawnSubagent() {
 	sub.metadata("subagent", gw.clock)
 	sub.user(objective)
 	for range 1 + r.IntN(4) {
-		sub.reply("", []action{sub.nextAction()})
+		sub.reply("", []action{sub.nextGeminiAction()})
 	}
 	report := sub.topic.assistantAnswer(r)
 	sub.reply(report, nil)

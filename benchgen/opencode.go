@@ -29,7 +29,11 @@ const (
 	openCodeMedianBytes   = 40 << 10
 	openCodeSubagentShare = 0.05
 	openCodeDBName        = "opencode.db"
-	openCodeEventCopies   = 2 // event log entries a message or part gets
+	// The event log entries of a row, as in the real 1.17 database
+	// (3.5 message.updated events a message, 1.95 message.part.updated
+	// a part, 1.1 session.updated a message).
+	openCodeMessageEvents = 3
+	openCodePartEvents    = 2
 	openCodeVersion       = "1.1.13"
 )
 
@@ -109,7 +113,7 @@ func openCodeProjectID(cwd string) string {
 }
 
 func writeOpenCode(c *agentContext, dir string, budget int64) (AgentSummary, error) {
-	specs := planAgentSessions(c, agentShape{salt: saltOpenCode, median: openCodeMedianBytes, written: 2.0}, budget)
+	specs := planAgentSessions(c, agentShape{salt: saltOpenCode, median: openCodeMedianBytes, written: 1.6, least: 32 << 10}, budget)
 	rows := make([]ocRows, len(specs))
 	err := forEachIndex(len(specs), c.workers, func(i int) error {
 		rows[i] = openCodeSession(c, &specs[i])
@@ -224,8 +228,10 @@ func writeOpenCodeDB(path string, c *agentContext, specs []agentSession, rows []
 }
 
 // insertOpenCodeEvents writes the event log of one planned session: each
-// message updated twice and each part twice (as it streams, then done),
-// with the row's JSON as OpenCode's sync events carry it.
+// message updated openCodeMessageEvents times and each part
+// openCodePartEvents times (as they stream, then done), with the row's
+// JSON as OpenCode's sync events carry it, and the session updated as
+// each message is.
 func insertOpenCodeEvents(ctx context.Context, tx *sql.Tx, rows *ocRows) error {
 	seq := map[string]int64{}
 	insert := func(session, typ, key string, data []byte) error {
@@ -241,15 +247,22 @@ func insertOpenCodeEvents(ctx context.Context, tx *sql.Tx, rows *ocRows) error {
 			return err
 		}
 	}
+	sessions := map[string]*ocSession{}
+	for i := range rows.sessions {
+		sessions[rows.sessions[i].id] = &rows.sessions[i]
+	}
 	for _, m := range rows.messages {
-		for range openCodeEventCopies {
+		for range openCodeMessageEvents {
 			if err := insert(m.session, "message.updated.1", "info", m.data); err != nil {
 				return err
 			}
 		}
+		if err := insert(m.session, "session.updated.1", "info", openCodeSessionInfo(sessions[m.session], m.updated)); err != nil {
+			return err
+		}
 	}
 	for _, p := range rows.parts {
-		for range openCodeEventCopies {
+		for range openCodePartEvents {
 			if err := insert(p.session, "message.part.updated.1", "part", p.data); err != nil {
 				return err
 			}
@@ -262,6 +275,36 @@ func insertOpenCodeEvents(ctx context.Context, tx *sql.Tx, rows *ocRows) error {
 	}
 	return nil
 }
+
+// openCodeSessionInfo is a session as a session.updated event carries
+// it, updated at ms.
+func openCodeSessionInfo(s *ocSession, ms int64) []byte {
+	var w jsonWriter
+	w.openObject()
+	w.str("id", s.id)
+	w.str("slug", s.slug)
+	w.str("projectID", s.project)
+	w.str("directory", s.dir)
+	if s.parent != "" {
+		w.str("parentID", s.parent)
+	}
+	w.str("title", s.title)
+	w.str("version", openCodeVersion)
+	w.object("summary")
+	w.int("additions", 0)
+	w.int("deletions", 0)
+	w.int("files", 0)
+	w.closeObject()
+	w.object("time")
+	w.int("created", s.created)
+	w.int("updated", ms)
+	w.closeObject()
+	w.closeObject()
+	return w.b
+}
+
+// openCodeSessionEventBytes is about what a session.updated event adds.
+const openCodeSessionEventBytes = 450
 
 // ocWriter builds the rows of one session.
 type ocWriter struct {
@@ -295,17 +338,22 @@ func (ow *ocWriter) json(fill func(w *jsonWriter)) []byte {
 
 func (ow *ocWriter) message(created, updated int64, data []byte) string {
 	id := ow.ascendingID("msg")
-	ow.rows.messages = append(ow.rows.messages, ocMessage{id: id, session: ow.sessionID, created: created, updated: updated, data: data})
-	ow.rows.bytes += int64(len(data) + 2*len(id))
-	ow.rows.bytes += openCodeEventCopies * int64(len(data)+64)
+	ow.addMessage(ocMessage{id: id, session: ow.sessionID, created: created, updated: updated, data: data})
 	return id
+}
+
+// addMessage adds a message row and counts what it and its events write.
+func (ow *ocWriter) addMessage(m ocMessage) {
+	ow.rows.messages = append(ow.rows.messages, m)
+	ow.rows.bytes += int64(len(m.data) + 2*len(m.id))
+	ow.rows.bytes += openCodeMessageEvents*int64(len(m.data)+64) + openCodeSessionEventBytes
 }
 
 func (ow *ocWriter) part(msg string, start, end int64, data []byte) {
 	id := ow.ascendingID("prt")
 	ow.rows.parts = append(ow.rows.parts, ocPart{id: id, message: msg, session: ow.sessionID, created: start, updated: end, data: data})
 	ow.rows.bytes += int64(len(data) + 3*len(id))
-	ow.rows.bytes += openCodeEventCopies * int64(len(data)+64)
+	ow.rows.bytes += openCodePartEvents * int64(len(data)+64)
 }
 
 func (ow *ocWriter) textPart(msg, typ, text string, extra func(w *jsonWriter)) {
@@ -330,6 +378,7 @@ func openCodeSession(c *agentContext, spec *agentSession) ocRows {
 	proj := &c.projects[spec.project]
 	rows := &ocRows{}
 	ow := &ocWriter{agentBase: newAgentBase(c.text, r, proj, spec.start), rows: rows}
+	ow.budget = spec.budget
 	ow.provider, ow.model = "anthropic", pick(r, []string{"claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku-4-5"})
 	if r.IntN(4) == 0 {
 		ow.provider, ow.model = "openai", pick(r, []string{"gpt-5", "gpt-5-codex"})
@@ -376,9 +425,12 @@ func (ow *ocWriter) turn(spawn bool) {
 		parent = ow.subtask(parent)
 	}
 	for range ow.toolRounds() {
+		if ow.spent(ow.rows.bytes) {
+			break
+		}
 		acts := make([]action, 1+r.IntN(2))
 		for i := range acts {
-			acts[i] = ow.nextAction()
+			acts[i] = ow.nextOpenCodeAction()
 		}
 		lead := ""
 		if r.IntN(2) == 0 {
@@ -403,8 +455,9 @@ func (ow *ocWriter) step(parent, text string, acts []action, finish string) {
 			w.str("snapshot", snapshot)
 		}))
 	})
-	if r.IntN(3) == 0 {
-		thought := ow.topic.thinkingText(r)
+	// Real steps reason first, nine in ten of them, 800 bytes on average.
+	if r.IntN(10) < 9 {
+		thought := ow.reasoningText()
 		parts = append(parts, func(msg string) { ow.textPart(msg, "reasoning", thought, nil) })
 	}
 	if text != "" {
@@ -474,8 +527,36 @@ func (ow *ocWriter) step(parent, text string, acts []action, finish string) {
 		tokens(w)
 		w.str("finish", finish)
 	})
-	ow.rows.messages = append(ow.rows.messages, ocMessage{id: msg, session: ow.sessionID, created: created, updated: completed, data: data})
-	ow.rows.bytes += int64(len(data) + 2*len(msg))
+	ow.addMessage(ocMessage{id: msg, session: ow.sessionID, created: created, updated: completed, data: data})
+}
+
+// reasoningText is a step's reasoning: a thought or a few.
+func (ow *ocWriter) reasoningText() string {
+	var b strings.Builder
+	for i := range 1 + ow.r.IntN(3) {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(ow.topic.thinkingText(ow.r))
+	}
+	return b.String()
+}
+
+// nextOpenCodeAction draws a tool call the size OpenCode's are in a
+// real database: reads of whole screens of a file (its read tool takes
+// up to 2000 lines), edits of a block with its context, new files of a
+// few KB.
+func (ow *ocWriter) nextOpenCodeAction() action {
+	act := ow.nextAction()
+	switch act.kind {
+	case "read":
+		ow.windowRead(&act, 40, 300)
+	case "edit":
+		ow.blockEdit(&act, 3, 50)
+	case "write":
+		act.content = ow.fileText(2<<10 + ow.r.IntN(12<<10))
+	}
+	return act
 }
 
 func (ow *ocWriter) toolPart(msg string, act action) {
@@ -505,15 +586,19 @@ func (ow *ocWriter) toolPart(msg string, act action) {
 		}
 		b.WriteString("\n</file>")
 		output = b.String()
-		metadata = func(w *jsonWriter) { w.str("preview", truncateRunes(act.output, 400)) }
+		metadata = func(w *jsonWriter) {
+			w.str("preview", firstLines(act.output, 20))
+			w.bool("truncated", false)
+		}
 	case "shell":
 		tool, title = "bash", act.command
 		input = func(w *jsonWriter) {
 			w.str("command", act.command)
 			w.str("description", act.description)
 		}
+		output = openCodeBashOutput(act.output)
 		metadata = func(w *jsonWriter) {
-			w.str("output", act.output)
+			w.str("output", output)
 			w.int("exit", int64(act.exitCode))
 			w.str("description", act.description)
 		}
@@ -542,7 +627,24 @@ func (ow *ocWriter) toolPart(msg string, act action) {
 			output = "Wrote file successfully."
 		}
 		diff := ow.patchText(&act)
-		metadata = func(w *jsonWriter) { w.str("diff", diff) }
+		metadata = func(w *jsonWriter) {
+			w.object("diagnostics")
+			w.closeObject()
+			if act.kind == "write" { // real ones hold no diff of a new file
+				w.str("filepath", act.path)
+				w.bool("exists", false)
+				w.bool("truncated", false)
+				return
+			}
+			w.str("diff", diff)
+			w.object("filediff")
+			w.str("file", act.path)
+			w.str("patch", diff)
+			w.int("additions", int64(strings.Count(diff, "\n+")))
+			w.int("deletions", int64(strings.Count(diff, "\n-")))
+			w.closeObject()
+			w.bool("truncated", false)
+		}
 	default:
 		tool, title = "todowrite", strconv.Itoa(len(act.todos))+" todos"
 		todos := func(w *jsonWriter, k string) {
@@ -583,6 +685,18 @@ func (ow *ocWriter) toolPart(msg string, act action) {
 	}))
 }
 
+// openCodeBashMax is where OpenCode's bash tool cuts a command's output.
+const openCodeBashMax = 30000
+
+// openCodeBashOutput is a command's output as OpenCode keeps it: cut at
+// openCodeBashMax characters (at a line's end), with a note.
+func openCodeBashOutput(out string) string {
+	if len(out) <= openCodeBashMax {
+		return out
+	}
+	return out[:strings.LastIndexByte(out[:openCodeBashMax], '\n')+1] + "\n\n<bash_metadata>\nbash tool truncated output as it exceeded 30000 char limit\n</bash_metadata>"
+}
+
 // subtask writes a task tool call that ran a subagent in a child
 // session, and the child session's rows; it returns the id of the
 // message the rest of the turn answers.
@@ -600,7 +714,7 @@ func (ow *ocWriter) subtask(parent string) string {
 	})
 	childParent := child.userMessage(prompt)
 	for range 1 + r.IntN(4) {
-		child.step(childParent, "", []action{child.nextAction()}, "tool-calls")
+		child.step(childParent, "", []action{child.nextOpenCodeAction()}, "tool-calls")
 	}
 	report := child.topic.assistantAnswer(r)
 	child.step(childParent, report, nil, "stop")
@@ -649,6 +763,6 @@ func (ow *ocWriter) subtask(parent string) string {
 		w.closeObject()
 		w.str("finish", "tool-calls")
 	})
-	ow.rows.messages = append(ow.rows.messages, ocMessage{id: msg, session: ow.sessionID, created: start, updated: ow.ms(), data: data})
+	ow.addMessage(ocMessage{id: msg, session: ow.sessionID, created: start, updated: ow.ms(), data: data})
 	return parent
 }

@@ -201,6 +201,20 @@ func goTestFailure(r *rand.Rand, t topic, module, ident string) string {
 	return b.String()
 }
 
+// goPanic is the output of a test run that panicked: the message and
+// the goroutine's stack.
+func goPanic(r *rand.Rand, t topic, module string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- FAIL: %s (%.2fs)\npanic: runtime error: index out of range [%d] with length %d [recovered]\n\tpanic: runtime error: index out of range\n\ngoroutine %d [running]:\n",
+		testName(t.ident(r)), r.Float64(), 1+r.IntN(9), r.IntN(9), 7+r.IntN(90))
+	for range 4 + r.IntN(12) {
+		f := t.file(r)
+		fmt.Fprintf(&b, "%s/%s.%s(0x%x, 0x%x)\n\t/home/dev/src/%s:%d +0x%x\n", module, t.pkg.dir, t.ident(r), 0xc000010000+r.IntN(1<<20), r.IntN(64), f.path, 1+r.IntN(max(1, f.numLines())), r.IntN(0x400))
+	}
+	fmt.Fprintf(&b, "exit status 2\nFAIL\t%s/%s\t%.3fs\n", module, t.pkg.dir, r.Float64())
+	return b.String()
+}
+
 func buildErrors(r *rand.Rand, t topic) string {
 	var b strings.Builder
 	f := t.file(r)

@@ -91,7 +91,7 @@ const corpusFormat = 1
 
 // mixedFormat changes whenever the other agents' sessions change, so a
 // stale mixed corpus is regenerated; a Claude Code corpus ignores it.
-const mixedFormat = 3
+const mixedFormat = 4
 
 const corpusInfoFile = "recall-bench-corpus.json"
 
