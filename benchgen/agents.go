@@ -625,20 +625,10 @@ func (a *agentBase) patchText(act *action) string {
 // newUUIDv7 is a time-ordered UUID (what Codex and OpenCode mint): the
 // first 48 bits are milliseconds since 1970.
 func newUUIDv7(r *rand.Rand, at time.Time) string {
-	var b [36]byte
 	ms := uint64(at.UnixMilli())
 	hi := ms<<16 | 0x7000 | r.Uint64()&0x0fff
 	lo := r.Uint64()&^(0xc<<60) | 0x8<<60
-	putHex(b[0:8], hi>>32, 8)
-	b[8] = '-'
-	putHex(b[9:13], hi>>16, 4)
-	b[13] = '-'
-	putHex(b[14:18], hi, 4)
-	b[18] = '-'
-	putHex(b[19:23], lo>>48, 4)
-	b[23] = '-'
-	putHex(b[24:36], lo, 12)
-	return string(b[:])
+	return formatUUID(hi, lo)
 }
 
 // mixedSummary is how Generate reports the agents' part of a mixed corpus.

@@ -10,10 +10,15 @@ const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456
 
 // newUUID returns a random version-4 UUID from r.
 func newUUID(r *rand.Rand) string {
-	var b [36]byte
 	hi, lo := r.Uint64(), r.Uint64()
 	hi = hi&^0xf000 | 0x4000     // version 4
 	lo = lo&^(0xc<<60) | 0x8<<60 // RFC 4122 variant
+	return formatUUID(hi, lo)
+}
+
+// formatUUID writes the 128 bits hi, lo in the 8-4-4-4-12 form.
+func formatUUID(hi, lo uint64) string {
+	var b [36]byte
 	putHex(b[0:8], hi>>32, 8)
 	b[8] = '-'
 	putHex(b[9:13], hi>>16, 4)

@@ -326,6 +326,25 @@ func (ow *ocWriter) ascendingID(prefix string) string {
 	return prefix + "_" + string(b[:]) + randomFrom(ow.r, base62, 14)
 }
 
+// assistantInfo writes the fields every assistant message has, up to its
+// cost and finish.
+func (ow *ocWriter) assistantInfo(w *jsonWriter, created, completed int64, parent string) {
+	w.str("role", "assistant")
+	w.object("time")
+	w.int("created", created)
+	w.int("completed", completed)
+	w.closeObject()
+	w.str("parentID", parent)
+	w.str("modelID", ow.model)
+	w.str("providerID", ow.provider)
+	w.str("mode", "build")
+	w.str("agent", "build")
+	w.object("path")
+	w.str("cwd", ow.proj.cwd)
+	w.str("root", ow.proj.cwd)
+	w.closeObject()
+}
+
 func (ow *ocWriter) ms() int64 { return ow.clock.UnixMilli() }
 
 func (ow *ocWriter) json(fill func(w *jsonWriter)) []byte {
@@ -509,20 +528,7 @@ func (ow *ocWriter) step(parent, text string, acts []action, finish string) {
 	}
 	completed := ow.ms()
 	data := ow.json(func(w *jsonWriter) {
-		w.str("role", "assistant")
-		w.object("time")
-		w.int("created", created)
-		w.int("completed", completed)
-		w.closeObject()
-		w.str("parentID", parent)
-		w.str("modelID", ow.model)
-		w.str("providerID", ow.provider)
-		w.str("mode", "build")
-		w.str("agent", "build")
-		w.object("path")
-		w.str("cwd", ow.proj.cwd)
-		w.str("root", ow.proj.cwd)
-		w.closeObject()
+		ow.assistantInfo(w, created, completed, parent)
 		w.float("cost", float64(int64(cost*1e6))/1e6)
 		tokens(w)
 		w.str("finish", finish)
@@ -747,20 +753,7 @@ func (ow *ocWriter) subtask(parent string) string {
 		w.closeObject()
 	}))
 	data := ow.json(func(w *jsonWriter) {
-		w.str("role", "assistant")
-		w.object("time")
-		w.int("created", start)
-		w.int("completed", ow.ms())
-		w.closeObject()
-		w.str("parentID", parent)
-		w.str("modelID", ow.model)
-		w.str("providerID", ow.provider)
-		w.str("mode", "build")
-		w.str("agent", "build")
-		w.object("path")
-		w.str("cwd", ow.proj.cwd)
-		w.str("root", ow.proj.cwd)
-		w.closeObject()
+		ow.assistantInfo(w, start, ow.ms(), parent)
 		w.str("finish", "tool-calls")
 	})
 	ow.addMessage(ocMessage{id: msg, session: ow.sessionID, created: start, updated: ow.ms(), data: data})
