@@ -30,13 +30,17 @@ const (
 // holds the path in .project_root; failing that, projects.json beside
 // tmp/ maps paths to slugs, and a folder of an older version named by
 // the SHA-256 of the path (also the metadata's projectHash) is the path
-// whose hash it is. Files are read once per read of a session, lazily.
+// whose hash it is, among those projects.json registers or else those the
+// sessions name (byFiles). Files are read once per read of a session,
+// lazily.
 type projects struct {
+	file     string // the session's file
 	slugDir  string // the project's folder, "" when the file is not in Gemini CLI's layout
 	registry string // projects.json, "" when there is none to look in
 
-	loaded bool
-	paths  map[string]string // path -> slug, from projects.json
+	loaded     bool
+	paths      map[string]string // path -> slug, from projects.json
+	triedFiles bool              // byFiles was run: it reads files, so once a read
 }
 
 // projectsOf locates the project's folder of the session file at path
@@ -47,9 +51,9 @@ func projectsOf(path string, subagent bool) *projects {
 		chats = filepath.Dir(chats)
 	}
 	if filepath.Base(chats) != "chats" {
-		return &projects{}
+		return &projects{file: path}
 	}
-	p := &projects{slugDir: filepath.Dir(chats)}
+	p := &projects{file: path, slugDir: filepath.Dir(chats)}
 	if tmp := filepath.Dir(p.slugDir); filepath.Base(tmp) == "tmp" {
 		p.registry = filepath.Join(filepath.Dir(tmp), "projects.json")
 	}
@@ -147,9 +151,22 @@ func (p *projects) bySlug(slug string) string {
 	return found[0]
 }
 
-// byHash is the path of projects.json whose SHA-256 is hash (Gemini CLI's
-// getProjectHash), "" when hash is none of theirs.
+// byHash is the path whose SHA-256 is hash (Gemini CLI's
+// getProjectHash): one projects.json registers, else one the sessions
+// name (byFiles); "" when none is.
 func (p *projects) byHash(hash string) string {
+	if root := p.registeredByHash(hash); root != "" {
+		return root
+	}
+	if p.triedFiles {
+		return ""
+	}
+	p.triedFiles = true
+	return p.byFiles(hash, p.file)
+}
+
+// registeredByHash is the path of projects.json whose SHA-256 is hash.
+func (p *projects) registeredByHash(hash string) string {
 	if len(hash) != sha256.Size*2 {
 		return ""
 	}
