@@ -1,6 +1,9 @@
 package transcript
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
 )
@@ -16,6 +19,10 @@ type Builder struct {
 	x lineExtractor
 	// lastTitleSession is the session of the last title kept.
 	lastTitleSession string
+	// badParts and firstBad count the parts of a file read whole that
+	// do not read (BadPart), as the bad lines of a file of lines are.
+	badParts int
+	firstBad string
 }
 
 // Meta is where a row came from and whose it is.
@@ -61,7 +68,7 @@ func (b *Builder) Text(m Meta, role, text string) {
 // input (a JSON object; the first of command, file_path, path, pattern,
 // url, query, … that it holds), redacted and capped.
 func (b *Builder) Tool(m Meta, name string, input []byte) {
-	if s := b.x.toolRow(name, input); s != "" {
+	if s := b.x.toolRow(name, input); strings.TrimSpace(s) != "" {
 		b.add(m, record.TypeTool, s)
 	}
 }
@@ -133,9 +140,23 @@ func (b *Builder) Cut(n int) {
 // Rows is what the read made so far.
 func (b *Builder) Rows() []Extracted { return b.x.rows }
 
+// BadPart counts a part of a file read whole (an item of a JSON
+// document, from line n) that does not read and is skipped; the first is
+// reported, once per file, as a file's first bad line is.
+func (b *Builder) BadPart(n int, err error) {
+	b.badParts++
+	if b.firstBad == "" {
+		b.firstBad = fmt.Sprintf("%s:%d: skipped a part recall cannot read (%s)", b.x.source, n, shortError(err))
+	}
+}
+
 // finish caps and keys the rows and hands them and the counts to res.
 func (b *Builder) finish(res *Result) {
 	capTexts(b.x.rows)
 	keyRows(b.x.rows)
 	res.Rows, res.Counts = b.x.rows, b.x.counts
+	res.BadLines += b.badParts
+	if res.Warning == "" {
+		res.Warning = b.firstBad
+	}
 }

@@ -62,9 +62,10 @@ const (
 )
 
 // Format is how Codex's rollouts are read: line by line, compressed
-// ones whole by the framework.
+// ones whole by the framework, and the TypeScript CLI's JSON documents
+// whole (readDocument).
 func Format() transcript.Format {
-	return transcript.Format{Agent: record.AgentCodex, NewParser: newParser}
+	return transcript.Format{Agent: record.AgentCodex, NewParser: newParser, ReadAll: readDocument, Whole: isDocument}
 }
 
 // DefaultRoot is Codex's home folder for the user whose home is home:

@@ -26,7 +26,8 @@ const maxDepth = 5
 // neither, a folder holding rollouts itself or in folders below it
 // (sessions/ or a date folder given with --source codex:PATH), or one
 // rollout. A rollout
-// is a file named rollout-*.jsonl or rollout-*.jsonl.zst; Codex's side
+// is a file named rollout-*.jsonl or rollout-*.jsonl.zst, or
+// rollout-<date>-<id>.json (the TypeScript CLI's); Codex's side
 // files (history.jsonl, session_index.jsonl) are not. Folders linked
 // into the tree are followed, each once. A folder that cannot be read is
 // reported once by warn.
@@ -136,8 +137,13 @@ func idOf(dir string) (dirID, bool) {
 // isRollout reports whether a file name is a rollout's, plain or
 // compressed.
 func isRollout(name string) bool {
-	return strings.HasPrefix(name, "rollout-") &&
-		(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst"))
+	if !strings.HasPrefix(name, "rollout-") {
+		return false
+	}
+	if strings.HasSuffix(name, ".json") {
+		return threadIDOf(name) != "" // the TypeScript CLI's document (document.go)
+	}
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.zst")
 }
 
 // threadIDOf is the thread id a rollout's name ends with
@@ -145,6 +151,7 @@ func isRollout(name string) bool {
 func threadIDOf(name string) string {
 	name = strings.TrimSuffix(name, ".zst")
 	name = strings.TrimSuffix(name, ".jsonl")
+	name = strings.TrimSuffix(name, ".json")
 	const n = len("00000000-0000-0000-0000-000000000000")
 	if len(name) < n {
 		return ""

@@ -1,12 +1,9 @@
 package gemini
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/recall-dev/recall/transcript"
 )
@@ -23,28 +20,16 @@ const maxLegacyBytes = 256 << 20
 // whole whenever it changes (cursor 0): the rows read before are left out
 // as copies by their keys.
 func readLegacy(w transcript.Work, b *transcript.Builder) (session, project string, cursor int64, err error) {
-	f, err := transcript.OpenRegular(w.T.Path)
+	doc, err := transcript.OpenDocument(w.T.Path, maxLegacyBytes)
 	if err != nil {
 		return "", "", 0, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", "", 0, err
-	}
-	if fi.Size() > maxLegacyBytes {
-		return "", "", 0, fmt.Errorf("%d bytes, over the %d MiB a session file of the older format may take", fi.Size(), maxLegacyBytes>>20)
-	}
+	defer doc.Close()
 	w.State.Offset = 0 // a document is read from its start
 	p := newParser(w)
 	p.redactProject(b)
-	br := bufio.NewReader(io.LimitReader(f, maxLegacyBytes))
-	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\ufeff")) {
-		_, _ = br.Discard(3)
-	}
-	lc := &lineCounter{r: br, line: 1}
-	p.lines = lc
-	if err := p.document(b, json.NewDecoder(lc)); err != nil {
+	p.lines = doc.Lines
+	if err := p.document(b, doc.Decoder); err != nil {
 		return "", "", 0, err
 	}
 	session, project = p.Where()
@@ -110,7 +95,7 @@ func (p *parser) messageArray(b *transcript.Builder, dec *json.Decoder) error {
 	for n := 1; dec.More(); n++ {
 		line := n
 		if p.lines != nil {
-			line = p.lines.lineAt(dec.InputOffset())
+			line = p.lines.LineAt(dec.InputOffset())
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
@@ -122,38 +107,4 @@ func (p *parser) messageArray(b *transcript.Builder, dec *json.Decoder) error {
 		return fmt.Errorf("session document: messages: %w", err)
 	}
 	return nil
-}
-
-// lineCounter counts the lines of what a decoder reads through it, to
-// tell the line a value starts on. It keeps the bytes read from the
-// last offset asked about on (the decoder's read-ahead, about one
-// message), not the file.
-type lineCounter struct {
-	r    io.Reader
-	buf  []byte // the bytes read from base on
-	base int64  // offset of buf[0]
-	line int    // line of base, from 1
-}
-
-func (c *lineCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.buf = append(c.buf, p[:n]...)
-	return n, err
-}
-
-// lineAt is the line of the first byte at or after off that is not
-// blank or a comma (the next value's start): off is the decoder's
-// InputOffset, never less than the last asked about.
-func (c *lineCounter) lineAt(off int64) int {
-	k := int(off - c.base)
-	if k < 0 || k > len(c.buf) {
-		return c.line
-	}
-	for k < len(c.buf) && (c.buf[k] == ' ' || c.buf[k] == '\t' || c.buf[k] == '\r' || c.buf[k] == '\n' || c.buf[k] == ',') {
-		k++
-	}
-	c.line += bytes.Count(c.buf[:k], []byte{'\n'})
-	c.base += int64(k)
-	c.buf = append(c.buf[:0], c.buf[k:]...)
-	return c.line
 }

@@ -57,7 +57,7 @@ type parser struct {
 
 	lastTS string // the last timestamp read, for a record without one
 
-	lines *lineCounter // a legacy document's line count, nil for a file of lines
+	lines *transcript.LineCounter // a legacy document's line count, nil for a file of lines
 
 	msgs   tracker
 	tail   *msgState           // the newest message of the read (its latest first seen), nil after a rewind
