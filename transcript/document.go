@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,9 +16,15 @@ import (
 // holds one message, not the file, and Lines tells the line a value
 // starts on. The caller closes it.
 type Document struct {
-	f       *os.File
+	f       *os.File // nil for one NewDocument reads
 	Lines   *LineCounter
 	Decoder *json.Decoder
+}
+
+// NewDocument reads a document from r (a fuzz test's bytes).
+func NewDocument(r io.Reader) *Document {
+	lc := &LineCounter{r: r, line: 1}
+	return &Document{Lines: lc, Decoder: json.NewDecoder(lc)}
 }
 
 // OpenDocument opens the document at path. A file over limit bytes is
@@ -41,12 +48,81 @@ func OpenDocument(path string, limit int64) (*Document, error) {
 	if bom, _ := br.Peek(3); string(bom) == utf8BOM {
 		_, _ = br.Discard(3)
 	}
-	lc := &LineCounter{r: br, line: 1}
-	return &Document{f: f, Lines: lc, Decoder: json.NewDecoder(lc)}, nil
+	d := NewDocument(br)
+	d.f = f
+	return d, nil
 }
 
 // Close closes the file.
-func (d *Document) Close() error { return d.f.Close() }
+func (d *Document) Close() error {
+	if d.f == nil {
+		return nil
+	}
+	return d.f.Close()
+}
+
+// ErrNotDocument is a session document that is not one JSON object.
+var ErrNotDocument = errors.New("not a session document (a JSON object)")
+
+// ReadObject reads the document, one JSON object, member by member in
+// the order they come: member is given each key and value, but the
+// member named array is read element by element, each element given to
+// elem with the line it starts on (a row's Line, so that sed -n lands on
+// it), so memory holds one element, not the file. An array member that
+// is an object is an error; one that is null or another value holds no
+// elements.
+func (d *Document) ReadObject(array string, member func(key string, raw json.RawMessage), elem func(raw json.RawMessage, line int)) error {
+	dec := d.Decoder
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ErrNotDocument
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("session document: %w", err)
+		}
+		key, _ := tok.(string)
+		if key == array {
+			if err := d.readArray(array, elem); err != nil {
+				return err
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("session document: %s: %w", key, err)
+		}
+		member(key, raw)
+	}
+	return nil
+}
+
+// readArray reads the array member name, element by element.
+func (d *Document) readArray(name string, elem func(raw json.RawMessage, line int)) error {
+	dec := d.Decoder
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("session document: %s: %w", name, err)
+	}
+	if tok != json.Delim('[') {
+		if delim, ok := tok.(json.Delim); ok && delim == '{' {
+			return fmt.Errorf("session document: %s: an object, not an array", name)
+		}
+		return nil // null or another value: no elements
+	}
+	for n := 1; dec.More(); n++ {
+		line := d.Lines.LineAt(dec.InputOffset())
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("session document: %s %d: %w", name, n, err)
+		}
+		elem(raw, line)
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("session document: %s: %w", name, err)
+	}
+	return nil
+}
 
 // LineCounter counts the lines of what a decoder reads through it, to
 // tell the line a value starts on. It keeps the bytes read from the

@@ -2,8 +2,6 @@ package codex
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/recall-dev/recall/transcript"
@@ -27,9 +25,6 @@ const maxDocumentBytes = 256 << 20
 // isDocument reports whether the rollout at path is a JSON document.
 func isDocument(path string) bool { return strings.HasSuffix(path, ".json") }
 
-// errNotDocument is a .json rollout that is not one JSON object.
-var errNotDocument = errors.New("not a session document (a JSON object)")
-
 // readDocument reads a rollout document whole (transcript.Format's
 // ReadAll). It is read again whole whenever it changes (cursor 0): the
 // rows read before are left out as copies by their keys.
@@ -50,33 +45,18 @@ func readDocument(w transcript.Work, b *transcript.Builder) (session, project st
 }
 
 // document reads the members of a rollout document in the order they
-// come (the CLI writes session before items).
+// come (the CLI writes session before items); an item that does not
+// read is counted and skipped.
 func (p *parser) document(doc *transcript.Document) error {
-	dec := doc.Decoder
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return errNotDocument
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("session document: %w", err)
-		}
-		key, _ := tok.(string)
-		if key == "items" {
-			if err := p.itemArray(doc); err != nil {
-				return err
-			}
-			continue
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("session document: %s: %w", key, err)
-		}
+	return doc.ReadObject("items", func(key string, raw json.RawMessage) {
 		if key == "session" && isObject(raw) {
 			p.documentSession(raw)
 		}
-	}
-	return nil
+	}, func(raw json.RawMessage, line int) {
+		if err := p.documentItem(raw, line); err != nil {
+			p.b.BadPart(line, err)
+		}
+	})
 }
 
 // documentSession reads the document's session: its id and time, as
@@ -93,36 +73,6 @@ func (p *parser) documentSession(raw json.RawMessage) {
 			p.lastTS = ts
 		}
 	}
-}
-
-// itemArray reads the items one at a time, each at the line it starts
-// on; an item that does not read is counted and skipped.
-func (p *parser) itemArray(doc *transcript.Document) error {
-	dec := doc.Decoder
-	tok, err := dec.Token()
-	if err != nil {
-		return fmt.Errorf("session document: items: %w", err)
-	}
-	if tok != json.Delim('[') {
-		if d, ok := tok.(json.Delim); ok && d == '{' {
-			return errors.New("session document: items: an object, not an array")
-		}
-		return nil // null or another value: no items
-	}
-	for n := 1; dec.More(); n++ {
-		line := doc.Lines.LineAt(dec.InputOffset())
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("session document: item %d: %w", n, err)
-		}
-		if err := p.documentItem(raw, line); err != nil {
-			p.b.BadPart(line, err)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("session document: items: %w", err)
-	}
-	return nil
 }
 
 // chatMessage is an item of a fork's document: a chat message.

@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,7 +54,7 @@ func FuzzGeminiLine(f *testing.F) {
 
 		b = transcript.NewBuilder(w, record.AgentGemini)
 		p = newParser(w)
-		_ = p.document(b, json.NewDecoder(bytes.NewReader(data)))
+		_ = p.document(b, transcript.NewDocument(bytes.NewReader(data)))
 		check(t, b.Rows(), len(data), 1)
 	})
 }

@@ -2,8 +2,6 @@ package gemini
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 
 	"github.com/recall-dev/recall/transcript"
 )
@@ -28,39 +26,17 @@ func readLegacy(w transcript.Work, b *transcript.Builder) (session, project stri
 	w.State.Offset = 0 // a document is read from its start
 	p := newParser(w)
 	p.redactProject(b)
-	p.lines = doc.Lines
-	if err := p.document(b, doc.Decoder); err != nil {
+	if err := p.document(b, doc); err != nil {
 		return "", "", 0, err
 	}
 	session, project = p.Where()
 	return session, project, 0, nil
 }
 
-// errNotDocument is a legacy file that is not one JSON object.
-var errNotDocument = errors.New("not a session document (a JSON object)")
-
-// document reads the members of a legacy session document in the order
-// they come (Gemini CLI writes sessionId before messages, summary after).
-func (p *parser) document(b *transcript.Builder, dec *json.Decoder) error {
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return errNotDocument
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("session document: %w", err)
-		}
-		key, _ := tok.(string)
-		if key == "messages" {
-			if err := p.messageArray(b, dec); err != nil {
-				return err
-			}
-			continue
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("session document: %s: %w", key, err)
-		}
+// document reads a legacy session document's members in the order they
+// come (Gemini CLI writes sessionId before messages, summary after).
+func (p *parser) document(b *transcript.Builder, doc *transcript.Document) error {
+	return doc.ReadObject("messages", func(key string, raw json.RawMessage) {
 		switch key {
 		case "sessionId":
 			p.setSession(str(raw))
@@ -73,38 +49,5 @@ func (p *parser) document(b *transcript.Builder, dec *json.Decoder) error {
 		case "summary":
 			p.title(b, str(raw), 0)
 		}
-	}
-	return nil
-}
-
-// messageArray reads the messages array, each message numbered by the
-// line of the file its object starts on (the row's Line, so that sed -n
-// lands on it), or by its place in the array when the lines are not
-// counted.
-func (p *parser) messageArray(b *transcript.Builder, dec *json.Decoder) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return fmt.Errorf("session document: messages: %w", err)
-	}
-	if tok != json.Delim('[') {
-		if d, ok := tok.(json.Delim); ok && d == '{' {
-			return fmt.Errorf("session document: messages: an object, not an array")
-		}
-		return nil // null or another value: no messages
-	}
-	for n := 1; dec.More(); n++ {
-		line := n
-		if p.lines != nil {
-			line = p.lines.LineAt(dec.InputOffset())
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("session document: message %d: %w", n, err)
-		}
-		p.messageRaw(b, raw, line)
-	}
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("session document: messages: %w", err)
-	}
-	return nil
+	}, func(raw json.RawMessage, line int) { p.messageRaw(b, raw, line) })
 }

@@ -57,8 +57,6 @@ type parser struct {
 
 	lastTS string // the last timestamp read, for a record without one
 
-	lines *transcript.LineCounter // a legacy document's line count, nil for a file of lines
-
 	msgs   tracker
 	tail   *msgState           // the newest message of the read (its latest first seen), nil after a rewind
 	replay bool                // after a compression's state snapshot, while its copies come (replayed)
