@@ -35,6 +35,7 @@ type parser struct {
 	entry   string // how the thread ran (sessionMeta.entrypoint)
 	// metaSeen: the thread's own session_meta was read.
 	metaSeen bool
+	titled   bool // titleOnce looked the thread's name up
 	// created is when the thread began (its own session_meta's timestamp).
 	created string
 	// origin is the thread the lines being read are of: "" for the
@@ -256,7 +257,9 @@ func (p *parser) line(line []byte, n int) error {
 func (p *parser) record(rec *rolloutLine, line []byte, n int, ts string) error {
 	switch rec.Type {
 	case "session_meta":
-		return p.sessionMeta(rec.Payload)
+		err := p.sessionMeta(rec.Payload)
+		p.titleOnce(n, ts)
+		return err
 	case "response_item":
 		return p.item(rec.Payload, n, ts, inherited(rec.Metadata))
 	case "event_msg":

@@ -1,0 +1,95 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/transcript"
+)
+
+// Codex keeps the names threads are given in session_index.jsonl in its
+// home, a line {"id", "thread_name", "updated_at"} each time one is
+// named; a thread's last line is its name. The rollout itself does not
+// hold it, so a read of a thread's own session_meta looks its name up
+// there and keeps it as the session's title (a name a person gave:
+// record.TitleCustom). A name given after the rollout was read is taken
+// when the rollout is read again whole (it is rewritten, archived or
+// compressed): a change of session_index.jsonl alone reads no rollout.
+
+// sessionIndexFile is Codex's list of thread names.
+const sessionIndexFile = "session_index.jsonl"
+
+// maxSessionIndexBytes bounds what is read of it: a line a naming, so
+// megabytes are tens of thousands of them.
+const maxSessionIndexBytes = 16 << 20
+
+// homeOf is the Codex home of the rollout at path: the folder holding
+// the sessions/ or archived_sessions/ folder it lies in (at most
+// sessions/YYYY/MM/DD deep), "" when it lies in neither.
+func homeOf(path string) string {
+	dir := filepath.Dir(path)
+	for range 4 {
+		switch filepath.Base(dir) {
+		case sessionsDir, archivedDir:
+			return filepath.Dir(dir)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+	}
+	return ""
+}
+
+// threadName is the last name session_index.jsonl in home gives thread
+// id, "" when it gives none or cannot be read. Only lines that hold the
+// id are decoded.
+func threadName(home, id string) string {
+	if home == "" || id == "" {
+		return ""
+	}
+	f, err := transcript.OpenRegular(filepath.Join(home, sessionIndexFile))
+	if err != nil {
+		return "" // no names kept
+	}
+	defer f.Close()
+	name := ""
+	want := []byte(strings.ToLower(id))
+	_ = transcript.ScanLines(bufio.NewReaderSize(io.LimitReader(f, maxSessionIndexBytes), 64<<10), transcript.MaxLineBytes, func(line []byte, tooLong int64) bool {
+		if tooLong > 0 || !bytes.Contains(bytes.ToLower(line), want) {
+			return true
+		}
+		var e struct {
+			ID         string `json:"id"`
+			ThreadName string `json:"thread_name"`
+		}
+		if json.Unmarshal(line, &e) == nil && strings.EqualFold(e.ID, id) {
+			name = strings.TrimSpace(e.ThreadName)
+		}
+		return true
+	})
+	return name
+}
+
+// titleOnce keeps the thread's name as its session's title, once a read,
+// when the read meets the thread's own session_meta (line n, at ts). A
+// subagent's thread is not the session its rows belong to: its name is
+// not the session's.
+func (p *parser) titleOnce(n int, ts string) {
+	if p.b == nil || p.titled || !p.metaSeen || p.origin != "" || p.parent != "" {
+		return
+	}
+	p.titled = true
+	name := threadName(homeOf(p.path), p.owner)
+	if name == "" {
+		return
+	}
+	p.b.Title(transcript.Meta{Session: p.session(), Project: p.project, Timestamp: ts, Line: n, Entrypoint: p.entry,
+		UUID: uuidOf("title\x00"+strings.ToLower(p.owner)+"\x00"+name, 0)}, record.TitleCustom, name)
+}

@@ -1,0 +1,48 @@
+package codex
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestHomeOf(t *testing.T) {
+	tests := []struct{ path, want string }{
+		{"/h/.codex/sessions/2026/03/14/rollout-a.jsonl", "/h/.codex"},
+		{"/h/.codex/sessions/rollout-2025-05-10-a.json", "/h/.codex"},
+		{"/h/.codex/archived_sessions/rollout-a.jsonl.zst", "/h/.codex"},
+		{"/h/rollouts/rollout-a.jsonl", ""},
+		{"/rollout-a.jsonl", ""},
+		{"rollout-a.jsonl", ""},
+	}
+	for _, tc := range tests {
+		if got := homeOf(filepath.FromSlash(tc.path)); got != filepath.FromSlash(tc.want) {
+			t.Errorf("homeOf(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+// TestThreadName: a thread's last name wins, ids match in any case, and
+// lines that are not JSON, or name another thread, are passed over.
+func TestThreadName(t *testing.T) {
+	home := t.TempDir()
+	const id = "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01"
+	if got := threadName(home, id); got != "" {
+		t.Fatalf("no index: name %q", got)
+	}
+	index := `{"id":"` + id + `","thread_name":"first"}
+not json ` + id + `
+{"id":"0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f02","thread_name":"other ` + id + `"}
+{"id":"` + "0199B6F2-1C3A-7D41-9E0A-5B7C2D9E1F01" + `","thread_name":"  last  "}
+{"id":"` + id + `","thread_name":7}
+`
+	if err := os.WriteFile(filepath.Join(home, sessionIndexFile), []byte(index), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := threadName(home, id); got != "last" {
+		t.Errorf("name %q, want %q", got, "last")
+	}
+	if got := threadName(home, "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f09"); got != "" {
+		t.Errorf("unnamed thread: name %q", got)
+	}
+}
