@@ -24,9 +24,10 @@ import (
 // sessionIndexFile is Codex's list of thread names.
 const sessionIndexFile = "session_index.jsonl"
 
-// maxSessionIndexBytes bounds what is read of it: a line a naming, so
-// megabytes are tens of thousands of them.
-const maxSessionIndexBytes = 16 << 20
+// maxSessionIndexBytes bounds what is read of it, once a rollout read:
+// its end, where the newest names are (a line a naming, so a megabyte
+// is thousands of them).
+const maxSessionIndexBytes = 2 << 20
 
 // homeOf is the Codex home of the rollout at path: the folder holding
 // the sessions/ or archived_sessions/ folder it lies in (at most
@@ -59,10 +60,21 @@ func threadName(home, id string) string {
 		return "" // no names kept
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxSessionIndexBytes {
+		if _, err := f.Seek(fi.Size()-maxSessionIndexBytes, io.SeekStart); err != nil {
+			return ""
+		}
+		br := bufio.NewReaderSize(f, 64<<10)
+		if _, err := br.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+			return "" // the part line the seek cut; a longer one is skipped as too long below
+		}
+		r = br
+	}
 	name := ""
-	want := []byte(strings.ToLower(id))
-	_ = transcript.ScanLines(bufio.NewReaderSize(io.LimitReader(f, maxSessionIndexBytes), 64<<10), transcript.MaxLineBytes, func(line []byte, tooLong int64) bool {
-		if tooLong > 0 || !bytes.Contains(bytes.ToLower(line), want) {
+	lower, upper := []byte(strings.ToLower(id)), []byte(strings.ToUpper(id))
+	_ = transcript.ScanLines(bufio.NewReaderSize(io.LimitReader(r, maxSessionIndexBytes), 64<<10), transcript.MaxLineBytes, func(line []byte, tooLong int64) bool {
+		if tooLong > 0 || !bytes.Contains(line, lower) && !bytes.Contains(line, upper) {
 			return true
 		}
 		var e struct {

@@ -3,6 +3,7 @@ package codex
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,30 @@ not json ` + id + `
 	}
 	if got := threadName(home, "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f09"); got != "" {
 		t.Errorf("unnamed thread: name %q", got)
+	}
+}
+
+// TestThreadNameReadsTheEnd: of an index larger than the bound, its end
+// is read (the newest names), from the first whole line there.
+func TestThreadNameReadsTheEnd(t *testing.T) {
+	home := t.TempDir()
+	const id = "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01"
+	var b strings.Builder
+	b.WriteString(`{"id":"0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f07","thread_name":"only in the head"}` + "\n")
+	for b.Len() < maxSessionIndexBytes+1000 {
+		b.WriteString(`{"id":"0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f02","thread_name":"filler"}` + "\n")
+	}
+	b.WriteString(`{"id":"` + id + `","thread_name":"newest"}` + "\n")
+	if err := os.WriteFile(filepath.Join(home, sessionIndexFile), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := threadName(home, id); got != "newest" {
+		t.Errorf("name %q, want newest", got)
+	}
+	if got := threadName(home, "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f07"); got != "" {
+		t.Errorf("a name only before the end read: %q", got)
+	}
+	if got := threadName(home, "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f02"); got != "filler" {
+		t.Errorf("name %q, want filler", got)
 	}
 }
