@@ -78,6 +78,7 @@ func FuzzExtractMatchesEncodingJSON(f *testing.F) {
 	f.Add(uint8(1), "I'll implement it \"now\" with\ttabs\\ and \u00e9", "Edit", "/src/a.go", true, false)
 	f.Add(uint8(2), "<ide_opened_file>x</ide_opened_file>real question here", "Grep", "pattern", false, true)
 	f.Add(uint8(3), "\xff\xfe invalid utf8 text here", "Write", "\x00", false, false)
+	f.Add(uint8(3), "", strings.Repeat("T", 600), "", false, false) // a bare tool name over the row cap
 	f.Fuzz(func(t *testing.T, shape uint8, text, tool, arg string, meta, sidechain bool) {
 		line := fuzzLine(shape, text, tool, arg, meta, sidechain)
 		got := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
@@ -217,7 +218,7 @@ func referenceToolSummary(name string, args map[string]json.RawMessage) string {
 			return truncateRunes(text, maxToolText)
 		}
 	}
-	return name
+	return truncateRunes(name, maxToolText) // a row is capped, a bare name too
 }
 
 // TestToolArgPathNamesPath: toolCall finds a pattern's path by index.
