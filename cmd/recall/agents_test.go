@@ -374,3 +374,32 @@ func TestResumeWithNoProject(t *testing.T) {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestResumeTypeScriptCodexSession: a session the TypeScript Codex CLI
+// wrote (a JSON document) is not given a `codex resume` that cannot
+// reopen it: resume says why, and how to read it instead.
+func TestResumeTypeScriptCodexSession(t *testing.T) {
+	home := t.TempDir()
+	sessions := filepath.Join(home, "sessions")
+	if err := os.MkdirAll(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const id = "3f6c1b2a-7d4e-4f5a-9b8c-1d2e3f4a5b6c"
+	doc := `{"session":{"timestamp":"2025-05-10T14:02:11.318Z","id":"` + id + `","instructions":""},` +
+		`"items":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Why does the rate limiter forget its buckets on restart?"}]}]}`
+	if err := os.WriteFile(filepath.Join(sessions, "rollout-2025-05-10-"+id+".json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(t.TempDir(), "index")
+	src := "codex:" + home
+	if r := runCLI(t, "index", "--source", src, "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "rate limiter buckets", "--source", src, "--index-dir", idx, "--no-update"); r.code != 0 || !strings.Contains(r.stdout, id[:8]) {
+		t.Fatalf("search: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r := runCLI(t, "resume", id, "--source", src, "--index-dir", idx)
+	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "TypeScript Codex CLI") || !strings.Contains(r.stderr, "recall show "+id) {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

@@ -43,8 +43,8 @@ func (c *resumeCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	if agent, project, ok := otherAgentSession(m, snap, id); ok {
-		return c.resumeOther(g, agent, project, id)
+	if agent, project, file, ok := otherAgentSession(m, snap, id); ok {
+		return c.resumeOther(g, agent, project, file, id)
 	}
 	project, err := resumable(m, id)
 	var moved movedError
@@ -71,10 +71,15 @@ func (c *resumeCmd) Run(g *Globals) error {
 // resumeOther prints (or runs, with --exec) another agent's command that
 // reopens session id, in its project directory: `codex resume <id>`,
 // `gemini --resume <id>`, `opencode -s <id>`.
-func (c *resumeCmd) resumeOther(g *Globals, agent, project, id string) error {
+func (c *resumeCmd) resumeOther(g *Globals, agent, project, file, id string) error {
 	a, ok := agents.Lookup(agent)
 	if !ok {
 		return fmt.Errorf("session %s is of an agent this recall does not know (%s)", render.Safe(id), render.Safe(agent))
+	}
+	if a.Reopens != nil && file != "" {
+		if err := a.Reopens(file); err != nil {
+			return fmt.Errorf("session %s: %s; `recall show %s --full` prints it", render.Safe(id), render.Safe(err.Error()), render.Safe(id))
+		}
 	}
 	argv := a.Resume(id)
 	command := ""
@@ -111,25 +116,26 @@ func (c *resumeCmd) resumeOther(g *Globals, agent, project, id string) error {
 }
 
 // otherAgentSession says whether session id is another agent's than
-// Claude Code's, and its agent and project: from its session file's
-// kind when the manifest knows it, else from its rows (a session of a
-// file that holds many, whose entry names only the last).
-func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string) (agent, project string, ok bool) {
+// Claude Code's, and its agent, project and session file: from its
+// session file's entry when the manifest knows it, else from its rows
+// (a session of a file that holds many, whose entry names only the
+// last; file is then "").
+func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string) (agent, project, file string, ok bool) {
 	if files := m.SessionFiles()[id]; len(files) > 0 {
 		agent = record.KindAgent(files[0].Kind)
-		return agent, files[0].Project, agent != record.AgentClaude
+		return agent, files[0].Project, files[0].Path, agent != record.AgentClaude
 	}
 	sums, err := snap.SessionSummaries()
 	if err != nil {
-		return "", "", false
+		return "", "", "", false
 	}
 	for i := range sums {
 		if sums[i].ID == id {
 			agent = record.AgentOf(sums[i].Agent)
-			return agent, sums[i].Project, agent != record.AgentClaude
+			return agent, sums[i].Project, "", agent != record.AgentClaude
 		}
 	}
-	return "", "", false
+	return "", "", "", false
 }
 
 // resumeCommand is the shell command that reopens session id.

@@ -39,16 +39,20 @@ type Agent struct {
 	// Current, when the agent tells the commands it runs, is the id of
 	// the session running recall (nil when it does not).
 	Current func(getenv func(string) string) string
+	// Reopens, when some of the agent's session files cannot be reopened
+	// by Resume's command, says why the one at file cannot (nil error: it
+	// can; nil func: every one can).
+	Reopens func(file string) error
 }
 
 // others lists the agents besides Claude Code, in the order outputs
 // list them.
 func others() []Agent {
 	return []Agent{
-		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths, codex.CurrentSession},
-		{record.AgentGemini, gemini.Format(), gemini.DefaultRoot, gemini.Discover, gemini.ResumeCommand, gemini.WatchPaths, gemini.CurrentSession},
-		{record.AgentOpenCode, opencode.Format(), opencode.DefaultRoot, opencode.Discover, opencode.ResumeCommand, opencode.WatchPaths, nil},
-		{record.AgentAider, aider.Format(), aider.DefaultRoot, aider.Discover, aider.ResumeCommand, aider.WatchPaths, nil},
+		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths, codex.CurrentSession, codex.Reopens},
+		{record.AgentGemini, gemini.Format(), gemini.DefaultRoot, gemini.Discover, gemini.ResumeCommand, gemini.WatchPaths, gemini.CurrentSession, nil},
+		{record.AgentOpenCode, opencode.Format(), opencode.DefaultRoot, opencode.Discover, opencode.ResumeCommand, opencode.WatchPaths, nil, nil},
+		{record.AgentAider, aider.Format(), aider.DefaultRoot, aider.Discover, aider.ResumeCommand, aider.WatchPaths, nil, nil},
 	}
 }
 

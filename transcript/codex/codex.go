@@ -42,6 +42,7 @@
 package codex
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -83,6 +84,16 @@ func DefaultRoot(getenv func(string) string, home string) string {
 // ResumeCommand reopens a Codex thread, run in its project directory.
 func ResumeCommand(session string) []string {
 	return []string{"codex", "resume", session}
+}
+
+// Reopens says why Codex cannot reopen the session whose rollout is
+// file, nil when it can: today's Codex resumes rollouts of lines, and
+// cannot resume a TypeScript CLI's JSON document (document.go).
+func Reopens(file string) error {
+	if isDocument(file) {
+		return fmt.Errorf("its rollout %s was written by the TypeScript Codex CLI of 2025, whose sessions today's Codex cannot resume", filepath.Base(file))
+	}
+	return nil
 }
 
 // CurrentSession is the Codex thread running the process, when it runs
