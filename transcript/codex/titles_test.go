@@ -75,9 +75,9 @@ func TestThreadNameReadsTheEnd(t *testing.T) {
 
 func TestReopens(t *testing.T) {
 	for path, ok := range map[string]bool{
-		"/h/.codex/sessions/2026/03/14/rollout-2026-03-14T09-12-33-0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01.jsonl": true,
+		"/h/.codex/sessions/2026/03/14/rollout-2026-03-14T09-12-33-0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01.jsonl":   true,
 		"/h/.codex/archived_sessions/rollout-2026-03-14T09-12-33-0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01.jsonl.zst": true,
-		"/h/.codex/sessions/rollout-2025-05-10-3f6c1b2a-7d4e-4f5a-9b8c-1d2e3f4a5b6c.json": false,
+		"/h/.codex/sessions/rollout-2025-05-10-3f6c1b2a-7d4e-4f5a-9b8c-1d2e3f4a5b6c.json":                        false,
 	} {
 		if err := Reopens(path); (err == nil) != ok {
 			t.Errorf("Reopens(%s) = %v, want reopenable %v", path, err, ok)
