@@ -77,11 +77,16 @@ func (h Hook) Run() {
 			rec.problem("note the session /clear started: " + err.Error())
 		}
 	}
-	rec.outcome = h.startOrNote(payload, logFile, &rec)
+	hinted := ""
 	if IsHintEvent(payload) && h.Hint != nil {
-		// The hint reads the committed index; the update started above
-		// runs detached and does not slow it.
-		rec.outcome = h.hint(payload, &rec) + "; " + rec.outcome
+		// The hint first: it reads the committed index, and an update
+		// started before it would take the CPU it needs (on two cores
+		// that doubled a prompt hook's time).
+		hinted = h.hint(payload, &rec)
+	}
+	rec.outcome = h.startOrNote(payload, logFile, &rec)
+	if hinted != "" {
+		rec.outcome = hinted + "; " + rec.outcome
 	}
 	h.writeLog(logFile, rec.line(h.Now()))
 	if logFile != nil {

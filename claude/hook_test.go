@@ -418,3 +418,45 @@ func TestWithoutVars(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The prompt hint runs before the detached indexer starts: the indexer
+// would otherwise take the CPU the hint needs while Claude waits on it.
+// Events without a hint start the indexer all the same.
+func TestHookHintsBeforeStartingIndexer(t *testing.T) {
+	common := `"session_id":"` + sid + `","transcript_path":"/p/` + sid + `.jsonl","cwd":"/w",`
+	tests := []struct {
+		name, payload string
+		want          []string
+	}{
+		{"UserPromptSubmit", `{` + common + `"hook_event_name":"UserPromptSubmit","prompt":"fix the jwt refresh"}`, []string{"hint", "start"}},
+		{"SessionStart startup", `{` + common + `"hook_event_name":"SessionStart","source":"startup"}`, []string{"hint", "start"}},
+		{"SessionStart clear", `{` + common + `"hook_event_name":"SessionStart","source":"clear"}`, []string{"start"}},
+		{"Stop", `{` + common + `"hook_event_name":"Stop"}`, []string{"start"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rig := newHookRig(t, strings.NewReader(tc.payload))
+			var order []string
+			var out bytes.Buffer
+			rig.hook.Stdout = &out
+			rig.hook.Hint = func(Payload) (string, string) {
+				order = append(order, "hint")
+				return "past session\n", "shown"
+			}
+			rig.hook.Start = func(c Command) (int, error) {
+				order = append(order, "start")
+				return rig.started.start(c)
+			}
+			rig.hook.Run()
+			if !slices.Equal(order, tc.want) {
+				t.Errorf("order %v, want %v", order, tc.want)
+			}
+			if hinted := slices.Contains(tc.want, "hint"); hinted != (out.String() == "past session\n") {
+				t.Errorf("stdout %q with hint %v", out.String(), hinted)
+			}
+			if !strings.Contains(rig.log(t), "started indexer pid 4242") {
+				t.Errorf("log %q names no indexer", rig.log(t))
+			}
+		})
+	}
+}

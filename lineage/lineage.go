@@ -214,16 +214,31 @@ func TranscriptOf(sources []string, session, cwd string) string {
 	name := session + ".jsonl"
 	if cwd != "" {
 		for _, src := range sources {
-			p := filepath.Join(src, transcript.ProjectSlug(cwd), name)
-			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			if p := filepath.Join(src, transcript.ProjectSlug(cwd), name); isRegular(p) {
 				return p
 			}
 		}
 	}
+	// Not in its cwd's folder (the session changed directory): a stat in
+	// each project folder, not a listing of each (a folder holds hundreds
+	// of transcripts, and a listing of them all cost a prompt hook 40 ms
+	// on a 1 GB tree).
 	for _, src := range sources {
-		if m, _ := filepath.Glob(filepath.Join(src, "*", name)); len(m) > 0 {
-			return m[0]
+		folders, err := os.ReadDir(src)
+		if err != nil {
+			continue
+		}
+		for _, f := range folders {
+			if p := filepath.Join(src, f.Name(), name); isRegular(p) {
+				return p
+			}
 		}
 	}
 	return ""
+}
+
+// isRegular reports whether path names a regular file (following links).
+func isRegular(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }

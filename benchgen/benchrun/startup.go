@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/store/lockfile"
+	"github.com/recall-dev/recall/transcript"
 )
 
 // The prompt hint runs on every prompt, so the whole `recall hook`
@@ -16,8 +19,10 @@ import (
 // (`package main; func main(){}`, built in the work dir with the Go
 // toolchain recall was built with) as the baseline, `recall --version`
 // (recall's own start-up) and `recall hook` answering a UserPromptSubmit
-// payload from the generated index (the hint's search included, the index
-// update excluded: a prompt hook only reads the committed index).
+// payload from the generated index (the hint's search included). The
+// hook also starts a detached index update, as every hook does: its start
+// is timed, its run is not, and each timed run waits until the update
+// before it has finished, so no run shares the CPU with one.
 
 // startupResult is the start-up measurement.
 type startupResult struct {
@@ -62,22 +67,69 @@ func measureStartup(ctx context.Context, cfg Config, rn runner, recall, indexDir
 	if err != nil {
 		return res, err
 	}
-	payload := fmt.Sprintf(`{"session_id":"00000000-0000-4000-8000-00000000beef","transcript_path":"","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":%q}`, rn.dir, hintPrompt)
-	res.hookCmd = command{argv: append([]string{recall, "hook", "--index-dir", indexDir}, sources...), okExit: []int{0}, stdin: payload}
+	res.hookCmd = command{argv: append([]string{recall, "hook", "--index-dir", indexDir}, sources...), okExit: []int{0}, stdin: hookPayload(rn.dir, sources)}
+	settled := func() error { return awaitIndexer(filepath.Join(rn.dir, indexDir)) }
 	fmt.Fprintf(cfg.Log, "recall-bench: start-up (minimal Go binary, recall --version, recall hook)\n")
 	n := startupRepeat(cfg.Repeat)
 	for _, m := range []struct {
-		c   command
-		out *sample
-	}{{tool(minimal), &res.minimal}, {tool(recall, "--version"), &res.version}, {res.hookCmd, &res.hook}} {
+		c      command
+		out    *sample
+		before func() error
+	}{{tool(minimal), &res.minimal, nil}, {tool(recall, "--version"), &res.version, nil}, {res.hookCmd, &res.hook, settled}} {
 		if _, err := rn.run(ctx, m.c); err != nil { // warm-up
 			return res, err
 		}
-		if *m.out, err = rn.repeat(ctx, n, m.c, nil); err != nil {
+		if *m.out, err = rn.repeat(ctx, n, m.c, m.before); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// hookSession is the running session of the hook payload: one the
+// corpus does not hold, as a new session's first prompt.
+const hookSession = "00000000-0000-4000-8000-00000000beef"
+
+// hookPayload is a UserPromptSubmit payload as Claude Code sends it for a
+// session started in dir: its transcript_path is where Claude Code keeps
+// that session, in the project folder of dir under the first Claude Code
+// source.
+func hookPayload(dir string, sources []string) string {
+	path := ""
+	for i := 0; i+1 < len(sources); i += 2 {
+		if sources[i] == "--source" && !strings.Contains(sources[i+1], ":") {
+			path = filepath.Join(dir, sources[i+1], transcript.ProjectSlug(dir), hookSession+".jsonl")
+			break
+		}
+	}
+	return fmt.Sprintf(`{"session_id":%q,"transcript_path":%q,"cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":%q}`, hookSession, path, dir, hintPrompt)
+}
+
+// indexerSettle is how long the index lock must stay free before a timed
+// hook runs: the update a hook starts takes the lock some milliseconds
+// after the hook returns.
+const indexerSettle = 100 * time.Millisecond
+
+// awaitIndexer waits until no indexer has held indexDir's lock for
+// indexerSettle (at most a minute).
+func awaitIndexer(indexDir string) error {
+	lock := filepath.Join(indexDir, lockfile.WriterName)
+	deadline := time.Now().Add(time.Minute)
+	free := time.Now()
+	for time.Since(free) < indexerSettle {
+		held, err := lockfile.Held(lock)
+		if err != nil {
+			return fmt.Errorf("probe the index lock: %w", err)
+		}
+		if held {
+			free = time.Now()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("an indexer still holds %s after a minute", lock)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
 
 // renderStartup is the report's start-up section.
@@ -91,7 +143,7 @@ func renderStartup(r startupResult) string {
 		return fmt.Sprintf("%.2f×", float64(d)/float64(base))
 	}
 	b.WriteString("## Start-up and the prompt hook\n\n")
-	b.WriteString("Each row is one process, timed in the same run under the same launcher; the ratio is to the minimal Go binary's median. The hook answers a UserPromptSubmit payload (the hint's search of the committed index included; a prompt hook starts no index update).\n\n")
+	b.WriteString("Each row is one process, timed in the same run under the same launcher; the ratio is to the minimal Go binary's median. The hook answers a UserPromptSubmit payload of a new session, with the transcript_path Claude Code gives (the hint's search of the committed index included). It also starts the detached index update every hook starts: the start is timed, the update is not, and each timed run waits until the last one's update has finished.\n\n")
 	b.WriteString("| process | median | min | ratio |\n|---|---:|---:|---:|\n")
 	for _, row := range []struct {
 		name string
