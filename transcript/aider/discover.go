@@ -23,6 +23,15 @@ import (
 // the other agents' discovery. Sorted by path; a history reached by two
 // paths (a linked project folder) is listed once, by its own.
 func Discover(root string, warn func(string)) []transcript.Transcript {
+	return discover(root, warn, true)
+}
+
+// discover is Discover; resolve says whether a history's path is
+// resolved to the one with no link in it (the sessions' ids need it; a
+// watch does not, and resolving cost the no-change check seven lstat
+// calls a history, two thirds of its stat calls on a tree of 25
+// projects).
+func discover(root string, warn func(string), resolve bool) []transcript.Transcript {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
@@ -34,9 +43,9 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 		return nil
 	}
 	if !fi.IsDir() {
-		return appendHistory(nil, root, warn)
+		return appendHistory(nil, root, warn, resolve)
 	}
-	out := appendHistory(nil, filepath.Join(root, historyName), warn)
+	out := appendHistory(nil, filepath.Join(root, historyName), warn, resolve)
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		warn(fmt.Sprintf("read source: %v", err))
@@ -46,7 +55,7 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 		// A link may name a project folder: the stat below follows it
 		// (one to a file fails with ENOTDIR, silently).
 		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			out = appendHistory(out, filepath.Join(root, e.Name(), historyName), warn)
+			out = appendHistory(out, filepath.Join(root, e.Name(), historyName), warn, resolve)
 		}
 	}
 	return sorted(out)
@@ -65,7 +74,7 @@ func FindInProjects(dirs []string) []transcript.Transcript {
 		if abs, err := filepath.Abs(dir); err == nil {
 			dir = abs
 		}
-		out = appendHistory(out, filepath.Join(dir, historyName), func(string) {})
+		out = appendHistory(out, filepath.Join(dir, historyName), func(string) {}, true)
 	}
 	return sorted(out)
 }
@@ -87,7 +96,7 @@ func WatchPaths(root string) []string {
 		return []string{root}
 	}
 	paths := []string{root, filepath.Join(root, historyName)}
-	for _, t := range Discover(root, func(string) {}) {
+	for _, t := range discover(root, func(string) {}, false) {
 		if t.Path != paths[1] {
 			paths = append(paths, t.Path)
 		}
@@ -102,8 +111,8 @@ func WatchPaths(root string) []string {
 // its sessions' ids are derived from its path (identity.go), so a
 // history reached through a linked folder, or from a project folder
 // another agent names by a link, has the ids it has when reached
-// directly.
-func appendHistory(out []transcript.Transcript, path string, warn func(string)) []transcript.Transcript {
+// directly (when resolve is set).
+func appendHistory(out []transcript.Transcript, path string, warn func(string), resolve bool) []transcript.Transcript {
 	st, err := transcript.StatFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
@@ -115,8 +124,10 @@ func appendHistory(out []transcript.Transcript, path string, warn func(string)) 
 		warn(err.Error()) // "stat PATH: …"
 		return out
 	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	if resolve {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			path = real
+		}
 	}
 	return append(out, transcript.Transcript{
 		Path: path,
