@@ -246,17 +246,34 @@ func TestResumedEntrypoint(t *testing.T) {
 }
 
 // TestOldFormatCwd: a rollout of August 2025 starts with a line of its
-// id, time, instructions and git state, no cwd: the project is the
-// <cwd> of its first environment context message.
+// id, time, instructions and git state, no cwd: the project is the one
+// its first environment context message names, as a <cwd> element or,
+// in the versions of that month that wrote plain lines, as a "Current
+// working directory:" line.
 func TestOldFormatCwd(t *testing.T) {
 	const id = "0f3a5b7c-1d2e-4f60-8a9b-0c1d2e3f4a5b"
-	path := filepath.Join(t.TempDir(), "rollout-2025-08-25T11-22-51-"+id+".jsonl")
-	writeFile(t, path, []byte(`{"id":"`+id+`","timestamp":"2025-08-25T11:22:51.133Z","instructions":null,"git":{"commit_hash":"0123456789abcdef0123456789abcdef01234567","branch":"main","repository_url":"git@example.com:dev/shop"}}`+"\n"+
-		`{"record_type":"state"}`+"\n"+
-		`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/home/dev/src/shop</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"}]}`+"\n"+
-		`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"Why does the cart test fail on CI only?"}]}`+"\n"))
-	res := read(t, path, record.FileState{})
-	if len(res.Rows) != 1 || res.Rows[0].Project != "/home/dev/src/shop" || res.Project != "/home/dev/src/shop" {
-		t.Fatalf("rows %+v, project %q", res.Rows, res.Project)
+	tests := []struct {
+		name, context, want string
+	}{
+		{"cwd element", `<environment_context>\n  <cwd>/home/dev/src/shop</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>`, "/home/dev/src/shop"},
+		{"plain lines", `<environment_context>\nCurrent working directory: /Users/dev/src/shop\nApproval policy: on-request\nSandbox mode: workspace-write\nNetwork access: restricted\n</environment_context>`, "/Users/dev/src/shop"},
+		{"plain line, Windows path", `<environment_context>\nCurrent working directory: C:\\Users\\dev\\shop\nApproval policy: never\n</environment_context>`, `C:\Users\dev\shop`},
+		{"empty cwd element", `<environment_context>\n  <cwd></cwd>\n</environment_context>`, ""},
+		{"unclosed cwd element", `<environment_context>\n  <cwd>/home/dev/src/shop\n</environment_context>`, ""},
+		{"empty plain line", `<environment_context>\nCurrent working directory: \nApproval policy: never\n</environment_context>`, ""},
+		{"neither", `<environment_context>\nApproval policy: never\n</environment_context>`, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rollout-2025-08-25T11-22-51-"+id+".jsonl")
+			writeFile(t, path, []byte(`{"id":"`+id+`","timestamp":"2025-08-25T11:22:51.133Z","instructions":null,"git":{"commit_hash":"0123456789abcdef0123456789abcdef01234567","branch":"main","repository_url":"git@example.com:dev/shop"}}`+"\n"+
+				`{"record_type":"state"}`+"\n"+
+				`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"`+tc.context+`"}]}`+"\n"+
+				`{"type":"message","id":null,"role":"user","content":[{"type":"input_text","text":"Why does the cart test fail on CI only?"}]}`+"\n"))
+			res := read(t, path, record.FileState{})
+			if len(res.Rows) != 1 || res.Rows[0].Project != tc.want || res.Project != tc.want {
+				t.Fatalf("rows %+v, project %q, want %q", res.Rows, res.Project, tc.want)
+			}
+		})
 	}
 }

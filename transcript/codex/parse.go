@@ -441,8 +441,8 @@ func (p *parser) message(it *responseItem, n int, ts string, inherited bool) err
 }
 
 // envCwd takes the thread's working directory from an
-// <environment_context> message's <cwd>, for a rollout whose first line
-// names none (those of August 2025: {"id", "timestamp", "instructions",
+// <environment_context> message, for a rollout whose first line names
+// none (those of August 2025: {"id", "timestamp", "instructions",
 // "git"}).
 func (p *parser) envCwd(texts []string) {
 	for _, t := range texts {
@@ -450,12 +450,8 @@ func (p *parser) envCwd(texts []string) {
 		if !strings.HasPrefix(t, "<environment_context>") {
 			continue
 		}
-		_, rest, ok := strings.Cut(t, "<cwd>")
-		if !ok {
-			continue
-		}
-		cwd, _, ok := strings.Cut(rest, "</cwd>")
-		if cwd = strings.TrimSpace(cwd); !ok || cwd == "" || strings.ContainsAny(cwd, "<>\n") {
+		cwd := envContextCwd(t)
+		if cwd == "" {
 			continue
 		}
 		p.cwd = cwd
@@ -464,6 +460,28 @@ func (p *parser) envCwd(texts []string) {
 		}
 		return
 	}
+}
+
+// envContextCwd is the working directory an <environment_context> text
+// names ("" none): its <cwd> element, or the "Current working
+// directory: …" line the versions of August 2025 wrote in its place
+// (beside "Approval policy: …" and "Sandbox mode: …").
+func envContextCwd(t string) string {
+	cwd, found := "", false
+	if _, rest, ok := strings.Cut(t, "<cwd>"); ok {
+		cwd, _, found = strings.Cut(rest, "</cwd>")
+	} else {
+		for line := range strings.Lines(t) {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "Current working directory:"); ok {
+				cwd, found = v, true
+				break
+			}
+		}
+	}
+	if cwd = strings.TrimSpace(cwd); !found || cwd == "" || strings.ContainsAny(cwd, "<>\n") {
+		return ""
+	}
+	return cwd
 }
 
 // contentPart is one part of a message's content.
