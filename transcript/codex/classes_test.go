@@ -58,6 +58,20 @@ func TestRecordClasses(t *testing.T) {
 			counts: map[filter.Reason]int64{filter.Noise: 4}},
 		{name: "a /review result (user_action) is noise", lines: []string{userMsg("<user_action>\n  <context>User initiated a review task. Here's the full review output from reviewer model.</context>\n  <action>review</action>\n  <results>\nNo issues found.\n  </results>\n</user_action>")},
 			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "the prompts Codex writes for /review are noise", lines: []string{
+			userMsg("Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings."),
+			userMsg("Review the code changes against the base branch 'main'. The merge base commit for this comparison is 5c2031e347e42f8eefde569db2d1ad513c0a5564. Run `git diff 5c2031e347e42f8eefde569db2d1ad513c0a5564` to inspect the changes relative to main. Provide prioritized, actionable findings."),
+			userMsg("Review the code changes against the base branch 'dev'. Start by finding the merge diff between the current branch and dev's upstream e.g. (`git merge-base HEAD \"$(git rev-parse --abbrev-ref \"dev@{upstream}\")\"`), then run `git diff` against that SHA to see what changes we would merge into the dev branch. Provide prioritized, actionable findings."),
+			userMsg("  Review the code changes introduced by commit 4f1c2b7 (\"Fix the tax rounding\"). Provide prioritized, actionable findings.\n")},
+			counts: map[filter.Reason]int64{filter.Noise: 4}},
+		{name: "a review the person words is kept", lines: []string{
+			userMsg("Review the code changes against the base branch 'main' and tell me whether the migration is safe to ship"),
+			userMsg("Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings. Focus on the SQL."),
+			userMsg("Check the locking in the cache, then Review the code changes introduced by commit 4f1c2b7. Provide prioritized, actionable findings.")},
+			want: []string{
+				"user/user: Review the code changes against the base branch 'main' and tell me whether the migration is safe to ship",
+				"user/user: Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings. Focus on the SQL.",
+				"user/user: Check the locking in the cache, then Review the code changes introduced by commit 4f1c2b7. Provide prioritized, actionable findings."}},
 		{name: "injected part beside a typed one: the typed one is kept",
 			lines: []string{userMsg("<environment_context>\n<cwd>/a</cwd>\n</environment_context>", "Rename the helper to parseOrder")},
 			want:  []string{"user/user: Rename the helper to parseOrder"}},

@@ -49,6 +49,38 @@ func isInjected(text string) bool {
 	return false
 }
 
+// reviewPrompts are the prompts Codex writes for a /review
+// (codex-rs/core/src/review_prompts.rs): the review thread's first user
+// message, with a copy as a user_message event in the thread that ran
+// /review. Each is Codex's text around a branch, a merge base or a
+// commit; a custom review's instructions are the person's own words and
+// are kept.
+var reviewPrompts = [...]struct{ prefix, suffix string }{
+	{"Review the current code changes (staged, unstaged, and untracked files) and provide prioritized findings.", ""},
+	{"Review the code changes against the base branch '", "Provide prioritized, actionable findings."},
+	{"Review the code changes introduced by commit ", "Provide prioritized, actionable findings."},
+}
+
+// maxReviewPrompt bounds a text taken for one of reviewPrompts: Codex's
+// are a few hundred bytes, its longest a commit title's worth more.
+const maxReviewPrompt = 2048
+
+// isReviewRequest reports whether a user message's text part is a
+// prompt Codex wrote for a /review.
+func isReviewRequest(text string) bool {
+	t := strings.TrimSpace(text)
+	if len(t) > maxReviewPrompt {
+		return false
+	}
+	for _, p := range reviewPrompts {
+		if p.suffix == "" && t == p.prefix ||
+			p.suffix != "" && len(t) >= len(p.prefix)+len(p.suffix) && strings.HasPrefix(t, p.prefix) && strings.HasSuffix(t, p.suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // isImageTag reports whether a text part is one of the tags Codex puts
 // around an attached image (<image name=[Image #1]>, </image>).
 func isImageTag(text string) bool {

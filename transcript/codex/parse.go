@@ -628,7 +628,8 @@ func (p *parser) toolItem(it *responseItem, payload json.RawMessage, n int, ts s
 }
 
 // userText keeps a prompt: the text parts that are not the harness's
-// (injectedMarkers; the image tags around an attached image), each cut
+// (injectedMarkers, reviewPrompts; the image tags around an attached
+// image), each cut
 // to the request when an editor put its context before it. A message of
 // the harness's only is noise.
 func (p *parser) userText(m transcript.Meta, texts []string) {
@@ -636,7 +637,7 @@ func (p *parser) userText(m transcript.Meta, texts []string) {
 	injected := false
 	for _, t := range texts {
 		switch {
-		case isInjected(t):
+		case isInjected(t) || isReviewRequest(t):
 			injected = true
 		case isImageTag(t):
 		default:
