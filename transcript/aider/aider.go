@@ -67,9 +67,13 @@ const (
 	// historyEnv names the history file instead (configargparse reads
 	// every option from AIDER_<OPTION>).
 	historyEnv = "AIDER_CHAT_HISTORY_FILE"
-	// entrypoint is every Aider row's: the history does not tell a run
-	// with --message (no one typing) from an interactive one.
-	entrypoint = "aider"
+	// entrypoint is the entrypoint of an interactive run's rows, and
+	// headlessEntrypoint that of a run with --message or --message-file
+	// (one prompt, no one typing: textrules.IsHeadlessEntrypoint), which
+	// the command line Aider logs at a session's start tells
+	// (messageRun).
+	entrypoint         = "aider"
+	headlessEntrypoint = "sdk-aider-message"
 )
 
 // Format is how Aider's chat history is read: line by line, holding back

@@ -47,6 +47,11 @@ type parser struct {
 	start   time.Time      // the session's start (UTC)
 	stamp   string         // its rows' timestamp
 	project string
+	// entry is the session's rows' entrypoint; atStart holds until the
+	// session's first message, which may be the command line Aider ran
+	// as (messageRun).
+	entry   string
+	atStart bool
 	last    int // number of the last line read (0: none yet)
 	blanks  int // blank lines just before the one read
 	msg     message
@@ -88,11 +93,12 @@ const maxFirst = 4 << 10
 // newParser starts a read of w's history, continuing the session and
 // project of the last read when w starts after the file's beginning.
 func newParser(w transcript.Work) transcript.LineParser {
-	p := &parser{path: w.T.Path, loc: time.Local}
+	p := &parser{path: w.T.Path, loc: time.Local, entry: entrypoint}
 	if w.State.Offset > 0 {
 		p.project = w.State.Project
 		if start, ok := sessionStart(w.State.Session); ok {
 			p.setSession(w.State.Session, start)
+			p.entry, p.atStart = continuedRun(w.T.Path, w.State.Offset)
 		}
 	}
 	return p
@@ -154,6 +160,7 @@ func (p *parser) header(ts string, n int) error {
 
 func (p *parser) setSession(id string, start time.Time) {
 	p.session, p.start, p.stamp = id, start, start.Format(rowTimeLayout)
+	p.entry, p.atStart = entrypoint, true
 }
 
 // add reads a line that is not a session header.
@@ -181,9 +188,14 @@ func (p *parser) add(b *transcript.Builder, line string, n int) {
 // begin reads a line between messages: a blank one is nothing, any
 // other starts a message.
 func (p *parser) begin(line string, n int) {
-	switch {
-	case isBlank(line):
+	if isBlank(line) {
 		return
+	}
+	if p.atStart {
+		p.atStart = false
+		p.entry = runEntrypoint(line)
+	}
+	switch {
 	case isPromptLine(line):
 		p.msg.kind, p.msg.line = promptMsg, n
 		p.msg.text.add(promptText(line))
@@ -310,7 +322,7 @@ func (p *parser) meta(line int, role string) transcript.Meta {
 		Timestamp:  p.stamp,
 		UUID:       messageUUID(p.session, line, role),
 		Line:       line,
-		Entrypoint: entrypoint,
+		Entrypoint: p.entry,
 	}
 }
 
