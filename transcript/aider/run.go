@@ -61,10 +61,12 @@ func isAiderProgram(w string) bool {
 // firstLookBack is the window before a read's offset first searched for
 // the header of the session the read continues; each next one is twice
 // as long, up to maxLookBack (reading at most twice that in all). A
-// session longer than that is taken for an interactive one.
+// session longer than that is taken for an interactive one: a run with
+// a message sends one prompt, and a watcher reads a long interactive
+// session again at every append, so the bound keeps that cheap.
 const (
 	firstLookBack = 16 << 10
-	maxLookBack   = 4 << 20
+	maxLookBack   = 1 << 20
 )
 
 // continuedRun is, for a read of the history at path that starts at
