@@ -38,22 +38,33 @@ func indexSpecial(s string) int {
 	for ; i+8 <= len(s); i += 8 {
 		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A byte of x equal to c makes y = x^(ones*c) zero there, and a
-		// zero byte sets its high bit in (y-ones)&^y (the borrow may also
-		// flag a byte above a zero one, never one before the first zero,
-		// so the loop below finds the first).
-		b, t, n, r := x^(ones*'\\'), x^(ones*'\t'), x^(ones*'\n'), x^(ones*'\r')
-		if ((b-ones)&^b|(t-ones)&^t|(n-ones)&^n|(r-ones)&^r)&highs != 0 {
-			break
+		// Three of the four special bytes are below 14 ('\t' 9, '\n'
+		// 10, '\r' 13): a byte of x below 14 sets its high bit in
+		// (x-ones*14)&^x. A backslash makes y = x^(ones*'\\') zero
+		// there, which sets its high bit in (y-ones)&^y. A borrow may
+		// also flag a byte above a flagged one, never one before the
+		// first, and a control byte below 14 that needs no escape flags
+		// a word with none: its bytes are then looked at one by one.
+		y := x ^ (ones * '\\')
+		if ((x-ones*14)&^x|(y-ones)&^y)&highs == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if isSpecial(s[j]) {
+				return j
+			}
 		}
 	}
 	for ; i < len(s); i++ {
-		if c := s[i]; c == '\\' || c == '\t' || c == '\n' || c == '\r' {
+		if isSpecial(s[i]) {
 			return i
 		}
 	}
 	return -1
 }
+
+// isSpecial reports whether c is written escaped.
+func isSpecial(c byte) bool { return c == '\\' || c == '\t' || c == '\n' || c == '\r' }
 
 // Unescape reverses Append. An unknown escape keeps both bytes, so
 // any input decodes without error.
