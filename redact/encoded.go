@@ -95,7 +95,7 @@ func encodedRule() *rule {
 // maxEncodedRun bounds the run decoded on each side of the keyword.
 const maxEncodedRun = 8 << 10
 
-var csB64Any = charset("b64any", alnumChars+"+/_-")
+var csB64Any = charset(alnumChars + "+/_-")
 
 // findEncoded is the encoded-secret rule's find, run by r.
 func (r *Redactor) findEncoded(text string, start, _ int, out [][2]int) [][2]int {
@@ -110,9 +110,9 @@ func (r *Redactor) findEncoded(text string, start, _ int, out [][2]int) [][2]int
 	if enc == nil {
 		return out
 	}
-	set := charsets[csB64Any]
+	set := csB64Any
 	if enc.hex {
-		set = charsets[csHex]
+		set = csHex
 	}
 	lo := backOfSet(text, start, maxEncodedRun, set)
 	hi := runOfSet(text, start, min(len(text), start+maxEncodedRun), set)

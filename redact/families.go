@@ -99,7 +99,7 @@ func findCookie(text string, start, end int, out [][2]int) [][2]int {
 }
 
 // runOfSet returns the end of the run of set's bytes from i, at most end.
-func runOfSet(text string, i, end int, set *[256]bool) int {
+func runOfSet(text string, i, end int, set *byteSet) int {
 	for i < end && set[text[i]] {
 		i++
 	}
@@ -108,7 +108,7 @@ func runOfSet(text string, i, end int, set *[256]bool) int {
 
 // backOfSet returns the start of the run of set's bytes that ends at i,
 // going back no further than limit bytes.
-func backOfSet(text string, i, limit int, set *[256]bool) int {
+func backOfSet(text string, i, limit int, set *byteSet) int {
 	stop := max(0, i-limit)
 	for i > stop && set[text[i-1]] {
 		i--
@@ -121,14 +121,14 @@ const azuriteKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6
 
 func findAzureKey(text string, start, end int, out [][2]int) [][2]int {
 	i := strings.IndexByte(text[start:end], '=') + start + 1
-	j := runOfSet(text, i, end, charsets[csB64])
+	j := runOfSet(text, i, end, csB64)
 	if j-i < 20 || text[i:j] == azuriteKey || !randomBody(strings.TrimRight(text[i:j], "=")) {
 		return out
 	}
 	return append(out, [2]int{i, j})
 }
 
-var csQueryValue = charset("queryvalue", alnumChars+"%+/=_~.-")
+var csQueryValue = charset(alnumChars + "%+/=_~.-")
 
 func findURLSignature(text string, start, end int, out [][2]int) [][2]int {
 	// A parameter: after ?, &, ; or a space or quote, or ends a longer
@@ -144,7 +144,7 @@ func findURLSignature(text string, start, end int, out [][2]int) [][2]int {
 		}
 	}
 	i := strings.IndexByte(text[start:end], '=') + start + 1
-	j := runOfSet(text, i, end, charsets[csQueryValue])
+	j := runOfSet(text, i, end, csQueryValue)
 	v := text[i:j]
 	if hasPrefixFold(text[start:], "x-goog-credential=") {
 		return out // an account's name, not a secret; its signature follows
@@ -177,7 +177,7 @@ func findPuTTY(text string, start, end int, out [][2]int) [][2]int {
 		i++
 	}
 	lo, hi := -1, -1
-	b64 := charsets[csB64]
+	b64 := csB64
 	for {
 		k := skipSeparators(text, i, end)
 		j := runOfSet(text, k, end, b64)
@@ -195,7 +195,7 @@ func findPuTTY(text string, start, end int, out [][2]int) [][2]int {
 		for k < end && text[k] == ' ' {
 			k++
 		}
-		if j := runOfSet(text, k, end, charsets[csHex]); j-k >= 16 {
+		if j := runOfSet(text, k, end, csHex); j-k >= 16 {
 			if lo < 0 {
 				lo = k
 			}
@@ -238,7 +238,7 @@ func findDERKey(text string, start, end int, out [][2]int) [][2]int {
 	if !ok {
 		return out
 	}
-	b64 := charsets[csB64]
+	b64 := csB64
 	lo := backOfSet(text, start, 16, b64)
 	if start-lo > 8 {
 		return out
@@ -283,7 +283,7 @@ func findTelegram(text string, start, end int, out [][2]int) [][2]int {
 	if start-lo < 5 || lo > 0 && (isAlnum(text[lo-1]) && !strings.HasSuffix(text[:lo], "bot")) {
 		return out
 	}
-	j := runOfSet(text, start+1, end, charsets[csURL])
+	j := runOfSet(text, start+1, end, csURL)
 	if n := j - start - 1; n < 34 || n > 40 || !randomBody(text[start+1:j]) {
 		return out
 	}
@@ -302,7 +302,7 @@ func findDiscordWebhook(text string, start, end int, out [][2]int) [][2]int {
 	if j-i < 16 || j >= end || text[j] != '/' {
 		return out
 	}
-	k := runOfSet(text, j+1, end, charsets[csURL])
+	k := runOfSet(text, j+1, end, csURL)
 	if k-j-1 < 60 || !randomBody(text[j+1:k]) {
 		return out
 	}
@@ -313,7 +313,7 @@ func findAzureIdentifiable(text string, start, end int, out [][2]int) [][2]int {
 	if !strings.HasPrefix(text[start:end], "JQQJ9") {
 		return out
 	}
-	set := charsets[csB64]
+	set := csB64
 	lo := backOfSet(text, start, 64, set)
 	hi := runOfSet(text, start, end, set)
 	if start-lo < 40 || hi-lo < 80 || !randomBody(text[lo:start]) {
@@ -441,7 +441,7 @@ func findBasicAuth(text string, start, end int, out [][2]int) [][2]int {
 	default: // _auth=
 		i += len("_auth=")
 	}
-	j := runOfSet(text, i, end, charsets[csB64])
+	j := runOfSet(text, i, end, csB64)
 	if j-i < 8 {
 		return out
 	}

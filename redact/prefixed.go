@@ -29,23 +29,25 @@ import "strings"
 type prefixFormat struct {
 	prefix string
 	kind   string
-	body   string // the characters of the body: a charset name of charsets
-	min    int    // the shortest body
-	max    int    // the longest body taken (0: no bound)
+	body   *byteSet // the characters of the body
+	min    int      // the shortest body
+	max    int      // the longest body taken (0: no bound)
 	// word: the prefix must start a word, for prefixes that end words
 	// (sk- ends disk-, task-).
 	word bool
 }
 
-var charsets = map[string]*[256]bool{}
+// byteSet is a set of bytes, the characters a secret's body is made of.
+type byteSet [256]bool
 
-func charset(name, chars string) string {
-	var set [256]bool
+// charset is the set of the bytes of chars. The sets are built once and
+// only read after.
+func charset(chars string) *byteSet {
+	var set byteSet
 	for i := 0; i < len(chars); i++ {
 		set[chars[i]] = true
 	}
-	charsets[name] = &set
-	return name
+	return &set
 }
 
 const (
@@ -56,16 +58,16 @@ const (
 )
 
 var (
-	csAlnum   = charset("alnum", alnumChars)
-	csWord    = charset("word", alnumChars+"_")
-	csURL     = charset("url", alnumChars+"_-")
-	csURLDot  = charset("urldot", alnumChars+"_-.")
-	csB64     = charset("b64", alnumChars+"+/=")
-	csHex     = charset("hex", hexChars)
-	csLetters = charset("letters", lettersChars)
-	csLD      = charset("ld", "abcdefghijklmnopqrstuvwxyz0123456789")
-	csB32     = charset("b32", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
-	csAlnumD  = charset("alnumdash", alnumChars+"-")
+	csAlnum   = charset(alnumChars)
+	csWord    = charset(alnumChars + "_")
+	csURL     = charset(alnumChars + "_-")
+	csURLDot  = charset(alnumChars + "_-.")
+	csB64     = charset(alnumChars + "+/=")
+	csHex     = charset(hexChars)
+	csLetters = charset(lettersChars)
+	csLD      = charset("abcdefghijklmnopqrstuvwxyz0123456789")
+	csB32     = charset("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+	csAlnumD  = charset(alnumChars + "-")
 )
 
 var prefixFormats = []prefixFormat{
@@ -197,7 +199,7 @@ func (f *prefixFormat) at(text string, start, end int) (int, int, bool) {
 	if !strings.HasPrefix(text[start:end], f.prefix) || f.word && start > 0 && isAlnum(text[start-1]) {
 		return 0, 0, false
 	}
-	set := charsets[f.body]
+	set := f.body
 	i := start + len(f.prefix)
 	j := i
 	for j < end && set[text[j]] {
@@ -213,7 +215,7 @@ func (f *prefixFormat) at(text string, start, end int) (int, int, bool) {
 		return 0, 0, false
 	}
 	if f.max > 0 && n > f.max {
-		if f.max == f.min && set == charsets[csB32] {
+		if f.max == f.min && set == csB32 {
 			return 0, 0, false // an access key id is exactly 16: more is a word
 		}
 		j = i + f.max
