@@ -214,7 +214,7 @@ func TranscriptOf(sources []string, session, cwd string) string {
 	name := session + ".jsonl"
 	if cwd != "" {
 		for _, src := range sources {
-			if p := filepath.Join(src, transcript.ProjectSlug(cwd), name); isRegular(p) {
+			if p := filepath.Join(src, transcript.ProjectSlug(cwd), name); isTranscript(p) {
 				return p
 			}
 		}
@@ -229,7 +229,7 @@ func TranscriptOf(sources []string, session, cwd string) string {
 			continue
 		}
 		for _, f := range folders {
-			if p := filepath.Join(src, f.Name(), name); isRegular(p) {
+			if p := filepath.Join(src, f.Name(), name); isTranscript(p) {
 				return p
 			}
 		}
@@ -237,8 +237,9 @@ func TranscriptOf(sources []string, session, cwd string) string {
 	return ""
 }
 
-// isRegular reports whether path names a regular file (following links).
-func isRegular(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
+// isTranscript reports whether path names a regular file, as the readers
+// take one (transcript.StatFile, following links).
+func isTranscript(path string) bool {
+	_, err := transcript.StatFile(path)
+	return err == nil
 }

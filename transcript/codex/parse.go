@@ -629,9 +629,8 @@ func (p *parser) toolItem(it *responseItem, payload json.RawMessage, n int, ts s
 
 // userText keeps a prompt: the text parts that are not the harness's
 // (injectedMarkers, reviewPrompts; the image tags around an attached
-// image), each cut
-// to the request when an editor put its context before it. A message of
-// the harness's only is noise.
+// image), each cut to the request when an editor put its context before
+// it. A message of the harness's only is noise.
 func (p *parser) userText(m transcript.Meta, texts []string) {
 	var kept []string
 	injected := false
