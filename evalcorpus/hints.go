@@ -178,6 +178,21 @@ func EvaluateHints(snap *snapshot.Snapshot, cases []HintCase, bar hint.Bar) []Hi
 	return out
 }
 
+// EvaluateHintsBySearch is EvaluateHints with the search's judge
+// (hint.FindBySearch), to compare the two.
+func EvaluateHintsBySearch(snap *snapshot.Snapshot, cases []HintCase, bar hint.Bar) []HintOutcome {
+	out := make([]HintOutcome, 0, len(cases))
+	for _, c := range cases {
+		h, err := hint.FindBySearch(snap, hint.Options{Prompt: c.Prompt, Cwd: c.Cwd, Exclude: c.Exclude, Now: c.Now, Bar: bar})
+		o := HintOutcome{Case: c, Hint: h}
+		if err != nil {
+			o.Err = err.Error()
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
 // Rejudge judges every outcome's measures under bar.
 func Rejudge(outcomes []HintOutcome, bar hint.Bar) []HintOutcome {
 	out := make([]HintOutcome, len(outcomes))

@@ -6,15 +6,19 @@
 // more. When no session clears the bar the hint says nothing: an unwanted
 // hint costs tokens and attention on every turn.
 //
-// The bar (Bar) is two tests of the search's own scores: the best
-// session must hold most of the query's weight (its IDF mass: rare words
-// count more), and it must lead the second session by a margin. Both were
-// chosen on the generated and hard relevance sets, prompts with an answer
-// and prompts about new work (cmd/recall-eval --hints).
+// The bar (Bar) is two tests: the best session must hold most of the
+// prompt's weight (its IDF mass: rare words count more) in one passage,
+// and it must lead the second session by a margin. The quick judge
+// (QuickJudge) measures both from the term index alone, so a prompt costs
+// milliseconds; a search runs only for a session that cleared the bar,
+// for the messages to quote. The bar was chosen on the relevance sets,
+// prompts with an answer and prompts about new work (cmd/recall-eval
+// --hints, docs/hints.md).
 package hint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -39,9 +43,9 @@ type Bar struct {
 	MinTerms int
 }
 
-// DefaultBar is the bar the hook uses (chosen on the relevance sets:
-// docs/hints.md).
-var DefaultBar = Bar{Cover: 0.7, Lead: 1.5, MinTerms: 2}
+// DefaultBar is the bar the hook uses (chosen for the quick judge on the
+// relevance sets: docs/hints.md).
+var DefaultBar = Bar{Cover: 0.6, Lead: 1.5, MinTerms: 2}
 
 // Options say what to search and how.
 type Options struct {
@@ -99,29 +103,51 @@ func Skip(prompt string) string {
 	return ""
 }
 
-// Find searches the prompt in snap and judges the result against the bar.
+// Find judges the prompt with the quick judge (QuickJudge) over snap's
+// term index and, when a session clears the bar, searches that session
+// for the messages the hint quotes. Without a usable term index it judges
+// by a search (FindBySearch) and says so in Why.
 func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	if why := Skip(o.Prompt); why != "" {
 		return &Hint{Why: "not searched: " + why}, nil
 	}
-	words := strings.Fields(o.Prompt)
-	if len(words) > maxPromptWords {
-		words = words[:maxPromptWords]
+	segs, err := snap.TermSegments()
+	if err != nil || len(segs) == 0 {
+		h, serr := FindBySearch(snap, o)
+		if serr == nil && err != nil {
+			h.Why += " (judged by a search: " + err.Error() + ")"
+		}
+		return h, serr
 	}
-	limit, messages, width := 3, 3, 200
-	p := search.Params{
-		Terms: words, Limit: &limit, Messages: &messages, Context: &width, Now: o.Now,
-		Cwd: o.Cwd, CurrentSession: o.Current, ExcludeSessions: o.Exclude, IncludeHeadless: o.IncludeHeadless,
+	exclude := o.Exclude
+	if o.Current != "" {
+		exclude = append(slices.Clip(exclude), o.Current)
 	}
-	req, err := p.Request()
+	h := QuickJudge(segs, QuickOptions{Prompt: o.Prompt, Exclude: exclude, IncludeHeadless: o.IncludeHeadless, Dead: snap.Dead}, o.Bar)
+	if !h.Shown {
+		return h, nil
+	}
+	res, out, err := search1(snap, o, []string{h.Best})
 	if err != nil {
 		return nil, err
 	}
-	out, err := p.Output()
-	if err != nil {
-		return nil, err
+	if len(res.Sessions) == 0 {
+		h.Shown = false
+		h.Why = "silent: the search found none of the prompt's words in " + short(h.Best) + " (" + h.Why + ")"
+		return h, nil
 	}
-	res, err := search.Run(snap, req)
+	h.Session = render.JSON(res, out)[0]
+	return h, nil
+}
+
+// FindBySearch searches the prompt in snap and judges the result against
+// the bar: the hint as it was before the quick judge, kept for an index
+// without a term index and to compare the two (recall-eval --hint-judge).
+func FindBySearch(snap *snapshot.Snapshot, o Options) (*Hint, error) {
+	if why := Skip(o.Prompt); why != "" {
+		return &Hint{Why: "not searched: " + why}, nil
+	}
+	res, out, err := search1(snap, o, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +157,30 @@ func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 		h.Session = js[0]
 	}
 	return h, nil
+}
+
+// search1 searches the prompt's words (in sessions, when given) for the
+// three best sessions and their three best messages.
+func search1(snap *snapshot.Snapshot, o Options, sessions []string) (*search.Result, search.Output, error) {
+	words := strings.Fields(o.Prompt)
+	if len(words) > maxPromptWords {
+		words = words[:maxPromptWords]
+	}
+	limit, messages, width := 3, 3, 200
+	p := search.Params{
+		Terms: words, Limit: &limit, Messages: &messages, Context: &width, Now: o.Now, Sessions: sessions,
+		Cwd: o.Cwd, CurrentSession: o.Current, ExcludeSessions: o.Exclude, IncludeHeadless: o.IncludeHeadless,
+	}
+	req, err := p.Request()
+	if err != nil {
+		return nil, search.Output{}, err
+	}
+	out, err := p.Output()
+	if err != nil {
+		return nil, search.Output{}, err
+	}
+	res, err := search.Run(snap, req)
+	return res, out, err
 }
 
 // judge measures the result against the bar.

@@ -60,6 +60,7 @@ type cli struct {
 	Hints         bool   `help:"Run only the prompt hint evaluation: the generated and hard sets' queries as prompts, the new-work prompts of --hint-negatives, and with --real the real questions (and the same with their answer left out of the index); prints whether each hint was right, wrong or silent."`
 	HintNegatives string `name:"hint-negatives" default:"testdata/eval/hint-negatives.txt" placeholder:"FILE" help:"With --hints: prompts about new work that no session holds, one a line."`
 	HintSweep     bool   `name:"hint-sweep" help:"With --hints: also print the figures of a grid of bars (cover × lead), to choose the bar."`
+	HintJudge     string `name:"hint-judge" enum:"quick,search" default:"quick" help:"With --hints: the judge to measure: quick (hint.Find: the term index alone, as the hook judges) or search (hint.FindBySearch: the search's ranking, the judge of an index without a term index)."`
 	HintMisses    bool   `name:"hint-misses" help:"With --hints: list every wrong hint with why it cleared the bar (--explain)."`
 }
 
@@ -259,6 +260,9 @@ func (c *cli) runHints(root string, stdout, stderr io.Writer) error {
 // evalHints measures every case once, under a bar that lets every hint
 // through: the table and the sweep judge the measures under their bars.
 func (c *cli) evalHints(snap *snapshot.Snapshot, cases []evalcorpus.HintCase) []evalcorpus.HintOutcome {
+	if c.HintJudge == "search" {
+		return evalcorpus.EvaluateHintsBySearch(snap, cases, hint.Bar{})
+	}
 	return evalcorpus.EvaluateHints(snap, cases, hint.Bar{})
 }
 

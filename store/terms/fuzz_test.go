@@ -96,12 +96,19 @@ func FuzzSegment(f *testing.F) {
 				}
 				last = id
 				prev := -1
+				var want []int32
 				_ = s.Postings(id, func(row, hits, code int) {
 					if row <= prev || row >= rows {
 						t.Fatalf("Postings(%d): row %d after %d of %d rows", id, row, prev, rows)
 					}
 					prev = row
+					want = append(want, int32(row))
 				})
+				// The rows alone are the rows Postings gives, up to the
+				// same damage.
+				if got, _ := s.AppendPostingRows(id, nil); !slices.Equal(got, want) {
+					t.Fatalf("AppendPostingRows(%d) = %v, Postings gives %v", id, got, want)
+				}
 			})
 		}
 		for _, run := range []string{"A", "LOCK", "DEADLOCK", "AA", "ÉCOLE", "W1", "\x00", "S"} {

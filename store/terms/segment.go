@@ -638,16 +638,8 @@ func (s *Segment) Postings(id int, fn func(row, hits, codeHits int)) error {
 // TEST) loops over them without a call per posting. On a malformed entry
 // it returns those before it and the error.
 func (s *Segment) AppendPostings(id int, dst []Posting) ([]Posting, error) {
-	if id < 0 || id >= s.tokens() {
-		return dst, fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
-	}
-	s.checkSlice(s.postOff[id*4 : id*4+8])
-	a, b := offsets(s.postOff, id)
-	if a > b || b > len(s.postings) {
-		return dst, fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
-	}
-	p := s.postings[a:b]
-	if err := s.check(s.h.PostingsOff+uint64(a), uint64(b-a)); err != nil {
+	p, err := s.postingList(id)
+	if err != nil {
 		return dst, err
 	}
 	row, rows := -1, s.Rows()
@@ -677,7 +669,75 @@ func (s *Segment) AppendPostings(id int, dst []Posting) ([]Posting, error) {
 	return dst, nil
 }
 
+// postingList is token id's postings, their pages checked.
+func (s *Segment) postingList(id int) ([]byte, error) {
+	if id < 0 || id >= s.tokens() {
+		return nil, fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
+	}
+	s.checkSlice(s.postOff[id*4 : id*4+8])
+	a, b := offsets(s.postOff, id)
+	if a > b || b > len(s.postings) {
+		return nil, fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
+	}
+	if err := s.check(s.h.PostingsOff+uint64(a), uint64(b-a)); err != nil {
+		return nil, err
+	}
+	return s.postings[a:b], nil
+}
+
 // clampHits caps a posting's count at what an int32 holds: a count that
 // large is only a bound anyway (a damaged or hostile segment may hold
 // any varint).
 func clampHits(v uint64) int32 { return int32(min(v, math.MaxInt32)) }
+
+// PostingBytes is the size of token id's postings in bytes: a bound on
+// the rows holding it (every entry takes a byte at least) read without
+// decoding them. 0 for an id out of range or damaged offsets.
+func (s *Segment) PostingBytes(id int) int {
+	if id < 0 || id >= s.tokens() {
+		return 0
+	}
+	s.checkSlice(s.postOff[id*4 : id*4+8])
+	a, b := offsets(s.postOff, id)
+	if a > b || b > len(s.postings) {
+		return 0
+	}
+	return b - a
+}
+
+// AppendPostingRows appends the rows holding token id to dst, ascending,
+// without their counts: AppendPostings for a caller that only asks which
+// rows (the prompt hint), at a third of its memory.
+func (s *Segment) AppendPostingRows(id int, dst []int32) ([]int32, error) {
+	p, err := s.postingList(id)
+	if err != nil {
+		return dst, err
+	}
+	row, rows := -1, s.Rows()
+	for len(p) > 0 {
+		v, n := binary.Uvarint(p)
+		if n <= 0 {
+			return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+		}
+		p = p[n:]
+		if v&1 != 0 {
+			// The counts: skipped, each a uvarint.
+			for range 2 {
+				if _, n = binary.Uvarint(p); n <= 0 {
+					return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+				}
+				p = p[n:]
+			}
+		}
+		row += int(v >> 1)
+		if row < 0 || row >= rows || v>>1 == 0 {
+			return dst, fmt.Errorf("%s: %w: posting row", s.Name, ErrDamaged)
+		}
+		dst = append(dst, int32(row))
+	}
+	return dst, nil
+}
+
+// RawBytes is the uncompressed size of the rows blocks the segment
+// covers: over Rows, a bound on the average row's text length.
+func (s *Segment) RawBytes() uint64 { return s.h.RawBytes }

@@ -1,0 +1,113 @@
+package hint
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/store/terms"
+)
+
+// quickRows are the sessions of the quick judge's tests: one that solved
+// a problem (solved), a copy of it under another id (copied, as a resume
+// under new ids is), one that names a word of it in passing, an
+// unrelated one, one with an identifier, a headless run, and many rows
+// that all say "widget" (a common word).
+func quickRows() []terms.Row {
+	row := func(session string, typ uint8, gen uint32, text string) terms.Row {
+		return terms.Row{TimeMs: int64(gen), Type: typ, Gen: gen, Session: session, Project: "/p", Text: []byte(text)}
+	}
+	solved := []string{
+		"The stripe webhook signature verification keeps failing behind the nginx proxy",
+		"The proxy rewrites the body, so verify the stripe signature against the raw bytes and turn off nginx buffering.",
+	}
+	var rows []terms.Row
+	for _, s := range []struct {
+		id  string
+		gen uint32
+	}{{"solved", 2}, {"copied", 1}} {
+		rows = append(rows, row(s.id, terms.TypeUser, s.gen, solved[0]), row(s.id, terms.TypeAssistant, s.gen, solved[1]))
+	}
+	rows = append(rows,
+		row("passing", terms.TypeUser, 3, "list the open pull requests"),
+		row("passing", terms.TypeAssistant, 3, "There are four, one of them touches the webhook handler."),
+		row("unrelated", terms.TypeUser, 4, "Set up the grafana dashboard for queue latency"),
+		row("identifier", terms.TypeUser, 5, "rotate the signing key"),
+		row("identifier", terms.TypeAssistant, 5, "Rotated JWT_SECRET in the vault and restarted the auth service."),
+	)
+	headless := row("headless", terms.TypeUser, 6, "roll back the kubernetes canary deployment")
+	headless.Headless = true
+	rows = append(rows, headless)
+	for i := range 1100 {
+		rows = append(rows, row(fmt.Sprintf("widgets-%d", i%50), terms.TypeAssistant, uint32(100+i%50), "the widget renders fine"))
+	}
+	return rows
+}
+
+func quickSegments(t *testing.T) []*terms.Segment {
+	t.Helper()
+	dir := t.TempDir()
+	b := terms.NewBuilder()
+	for _, r := range quickRows() {
+		b.Add(&r)
+		b.AddRawBytes(len(r.Text) + rowOverhead)
+	}
+	ref, err := b.WriteFile(dir, 1, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg, err := terms.Open(dir, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { seg.Close() })
+	return []*terms.Segment{seg}
+}
+
+func TestQuickJudge(t *testing.T) {
+	segs := quickSegments(t)
+	const stripe = "why does the stripe webhook signature fail behind nginx"
+	for _, tc := range []struct {
+		name     string
+		o        QuickOptions
+		shown    string // the session hinted; "" for silence
+		terms    int    // the words weighed (-1: not checked)
+		whyHolds string
+	}{
+		{"one session answers, its copy is no rival", QuickOptions{Prompt: stripe}, "solved", 6, "shown"},
+		{"word forms match", QuickOptions{Prompt: "stripe webhooks signatures"}, "solved", 3, "shown"},
+		{"the running lineage is left out", QuickOptions{Prompt: stripe, Exclude: []string{"solved", "copied"}}, "", -1, "silent"},
+		{"dead rows are left out", QuickOptions{Prompt: stripe, Dead: func(gen uint32) bool { return gen <= 2 }}, "", -1, "silent"},
+		{"no session holds the words", QuickOptions{Prompt: "add a dark mode toggle"}, "", -1, "no past session"},
+		{"one word of five", QuickOptions{Prompt: "add a dark mode toggle to the settings"}, "", -1, "holds"},
+		{"one word says too little", QuickOptions{Prompt: "stripe"}, "", 1, "search word"},
+		{"a common word is not weighed", QuickOptions{Prompt: "widget stripe webhook"}, "solved", 2, "shown"},
+		{"only common words", QuickOptions{Prompt: "widget renders"}, "", 0, "search word"},
+		{"the first part of an identifier", QuickOptions{Prompt: "where is the jwt, which vault"}, "identifier", 2, "shown"},
+		{"headless runs are left out", QuickOptions{Prompt: "kubernetes canary rollback"}, "", -1, "silent"},
+		{"unless asked for", QuickOptions{Prompt: "kubernetes canary deployment", IncludeHeadless: true}, "headless", -1, "shown"},
+		{"a slash command is not searched", QuickOptions{Prompt: "/compact " + stripe}, "", 0, "slash command"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := QuickJudge(segs, tc.o, DefaultBar)
+			if tc.shown == "" && h.Shown || tc.shown != "" && (!h.Shown || h.Best != tc.shown) {
+				t.Fatalf("shown %v best %q, want %q: %s", h.Shown, h.Best, tc.shown, h.Why)
+			}
+			if tc.terms >= 0 && h.Terms != tc.terms {
+				t.Errorf("%d words weighed, want %d (%s)", h.Terms, tc.terms, h.Why)
+			}
+			if !strings.Contains(h.Why, tc.whyHolds) {
+				t.Errorf("why %q, want it to say %q", h.Why, tc.whyHolds)
+			}
+		})
+	}
+}
+
+// The passing mention is a rival only by the weight it holds: the
+// answer leads it by far more than the bar asks.
+func TestQuickJudgeLead(t *testing.T) {
+	h := QuickJudge(quickSegments(t), QuickOptions{Prompt: "stripe webhook signature nginx"}, DefaultBar)
+	if h.Best != "solved" || h.Second != "passing" || h.Lead < 3 || h.Cover != 1 {
+		t.Fatalf("best %q cover %.2f, second %q lead %.2f: %s", h.Best, h.Cover, h.Second, h.Lead, h.Why)
+	}
+}
