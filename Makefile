@@ -12,9 +12,10 @@ export CGO_ENABLED ?= 0
 
 .PHONY: build index test race fuzz lint bench microbench eval install clean
 
-## build: compile bin/recall and bin/recall-bench
+## build: compile bin/recall, bin/recall-hint (the prompt hint's hook) and bin/recall-bench
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/recall
+	$(GO) build -ldflags '-s -w' -o bin/recall-hint ./cmd/recall-hint
 	$(GO) build -o bin/recall-bench ./cmd/recall-bench
 
 ## index: build, then index the default transcript location (~/.claude/projects)
@@ -61,6 +62,7 @@ eval:
 ## install: go install recall into $GOBIN
 install:
 	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/recall
+	$(GO) install -ldflags '-s -w' ./cmd/recall-hint
 
 clean:
 	rm -rf bin

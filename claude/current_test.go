@@ -91,5 +91,41 @@ func TestInstallHints(t *testing.T) {
 	}
 }
 
+// With the small binary beside recall, UserPromptSubmit runs it (with
+// the same flags); SessionStart stays recall's; installing again changes
+// nothing, and uninstall takes it out.
+func TestInstallHintsWithSmallBinary(t *testing.T) {
+	dir := t.TempDir()
+	s := Setup{SettingsPath: filepath.Join(dir, "settings.json"), SkillDir: filepath.Join(dir, "skills", "recall"),
+		RecallPath: "/opt/my tools/recall", HintPath: "/opt/my tools/recall-hint", HookArgs: []string{"--index-dir", "/data/recall"}, Hints: true}
+	must(t, Install(s))
+	data, _ := os.ReadFile(s.SettingsPath)
+	prompt := `"command": "'/opt/my tools/recall-hint' --index-dir /data/recall"`
+	start := `"command": "'/opt/my tools/recall' hook --index-dir /data/recall"`
+	if strings.Count(string(data), prompt) != 1 || !strings.Contains(string(data), start) {
+		t.Fatalf("want UserPromptSubmit on recall-hint and the rest on recall hook:\n%s", data)
+	}
+	if st := ReadStatus(s); !st.Installed() || !st.Hints {
+		t.Fatalf("status after install: %+v", st)
+	}
+	must(t, Install(s))
+	if again, _ := os.ReadFile(s.SettingsPath); string(again) != string(data) {
+		t.Fatalf("installing twice changed settings:\n%s\nthen\n%s", data, again)
+	}
+	// Without the small binary the prompt goes back to recall hook.
+	s.HintPath = ""
+	must(t, Install(s))
+	if data, _ := os.ReadFile(s.SettingsPath); strings.Contains(string(data), "recall-hint") {
+		t.Fatalf("recall-hint stayed after installing without it:\n%s", data)
+	}
+	s.HintPath = "/opt/my tools/recall-hint"
+	must(t, Install(s))
+	must(t, Uninstall(s))
+	if _, err := os.Stat(s.SettingsPath); !os.IsNotExist(err) {
+		data, _ := os.ReadFile(s.SettingsPath)
+		t.Fatalf("uninstall left settings.json: %s", data)
+	}
+}
+
 // Installed reports whether every hook recall installs is there.
 func (st Status) Installed() bool { return len(st.Hooks) == len(hookEvents()) }

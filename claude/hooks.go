@@ -34,13 +34,51 @@ const hintMatcher = "startup|resume"
 const hintTimeout = "5"
 
 // hintHandler is the handler of the hint events: synchronous, so its
-// output reaches the context, and short.
-func hintHandler(recallPath string, args []string) *Object {
+// output reaches the context, and short. On UserPromptSubmit it is the
+// small binary when there is one (handlerPaths.hint): Claude waits for it
+// on every prompt.
+func hintHandler(paths handlerPaths, event string, args []string) *Object {
 	h := &Object{}
 	h.Set("type", "command")
-	h.Set("command", HookCommand(recallPath, args...))
+	if event == EventUserPromptSubmit && paths.hint != "" {
+		h.Set("command", HintCommand(paths.hint, args...))
+	} else {
+		h.Set("command", HookCommand(paths.recall, args...))
+	}
 	h.Set("timeout", json.Number(hintTimeout))
 	return h
+}
+
+// handlerPaths are the programs recall's handlers run: recall, and the
+// prompt hook's small binary ("" when it is not installed).
+type handlerPaths struct{ recall, hint string }
+
+// hintProgram is the name of the prompt hook's small binary
+// (cmd/recall-hint).
+const hintProgram = "recall-hint"
+
+// HintCommand is the shell command of the UserPromptSubmit handler when
+// the small binary is installed: it, then args (the same flags `recall
+// hook` gets, which it passes on when it hands a prompt to recall).
+func HintCommand(hintPath string, args ...string) string {
+	cmd := shellQuote(hintPath)
+	for _, a := range args {
+		cmd += " " + shellQuote(a)
+	}
+	return cmd
+}
+
+// isRecallHintCommand accepts "<recall-hint>" optionally followed by
+// flags; every " -" is tried as the end of the program, so a quoted path
+// holding one is still read right.
+func isRecallHintCommand(s string) bool {
+	for end := len(s); end > 0; {
+		if filepath.Base(shellUnquote(strings.TrimSpace(s[:end]))) == hintProgram {
+			return true
+		}
+		end = strings.LastIndex(s[:end], " -")
+	}
+	return false
 }
 
 // hookSubcommand is what identifies recall's hook handlers: a command
@@ -88,7 +126,8 @@ func isRecallHandler(handler any) bool {
 	if !ok {
 		return false
 	}
-	return isRecallHookCommand(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	return isRecallHookCommand(s) || isRecallHintCommand(s)
 }
 
 // isRecallHookCommand accepts "<recall> hook" optionally followed by
@@ -113,7 +152,7 @@ func isRecallHookCommand(s string) bool {
 // and reports whether settings changed. An event already in that state is
 // left alone, so installing twice changes nothing and recall's group does
 // not move when other tools append theirs after it.
-func addHooks(settings *Object, recallPath string, args []string, hints bool) (bool, error) {
+func addHooks(settings *Object, paths handlerPaths, args []string, hints bool) (bool, error) {
 	hooks, err := hooksObject(settings, true)
 	if err != nil {
 		return false, err
@@ -137,9 +176,9 @@ func addHooks(settings *Object, recallPath string, args []string, hints bool) (b
 			}
 			continue
 		}
-		want, matcher := recallHandler(recallPath, args), ""
+		want, matcher := recallHandler(paths.recall, args), ""
 		if isHint {
-			want = hintHandler(recallPath, args)
+			want = hintHandler(paths, event, args)
 			if event == EventSessionStart {
 				matcher = hintMatcher
 			}

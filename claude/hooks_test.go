@@ -24,6 +24,12 @@ func TestIsRecallHandler(t *testing.T) {
 		{`{"type":"http","command":"recall hook"}`, false},
 		{`{"type":"command","command":["recall","hook"]}`, false},
 		{`{"type":"command"}`, false},
+		{`{"type":"command","command":"/opt/recall/bin/recall-hint"}`, true},
+		{`{"type":"command","command":"'/home/me/my -tools/recall-hint' --index-dir /data"}`, true},
+		{`{"type":"command","command":"recall-hint --index-dir '/my dir' --source /s"}`, true},
+		{`{"type":"command","command":"/usr/bin/recall-hinter"}`, false},
+		{`{"type":"command","command":"recall-hint extra-word"}`, false},
+		{`{"type":"command","command":"echo recall-hint"}`, false},
 	}
 	for _, tt := range tests {
 		v, err := parseJSON([]byte(tt.handler))

@@ -31,6 +31,10 @@ type Setup struct {
 	// Hints adds the prompt hint's handlers (UserPromptSubmit,
 	// SessionStart); without it install takes them out.
 	Hints bool
+	// HintPath is the prompt hook's small binary (cmd/recall-hint) that
+	// answers UserPromptSubmit, when it is installed beside recall; ""
+	// leaves that event to `recall hook` too.
+	HintPath string
 	// MCP registers recall's MCP server with Claude Code; nil leaves MCP
 	// alone.
 	MCP *MCPSetup
@@ -91,7 +95,7 @@ func Install(s Setup) error {
 		return err
 	}
 	pristine := !hasRecallHooks(f.root) // before addHooks changes f.root
-	changed, err := addHooks(f.root, s.RecallPath, s.HookArgs, s.Hints)
+	changed, err := addHooks(f.root, handlerPaths{s.RecallPath, s.HintPath}, s.HookArgs, s.Hints)
 	if err != nil {
 		return fmt.Errorf("%s: %w; left it untouched", s.SettingsPath, err)
 	}

@@ -21,31 +21,33 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/recall-dev/recall/store/snapshot"
 
+	"github.com/recall-dev/recall/hint/judge"
 	"github.com/recall-dev/recall/rank"
 	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 )
 
-// Bar is what a past session must clear for a hint to be shown.
-type Bar struct {
-	// Cover is the least share of the query's IDF mass the best
-	// session's best message and its neighbours must hold (0–1).
-	Cover float64
-	// Lead is how many times the second session's score the best
-	// session's must be.
-	Lead float64
-	// MinTerms is the fewest positive words a prompt must have: one word
-	// says too little of what is asked.
-	MinTerms int
+// Bar is what a past session must clear (judge.Bar).
+type Bar = judge.Bar
+
+// DefaultBar is the bar the hook uses (judge.DefaultBar).
+var DefaultBar = judge.DefaultBar
+
+// maxPromptWords bounds the words of a prompt that are searched.
+const maxPromptWords = judge.MaxPromptWords
+
+// Hint is a session that cleared the bar, or why none did: the judge's
+// measures, and the session hinted with the messages it quotes.
+type Hint struct {
+	judge.Measures
+	Session render.JSONSession // the session hinted (Shown)
 }
 
-// DefaultBar is the bar the hook uses (chosen for the quick judge on the
-// relevance sets: docs/hints.md).
-var DefaultBar = Bar{Cover: 0.6, Lead: 1.5, MinTerms: 2}
+// Skip says why a prompt is never hinted ("" when it may be): judge.Skip.
+func Skip(prompt string) string { return judge.Skip(prompt) }
 
 // Options say what to search and how.
 type Options struct {
@@ -64,52 +66,13 @@ type Options struct {
 	IncludeHeadless bool
 }
 
-// maxPromptWords bounds the words of a prompt that are searched: a pasted
-// log or file says little of what is asked, and every word costs.
-const maxPromptWords = 40
-
-// Hint is a session that cleared the bar, or why none did.
-type Hint struct {
-	Shown bool
-	// Why says why the hint was shown or not, in one line (--explain).
-	Why     string
-	Session render.JSONSession // the session hinted (Shown)
-	// The measures the bar tests.
-	Cover, Lead float64
-	Terms       int
-	// Best is the best session's id, shown or not ("" none); Second the
-	// runner-up's.
-	Best, Second string
-}
-
-// Skip says why a prompt is never hinted ("" when it may be): a slash
-// command, a scheduled task's or a subagent's notification, a message
-// from another session, an empty prompt.
-func Skip(prompt string) string {
-	p := strings.TrimLeftFunc(prompt, unicode.IsSpace)
-	switch {
-	case p == "":
-		return "empty prompt"
-	case strings.HasPrefix(p, "/"):
-		return "slash command"
-	case strings.HasPrefix(p, "!"):
-		return "shell command"
-	}
-	for _, tag := range []string{"<task-notification>", "<teammate-message", "<agent-message", "<command-name>", "<command-message>", "<local-command-", "<bash-input>", "<scheduled-task"} {
-		if strings.Contains(p, tag) {
-			return "notification (" + strings.Trim(tag, "<>") + ")"
-		}
-	}
-	return ""
-}
-
 // Find judges the prompt with the quick judge (QuickJudge) over snap's
 // term index and, when a session clears the bar, searches that session
 // for the messages the hint quotes. Without a usable term index it judges
 // by a search (FindBySearch) and says so in Why.
 func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	if why := Skip(o.Prompt); why != "" {
-		return &Hint{Why: "not searched: " + why}, nil
+		return &Hint{Measures: judge.Measures{Why: "not searched: " + why}}, nil
 	}
 	segs, err := snap.TermSegments()
 	if err != nil || len(segs) == 0 {
@@ -123,7 +86,7 @@ func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	if o.Current != "" {
 		exclude = append(slices.Clip(exclude), o.Current)
 	}
-	h := QuickJudge(segs, QuickOptions{Prompt: o.Prompt, Exclude: exclude, IncludeHeadless: o.IncludeHeadless, Dead: snap.Dead}, o.Bar)
+	h := &Hint{Measures: *judge.QuickJudge(segs, judge.QuickOptions{Prompt: o.Prompt, Exclude: exclude, IncludeHeadless: o.IncludeHeadless, Dead: snap.Dead}, o.Bar)}
 	if !h.Shown {
 		return h, nil
 	}
@@ -133,7 +96,7 @@ func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	}
 	if len(res.Sessions) == 0 {
 		h.Shown = false
-		h.Why = "silent: the search found none of the prompt's words in " + short(h.Best) + " (" + h.Why + ")"
+		h.Why = "silent: the search found none of the prompt's words in " + judge.Short(h.Best) + " (" + h.Why + ")"
 		return h, nil
 	}
 	h.Session = render.JSON(res, out)[0]
@@ -145,13 +108,13 @@ func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 // without a term index and to compare the two (recall-eval --hint-judge).
 func FindBySearch(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	if why := Skip(o.Prompt); why != "" {
-		return &Hint{Why: "not searched: " + why}, nil
+		return &Hint{Measures: judge.Measures{Why: "not searched: " + why}}, nil
 	}
 	res, out, err := search1(snap, o, nil)
 	if err != nil {
 		return nil, err
 	}
-	h := judge(res, o.Bar)
+	h := judgeSearch(res, o.Bar)
 	if h.Best != "" {
 		js := render.JSON(res, out)
 		h.Session = js[0]
@@ -183,9 +146,9 @@ func search1(snap *snapshot.Snapshot, o Options, sessions []string) (*search.Res
 	return res, out, err
 }
 
-// judge measures the result against the bar.
-func judge(res *search.Result, bar Bar) *Hint {
-	h := &Hint{Terms: len(res.Ranked.Terms)}
+// judgeSearch measures the search's result against the bar.
+func judgeSearch(res *search.Result, bar Bar) *Hint {
+	h := &Hint{Measures: judge.Measures{Terms: len(res.Ranked.Terms)}}
 	if len(res.Sessions) == 0 {
 		h.Verdict(bar)
 		return h
@@ -202,34 +165,6 @@ func judge(res *search.Result, bar Bar) *Hint {
 	}
 	h.Verdict(bar)
 	return h
-}
-
-// Verdict judges h's measures against bar: it sets Shown and Why. (The
-// eval measures once and judges under many bars.)
-func (h *Hint) Verdict(bar Bar) {
-	h.Shown = false
-	if h.Terms < max(bar.MinTerms, 1) {
-		h.Why = fmt.Sprintf("silent: %d search word(s) in the prompt, want %d", h.Terms, max(bar.MinTerms, 1))
-		return
-	}
-	if h.Best == "" {
-		h.Why = "silent: no past session matches"
-		return
-	}
-	lead := "no other session matches"
-	if h.Second != "" {
-		lead = fmt.Sprintf("%.2f× the next session's score (%s)", h.Lead, short(h.Second))
-	}
-	switch {
-	case h.Cover < bar.Cover:
-		h.Why = fmt.Sprintf("silent: the best session (%s) holds %.0f%% of the prompt's weight in one place, want %.0f%%", short(h.Best), 100*h.Cover, 100*bar.Cover)
-	case h.Lead < bar.Lead:
-		h.Why = fmt.Sprintf("silent: the best session (%s) scores only %s, want %.2f×", short(h.Best), lead, bar.Lead)
-	default:
-		h.Shown = true
-		h.Why = fmt.Sprintf("shown: %s holds %.0f%% of the prompt's weight in one place (want %.0f%%) and scores %s (want %.2f×)",
-			short(h.Best), 100*h.Cover, 100*bar.Cover, lead, bar.Lead)
-	}
 }
 
 // Coverage is the share of the query's IDF mass (idf, per positive term)
@@ -276,14 +211,6 @@ func Coverage(s *rank.Session, idf []float64) float64 {
 		best = max(best, got/total)
 	}
 	return best
-}
-
-// short is a session id's first eight characters, as results name them.
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 // maxSnippet bounds each quoted message, in characters, so that a hint

@@ -1,12 +1,12 @@
 package indexer
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/internal/indexdir"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript/agents"
 )
@@ -167,17 +167,9 @@ func DefaultSource() (string, error) {
 	return filepath.Join(dir, "projects"), nil
 }
 
-// DefaultIndexDir is $XDG_DATA_HOME/recall, else ~/.local/share/recall.
-func DefaultIndexDir() (string, error) {
-	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" && filepath.IsAbs(dir) {
-		return filepath.Join(dir, "recall"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", errors.New("no index directory: set --index-dir or RECALL_INDEX_DIR")
-	}
-	return filepath.Join(home, ".local", "share", "recall"), nil
-}
+// DefaultIndexDir is $XDG_DATA_HOME/recall, else ~/.local/share/recall
+// (indexdir.Default).
+func DefaultIndexDir() (string, error) { return indexdir.Default() }
 
 // CurrentSessionFromEnv reads the running session's id: Claude Code's
 // CLAUDE_CODE_SESSION_ID (set for Bash commands, hooks and MCP servers),

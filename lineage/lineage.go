@@ -17,11 +17,11 @@ package lineage
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/recall-dev/recall/lineage/state"
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/record"
@@ -34,25 +34,17 @@ import (
 // so the first rows decide, and a long session costs no more than this.
 const maxKeys = 8192
 
-// State is what reading a running transcript found so far; it is kept
-// between calls (Cache) so that each call reads only the bytes appended
-// since.
-type State struct {
-	Path    string   `json:"path"`
-	Session string   `json:"session"`
-	Offset  int64    `json:"offset"`
-	Lines   int      `json:"lines"`
-	Project string   `json:"project,omitempty"`
-	Keys    []uint64 `json:"keys,omitempty"` // the rows' keys (and legacy keys), at most maxKeys
-	From    []string `json:"from,omitempty"` // origins the records name
-	// KeysBytes is the index's committed keys length the Sessions were
-	// looked up against: when it changes, the keys are looked up again.
-	KeysBytes int64    `json:"keys_bytes"`
-	Sessions  []string `json:"sessions,omitempty"`
-	// FirstPrompt is the transcript's first typed prompt: what a hint on
-	// a resumed session's start searches.
-	FirstPrompt string `json:"first_prompt,omitempty"`
-}
+// State is what reading a running transcript found so far (state.State).
+type State = state.State
+
+// CacheDir is where Load and Save keep each running session's state.
+const CacheDir = state.Dir
+
+// Load reads the state Save kept for session in indexDir (state.Load).
+func Load(indexDir, session string) *State { return state.Load(indexDir, session) }
+
+// Save keeps st for the next call (state.Save).
+func Save(indexDir string, st *State) { state.Save(indexDir, st) }
 
 // Of returns the running session's ancestors in the index snap: the
 // sessions it shares copied messages with, sorted, never itself. path is
@@ -145,70 +137,11 @@ func ancestors(snap *snapshot.Snapshot, keys []uint64, self string) ([]string, e
 	return out, nil
 }
 
-// CacheDir is where Load and Save keep each running session's state, in
-// the index directory.
-const CacheDir = "lineage"
-
-// Load reads the state Save kept for session in indexDir; nil when there
-// is none (or it does not read).
-func Load(indexDir, session string) *State {
-	if !plausible(session) {
-		return nil
-	}
-	data, err := os.ReadFile(filepath.Join(indexDir, CacheDir, session+".json"))
-	if err != nil {
-		return nil
-	}
-	var st State
-	if json.Unmarshal(data, &st) != nil {
-		return nil
-	}
-	return &st
-}
-
-// Save keeps st for the next call in this or another process (the
-// prompt hook runs once a prompt). Failing to save costs only a re-read.
-func Save(indexDir string, st *State) {
-	if st == nil || !plausible(st.Session) {
-		return
-	}
-	dir := filepath.Join(indexDir, CacheDir)
-	if os.MkdirAll(dir, 0o700) != nil {
-		return
-	}
-	data, err := json.Marshal(st)
-	if err != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, st.Session+".json")) != nil {
-		_ = os.Remove(tmp.Name())
-	}
-}
-
-// plausible keeps a session id that is a safe file name.
-func plausible(id string) bool {
-	if id == "" || len(id) > 128 {
-		return false
-	}
-	for _, c := range id {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
 // TranscriptOf is the transcript of a running session: the path a hook
 // payload gives, else the one a project folder of sources holds
 // (<source>/<project>/<session>.jsonl); "" when none is found.
 func TranscriptOf(sources []string, session, cwd string) string {
-	if !plausible(session) {
+	if !state.Plausible(session) {
 		return ""
 	}
 	name := session + ".jsonl"

@@ -121,7 +121,7 @@ func completeTerms(dir string, m *manifest.Manifest, check termsCheck) error {
 		return err
 	}
 	if covered == blocks && merge < 0 {
-		return removeUnused(dir, refs, cover)
+		return viewAndRemoveUnused(dir, m, refs, cover)
 	}
 	snap, err := snapshot.Of(dir, m)
 	if err != nil {
@@ -151,6 +151,20 @@ func completeTerms(dir string, m *manifest.Manifest, check termsCheck) error {
 	refs, err = terms.Refs(dir)
 	if err != nil {
 		return err
+	}
+	return viewAndRemoveUnused(dir, m, refs, cover)
+}
+
+// viewAndRemoveUnused writes the view of the complete cover, then
+// removes the segments it replaced: in this order, a reader of the view
+// never finds a segment it names removed by this run.
+func viewAndRemoveUnused(dir string, m *manifest.Manifest, refs, cover []terms.Ref) error {
+	dead := make([]uint32, 0, len(m.Dead))
+	for g := range m.Dead {
+		dead = append(dead, g)
+	}
+	if err := terms.WriteView(dir, cover, dead); err != nil {
+		return fmt.Errorf("write the term index view: %w", err)
 	}
 	return removeUnused(dir, refs, cover)
 }

@@ -28,6 +28,11 @@ import (
 type startupResult struct {
 	minimal, version, hook sample
 	hookCmd                command
+	// hint is recall-hint answering the same payload, when it was built
+	// beside recall (make build): what `recall install --hints` runs on
+	// UserPromptSubmit.
+	hint    sample
+	hintCmd *command
 }
 
 // minimalGoSource is the baseline program.
@@ -69,13 +74,23 @@ func measureStartup(ctx context.Context, cfg Config, rn runner, recall, indexDir
 	}
 	res.hookCmd = command{argv: append([]string{recall, "hook", "--index-dir", indexDir}, sources...), okExit: []int{0}, stdin: hookPayload(rn.dir, sources)}
 	settled := func() error { return awaitIndexer(filepath.Join(rn.dir, indexDir)) }
-	fmt.Fprintf(cfg.Log, "recall-bench: start-up (minimal Go binary, recall --version, recall hook)\n")
+	fmt.Fprintf(cfg.Log, "recall-bench: start-up (minimal Go binary, recall --version, recall hook, recall-hint)\n")
 	n := startupRepeat(cfg.Repeat)
-	for _, m := range []struct {
+	type measured struct {
 		c      command
 		out    *sample
 		before func() error
-	}{{tool(minimal), &res.minimal, nil}, {tool(recall, "--version"), &res.version, nil}, {res.hookCmd, &res.hook, settled}} {
+	}
+	runs := []measured{{tool(minimal), &res.minimal, nil}, {tool(recall, "--version"), &res.version, nil}, {res.hookCmd, &res.hook, settled}}
+	if hint := filepath.Join(filepath.Dir(recall), "recall-hint"); fileExists(hint) {
+		c := res.hookCmd
+		c.argv = append([]string{hint}, c.argv[2:]...)
+		res.hintCmd = &c
+		runs = append(runs, measured{c, &res.hint, settled})
+	} else {
+		fmt.Fprintf(cfg.Log, "recall-bench: no recall-hint beside %s (make build): its row is left out\n", recall)
+	}
+	for _, m := range runs {
 		if _, err := rn.run(ctx, m.c); err != nil { // warm-up
 			return res, err
 		}
@@ -132,6 +147,12 @@ func awaitIndexer(indexDir string) error {
 	return nil
 }
 
+// fileExists reports whether path is a regular file.
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
+}
+
 // renderStartup is the report's start-up section.
 func renderStartup(r startupResult) string {
 	var b strings.Builder
@@ -143,12 +164,17 @@ func renderStartup(r startupResult) string {
 		return fmt.Sprintf("%.2f×", float64(d)/float64(base))
 	}
 	b.WriteString("## Start-up and the prompt hook\n\n")
-	b.WriteString("Each row is one process, timed in the same run under the same launcher; the ratio is to the minimal Go binary's median. The hook answers a UserPromptSubmit payload of a new session, with the transcript_path Claude Code gives (the hint's search of the committed index included). It also starts the detached index update every hook starts: the start is timed, the update is not, and each timed run waits until the last one's update has finished.\n\n")
+	b.WriteString("Each row is one process, timed in the same run under the same launcher; the ratio is to the minimal Go binary's median. The hook answers a UserPromptSubmit payload of a new session, with the transcript_path Claude Code gives (the hint's search of the committed index included). It also starts the detached index update every hook starts: the start is timed, the update is not, and each timed run waits until the last one's update has finished. `recall-hint`, the small binary `recall install --hints` runs on UserPromptSubmit, answers the same payload from the term index alone and starts no update.\n\n")
 	b.WriteString("| process | median | min | ratio |\n|---|---:|---:|---:|\n")
-	for _, row := range []struct {
+	type row struct {
 		name string
 		s    sample
-	}{{"minimal Go binary (`func main(){}`)", r.minimal}, {"`recall --version`", r.version}, {"`" + r.hookCmd.String() + "` (UserPromptSubmit)", r.hook}} {
+	}
+	rows := []row{{"minimal Go binary (`func main(){}`)", r.minimal}, {"`recall --version`", r.version}, {"`" + r.hookCmd.String() + "` (UserPromptSubmit)", r.hook}}
+	if r.hintCmd != nil {
+		rows = append(rows, row{"`" + r.hintCmd.String() + "` (UserPromptSubmit, what `recall install --hints` runs)", r.hint})
+	}
+	for _, row := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", row.name, fmtDur(row.s.median()), fmtDur(row.s.min()), ratio(row.s.median()))
 	}
 	return b.String()

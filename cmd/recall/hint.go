@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/hint"
+	"github.com/recall-dev/recall/hint/judge"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/parallel"
 	"github.com/recall-dev/recall/lineage"
@@ -86,7 +87,7 @@ func findHint(cfg indexer.Config, prompt, cwd, session, transcriptPath string) (
 		session = cfg.CurrentSession
 	}
 	if why := hint.Skip(prompt); why != "" && (prompt != "" || transcriptPath == "") {
-		return &hint.Hint{Why: "not searched: " + why}, nil
+		return &hint.Hint{Measures: judge.Measures{Why: "not searched: " + why}}, nil
 	}
 	snap, err := store.Open(cfg.IndexDir).Snapshot()
 	if err != nil {

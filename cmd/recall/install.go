@@ -43,6 +43,12 @@ func (c *installCmd) Run(g *Globals) error {
 		return err
 	}
 	s.Hints = c.Hints
+	if c.Hints {
+		s.HintPath = hintBinary(s.RecallPath)
+		if s.HintPath == "" {
+			fmt.Fprintf(g.env.stderr, "recall: no recall-hint beside %s: every prompt runs `recall hook` (tens of milliseconds at 1 GB instead of a few); `go install github.com/recall-dev/recall/cmd/recall-hint@latest` or `make build` puts it there\n", s.RecallPath)
+		}
+	}
 	if c.NoMCP {
 		s.MCP = nil
 	} else {
@@ -55,6 +61,16 @@ func (c *installCmd) Run(g *Globals) error {
 		fmt.Fprintf(g.env.stderr, "recall: warning: %s is in the temp directory (go run?); the hooks and the MCP server break once it is removed\n", s.RecallPath)
 	}
 	return nil
+}
+
+// hintBinary is the prompt hook's small binary (cmd/recall-hint) beside
+// recall, "" when there is none.
+func hintBinary(recallPath string) string {
+	path := filepath.Join(filepath.Dir(recallPath), "recall-hint")
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return path
 }
 
 // Run removes exactly what install added, and puts settings.json back as

@@ -686,10 +686,10 @@ func appendPageChecksums(out []byte, h *header) []byte {
 	table := len(out)
 	for len(body) > 0 {
 		n := min(len(body), pageSize)
-		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[:n], castagnoli))
+		out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body[:n], castagnoli()))
 		body = body[n:]
 	}
-	h.CRCTableCRC = uint64(crc32.Checksum(out[table:], castagnoli))
+	h.CRCTableCRC = uint64(crc32.Checksum(out[table:], castagnoli()))
 	return out
 }
 

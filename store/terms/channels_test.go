@@ -23,10 +23,10 @@ func fixChecksums(data []byte) {
 	body := data[bodyStart:h.CRCOff]
 	for p := 0; p*pageSize < len(body) && h.CRCOff+uint64(p*4+4) <= uint64(len(data)); p++ {
 		page := body[p*pageSize : min((p+1)*pageSize, len(body))]
-		binary.LittleEndian.PutUint32(data[h.CRCOff+uint64(p*4):], crc32.Checksum(page, castagnoli))
+		binary.LittleEndian.PutUint32(data[h.CRCOff+uint64(p*4):], crc32.Checksum(page, castagnoli()))
 	}
 	if end := h.CRCOff + h.CRCPages*4; end <= uint64(len(data)) && h.CRCPages < 1<<40 {
-		h.CRCTableCRC = uint64(crc32.Checksum(data[h.CRCOff:end], castagnoli))
+		h.CRCTableCRC = uint64(crc32.Checksum(data[h.CRCOff:end], castagnoli()))
 	}
 	copy(data, h.encode())
 }

@@ -43,7 +43,7 @@ func FuzzSegment(f *testing.F) {
 		if fixCRC && len(data) >= preambleSize+headerSize {
 			data = slices.Clone(data)
 			fixChecksums(data)
-			binary.LittleEndian.PutUint32(data[12:], crc32.Checksum(data[preambleSize:preambleSize+headerSize], castagnoli))
+			binary.LittleEndian.PutUint32(data[12:], crc32.Checksum(data[preambleSize:preambleSize+headerSize], castagnoli()))
 		}
 		first, end := 0, 1
 		if len(data) >= preambleSize+headerSize {
@@ -127,6 +127,25 @@ func FuzzSegment(f *testing.F) {
 		}
 		for _, key := range []string{"TRANSLAT", "PAINT", "LOCK", "A"} {
 			s.FindStem(key, inRange("FindStem "+key))
+			s.FindPrefixed(key+"_", inRange("FindPrefixed "+key))
+		}
+		// Keys read as they are asked for are the keys read whole.
+		for i, k := range keys {
+			if got := s.Key(uint32(i)); got != k {
+				t.Fatalf("Key(%d) = %+v, Keys()[%d] = %+v", i, got, i, k)
+			}
+		}
+		// Unverified, the readers keep within the mapping as well
+		// (OpenUnverified: the prompt hook's small binary).
+		if u, err := mapSections(Ref{Name: "fuzz", First: first, End: end}, data, false); err == nil {
+			for _, key := range []string{"LOCK", "A"} {
+				u.FindStem(key, inRange("unverified FindStem "+key))
+				u.FindPrefixed(key, inRange("unverified FindPrefixed "+key))
+				u.FindTokens(key, true, func(id, _ int) { _, _ = u.AppendPostingRows(id, nil) })
+			}
+			for i := range min(rows, 64) {
+				_ = u.Key(u.Row(i).Key)
+			}
 		}
 		for _, id := range []int{-1, 0, n - 1, n} {
 			_ = s.Token(id)

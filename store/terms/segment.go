@@ -27,8 +27,8 @@ type Segment struct {
 	data      []byte
 	rows      []byte
 	keyData   []byte    // the keys section, checked on open
-	keysOnce  sync.Once // finds where each key starts, on first use
-	keyAt     []uint32  // key i is keyData[keyAt[i]:keyAt[i+1]-1]
+	keysOnce  sync.Once // makes room for the parsed keys, on first use
+	keyAt     []uint32  // key i is keyData[keyAt[i]:keyAt[i+1]-1], from open
 	keyMu     sync.Mutex
 	keys      []Key // parsed as asked for (keyDone)
 	keyDone   []bool
@@ -43,11 +43,12 @@ type Segment struct {
 	listOff   []byte    // u32 offsets into lists
 	lists     []byte    // per key, its token ids
 	foldsOnce sync.Once // the folds section, checked on first use
-	stemsOnce sync.Once // the stems sections' offsets, checked on first use
 
 	crcs     []byte          // the page checksums
 	verified []atomic.Uint64 // bit p: page p was checked and is sound
-	damage   atomic.Pointer[error]
+	// unverified: opened by OpenUnverified, no page is checked.
+	unverified bool
+	damage     atomic.Pointer[error]
 }
 
 // Key is a row's session and project.
@@ -65,7 +66,17 @@ type RowInfo struct {
 }
 
 // Open maps the segment at path.
-func Open(dir string, ref Ref) (*Segment, error) {
+func Open(dir string, ref Ref) (*Segment, error) { return open(dir, ref, true) }
+
+// OpenUnverified is Open without the page checksums: for a reader none
+// of whose conclusions stands unchecked. The prompt hook's small binary
+// (cmd/recall-hint) is one: a damaged page can only make it keep silent
+// or hand the prompt to recall, which judges again from segments it
+// checks; checking the pages its lookups pass through was a third of its
+// time. Every read stays within the mapping: damage cannot crash it.
+func OpenUnverified(dir string, ref Ref) (*Segment, error) { return open(dir, ref, false) }
+
+func open(dir string, ref Ref, verify bool) (*Segment, error) {
 	path := ref.Path(dir)
 	f, size, err := openSegmentFile(path)
 	if err != nil {
@@ -77,7 +88,7 @@ func Open(dir string, ref Ref) (*Segment, error) {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
 	mapSmall(data)
-	s, err := newSegment(ref, data)
+	s, err := mapSections(ref, data, verify)
 	if err != nil {
 		_ = unix.Munmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -101,7 +112,7 @@ func CheckHeader(dir string, ref Ref) error {
 	if _, err := f.ReadAt(head, 0); err != nil {
 		return errpath.Wrap("read", path, err)
 	}
-	if _, err := checkedHeader(ref, head, uint64(size)); err != nil {
+	if _, err := checkedHeader(ref, head, uint64(size), true); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -129,8 +140,8 @@ func openSegmentFile(path string) (*os.File, int64, error) {
 
 // checkedHeader decodes the header at the start of data, for a file of
 // size bytes, and checks it names the blocks ref does.
-func checkedHeader(ref Ref, data []byte, size uint64) (header, error) {
-	h, err := decodeHeader(data, size)
+func checkedHeader(ref Ref, data []byte, size uint64, verify bool) (header, error) {
+	h, err := decodeHeaderOf(data, size, verify)
 	if err != nil {
 		return h, err
 	}
@@ -141,8 +152,12 @@ func checkedHeader(ref Ref, data []byte, size uint64) (header, error) {
 }
 
 // newSegment checks data and slices its sections.
-func newSegment(ref Ref, data []byte) (*Segment, error) {
-	h, err := checkedHeader(ref, data, uint64(len(data)))
+func newSegment(ref Ref, data []byte) (*Segment, error) { return mapSections(ref, data, true) }
+
+// mapSections is newSegment; with verify false the pages are never
+// checked (OpenUnverified).
+func mapSections(ref Ref, data []byte, verify bool) (*Segment, error) {
+	h, err := checkedHeader(ref, data, uint64(len(data)), verify)
 	if err != nil {
 		return nil, err
 	}
@@ -160,17 +175,25 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 	s.listOff = data[h.StemListOffsetsOff : h.StemListOffsetsOff+(h.Stems+1)*4]
 	s.lists = data[h.StemListsOff : h.StemListsOff+h.StemListsLen]
 	s.crcs = data[h.CRCOff : h.CRCOff+h.CRCPages*4]
-	if uint64(crc32.Checksum(s.crcs, castagnoli)) != h.CRCTableCRC {
+	s.unverified = !verify
+	if verify && uint64(crc32.Checksum(s.crcs, castagnoli())) != h.CRCTableCRC {
 		return nil, fmt.Errorf("%w: page checksum table", ErrDamaged)
 	}
 	s.verified = make([]atomic.Uint64, (h.CRCPages+63)/64)
-	// The keys are read whole on open: check them now.
+	// The keys are read whole on open: check them now, and note where
+	// each starts for Key.
 	if err := s.check(h.KeysOff, h.KeysLen); err != nil {
 		return nil, err
 	}
-	if err := eachKey(s.keyData, int(h.Keys), func(_, _ []byte) {}); err != nil {
+	s.keyAt = make([]uint32, 0, h.Keys+1)
+	off := 0
+	if err := eachKey(s.keyData, int(h.Keys), func(session, project []byte) {
+		s.keyAt = append(s.keyAt, uint32(off))
+		off += len(session) + 1 + len(project) + 1
+	}); err != nil {
 		return nil, err
 	}
+	s.keyAt = append(s.keyAt, uint32(off))
 	return s, nil
 }
 
@@ -180,7 +203,7 @@ func newSegment(ref Ref, data []byte) (*Segment, error) {
 // search, which checks Err before trusting what it read, falls back to
 // the rows.
 func (s *Segment) check(off, n uint64) error {
-	if n == 0 || off < bodyStart || off+n > s.h.CRCOff {
+	if s.unverified || n == 0 || off < bodyStart || off+n > s.h.CRCOff {
 		return nil // the header is checked on open; nothing else lies outside
 	}
 	first, last := (off-bodyStart)/pageSize, (off+n-1-bodyStart)/pageSize
@@ -191,7 +214,7 @@ func (s *Segment) check(off, n uint64) error {
 		}
 		start := bodyStart + p*pageSize
 		end := min(start+pageSize, s.h.CRCOff)
-		if crc32.Checksum(s.data[start:end], castagnoli) != binary.LittleEndian.Uint32(s.crcs[p*4:]) {
+		if crc32.Checksum(s.data[start:end], castagnoli()) != binary.LittleEndian.Uint32(s.crcs[p*4:]) {
 			err := fmt.Errorf("%s: %w: checksum of bytes %d-%d", s.Name, ErrDamaged, start, end)
 			s.damage.CompareAndSwap(nil, &err)
 			return err
@@ -308,13 +331,6 @@ func (s *Segment) KeyCount() int { return int(s.h.Keys) }
 // a search needs those of its candidates only. Safe for concurrent use.
 func (s *Segment) Key(i uint32) Key {
 	s.keysOnce.Do(func() {
-		s.keyAt = make([]uint32, 0, s.h.Keys+1)
-		off := 0
-		_ = eachKey(s.keyData, int(s.h.Keys), func(session, project []byte) {
-			s.keyAt = append(s.keyAt, uint32(off))
-			off += len(session) + 1 + len(project) + 1
-		}) // checked by newSegment
-		s.keyAt = append(s.keyAt, uint32(off))
 		s.keys = make([]Key, s.h.Keys)
 		s.keyDone = make([]bool, s.h.Keys)
 	})
@@ -574,21 +590,22 @@ func (s *Segment) FindStem(key string, fn func(id int, tok []byte)) {
 		return
 	}
 	same, hasSame := s.findWhole(key)
-	s.stemsOnce.Do(func() {
-		_ = s.check(s.h.StemsOff, s.h.StemsLen)
-		_ = s.check(s.h.StemOffsetsOff, (s.h.Stems+1)*4)
-		_ = s.check(s.h.StemListOffsetsOff, (s.h.Stems+1)*4)
-	})
+	// A lookup is a binary search: it checks the pages it reads, a
+	// few dozen, not the sections whole (a prompt hint's lookups in ten
+	// segments would check megabytes).
 	n := int(s.h.Stems)
 	stem := func(i int) string {
+		s.checkSlice(s.stemOff[i*4 : i*4+8])
 		a, b := offsets(s.stemOff, i)
 		if a >= b || b > len(s.stems) {
 			return ""
 		}
+		s.checkSlice(s.stems[a:b])
 		return string(s.stems[a : b-1])
 	}
 	i := sort.Search(n, func(i int) bool { return stem(i) >= key })
 	if i < n && stem(i) == key {
+		s.checkSlice(s.listOff[i*4 : i*4+8])
 		a, b := offsets(s.listOff, i)
 		if a <= b && b <= len(s.lists) {
 			s.checkSlice(s.lists[a:b])

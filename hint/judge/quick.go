@@ -1,4 +1,4 @@
-package hint
+package judge
 
 import (
 	"cmp"
@@ -28,7 +28,7 @@ import (
 // which session is meant ("test", "file" in a coding history): such a
 // word is left out of the prompt's weight and never read. Its postings
 // would be most of the judge's time.
-const maxCommonShare = 0.02
+const maxCommonShare = 0.005
 
 // minCommonRows is the fewest rows a common word is in: in a small
 // index every word is in a large share of the rows, and reading them all
@@ -52,7 +52,15 @@ type quickTerm struct {
 	bytes int
 	rows  int
 	idf   float64
+	// posts are the rows holding it, per segment, ascending, each with
+	// its hits (summed over its forms).
+	posts [][]terms.Posting
 }
+
+// bytesPerPosting is what a common word's posting takes on average (a
+// small row delta and, for one row in three or so, its counts): its rows
+// are estimated from its postings' size without reading them.
+const bytesPerPosting = 1.4
 
 // QuickOptions are Options for QuickJudge: the prompt, the sessions never
 // hinted, and whether headless runs may answer.
@@ -65,63 +73,36 @@ type QuickOptions struct {
 	Dead func(gen uint32) bool
 }
 
-// rowRef names a row: its segment's index and its row in it.
-type rowRef uint64
-
-func refOf(seg, row int) rowRef { return rowRef(uint64(seg)<<32 | uint64(uint32(row))) }
-func (r rowRef) seg() int       { return int(r >> 32) }
-func (r rowRef) row() int       { return int(uint32(r)) }
-
 // QuickJudge measures the prompt against the segments and judges the
 // result against bar, as Find does with a search.
-func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Hint {
+func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Measures {
 	if why := Skip(o.Prompt); why != "" {
-		return &Hint{Why: "not searched: " + why}
+		return &Measures{Why: "not searched: " + why}
 	}
 	total := 0
 	for _, s := range segs {
 		total += s.Rows()
 	}
 	words := promptTerms(o.Prompt)
-	kept := make([]*quickTerm, 0, len(words))
+	read := make([]*quickTerm, 0, len(words))
+	weight := 0.0
 	for i := range words {
 		t := &words[i]
 		t.find(segs)
-		if float64(t.bytes) > 2*commonRows(total) {
-			continue // common by its postings' size alone
+		if float64(t.bytes) > bytesPerPosting*commonRows(total) {
+			// Common by its postings' size: weighed, never read.
+			t.rows = int(float64(t.bytes) / bytesPerPosting)
+		} else {
+			t.read(segs)
 		}
-		kept = append(kept, t)
-	}
-	masks := map[rowRef]*rowMatch{}
-	var buf []int32
-	kept = slices.DeleteFunc(kept, func(t *quickTerm) bool {
-		buf = t.readRows(segs, buf)
-		return float64(t.rows) > commonRows(total)
-	})
-	for bit, t := range kept {
 		t.idf = math.Log(1 + float64(total)/(float64(t.rows)+0.5))
-		for si, s := range segs {
-			for _, id := range t.ids[si] {
-				var ps []terms.Posting
-				ps, _ = s.AppendPostings(id, ps)
-				for _, p := range ps {
-					m := masks[refOf(si, int(p.Row))]
-					if m == nil {
-						m = &rowMatch{}
-						masks[refOf(si, int(p.Row))] = m
-					}
-					m.mask |= 1 << bit
-					m.tf[bit] += float64(p.Hits)
-				}
-			}
+		weight += t.idf
+		if float64(t.rows) <= commonRows(total) {
+			read = append(read, t)
 		}
 	}
-	h := &Hint{Terms: len(kept)}
-	weight := 0.0
-	for _, t := range kept {
-		weight += t.idf
-	}
-	best := bestPassages(segs, masks, kept, weight, o)
+	h := &Measures{Terms: len(words)}
+	best := bestPassages(segs, read, weight, o)
 	if len(best) > 0 {
 		h.Best, h.Cover, h.Lead = best[0].session, best[0].cover, 1e9
 		if len(best) > 1 {
@@ -136,11 +117,11 @@ func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Hint {
 }
 
 // promptTerms are the prompt's words the judge weighs: its first
-// maxPromptWords words' tokens, stop words left out, each once.
+// MaxPromptWords words' tokens, stop words left out, each once.
 func promptTerms(prompt string) []quickTerm {
 	fields := strings.Fields(prompt)
-	if len(fields) > maxPromptWords {
-		fields = fields[:maxPromptWords]
+	if len(fields) > MaxPromptWords {
+		fields = fields[:MaxPromptWords]
 	}
 	seen := map[string]bool{}
 	var out []quickTerm
@@ -192,32 +173,48 @@ func (t *quickTerm) find(segs []*terms.Segment) {
 	}
 }
 
-// readRows counts the rows holding the term (a row holding two of its
-// forms once).
-func (t *quickTerm) readRows(segs []*terms.Segment, buf []int32) []int32 {
+// read reads the rows holding the term in each segment, a row holding
+// two of its forms once, and counts them.
+func (t *quickTerm) read(segs []*terms.Segment) {
 	t.rows = 0
+	t.posts = make([][]terms.Posting, len(segs))
 	for si, s := range segs {
-		buf = buf[:0]
+		var ps []terms.Posting
 		for _, id := range t.ids[si] {
-			buf, _ = s.AppendPostingRows(id, buf)
+			ps, _ = s.AppendPostings(id, ps) // a damaged segment: s.Err says so
 		}
 		if len(t.ids[si]) > 1 {
-			slices.Sort(buf)
-			buf = slices.Compact(buf)
+			ps = mergeForms(ps)
 		}
-		t.rows += len(buf)
+		t.posts[si] = ps
+		t.rows += len(ps)
 	}
-	return buf
+}
+
+// mergeForms sorts postings by row and sums the hits of a row's forms.
+func mergeForms(ps []terms.Posting) []terms.Posting {
+	slices.SortFunc(ps, func(a, b terms.Posting) int { return cmp.Compare(a.Row, b.Row) })
+	out := ps[:0]
+	for _, p := range ps {
+		if n := len(out); n > 0 && out[n-1].Row == p.Row {
+			out[n-1].Hits += p.Hits
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // rowOverhead is about what a row takes in the rows file beside its
 // text (its session, project, time, type and evidence columns).
 const rowOverhead = 200
 
-// rowMatch is what a row holds of the prompt: which terms, how often.
+// rowMatch is a matched row: which of the read terms it holds and how
+// often (tf, one per read term, in a slab shared by the segment's rows).
 type rowMatch struct {
+	row  int32
 	mask uint64
-	tf   [64]float64
+	tf   []float32
 }
 
 // passage is a session's best passage: its share of the prompt's weight.
@@ -228,72 +225,138 @@ type passage struct {
 	newest  int64 // its newest matched row's time
 }
 
+// sessionTally collects a session's measures over its matched rows.
+type sessionTally struct {
+	cover  float64
+	scores []float64
+	shape  map[uint64]bool // its matched rows' (length, type)
+	newest int64
+}
+
 // bestPassages returns every session's best passage, best first: the
 // matched row whose words, with those of the rows right before and after
 // it in the same session, hold the most of the prompt's weight.
-func bestPassages(segs []*terms.Segment, masks map[rowRef]*rowMatch, kept []*quickTerm, weight float64, o QuickOptions) []passage {
-	if weight <= 0 {
+func bestPassages(segs []*terms.Segment, read []*quickTerm, weight float64, o QuickOptions) []passage {
+	if weight <= 0 || len(read) == 0 {
 		return nil
 	}
 	excluded := map[string]bool{}
 	for _, id := range o.Exclude {
 		excluded[id] = true
 	}
-	best := map[string]float64{}
-	mass := map[string][]float64{}
-	shape := map[string]map[uint64]bool{}
-	newest := map[string]int64{}
+	avgLen := averageLength(segs)
+	tallies := map[string]*sessionTally{}
+	for si, s := range segs {
+		matched := matchedRows(si, read)
+		names := map[uint32]string{}
+		for i := range matched {
+			m := &matched[i]
+			info := s.Row(int(m.row))
+			if info.Flags&terms.FlagAck != 0 || info.Flags&terms.FlagHeadless != 0 && !o.IncludeHeadless ||
+				o.Dead != nil && o.Dead(info.Gen) {
+				continue
+			}
+			name, ok := names[info.Key]
+			if !ok {
+				name = s.Key(info.Key).Session
+				names[info.Key] = name
+			}
+			if excluded[name] {
+				continue
+			}
+			mask := m.mask | neighbourMask(s, matched, i, info.Key)
+			got := 0.0
+			for bit, t := range read {
+				if mask&(1<<bit) != 0 {
+					got += t.idf
+				}
+			}
+			tl := tallies[name]
+			if tl == nil {
+				tl = &sessionTally{shape: map[uint64]bool{}}
+				tallies[name] = tl
+			}
+			tl.cover = max(tl.cover, got/weight)
+			tl.scores = append(tl.scores, messageScore(m, info, read, avgLen))
+			tl.newest = max(tl.newest, info.TimeMs)
+			tl.shape[uint64(info.Len)<<8|uint64(info.Type)] = true
+		}
+	}
+	return ranked(tallies)
+}
+
+// averageLength is the average row's text length, from the segments'
+// raw bytes.
+func averageLength(segs []*terms.Segment) float64 {
 	raw, rows := 0.0, 0
 	for _, s := range segs {
 		raw += float64(s.RawBytes())
 		rows += s.Rows()
 	}
-	avgLen := max(raw/float64(max(rows, 1))-rowOverhead, 1)
-	for ref, rm := range masks {
-		s := segs[ref.seg()]
-		info := s.Row(ref.row())
-		if info.Flags&terms.FlagAck != 0 || info.Flags&terms.FlagHeadless != 0 && !o.IncludeHeadless ||
-			o.Dead != nil && o.Dead(info.Gen) {
-			continue
-		}
-		mask := rm.mask
-		for _, d := range []int{-1, 1} {
-			if n := ref.row() + d; n >= 0 && n < s.Rows() {
-				if m, ok := masks[refOf(ref.seg(), n)]; ok && s.Row(n).Key == info.Key {
-					mask |= m.mask
-				}
-			}
-		}
-		session := s.Key(info.Key).Session
-		if excluded[session] {
-			continue
-		}
-		got := 0.0
-		for bit, t := range kept {
-			if mask&(1<<bit) != 0 {
-				got += t.idf
-			}
-		}
-		best[session] = max(best[session], got/weight)
-		mass[session] = append(mass[session], messageScore(rm, info, kept, avgLen))
-		newest[session] = max(newest[session], info.TimeMs)
-		if shape[session] == nil {
-			shape[session] = map[uint64]bool{}
-		}
-		shape[session][uint64(info.Len)<<8|uint64(info.Type)] = true
+	return max(raw/float64(max(rows, 1))-rowOverhead, 1)
+}
+
+// matchedRows merges the read terms' postings in segment si into one
+// list of rows, ascending.
+func matchedRows(si int, read []*quickTerm) []rowMatch {
+	type hit struct {
+		row  int32
+		bit  int
+		hits int32
 	}
-	out := make([]passage, 0, len(best))
-	for s, c := range best {
-		ms := mass[s]
-		slices.SortFunc(ms, func(a, b float64) int { return cmp.Compare(b, a) })
+	var hits []hit
+	for bit, t := range read {
+		for _, p := range t.posts[si] {
+			hits = append(hits, hit{p.Row, bit, p.Hits})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.row, b.row) })
+	var out []rowMatch
+	var slab []float32
+	for _, h := range hits {
+		if n := len(out); n == 0 || out[n-1].row != h.row {
+			if len(slab) < len(read) {
+				slab = make([]float32, 256*len(read))
+			}
+			out = append(out, rowMatch{row: h.row, tf: slab[:len(read):len(read)]})
+			slab = slab[len(read):]
+		}
+		m := &out[len(out)-1]
+		m.mask |= 1 << h.bit
+		m.tf[h.bit] += float32(h.hits)
+	}
+	return out
+}
+
+// neighbourMask is the terms of the matched rows right before and after
+// matched[i] in its session.
+func neighbourMask(s *terms.Segment, matched []rowMatch, i int, key uint32) uint64 {
+	var mask uint64
+	if i > 0 && matched[i-1].row == matched[i].row-1 && s.Row(int(matched[i-1].row)).Key == key {
+		mask |= matched[i-1].mask
+	}
+	if i+1 < len(matched) && matched[i+1].row == matched[i].row+1 && s.Row(int(matched[i+1].row)).Key == key {
+		mask |= matched[i+1].mask
+	}
+	return mask
+}
+
+// ranked orders the sessions best first: a session by its four best rows
+// (s1 + s2/2 + s3/4 + s4/8); among equals the newer, as the search ranks
+// them. A copy of the best session (a resume under new ids, a transcript
+// copied under another id) is not a rival: its matched rows have the same
+// lengths and types.
+func ranked(tallies map[string]*sessionTally) []passage {
+	out := make([]passage, 0, len(tallies))
+	for name, tl := range tallies {
+		slices.SortFunc(tl.scores, func(a, b float64) int { return cmp.Compare(b, a) })
 		score, w := 0.0, 1.0
-		for _, v := range ms[:min(len(ms), 4)] {
+		for _, v := range tl.scores[:min(len(tl.scores), 4)] {
 			score += w * v
 			w /= 2
 		}
-		out = append(out, passage{s, c, score, newest[s]})
+		out = append(out, passage{name, tl.cover, score, tl.newest})
 	}
-	// Best first; among equals the newer, as the search ranks them.
 	slices.SortFunc(out, func(a, b passage) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
@@ -303,10 +366,7 @@ func bestPassages(segs []*terms.Segment, masks map[rowRef]*rowMatch, kept []*qui
 		}
 		return strings.Compare(a.session, b.session)
 	})
-	// A copy of the best session (a resume under new ids, a transcript
-	// copied under another id) is not a rival: its matched rows have the
-	// same lengths and types.
-	for len(out) > 1 && alike(shape[out[0].session], shape[out[1].session]) {
+	for len(out) > 1 && alike(tallies[out[0].session].shape, tallies[out[1].session].shape) {
 		out = slices.Delete(out, 1, 2)
 	}
 	return out
@@ -327,12 +387,12 @@ func alike(a, b map[uint64]bool) bool {
 // messageScore is a row's BM25 score for the prompt's terms, weighed by
 // its type (a prompt states what a session is about) and by how many of
 // the terms it holds, as rank scores a message.
-func messageScore(rm *rowMatch, info terms.RowInfo, kept []*quickTerm, avgLen float64) float64 {
+func messageScore(rm *rowMatch, info terms.RowInfo, read []*quickTerm, avgLen float64) float64 {
 	const k1, b = 1.2, 0.75
 	norm := k1 * (1 - b + b*float64(info.Len)/avgLen)
 	score, held := 0.0, 0
-	for bit, t := range kept {
-		if tf := rm.tf[bit]; tf > 0 {
+	for bit, t := range read {
+		if tf := float64(rm.tf[bit]); tf > 0 {
 			score += t.idf * tf * (k1 + 1) / (tf + norm)
 			held++
 		}
@@ -343,5 +403,5 @@ func messageScore(rm *rowMatch, info terms.RowInfo, kept []*quickTerm, avgLen fl
 	case terms.TypeAgent:
 		score *= 0.75
 	}
-	return score * (1 + float64(held)/float64(max(len(kept), 1)))
+	return score * (1 + float64(held)/float64(max(len(read), 1)))
 }

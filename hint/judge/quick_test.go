@@ -1,4 +1,4 @@
-package hint
+package judge
 
 import (
 	"fmt"
@@ -81,8 +81,8 @@ func TestQuickJudge(t *testing.T) {
 		{"no session holds the words", QuickOptions{Prompt: "add a dark mode toggle"}, "", -1, "no past session"},
 		{"one word of five", QuickOptions{Prompt: "add a dark mode toggle to the settings"}, "", -1, "holds"},
 		{"one word says too little", QuickOptions{Prompt: "stripe"}, "", 1, "search word"},
-		{"a common word is not weighed", QuickOptions{Prompt: "widget stripe webhook"}, "solved", 2, "shown"},
-		{"only common words", QuickOptions{Prompt: "widget renders"}, "", 0, "search word"},
+		{"a common word weighs little and is not read", QuickOptions{Prompt: "widget stripe webhook"}, "solved", 3, "shown"},
+		{"only common words", QuickOptions{Prompt: "widget renders"}, "", 2, "no past session"},
 		{"the first part of an identifier", QuickOptions{Prompt: "where is the jwt, which vault"}, "identifier", 2, "shown"},
 		{"headless runs are left out", QuickOptions{Prompt: "kubernetes canary rollback"}, "", -1, "silent"},
 		{"unless asked for", QuickOptions{Prompt: "kubernetes canary deployment", IncludeHeadless: true}, "headless", -1, "shown"},

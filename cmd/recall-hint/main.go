@@ -1,0 +1,215 @@
+// Command recall-hint is the prompt hint's UserPromptSubmit hook: what
+// `recall install --hints` runs on every prompt when it sits beside
+// recall. Claude Code waits for it, so it links only what judging a
+// prompt needs (the term index, the text rules and the quick judge) and
+// starts in about the time of an empty Go program; most prompts end
+// here, silent. It hands the prompt to `recall hook` (the full recall,
+// beside it) when that one is needed: for a hint that cleared the bar
+// (the full recall searches that session for the messages to quote),
+// for a running session whose lineage was never read, for any other
+// event, and whenever the index cannot be read this way. Like `recall
+// hook` it always exits 0 and logs one line to hook.log.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/recall-dev/recall/hint/judge"
+	"github.com/recall-dev/recall/internal/indexdir"
+	"github.com/recall-dev/recall/lineage/state"
+	"github.com/recall-dev/recall/store/terms"
+)
+
+func main() {
+	// A prompt's work is bounded (MaxPromptWords words, the postings of
+	// the uncommon ones): collecting garbage would only cost time.
+	debug.SetGCPercent(-1)
+	exe, _ := os.Executable()
+	os.Exit(run(invocation{
+		args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		recall: filepath.Join(filepath.Dir(exe), "recall"), now: time.Now, delegate: runRecallHook,
+	}))
+}
+
+// invocation is one run's world, so tests can run it in process.
+type invocation struct {
+	args           []string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// recall is the full recall, beside this binary.
+	recall string
+	now    func() time.Time
+	// delegate runs `recall hook args…` with the payload on its stdin.
+	delegate func(inv invocation, payload []byte) error
+}
+
+// payload is what this hook reads of Claude Code's JSON.
+type payload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	HookEventName  string `json:"hook_event_name"`
+	Prompt         string `json:"prompt"`
+}
+
+// maxPayloadBytes bounds what is read of stdin (claude.MaxPayloadBytes).
+const maxPayloadBytes = 4 << 20
+
+// handOff is why the prompt goes to the full recall.
+type handOff struct{ why string }
+
+func (h handOff) Error() string { return h.why }
+
+func run(inv invocation) int {
+	indexDir := indexDirOf(inv.args)
+	data, err := io.ReadAll(io.LimitReader(inv.stdin, maxPayloadBytes))
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "recall-hint: read the payload:", err)
+		return 0
+	}
+	var p payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		// The full hook reads what it can of a payload and logs why.
+		return delegated(inv, data, indexDir, p, "the payload does not decode: "+err.Error())
+	}
+	outcome, err := judgeSafely(indexDir, p)
+	var h handOff
+	if errors.As(err, &h) {
+		return delegated(inv, data, indexDir, p, h.why)
+	}
+	logLine(inv, indexDir, p, outcome)
+	return 0
+}
+
+// judgeSafely is judgePrompt, with a panic (a bug: the readers keep
+// within the mapping whatever the segments hold) handed to recall
+// instead of failing the hook.
+func judgeSafely(indexDir string, p payload) (outcome string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = handOff{fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
+	return judgePrompt(indexDir, p)
+}
+
+// indexDirOf is --index-dir DIR (or =DIR) among args, else
+// $RECALL_INDEX_DIR, else the default, as recall reads them.
+func indexDirOf(args []string) string {
+	dir := os.Getenv("RECALL_INDEX_DIR")
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--index-dir="); ok {
+			dir = v
+		} else if a == "--index-dir" && i+1 < len(args) {
+			dir = args[i+1]
+		}
+	}
+	if dir == "" {
+		dir, _ = indexdir.Default()
+	}
+	if abs, err := filepath.Abs(dir); err == nil && dir != "" {
+		dir = abs
+	}
+	return dir
+}
+
+// judgePrompt judges p's prompt and says what it did, or returns a
+// handOff when the full recall must answer.
+func judgePrompt(indexDir string, p payload) (string, error) {
+	if p.HookEventName != "UserPromptSubmit" {
+		return "", handOff{"the " + p.HookEventName + " event is the full recall's"}
+	}
+	if why := judge.Skip(p.Prompt); why != "" {
+		return "no hint: not searched: " + why, nil
+	}
+	exclude, err := runningLineage(indexDir, p)
+	if err != nil {
+		return "", err
+	}
+	view, err := terms.ReadView(indexDir)
+	if err != nil {
+		return "", handOff{err.Error()}
+	}
+	// The segments stay mapped until the process exits, a moment later:
+	// unmapping them would only cost time.
+	segs := make([]*terms.Segment, 0, len(view.Segments))
+	for _, ref := range view.Segments {
+		// Unverified: a hint this judge would show goes to recall, which
+		// judges again from checked segments, and damage elsewhere can
+		// only keep it silent (terms.OpenUnverified).
+		s, err := terms.OpenUnverified(indexDir, ref)
+		if err != nil {
+			return "", handOff{err.Error()}
+		}
+		segs = append(segs, s)
+	}
+	dead := func(gen uint32) bool { return view.Dead[gen] }
+	m := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p.Prompt, Exclude: exclude, Dead: dead}, judge.DefaultBar)
+	if m.Shown {
+		return "", handOff{m.Why}
+	}
+	return "no hint: " + m.Why, nil
+}
+
+// runningLineage is the running session and the sessions it descends
+// from, as the full recall last read them (lineage/state). A session
+// whose transcript exists but was never read goes to the full recall,
+// which reads it and keeps what it found; one with no transcript yet has
+// copied nothing.
+func runningLineage(indexDir string, p payload) ([]string, error) {
+	if p.SessionID == "" || p.TranscriptPath == "" {
+		return nil, handOff{"no running session or transcript named"}
+	}
+	if _, err := os.Stat(p.TranscriptPath); errors.Is(err, os.ErrNotExist) {
+		return []string{p.SessionID}, nil
+	}
+	st := state.Load(indexDir, p.SessionID)
+	if st == nil || st.Path != p.TranscriptPath {
+		return nil, handOff{"the running session's lineage was not read yet"}
+	}
+	return append([]string{p.SessionID}, st.Sessions...), nil
+}
+
+// delegated hands the payload to `recall hook` and exits as it does.
+func delegated(inv invocation, data []byte, indexDir string, p payload, why string) int {
+	if err := inv.delegate(inv, data); err != nil {
+		logLine(inv, indexDir, p, "no hint: recall hook did not run ("+err.Error()+"); it was asked because "+why)
+	}
+	return 0
+}
+
+// runRecallHook runs the full recall's hook on the payload, its output
+// this process's.
+func runRecallHook(inv invocation, data []byte) error {
+	cmd := exec.Command(inv.recall, append([]string{"hook"}, inv.args...)...)
+	cmd.Stdin = bytes.NewReader(data)
+	cmd.Stdout, cmd.Stderr = inv.stdout, inv.stderr
+	return cmd.Run()
+}
+
+// logLine appends one line to hook.log in the form `recall hook` writes
+// (claude.Hook), in one write so that lines of hooks running at once do
+// not interleave.
+func logLine(inv invocation, indexDir string, p payload, outcome string) {
+	f, err := os.OpenFile(filepath.Join(indexDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "recall-hint:", err)
+		return
+	}
+	defer f.Close()
+	line := inv.now().UTC().Format("2006-01-02T15:04:05.000Z07:00") + " " + p.HookEventName
+	if p.SessionID != "" {
+		line += fmt.Sprintf(" session=%q", p.SessionID)
+	}
+	line += ": " + outcome + " (recall-hint)"
+	_, _ = io.WriteString(f, strings.ReplaceAll(line, "\n", `\n`)+"\n")
+}
