@@ -61,6 +61,10 @@ type payload struct {
 	Prompt         string `json:"prompt"`
 }
 
+// maxHookLogBytes is where hook.log is set aside as hook.log.1, as
+// recall hook does (claude.HookLogFileName).
+const maxHookLogBytes = 1 << 20
+
 // maxPayloadBytes bounds what is read of stdin (claude.MaxPayloadBytes).
 const maxPayloadBytes = 4 << 20
 
@@ -200,7 +204,11 @@ func runRecallHook(inv invocation, data []byte) error {
 // (claude.Hook), in one write so that lines of hooks running at once do
 // not interleave.
 func logLine(inv invocation, indexDir string, p payload, outcome string) {
-	f, err := os.OpenFile(filepath.Join(indexDir, "hook.log"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	path := filepath.Join(indexDir, "hook.log")
+	if info, err := os.Stat(path); err == nil && info.Size() > maxHookLogBytes {
+		_ = os.Rename(path, path+".1") // as recall hook sets it aside
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "recall-hint:", err)
 		return
