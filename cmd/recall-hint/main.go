@@ -36,15 +36,17 @@ func main() {
 	debug.SetGCPercent(-1)
 	exe, _ := os.Executable()
 	os.Exit(run(invocation{
-		args: os.Args[1:], stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		args: os.Args[1:], stdin: payloadSource(os.Stdin), stdinTimeout: stdinTimeout, stdout: os.Stdout, stderr: os.Stderr,
 		recall: filepath.Join(filepath.Dir(exe), "recall"), now: time.Now, delegate: runRecallHook,
 	}))
 }
 
 // invocation is one run's world, so tests can run it in process.
 type invocation struct {
-	args           []string
-	stdin          io.Reader
+	args  []string
+	stdin io.Reader
+	// stdinTimeout bounds the wait for a complete payload.
+	stdinTimeout   time.Duration
 	stdout, stderr io.Writer
 	// recall is the full recall, beside this binary.
 	recall string
@@ -68,6 +70,44 @@ const maxHookLogBytes = 1 << 20
 // maxPayloadBytes bounds what is read of stdin (claude.MaxPayloadBytes).
 const maxPayloadBytes = 4 << 20
 
+// stdinTimeout bounds the wait for the payload, as recall hook's does:
+// Claude Code writes it at once and closes stdin, so it matters only
+// when stdin is an open, silent pipe. A prompt must never wait on recall.
+const stdinTimeout = 2 * time.Second
+
+// payloadSource is what to read the payload from: stdin, or nothing when
+// it is a terminal (someone ran recall-hint by hand), where a read would
+// wait for a person (claude.PayloadReader).
+func payloadSource(stdin *os.File) io.Reader {
+	if info, err := stdin.Stat(); err != nil || info.Mode()&os.ModeCharDevice != 0 {
+		return strings.NewReader("")
+	}
+	return stdin
+}
+
+// readPayload reads r to its end, at most maxPayloadBytes, giving up
+// after timeout (the read is left behind; the process ends soon after).
+func readPayload(r io.Reader, timeout time.Duration) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, maxPayloadBytes))
+		done <- result{data, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil {
+			return nil, fmt.Errorf("read the payload: %w", res.err)
+		}
+		return res.data, nil
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("no complete payload on stdin after %v", timeout)
+	}
+}
+
 // handOff is why the prompt goes to the full recall.
 type handOff struct{ why string }
 
@@ -75,9 +115,9 @@ func (h handOff) Error() string { return h.why }
 
 func run(inv invocation) int {
 	indexDir := indexDirOf(inv.args)
-	data, err := io.ReadAll(io.LimitReader(inv.stdin, maxPayloadBytes))
+	data, err := readPayload(inv.stdin, inv.stdinTimeout)
 	if err != nil {
-		fmt.Fprintln(inv.stderr, "recall-hint: read the payload:", err)
+		logLine(inv, indexDir, payload{HookEventName: "unknown-event"}, "no hint: "+err.Error())
 		return 0
 	}
 	var p payload

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +69,7 @@ func runIn(t *testing.T, dir string, payload []byte, args ...string) result {
 	var out, errOut bytes.Buffer
 	var r result
 	r.code = run(invocation{
-		args: append([]string{"--index-dir", dir}, args...), stdin: bytes.NewReader(payload), stdout: &out, stderr: &errOut,
+		args: append([]string{"--index-dir", dir}, args...), stdin: bytes.NewReader(payload), stdinTimeout: time.Minute, stdout: &out, stderr: &errOut,
 		recall: "/nonexistent/recall", now: func() time.Time { return time.Unix(0, 0) },
 		delegate: func(_ invocation, data []byte) error { r.delegated = data; return nil },
 	})
@@ -132,6 +133,23 @@ func TestRecallHint(t *testing.T) {
 				t.Fatalf("hook.log %q, want one line saying %q", r.log, tc.logs)
 			}
 		})
+	}
+}
+
+// A stdin that never ends is given up on: nothing printed, nothing
+// handed on, the hook exits 0 and says why.
+func TestRecallHintSilentPipe(t *testing.T) {
+	dir := fixtureIndex(t)
+	stdin, writer := io.Pipe()
+	defer writer.Close()
+	go writer.Write([]byte(`{"hook_event_name":"UserPromptSubmit"`)) // and never closed
+	var out bytes.Buffer
+	handed := false
+	code := run(invocation{args: []string{"--index-dir", dir}, stdin: stdin, stdinTimeout: 50 * time.Millisecond, stdout: &out, stderr: io.Discard,
+		now: time.Now, delegate: func(invocation, []byte) error { handed = true; return nil }})
+	log, _ := os.ReadFile(filepath.Join(dir, "hook.log"))
+	if code != 0 || out.Len() != 0 || handed || !strings.Contains(string(log), "no complete payload") {
+		t.Fatalf("exit %d, stdout %q, handed on %v, log %q", code, out.String(), handed, log)
 	}
 }
 
