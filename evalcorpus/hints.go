@@ -164,26 +164,22 @@ func RealHintCorpus(projectsDir, workDir string) (*snapshot.Snapshot, time.Time,
 	return snap, newest.Add(14 * 24 * time.Hour), nil
 }
 
-// EvaluateHints runs every case against snap with bar.
+// EvaluateHints runs every case against snap with bar, judged as the
+// hook judges (hint.Find).
 func EvaluateHints(snap *snapshot.Snapshot, cases []HintCase, bar hint.Bar) []HintOutcome {
-	out := make([]HintOutcome, 0, len(cases))
-	for _, c := range cases {
-		h, err := hint.Find(snap, hint.Options{Prompt: c.Prompt, Cwd: c.Cwd, Exclude: c.Exclude, Now: c.Now, Bar: bar})
-		o := HintOutcome{Case: c, Hint: h}
-		if err != nil {
-			o.Err = err.Error()
-		}
-		out = append(out, o)
-	}
-	return out
+	return evaluateWith(hint.Find, snap, cases, bar)
 }
 
 // EvaluateHintsBySearch is EvaluateHints with the search's judge
 // (hint.FindBySearch), to compare the two.
 func EvaluateHintsBySearch(snap *snapshot.Snapshot, cases []HintCase, bar hint.Bar) []HintOutcome {
+	return evaluateWith(hint.FindBySearch, snap, cases, bar)
+}
+
+func evaluateWith(find func(*snapshot.Snapshot, hint.Options) (*hint.Hint, error), snap *snapshot.Snapshot, cases []HintCase, bar hint.Bar) []HintOutcome {
 	out := make([]HintOutcome, 0, len(cases))
 	for _, c := range cases {
-		h, err := hint.FindBySearch(snap, hint.Options{Prompt: c.Prompt, Cwd: c.Cwd, Exclude: c.Exclude, Now: c.Now, Bar: bar})
+		h, err := find(snap, hint.Options{Prompt: c.Prompt, Cwd: c.Cwd, Exclude: c.Exclude, Now: c.Now, Bar: bar})
 		o := HintOutcome{Case: c, Hint: h}
 		if err != nil {
 			o.Err = err.Error()

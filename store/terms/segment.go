@@ -722,39 +722,6 @@ func (s *Segment) PostingBytes(id int) int {
 	return b - a
 }
 
-// AppendPostingRows appends the rows holding token id to dst, ascending,
-// without their counts: AppendPostings for a caller that only asks which
-// rows (the prompt hint), at a third of its memory.
-func (s *Segment) AppendPostingRows(id int, dst []int32) ([]int32, error) {
-	p, err := s.postingList(id)
-	if err != nil {
-		return dst, err
-	}
-	row, rows := -1, s.Rows()
-	for len(p) > 0 {
-		v, n := binary.Uvarint(p)
-		if n <= 0 {
-			return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
-		}
-		p = p[n:]
-		if v&1 != 0 {
-			// The counts: skipped, each a uvarint.
-			for range 2 {
-				if _, n = binary.Uvarint(p); n <= 0 {
-					return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
-				}
-				p = p[n:]
-			}
-		}
-		row += int(v >> 1)
-		if row < 0 || row >= rows || v>>1 == 0 {
-			return dst, fmt.Errorf("%s: %w: posting row", s.Name, ErrDamaged)
-		}
-		dst = append(dst, int32(row))
-	}
-	return dst, nil
-}
-
 // RawBytes is the uncompressed size of the rows blocks the segment
 // covers: over Rows, a bound on the average row's text length.
 func (s *Segment) RawBytes() uint64 { return s.h.RawBytes }
