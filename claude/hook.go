@@ -4,20 +4,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/recall-dev/recall/internal/hooklog"
 	"github.com/recall-dev/recall/store"
 )
 
 // HookLogFileName, in the index directory, collects one line per hook
-// call and the output of the indexers hooks start.
-const HookLogFileName = "hook.log"
-
-// maxHookLogBytes is where hook.log is set aside as hook.log.1 and
-// started afresh, so a log nobody reads cannot grow without bound.
-const maxHookLogBytes = 1 << 20
+// call and the output of the indexers hooks start (hooklog.FileName).
+const HookLogFileName = hooklog.FileName
 
 // Hook is one call of `recall hook` from Claude Code: it reads the hook
 // payload and starts a detached incremental index, or, when an indexer is
@@ -192,22 +188,8 @@ func (h Hook) indexCommand(p Payload, rec *hookRecord) Command {
 	return Command{Path: h.Executable, Args: args, Env: env, Dir: h.IndexDir}
 }
 
-// openLog opens hook.log for appending, creating the index directory
-// private to the user.
-func (h Hook) openLog() (*os.File, error) {
-	if err := os.MkdirAll(h.IndexDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create index dir: %w", err)
-	}
-	path := filepath.Join(h.IndexDir, HookLogFileName)
-	if info, err := os.Stat(path); err == nil && info.Size() > maxHookLogBytes {
-		_ = os.Rename(path, path+".1") // at worst the log grows a while longer
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open hook log: %w", err)
-	}
-	return f, nil
-}
+// openLog opens hook.log for appending (hooklog.Open).
+func (h Hook) openLog() (*os.File, error) { return hooklog.Open(h.IndexDir) }
 
 // writeLog appends the line in one write, so lines from hooks that run at
 // the same time do not interleave.
@@ -235,38 +217,11 @@ func (r *hookRecord) checkFields() {
 	}
 }
 
-// line formats the record as
+// line formats the record as hooklog.Line does:
 // "<time> <event> [source=…] [reason=…] [session=…]: <outcome>[; problem]…".
 func (r hookRecord) line(now time.Time) string {
-	var b strings.Builder
-	b.WriteString(now.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
-	b.WriteByte(' ')
-	b.WriteString(orDefault(r.payload.HookEventName, "unknown-event"))
-	for _, kv := range [][2]string{
-		{"source", r.payload.Source},
-		{"reason", r.payload.Reason},
-		{"session", r.payload.SessionID},
-	} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
-		}
-	}
-	b.WriteString(": ")
-	b.WriteString(r.outcome)
-	for _, p := range r.problems {
-		b.WriteString("; ")
-		b.WriteString(p)
-	}
-	// One record, one line, whatever an error message holds.
-	return strings.ReplaceAll(b.String(), "\n", `\n`) + "\n"
-}
-
-// orDefault returns s, or fallback when s is empty.
-func orDefault(s, fallback string) string {
-	if s == "" {
-		return fallback
-	}
-	return s
+	fields := [][2]string{{"source", r.payload.Source}, {"reason", r.payload.Reason}, {"session", r.payload.SessionID}}
+	return hooklog.Line(now, r.payload.HookEventName, fields, r.outcome, r.problems)
 }
 
 // plausibleSessionID accepts the ids Claude Code uses (UUIDs) and refuses

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-dev/recall/internal/hooklog"
 	"github.com/recall-dev/recall/store/lockfile"
 
 	"golang.org/x/sys/unix"
@@ -341,7 +342,7 @@ func TestHookRotatesLargeLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(rig.indexDir, HookLogFileName)
-	big := bytes.Repeat([]byte("x\n"), maxHookLogBytes/2+1)
+	big := bytes.Repeat([]byte("x\n"), hooklog.MaxBytes/2+1)
 	if err := os.WriteFile(logPath, big, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/hint/judge"
+	"github.com/recall-dev/recall/internal/hooklog"
 	"github.com/recall-dev/recall/internal/indexdir"
 	"github.com/recall-dev/recall/lineage/state"
 	"github.com/recall-dev/recall/store/terms"
@@ -62,10 +63,6 @@ type payload struct {
 	HookEventName  string `json:"hook_event_name"`
 	Prompt         string `json:"prompt"`
 }
-
-// maxHookLogBytes is where hook.log is set aside as hook.log.1, as
-// recall hook does (claude.HookLogFileName).
-const maxHookLogBytes = 1 << 20
 
 // maxPayloadBytes bounds what is read of stdin (claude.MaxPayloadBytes).
 const maxPayloadBytes = 4 << 20
@@ -117,7 +114,7 @@ func run(inv invocation) int {
 	indexDir := indexDirOf(inv.args)
 	data, err := readPayload(inv.stdin, inv.stdinTimeout)
 	if err != nil {
-		logLine(inv, indexDir, payload{HookEventName: "unknown-event"}, "no hint: "+err.Error())
+		logLine(inv, indexDir, payload{}, "no hint: "+err.Error())
 		return 0
 	}
 	var p payload
@@ -240,24 +237,16 @@ func runRecallHook(inv invocation, data []byte) error {
 	return cmd.Run()
 }
 
-// logLine appends one line to hook.log in the form `recall hook` writes
-// (claude.Hook), in one write so that lines of hooks running at once do
-// not interleave.
+// logLine appends one line to hook.log as recall hook writes it
+// (hooklog), in one write so that lines of hooks running at once do not
+// interleave.
 func logLine(inv invocation, indexDir string, p payload, outcome string) {
-	path := filepath.Join(indexDir, "hook.log")
-	if info, err := os.Stat(path); err == nil && info.Size() > maxHookLogBytes {
-		_ = os.Rename(path, path+".1") // as recall hook sets it aside
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := hooklog.Open(indexDir)
 	if err != nil {
 		fmt.Fprintln(inv.stderr, "recall-hint:", err)
 		return
 	}
 	defer f.Close()
-	line := inv.now().UTC().Format("2006-01-02T15:04:05.000Z07:00") + " " + p.HookEventName
-	if p.SessionID != "" {
-		line += fmt.Sprintf(" session=%q", p.SessionID)
-	}
-	line += ": " + outcome + " (recall-hint)"
-	_, _ = io.WriteString(f, strings.ReplaceAll(line, "\n", `\n`)+"\n")
+	line := hooklog.Line(inv.now(), p.HookEventName, [][2]string{{"session", p.SessionID}}, outcome+" (recall-hint)", nil)
+	_, _ = io.WriteString(f, line)
 }

@@ -1,0 +1,64 @@
+// Package hooklog is the index directory's hook.log: one line per hook
+// call, written by `recall hook` (package claude) and by the prompt
+// hook's small binary (cmd/recall-hint), which must not link claude to
+// write it.
+package hooklog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// FileName, in the index directory, collects one line per hook call and
+// the output of the indexers hooks start.
+const FileName = "hook.log"
+
+// MaxBytes is where hook.log is set aside as hook.log.1 and started
+// afresh, so a log nobody reads cannot grow without bound.
+const MaxBytes = 1 << 20
+
+// Open opens indexDir's hook.log for appending, creating the directory
+// private to the user and setting a full log aside first.
+func Open(indexDir string) (*os.File, error) {
+	if err := os.MkdirAll(indexDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	path := filepath.Join(indexDir, FileName)
+	if info, err := os.Stat(path); err == nil && info.Size() > MaxBytes {
+		_ = os.Rename(path, path+".1") // at worst the log grows a while longer
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open hook log: %w", err)
+	}
+	return f, nil
+}
+
+// Line formats one call as
+// "<time> <event> [name="value"]…: <outcome>[; problem]…", on one line
+// whatever the parts hold. fields with an empty value are left out.
+func Line(now time.Time, event string, fields [][2]string, outcome string, problems []string) string {
+	var b strings.Builder
+	b.WriteString(now.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	b.WriteByte(' ')
+	if event == "" {
+		event = "unknown-event"
+	}
+	b.WriteString(event)
+	for _, kv := range fields {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(outcome)
+	for _, p := range problems {
+		b.WriteString("; ")
+		b.WriteString(p)
+	}
+	// One record, one line, whatever an error message holds.
+	return strings.ReplaceAll(b.String(), "\n", `\n`) + "\n"
+}
