@@ -95,10 +95,16 @@ func (h *Measures) Verdict(bar Bar) {
 	}
 }
 
-// Short is a session id's first eight characters, as results name them.
+// Short is a session id's first eight characters, as results name them,
+// terminal safe: an id comes from a transcript, and Why reaches a
+// terminal (--explain) and hook.log; a byte that is not printable ASCII
+// is shown as '?'.
 func Short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+	b := []byte(id[:min(len(id), 8)])
+	for i, c := range b {
+		if c < ' ' || c > '~' {
+			b[i] = '?'
+		}
 	}
-	return id
+	return string(b)
 }

@@ -111,3 +111,19 @@ func TestQuickJudgeLead(t *testing.T) {
 		t.Fatalf("best %q cover %.2f, second %q lead %.2f: %s", h.Best, h.Cover, h.Second, h.Lead, h.Why)
 	}
 }
+
+// A session id comes from a transcript: the Why that names it never
+// carries a control character to a terminal.
+func TestShortIsTerminalSafe(t *testing.T) {
+	for id, want := range map[string]string{
+		"aaaaaaaa-1111-4111": "aaaaaaaa",
+		"abc":                "abc",
+		"\x1b[2Jabcdefgh":    "?[2Jabcd",
+		"sé\x07ssion":        "s???ssio",
+		"":                   "",
+	} {
+		if got := Short(id); got != want {
+			t.Errorf("Short(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
