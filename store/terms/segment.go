@@ -688,18 +688,27 @@ func (s *Segment) AppendPostings(id int, dst []Posting) ([]Posting, error) {
 
 // postingList is token id's postings, their pages checked.
 func (s *Segment) postingList(id int) ([]byte, error) {
-	if id < 0 || id >= s.tokens() {
-		return nil, fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
-	}
-	s.checkSlice(s.postOff[id*4 : id*4+8])
-	a, b := offsets(s.postOff, id)
-	if a > b || b > len(s.postings) {
-		return nil, fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
+	a, b, err := s.postingRange(id)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.check(s.h.PostingsOff+uint64(a), uint64(b-a)); err != nil {
 		return nil, err
 	}
 	return s.postings[a:b], nil
+}
+
+// postingRange is where token id's postings lie in the postings section.
+func (s *Segment) postingRange(id int) (a, b int, err error) {
+	if id < 0 || id >= s.tokens() {
+		return 0, 0, fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
+	}
+	s.checkSlice(s.postOff[id*4 : id*4+8])
+	a, b = offsets(s.postOff, id)
+	if a > b || b > len(s.postings) {
+		return 0, 0, fmt.Errorf("%s: %w: posting offsets", s.Name, ErrDamaged)
+	}
+	return a, b, nil
 }
 
 // clampHits caps a posting's count at what an int32 holds: a count that
@@ -711,12 +720,8 @@ func clampHits(v uint64) int32 { return int32(min(v, math.MaxInt32)) }
 // the rows holding it (every entry takes a byte at least) read without
 // decoding them. 0 for an id out of range or damaged offsets.
 func (s *Segment) PostingBytes(id int) int {
-	if id < 0 || id >= s.tokens() {
-		return 0
-	}
-	s.checkSlice(s.postOff[id*4 : id*4+8])
-	a, b := offsets(s.postOff, id)
-	if a > b || b > len(s.postings) {
+	a, b, err := s.postingRange(id)
+	if err != nil {
 		return 0
 	}
 	return b - a
