@@ -166,7 +166,64 @@ func viewAndRemoveUnused(dir string, m *manifest.Manifest, refs, cover []terms.R
 	if err := terms.WriteView(dir, cover, dead); err != nil {
 		return fmt.Errorf("write the term index view: %w", err)
 	}
-	return removeUnused(dir, refs, cover)
+	if err := removeUnused(dir, refs, cover); err != nil {
+		return err
+	}
+	if err := updateLexicon(dir, cover, maxMergeBytes); err != nil {
+		return fmt.Errorf("write the term lexicon: %w", err)
+	}
+	return nil
+}
+
+// updateLexicon rewrites the term lexicon (terms.Lexicon: the prompt
+// hook's lookups) when the segments it covers are no longer all in the
+// cover, or when a segment of sealed raw bytes or more (one never merged
+// again) is not among them. The cover's last segment is left out until
+// another follows it: it is the one later runs grow. A run that changes
+// nothing reads the lexicon's head and no segment's.
+func updateLexicon(dir string, cover []terms.Ref, sealed int64) error {
+	covered := map[string]bool{}
+	for _, name := range terms.LexiconSegments(dir) {
+		covered[name] = true
+	}
+	inCover := 0
+	var keep []terms.Ref
+	grown := false
+	for i, r := range cover {
+		if covered[r.Name] {
+			keep = append(keep, r)
+			inCover++
+			continue
+		}
+		if i == len(cover)-1 {
+			break
+		}
+		raw, err := terms.ReadRawBytes(dir, r)
+		if err != nil {
+			return err
+		}
+		if raw >= sealed {
+			keep = append(keep, r)
+			grown = true
+		}
+	}
+	if !grown && inCover == len(covered) {
+		return nil
+	}
+	segs := make([]*terms.Segment, 0, len(keep))
+	defer func() {
+		for _, s := range segs {
+			s.Close()
+		}
+	}()
+	for _, r := range keep {
+		s, err := terms.Open(dir, r)
+		if err != nil {
+			return err
+		}
+		segs = append(segs, s)
+	}
+	return terms.WriteLexicon(dir, segs)
 }
 
 // dropDamaged removes the segments of the cover that fail check (a
@@ -192,6 +249,13 @@ func dropDamaged(dir string, refs []terms.Ref, seq, blocks int, check termsCheck
 	}
 	if len(bad) == 0 {
 		return refs, nil
+	}
+	// Its blocks are indexed again under the same name: a lexicon that
+	// covered it is rewritten (updateLexicon matches segments by name).
+	if slices.ContainsFunc(terms.LexiconSegments(dir), func(name string) bool { return bad[name] }) {
+		if err := os.Remove(filepath.Join(dir, terms.LexiconFileName)); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("remove the term lexicon: %w", err)
+		}
 	}
 	return slices.DeleteFunc(refs, func(r terms.Ref) bool { return bad[r.Name] }), nil
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -128,5 +129,66 @@ func TestCrashTempsRemoved(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("%s was removed: %v", name, err)
 		}
+	}
+}
+
+// The lexicon covers the sealed segments (raw bytes at least sealed),
+// all but the cover's last; it is rewritten only when one more is sealed
+// or one it covers left the cover.
+func TestUpdateLexicon(t *testing.T) {
+	const sealed = 1000
+	dir := t.TempDir()
+	segment := func(block int, raw int) terms.Ref {
+		b := terms.NewBuilder()
+		r := terms.Row{Type: terms.TypeUser, Session: "s", Project: "/p", Text: []byte(fmt.Sprintf("word%d shared", block))}
+		b.Add(&r)
+		b.AddRawBytes(raw)
+		ref, err := b.WriteFile(dir, 1, block, block+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, _ = terms.ParseName(ref.Name) // as terms.Refs reads it
+		return ref
+	}
+	a, b, small, c, last := segment(0, sealed), segment(1, 5*sealed), segment(2, 10), segment(3, sealed), segment(4, 2*sealed)
+	lexicon := filepath.Join(dir, terms.LexiconFileName)
+	var before os.FileInfo
+	for i, step := range []struct {
+		cover     []terms.Ref
+		covers    []string
+		rewritten bool
+	}{
+		{[]terms.Ref{a, b, small, last}, []string{a.Name, b.Name}, true},
+		{[]terms.Ref{a, b, small, last}, []string{a.Name, b.Name}, false},
+		{[]terms.Ref{a, b, small, c, last}, []string{a.Name, b.Name, c.Name}, true},
+		{[]terms.Ref{a, b, small, c, last}, []string{a.Name, b.Name, c.Name}, false},
+		{[]terms.Ref{a, c, last}, []string{a.Name, c.Name}, true},
+		{[]terms.Ref{a, c}, []string{a.Name, c.Name}, false},
+	} {
+		if err := updateLexicon(dir, step.cover, sealed); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := terms.LexiconSegments(dir); !slices.Equal(got, step.covers) {
+			t.Fatalf("step %d: covers %q, want %q", i, got, step.covers)
+		}
+		info, err := os.Stat(lexicon)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rewritten := before == nil || !os.SameFile(before, info); rewritten != step.rewritten {
+			t.Errorf("step %d: rewritten %v, want %v", i, rewritten, step.rewritten)
+		}
+		before = info
+	}
+	// A segment it covers dropped as damaged drops the lexicon: its
+	// blocks are indexed again under the same name.
+	if err := os.WriteFile(a.Path(dir), []byte("damaged"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := dropDamaged(dir, []terms.Ref{a, c}, 1, 5, checkHeaders); err != nil || len(left) != 1 {
+		t.Fatalf("dropDamaged left %v, %v", left, err)
+	}
+	if _, err := os.Stat(lexicon); !os.IsNotExist(err) {
+		t.Fatalf("the lexicon of a dropped segment is still there: %v", err)
 	}
 }

@@ -13,14 +13,15 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,8 @@ import (
 	"github.com/recall-dev/recall/internal/indexdir"
 	"github.com/recall-dev/recall/lineage/state"
 	"github.com/recall-dev/recall/store/terms"
+	"github.com/recall-dev/recall/transcript/jsonscan"
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -58,10 +61,45 @@ type invocation struct {
 
 // payload is what this hook reads of Claude Code's JSON.
 type payload struct {
-	SessionID      string `json:"session_id"`
-	TranscriptPath string `json:"transcript_path"`
-	HookEventName  string `json:"hook_event_name"`
-	Prompt         string `json:"prompt"`
+	SessionID      string
+	TranscriptPath string
+	HookEventName  string
+	Prompt         string
+}
+
+// decodePayload reads the payload's members this hook needs, as
+// json.Unmarshal into payload would with its keys as Claude Code writes
+// them (a member repeated: the last; null: none), with the shared JSON
+// scanner instead of encoding/json: its package start-up and reflection
+// were a tenth of this hook's time beyond a bare Go start.
+func decodePayload(data []byte) (payload, error) {
+	var p payload
+	if !jsonscan.Valid(data) {
+		return p, errors.New("not valid JSON")
+	}
+	fields := map[string]*string{"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath,
+		"hook_event_name": &p.HookEventName, "prompt": &p.Prompt}
+	w := jsonscan.WalkValidObject(data, 0)
+	for {
+		rawKey, val, ok := w.Next()
+		if !ok {
+			break
+		}
+		key, _ := jsonscan.Unquote(rawKey) // checked by the walk
+		field := fields[key]
+		if field == nil || string(val) == "null" {
+			continue
+		}
+		v, ok := jsonscan.DecodeString(val)
+		if !ok {
+			return p, fmt.Errorf("%s is not a string", key)
+		}
+		*field = v
+	}
+	if _, ended := w.End(); !ended {
+		return p, errors.New("not a JSON object")
+	}
+	return p, nil
 }
 
 // maxPayloadBytes bounds what is read of stdin (claude.MaxPayloadBytes).
@@ -83,8 +121,13 @@ func payloadSource(stdin *os.File) io.Reader {
 }
 
 // readPayload reads r to its end, at most maxPayloadBytes, giving up
-// after timeout (the read is left behind; the process ends soon after).
+// after timeout. A file (stdin as Claude Code gives it: a pipe) is read
+// by waiting on it with poll in this goroutine: a reading goroutine and
+// a timer would start runtime threads, a tenth of this hook's time.
 func readPayload(r io.Reader, timeout time.Duration) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		return readPolled(f, timeout)
+	}
 	type result struct {
 		data []byte
 		err  error
@@ -101,8 +144,49 @@ func readPayload(r io.Reader, timeout time.Duration) ([]byte, error) {
 		}
 		return res.data, nil
 	case <-time.After(timeout):
-		return nil, fmt.Errorf("no complete payload on stdin after %v", timeout)
+		return nil, errNoPayload(timeout)
 	}
+}
+
+func errNoPayload(timeout time.Duration) error {
+	return fmt.Errorf("no complete payload on stdin after %v", timeout)
+}
+
+// readPolled reads f to its end, at most maxPayloadBytes, waiting for
+// each read with poll for at most timeout in all. A file poll cannot
+// wait on (a regular file) reads as ready at once.
+func readPolled(f *os.File, timeout time.Duration) ([]byte, error) {
+	deadline := time.Now().Add(timeout)
+	fd := int(f.Fd())
+	data := make([]byte, 0, 16<<10)
+	for len(data) < maxPayloadBytes {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, errNoPayload(timeout)
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if errors.Is(err, unix.EINTR) || err == nil && n == 0 {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("wait for the payload: %w", err)
+		}
+		if len(data) == cap(data) {
+			data = slices.Grow(data, len(data))
+		}
+		got, err := unix.Read(fd, data[len(data):min(cap(data), maxPayloadBytes)])
+		switch {
+		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
+			continue
+		case err != nil:
+			return nil, fmt.Errorf("read the payload: %w", err)
+		case got == 0:
+			return data, nil
+		}
+		data = data[:len(data)+got]
+	}
+	return data, nil
 }
 
 // handOff is why the prompt goes to the full recall.
@@ -117,8 +201,8 @@ func run(inv invocation) int {
 		logLine(inv, indexDir, payload{}, "no hint: "+err.Error())
 		return 0
 	}
-	var p payload
-	if err := json.Unmarshal(data, &p); err != nil {
+	p, err := decodePayload(data)
+	if err != nil {
 		// The full hook reads what it can of a payload and logs why.
 		return delegated(inv, data, indexDir, p, "the payload does not decode: "+err.Error())
 	}
@@ -193,12 +277,20 @@ func judgePrompt(indexDir string, p payload) (string, error) {
 		}
 		segs = append(segs, s)
 	}
+	// The lexicon looks the words up in the sealed segments at once; an
+	// index too small to have one, or one whose lexicon is unusable, is
+	// looked up segment by segment, to the same verdict.
+	lex, err := terms.OpenLexicon(indexDir)
+	note := ""
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		note = " (" + err.Error() + ": words looked up in each segment)"
+	}
 	dead := func(gen uint32) bool { return view.Dead[gen] }
-	m := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p.Prompt, Exclude: exclude, Dead: dead}, judge.DefaultBar)
+	m := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p.Prompt, Exclude: exclude, Dead: dead, Early: true, Lexicon: lex}, judge.DefaultBar)
 	if m.Shown {
 		return "", handOff{m.Why}
 	}
-	return "no hint: " + m.Why, nil
+	return "no hint: " + m.Why + note, nil
 }
 
 // runningLineage is the running session and the sessions it descends

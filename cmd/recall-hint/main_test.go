@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -64,6 +65,27 @@ type result struct {
 	log            string
 }
 
+// writeLexicon writes the lexicon of dir's segments, as a run that
+// sealed them would.
+func writeLexicon(t *testing.T, dir string) {
+	refs, err := terms.Refs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var segs []*terms.Segment
+	for _, r := range refs {
+		s, err := terms.Open(dir, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		segs = append(segs, s)
+	}
+	if err := terms.WriteLexicon(dir, segs); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func runIn(t *testing.T, dir string, payload []byte, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -103,6 +125,11 @@ func TestRecallHint(t *testing.T) {
 		{"its lineage as read: the parent is left out", payloadOf("UserPromptSubmit", running, written, prompt), func(t *testing.T, dir string) {
 			state.Save(dir, &state.State{Path: written, Session: running, Sessions: []string{solved}})
 		}, false, "no hint: silent"},
+		{"with the lexicon, a hint that cleared the bar goes to recall", payloadOf("UserPromptSubmit", running, notYet, prompt), writeLexicon, true, ""},
+		{"with the lexicon, silence ends here", payloadOf("UserPromptSubmit", running, notYet, "add a dark mode toggle to the settings page"), writeLexicon, false, "no hint: silent"},
+		{"a damaged lexicon is said and passed by", payloadOf("UserPromptSubmit", running, notYet, "add a dark mode toggle to the settings page"), func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, terms.LexiconFileName), []byte("RCLLEXIC damaged"), 0o600)
+		}, false, "no usable term lexicon"},
 		{"no view of the index", payloadOf("UserPromptSubmit", running, notYet, "add a dark mode toggle"), func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, terms.ViewFileName))
 		}, true, ""},
@@ -246,5 +273,70 @@ func awaitIndexer(t *testing.T, idx string) {
 			free = time.Now()
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// FuzzDecodePayload: the payload is read as encoding/json reads it into
+// a map, for the members Claude Code names: the same strings, and an
+// error where encoding/json gives one or one of them is not a string.
+func FuzzDecodePayload(f *testing.F) {
+	f.Add(payloadOf("UserPromptSubmit", running, "/p/x.jsonl", "fix the \"flaky\" test\n\u00e9"))
+	f.Add([]byte(`{"prompt":null,"session_id":"a","session_id":"b","x":[1,{"y":2}]}`))
+	f.Add([]byte(`{"prompt":3}`))
+	f.Add([]byte(`["prompt"]`))
+	f.Add([]byte(`{"pro\u006dpt":"\ud800x"} `))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodePayload(data)
+		var ref map[string]any
+		refErr := json.Unmarshal(data, &ref)
+		want := payload{}
+		for key, field := range map[string]*string{"session_id": &want.SessionID, "transcript_path": &want.TranscriptPath,
+			"hook_event_name": &want.HookEventName, "prompt": &want.Prompt} {
+			switch v := ref[key].(type) {
+			case string:
+				*field = v
+			case nil:
+			default:
+				refErr = fmt.Errorf("%s is a %T", key, v)
+			}
+		}
+		if (err != nil) != (refErr != nil) || err == nil && got != want {
+			t.Fatalf("decodePayload(%q) = %+v, %v; encoding/json: %+v, %v", data, got, err, want, refErr)
+		}
+	})
+}
+
+// stdin as Claude Code gives it, a pipe, is read by poll: in pieces to
+// its end, and given up on when it stays open and silent.
+func TestReadPolled(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := payloadOf("UserPromptSubmit", running, "/p/x.jsonl", strings.Repeat("a long prompt ", 3000))
+	go func() {
+		for rest := want; len(rest) > 0; {
+			n := min(len(rest), 7000)
+			w.Write(rest[:n])
+			rest = rest[n:]
+			time.Sleep(time.Millisecond)
+		}
+		w.Close()
+	}()
+	got, err := readPayload(r, time.Minute)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, %v; want the %d written", len(got), err, len(want))
+	}
+	r.Close()
+
+	r, w, err = os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	w.Write([]byte(`{"hook_event_name":`)) // and never closed
+	if got, err := readPayload(r, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "no complete payload") {
+		t.Fatalf("an open, silent pipe read as %q, %v", got, err)
 	}
 }

@@ -44,6 +44,9 @@ type Measures struct {
 	// Best is the best session's id, shown or not ("" none); Second the
 	// runner-up's.
 	Best, Second string
+	// Bounded: no session was ranked, and Cover is the most any passage
+	// could hold (QuickOptions.Early), below the bar.
+	Bounded bool
 }
 
 // Skip says why a prompt is never hinted ("" when it may be): a slash
@@ -73,6 +76,10 @@ func (h *Measures) Verdict(bar Bar) {
 	h.Shown = false
 	if h.Terms < max(bar.MinTerms, 1) {
 		h.Why = fmt.Sprintf("silent: %d search word(s) in the prompt, want %d", h.Terms, max(bar.MinTerms, 1))
+		return
+	}
+	if h.Bounded {
+		h.Why = fmt.Sprintf("silent: no passage can hold %.0f%% of the prompt's weight (at most %.0f%%)", 100*bar.Cover, 100*h.Cover)
 		return
 	}
 	if h.Best == "" {

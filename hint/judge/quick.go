@@ -46,9 +46,9 @@ const maxIdentifierParts = 32
 
 // quickTerm is one word of the prompt as the quick judge reads it.
 type quickTerm struct {
-	word  string // as folded by the tokenizer (upper case)
-	stem  string // its word-form key, "" when it has none
-	ids   [][]int
+	word  string       // as folded by the tokenizer (upper case)
+	stem  string       // its word-form key, "" when it has none
+	ids   [][]tokenRef // per segment
 	bytes int
 	rows  int
 	idf   float64
@@ -71,6 +71,16 @@ type QuickOptions struct {
 	// Dead reports the generations whose rows are hidden (a transcript
 	// replaced and read again: snapshot.Dead); nil hides none.
 	Dead func(gen uint32) bool
+	// Early stops, silent, as soon as the postings show that no passage
+	// can hold the bar's Cover, before any row's session, type or length
+	// is read (the prompt hook's small binary: most prompts end there).
+	// The verdict is the same; Why names no best session, and the
+	// measures are not those of a bar the caller may try after.
+	Early bool
+	// Lexicon, when not nil, is where the words are looked up for the
+	// segments it covers (terms.Lexicon); the others are looked up one
+	// by one. The measures are the same.
+	Lexicon *terms.Lexicon
 }
 
 // QuickJudge measures the prompt against the segments and judges the
@@ -86,9 +96,10 @@ func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Measures {
 	words := promptTerms(o.Prompt)
 	read := make([]*quickTerm, 0, len(words))
 	weight := 0.0
+	lex := lexiconOf(o.Lexicon, segs)
 	for i := range words {
 		t := &words[i]
-		t.find(segs)
+		t.find(segs, lex)
 		if float64(t.bytes) > bytesPerPosting*commonRows(total) {
 			// Common by its postings' size: weighed, never read.
 			t.rows = int(float64(t.bytes) / bytesPerPosting)
@@ -102,7 +113,18 @@ func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Measures {
 		}
 	}
 	h := &Measures{Terms: len(words)}
-	best := bestPassages(segs, read, weight, o)
+	matched := make([][]rowMatch, len(segs))
+	for si := range segs {
+		matched[si] = matchedRows(si, read)
+	}
+	if o.Early && weight > 0 {
+		if bound := coverBound(matched, read) / weight; bound < bar.Cover {
+			h.Cover, h.Bounded = bound, true
+			h.Verdict(bar)
+			return h
+		}
+	}
+	best := bestPassages(segs, matched, read, weight, o)
 	if len(best) > 0 {
 		h.Best, h.Cover, h.Lead = best[0].session, best[0].cover, 1e9
 		if len(best) > 1 {
@@ -147,29 +169,87 @@ func promptTerms(prompt string) []quickTerm {
 	return out
 }
 
-// find looks the term up in every segment: its word forms (or the word
-// itself, when it has none) and the identifiers it starts.
-func (t *quickTerm) find(segs []*terms.Segment) {
-	t.ids = make([][]int, len(segs))
+// tokenRef is a token of a segment that holds a prompt's word, and its
+// postings when the lexicon carries them.
+type tokenRef struct {
+	id       int
+	inline   bool
+	postings []byte
+}
+
+// lexiconView is a lexicon as it maps onto the segments judged.
+type lexiconView struct {
+	lex *terms.Lexicon
+	// seg is the judged segment of each of the lexicon's (-1: not
+	// judged); covered, whether each judged segment is the lexicon's.
+	seg     []int
+	covered []bool
+}
+
+// lexiconOf maps lex onto segs; nil when lex is nil or covers none.
+func lexiconOf(lex *terms.Lexicon, segs []*terms.Segment) *lexiconView {
+	if lex == nil {
+		return nil
+	}
+	v := &lexiconView{lex: lex, seg: make([]int, len(lex.Segments)), covered: make([]bool, len(segs))}
+	for i := range v.seg {
+		v.seg[i] = -1
+	}
+	covers := false
 	for si, s := range segs {
-		var ids []int
-		add := func(id int, _ []byte) {
-			ids = append(ids, id)
-			t.bytes += s.PostingBytes(id)
+		if li := lex.Covers(s); li >= 0 {
+			v.seg[li], v.covered[si], covers = si, true, true
+		}
+	}
+	if !covers {
+		return nil
+	}
+	return v
+}
+
+// find looks the term up in every segment, through the lexicon for the
+// segments it covers: its word forms (or the word itself, when it has
+// none) and the identifiers it starts.
+func (t *quickTerm) find(segs []*terms.Segment, lex *lexiconView) {
+	t.ids = make([][]tokenRef, len(segs))
+	parts := make([]int, len(segs))
+	add := func(si int, ref tokenRef, bytes int) {
+		t.ids[si] = append(t.ids[si], ref)
+		t.bytes += bytes
+	}
+	addPart := func(si int, ref tokenRef, bytes int) {
+		if parts[si] < maxIdentifierParts {
+			add(si, ref, bytes)
+		}
+		parts[si]++
+	}
+	if lex != nil {
+		forms := func(e terms.LexEntry) {
+			if si := lex.seg[e.Seg]; si >= 0 {
+				add(si, tokenRef{e.ID, e.Inline, e.Postings}, e.Bytes)
+			}
 		}
 		if t.stem != "" {
-			s.FindStem(t.stem, add)
+			lex.lex.FindStem(t.stem, forms)
 		} else {
-			s.FindTokens(t.word, true, func(id, _ int) { add(id, nil) })
+			lex.lex.FindWhole(t.word, forms)
 		}
-		parts := 0
-		s.FindPrefixed(t.word+"_", func(id int, tok []byte) {
-			if parts < maxIdentifierParts {
-				add(id, tok)
+		lex.lex.FindPrefixed(t.word+"_", func(e terms.LexEntry) {
+			if si := lex.seg[e.Seg]; si >= 0 {
+				addPart(si, tokenRef{e.ID, e.Inline, e.Postings}, e.Bytes)
 			}
-			parts++
 		})
-		t.ids[si] = ids
+	}
+	for si, s := range segs {
+		if lex != nil && lex.covered[si] {
+			continue
+		}
+		if t.stem != "" {
+			s.FindStem(t.stem, func(id int, _ []byte) { add(si, tokenRef{id: id}, s.PostingBytes(id)) })
+		} else {
+			s.FindTokens(t.word, true, func(id, _ int) { add(si, tokenRef{id: id}, s.PostingBytes(id)) })
+		}
+		s.FindPrefixed(t.word+"_", func(id int, _ []byte) { addPart(si, tokenRef{id: id}, s.PostingBytes(id)) })
 	}
 }
 
@@ -180,8 +260,12 @@ func (t *quickTerm) read(segs []*terms.Segment) {
 	t.posts = make([][]terms.Posting, len(segs))
 	for si, s := range segs {
 		var ps []terms.Posting
-		for _, id := range t.ids[si] {
-			ps, _ = s.AppendPostings(id, ps) // a damaged segment: s.Err says so
+		for _, ref := range t.ids[si] {
+			if ref.inline {
+				ps, _ = terms.DecodePostings(ref.postings, s.Rows(), ps) // damage keeps a hint silent
+			} else {
+				ps, _ = s.AppendPostings(ref.id, ps) // a damaged segment: s.Err says so
+			}
 		}
 		if len(t.ids[si]) > 1 {
 			ps = mergeForms(ps)
@@ -229,14 +313,14 @@ type passage struct {
 type sessionTally struct {
 	cover  float64
 	scores []float64
-	shape  map[uint64]bool // its matched rows' (length, type)
+	shape  []uint64 // its matched rows' (length, type), in any order
 	newest int64
 }
 
 // bestPassages returns every session's best passage, best first: the
 // matched row whose words, with those of the rows right before and after
 // it in the same session, hold the most of the prompt's weight.
-func bestPassages(segs []*terms.Segment, read []*quickTerm, weight float64, o QuickOptions) []passage {
+func bestPassages(segs []*terms.Segment, matchedBySeg [][]rowMatch, read []*quickTerm, weight float64, o QuickOptions) []passage {
 	if weight <= 0 || len(read) == 0 {
 		return nil
 	}
@@ -247,7 +331,7 @@ func bestPassages(segs []*terms.Segment, read []*quickTerm, weight float64, o Qu
 	avgLen := averageLength(segs)
 	tallies := map[string]*sessionTally{}
 	for si, s := range segs {
-		matched := matchedRows(si, read)
+		matched := matchedBySeg[si]
 		names := map[uint32]string{}
 		for i := range matched {
 			m := &matched[i]
@@ -258,7 +342,7 @@ func bestPassages(segs []*terms.Segment, read []*quickTerm, weight float64, o Qu
 			}
 			name, ok := names[info.Key]
 			if !ok {
-				name = s.Key(info.Key).Session
+				name = s.Session(info.Key)
 				names[info.Key] = name
 			}
 			if excluded[name] {
@@ -273,16 +357,43 @@ func bestPassages(segs []*terms.Segment, read []*quickTerm, weight float64, o Qu
 			}
 			tl := tallies[name]
 			if tl == nil {
-				tl = &sessionTally{shape: map[uint64]bool{}}
+				tl = &sessionTally{}
 				tallies[name] = tl
 			}
 			tl.cover = max(tl.cover, got/weight)
 			tl.scores = append(tl.scores, messageScore(m, info, read, avgLen))
 			tl.newest = max(tl.newest, info.TimeMs)
-			tl.shape[uint64(info.Len)<<8|uint64(info.Type)] = true
+			tl.shape = append(tl.shape, uint64(info.Len)<<8|uint64(info.Type))
 		}
 	}
 	return ranked(tallies)
+}
+
+// coverBound is the most of the read terms' weight any passage can hold:
+// a matched row's terms with those of the matched rows right before and
+// after it, whatever their sessions and whether they count (the passages
+// bestPassages measures hold at most that). It reads the postings alone.
+func coverBound(matched [][]rowMatch, read []*quickTerm) float64 {
+	best := 0.0
+	for _, rows := range matched {
+		for i, m := range rows {
+			mask := m.mask
+			if i > 0 && rows[i-1].row == m.row-1 {
+				mask |= rows[i-1].mask
+			}
+			if i+1 < len(rows) && rows[i+1].row == m.row+1 {
+				mask |= rows[i+1].mask
+			}
+			got := 0.0
+			for bit, t := range read {
+				if mask&(1<<bit) != 0 {
+					got += t.idf
+				}
+			}
+			best = max(best, got)
+		}
+	}
+	return best
 }
 
 // averageLength is the average row's text length, from the segments'
@@ -304,20 +415,30 @@ func matchedRows(si int, read []*quickTerm) []rowMatch {
 		bit  int
 		hits int32
 	}
-	var hits []hit
+	n := 0
+	for _, t := range read {
+		n += len(t.posts[si])
+	}
+	hits := make([]hit, 0, n)
 	for bit, t := range read {
 		for _, p := range t.posts[si] {
 			hits = append(hits, hit{p.Row, bit, p.Hits})
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.row, b.row) })
-	var out []rowMatch
-	var slab []float32
+	rows := 0
+	for i, h := range hits {
+		if i == 0 || hits[i-1].row != h.row {
+			rows++
+		}
+	}
+	// One allocation each for the rows and their counts: this runs in a
+	// process that lives a few milliseconds, where every new page of heap
+	// is a page fault.
+	out := make([]rowMatch, 0, rows)
+	slab := make([]float32, rows*len(read))
 	for _, h := range hits {
 		if n := len(out); n == 0 || out[n-1].row != h.row {
-			if len(slab) < len(read) {
-				slab = make([]float32, 256*len(read))
-			}
 			out = append(out, rowMatch{row: h.row, tf: slab[:len(read):len(read)]})
 			slab = slab[len(read):]
 		}
@@ -374,14 +495,21 @@ func ranked(tallies map[string]*sessionTally) []passage {
 
 // alike reports whether two sessions' matched rows are mostly the same
 // (length, type) pairs: one is a copy of the other.
-func alike(a, b map[uint64]bool) bool {
+func alike(a, b []uint64) bool {
+	a, b = distinct(a), distinct(b)
 	common := 0
-	for k := range a {
-		if b[k] {
+	for _, k := range a {
+		if _, found := slices.BinarySearch(b, k); found {
 			common++
 		}
 	}
 	return float64(common) >= 0.8*float64(max(len(a), len(b)))
+}
+
+// distinct sorts s and drops its repeats, in place.
+func distinct(s []uint64) []uint64 {
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // messageScore is a row's BM25 score for the prompt's terms, weighed by

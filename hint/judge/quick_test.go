@@ -44,24 +44,31 @@ func quickRows() []terms.Row {
 	return rows
 }
 
-func quickSegments(t *testing.T) []*terms.Segment {
+func quickSegments(t *testing.T) []*terms.Segment { return quickSegmentsOf(t, quickRows()) }
+
+// quickSegmentsOf writes a segment of each group of rows, one block each.
+func quickSegmentsOf(t *testing.T, groups ...[]terms.Row) []*terms.Segment {
 	t.Helper()
 	dir := t.TempDir()
-	b := terms.NewBuilder()
-	for _, r := range quickRows() {
-		b.Add(&r)
-		b.AddRawBytes(len(r.Text) + rowOverhead)
+	var segs []*terms.Segment
+	for i, rows := range groups {
+		b := terms.NewBuilder()
+		for _, r := range rows {
+			b.Add(&r)
+			b.AddRawBytes(len(r.Text) + rowOverhead)
+		}
+		ref, err := b.WriteFile(dir, 1, i, i+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg, err := terms.Open(dir, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { seg.Close() })
+		segs = append(segs, seg)
 	}
-	ref, err := b.WriteFile(dir, 1, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	seg, err := terms.Open(dir, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { seg.Close() })
-	return []*terms.Segment{seg}
+	return segs
 }
 
 func TestQuickJudge(t *testing.T) {
@@ -100,6 +107,67 @@ func TestQuickJudge(t *testing.T) {
 				t.Errorf("why %q, want it to say %q", h.Why, tc.whyHolds)
 			}
 		})
+	}
+}
+
+// Early (the prompt hook's small binary) reaches the same verdicts, and
+// stops before ranking only when the postings show no passage can hold
+// the bar's cover: its bound is then at least the cover the full judge
+// measures.
+func TestQuickJudgeEarly(t *testing.T) {
+	segs := quickSegments(t)
+	stoppedEarly := 0
+	for _, prompt := range quickPrompts {
+		full := QuickJudge(segs, QuickOptions{Prompt: prompt}, DefaultBar)
+		early := QuickJudge(segs, QuickOptions{Prompt: prompt, Early: true}, DefaultBar)
+		if early.Shown != full.Shown || early.Shown && early.Best != full.Best {
+			t.Errorf("%q: early says %s; the full judge %s", prompt, early.Why, full.Why)
+		}
+		if early.Bounded {
+			stoppedEarly++
+			if full.Shown || early.Cover < full.Cover || early.Cover >= DefaultBar.Cover || !strings.Contains(early.Why, "no passage can hold") {
+				t.Errorf("%q: bound %.2f (%s), full cover %.2f (%s)", prompt, early.Cover, early.Why, full.Cover, full.Why)
+			}
+		}
+	}
+	if stoppedEarly == 0 {
+		t.Fatal("no prompt stopped early")
+	}
+}
+
+// quickPrompts are the prompts of the tests above, and more.
+var quickPrompts = []string{
+	"why does the stripe webhook signature fail behind nginx", "stripe webhooks signatures",
+	"add a dark mode toggle", "add a dark mode toggle to the settings", "stripe", "widget stripe webhook",
+	"widget renders", "where is the jwt, which vault", "kubernetes canary rollback", "kubernetes canary deployment",
+	"the grafana dashboard and the stripe proxy", "nginx buffering", "open pull requests for the webhook",
+	"jwt_secret rotation", "rotated the signing key in the vault",
+}
+
+// The lexicon (terms.Lexicon) changes where the words are looked up,
+// not the measures: with it covering every segment or some, the judge
+// measures what it measures without it.
+func TestQuickJudgeLexicon(t *testing.T) {
+	rows := quickRows()
+	segs := quickSegmentsOf(t, rows[:9], rows[9:600], rows[600:])
+	for _, covered := range [][]*terms.Segment{segs, segs[:1], segs[1:], nil} {
+		dir := t.TempDir()
+		if err := terms.WriteLexicon(dir, covered); err != nil {
+			t.Fatal(err)
+		}
+		lex, err := terms.OpenLexicon(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, prompt := range quickPrompts {
+			for _, early := range []bool{false, true} {
+				want := QuickJudge(segs, QuickOptions{Prompt: prompt, Early: early}, DefaultBar)
+				got := QuickJudge(segs, QuickOptions{Prompt: prompt, Early: early, Lexicon: lex}, DefaultBar)
+				if *got != *want {
+					t.Errorf("%d segments covered, %q, early %v: with the lexicon %+v, without %+v", len(covered), prompt, early, *got, *want)
+				}
+			}
+		}
 	}
 }
 

@@ -137,7 +137,10 @@ func FuzzSegment(f *testing.F) {
 				u.FindTokens(key, true, func(id, _ int) { _, _ = u.AppendPostings(id, nil) })
 			}
 			for i := range min(rows, 64) {
-				_ = u.Key(u.Row(i).Key)
+				k := u.Row(i).Key
+				if key := u.Key(k); u.Session(k) != key.Session {
+					t.Fatalf("Session(%d) = %q, Key(%d) = %+v", k, u.Session(k), k, key)
+				}
 			}
 		}
 		for _, id := range []int{-1, 0, n - 1, n} {

@@ -28,7 +28,8 @@ type Segment struct {
 	rows      []byte
 	keyData   []byte    // the keys section, checked on open
 	keysOnce  sync.Once // makes room for the parsed keys, on first use
-	keyAt     []uint32  // key i is keyData[keyAt[i]:keyAt[i+1]-1], from open
+	keyAtOnce sync.Once // finds where each key starts (keyAt): on open, or on first use when unverified
+	keyAt     []uint32  // key i is keyData[keyAt[i]:keyAt[i+1]-1]; nil when the keys are damaged
 	keyMu     sync.Mutex
 	keys      []Key // parsed as asked for (keyDone)
 	keyDone   []bool
@@ -179,22 +180,48 @@ func mapSections(ref Ref, data []byte, verify bool) (*Segment, error) {
 	if verify && uint64(crc32.Checksum(s.crcs, castagnoli())) != h.CRCTableCRC {
 		return nil, fmt.Errorf("%w: page checksum table", ErrDamaged)
 	}
+	if !verify {
+		// Found on first use: a reader that checks nothing may need no
+		// key (the prompt hook's judge, for a prompt no passage answers),
+		// and the keys are some 70 KiB to fault in and scan.
+		return s, nil
+	}
 	s.verified = make([]atomic.Uint64, (h.CRCPages+63)/64)
 	// The keys are read whole on open: check them now, and note where
 	// each starts for Key.
 	if err := s.check(h.KeysOff, h.KeysLen); err != nil {
 		return nil, err
 	}
-	s.keyAt = make([]uint32, 0, h.Keys+1)
-	off := 0
-	if err := eachKey(s.keyData, int(h.Keys), func(session, project []byte) {
-		s.keyAt = append(s.keyAt, uint32(off))
-		off += len(session) + 1 + len(project) + 1
-	}); err != nil {
+	s.keyAtOnce.Do(func() { err = s.findKeys() })
+	if err != nil {
 		return nil, err
 	}
-	s.keyAt = append(s.keyAt, uint32(off))
 	return s, nil
+}
+
+// findKeys notes where each key starts (keyAt), after checking there are
+// as many well-formed key lines as the header says.
+func (s *Segment) findKeys() error {
+	at := make([]uint32, 0, s.h.Keys+1)
+	off := 0
+	if err := eachKey(s.keyData, int(s.h.Keys), func(session, project []byte) {
+		at = append(at, uint32(off))
+		off += len(session) + 1 + len(project) + 1
+	}); err != nil {
+		return err
+	}
+	s.keyAt = append(at, uint32(off))
+	return nil
+}
+
+// keyLine returns key i's line without its '\n', or nil when there is no
+// key i or the keys are damaged (an unverified segment finds out here).
+func (s *Segment) keyLine(i uint32) []byte {
+	s.keyAtOnce.Do(func() { _ = s.findKeys() })
+	if uint64(i) >= s.h.Keys || len(s.keyAt) != int(s.h.Keys)+1 {
+		return nil
+	}
+	return s.keyData[s.keyAt[i] : s.keyAt[i+1]-1]
 }
 
 // check verifies the checksums of the pages holding data[off:off+n] that
@@ -334,18 +361,27 @@ func (s *Segment) Key(i uint32) Key {
 		s.keys = make([]Key, s.h.Keys)
 		s.keyDone = make([]bool, s.h.Keys)
 	})
-	if uint64(i) >= s.h.Keys {
+	line := s.keyLine(i)
+	if line == nil {
 		return Key{}
 	}
 	s.keyMu.Lock()
 	defer s.keyMu.Unlock()
 	if !s.keyDone[i] {
-		line := s.keyData[s.keyAt[i] : s.keyAt[i+1]-1]
 		tab := bytes.IndexByte(line, '\t')
 		s.keys[i] = Key{tsvfield.Unescape(line[:tab]), tsvfield.Unescape(line[tab+1:])}
 		s.keyDone[i] = true
 	}
 	return s.keys[i]
+}
+
+// Session returns key i's session, parsed anew on each call: for a
+// reader that asks for a few keys once (the prompt hook's judge), where
+// Key's cache would cost more than the parsing (room for every key of
+// the segment, in a process that lives a few milliseconds).
+func (s *Segment) Session(i uint32) string {
+	session, _, _ := bytes.Cut(s.keyLine(i), []byte{'\t'})
+	return tsvfield.Unescape(session)
 }
 
 // Row returns row i's table entry; a key out of range reads as 0.
@@ -594,42 +630,54 @@ func (s *Segment) FindStem(key string, fn func(id int, tok []byte)) {
 	// few dozen, not the sections whole (a prompt hint's lookups in ten
 	// segments would check megabytes).
 	n := int(s.h.Stems)
-	stem := func(i int) string {
-		s.checkSlice(s.stemOff[i*4 : i*4+8])
-		a, b := offsets(s.stemOff, i)
-		if a >= b || b > len(s.stems) {
-			return ""
-		}
-		s.checkSlice(s.stems[a:b])
-		return string(s.stems[a : b-1])
-	}
-	i := sort.Search(n, func(i int) bool { return stem(i) >= key })
-	if i < n && stem(i) == key {
-		s.checkSlice(s.listOff[i*4 : i*4+8])
-		a, b := offsets(s.listOff, i)
-		if a <= b && b <= len(s.lists) {
-			s.checkSlice(s.lists[a:b])
-			p := s.lists[a:b]
-			id := -1
-			for len(p) > 0 {
-				v, w := binary.Uvarint(p)
-				if w <= 0 || v >= uint64(s.tokens()) {
-					break // damaged
-				}
-				p = p[w:]
-				id += int(v) + 1
-				if id >= s.tokens() {
-					break
-				}
-				if hasSame && id == same {
-					hasSame = false
-				}
-				fn(id, s.token(id))
+	i := sort.Search(n, func(i int) bool { return string(s.stemKey(i)) >= key })
+	if i < n && string(s.stemKey(i)) == key {
+		s.stemList(i, func(id int) {
+			if hasSame && id == same {
+				hasSame = false
 			}
-		}
+			fn(id, s.token(id))
+		})
 	}
 	if hasSame {
 		fn(same, s.token(same))
+	}
+}
+
+// stemKey returns word-form key i of the stems section, or nil if its
+// offsets are damaged.
+func (s *Segment) stemKey(i int) []byte {
+	s.checkSlice(s.stemOff[i*4 : i*4+8])
+	a, b := offsets(s.stemOff, i)
+	if a >= b || b > len(s.stems) {
+		return nil
+	}
+	s.checkSlice(s.stems[a:b])
+	return s.stems[a : b-1]
+}
+
+// stemList calls fn with the tokens listed under word-form key i,
+// ascending, stopping at the first damaged entry.
+func (s *Segment) stemList(i int, fn func(id int)) {
+	s.checkSlice(s.listOff[i*4 : i*4+8])
+	a, b := offsets(s.listOff, i)
+	if a > b || b > len(s.lists) {
+		return
+	}
+	s.checkSlice(s.lists[a:b])
+	p := s.lists[a:b]
+	id := -1
+	for len(p) > 0 {
+		v, w := binary.Uvarint(p)
+		if w <= 0 || v >= uint64(s.tokens()) {
+			return // damaged
+		}
+		p = p[w:]
+		id += int(v) + 1
+		if id >= s.tokens() {
+			return
+		}
+		fn(id)
 	}
 }
 
@@ -659,34 +707,44 @@ func (s *Segment) AppendPostings(id int, dst []Posting) ([]Posting, error) {
 	if err != nil {
 		return dst, err
 	}
-	row, rows := -1, s.Rows()
+	dst, err = DecodePostings(p, s.Rows(), dst)
+	if err != nil {
+		return dst, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return dst, nil
+}
+
+// DecodePostings appends the postings of list, one token's posting
+// list in a segment of rows rows, to dst, rows ascending. On a malformed
+// entry it returns those before it and the error.
+func DecodePostings(p []byte, rows int, dst []Posting) ([]Posting, error) {
+	row := -1
 	for len(p) > 0 {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
-			return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+			return dst, fmt.Errorf("%w: posting", ErrDamaged)
 		}
 		p = p[n:]
 		row += int(v >> 1)
 		hits, code := uint64(1), uint64(0)
 		if v&1 != 0 {
 			if hits, n = binary.Uvarint(p); n <= 0 {
-				return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+				return dst, fmt.Errorf("%w: posting", ErrDamaged)
 			}
 			p = p[n:]
 			if code, n = binary.Uvarint(p); n <= 0 {
-				return dst, fmt.Errorf("%s: %w: posting", s.Name, ErrDamaged)
+				return dst, fmt.Errorf("%w: posting", ErrDamaged)
 			}
 			p = p[n:]
 		}
 		if row < 0 || row >= rows || v>>1 == 0 {
-			return dst, fmt.Errorf("%s: %w: posting row", s.Name, ErrDamaged)
+			return dst, fmt.Errorf("%w: posting row", ErrDamaged)
 		}
 		dst = append(dst, Posting{Row: int32(row), Hits: clampHits(hits), Code: clampHits(code)})
 	}
 	return dst, nil
 }
 
-// postingList is token id's postings, their pages checked.
 func (s *Segment) postingList(id int) ([]byte, error) {
 	a, b, err := s.postingRange(id)
 	if err != nil {

@@ -1,0 +1,221 @@
+package terms
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/recall-dev/recall/textrules"
+)
+
+// lexiconSegments are segments that share words, word forms and
+// identifiers and hold words of their own.
+func lexiconSegments(t testing.TB) []*Segment {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 8))
+	var segs []*Segment
+	for i, extra := range [][]Row{roundTripRows(), channelRows(), nil} {
+		rows := slices.Clone(extra)
+		for j := range 120 {
+			text := fmt.Sprintf("JWT_SECRET rotated, jwt_issuer painting paints w%d %s", j%7, randomText(r))
+			if j%3 == i {
+				text += " websocket reconnects reconnecting SEG" + string(rune('A'+i))
+			}
+			rows = append(rows, Row{TimeMs: int64(j), Type: TypeUser, Session: fmt.Sprint("s", j%5), Project: "/p", Text: []byte(text)})
+		}
+		s, err := newSegment(Ref{Name: fmt.Sprintf("seg%d", i), First: 0, End: 1}, build(rows).encode(0, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs = append(segs, s)
+	}
+	return segs
+}
+
+// lexFound is what a lookup gave, per segment: token ids with their
+// postings' sizes, in the order given.
+type lexFound map[int][]string
+
+func (f lexFound) add(seg, id, bytes int, postings []byte) {
+	f[seg] = append(f[seg], fmt.Sprintf("%d:%d:%x", id, bytes, postings))
+}
+
+// The lexicon finds, for every word, form and identifier prefix, what
+// each segment's own lookups find, in the same order.
+func TestLexiconMatchesSegments(t *testing.T) {
+	segs := lexiconSegments(t)
+	data, err := encodeLexicon(segs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, err := ParseLexicon(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{"ZZZ": true, "\n": true, "JWT": true, "JWT_": true, "A": true}
+	for _, s := range segs {
+		for id := range s.tokens() {
+			tok := string(s.token(id))
+			words[tok] = true
+			if key, ok := textrules.StemKey([]byte(tok)); ok || key != "" {
+				words[key] = true
+			}
+			for i := range len(tok) {
+				if tok[i] == '_' {
+					words[tok[:i]] = true
+				}
+			}
+		}
+	}
+	checked, inline, apart := 0, 0, 0
+	for word := range words {
+		for _, look := range []struct {
+			name string
+			lex  func(string, func(LexEntry))
+			seg  func(*Segment, string, func(id int, tok []byte))
+			arg  string
+		}{
+			{"FindStem", lex.FindStem, (*Segment).FindStem, word},
+			{"FindWhole", lex.FindWhole, func(s *Segment, w string, fn func(int, []byte)) {
+				s.FindTokens(w, true, func(id, _ int) { fn(id, nil) })
+			}, word},
+			{"FindPrefixed", lex.FindPrefixed, (*Segment).FindPrefixed, word + "_"},
+		} {
+			got, want := lexFound{}, lexFound{}
+			look.lex(look.arg, func(e LexEntry) {
+				if e.Inline != (e.Bytes <= lexInline) {
+					t.Fatalf("%s(%q): %+v inline %v", look.name, look.arg, e, e.Inline)
+				}
+				got.add(e.Seg, e.ID, e.Bytes, e.Postings)
+				if e.Inline {
+					inline++
+				} else {
+					apart++
+				}
+			})
+			for si, s := range segs {
+				look.seg(s, look.arg, func(id int, _ []byte) {
+					list, err := s.postingList(id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(list) > lexInline {
+						list = nil
+					}
+					want.add(si, id, s.PostingBytes(id), list)
+				})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%s(%q): lexicon %v, segments %v", look.name, look.arg, got, want)
+			}
+			if len(want) > 0 {
+				checked++
+			}
+		}
+	}
+	if checked < 100 || inline == 0 || apart == 0 {
+		t.Fatalf("only %d lookups found anything; %d entries inline, %d not", checked, inline, apart)
+	}
+}
+
+// Covers matches a segment by name, size and header checksum: one built
+// again under the same name is not covered.
+func TestLexiconCovers(t *testing.T) {
+	segs := lexiconSegments(t)
+	dir := t.TempDir()
+	if err := WriteLexicon(dir, segs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	lex, err := OpenLexicon(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LexiconSegments(dir); !slices.Equal(got, []string{"seg0", "seg1"}) {
+		t.Fatalf("LexiconSegments = %q", got)
+	}
+	rebuilt, err := newSegment(Ref{Name: "seg1", First: 0, End: 1}, build(channelRows()).encode(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		s    *Segment
+		want int
+	}{{segs[0], 0}, {segs[1], 1}, {segs[2], -1}, {rebuilt, -1}} {
+		if got := lex.Covers(tc.s); got != tc.want {
+			t.Errorf("Covers(%s) = %d, want %d", tc.s.Name, got, tc.want)
+		}
+	}
+}
+
+// A lexicon of other text rules, another format, or cut short is none.
+func TestLexiconRefused(t *testing.T) {
+	data, err := encodeLexicon(lexiconSegments(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, bad := range map[string][]byte{
+		"empty":       nil,
+		"magic":       append([]byte("RCLTERMS"), data[8:]...),
+		"version":     append(append(slices.Clone(data[:8]), 9, 0, 0, 0), data[12:]...),
+		"rules":       append(append(slices.Clone(data[:12]), 0xff, 0xff, 0, 0), data[16:]...),
+		"cut short":   data[:len(data)-1],
+		"run on":      append(slices.Clone(data), 0),
+		"header only": data[:40],
+	} {
+		if _, err := ParseLexicon(bad); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+	dir := t.TempDir()
+	if _, err := OpenLexicon(dir); err == nil || LexiconSegments(dir) != nil {
+		t.Fatal("a missing lexicon opened")
+	}
+	if err := os.WriteFile(filepath.Join(dir, LexiconFileName), []byte("RCLLEXIC"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenLexicon(dir); err == nil || LexiconSegments(dir) != nil {
+		t.Fatal("a damaged lexicon opened")
+	}
+}
+
+// FuzzParseLexicon: a lexicon that parses is read without a panic, and
+// every entry names one of its segments.
+func FuzzParseLexicon(f *testing.F) {
+	// Small seeds: the fuzzer mutates and minimizes them quickly.
+	var segs []*Segment
+	for i, text := range []string{"JWT_SECRET rotated jwt", "painting paints PAINT", "websocket reconnects"} {
+		rows := []Row{{Type: TypeUser, Session: "s", Project: "/p", Text: []byte(text)}, {Type: TypeAssistant, Session: "t", Project: "/p", Text: []byte("A a b")}}
+		s, err := newSegment(Ref{Name: fmt.Sprint("seg", i), First: 0, End: 1}, build(rows).encode(0, 1))
+		if err != nil {
+			f.Fatal(err)
+		}
+		segs = append(segs, s)
+	}
+	for n := 1; n <= len(segs); n++ {
+		data, err := encodeLexicon(segs[:n])
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lex, err := ParseLexicon(data)
+		if err != nil {
+			return
+		}
+		check := func(e LexEntry) {
+			if e.Seg < 0 || e.Seg >= len(lex.Segments) || e.ID < 0 || e.Bytes < 0 {
+				t.Fatalf("entry %+v of %d segments", e, len(lex.Segments))
+			}
+		}
+		for _, w := range []string{"JWT", "PAINT", "WEBSOCKET", "A", "", strings.Repeat("Z", 300)} {
+			lex.FindStem(w, check)
+			lex.FindWhole(w, check)
+			lex.FindPrefixed(w, check)
+		}
+	})
+}
