@@ -44,7 +44,9 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall-hint
 	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall
+	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall-hint
 
 ## microbench: Go benchmarks of the hot paths
 microbench:

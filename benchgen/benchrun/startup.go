@@ -81,7 +81,15 @@ func measureStartup(ctx context.Context, cfg Config, rn runner, recall, indexDir
 		out    *sample
 		before func() error
 	}
-	runs := []measured{{tool(minimal), &res.minimal, nil}, {tool(recall, "--version"), &res.version, nil}, {res.hookCmd, &res.hook, settled}}
+	// Every row waits for the same settle before each run, the baseline
+	// too: a hook's run must not share the CPU with the update the last
+	// one started, and a process started after 100 ms of idle starts
+	// slower (caches, the CPU's idle state) than one started right after
+	// another. Measured back to back, the baseline alone would start
+	// warm: recall-hint read about 2.6× against 1.7× with both waiting.
+	// A prompt comes after a pause, so the waiting figures are the ones
+	// a user meets.
+	runs := []measured{{tool(minimal), &res.minimal, settled}, {tool(recall, "--version"), &res.version, settled}, {res.hookCmd, &res.hook, settled}}
 	if hint := filepath.Join(filepath.Dir(recall), "recall-hint"); fileExists(hint) {
 		c := res.hookCmd
 		c.argv = append([]string{hint}, c.argv[2:]...)
@@ -164,7 +172,7 @@ func renderStartup(r startupResult) string {
 		return fmt.Sprintf("%.2f×", float64(d)/float64(base))
 	}
 	b.WriteString("## Start-up and the prompt hook\n\n")
-	b.WriteString("Each row is one process, timed in the same run under the same launcher; the ratio is to the minimal Go binary's median. The hook answers a UserPromptSubmit payload of a new session, with the transcript_path Claude Code gives (the hint's search of the committed index included). It also starts the detached index update every hook starts: the start is timed, the update is not, and each timed run waits until the last one's update has finished. `recall-hint`, the small binary `recall install --hints` runs on UserPromptSubmit, answers the same payload from the term index alone and starts no update.\n\n")
+	b.WriteString("Each row is one process, timed in the same run under the same launcher, each run after the same wait (until the index lock has been free for 100 ms: a prompt comes after a pause, and a process started after idle starts slower than one started right after another); the ratio is to the minimal Go binary's median. The hook answers a UserPromptSubmit payload of a new session, with the transcript_path Claude Code gives (the hint's search of the committed index included). It also starts the detached index update every hook starts: the start is timed, the update is not, and each timed run waits until the last one's update has finished. `recall-hint`, the small binary `recall install --hints` runs on UserPromptSubmit, answers the same payload from the term index alone and starts no update.\n\n")
 	b.WriteString("| process | median | min | ratio |\n|---|---:|---:|---:|\n")
 	type row struct {
 		name string

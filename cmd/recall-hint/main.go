@@ -38,11 +38,19 @@ func main() {
 	// A prompt's work is bounded (MaxPromptWords words, the postings of
 	// the uncommon ones): collecting garbage would only cost time.
 	debug.SetGCPercent(-1)
-	exe, _ := os.Executable()
 	os.Exit(run(invocation{
 		args: os.Args[1:], stdin: payloadSource(os.Stdin), stdinTimeout: stdinTimeout, stdout: os.Stdout, stderr: os.Stderr,
-		recall: filepath.Join(filepath.Dir(exe), "recall"), now: time.Now, delegate: runRecallHook,
+		recall: besideThis("recall"), now: time.Now, delegate: runRecallHook,
 	}))
+}
+
+// besideThis is the path of name in this binary's folder, found when
+// asked (most prompts never hand off).
+func besideThis(name string) func() string {
+	return func() string {
+		exe, _ := os.Executable()
+		return filepath.Join(filepath.Dir(exe), name)
+	}
 }
 
 // invocation is one run's world, so tests can run it in process.
@@ -52,8 +60,8 @@ type invocation struct {
 	// stdinTimeout bounds the wait for a complete payload.
 	stdinTimeout   time.Duration
 	stdout, stderr io.Writer
-	// recall is the full recall, beside this binary.
-	recall string
+	// recall finds the full recall, beside this binary.
+	recall func() string
 	now    func() time.Time
 	// delegate runs `recall hook args…` with the payload on its stdin.
 	delegate func(inv invocation, payload []byte) error
@@ -323,7 +331,7 @@ func delegated(inv invocation, data []byte, indexDir string, p payload, why stri
 // runRecallHook runs the full recall's hook on the payload, its output
 // this process's.
 func runRecallHook(inv invocation, data []byte) error {
-	cmd := exec.Command(inv.recall, append([]string{"hook"}, inv.args...)...)
+	cmd := exec.Command(inv.recall(), append([]string{"hook"}, inv.args...)...)
 	cmd.Stdin = bytes.NewReader(data)
 	cmd.Stdout, cmd.Stderr = inv.stdout, inv.stderr
 	return cmd.Run()

@@ -92,7 +92,7 @@ func runIn(t *testing.T, dir string, payload []byte, args ...string) result {
 	var r result
 	r.code = run(invocation{
 		args: append([]string{"--index-dir", dir}, args...), stdin: bytes.NewReader(payload), stdinTimeout: time.Minute, stdout: &out, stderr: &errOut,
-		recall: "/nonexistent/recall", now: func() time.Time { return time.Unix(0, 0) },
+		recall: func() string { return "/nonexistent/recall" }, now: func() time.Time { return time.Unix(0, 0) },
 		delegate: func(_ invocation, data []byte) error { r.delegated = data; return nil },
 	})
 	r.stdout, r.stderr = out.String(), errOut.String()

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/internal/rawfile"
 )
 
 // FileName, in the index directory, collects one line per hook call and
@@ -30,7 +32,7 @@ func Open(indexDir string) (*os.File, error) {
 	if info, err := os.Stat(path); err == nil && info.Size() > MaxBytes {
 		_ = os.Rename(path, path+".1") // at worst the log grows a while longer
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := rawfile.OpenAppend(path, 0o600) // os.OpenFile with fewer system calls: the prompt hook opens it on every prompt
 	if err != nil {
 		return nil, fmt.Errorf("open hook log: %w", err)
 	}

@@ -1,10 +1,12 @@
 package terms
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/rawfile"
 	"github.com/recall-dev/recall/textrules"
-	"golang.org/x/sys/unix"
 )
 
 // The lexicon is the vocabularies of several segments merged into one:
@@ -51,13 +53,13 @@ var ErrNoLexicon = errors.New("no usable term lexicon")
 //	  u64, header checksum u32 (the segment's preamble bytes 12-16)
 //	tokens u32, stems u32, identifiers u32; the three tables' text
 //	  lengths u64 each; lists length u64
-//	three tables, each: its words sorted, each followed by '\n'; their
-//	  offsets (words+1) × u32; their lists' offsets (words+1) × u32
 //	lists: per word, its entries ordered by segment and token id, each
 //	  uvarint(segment), uvarint(token id), uvarint(bytes of its
 //	  postings), then those postings themselves when they are inline
 //	  bytes or fewer (a rare word's: read with its entry, on its page,
 //	  instead of in the segment)
+//	three tables, each: its words sorted, each followed by '\n'; their
+//	  offsets (words+1) × u32; their lists' offsets (words+1) × u32
 //
 // The tables are the tokens, the word-form keys (each listing the tokens
 // the segments' stems sections list under it, not the token equal to it:
@@ -120,115 +122,257 @@ func (l *Lexicon) Covers(s *Segment) int {
 	return -1
 }
 
-// lexItem is one (word, segment, token) while the lexicon is built.
-type lexItem struct {
-	word     string
-	seg, id  int
-	postings []byte
-}
-
 // WriteLexicon writes the lexicon of segs (opened with Open, so that
 // what it reads of them is checked), replacing the last one whole.
 func WriteLexicon(dir string, segs []*Segment) error {
-	data, err := encodeLexicon(segs)
-	if err != nil {
+	return atomicfile.Write(filepath.Join(dir, LexiconFileName), nil, 0o600, func(f *os.File) error {
+		// The lists go to the file as they are made, after room for the
+		// head, which is written last: building the lexicon holds its
+		// tables alone. Written in large pieces, not in the small ones
+		// atomicfile writes (which keep a segment's page cache in small
+		// folios, for searches' resident sets): the page cache then
+		// holds the lexicon in large folios, and the prompt hook's
+		// lookups fault in a few of them.
+		if _, err := f.Seek(int64(lexHeadSize(segs)), io.SeekStart); err != nil {
+			return err
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		head, tables, err := encodeLexicon(segs, w)
+		if err != nil {
+			return err
+		}
+		if len(head) != lexHeadSize(segs) {
+			return fmt.Errorf("term lexicon head of %d bytes, %d made room for", len(head), lexHeadSize(segs))
+		}
+		for _, t := range tables {
+			if _, err := w.Write(t); err != nil {
+				return err
+			}
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		_, err = f.WriteAt(head, 0)
 		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, LexiconFileName), data, 0o600, nil)
+	})
 }
 
-// encodeLexicon returns the lexicon file of segs.
-func encodeLexicon(segs []*Segment) ([]byte, error) {
-	var toks, stems, idents []lexItem
-	for si, s := range segs {
-		for id := range s.tokens() {
-			tok := s.token(id)
-			list, err := s.postingList(id)
-			if tok == nil || err != nil {
-				return nil, fmt.Errorf("%s: %w: token %d", s.Name, ErrDamaged, id)
-			}
-			toks = append(toks, lexItem{string(tok), si, id, list})
-			if bytes.IndexByte(tok[min(len(tok), 1):], '_') >= 0 {
-				idents = append(idents, toks[len(toks)-1])
-			}
-		}
-		for i := range int(s.h.Stems) {
-			key := string(s.stemKey(i))
-			s.stemList(i, func(id int) {
-				list, _ := s.postingList(id) // read above
-				stems = append(stems, lexItem{key, si, id, list})
-			})
-		}
-		if err := s.Err(); err != nil {
-			return nil, err
+// lexHeadSize is the size of the head of a lexicon of segs.
+func lexHeadSize(segs []*Segment) int {
+	n := 24 + 3*4 + 4*8
+	for _, s := range segs {
+		n += 2 + len(s.Name) + 12
+	}
+	return n
+}
+
+// encodeLexicon writes the lexicon's lists of segs to lists and returns
+// its head and its tables, which follow the lists. Each table is a merge
+// of the segments' sorted sections, read in step, so that building it
+// holds the tables and a cursor per segment, not a record per token (at
+// 4 GB, some 1.3 million); the segments' pages are let go as the merge
+// passes them.
+func encodeLexicon(segs []*Segment, lists io.Writer) (head []byte, tables [][]byte, err error) {
+	sink := &listSink{w: lists}
+	var made [3]lexTable
+	for ti, kind := range []lexKind{lexTokens, lexStems, lexIdents} {
+		if made[ti], err = mergeTable(segs, kind, sink); err != nil {
+			return nil, nil, err
 		}
 	}
-	var b bytes.Buffer
-	b.WriteString(lexiconMagic)
+	if err := sink.flush(); err != nil {
+		return nil, nil, err
+	}
+	for _, s := range segs {
+		if err := s.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	head = append(head, lexiconMagic...)
 	for _, v := range []int{lexiconVersion, textrules.FeatureVersion, lexInline, len(segs)} {
-		b.Write(binary.LittleEndian.AppendUint32(nil, uint32(v)))
+		head = binary.LittleEndian.AppendUint32(head, uint32(v))
 	}
 	for _, s := range segs {
 		size, crc := s.Identity()
-		b.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(s.Name))))
-		b.WriteString(s.Name)
-		b.Write(binary.LittleEndian.AppendUint64(nil, size))
-		b.Write(binary.LittleEndian.AppendUint32(nil, crc))
+		head = binary.LittleEndian.AppendUint16(head, uint16(len(s.Name)))
+		head = append(head, s.Name...)
+		head = binary.LittleEndian.AppendUint64(head, size)
+		head = binary.LittleEndian.AppendUint32(head, crc)
 	}
-	var lists []byte
-	tables := []lexTable{encodeTable(toks, &lists), encodeTable(stems, &lists), encodeTable(idents, &lists)}
-	for _, t := range tables {
-		b.Write(binary.LittleEndian.AppendUint32(nil, uint32(t.n)))
+	for _, t := range made {
+		head = binary.LittleEndian.AppendUint32(head, uint32(t.n))
 	}
-	for _, t := range tables {
-		b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(t.text))))
+	for _, t := range made {
+		head = binary.LittleEndian.AppendUint64(head, uint64(len(t.text)))
 	}
-	b.Write(binary.LittleEndian.AppendUint64(nil, uint64(len(lists))))
-	for _, t := range tables {
-		b.Write(t.text)
-		b.Write(t.off)
-		b.Write(t.listOff)
+	head = binary.LittleEndian.AppendUint64(head, uint64(sink.n))
+	size := len(head) + sink.n
+	for _, t := range made {
+		tables = append(tables, t.text, t.off, t.listOff)
+		size += len(t.text) + len(t.off) + len(t.listOff)
 	}
-	b.Write(lists)
-	if b.Len() > maxLexiconBytes {
-		return nil, fmt.Errorf("term lexicon of %d bytes: too large", b.Len())
+	if int64(size) > maxLexiconBytes {
+		return nil, nil, fmt.Errorf("term lexicon of %d bytes: too large", size)
 	}
-	return b.Bytes(), nil
+	return head, tables, nil
+}
+
+// listSink is where the lexicon's lists go as they are made: n is how
+// many bytes went, the offset of the next list.
+type listSink struct {
+	w   io.Writer
+	n   int
+	buf []byte
+	err error
+}
+
+// add writes an entry.
+func (k *listSink) add(seg, id int, postings []byte) {
+	k.buf = binary.AppendUvarint(k.buf, uint64(seg))
+	k.buf = binary.AppendUvarint(k.buf, uint64(id))
+	k.buf = binary.AppendUvarint(k.buf, uint64(len(postings)))
+	if len(postings) <= lexInline {
+		k.buf = append(k.buf, postings...)
+	}
+	if len(k.buf) >= 64<<10 {
+		_ = k.flush()
+	}
+}
+
+// offset is where the next entry starts.
+func (k *listSink) offset() int { return k.n + len(k.buf) }
+
+func (k *listSink) flush() error {
+	if k.err == nil && len(k.buf) > 0 {
+		_, k.err = k.w.Write(k.buf)
+	}
+	k.n += len(k.buf)
+	k.buf = k.buf[:0]
+	return k.err
 }
 
 // maxLexiconBytes bounds a lexicon: its offsets are u32.
-const maxLexiconBytes = 1<<32 - 1
+const maxLexiconBytes int64 = 1<<32 - 1
 
-// encodeTable sorts items by word and returns their table, the lists
-// appended to lists.
-func encodeTable(items []lexItem, lists *[]byte) lexTable {
-	slices.SortFunc(items, func(a, b lexItem) int {
-		if c := strings.Compare(a.word, b.word); c != 0 {
-			return c
+// lexKind is what a table lists: the tokens, the word-form keys, or the
+// identifiers.
+type lexKind int
+
+const (
+	lexTokens lexKind = iota
+	lexStems
+	lexIdents
+)
+
+// lexCursor walks one segment's sorted section for mergeTable.
+type lexCursor struct {
+	s     *Segment
+	seg   int
+	kind  lexKind
+	at, n int
+	word  []byte // the word at at; nil past the end
+}
+
+// next moves to the next word (for identifiers, the next token that is
+// one), or past the end.
+func (c *lexCursor) next() error {
+	for c.at++; c.at < c.n; c.at++ {
+		if c.kind == lexStems {
+			c.word = c.s.stemKey(c.at)
+		} else {
+			c.word = c.s.token(c.at)
 		}
-		if a.seg != b.seg {
-			return a.seg - b.seg
+		if c.word == nil {
+			return fmt.Errorf("%s: %w: word %d", c.s.Name, ErrDamaged, c.at)
 		}
-		return a.id - b.id
-	})
+		if c.kind != lexIdents || bytes.IndexByte(c.word[1:], '_') >= 0 {
+			return nil
+		}
+	}
+	c.word = nil
+	return nil
+}
+
+// entries adds the cursor's word's entries to sink: its token, or the
+// tokens listed under its key, each with its postings.
+func (c *lexCursor) entries(sink *listSink) error {
+	var err error
+	add := func(id int) {
+		list, perr := c.s.postingList(id)
+		if perr != nil {
+			err = perr
+			return
+		}
+		sink.add(c.seg, id, list)
+	}
+	if c.kind == lexStems {
+		c.s.stemList(c.at, add)
+	} else {
+		add(c.at)
+	}
+	return err
+}
+
+// lexReleaseEvery is how many words mergeTable writes between releases
+// of the segments' lookup pages.
+const lexReleaseEvery = 4096
+
+// mergeTable merges the segments' sections of one kind into a table,
+// its lists added to sink: a word's entries by segment, then token.
+func mergeTable(segs []*Segment, kind lexKind, sink *listSink) (lexTable, error) {
+	cursors := make([]*lexCursor, 0, len(segs))
+	for si, s := range segs {
+		n := s.tokens()
+		if kind == lexStems {
+			n = int(s.h.Stems)
+		}
+		c := &lexCursor{s: s, seg: si, kind: kind, at: -1, n: n}
+		if err := c.next(); err != nil {
+			return lexTable{}, err
+		}
+		cursors = append(cursors, c)
+	}
 	var t lexTable
-	for i, it := range items {
-		if i == 0 || it.word != items[i-1].word {
-			t.off = binary.LittleEndian.AppendUint32(t.off, uint32(len(t.text)))
-			t.listOff = binary.LittleEndian.AppendUint32(t.listOff, uint32(len(*lists)))
-			t.text = append(append(t.text, it.word...), '\n')
-			t.n++
+	for {
+		// The least word among the cursors (a few dozen segments: a
+		// scan is as quick as a heap).
+		var least []byte
+		for _, c := range cursors {
+			if c.word != nil && (least == nil || bytes.Compare(c.word, least) < 0) {
+				least = c.word
+			}
 		}
-		*lists = binary.AppendUvarint(*lists, uint64(it.seg))
-		*lists = binary.AppendUvarint(*lists, uint64(it.id))
-		*lists = binary.AppendUvarint(*lists, uint64(len(it.postings)))
-		if len(it.postings) <= lexInline {
-			*lists = append(*lists, it.postings...)
+		if least == nil {
+			break
+		}
+		t.off = binary.LittleEndian.AppendUint32(t.off, uint32(len(t.text)))
+		t.listOff = binary.LittleEndian.AppendUint32(t.listOff, uint32(sink.offset()))
+		t.text = append(append(t.text, least...), '\n')
+		t.n++
+		if t.n%lexReleaseEvery == 0 {
+			// The merge reads every segment's vocabulary and postings
+			// once, in step: what it passed need not stay mapped (at 4
+			// GB, some 200 MB of segments).
+			for _, s := range segs {
+				s.ReleaseLookups()
+			}
+		}
+		word := string(least)
+		for _, c := range cursors {
+			if c.word == nil || string(c.word) != word {
+				continue
+			}
+			if err := c.entries(sink); err != nil {
+				return lexTable{}, err
+			}
+			if err := c.next(); err != nil {
+				return lexTable{}, err
+			}
 		}
 	}
 	t.off = binary.LittleEndian.AppendUint32(t.off, uint32(len(t.text)))
-	t.listOff = binary.LittleEndian.AppendUint32(t.listOff, uint32(len(*lists)))
-	return t
+	t.listOff = binary.LittleEndian.AppendUint32(t.listOff, uint32(sink.offset()))
+	return t, sink.err
 }
 
 // LexiconSegments returns the names of the segments the lexicon of dir
@@ -255,22 +399,9 @@ func LexiconSegments(dir string) []string {
 // OpenLexicon maps the lexicon of dir. It stays mapped until the process
 // ends (its reader lives milliseconds).
 func OpenLexicon(dir string) (*Lexicon, error) {
-	path := filepath.Join(dir, LexiconFileName)
-	f, err := os.Open(path)
+	data, err := rawfile.Map(filepath.Join(dir, LexiconFileName), maxLexiconBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoLexicon, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoLexicon, err)
-	}
-	if info.Size() < int64(len(lexiconMagic)) || info.Size() > maxLexiconBytes {
-		return nil, fmt.Errorf("%w: size %d", ErrNoLexicon, info.Size())
-	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, fmt.Errorf("%w: map %s: %w", ErrNoLexicon, path, err)
 	}
 	return ParseLexicon(data)
 }
@@ -303,16 +434,16 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 		rest = rest[n:]
 		return sec
 	}
+	l.lists = take(listsLen)
 	for i, t := range tables {
 		n := uint64(t.n)
 		t.text, t.off, t.listOff = take(lens[i]), take((n+1)*4), take((n+1)*4)
 	}
-	l.lists = take(listsLen)
 	if err != nil {
 		return nil, err
 	}
 	if len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes past the lists", ErrNoLexicon, len(rest))
+		return nil, fmt.Errorf("%w: %d bytes past the tables", ErrNoLexicon, len(rest))
 	}
 	return l, nil
 }
@@ -350,7 +481,7 @@ func parseLexiconHead(data []byte) ([]LexSegment, []byte, error) {
 // word returns word i of the table, or nil if its offsets are damaged.
 func (t *lexTable) word(i int) []byte {
 	a, b := offsets(t.off, i)
-	if a >= b || b > len(t.text) {
+	if a < 0 || a >= b || b > len(t.text) { // a < 0: a damaged offset read on a 32-bit platform
 		return nil
 	}
 	return t.text[a : b-1]
@@ -373,7 +504,7 @@ func (t *lexTable) find(word string) int {
 // damaged one.
 func (l *Lexicon) entries(t *lexTable, i int, fn func(LexEntry)) {
 	a, b := offsets(t.listOff, i)
-	if a > b || b > len(l.lists) {
+	if a < 0 || a > b || b > len(l.lists) {
 		return
 	}
 	p := l.lists[a:b]
@@ -381,7 +512,7 @@ func (l *Lexicon) entries(t *lexTable, i int, fn func(LexEntry)) {
 		var v [3]uint64
 		for j := range v {
 			x, w := binary.Uvarint(p)
-			if w <= 0 || x > 1<<31 {
+			if w <= 0 || x >= 1<<31 {
 				return
 			}
 			v[j], p = x, p[w:]
@@ -417,15 +548,15 @@ func (l *Lexicon) FindStem(key string, fn func(LexEntry)) {
 	if key == "" {
 		return
 	}
-	var listed []LexEntry
+	var listed []uint64 // segment<<32 | token of each listed
 	if i := l.stems.find(key); i >= 0 {
 		l.entries(&l.stems, i, func(e LexEntry) {
-			listed = append(listed, e)
+			listed = append(listed, uint64(e.Seg)<<32|uint64(e.ID))
 			fn(e)
 		})
 	}
 	l.FindWhole(key, func(e LexEntry) {
-		if !slices.ContainsFunc(listed, func(x LexEntry) bool { return x.Seg == e.Seg && x.ID == e.ID }) {
+		if !slices.Contains(listed, uint64(e.Seg)<<32|uint64(e.ID)) {
 			fn(e)
 		}
 	})

@@ -1,6 +1,7 @@
 package terms
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -36,6 +37,17 @@ func lexiconSegments(t testing.TB) []*Segment {
 	return segs
 }
 
+// lexiconBytes is the lexicon file of segs.
+func lexiconBytes(t testing.TB, segs []*Segment) []byte {
+	t.Helper()
+	var lists bytes.Buffer
+	head, tables, err := encodeLexicon(segs, &lists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Join(append([][]byte{head, lists.Bytes()}, tables...), nil)
+}
+
 // lexFound is what a lookup gave, per segment: token ids with their
 // postings' sizes, in the order given.
 type lexFound map[int][]string
@@ -48,11 +60,7 @@ func (f lexFound) add(seg, id, bytes int, postings []byte) {
 // each segment's own lookups find, in the same order.
 func TestLexiconMatchesSegments(t *testing.T) {
 	segs := lexiconSegments(t)
-	data, err := encodeLexicon(segs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lex, err := ParseLexicon(data)
+	lex, err := ParseLexicon(lexiconBytes(t, segs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +161,7 @@ func TestLexiconCovers(t *testing.T) {
 
 // A lexicon of other text rules, another format, or cut short is none.
 func TestLexiconRefused(t *testing.T) {
-	data, err := encodeLexicon(lexiconSegments(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := lexiconBytes(t, lexiconSegments(t))
 	for name, bad := range map[string][]byte{
 		"empty":       nil,
 		"magic":       append([]byte("RCLTERMS"), data[8:]...),
@@ -196,11 +201,7 @@ func FuzzParseLexicon(f *testing.F) {
 		segs = append(segs, s)
 	}
 	for n := 1; n <= len(segs); n++ {
-		data, err := encodeLexicon(segs[:n])
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
+		f.Add(lexiconBytes(f, segs[:n]))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lex, err := ParseLexicon(data)

@@ -3,6 +3,7 @@ package terms
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/recall-dev/recall/internal/errpath"
+	"github.com/recall-dev/recall/internal/rawfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
 )
 
@@ -79,14 +81,18 @@ func OpenUnverified(dir string, ref Ref) (*Segment, error) { return open(dir, re
 
 func open(dir string, ref Ref, verify bool) (*Segment, error) {
 	path := ref.Path(dir)
-	f, size, err := openSegmentFile(path)
-	if err != nil {
-		return nil, err
+	// Opened and mapped with plain system calls (rawfile): the prompt
+	// hook opens every segment on every prompt.
+	data, err := rawfile.Map(path, maxSegmentBytes)
+	if errors.Is(err, rawfile.ErrSize) {
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrDamaged, err)
 	}
-	defer f.Close()
-	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("map %s: %w", path, err)
+		return nil, fmt.Errorf("open term index: %w", err)
+	}
+	if len(data) < preambleSize+headerSize {
+		_ = unix.Munmap(data)
+		return nil, fmt.Errorf("%s: %w: size %d", path, ErrDamaged, len(data))
 	}
 	mapSmall(data)
 	s, err := mapSections(ref, data, verify)
@@ -119,6 +125,9 @@ func CheckHeader(dir string, ref Ref) error {
 	return nil
 }
 
+// maxSegmentBytes is larger than any segment can be.
+const maxSegmentBytes = 1 << 40
+
 // openSegmentFile opens a segment file and returns its size, refusing a
 // size no segment can have (shorter than its header, or absurd).
 func openSegmentFile(path string) (*os.File, int64, error) {
@@ -132,7 +141,7 @@ func openSegmentFile(path string) (*os.File, int64, error) {
 		return nil, 0, err // a *fs.PathError: it names path
 	}
 	size := info.Size()
-	if size < preambleSize+headerSize || size > 1<<40 {
+	if size < preambleSize+headerSize || size > maxSegmentBytes {
 		f.Close()
 		return nil, 0, fmt.Errorf("%s: %w: size %d", path, ErrDamaged, size)
 	}

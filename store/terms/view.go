@@ -1,7 +1,6 @@
 package terms
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
+	"github.com/recall-dev/recall/internal/rawfile"
 	"github.com/recall-dev/recall/textrules"
 )
 
@@ -62,7 +62,7 @@ func WriteView(dir string, segs []Ref, dead []uint32) error {
 // block 0 in this format; a view of other text rules is stale.
 func ReadView(dir string) (*View, error) {
 	path := filepath.Join(dir, ViewFileName)
-	data, err := os.ReadFile(path)
+	data, err := rawfile.ReadFile(path, maxViewBytes+1) // the prompt hook reads it on every prompt
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoView, err)
 	}
@@ -74,15 +74,18 @@ func parseView(data []byte) (*View, error) {
 		return nil, fmt.Errorf("%w: %d bytes", ErrNoView, len(data))
 	}
 	v := &View{Dead: map[uint32]bool{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 4096)
-	want := viewHeader + strconv.Itoa(textrules.FeatureVersion)
-	if !sc.Scan() || sc.Text() != want {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	want := viewHeader + strconv.Itoa(textrules.FeatureVersion) + "\n"
+	if string(lines[0]) != want {
 		return nil, fmt.Errorf("%w: not a view of these text rules", ErrNoView)
 	}
-	at, ended := 0, false
-	for !ended && sc.Scan() {
-		kind, value, _ := bytes.Cut(sc.Bytes(), []byte(" "))
+	at, ended, n := 0, false, 1
+	for ; !ended && n < len(lines); n++ {
+		line, ok := bytes.CutSuffix(lines[n], []byte("\n"))
+		if !ok {
+			break // cut short
+		}
+		kind, value, _ := bytes.Cut(line, []byte(" "))
 		switch string(kind) {
 		case "segment":
 			r, ok := ParseName(string(value))
@@ -100,10 +103,11 @@ func parseView(data []byte) (*View, error) {
 		case "end":
 			ended = len(value) == 0
 		default:
-			return nil, fmt.Errorf("%w: line %q", ErrNoView, sc.Bytes())
+			return nil, fmt.Errorf("%w: line %q", ErrNoView, line)
 		}
 	}
-	if !ended || sc.Scan() {
+	// What follows "end\n" is nothing: SplitAfter leaves one empty piece.
+	if !ended || n != len(lines)-1 || len(lines[n]) != 0 {
 		return nil, fmt.Errorf("%w: cut short or run on", ErrNoView)
 	}
 	return v, nil
