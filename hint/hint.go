@@ -86,7 +86,7 @@ func Find(snap *snapshot.Snapshot, o Options) (*Hint, error) {
 	if o.Current != "" {
 		exclude = append(slices.Clip(exclude), o.Current)
 	}
-	h := &Hint{Measures: *judge.QuickJudge(segs, judge.QuickOptions{Prompt: o.Prompt, Exclude: exclude, IncludeHeadless: o.IncludeHeadless, Dead: snap.Dead}, o.Bar)}
+	h := &Hint{Measures: *judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: o.Prompt, Exclude: exclude, IncludeHeadless: o.IncludeHeadless, Dead: snap.Dead}, o.Bar)}
 	if !h.Shown {
 		return h, nil
 	}

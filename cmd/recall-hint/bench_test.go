@@ -85,9 +85,9 @@ func TestLexiconOnBenchIndex(t *testing.T) {
 	}
 	shown, bounded, diff := 0, 0, 0
 	for _, p := range prompts {
-		a := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p}, judge.DefaultBar)
-		b := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p, Lexicon: lex}, judge.DefaultBar)
-		c := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p, Lexicon: lex, Early: true}, judge.DefaultBar)
+		a := judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: p}, judge.DefaultBar)
+		b := judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: p, Lexicon: lex}, judge.DefaultBar)
+		c := judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: p, Lexicon: lex, Early: true}, judge.DefaultBar)
 		if *a != *b || a.Shown != c.Shown || a.Best != c.Best && c.Shown {
 			diff++
 			t.Errorf("%q:\n%+v\n%+v\n%+v", p, *a, *b, *c)

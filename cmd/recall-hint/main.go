@@ -272,33 +272,73 @@ func judgePrompt(indexDir string, p payload) (string, error) {
 	if err != nil {
 		return "", handOff{err.Error()}
 	}
-	// The segments stay mapped until the process exits, a moment later:
-	// unmapping them would only cost time.
-	segs := make([]*terms.Segment, 0, len(view.Segments))
-	for _, ref := range view.Segments {
-		// Unverified: a hint this judge would show goes to recall, which
-		// judges again from checked segments, and damage elsewhere can
-		// only keep it silent (terms.OpenUnverified).
-		s, err := terms.OpenUnverified(indexDir, ref)
-		if err != nil {
-			return "", handOff{err.Error()}
-		}
-		segs = append(segs, s)
-	}
 	// The lexicon looks the words up in the sealed segments at once; an
 	// index too small to have one, or one whose lexicon is unusable, is
 	// looked up segment by segment, to the same verdict.
 	lex, err := terms.OpenLexicon(indexDir)
 	note := ""
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		note = " (" + err.Error() + ": words looked up in each segment)"
+	if err != nil {
+		lex = nil
+		if !errors.Is(err, fs.ErrNotExist) {
+			note = " (" + err.Error() + ": words looked up in each segment)"
+		}
+	}
+	segs, err := judgedSegments(indexDir, view, lex)
+	if err != nil {
+		return "", handOff{err.Error()}
 	}
 	dead := func(gen uint32) bool { return view.Dead[gen] }
 	m := judge.QuickJudge(segs, judge.QuickOptions{Prompt: p.Prompt, Exclude: exclude, Dead: dead, Early: true, Lexicon: lex}, judge.DefaultBar)
+	if m.Unread != nil {
+		return "", handOff{m.Unread.Error()}
+	}
 	if m.Shown {
 		return "", handOff{m.Why}
 	}
 	return "no hint: " + m.Why + note, nil
+}
+
+// judgedSegments are the view's segments for the judge. One the lexicon
+// covers (by name and size) is opened only if the judge reads it; the
+// others are opened now. They stay mapped until the process exits, a
+// moment later: unmapping them would only cost time. Opened unverified:
+// a hint this judge would show goes to recall, which judges again from
+// checked segments, and damage elsewhere can only keep it silent
+// (terms.OpenUnverified).
+func judgedSegments(indexDir string, view *terms.View, lex *terms.Lexicon) ([]*judge.Segment, error) {
+	segs := make([]*judge.Segment, 0, len(view.Segments))
+	for _, ref := range view.Segments {
+		open := func() (*terms.Segment, error) { return terms.OpenUnverified(indexDir, ref) }
+		if li := lexiconIndex(indexDir, ref, lex); li >= 0 {
+			ls := lex.Segments[li]
+			segs = append(segs, judge.Deferred(li, ls.Rows, ls.RawBytes, open))
+			continue
+		}
+		s, err := open()
+		if err != nil {
+			return nil, err
+		}
+		segs = append(segs, judge.Opened(s))
+	}
+	return segs, nil
+}
+
+// lexiconIndex is the lexicon's index of the segment of ref, when it
+// names it with the size its file has; else -1. (A segment rebuilt under
+// its name drops the lexicon: store.dropDamaged.)
+func lexiconIndex(indexDir string, ref terms.Ref, lex *terms.Lexicon) int {
+	if lex == nil {
+		return -1
+	}
+	li := lex.Index(ref.Name)
+	if li < 0 {
+		return -1
+	}
+	var st unix.Stat_t
+	if unix.Stat(ref.Path(indexDir), &st) != nil || uint64(st.Size) != lex.Segments[li].Size {
+		return -1
+	}
+	return li
 }
 
 // runningLineage is the running session and the sessions it descends

@@ -130,6 +130,11 @@ func TestRecallHint(t *testing.T) {
 		{"a damaged lexicon is said and passed by", payloadOf("UserPromptSubmit", running, notYet, "add a dark mode toggle to the settings page"), func(t *testing.T, dir string) {
 			os.WriteFile(filepath.Join(dir, terms.LexiconFileName), []byte("RCLLEXIC damaged"), 0o600)
 		}, false, "no usable term lexicon"},
+		{"a segment the lexicon covers that is gone", payloadOf("UserPromptSubmit", running, notYet, "add a dark mode toggle"), func(t *testing.T, dir string) {
+			writeLexicon(t, dir)
+			refs, _ := terms.Refs(dir)
+			os.Remove(refs[0].Path(dir))
+		}, true, ""},
 		{"no view of the index", payloadOf("UserPromptSubmit", running, notYet, "add a dark mode toggle"), func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, terms.ViewFileName))
 		}, true, ""},

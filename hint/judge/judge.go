@@ -47,6 +47,10 @@ type Measures struct {
 	// Bounded: no session was ranked, and Cover is the most any passage
 	// could hold (QuickOptions.Early), below the bar.
 	Bounded bool
+	// Unread is why a segment the judge needed could not be opened (a
+	// Deferred one): the measures leave it out, and are not to be
+	// trusted for a verdict.
+	Unread error
 }
 
 // Skip says why a prompt is never hinted ("" when it may be): a slash

@@ -85,13 +85,13 @@ type QuickOptions struct {
 
 // QuickJudge measures the prompt against the segments and judges the
 // result against bar, as Find does with a search.
-func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Measures {
+func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 	if why := Skip(o.Prompt); why != "" {
 		return &Measures{Why: "not searched: " + why}
 	}
 	total := 0
 	for _, s := range segs {
-		total += s.Rows()
+		total += s.rows
 	}
 	words := promptTerms(o.Prompt)
 	read := make([]*quickTerm, 0, len(words))
@@ -112,7 +112,7 @@ func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Measures {
 			read = append(read, t)
 		}
 	}
-	h := &Measures{Terms: len(words)}
+	h := &Measures{Terms: len(words), Unread: unread(segs)}
 	matched := make([][]rowMatch, len(segs))
 	for si := range segs {
 		matched[si] = matchedRows(si, read)
@@ -125,6 +125,7 @@ func QuickJudge(segs []*terms.Segment, o QuickOptions, bar Bar) *Measures {
 		}
 	}
 	best := bestPassages(segs, matched, read, weight, o)
+	h.Unread = unread(segs)
 	if len(best) > 0 {
 		h.Best, h.Cover, h.Lead = best[0].session, best[0].cover, 1e9
 		if len(best) > 1 {
@@ -186,8 +187,18 @@ type lexiconView struct {
 	covered []bool
 }
 
+// unread is the first error opening one of segs, or nil.
+func unread(segs []*Segment) error {
+	for _, s := range segs {
+		if s.err != nil {
+			return s.err
+		}
+	}
+	return nil
+}
+
 // lexiconOf maps lex onto segs; nil when lex is nil or covers none.
-func lexiconOf(lex *terms.Lexicon, segs []*terms.Segment) *lexiconView {
+func lexiconOf(lex *terms.Lexicon, segs []*Segment) *lexiconView {
 	if lex == nil {
 		return nil
 	}
@@ -197,7 +208,11 @@ func lexiconOf(lex *terms.Lexicon, segs []*terms.Segment) *lexiconView {
 	}
 	covers := false
 	for si, s := range segs {
-		if li := lex.Covers(s); li >= 0 {
+		li := s.lex
+		if li < 0 && s.seg != nil {
+			li = lex.Covers(s.seg)
+		}
+		if li >= 0 && li < len(v.seg) {
 			v.seg[li], v.covered[si], covers = si, true, true
 		}
 	}
@@ -210,7 +225,7 @@ func lexiconOf(lex *terms.Lexicon, segs []*terms.Segment) *lexiconView {
 // find looks the term up in every segment, through the lexicon for the
 // segments it covers: its word forms (or the word itself, when it has
 // none) and the identifiers it starts.
-func (t *quickTerm) find(segs []*terms.Segment, lex *lexiconView) {
+func (t *quickTerm) find(segs []*Segment, lex *lexiconView) {
 	t.ids = make([][]tokenRef, len(segs))
 	parts := make([]int, len(segs))
 	add := func(si int, ref tokenRef, bytes int) {
@@ -240,9 +255,13 @@ func (t *quickTerm) find(segs []*terms.Segment, lex *lexiconView) {
 			}
 		})
 	}
-	for si, s := range segs {
+	for si, src := range segs {
 		if lex != nil && lex.covered[si] {
 			continue
+		}
+		s := src.get()
+		if s == nil {
+			continue // an error Measures reports
 		}
 		if t.stem != "" {
 			s.FindStem(t.stem, func(id int, _ []byte) { add(si, tokenRef{id: id}, s.PostingBytes(id)) })
@@ -255,15 +274,15 @@ func (t *quickTerm) find(segs []*terms.Segment, lex *lexiconView) {
 
 // read reads the rows holding the term in each segment, a row holding
 // two of its forms once, and counts them.
-func (t *quickTerm) read(segs []*terms.Segment) {
+func (t *quickTerm) read(segs []*Segment) {
 	t.rows = 0
 	t.posts = make([][]terms.Posting, len(segs))
-	for si, s := range segs {
+	for si, src := range segs {
 		var ps []terms.Posting
 		for _, ref := range t.ids[si] {
 			if ref.inline {
-				ps, _ = terms.DecodePostings(ref.postings, s.Rows(), ps) // damage keeps a hint silent
-			} else {
+				ps, _ = terms.DecodePostings(ref.postings, src.rows, ps) // damage keeps a hint silent
+			} else if s := src.get(); s != nil {
 				ps, _ = s.AppendPostings(ref.id, ps) // a damaged segment: s.Err says so
 			}
 		}
@@ -320,7 +339,7 @@ type sessionTally struct {
 // bestPassages returns every session's best passage, best first: the
 // matched row whose words, with those of the rows right before and after
 // it in the same session, hold the most of the prompt's weight.
-func bestPassages(segs []*terms.Segment, matchedBySeg [][]rowMatch, read []*quickTerm, weight float64, o QuickOptions) []passage {
+func bestPassages(segs []*Segment, matchedBySeg [][]rowMatch, read []*quickTerm, weight float64, o QuickOptions) []passage {
 	if weight <= 0 || len(read) == 0 {
 		return nil
 	}
@@ -330,8 +349,15 @@ func bestPassages(segs []*terms.Segment, matchedBySeg [][]rowMatch, read []*quic
 	}
 	avgLen := averageLength(segs)
 	tallies := map[string]*sessionTally{}
-	for si, s := range segs {
+	for si, src := range segs {
 		matched := matchedBySeg[si]
+		if len(matched) == 0 {
+			continue
+		}
+		s := src.get()
+		if s == nil {
+			continue // an error Measures reports
+		}
 		names := map[uint32]string{}
 		for i := range matched {
 			m := &matched[i]
@@ -398,11 +424,11 @@ func coverBound(matched [][]rowMatch, read []*quickTerm) float64 {
 
 // averageLength is the average row's text length, from the segments'
 // raw bytes.
-func averageLength(segs []*terms.Segment) float64 {
+func averageLength(segs []*Segment) float64 {
 	raw, rows := 0.0, 0
 	for _, s := range segs {
-		raw += float64(s.RawBytes())
-		rows += s.Rows()
+		raw += float64(s.raw)
+		rows += s.rows
 	}
 	return max(raw/float64(max(rows, 1))-rowOverhead, 1)
 }

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,7 +45,7 @@ func quickRows() []terms.Row {
 	return rows
 }
 
-func quickSegments(t *testing.T) []*terms.Segment { return quickSegmentsOf(t, quickRows()) }
+func quickSegments(t *testing.T) []*Segment { return OpenedAll(quickSegmentsOf(t, quickRows())) }
 
 // quickSegmentsOf writes a segment of each group of rows, one block each.
 func quickSegmentsOf(t *testing.T, groups ...[]terms.Row) []*terms.Segment {
@@ -161,8 +162,8 @@ func TestQuickJudgeLexicon(t *testing.T) {
 		}
 		for _, prompt := range quickPrompts {
 			for _, early := range []bool{false, true} {
-				want := QuickJudge(segs, QuickOptions{Prompt: prompt, Early: early}, DefaultBar)
-				got := QuickJudge(segs, QuickOptions{Prompt: prompt, Early: early, Lexicon: lex}, DefaultBar)
+				want := QuickJudge(OpenedAll(segs), QuickOptions{Prompt: prompt, Early: early}, DefaultBar)
+				got := QuickJudge(OpenedAll(segs), QuickOptions{Prompt: prompt, Early: early, Lexicon: lex}, DefaultBar)
 				if *got != *want {
 					t.Errorf("%d segments covered, %q, early %v: with the lexicon %+v, without %+v", len(covered), prompt, early, *got, *want)
 				}
@@ -193,5 +194,59 @@ func TestShortIsTerminalSafe(t *testing.T) {
 		if got := Short(id); got != want {
 			t.Errorf("Short(%q) = %q, want %q", id, got, want)
 		}
+	}
+}
+
+// Segments the lexicon covers may wait to be opened until the judge
+// reads them: the same measures, prompts proved silent without opening
+// any, and a segment that cannot be opened said (Unread) rather than
+// judged without.
+func TestQuickJudgeDeferred(t *testing.T) {
+	rows := quickRows()
+	segs := quickSegmentsOf(t, rows[:9], rows[9:600], rows[600:])
+	dir := t.TempDir()
+	if err := terms.WriteLexicon(dir, segs[:2]); err != nil {
+		t.Fatal(err)
+	}
+	lex, err := terms.OpenLexicon(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opens := 0
+	deferred := func(fail error) []*Segment {
+		out := OpenedAll(segs)
+		for i, s := range segs[:2] {
+			ls := lex.Segments[i]
+			out[i] = Deferred(i, ls.Rows, ls.RawBytes, func() (*terms.Segment, error) {
+				opens++
+				if fail != nil {
+					return nil, fail
+				}
+				return s, nil
+			})
+		}
+		return out
+	}
+	quiet := 0
+	for _, prompt := range quickPrompts {
+		want := QuickJudge(OpenedAll(segs), QuickOptions{Prompt: prompt, Early: true, Lexicon: lex}, DefaultBar)
+		opens = 0
+		got := QuickJudge(deferred(nil), QuickOptions{Prompt: prompt, Early: true, Lexicon: lex}, DefaultBar)
+		if *got != *want {
+			t.Errorf("%q: deferred %+v, opened %+v", prompt, *got, *want)
+		}
+		// Silent from the postings, it opens a segment only for a word
+		// whose postings the lexicon does not carry ("renders" here).
+		if got.Bounded && opens == 0 {
+			quiet++
+		}
+	}
+	if quiet == 0 {
+		t.Fatal("no prompt was proved silent without opening a segment")
+	}
+	broken := errors.New("gone")
+	got := QuickJudge(deferred(broken), QuickOptions{Prompt: "why does the stripe webhook signature fail behind nginx", Early: true, Lexicon: lex}, DefaultBar)
+	if !errors.Is(got.Unread, broken) {
+		t.Fatalf("a segment that cannot be opened: Unread %v (%s)", got.Unread, got.Why)
 	}
 }

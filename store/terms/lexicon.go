@@ -50,7 +50,9 @@ var ErrNoLexicon = errors.New("no usable term lexicon")
 //
 //	magic [8]byte, version u32, textrules.FeatureVersion u32, inline u32
 //	segments u32, then per segment: name length u16, name, file size
-//	  u64, header checksum u32 (the segment's preamble bytes 12-16)
+//	  u64, header checksum u32 (the segment's preamble bytes 12-16),
+//	  rows u64, raw bytes u64 (its header's counts, so that a reader
+//	  need not open a segment whose words it finds here)
 //	tokens u32, stems u32, identifiers u32; the three tables' text
 //	  lengths u64 each; lists length u64
 //	lists: per word, its entries ordered by segment and token id, each
@@ -84,6 +86,8 @@ type LexSegment struct {
 	Name      string
 	Size      uint64
 	HeaderCRC uint32
+	Rows      int
+	RawBytes  uint64
 }
 
 // Lexicon is an open lexicon file.
@@ -108,6 +112,20 @@ type lexTable struct {
 // header's checksum.
 func (s *Segment) Identity() (size uint64, headerCRC uint32) {
 	return uint64(len(s.data)), binary.LittleEndian.Uint32(s.data[12:])
+}
+
+// lexSegmentFixed is a segment's bytes in the lexicon's list beside its
+// name and the name's length.
+const lexSegmentFixed = 8 + 4 + 8 + 8
+
+// Index returns the lexicon's index of the segment named name, or -1.
+func (l *Lexicon) Index(name string) int {
+	for i, ls := range l.Segments {
+		if ls.Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // Covers returns the lexicon's index of s, or -1 when it does not cover
@@ -161,7 +179,7 @@ func WriteLexicon(dir string, segs []*Segment) error {
 func lexHeadSize(segs []*Segment) int {
 	n := 24 + 3*4 + 4*8
 	for _, s := range segs {
-		n += 2 + len(s.Name) + 12
+		n += 2 + len(s.Name) + lexSegmentFixed
 	}
 	return n
 }
@@ -198,6 +216,8 @@ func encodeLexicon(segs []*Segment, lists io.Writer) (head []byte, tables [][]by
 		head = append(head, s.Name...)
 		head = binary.LittleEndian.AppendUint64(head, size)
 		head = binary.LittleEndian.AppendUint32(head, crc)
+		head = binary.LittleEndian.AppendUint64(head, uint64(s.Rows()))
+		head = binary.LittleEndian.AppendUint64(head, s.RawBytes())
 	}
 	for _, t := range made {
 		head = binary.LittleEndian.AppendUint32(head, uint32(t.n))
@@ -465,15 +485,22 @@ func parseLexiconHead(data []byte) ([]LexSegment, []byte, error) {
 			return nil, nil, fmt.Errorf("%w: segment list cut short", ErrNoLexicon)
 		}
 		nameLen := int(binary.LittleEndian.Uint16(rest))
-		if len(rest) < 2+nameLen+12 {
+		if len(rest) < 2+nameLen+lexSegmentFixed {
 			return nil, nil, fmt.Errorf("%w: segment list cut short", ErrNoLexicon)
+		}
+		f := rest[2+nameLen:]
+		rows := binary.LittleEndian.Uint64(f[12:])
+		if rows >= 1<<31 {
+			return nil, nil, fmt.Errorf("%w: %d rows", ErrNoLexicon, rows)
 		}
 		segs = append(segs, LexSegment{
 			Name:      string(rest[2 : 2+nameLen]),
-			Size:      binary.LittleEndian.Uint64(rest[2+nameLen:]),
-			HeaderCRC: binary.LittleEndian.Uint32(rest[2+nameLen+8:]),
+			Size:      binary.LittleEndian.Uint64(f),
+			HeaderCRC: binary.LittleEndian.Uint32(f[8:]),
+			Rows:      int(rows),
+			RawBytes:  binary.LittleEndian.Uint64(f[20:]),
 		})
-		rest = rest[2+nameLen+12:]
+		rest = rest[2+nameLen+lexSegmentFixed:]
 	}
 	return segs, rest, nil
 }
