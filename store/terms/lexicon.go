@@ -61,7 +61,9 @@ var ErrNoLexicon = errors.New("no usable term lexicon")
 //	  bytes or fewer (a rare word's: read with its entry, on its page,
 //	  instead of in the segment)
 //	three tables, each: its words sorted, each followed by '\n'; their
-//	  offsets (words+1) × u32; their lists' offsets (words+1) × u32
+//	  offsets (words+1) × u32; their lists' offsets (words+1) × u32;
+//	  but for the identifiers, a hash of hashSlots(words) × u32 slots,
+//	  each 0 or 1 + a word's index, by FNV-1a and linear probing
 //
 // The tables are the tokens, the word-form keys (each listing the tokens
 // the segments' stems sections list under it, not the token equal to it:
@@ -106,6 +108,45 @@ type Lexicon struct {
 type lexTable struct {
 	n                  int
 	text, off, listOff []byte
+	// hash: hashSlots(n) slots, each 0 or 1 + the index of a word
+	// whose wordHash starts its probe there (linear probing); none in
+	// the identifiers' table, which is searched by prefix.
+	hash []byte
+}
+
+// hashSlots is the size of a table's hash for n words: the next power of
+// two of 1.5 n (a load of at most two thirds).
+func hashSlots(n int) int {
+	if n == 0 {
+		return 0
+	}
+	slots := 1
+	for slots < n+n/2 {
+		slots <<= 1
+	}
+	return slots
+}
+
+// wordHash is FNV-1a of word.
+func wordHash(word string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(word); i++ {
+		h = (h ^ uint64(word[i])) * 1099511628211
+	}
+	return h
+}
+
+// buildHash fills t's hash.
+func (t *lexTable) buildHash() {
+	slots := hashSlots(t.n)
+	t.hash = make([]byte, slots*4)
+	for i := range t.n {
+		at := wordHash(string(t.word(i))) & uint64(slots-1)
+		for binary.LittleEndian.Uint32(t.hash[at*4:]) != 0 {
+			at = (at + 1) & uint64(slots-1)
+		}
+		binary.LittleEndian.PutUint32(t.hash[at*4:], uint32(i+1))
+	}
 }
 
 // Identity is what Covers matches a segment by: its file's size and its
@@ -227,9 +268,13 @@ func encodeLexicon(segs []*Segment, lists io.Writer) (head []byte, tables [][]by
 	}
 	head = binary.LittleEndian.AppendUint64(head, uint64(sink.n))
 	size := len(head) + sink.n
-	for _, t := range made {
-		tables = append(tables, t.text, t.off, t.listOff)
-		size += len(t.text) + len(t.off) + len(t.listOff)
+	for ti := range made {
+		t := &made[ti]
+		if ti != 2 { // the identifiers are found by prefix
+			t.buildHash()
+		}
+		tables = append(tables, t.text, t.off, t.listOff, t.hash)
+		size += len(t.text) + len(t.off) + len(t.listOff) + len(t.hash)
 	}
 	if int64(size) > maxLexiconBytes {
 		return nil, nil, fmt.Errorf("term lexicon of %d bytes: too large", size)
@@ -458,6 +503,9 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 	for i, t := range tables {
 		n := uint64(t.n)
 		t.text, t.off, t.listOff = take(lens[i]), take((n+1)*4), take((n+1)*4)
+		if i != 2 {
+			t.hash = take(uint64(hashSlots(t.n)) * 4)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -519,13 +567,33 @@ func (t *lexTable) search(word string) int {
 	return sort.Search(t.n, func(i int) bool { return string(t.word(i)) >= word })
 }
 
-// find returns word's index in the table, or -1.
+// find returns word's index in the table, or -1: by its hash (a slot
+// and the word's text, where a binary search touched a page at each of
+// its first steps), or by a binary search in a table without one.
 func (t *lexTable) find(word string) int {
+	if slots := len(t.hash) / 4; slots > 0 {
+		at := wordHash(word) & uint64(slots-1)
+		for range min(slots, maxProbes) {
+			v := int(binary.LittleEndian.Uint32(t.hash[at*4:]))
+			if v == 0 {
+				return -1
+			}
+			if v <= t.n && string(t.word(v-1)) == word {
+				return v - 1
+			}
+			at = (at + 1) & uint64(slots-1)
+		}
+		return -1 // damaged: no free slot where one must be
+	}
 	if i := t.search(word); i < t.n && string(t.word(i)) == word {
 		return i
 	}
 	return -1
 }
+
+// maxProbes bounds a hash lookup: at a load of two thirds, runs are
+// short; a damaged hash with none free ends there.
+const maxProbes = 256
 
 // entries calls fn with the entries of word i of t, stopping at a
 // damaged one.
