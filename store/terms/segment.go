@@ -485,14 +485,19 @@ func (s *Segment) tokens() int { return int(s.h.Tokens) }
 // token returns token id's text, or nil if the offsets are damaged.
 // Offsets are checked where they are read, not all on open: a search
 // reads a few of them.
-func (s *Segment) token(id int) []byte {
-	s.checkSlice(s.tokOff[id*4 : id*4+8])
-	a, b := offsets(s.tokOff, id)
-	if a >= b || b > len(s.vocab) {
+func (s *Segment) token(id int) []byte { return s.lineAt(s.tokOff, s.vocab, id) }
+
+// lineAt returns line i (without its '\n') of text, a section of lines
+// located by the offset table off, checking the pages it reads; nil if
+// the offsets are damaged.
+func (s *Segment) lineAt(off, text []byte, i int) []byte {
+	s.checkSlice(off[i*4 : i*4+8])
+	a, b := offsets(off, i)
+	if a >= b || b > len(text) {
 		return nil
 	}
-	s.checkSlice(s.vocab[a:b])
-	return s.vocab[a : b-1]
+	s.checkSlice(text[a:b])
+	return text[a : b-1]
 }
 
 // Token returns token id's text (folded as stored), or nil for an id out
@@ -655,15 +660,7 @@ func (s *Segment) FindStem(key string, fn func(id int, tok []byte)) {
 
 // stemKey returns word-form key i of the stems section, or nil if its
 // offsets are damaged.
-func (s *Segment) stemKey(i int) []byte {
-	s.checkSlice(s.stemOff[i*4 : i*4+8])
-	a, b := offsets(s.stemOff, i)
-	if a >= b || b > len(s.stems) {
-		return nil
-	}
-	s.checkSlice(s.stems[a:b])
-	return s.stems[a : b-1]
-}
+func (s *Segment) stemKey(i int) []byte { return s.lineAt(s.stemOff, s.stems, i) }
 
 // stemList calls fn with the tokens listed under word-form key i,
 // ascending, stopping at the first damaged entry.
