@@ -95,7 +95,6 @@ type LexSegment struct {
 // Lexicon is an open lexicon file.
 type Lexicon struct {
 	Segments []LexSegment
-	data     []byte
 	inline   int
 	toks     lexTable
 	stems    lexTable
@@ -422,9 +421,9 @@ func mergeTable(segs []*Segment, kind lexKind, sink *listSink) (lexTable, error)
 				s.ReleaseLookups()
 			}
 		}
-		word := string(least)
+		word := t.text[len(t.text)-1-len(least) : len(t.text)-1] // as just written
 		for _, c := range cursors {
-			if c.word == nil || string(c.word) != word {
+			if c.word == nil || !bytes.Equal(c.word, word) {
 				continue
 			}
 			if err := c.entries(sink); err != nil {
@@ -448,11 +447,22 @@ func LexiconSegments(dir string) []string {
 		return nil
 	}
 	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := f.Read(head)
-	segs, _, err := parseLexiconHead(head[:n])
-	if err != nil {
-		return nil
+	// The head is a segment list: a few KB, longer only for an index of
+	// thousands of segments. Read more until it parses, or the file ends.
+	var segs []LexSegment
+	for size := 16 << 10; ; size *= 4 {
+		head := make([]byte, size)
+		n, rerr := io.ReadFull(f, head[:size])
+		segs, _, err = parseLexiconHead(head[:n])
+		if err == nil {
+			break
+		}
+		if rerr != nil || size >= 64<<20 {
+			return nil // the file ended (or its head is absurd): none usable
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil
+		}
 	}
 	names := make([]string, len(segs))
 	for i, s := range segs {
@@ -481,7 +491,7 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 	if len(rest) < 3*4+4*8 {
 		return nil, fmt.Errorf("%w: cut short", ErrNoLexicon)
 	}
-	l := &Lexicon{Segments: segs, data: data, inline: int(binary.LittleEndian.Uint32(data[16:]))}
+	l := &Lexicon{Segments: segs, inline: int(binary.LittleEndian.Uint32(data[16:]))}
 	tables := []*lexTable{&l.toks, &l.stems, &l.idents}
 	var lens [3]uint64
 	for i, t := range tables {
