@@ -220,3 +220,27 @@ func FuzzParseLexicon(f *testing.F) {
 		}
 	})
 }
+
+// A head longer than the first read (an index of many segments) is read
+// whole.
+func TestLexiconSegmentsLongHead(t *testing.T) {
+	data := build(channelRows()).encode(0, 1)
+	var segs []*Segment
+	var want []string
+	for i := range 120 {
+		name := fmt.Sprintf("%03d-%s", i, strings.Repeat("x", 200))
+		s, err := newSegment(Ref{Name: name, First: 0, End: 1}, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs = append(segs, s)
+		want = append(want, name)
+	}
+	dir := t.TempDir()
+	if err := WriteLexicon(dir, segs); err != nil {
+		t.Fatal(err)
+	}
+	if got := LexiconSegments(dir); !slices.Equal(got, want) {
+		t.Fatalf("LexiconSegments gave %d names, want %d", len(got), len(want))
+	}
+}
