@@ -29,8 +29,9 @@ func BenchmarkJudgePrompt(b *testing.B) {
 
 // TestLexiconOnBenchIndex judges every prompt of the eval sets against
 // the index in $RECALL_BENCH_INDEX (one `recall-bench` built, with its
-// lexicon) with and without the lexicon, and stopping early: the same
-// measures and verdicts (docs/hints.md).
+// lexicon) with and without the lexicon, stopping early, and as
+// recall-hint reads the segments: the same measures and verdicts
+// (docs/hints.md).
 func TestLexiconOnBenchIndex(t *testing.T) {
 	dir := os.Getenv("RECALL_BENCH_INDEX")
 	if dir == "" {
@@ -88,9 +89,16 @@ func TestLexiconOnBenchIndex(t *testing.T) {
 		a := judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: p}, judge.DefaultBar)
 		b := judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: p, Lexicon: lex}, judge.DefaultBar)
 		c := judge.QuickJudge(judge.OpenedAll(segs), judge.QuickOptions{Prompt: p, Lexicon: lex, Early: true}, judge.DefaultBar)
-		if *a != *b || a.Shown != c.Shown || a.Best != c.Best && c.Shown {
+		// As recall-hint judges: the lexicon's segments opened only to
+		// read their rows, postings read in their files.
+		deferred, err := judgedSegments(dir, view, lex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := judge.QuickJudge(deferred, judge.QuickOptions{Prompt: p, Lexicon: lex, Early: true}, judge.DefaultBar)
+		if *a != *b || a.Shown != c.Shown || a.Best != c.Best && c.Shown || *c != *d {
 			diff++
-			t.Errorf("%q:\n%+v\n%+v\n%+v", p, *a, *b, *c)
+			t.Errorf("%q:\n%+v\n%+v\n%+v\n%+v", p, *a, *b, *c, *d)
 		}
 		if a.Shown {
 			shown++

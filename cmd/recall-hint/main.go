@@ -28,6 +28,7 @@ import (
 	"github.com/recall-dev/recall/hint/judge"
 	"github.com/recall-dev/recall/internal/hooklog"
 	"github.com/recall-dev/recall/internal/indexdir"
+	"github.com/recall-dev/recall/internal/rawfile"
 	"github.com/recall-dev/recall/lineage/state"
 	"github.com/recall-dev/recall/store/terms"
 	"github.com/recall-dev/recall/transcript/jsonscan"
@@ -311,7 +312,8 @@ func judgedSegments(indexDir string, view *terms.View, lex *terms.Lexicon) ([]*j
 		open := func() (*terms.Segment, error) { return terms.OpenUnverified(indexDir, ref) }
 		if li := lexiconIndex(indexDir, ref, lex); li >= 0 {
 			ls := lex.Segments[li]
-			segs = append(segs, judge.Deferred(li, ls.Rows, ls.RawBytes, open))
+			file := &segmentFile{path: ref.Path(indexDir), size: ls.Size}
+			segs = append(segs, judge.Deferred(li, ls.Rows, ls.RawBytes, open, file.readAt))
 			continue
 		}
 		s, err := open()
@@ -321,6 +323,31 @@ func judgedSegments(indexDir string, view *terms.View, lex *terms.Lexicon) ([]*j
 		segs = append(segs, judge.Opened(s))
 	}
 	return segs, nil
+}
+
+// segmentFile reads postings in a segment's file where the lexicon
+// places them, through one descriptor opened on first use: a system call
+// a list, where opening the segment maps it and reads its header and
+// offset tables.
+type segmentFile struct {
+	path string
+	size uint64 // as the lexicon knows it
+	f    *rawfile.File
+}
+
+func (s *segmentFile) readAt(off int64, n int) ([]byte, error) {
+	if s.f == nil {
+		f, err := rawfile.OpenFile(s.path)
+		if err != nil {
+			return nil, err
+		}
+		if uint64(f.Size) != s.size {
+			f.Close()
+			return nil, fmt.Errorf("%s: %d bytes, where the term lexicon has %d", s.path, f.Size, s.size)
+		}
+		s.f = f // open until the process exits, a moment later
+	}
+	return s.f.ReadAt(off, n)
 }
 
 // lexiconIndex is the lexicon's index of the segment of ref, when it

@@ -94,9 +94,12 @@ func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 		total += s.rows
 	}
 	words := promptTerms(o.Prompt)
-	read := make([]*quickTerm, 0, len(words))
-	weight := 0.0
 	lex := lexiconOf(o.Lexicon, segs)
+	// Every word is found before any is read, so that the postings read
+	// go to one allocation (a posting takes a byte or more of a list):
+	// this runs in a process that lives a few milliseconds, where every
+	// new page of heap is a page fault.
+	listBytes := 0
 	for i := range words {
 		t := &words[i]
 		t.find(segs, lex)
@@ -104,7 +107,16 @@ func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 			// Common by its postings' size: weighed, never read.
 			t.rows = int(float64(t.bytes) / bytesPerPosting)
 		} else {
-			t.read(segs)
+			listBytes += t.bytes
+		}
+	}
+	arena := make([]terms.Posting, 0, listBytes)
+	read := make([]*quickTerm, 0, len(words))
+	weight := 0.0
+	for i := range words {
+		t := &words[i]
+		if float64(t.bytes) <= bytesPerPosting*commonRows(total) {
+			arena = t.read(segs, arena)
 		}
 		t.idf = math.Log(1 + float64(total)/(float64(t.rows)+0.5))
 		weight += t.idf
@@ -113,10 +125,7 @@ func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 		}
 	}
 	h := &Measures{Terms: len(words), Unread: unread(segs)}
-	matched := make([][]rowMatch, len(segs))
-	for si := range segs {
-		matched[si] = matchedRows(si, read)
-	}
+	matched := matchedRows(len(segs), read)
 	if o.Early && weight > 0 {
 		if bound := coverBound(matched, read) / weight; bound < bar.Cover {
 			h.Cover, h.Bounded = bound, true
@@ -176,6 +185,10 @@ type tokenRef struct {
 	id       int
 	inline   bool
 	postings []byte
+	// offset and bytes place its postings in its segment's file, when
+	// the lexicon says where they are (offset > 0).
+	offset int64
+	bytes  int
 }
 
 // lexiconView is a lexicon as it maps onto the segments judged.
@@ -241,7 +254,7 @@ func (t *quickTerm) find(segs []*Segment, lex *lexiconView) {
 	if lex != nil {
 		forms := func(e terms.LexEntry) {
 			if si := lex.seg[e.Seg]; si >= 0 {
-				add(si, tokenRef{e.ID, e.Inline, e.Postings}, e.Bytes)
+				add(si, lexRef(e), e.Bytes)
 			}
 		}
 		if t.stem != "" {
@@ -251,7 +264,7 @@ func (t *quickTerm) find(segs []*Segment, lex *lexiconView) {
 		}
 		lex.lex.FindPrefixed(t.word+"_", func(e terms.LexEntry) {
 			if si := lex.seg[e.Seg]; si >= 0 {
-				addPart(si, tokenRef{e.ID, e.Inline, e.Postings}, e.Bytes)
+				addPart(si, lexRef(e), e.Bytes)
 			}
 		})
 	}
@@ -272,26 +285,39 @@ func (t *quickTerm) find(segs []*Segment, lex *lexiconView) {
 	}
 }
 
+// lexRef is the tokenRef of a lexicon entry.
+func lexRef(e terms.LexEntry) tokenRef {
+	return tokenRef{id: e.ID, inline: e.Inline, postings: e.Postings, offset: e.Offset, bytes: e.Bytes}
+}
+
 // read reads the rows holding the term in each segment, a row holding
-// two of its forms once, and counts them.
-func (t *quickTerm) read(segs []*Segment) {
+// two of its forms once, and counts them. They are appended to arena,
+// which it returns.
+func (t *quickTerm) read(segs []*Segment, arena []terms.Posting) []terms.Posting {
 	t.rows = 0
 	t.posts = make([][]terms.Posting, len(segs))
 	for si, src := range segs {
-		var ps []terms.Posting
+		start := len(arena)
 		for _, ref := range t.ids[si] {
 			if ref.inline {
-				ps, _ = terms.DecodePostings(ref.postings, src.rows, ps) // damage keeps a hint silent
+				arena, _ = terms.DecodePostings(ref.postings, src.rows, arena) // damage keeps a hint silent
+			} else if list, ok := src.postingsAt(ref); ok {
+				if list != nil {
+					arena, _ = terms.DecodePostings(list, src.rows, arena)
+				}
 			} else if s := src.get(); s != nil {
-				ps, _ = s.AppendPostings(ref.id, ps) // a damaged segment: s.Err says so
+				arena, _ = s.AppendPostings(ref.id, arena) // a damaged segment: s.Err says so
 			}
 		}
+		ps := arena[start:len(arena):len(arena)]
 		if len(t.ids[si]) > 1 {
 			ps = mergeForms(ps)
+			arena = arena[:start+len(ps)]
 		}
 		t.posts[si] = ps
 		t.rows += len(ps)
 	}
+	return arena
 }
 
 // mergeForms sorts postings by row and sums the hits of a row's forms.
@@ -433,44 +459,47 @@ func averageLength(segs []*Segment) float64 {
 	return max(raw/float64(max(rows, 1))-rowOverhead, 1)
 }
 
-// matchedRows merges the read terms' postings in segment si into one
-// list of rows, ascending.
-func matchedRows(si int, read []*quickTerm) []rowMatch {
-	type hit struct {
-		row  int32
-		bit  int
-		hits int32
-	}
-	n := 0
+// matchedRows merges the read terms' postings into one list of rows per
+// segment, ascending, each with the terms it holds. The rows of every
+// segment share one allocation, and their counts another.
+func matchedRows(segs int, read []*quickTerm) [][]rowMatch {
+	postings := 0
 	for _, t := range read {
-		n += len(t.posts[si])
-	}
-	hits := make([]hit, 0, n)
-	for bit, t := range read {
-		for _, p := range t.posts[si] {
-			hits = append(hits, hit{p.Row, bit, p.Hits})
+		for _, ps := range t.posts {
+			postings += len(ps)
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.row, b.row) })
-	rows := 0
-	for i, h := range hits {
-		if i == 0 || hits[i-1].row != h.row {
-			rows++
-		}
-	}
-	// One allocation each for the rows and their counts: this runs in a
-	// process that lives a few milliseconds, where every new page of heap
-	// is a page fault.
-	out := make([]rowMatch, 0, rows)
-	slab := make([]float32, rows*len(read))
-	for _, h := range hits {
-		if n := len(out); n == 0 || out[n-1].row != h.row {
-			out = append(out, rowMatch{row: h.row, tf: slab[:len(read):len(read)]})
+	rows := make([]rowMatch, 0, postings) // at most one row a posting
+	slab := make([]float32, postings*len(read))
+	heads := make([]int, len(read))
+	out := make([][]rowMatch, segs)
+	for si := range out {
+		start := len(rows)
+		clear(heads)
+		for {
+			// The least row at the terms' heads (a prompt has a few
+			// terms: a scan is as quick as a heap).
+			least := int32(-1)
+			for bit, t := range read {
+				if ps := t.posts[si]; heads[bit] < len(ps) && (least < 0 || ps[heads[bit]].Row < least) {
+					least = ps[heads[bit]].Row
+				}
+			}
+			if least < 0 {
+				break
+			}
+			m := rowMatch{row: least, tf: slab[:len(read):len(read)]}
 			slab = slab[len(read):]
+			for bit, t := range read {
+				if ps := t.posts[si]; heads[bit] < len(ps) && ps[heads[bit]].Row == least {
+					m.mask |= 1 << bit
+					m.tf[bit] = float32(ps[heads[bit]].Hits)
+					heads[bit]++
+				}
+			}
+			rows = append(rows, m)
 		}
-		m := &out[len(out)-1]
-		m.mask |= 1 << h.bit
-		m.tf[h.bit] += float32(h.hits)
+		out[si] = rows[start:len(rows):len(rows)]
 	}
 	return out
 }

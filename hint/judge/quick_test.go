@@ -3,6 +3,8 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"github.com/recall-dev/recall/internal/rawfile"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,7 +52,12 @@ func quickSegments(t *testing.T) []*Segment { return OpenedAll(quickSegmentsOf(t
 // quickSegmentsOf writes a segment of each group of rows, one block each.
 func quickSegmentsOf(t *testing.T, groups ...[]terms.Row) []*terms.Segment {
 	t.Helper()
-	dir := t.TempDir()
+	return quickSegmentsIn(t, t.TempDir(), groups...)
+}
+
+// quickSegmentsIn is quickSegmentsOf, the segments' files in dir.
+func quickSegmentsIn(t *testing.T, dir string, groups ...[]terms.Row) []*terms.Segment {
+	t.Helper()
 	var segs []*terms.Segment
 	for i, rows := range groups {
 		b := terms.NewBuilder()
@@ -198,13 +205,14 @@ func TestShortIsTerminalSafe(t *testing.T) {
 }
 
 // Segments the lexicon covers may wait to be opened until the judge
-// reads them: the same measures, prompts proved silent without opening
-// any, and a segment that cannot be opened said (Unread) rather than
+// reads their rows, the postings the lexicon places in their files read
+// there: the same measures, prompts proved silent without opening any,
+// and a segment that cannot be opened or read said (Unread) rather than
 // judged without.
 func TestQuickJudgeDeferred(t *testing.T) {
 	rows := quickRows()
-	segs := quickSegmentsOf(t, rows[:9], rows[9:600], rows[600:])
 	dir := t.TempDir()
+	segs := quickSegmentsIn(t, dir, rows[:9], rows[9:600], rows[600:])
 	if err := terms.WriteLexicon(dir, segs[:2]); err != nil {
 		t.Fatal(err)
 	}
@@ -212,41 +220,57 @@ func TestQuickJudgeDeferred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opens := 0
-	deferred := func(fail error) []*Segment {
+	opens, reads := 0, 0
+	deferred := func(failOpen, failRead error) []*Segment {
 		out := OpenedAll(segs)
 		for i, s := range segs[:2] {
 			ls := lex.Segments[i]
-			out[i] = Deferred(i, ls.Rows, ls.RawBytes, func() (*terms.Segment, error) {
+			open := func() (*terms.Segment, error) {
 				opens++
-				if fail != nil {
-					return nil, fail
+				return s, failOpen
+			}
+			readAt := func(off int64, n int) ([]byte, error) {
+				reads++
+				if failRead != nil {
+					return nil, failRead
 				}
-				return s, nil
-			})
+				f, err := rawfile.OpenFile(filepath.Join(dir, s.Name))
+				if err != nil {
+					return nil, err
+				}
+				defer f.Close()
+				return f.ReadAt(off, n)
+			}
+			out[i] = Deferred(i, ls.Rows, ls.RawBytes, open, readAt)
 		}
 		return out
 	}
-	quiet := 0
+	quiet, quietRead := 0, 0
 	for _, prompt := range quickPrompts {
 		want := QuickJudge(OpenedAll(segs), QuickOptions{Prompt: prompt, Early: true, Lexicon: lex}, DefaultBar)
-		opens = 0
-		got := QuickJudge(deferred(nil), QuickOptions{Prompt: prompt, Early: true, Lexicon: lex}, DefaultBar)
+		opens, reads = 0, 0
+		got := QuickJudge(deferred(nil, nil), QuickOptions{Prompt: prompt, Early: true, Lexicon: lex}, DefaultBar)
 		if *got != *want {
 			t.Errorf("%q: deferred %+v, opened %+v", prompt, *got, *want)
 		}
-		// Silent from the postings, it opens a segment only for a word
-		// whose postings the lexicon does not carry ("renders" here).
+		// Silent from the postings, it opens no segment, and reads in
+		// their files the postings the lexicon does not carry
+		// ("renders" here).
 		if got.Bounded && opens == 0 {
 			quiet++
+			if reads > 0 {
+				quietRead++
+			}
 		}
 	}
-	if quiet == 0 {
-		t.Fatal("no prompt was proved silent without opening a segment")
+	if quiet == 0 || quietRead == 0 {
+		t.Fatalf("%d prompts proved silent without opening a segment, %d of them reading postings in a segment's file", quiet, quietRead)
 	}
 	broken := errors.New("gone")
-	got := QuickJudge(deferred(broken), QuickOptions{Prompt: "why does the stripe webhook signature fail behind nginx", Early: true, Lexicon: lex}, DefaultBar)
-	if !errors.Is(got.Unread, broken) {
-		t.Fatalf("a segment that cannot be opened: Unread %v (%s)", got.Unread, got.Why)
+	for _, fail := range [][2]error{{broken, nil}, {nil, broken}} {
+		got := QuickJudge(deferred(fail[0], fail[1]), QuickOptions{Prompt: "why does the stripe webhook signature fail behind nginx renders", Early: true, Lexicon: lex}, DefaultBar)
+		if !errors.Is(got.Unread, broken) {
+			t.Errorf("a segment that cannot be opened (%v) or read (%v): Unread %v (%s)", fail[0], fail[1], got.Unread, got.Why)
+		}
 	}
 }

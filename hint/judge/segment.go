@@ -16,8 +16,13 @@ type Segment struct {
 	// its identity (terms.Lexicon.Covers).
 	lex  int
 	open func() (*terms.Segment, error)
-	seg  *terms.Segment
-	err  error
+	// readAt reads n bytes of the segment's file at off without opening
+	// it: the postings of a lexicon entry that are not inline, where
+	// opening the segment (a mapping, its header and offset tables)
+	// costs several page faults more.
+	readAt func(off int64, n int) ([]byte, error)
+	seg    *terms.Segment
+	err    error
 }
 
 // Opened is a segment already open.
@@ -35,9 +40,11 @@ func OpenedAll(segs []*terms.Segment) []*Segment {
 }
 
 // Deferred is the lexicon's segment lex, of rows rows and raw bytes,
-// opened by open when the judge first reads it.
-func Deferred(lex, rows int, raw uint64, open func() (*terms.Segment, error)) *Segment {
-	return &Segment{rows: rows, raw: raw, lex: lex, open: open}
+// opened by open when the judge first reads its rows; postings the
+// lexicon places in its file are read there by readAt (nil: the segment
+// is opened for them too).
+func Deferred(lex, rows int, raw uint64, open func() (*terms.Segment, error), readAt func(off int64, n int) ([]byte, error)) *Segment {
+	return &Segment{rows: rows, raw: raw, lex: lex, open: open, readAt: readAt}
 }
 
 // get returns the segment, opening it on first use; nil when it cannot
@@ -47,4 +54,15 @@ func (s *Segment) get() *terms.Segment {
 		s.seg, s.err = s.open()
 	}
 	return s.seg
+}
+
+// postingsAt reads the postings of a lexicon entry from the segment's
+// file, when it is not open; ok is false when they are to be read from
+// the open segment instead. A read that fails is the segment's error.
+func (s *Segment) postingsAt(ref tokenRef) (list []byte, ok bool) {
+	if s.seg != nil || s.err != nil || s.readAt == nil || ref.offset <= 0 {
+		return nil, s.err != nil
+	}
+	list, s.err = s.readAt(ref.offset, ref.bytes)
+	return list, true
 }

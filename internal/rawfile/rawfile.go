@@ -72,6 +72,51 @@ func ReadFile(path string, max int) ([]byte, error) {
 	return buf, nil
 }
 
+// File is a file open for reading at offsets (pread), without a mapping:
+// a read of a few bytes here and there costs a system call each, where a
+// mapping costs setting up and a page fault at each place read.
+type File struct {
+	path string
+	fd   int
+	// Size is the file's size when it was opened.
+	Size int64
+}
+
+// OpenFile opens path for ReadAt.
+func OpenFile(path string) (*File, error) {
+	fd, err := open(path, unix.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return &File{path: path, fd: fd, Size: st.Size}, nil
+}
+
+// ReadAt reads the n bytes at off; fewer (the file ended) is an error.
+func (f *File) ReadAt(off int64, n int) ([]byte, error) {
+	buf := make([]byte, n)
+	for got := 0; got < n; {
+		k, err := unix.Pread(f.fd, buf[got:], off+int64(got))
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &fs.PathError{Op: "read", Path: f.path, Err: err}
+		case k == 0:
+			return nil, &fs.PathError{Op: "read", Path: f.path, Err: fmt.Errorf("%w: %d bytes at %d past its end", ErrSize, n, off)}
+		}
+		got += k
+	}
+	return buf, nil
+}
+
+// Close closes the file.
+func (f *File) Close() error { return unix.Close(f.fd) }
+
 // OpenAppend opens path for appending, creating it with perm, as
 // os.OpenFile(path, O_WRONLY|O_APPEND|O_CREATE, perm) does, without the
 // poller: the file stays blocking.

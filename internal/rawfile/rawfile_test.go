@@ -59,3 +59,38 @@ func TestOpenAppend(t *testing.T) {
 		t.Fatalf("log %q, mode %v", got, info.Mode())
 	}
 }
+
+func TestFileReadAt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	want := bytes.Repeat([]byte("0123456789"), 1000)
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Size != int64(len(want)) {
+		t.Fatalf("Size %d, want %d", f.Size, len(want))
+	}
+	for _, tc := range []struct {
+		off     int64
+		n       int
+		wantErr bool
+	}{{0, 10, false}, {4090, 20, false}, {9990, 10, false}, {0, 0, false}, {9995, 10, true}, {20000, 1, true}} {
+		got, err := f.ReadAt(tc.off, tc.n)
+		if tc.wantErr {
+			if err == nil {
+				t.Errorf("ReadAt(%d, %d) past the end: no error", tc.off, tc.n)
+			}
+			continue
+		}
+		if err != nil || !bytes.Equal(got, want[tc.off:tc.off+int64(tc.n)]) {
+			t.Errorf("ReadAt(%d, %d) = %q, %v", tc.off, tc.n, got, err)
+		}
+	}
+	if _, err := OpenFile(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("OpenFile of a missing file: %v", err)
+	}
+}

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/recall-dev/recall/internal/atomicfile"
 	"github.com/recall-dev/recall/internal/rawfile"
@@ -20,14 +20,17 @@ import (
 
 // The lexicon is the vocabularies of several segments merged into one:
 // each token and word-form key once, with the segments and token ids
-// that hold it and the size of each one's postings. The prompt hook's
-// small binary (cmd/recall-hint) looks a prompt's words up in it instead
-// of in every segment: in a process that lives a few milliseconds, each
-// 64 KiB of a mapping it touches costs a page fault of 2-4 µs, and a
-// word's binary searches in eight segments touched most of their
-// vocabularies. It covers the segments that are never merged again
-// (store: the sealed ones), so it is rewritten only when one more is
-// sealed; the others are looked up one by one.
+// that hold it, the size of each one's postings and where they lie. The
+// prompt hook's small binary (cmd/recall-hint) looks a prompt's words up
+// in it instead of in every segment: in a process that lives a few
+// milliseconds, each 64 KiB of a mapping it touches costs a page fault
+// of 2-4 µs (more when the page cache holds the file in small pieces),
+// and a word's binary searches in eight segments touched most of their
+// vocabularies. A word is a hash slot and a record: two pages, where
+// sorted tables with their offsets and lists apart took five to ten. It
+// covers the segments that are never merged again (store: the sealed
+// ones), so it is rewritten only when one more is sealed; the others are
+// looked up one by one.
 //
 // It is derived and unchecked: a reader matches each segment it names by
 // name, size and header checksum (Covers), and damage elsewhere can only
@@ -35,13 +38,17 @@ import (
 // judged again by recall from checked segments).
 
 // LexiconFileName is the lexicon's file in the index directory.
-const LexiconFileName = "terms-lexicon-v1.bin"
+const LexiconFileName = "terms-lexicon-v2.bin"
+
+// staleLexiconFile is the lexicon of the format before, removed when a
+// lexicon is written.
+const staleLexiconFile = "terms-lexicon-v1.bin"
 
 // lexiconMagic opens the file; the format version and the text rules'
 // version follow it.
 const lexiconMagic = "RCLLEXIC"
 
-const lexiconVersion = 1
+const lexiconVersion = 2
 
 // ErrNoLexicon wraps every reason OpenLexicon gives no lexicon.
 var ErrNoLexicon = errors.New("no usable term lexicon")
@@ -53,22 +60,25 @@ var ErrNoLexicon = errors.New("no usable term lexicon")
 //	  u64, header checksum u32 (the segment's preamble bytes 12-16),
 //	  rows u64, raw bytes u64 (its header's counts, so that a reader
 //	  need not open a segment whose words it finds here)
-//	tokens u32, stems u32, identifiers u32; the three tables' text
-//	  lengths u64 each; lists length u64
-//	lists: per word, its entries ordered by segment and token id, each
+//	records u32, records length u64
+//	records: each kind u8, uvarint(key length), key, uvarint(body
+//	  length), body. A word's (kind 1): uvarint(length) and the list of
+//	  the segments' tokens equal to it, then the list of the tokens the
+//	  segments' stems sections list under it as a word-form key (not the
+//	  token equal to it: Segment.FindStem adds that one). An identifier
+//	  group's (kind 2), keyed by the identifiers' first part (the tokens
+//	  with a '_' after their first byte, up to it: JWT for JWT_SECRET):
+//	  per identifier, sorted, uvarint(length) and its text, uvarint
+//	  (length) and its list.
+//	a list: its entries ordered by segment and token id, each
 //	  uvarint(segment), uvarint(token id), uvarint(bytes of its
 //	  postings), then those postings themselves when they are inline
 //	  bytes or fewer (a rare word's: read with its entry, on its page,
-//	  instead of in the segment)
-//	three tables, each: its words sorted, each followed by '\n'; their
-//	  offsets (words+1) × u32; their lists' offsets (words+1) × u32;
-//	  but for the identifiers, a hash of hashSlots(words) × u32 slots,
-//	  each 0 or 1 + a word's index, by FNV-1a and linear probing
-//
-// The tables are the tokens, the word-form keys (each listing the tokens
-// the segments' stems sections list under it, not the token equal to it:
-// Segment.FindStem adds that one), and the identifiers (the tokens with a
-// '_' after their first byte, for prefix lookups: a small table).
+//	  instead of in the segment), else uvarint(their offset in the
+//	  segment's file) (read there without opening the segment)
+//	hash: hashSlots(records) × u64 slots, each 0 or 1 + a record's
+//	  offset in the records (low 32 bits) and the high 32 bits of its
+//	  lexHash (high), by linear probing from lexHash's low bits
 
 // LexEntry is one segment's token under a lexicon word: Seg indexes the
 // lexicon's segments. Postings is its posting list when Inline.
@@ -76,6 +86,9 @@ type LexEntry struct {
 	Seg, ID, Bytes int
 	Inline         bool
 	Postings       []byte
+	// Offset is where the postings lie in the segment's file when they
+	// are not inline: read there without opening the segment.
+	Offset int64
 }
 
 // lexInline is the most bytes of postings an entry carries inline:
@@ -96,25 +109,18 @@ type LexSegment struct {
 type Lexicon struct {
 	Segments []LexSegment
 	inline   int
-	toks     lexTable
-	stems    lexTable
-	idents   lexTable
-	lists    []byte
+	records  []byte
+	hash     []byte
 }
 
-// lexTable is one of the lexicon's tables: n sorted words (text, off)
-// and where each one's list starts (listOff).
-type lexTable struct {
-	n                  int
-	text, off, listOff []byte
-	// hash: hashSlots(n) slots, each 0 or 1 + the index of a word
-	// whose wordHash starts its probe there (linear probing); none in
-	// the identifiers' table, which is searched by prefix.
-	hash []byte
-}
+// The kinds of record.
+const (
+	lexWord  = 1
+	lexGroup = 2
+)
 
-// hashSlots is the size of a table's hash for n words: the next power of
-// two of 1.5 n (a load of at most two thirds).
+// hashSlots is the size of a hash for n records: the next power of two
+// of 1.5 n (a load of at most two thirds).
 func hashSlots(n int) int {
 	if n == 0 {
 		return 0
@@ -126,26 +132,24 @@ func hashSlots(n int) int {
 	return slots
 }
 
-// wordHash is FNV-1a of word.
-func wordHash(word string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(word); i++ {
-		h = (h ^ uint64(word[i])) * 1099511628211
+// lexHash is FNV-1a of a record's kind and key.
+func lexHash(kind byte, key []byte) uint64 {
+	h := (uint64(14695981039346656037) ^ uint64(kind)) * 1099511628211
+	for _, c := range key {
+		h = (h ^ uint64(c)) * 1099511628211
 	}
 	return h
 }
 
-// buildHash fills t's hash.
-func (t *lexTable) buildHash() {
-	slots := hashSlots(t.n)
-	t.hash = make([]byte, slots*4)
-	for i := range t.n {
-		at := wordHash(string(t.word(i))) & uint64(slots-1)
-		for binary.LittleEndian.Uint32(t.hash[at*4:]) != 0 {
-			at = (at + 1) & uint64(slots-1)
-		}
-		binary.LittleEndian.PutUint32(t.hash[at*4:], uint32(i+1))
+// identGroup is the key of the group of an identifier, or of a prefix
+// of identifiers: up to its first '_' after its first byte; "" when it
+// has none.
+func identGroup(ident []byte) []byte {
+	i := bytes.IndexByte(ident[min(len(ident), 1):], '_')
+	if i < 0 {
+		return nil
 	}
+	return ident[:1+i]
 }
 
 // Identity is what Covers matches a segment by: its file's size and its
@@ -183,10 +187,10 @@ func (l *Lexicon) Covers(s *Segment) int {
 // WriteLexicon writes the lexicon of segs (opened with Open, so that
 // what it reads of them is checked), replacing the last one whole.
 func WriteLexicon(dir string, segs []*Segment) error {
-	return atomicfile.Write(filepath.Join(dir, LexiconFileName), nil, 0o600, func(f *os.File) error {
-		// The lists go to the file as they are made, after room for the
-		// head, which is written last: building the lexicon holds its
-		// tables alone. Written in large pieces, not in the small ones
+	err := atomicfile.Write(filepath.Join(dir, LexiconFileName), nil, 0o600, func(f *os.File) error {
+		// The records go to the file as they are made, after room for
+		// the head, which is written last: building the lexicon holds
+		// its hash alone. Written in large pieces, not in the small ones
 		// atomicfile writes (which keep a segment's page cache in small
 		// folios, for searches' resident sets): the page cache then
 		// holds the lexicon in large folios, and the prompt hook's
@@ -195,17 +199,15 @@ func WriteLexicon(dir string, segs []*Segment) error {
 			return err
 		}
 		w := bufio.NewWriterSize(f, 1<<20)
-		head, tables, err := encodeLexicon(segs, w)
+		head, hash, err := encodeLexicon(segs, w)
 		if err != nil {
 			return err
 		}
 		if len(head) != lexHeadSize(segs) {
 			return fmt.Errorf("term lexicon head of %d bytes, %d made room for", len(head), lexHeadSize(segs))
 		}
-		for _, t := range tables {
-			if _, err := w.Write(t); err != nil {
-				return err
-			}
+		if _, err := w.Write(hash); err != nil {
+			return err
 		}
 		if err := w.Flush(); err != nil {
 			return err
@@ -213,30 +215,37 @@ func WriteLexicon(dir string, segs []*Segment) error {
 		_, err = f.WriteAt(head, 0)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, staleLexiconFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the lexicon of the format before: %w", err)
+	}
+	return nil
 }
 
 // lexHeadSize is the size of the head of a lexicon of segs.
 func lexHeadSize(segs []*Segment) int {
-	n := 24 + 3*4 + 4*8
+	n := 24 + 4 + 8
 	for _, s := range segs {
 		n += 2 + len(s.Name) + lexSegmentFixed
 	}
 	return n
 }
 
-// encodeLexicon writes the lexicon's lists of segs to lists and returns
-// its head and its tables, which follow the lists. Each table is a merge
-// of the segments' sorted sections, read in step, so that building it
-// holds the tables and a cursor per segment, not a record per token (at
-// 4 GB, some 1.3 million); the segments' pages are let go as the merge
-// passes them.
-func encodeLexicon(segs []*Segment, lists io.Writer) (head []byte, tables [][]byte, err error) {
-	sink := &listSink{w: lists}
-	var made [3]lexTable
-	for ti, kind := range []lexKind{lexTokens, lexStems, lexIdents} {
-		if made[ti], err = mergeTable(segs, kind, sink); err != nil {
-			return nil, nil, err
-		}
+// encodeLexicon writes the lexicon's records of segs to records and
+// returns its head and its hash, which follows them. The records are
+// merges of the segments' sorted sections, read in step, so that
+// building the lexicon holds its hash and a cursor per segment and
+// section, not a record per token (at 4 GB, some 1.3 million); the
+// segments' pages are let go as the merge passes them.
+func encodeLexicon(segs []*Segment, records io.Writer) (head, hash []byte, err error) {
+	sink := &recordSink{w: records}
+	if err := mergeWords(segs, sink); err != nil {
+		return nil, nil, err
+	}
+	if err := mergeIdentifiers(segs, sink); err != nil {
+		return nil, nil, err
 	}
 	if err := sink.flush(); err != nil {
 		return nil, nil, err
@@ -259,54 +268,45 @@ func encodeLexicon(segs []*Segment, lists io.Writer) (head []byte, tables [][]by
 		head = binary.LittleEndian.AppendUint64(head, uint64(s.Rows()))
 		head = binary.LittleEndian.AppendUint64(head, s.RawBytes())
 	}
-	for _, t := range made {
-		head = binary.LittleEndian.AppendUint32(head, uint32(t.n))
-	}
-	for _, t := range made {
-		head = binary.LittleEndian.AppendUint64(head, uint64(len(t.text)))
-	}
+	head = binary.LittleEndian.AppendUint32(head, uint32(len(sink.hashes)))
 	head = binary.LittleEndian.AppendUint64(head, uint64(sink.n))
-	size := len(head) + sink.n
-	for ti := range made {
-		t := &made[ti]
-		if ti != 2 { // the identifiers are found by prefix
-			t.buildHash()
-		}
-		tables = append(tables, t.text, t.off, t.listOff, t.hash)
-		size += len(t.text) + len(t.off) + len(t.listOff) + len(t.hash)
-	}
-	if int64(size) > maxLexiconBytes {
+	hash = sink.hash()
+	if size := int64(len(head)) + int64(sink.n) + int64(len(hash)); size > maxLexiconBytes {
 		return nil, nil, fmt.Errorf("term lexicon of %d bytes: too large", size)
 	}
-	return head, tables, nil
+	return head, hash, nil
 }
 
-// listSink is where the lexicon's lists go as they are made: n is how
-// many bytes went, the offset of the next list.
-type listSink struct {
-	w   io.Writer
-	n   int
-	buf []byte
-	err error
+// recordSink is where the lexicon's records go as they are made: n is
+// how many bytes went, the offset of the next record; hashes and offs,
+// each record's lexHash and offset, for its hash.
+type recordSink struct {
+	w      io.Writer
+	n      int
+	buf    []byte
+	hashes []uint64
+	offs   []uint32
+	err    error
 }
 
-// add writes an entry.
-func (k *listSink) add(seg, id int, postings []byte) {
-	k.buf = binary.AppendUvarint(k.buf, uint64(seg))
-	k.buf = binary.AppendUvarint(k.buf, uint64(id))
-	k.buf = binary.AppendUvarint(k.buf, uint64(len(postings)))
-	if len(postings) <= lexInline {
-		k.buf = append(k.buf, postings...)
-	}
+// add writes a record of kind and key with its body.
+func (k *recordSink) add(kind byte, key, body []byte) {
+	k.hashes = append(k.hashes, lexHash(kind, key))
+	k.offs = append(k.offs, uint32(min(int64(k.n+len(k.buf)), maxLexiconBytes)))
+	k.buf = append(k.buf, kind)
+	k.buf = binary.AppendUvarint(k.buf, uint64(len(key)))
+	k.buf = append(k.buf, key...)
+	k.buf = binary.AppendUvarint(k.buf, uint64(len(body)))
+	k.buf = append(k.buf, body...)
 	if len(k.buf) >= 64<<10 {
 		_ = k.flush()
 	}
 }
 
-// offset is where the next entry starts.
-func (k *listSink) offset() int { return k.n + len(k.buf) }
-
-func (k *listSink) flush() error {
+func (k *recordSink) flush() error {
+	if int64(k.n+len(k.buf)) > maxLexiconBytes {
+		k.err = fmt.Errorf("term lexicon of more than %d bytes: too large", maxLexiconBytes)
+	}
 	if k.err == nil && len(k.buf) > 0 {
 		_, k.err = k.w.Write(k.buf)
 	}
@@ -315,10 +315,44 @@ func (k *listSink) flush() error {
 	return k.err
 }
 
-// maxLexiconBytes bounds a lexicon: its offsets are u32.
-const maxLexiconBytes int64 = 1<<32 - 1
+// hash is the lexicon's hash of the records added.
+func (k *recordSink) hash() []byte {
+	slots := hashSlots(len(k.hashes))
+	hash := make([]byte, slots*8)
+	for i, h := range k.hashes {
+		at := h & uint64(slots-1)
+		for binary.LittleEndian.Uint64(hash[at*8:]) != 0 {
+			at = (at + 1) & uint64(slots-1)
+		}
+		binary.LittleEndian.PutUint64(hash[at*8:], h&^(1<<32-1)|uint64(k.offs[i]+1))
+	}
+	return hash
+}
 
-// lexKind is what a table lists: the tokens, the word-form keys, or the
+// appendEntry appends the entry of token id of segment seg (the
+// lexicon's index si) to list.
+func appendEntry(list []byte, si int, s *Segment, id int) ([]byte, error) {
+	a, b, err := s.postingRange(id)
+	if err != nil {
+		return list, err
+	}
+	if err := s.check(s.h.PostingsOff+uint64(a), uint64(b-a)); err != nil {
+		return list, err
+	}
+	list = binary.AppendUvarint(list, uint64(si))
+	list = binary.AppendUvarint(list, uint64(id))
+	list = binary.AppendUvarint(list, uint64(b-a))
+	if b-a <= lexInline {
+		return append(list, s.postings[a:b]...), nil
+	}
+	return binary.AppendUvarint(list, s.h.PostingsOff+uint64(a)), nil
+}
+
+// maxLexiconBytes bounds a lexicon: its offsets are u32 (and 1 + an
+// offset too).
+const maxLexiconBytes int64 = 1<<32 - 2
+
+// lexKind is what a cursor walks: the tokens, the word-form keys, or the
 // identifiers.
 type lexKind int
 
@@ -328,13 +362,30 @@ const (
 	lexIdents
 )
 
-// lexCursor walks one segment's sorted section for mergeTable.
+// lexCursor walks one segment's sorted section for the merges.
 type lexCursor struct {
 	s     *Segment
 	seg   int
 	kind  lexKind
 	at, n int
 	word  []byte // the word at at; nil past the end
+}
+
+// newCursors opens a cursor of kind on each of segs, at its first word.
+func newCursors(segs []*Segment, kind lexKind) ([]*lexCursor, error) {
+	cursors := make([]*lexCursor, 0, len(segs))
+	for si, s := range segs {
+		n := s.tokens()
+		if kind == lexStems {
+			n = int(s.h.Stems)
+		}
+		c := &lexCursor{s: s, seg: si, kind: kind, at: -1, n: n}
+		if err := c.next(); err != nil {
+			return nil, err
+		}
+		cursors = append(cursors, c)
+	}
+	return cursors, nil
 }
 
 // next moves to the next word (for identifiers, the next token that is
@@ -349,7 +400,7 @@ func (c *lexCursor) next() error {
 		if c.word == nil {
 			return fmt.Errorf("%s: %w: word %d", c.s.Name, ErrDamaged, c.at)
 		}
-		if c.kind != lexIdents || bytes.IndexByte(c.word[1:], '_') >= 0 {
+		if c.kind != lexIdents || identGroup(c.word) != nil {
 			return nil
 		}
 	}
@@ -357,86 +408,128 @@ func (c *lexCursor) next() error {
 	return nil
 }
 
-// entries adds the cursor's word's entries to sink: its token, or the
-// tokens listed under its key, each with its postings.
-func (c *lexCursor) entries(sink *listSink) error {
+// entries appends the cursor's word's entries to list: its token, or the
+// tokens listed under its key.
+func (c *lexCursor) entries(list []byte) ([]byte, error) {
+	if c.kind != lexStems {
+		return appendEntry(list, c.seg, c.s, c.at)
+	}
 	var err error
-	add := func(id int) {
-		list, perr := c.s.postingList(id)
-		if perr != nil {
-			err = perr
-			return
+	c.s.stemList(c.at, func(id int) {
+		if err == nil {
+			list, err = appendEntry(list, c.seg, c.s, id)
 		}
-		sink.add(c.seg, id, list)
-	}
-	if c.kind == lexStems {
-		c.s.stemList(c.at, add)
-	} else {
-		add(c.at)
-	}
-	return err
+	})
+	return list, err
 }
 
-// lexReleaseEvery is how many words mergeTable writes between releases
-// of the segments' lookup pages.
+// least is the least word among the cursors; nil when all have ended.
+// (A few dozen segments: a scan is as quick as a heap.)
+func least(cursors []*lexCursor) []byte {
+	var w []byte
+	for _, c := range cursors {
+		if c.word != nil && (w == nil || bytes.Compare(c.word, w) < 0) {
+			w = c.word
+		}
+	}
+	return w
+}
+
+// take appends the entries of the cursors at word to list, in segment
+// order, and moves them on.
+func take(cursors []*lexCursor, word, list []byte) ([]byte, error) {
+	for _, c := range cursors {
+		if c.word == nil || !bytes.Equal(c.word, word) {
+			continue
+		}
+		var err error
+		if list, err = c.entries(list); err != nil {
+			return list, err
+		}
+		if err := c.next(); err != nil {
+			return list, err
+		}
+	}
+	return list, nil
+}
+
+// lexReleaseEvery is how many words a merge writes between releases of
+// the segments' lookup pages: it reads every segment's vocabulary and
+// postings once, in step, and what it passed need not stay mapped (at 4
+// GB, some 200 MB of segments).
 const lexReleaseEvery = 4096
 
-// mergeTable merges the segments' sections of one kind into a table,
-// its lists added to sink: a word's entries by segment, then token.
-func mergeTable(segs []*Segment, kind lexKind, sink *listSink) (lexTable, error) {
-	cursors := make([]*lexCursor, 0, len(segs))
-	for si, s := range segs {
-		n := s.tokens()
-		if kind == lexStems {
-			n = int(s.h.Stems)
-		}
-		c := &lexCursor{s: s, seg: si, kind: kind, at: -1, n: n}
-		if err := c.next(); err != nil {
-			return lexTable{}, err
-		}
-		cursors = append(cursors, c)
+// mergeWords writes a word record for every token and word-form key of
+// segs, in order.
+func mergeWords(segs []*Segment, sink *recordSink) error {
+	toks, err := newCursors(segs, lexTokens)
+	if err != nil {
+		return err
 	}
-	var t lexTable
-	for {
-		// The least word among the cursors (a few dozen segments: a
-		// scan is as quick as a heap).
-		var least []byte
-		for _, c := range cursors {
-			if c.word != nil && (least == nil || bytes.Compare(c.word, least) < 0) {
-				least = c.word
-			}
+	stems, err := newCursors(segs, lexStems)
+	if err != nil {
+		return err
+	}
+	var word, toksList, stemsList, body []byte
+	for n := 1; ; n++ {
+		w := least(append(toks[:len(toks):len(toks)], stems...))
+		if w == nil {
+			return sink.err
 		}
-		if least == nil {
-			break
+		word = append(word[:0], w...) // the cursors move on
+		if toksList, err = take(toks, word, toksList[:0]); err != nil {
+			return err
 		}
-		t.off = binary.LittleEndian.AppendUint32(t.off, uint32(len(t.text)))
-		t.listOff = binary.LittleEndian.AppendUint32(t.listOff, uint32(sink.offset()))
-		t.text = append(append(t.text, least...), '\n')
-		t.n++
-		if t.n%lexReleaseEvery == 0 {
-			// The merge reads every segment's vocabulary and postings
-			// once, in step: what it passed need not stay mapped (at 4
-			// GB, some 200 MB of segments).
-			for _, s := range segs {
-				s.ReleaseLookups()
-			}
+		if stemsList, err = take(stems, word, stemsList[:0]); err != nil {
+			return err
 		}
-		word := t.text[len(t.text)-1-len(least) : len(t.text)-1] // as just written
-		for _, c := range cursors {
-			if c.word == nil || !bytes.Equal(c.word, word) {
-				continue
-			}
-			if err := c.entries(sink); err != nil {
-				return lexTable{}, err
-			}
-			if err := c.next(); err != nil {
-				return lexTable{}, err
-			}
+		body = binary.AppendUvarint(body[:0], uint64(len(toksList)))
+		body = append(append(body, toksList...), stemsList...)
+		sink.add(lexWord, word, body)
+		if n%lexReleaseEvery == 0 {
+			releaseLookups(segs)
 		}
 	}
-	t.off = binary.LittleEndian.AppendUint32(t.off, uint32(len(t.text)))
-	t.listOff = binary.LittleEndian.AppendUint32(t.listOff, uint32(sink.offset()))
-	return t, sink.err
+}
+
+// mergeIdentifiers writes an identifier group record for every first
+// part of the identifiers of segs: those of a group are next to each
+// other in order (they share its key and the '_' after it).
+func mergeIdentifiers(segs []*Segment, sink *recordSink) error {
+	cursors, err := newCursors(segs, lexIdents)
+	if err != nil {
+		return err
+	}
+	var group, ident, list, body []byte
+	for n := 1; ; n++ {
+		w := least(cursors)
+		if w == nil || !bytes.Equal(identGroup(w), group) {
+			if len(body) > 0 {
+				sink.add(lexGroup, group, body)
+			}
+			if w == nil {
+				return sink.err
+			}
+			group, body = append(group[:0], identGroup(w)...), body[:0]
+		}
+		ident = append(ident[:0], w...)
+		if list, err = take(cursors, ident, list[:0]); err != nil {
+			return err
+		}
+		body = binary.AppendUvarint(body, uint64(len(ident)))
+		body = append(body, ident...)
+		body = binary.AppendUvarint(body, uint64(len(list)))
+		body = append(body, list...)
+		if n%lexReleaseEvery == 0 {
+			releaseLookups(segs)
+		}
+	}
+}
+
+func releaseLookups(segs []*Segment) {
+	for _, s := range segs {
+		s.ReleaseLookups()
+	}
 }
 
 // LexiconSegments returns the names of the segments the lexicon of dir
@@ -481,47 +574,25 @@ func OpenLexicon(dir string) (*Lexicon, error) {
 	return ParseLexicon(data)
 }
 
-// ParseLexicon reads a lexicon from data, checking that every section
-// lies within it; what the sections hold is checked as it is read.
+// ParseLexicon reads a lexicon from data, checking that its records and
+// hash lie within it; what they hold is checked as it is read.
 func ParseLexicon(data []byte) (*Lexicon, error) {
 	segs, rest, err := parseLexiconHead(data)
 	if err != nil {
 		return nil, err
 	}
-	if len(rest) < 3*4+4*8 {
+	if len(rest) < 12 {
 		return nil, fmt.Errorf("%w: cut short", ErrNoLexicon)
 	}
-	l := &Lexicon{Segments: segs, inline: int(binary.LittleEndian.Uint32(data[16:]))}
-	tables := []*lexTable{&l.toks, &l.stems, &l.idents}
-	var lens [3]uint64
-	for i, t := range tables {
-		t.n = int(binary.LittleEndian.Uint32(rest[i*4:]))
-		lens[i] = binary.LittleEndian.Uint64(rest[12+i*8:])
+	n := int(binary.LittleEndian.Uint32(rest))
+	recordsLen := binary.LittleEndian.Uint64(rest[4:])
+	rest = rest[12:]
+	if recordsLen > uint64(len(rest)) {
+		return nil, fmt.Errorf("%w: records past the end", ErrNoLexicon)
 	}
-	listsLen := binary.LittleEndian.Uint64(rest[36:])
-	rest = rest[44:]
-	take := func(n uint64) []byte {
-		if err != nil || n > uint64(len(rest)) {
-			err = fmt.Errorf("%w: a section past the end", ErrNoLexicon)
-			return nil
-		}
-		sec := rest[:n]
-		rest = rest[n:]
-		return sec
-	}
-	l.lists = take(listsLen)
-	for i, t := range tables {
-		n := uint64(t.n)
-		t.text, t.off, t.listOff = take(lens[i]), take((n+1)*4), take((n+1)*4)
-		if i != 2 {
-			t.hash = take(uint64(hashSlots(t.n)) * 4)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(rest) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes past the tables", ErrNoLexicon, len(rest))
+	l := &Lexicon{Segments: segs, inline: int(binary.LittleEndian.Uint32(data[16:])), records: rest[:recordsLen], hash: rest[recordsLen:]}
+	if want := uint64(hashSlots(n)) * 8; uint64(len(l.hash)) != want {
+		return nil, fmt.Errorf("%w: a hash of %d bytes for %d records", ErrNoLexicon, len(l.hash), n)
 	}
 	return l, nil
 }
@@ -563,56 +634,64 @@ func parseLexiconHead(data []byte) ([]LexSegment, []byte, error) {
 	return segs, rest, nil
 }
 
-// word returns word i of the table, or nil if its offsets are damaged.
-func (t *lexTable) word(i int) []byte {
-	a, b := offsets(t.off, i)
-	if a < 0 || a >= b || b > len(t.text) { // a < 0: a damaged offset read on a 32-bit platform
-		return nil
-	}
-	return t.text[a : b-1]
-}
-
-// search returns the first word of the table not below word.
-func (t *lexTable) search(word string) int {
-	return sort.Search(t.n, func(i int) bool { return string(t.word(i)) >= word })
-}
-
-// find returns word's index in the table, or -1: by its hash (a slot
-// and the word's text, where a binary search touched a page at each of
-// its first steps), or by a binary search in a table without one.
-func (t *lexTable) find(word string) int {
-	if slots := len(t.hash) / 4; slots > 0 {
-		at := wordHash(word) & uint64(slots-1)
-		for range min(slots, maxProbes) {
-			v := int(binary.LittleEndian.Uint32(t.hash[at*4:]))
-			if v == 0 {
-				return -1
-			}
-			if v <= t.n && string(t.word(v-1)) == word {
-				return v - 1
-			}
-			at = (at + 1) & uint64(slots-1)
-		}
-		return -1 // damaged: no free slot where one must be
-	}
-	if i := t.search(word); i < t.n && string(t.word(i)) == word {
-		return i
-	}
-	return -1
-}
-
 // maxProbes bounds a hash lookup: at a load of two thirds, runs are
 // short; a damaged hash with none free ends there.
 const maxProbes = 256
 
-// entries calls fn with the entries of word i of t, stopping at a
-// damaged one.
-func (l *Lexicon) entries(t *lexTable, i int, fn func(LexEntry)) {
-	a, b := offsets(t.listOff, i)
-	if a < 0 || a > b || b > len(l.lists) {
-		return
+// record returns the body of the record of kind and key, or nil: by its
+// hash slot (whose high half screens out most other keys before their
+// records are read) and its record.
+func (l *Lexicon) record(kind byte, key string) []byte {
+	slots := uint64(len(l.hash) / 8)
+	if slots == 0 {
+		return nil
 	}
-	p := l.lists[a:b]
+	h := lexHash(kind, []byte(key))
+	at := h & (slots - 1)
+	for range min(slots, maxProbes) {
+		v := binary.LittleEndian.Uint64(l.hash[at*8:])
+		if v == 0 {
+			return nil
+		}
+		if v>>32 == h>>32 {
+			if k, rkey, body, ok := l.recordAt(int64(uint32(v)) - 1); ok && k == kind && string(rkey) == key {
+				return body
+			}
+		}
+		at = (at + 1) & (slots - 1)
+	}
+	return nil // damaged: no free slot where one must be
+}
+
+// recordAt parses the record at off: its kind, key and body.
+func (l *Lexicon) recordAt(off int64) (kind byte, key, body []byte, ok bool) {
+	if off < 0 || off >= int64(len(l.records)) {
+		return 0, nil, nil, false
+	}
+	p := l.records[off:]
+	key, p, ok = uvarintBytes(p[1:])
+	if !ok {
+		return 0, nil, nil, false
+	}
+	if body, _, ok = uvarintBytes(p); !ok {
+		return 0, nil, nil, false
+	}
+	return l.records[off], key, body, true
+}
+
+// uvarintBytes reads a uvarint length and that many bytes from p,
+// returning them and what follows.
+func uvarintBytes(p []byte) (got, rest []byte, ok bool) {
+	n, w := binary.Uvarint(p)
+	if w <= 0 || n > uint64(len(p)-w) {
+		return nil, nil, false
+	}
+	return p[w : w+int(n)], p[w+int(n):], true
+}
+
+// entries calls fn with the entries of list, stopping at a damaged one.
+func (l *Lexicon) entries(list []byte, fn func(LexEntry)) {
+	p := list
 	for len(p) > 0 {
 		var v [3]uint64
 		for j := range v {
@@ -631,9 +710,29 @@ func (l *Lexicon) entries(t *lexTable, i int, fn func(LexEntry)) {
 				return
 			}
 			e.Inline, e.Postings, p = true, p[:e.Bytes:e.Bytes], p[e.Bytes:]
+		} else {
+			off, w := binary.Uvarint(p)
+			if w <= 0 || off > math.MaxInt64-uint64(e.Bytes) {
+				return
+			}
+			e.Offset, p = int64(off), p[w:]
 		}
 		fn(e)
 	}
+}
+
+// wordLists are the two lists of word's record: the tokens equal to it
+// and those listed under it as a word-form key.
+func (l *Lexicon) wordLists(word string) (toks, stems []byte) {
+	body := l.record(lexWord, word)
+	if body == nil {
+		return nil, nil
+	}
+	toks, stems, ok := uvarintBytes(body)
+	if !ok {
+		return nil, nil
+	}
+	return toks, stems
 }
 
 // FindWhole calls fn with every segment's token equal to word.
@@ -641,9 +740,8 @@ func (l *Lexicon) FindWhole(word string, fn func(LexEntry)) {
 	if word == "" {
 		return
 	}
-	if i := l.toks.find(word); i >= 0 {
-		l.entries(&l.toks, i, fn)
-	}
+	toks, _ := l.wordLists(word)
+	l.entries(toks, fn)
 }
 
 // FindStem calls fn with what Segment.FindStem yields for key in every
@@ -653,14 +751,13 @@ func (l *Lexicon) FindStem(key string, fn func(LexEntry)) {
 	if key == "" {
 		return
 	}
+	toks, stems := l.wordLists(key)
 	var listed []uint64 // segment<<32 | token of each listed
-	if i := l.stems.find(key); i >= 0 {
-		l.entries(&l.stems, i, func(e LexEntry) {
-			listed = append(listed, uint64(e.Seg)<<32|uint64(e.ID))
-			fn(e)
-		})
-	}
-	l.FindWhole(key, func(e LexEntry) {
+	l.entries(stems, func(e LexEntry) {
+		listed = append(listed, uint64(e.Seg)<<32|uint64(e.ID))
+		fn(e)
+	})
+	l.entries(toks, func(e LexEntry) {
 		if !slices.Contains(listed, uint64(e.Seg)<<32|uint64(e.ID)) {
 			fn(e)
 		}
@@ -672,13 +769,23 @@ func (l *Lexicon) FindStem(key string, fn func(LexEntry)) {
 // does. prefix holds a '_' after its first byte (an identifier's first
 // parts): others find nothing here.
 func (l *Lexicon) FindPrefixed(prefix string, fn func(LexEntry)) {
-	if strings.IndexByte(prefix[min(len(prefix), 1):], '_') < 0 {
+	group := identGroup([]byte(prefix))
+	if group == nil {
 		return
 	}
-	for i := l.idents.search(prefix); i < l.idents.n; i++ {
-		if !bytes.HasPrefix(l.idents.word(i), []byte(prefix)) {
+	p := l.record(lexGroup, string(group))
+	for len(p) > 0 {
+		ident, rest, ok := uvarintBytes(p)
+		if !ok {
 			return
 		}
-		l.entries(&l.idents, i, fn)
+		list, rest, ok := uvarintBytes(rest)
+		if !ok {
+			return
+		}
+		if bytes.HasPrefix(ident, []byte(prefix)) {
+			l.entries(list, fn)
+		}
+		p = rest
 	}
 }

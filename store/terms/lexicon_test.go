@@ -40,12 +40,12 @@ func lexiconSegments(t testing.TB) []*Segment {
 // lexiconBytes is the lexicon file of segs.
 func lexiconBytes(t testing.TB, segs []*Segment) []byte {
 	t.Helper()
-	var lists bytes.Buffer
-	head, tables, err := encodeLexicon(segs, &lists)
+	var records bytes.Buffer
+	head, hash, err := encodeLexicon(segs, &records)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.Join(append([][]byte{head, lists.Bytes()}, tables...), nil)
+	return bytes.Join([][]byte{head, records.Bytes(), hash}, nil)
 }
 
 // lexFound is what a lookup gave, per segment: token ids with their
@@ -101,8 +101,13 @@ func TestLexiconMatchesSegments(t *testing.T) {
 				got.add(e.Seg, e.ID, e.Bytes, e.Postings)
 				if e.Inline {
 					inline++
-				} else {
-					apart++
+					return
+				}
+				apart++
+				// Where the lexicon says they lie in the segment's file.
+				list, err := segs[e.Seg].postingList(e.ID)
+				if data := segs[e.Seg].data; err != nil || e.Offset+int64(e.Bytes) > int64(len(data)) || !bytes.Equal(data[e.Offset:e.Offset+int64(e.Bytes)], list) {
+					t.Fatalf("%s(%q): %+v: postings not at their offset (%v)", look.name, look.arg, e, err)
 				}
 			})
 			for si, s := range segs {
@@ -131,12 +136,20 @@ func TestLexiconMatchesSegments(t *testing.T) {
 }
 
 // Covers matches a segment by name, size and header checksum: one built
-// again under the same name is not covered.
+// again under the same name is not covered. Writing a lexicon removes
+// the one of the format before.
 func TestLexiconCovers(t *testing.T) {
 	segs := lexiconSegments(t)
 	dir := t.TempDir()
+	stale := filepath.Join(dir, staleLexiconFile)
+	if err := os.WriteFile(stale, []byte("RCLLEXIC"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if err := WriteLexicon(dir, segs[:2]); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("the lexicon of the format before was left: %v", err)
 	}
 	lex, err := OpenLexicon(dir)
 	if err != nil {
