@@ -293,6 +293,9 @@ func judgePrompt(indexDir string, p payload) (string, error) {
 	if m.Unread != nil {
 		return "", handOff{m.Unread.Error()}
 	}
+	if lex != nil && lex.Err() != nil {
+		return "", handOff{lex.Err().Error()} // its lookups may have found less than it holds
+	}
 	if m.Shown {
 		return "", handOff{m.Why}
 	}

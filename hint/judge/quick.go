@@ -46,9 +46,9 @@ const maxIdentifierParts = 32
 
 // quickTerm is one word of the prompt as the quick judge reads it.
 type quickTerm struct {
-	word  string       // as folded by the tokenizer (upper case)
-	stem  string       // its word-form key, "" when it has none
-	ids   [][]tokenRef // per segment
+	word  string     // as folded by the tokenizer (upper case)
+	stem  string     // its word-form key, "" when it has none
+	refs  []tokenRef // in every segment
 	bytes int
 	rows  int
 	idf   float64
@@ -100,9 +100,10 @@ func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 	// this runs in a process that lives a few milliseconds, where every
 	// new page of heap is a page fault.
 	listBytes := 0
+	refs := make([]tokenRef, 0, 8*len(words))
 	for i := range words {
 		t := &words[i]
-		t.find(segs, lex)
+		t.find(segs, lex, &refs)
 		if float64(t.bytes) > bytesPerPosting*commonRows(total) {
 			// Common by its postings' size: weighed, never read.
 			t.rows = int(float64(t.bytes) / bytesPerPosting)
@@ -182,6 +183,7 @@ func promptTerms(prompt string) []quickTerm {
 // tokenRef is a token of a segment that holds a prompt's word, and its
 // postings when the lexicon carries them.
 type tokenRef struct {
+	seg      int32 // the judged segment's index
 	id       int
 	inline   bool
 	postings []byte
@@ -237,12 +239,15 @@ func lexiconOf(lex *terms.Lexicon, segs []*Segment) *lexiconView {
 
 // find looks the term up in every segment, through the lexicon for the
 // segments it covers: its word forms (or the word itself, when it has
-// none) and the identifiers it starts.
-func (t *quickTerm) find(segs []*Segment, lex *lexiconView) {
-	t.ids = make([][]tokenRef, len(segs))
+// none) and the identifiers it starts. Their refs are appended to refs,
+// which every term shares (one allocation, not one a segment a term).
+func (t *quickTerm) find(segs []*Segment, lex *lexiconView, refs *[]tokenRef) {
+	start := len(*refs)
+	defer func() { t.refs = (*refs)[start:len(*refs):len(*refs)] }()
 	parts := make([]int, len(segs))
 	add := func(si int, ref tokenRef, bytes int) {
-		t.ids[si] = append(t.ids[si], ref)
+		ref.seg = int32(si)
+		*refs = append(*refs, ref)
 		t.bytes += bytes
 	}
 	addPart := func(si int, ref tokenRef, bytes int) {
@@ -297,8 +302,12 @@ func (t *quickTerm) read(segs []*Segment, arena []terms.Posting) []terms.Posting
 	t.rows = 0
 	t.posts = make([][]terms.Posting, len(segs))
 	for si, src := range segs {
-		start := len(arena)
-		for _, ref := range t.ids[si] {
+		start, forms := len(arena), 0
+		for _, ref := range t.refs {
+			if int(ref.seg) != si {
+				continue
+			}
+			forms++
 			if ref.inline {
 				arena, _ = terms.DecodePostings(ref.postings, src.rows, arena) // damage keeps a hint silent
 			} else if list, ok := src.postingsAt(ref); ok {
@@ -310,7 +319,7 @@ func (t *quickTerm) read(segs []*Segment, arena []terms.Posting) []terms.Posting
 			}
 		}
 		ps := arena[start:len(arena):len(arena)]
-		if len(t.ids[si]) > 1 {
+		if forms > 1 {
 			ps = mergeForms(ps)
 			arena = arena[:start+len(ps)]
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -52,7 +53,12 @@ func Line(now time.Time, event string, fields [][2]string, outcome string, probl
 	b.WriteString(event)
 	for _, kv := range fields {
 		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s=%q", kv[0], kv[1])
+			// strconv, not fmt: fmt's code is pages the prompt hook's
+			// small binary would fault in for this alone.
+			b.WriteByte(' ')
+			b.WriteString(kv[0])
+			b.WriteByte('=')
+			b.WriteString(strconv.Quote(kv[1]))
 		}
 	}
 	b.WriteString(": ")

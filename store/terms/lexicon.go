@@ -3,6 +3,7 @@ package terms
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -109,8 +110,9 @@ type LexSegment struct {
 type Lexicon struct {
 	Segments []LexSegment
 	inline   int
-	records  []byte
-	hash     []byte
+	src      lexSource
+	// where its records and hash lie in src, and the hash's slots
+	recordsOff, recordsLen, hashOff, slots int64
 }
 
 // The kinds of record.
@@ -535,48 +537,53 @@ func releaseLookups(segs []*Segment) {
 // LexiconSegments returns the names of the segments the lexicon of dir
 // covers, reading its head alone; none when there is no usable lexicon.
 func LexiconSegments(dir string) []string {
-	f, err := os.Open(filepath.Join(dir, LexiconFileName))
+	l, err := OpenLexicon(dir)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	// The head is a segment list: a few KB, longer only for an index of
-	// thousands of segments. Read more until it parses, or the file ends.
-	var segs []LexSegment
-	for size := 16 << 10; ; size *= 4 {
-		head := make([]byte, size)
-		n, rerr := io.ReadFull(f, head[:size])
-		segs, _, err = parseLexiconHead(head[:n])
-		if err == nil {
-			break
-		}
-		if rerr != nil || size >= 64<<20 {
-			return nil // the file ended (or its head is absurd): none usable
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil
-		}
-	}
-	names := make([]string, len(segs))
-	for i, s := range segs {
+	defer l.Close()
+	names := make([]string, len(l.Segments))
+	for i, s := range l.Segments {
 		names[i] = s.Name
 	}
 	return names
 }
 
-// OpenLexicon maps the lexicon of dir. It stays mapped until the process
-// ends (its reader lives milliseconds).
+// OpenLexicon opens the lexicon of dir, reading its head. Its lookups
+// read the file with pread, a system call each, not through a mapping:
+// its reader (the prompt hook's small binary) reads a few hundred bytes
+// of it here and there, where each page of a mapping first touched costs
+// a page fault of several system calls' time.
 func OpenLexicon(dir string) (*Lexicon, error) {
-	data, err := rawfile.Map(filepath.Join(dir, LexiconFileName), maxLexiconBytes)
+	f, err := rawfile.OpenFile(filepath.Join(dir, LexiconFileName))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoLexicon, err)
 	}
-	return ParseLexicon(data)
+	src := &lexFile{f: f}
+	// The head is a segment list: a few KB, longer only for an index of
+	// thousands of segments. Read more until it parses, or the file ends.
+	for size := 16 << 10; ; size *= 4 {
+		head := src.at(0, int(min(int64(size), f.Size)))
+		l, err := parseLexicon(head, src, f.Size)
+		if err == nil {
+			return l, nil
+		}
+		if src.err != nil || int64(size) >= f.Size || size >= 64<<20 {
+			f.Close()
+			return nil, cmp.Or(src.err, err) // the file ended (or its head is absurd)
+		}
+	}
 }
 
 // ParseLexicon reads a lexicon from data, checking that its records and
 // hash lie within it; what they hold is checked as it is read.
 func ParseLexicon(data []byte) (*Lexicon, error) {
+	return parseLexicon(data, lexBytes(data), int64(len(data)))
+}
+
+// parseLexicon reads a lexicon of size bytes whose head data starts,
+// its records and hash read from src.
+func parseLexicon(data []byte, src lexSource, size int64) (*Lexicon, error) {
 	segs, rest, err := parseLexiconHead(data)
 	if err != nil {
 		return nil, err
@@ -586,15 +593,69 @@ func ParseLexicon(data []byte) (*Lexicon, error) {
 	}
 	n := int(binary.LittleEndian.Uint32(rest))
 	recordsLen := binary.LittleEndian.Uint64(rest[4:])
-	rest = rest[12:]
-	if recordsLen > uint64(len(rest)) {
+	recordsOff := int64(len(data) - len(rest) + 12)
+	if recordsLen > uint64(size-recordsOff) {
 		return nil, fmt.Errorf("%w: records past the end", ErrNoLexicon)
 	}
-	l := &Lexicon{Segments: segs, inline: int(binary.LittleEndian.Uint32(data[16:])), records: rest[:recordsLen], hash: rest[recordsLen:]}
-	if want := uint64(hashSlots(n)) * 8; uint64(len(l.hash)) != want {
-		return nil, fmt.Errorf("%w: a hash of %d bytes for %d records", ErrNoLexicon, len(l.hash), n)
+	l := &Lexicon{Segments: segs, inline: int(binary.LittleEndian.Uint32(data[16:])), src: src,
+		recordsOff: recordsOff, recordsLen: int64(recordsLen), hashOff: recordsOff + int64(recordsLen)}
+	l.slots = int64(hashSlots(n))
+	if got := size - l.hashOff; got != l.slots*8 {
+		return nil, fmt.Errorf("%w: a hash of %d bytes for %d records", ErrNoLexicon, got, n)
 	}
 	return l, nil
+}
+
+// lexSource is where a lexicon's records and hash are read from: its
+// bytes, or its file.
+type lexSource interface {
+	// at returns the n bytes at off, or fewer where the source ends or
+	// fails.
+	at(off int64, n int) []byte
+}
+
+// lexBytes is a lexicon in memory.
+type lexBytes []byte
+
+func (b lexBytes) at(off int64, n int) []byte {
+	if off < 0 || off >= int64(len(b)) {
+		return nil
+	}
+	return b[off:min(off+int64(n), int64(len(b)))]
+}
+
+// lexFile is a lexicon's file, read with pread; err is its first failure.
+type lexFile struct {
+	f   *rawfile.File
+	err error
+}
+
+func (s *lexFile) at(off int64, n int) []byte {
+	if off < 0 || off >= s.f.Size {
+		return nil
+	}
+	b, err := s.f.ReadAt(off, int(min(int64(n), s.f.Size-off)))
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("%w: %w", ErrNoLexicon, err)
+	}
+	return b
+}
+
+// Err is the first failure reading the lexicon's file since it was
+// opened: its lookups since may have found less than it holds.
+func (l *Lexicon) Err() error {
+	if f, ok := l.src.(*lexFile); ok {
+		return f.err
+	}
+	return nil
+}
+
+// Close closes the lexicon's file, if it has one.
+func (l *Lexicon) Close() error {
+	if f, ok := l.src.(*lexFile); ok {
+		return f.f.Close()
+	}
+	return nil
 }
 
 // parseLexiconHead reads the preamble and the segment list, returning
@@ -642,14 +703,17 @@ const maxProbes = 256
 // hash slot (whose high half screens out most other keys before their
 // records are read) and its record.
 func (l *Lexicon) record(kind byte, key string) []byte {
-	slots := uint64(len(l.hash) / 8)
-	if slots == 0 {
+	if l.slots == 0 {
 		return nil
 	}
 	h := lexHash(kind, []byte(key))
-	at := h & (slots - 1)
-	for range min(slots, maxProbes) {
-		v := binary.LittleEndian.Uint64(l.hash[at*8:])
+	at := int64(h & uint64(l.slots-1))
+	for range min(l.slots, maxProbes) {
+		slot := l.src.at(l.hashOff+at*8, 8)
+		if len(slot) < 8 {
+			return nil
+		}
+		v := binary.LittleEndian.Uint64(slot)
 		if v == 0 {
 			return nil
 		}
@@ -658,25 +722,43 @@ func (l *Lexicon) record(kind byte, key string) []byte {
 				return body
 			}
 		}
-		at = (at + 1) & (slots - 1)
+		at = (at + 1) & (l.slots - 1)
 	}
 	return nil // damaged: no free slot where one must be
 }
 
-// recordAt parses the record at off: its kind, key and body.
+// lexRecordRead is how much of a record a lookup reads at first: most
+// records are shorter; a longer one is read again whole.
+const lexRecordRead = 512
+
+// recordAt reads the record at off: its kind, key and body.
 func (l *Lexicon) recordAt(off int64) (kind byte, key, body []byte, ok bool) {
-	if off < 0 || off >= int64(len(l.records)) {
+	if off < 0 || off >= l.recordsLen {
 		return 0, nil, nil, false
 	}
-	p := l.records[off:]
-	key, p, ok = uvarintBytes(p[1:])
-	if !ok {
+	read := func(n int64) []byte { return l.src.at(l.recordsOff+off, int(min(n, l.recordsLen-off))) }
+	rec := read(lexRecordRead)
+	if len(rec) < 2 {
 		return 0, nil, nil, false
 	}
-	if body, _, ok = uvarintBytes(p); !ok {
+	keyLen, w := binary.Uvarint(rec[1:])
+	if w <= 0 || keyLen > uint64(l.recordsLen) {
 		return 0, nil, nil, false
 	}
-	return l.records[off], key, body, true
+	bodyAt := 1 + w + int(keyLen)
+	if bodyAt+binary.MaxVarintLen64 > len(rec) { // a long key
+		rec = read(int64(bodyAt + binary.MaxVarintLen64))
+	}
+	bodyLen, w2 := binary.Uvarint(rec[min(bodyAt, len(rec)):])
+	if w2 <= 0 || bodyLen > uint64(l.recordsLen) {
+		return 0, nil, nil, false
+	}
+	if end := int64(bodyAt+w2) + int64(bodyLen); end > int64(len(rec)) {
+		if rec = read(end); int64(len(rec)) < end {
+			return 0, nil, nil, false
+		}
+	}
+	return rec[0], rec[1+w : bodyAt], rec[bodyAt+w2 : bodyAt+w2+int(bodyLen)], true
 }
 
 // uvarintBytes reads a uvarint length and that many bytes from p,
@@ -752,7 +834,8 @@ func (l *Lexicon) FindStem(key string, fn func(LexEntry)) {
 		return
 	}
 	toks, stems := l.wordLists(key)
-	var listed []uint64 // segment<<32 | token of each listed
+	var buf [64]uint64
+	listed := buf[:0] // segment<<32 | token of each listed
 	l.entries(stems, func(e LexEntry) {
 		listed = append(listed, uint64(e.Seg)<<32|uint64(e.ID))
 		fn(e)

@@ -26,6 +26,12 @@ func lexiconSegments(t testing.TB) []*Segment {
 			if j%3 == i {
 				text += " websocket reconnects reconnecting SEG" + string(rune('A'+i))
 			}
+			// A group of identifiers and a word longer than a lookup's
+			// first read of a record.
+			text += fmt.Sprintf(" CFG_KEY%d_X%d", j, i)
+			if j == i {
+				text += " " + strings.Repeat("long", 200)
+			}
 			rows = append(rows, Row{TimeMs: int64(j), Type: TypeUser, Session: fmt.Sprint("s", j%5), Project: "/p", Text: []byte(text)})
 		}
 		s, err := newSegment(Ref{Name: fmt.Sprintf("seg%d", i), First: 0, End: 1}, build(rows).encode(0, 1))
@@ -60,11 +66,30 @@ func (f lexFound) add(seg, id, bytes int, postings []byte) {
 // each segment's own lookups find, in the same order.
 func TestLexiconMatchesSegments(t *testing.T) {
 	segs := lexiconSegments(t)
-	lex, err := ParseLexicon(lexiconBytes(t, segs))
+	data := lexiconBytes(t, segs)
+	inMemory, err := ParseLexicon(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	words := map[string]bool{"ZZZ": true, "\n": true, "JWT": true, "JWT_": true, "A": true}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, LexiconFileName), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inFile, err := OpenLexicon(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inFile.Close()
+	for name, lex := range map[string]*Lexicon{"in memory": inMemory, "in its file": inFile} {
+		t.Run(name, func(t *testing.T) { lexiconMatchesSegments(t, lex, segs) })
+	}
+	if err := inFile.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lexiconMatchesSegments(t *testing.T, lex *Lexicon, segs []*Segment) {
+	words := map[string]bool{"ZZZ": true, "\n": true, "JWT": true, "JWT_": true, "A": true, "CFG": true, "CFG_KEY1": true}
 	for _, s := range segs {
 		for id := range s.tokens() {
 			tok := string(s.token(id))

@@ -1,0 +1,31 @@
+package hooklog
+
+import (
+	"testing"
+	"time"
+)
+
+func TestLine(t *testing.T) {
+	at := time.Date(2026, 11, 29, 5, 1, 2, 345e6, time.FixedZone("x", 3600))
+	for _, tc := range []struct {
+		name     string
+		event    string
+		fields   [][2]string
+		outcome  string
+		problems []string
+		want     string
+	}{
+		{"plain", "UserPromptSubmit", [][2]string{{"session", "abc"}}, "no hint", nil,
+			"2026-11-29T04:01:02.345Z UserPromptSubmit session=\"abc\": no hint\n"},
+		{"no event, empty field left out", "", [][2]string{{"session", ""}, {"cwd", "/p"}}, "done", []string{"one", "two"},
+			"2026-11-29T04:01:02.345Z unknown-event cwd=\"/p\": done; one; two\n"},
+		{"quoted as Go quotes", "Stop", [][2]string{{"session", "a\"b\x1b[2J\u00e9"}}, "ok", nil,
+			"2026-11-29T04:01:02.345Z Stop session=\"a\\\"b\\x1b[2Jé\": ok\n"},
+		{"one line whatever the outcome holds", "Stop", nil, "line one\nline two", []string{"p\nq"},
+			"2026-11-29T04:01:02.345Z Stop: line one\\nline two; p\\nq\n"},
+	} {
+		if got := Line(at, tc.event, tc.fields, tc.outcome, tc.problems); got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
