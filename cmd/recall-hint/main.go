@@ -167,7 +167,7 @@ func errNoPayload(timeout time.Duration) error {
 func readPolled(f *os.File, timeout time.Duration) ([]byte, error) {
 	deadline := time.Now().Add(timeout)
 	fd := int(f.Fd())
-	data := make([]byte, 0, 16<<10)
+	data := make([]byte, 0, 4<<10) // a prompt's payload, most often; grown for a longer one
 	for len(data) < maxPayloadBytes {
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -408,15 +408,10 @@ func runRecallHook(inv invocation, data []byte) error {
 }
 
 // logLine appends one line to hook.log as recall hook writes it
-// (hooklog), in one write so that lines of hooks running at once do not
-// interleave.
+// (hooklog).
 func logLine(inv invocation, indexDir string, p payload, outcome string) {
-	f, err := hooklog.Open(indexDir)
-	if err != nil {
-		fmt.Fprintln(inv.stderr, "recall-hint:", err)
-		return
-	}
-	defer f.Close()
 	line := hooklog.Line(inv.now(), p.HookEventName, [][2]string{{"session", p.SessionID}}, outcome+" (recall-hint)", nil)
-	_, _ = io.WriteString(f, line)
+	if err := hooklog.Append(indexDir, line); err != nil {
+		fmt.Fprintln(inv.stderr, "recall-hint:", err)
+	}
 }

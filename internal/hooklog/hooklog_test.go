@@ -1,6 +1,9 @@
 package hooklog
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,5 +30,37 @@ func TestLine(t *testing.T) {
 		if got := Line(at, tc.event, tc.fields, tc.outcome, tc.problems); got != tc.want {
 			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Append creates the index directory and the log, appends, and sets a
+// full log aside as Open does.
+func TestAppend(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "index")
+	for _, line := range []string{"one\n", "two\n"} {
+		if err := Append(dir, line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, FileName)
+	got, err := os.ReadFile(path)
+	if err != nil || string(got) != "one\ntwo\n" {
+		t.Fatalf("log %q, %v", got, err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("log mode: %v, %v", info, err)
+	}
+	full := strings.Repeat("x", MaxBytes+1)
+	if err := os.WriteFile(path, []byte(full), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(dir, "three\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "three\n" {
+		t.Fatalf("after a full log: %.20q", got)
+	}
+	if old, _ := os.ReadFile(path + ".1"); string(old) != full {
+		t.Fatalf("the full log was not set aside (%d bytes)", len(old))
 	}
 }

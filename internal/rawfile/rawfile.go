@@ -14,13 +14,14 @@ import (
 	"math"
 	"os"
 	"slices"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // Map maps path read-only and shared, whole, and returns its bytes; a
-// file larger than max, or empty, is refused. The mapping is never
-// unmapped by this package.
+// file larger than max, or empty, is refused. Unmap unmaps it (not
+// unix.Munmap, which knows only the mappings unix.Mmap made).
 func Map(path string, max int64) ([]byte, error) {
 	fd, err := open(path, unix.O_RDONLY, 0)
 	if err != nil {
@@ -34,11 +35,22 @@ func Map(path string, max int64) ([]byte, error) {
 	if st.Size <= 0 || st.Size > max || st.Size > math.MaxInt {
 		return nil, &fs.PathError{Op: "map", Path: path, Err: fmt.Errorf("%w: %d bytes", ErrSize, st.Size)}
 	}
-	data, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
+	// MmapPtr, not Mmap: Mmap records every mapping in a map for its
+	// Munmap, a map the prompt hook's binary would make and grow on
+	// every prompt. Unmap undoes it.
+	ptr, err := unix.MmapPtr(fd, 0, nil, uintptr(st.Size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, &fs.PathError{Op: "map", Path: path, Err: err}
 	}
-	return data, nil
+	return unsafe.Slice((*byte)(ptr), int(st.Size)), nil
+}
+
+// Unmap unmaps what Map mapped (data whole, as Map returned it).
+func Unmap(data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	return unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(data)), uintptr(len(data)))
 }
 
 // ErrSize wraps Map's refusal of an empty file or one past its max.
@@ -126,6 +138,12 @@ func OpenAppend(path string, perm os.FileMode) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// OpenFD is open(2) with O_CLOEXEC, retried on EINTR, its error a
+// *fs.PathError as os.Open's is: a descriptor for plain system calls.
+func OpenFD(path string, flags int, perm os.FileMode) (int, error) {
+	return open(path, flags, uint32(perm.Perm()))
 }
 
 // open is open(2) with O_CLOEXEC, retried on EINTR, its error a

@@ -23,8 +23,12 @@ func TestReadFileAndMap(t *testing.T) {
 		if got, err := ReadFile(path, 100); err != nil || !bytes.Equal(got, want[:min(size, 100)]) {
 			t.Fatalf("ReadFile of %d bytes, at most 100: %d bytes, %v", size, len(got), err)
 		}
-		if got, err := Map(path, 1<<20); err != nil || !bytes.Equal(got, want) {
+		got, err := Map(path, 1<<20)
+		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("Map of %d bytes: %d bytes, %v", size, len(got), err)
+		}
+		if err := Unmap(got); err != nil {
+			t.Fatalf("Unmap of %d bytes: %v", size, err)
 		}
 		if _, err := Map(path, int64(size-1)); err == nil {
 			t.Fatalf("Map of %d bytes, at most %d: no error", size, size-1)

@@ -89,8 +89,8 @@ type header struct {
 	CRCOff, CRCPages, CRCTableCRC                  uint64
 }
 
-func (h *header) fields() []*uint64 {
-	return []*uint64{&h.FirstBlock, &h.EndBlock, &h.Rows, &h.Keys, &h.Tokens, &h.RowsOff,
+func (h *header) fields() [headerFields]*uint64 {
+	return [headerFields]*uint64{&h.FirstBlock, &h.EndBlock, &h.Rows, &h.Keys, &h.Tokens, &h.RowsOff,
 		&h.KeysOff, &h.KeysLen, &h.VocabOff, &h.VocabLen, &h.TokOff, &h.PostOff, &h.PostingsOff, &h.PostingsLen, &h.RawBytes, &h.Feature,
 		&h.Folds, &h.FoldsOff, &h.FoldsLen, &h.FoldIDsOff,
 		&h.Stems, &h.StemsOff, &h.StemsLen, &h.StemOffsetsOff, &h.StemListOffsetsOff, &h.StemListsOff, &h.StemListsLen,

@@ -562,7 +562,7 @@ func OpenLexicon(dir string) (*Lexicon, error) {
 	src := &lexFile{f: f}
 	// The head is a segment list: a few KB, longer only for an index of
 	// thousands of segments. Read more until it parses, or the file ends.
-	for size := 16 << 10; ; size *= 4 {
+	for size := 4 << 10; ; size *= 4 {
 		head := src.at(0, int(min(int64(size), f.Size)))
 		l, err := parseLexicon(head, src, f.Size)
 		if err == nil {

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/recall-dev/recall/internal/errpath"
 	"github.com/recall-dev/recall/internal/rawfile"
 	"github.com/recall-dev/recall/internal/tsvfield"
@@ -91,13 +89,13 @@ func open(dir string, ref Ref, verify bool) (*Segment, error) {
 		return nil, fmt.Errorf("open term index: %w", err)
 	}
 	if len(data) < preambleSize+headerSize {
-		_ = unix.Munmap(data)
+		_ = rawfile.Unmap(data)
 		return nil, fmt.Errorf("%s: %w: size %d", path, ErrDamaged, len(data))
 	}
 	mapSmall(data)
 	s, err := mapSections(ref, data, verify)
 	if err != nil {
-		_ = unix.Munmap(data)
+		_ = rawfile.Unmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
@@ -318,7 +316,7 @@ func (s *Segment) Close() error {
 	if s.data == nil {
 		return nil
 	}
-	err := unix.Munmap(s.data)
+	err := rawfile.Unmap(s.data)
 	s.data = nil
 	return err
 }
