@@ -170,19 +170,31 @@ func viewAndRemoveUnused(dir string, m *manifest.Manifest, refs, cover []terms.R
 	if err := removeUnused(dir, refs, cover); err != nil {
 		return err
 	}
-	if err := updateLexicon(dir, cover, maxMergeBytes); err != nil {
+	if err := updateLexicon(dir, cover, lexiconMinBytes); err != nil {
 		return fmt.Errorf("write the term lexicon: %w", err)
 	}
 	return nil
 }
 
+// lexiconMinBytes is the least raw bytes of a segment the term lexicon
+// covers: the third merge tier's start. Every segment the lexicon leaves
+// out costs the prompt hook an open and a lookup of each word (some 50
+// and 10 µs), and the tiers below this one hold at most three segments
+// each (mergeFanIn - 1), a few KB to 4 MiB of rows: at most six small
+// segments and the last. A segment of this size or more is merged again
+// after some 4 to 64 MiB of new rows (or never, from 32 MiB), and the
+// lexicon is rewritten then (0.2 s at 1 GB, 0.4-0.6 s at 4 GB): a few
+// times a day for a busy user, in the index update each hook starts.
+const lexiconMinBytes = 4 * firstTierBytes
+
 // updateLexicon rewrites the term lexicon (terms.Lexicon: the prompt
 // hook's lookups) when the segments it covers are no longer all in the
-// cover, or when a segment of sealed raw bytes or more (one never merged
-// again) is not among them. The cover's last segment is left out until
-// another follows it: it is the one later runs grow. A run that changes
-// nothing reads the lexicon's head and no segment's.
-func updateLexicon(dir string, cover []terms.Ref, sealed int64) error {
+// cover, or when a segment of minRaw raw bytes or more is not among them.
+// The cover's last segment is left out until another follows it: it is
+// the one later runs grow. A run that changes nothing reads the
+// lexicon's head and the headers of the few small segments it leaves
+// out.
+func updateLexicon(dir string, cover []terms.Ref, minRaw int64) error {
 	covered := map[string]bool{}
 	for _, name := range terms.LexiconSegments(dir) {
 		covered[name] = true
@@ -203,7 +215,7 @@ func updateLexicon(dir string, cover []terms.Ref, sealed int64) error {
 		if err != nil {
 			return err
 		}
-		if raw >= sealed {
+		if raw >= minRaw {
 			keep = append(keep, r)
 			grown = true
 		}
