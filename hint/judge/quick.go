@@ -50,8 +50,10 @@ type quickTerm struct {
 	stem  string     // its word-form key, "" when it has none
 	refs  []tokenRef // in every segment
 	bytes int
-	rows  int
-	idf   float64
+	// common is whether its postings are too many to read (bytes).
+	common bool
+	rows   int
+	idf    float64
 	// posts are the rows holding it, per segment, ascending, each with
 	// its hits (summed over its forms).
 	posts [][]terms.Posting
@@ -104,7 +106,7 @@ func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 	for i := range words {
 		t := &words[i]
 		t.find(segs, lex, &refs)
-		if float64(t.bytes) > bytesPerPosting*commonRows(total) {
+		if t.common = float64(t.bytes) > bytesPerPosting*commonRows(total); t.common {
 			// Common by its postings' size: weighed, never read.
 			t.rows = int(float64(t.bytes) / bytesPerPosting)
 		} else {
@@ -116,7 +118,7 @@ func QuickJudge(segs []*Segment, o QuickOptions, bar Bar) *Measures {
 	weight := 0.0
 	for i := range words {
 		t := &words[i]
-		if float64(t.bytes) <= bytesPerPosting*commonRows(total) {
+		if !t.common {
 			arena = t.read(segs, arena)
 		}
 		t.idf = math.Log(1 + float64(total)/(float64(t.rows)+0.5))
@@ -187,8 +189,8 @@ type tokenRef struct {
 	id       int
 	inline   bool
 	postings []byte
-	// offset and bytes place its postings in its segment's file, when
-	// the lexicon says where they are (offset > 0).
+	// bytes is its postings' size; offset, where they lie in its
+	// segment's file, when the lexicon says (offset > 0).
 	offset int64
 	bytes  int
 }
@@ -245,21 +247,21 @@ func (t *quickTerm) find(segs []*Segment, lex *lexiconView, refs *[]tokenRef) {
 	start := len(*refs)
 	defer func() { t.refs = (*refs)[start:len(*refs):len(*refs)] }()
 	parts := make([]int, len(segs))
-	add := func(si int, ref tokenRef, bytes int) {
+	add := func(si int, ref tokenRef) {
 		ref.seg = int32(si)
 		*refs = append(*refs, ref)
-		t.bytes += bytes
+		t.bytes += ref.bytes
 	}
-	addPart := func(si int, ref tokenRef, bytes int) {
+	addPart := func(si int, ref tokenRef) {
 		if parts[si] < maxIdentifierParts {
-			add(si, ref, bytes)
+			add(si, ref)
 		}
 		parts[si]++
 	}
 	if lex != nil {
 		forms := func(e terms.LexEntry) {
 			if si := lex.seg[e.Seg]; si >= 0 {
-				add(si, lexRef(e), e.Bytes)
+				add(si, lexRef(e))
 			}
 		}
 		if t.stem != "" {
@@ -269,7 +271,7 @@ func (t *quickTerm) find(segs []*Segment, lex *lexiconView, refs *[]tokenRef) {
 		}
 		lex.lex.FindPrefixed(t.word+"_", func(e terms.LexEntry) {
 			if si := lex.seg[e.Seg]; si >= 0 {
-				addPart(si, lexRef(e), e.Bytes)
+				addPart(si, lexRef(e))
 			}
 		})
 	}
@@ -281,12 +283,13 @@ func (t *quickTerm) find(segs []*Segment, lex *lexiconView, refs *[]tokenRef) {
 		if s == nil {
 			continue // an error Measures reports
 		}
+		ref := func(id int) tokenRef { return tokenRef{id: id, bytes: s.PostingBytes(id)} }
 		if t.stem != "" {
-			s.FindStem(t.stem, func(id int, _ []byte) { add(si, tokenRef{id: id}, s.PostingBytes(id)) })
+			s.FindStem(t.stem, func(id int, _ []byte) { add(si, ref(id)) })
 		} else {
-			s.FindTokens(t.word, true, func(id, _ int) { add(si, tokenRef{id: id}, s.PostingBytes(id)) })
+			s.FindTokens(t.word, true, func(id, _ int) { add(si, ref(id)) })
 		}
-		s.FindPrefixed(t.word+"_", func(id int, _ []byte) { addPart(si, tokenRef{id: id}, s.PostingBytes(id)) })
+		s.FindPrefixed(t.word+"_", func(id int, _ []byte) { addPart(si, ref(id)) })
 	}
 }
 

@@ -472,9 +472,10 @@ func mergeWords(segs []*Segment, sink *recordSink) error {
 	if err != nil {
 		return err
 	}
+	all := append(toks[:len(toks):len(toks)], stems...)
 	var word, toksList, stemsList, body []byte
 	for n := 1; ; n++ {
-		w := least(append(toks[:len(toks):len(toks)], stems...))
+		w := least(all)
 		if w == nil {
 			return sink.err
 		}
@@ -741,8 +742,10 @@ func (l *Lexicon) recordAt(off int64) (kind byte, key, body []byte, ok bool) {
 	if len(rec) < 2 {
 		return 0, nil, nil, false
 	}
+	// A length past the records (or past what an int holds, on a 32-bit
+	// platform) is damage.
 	keyLen, w := binary.Uvarint(rec[1:])
-	if w <= 0 || keyLen > uint64(l.recordsLen) {
+	if w <= 0 || keyLen > uint64(l.recordsLen) || keyLen > math.MaxInt32 {
 		return 0, nil, nil, false
 	}
 	bodyAt := 1 + w + int(keyLen)
@@ -750,7 +753,7 @@ func (l *Lexicon) recordAt(off int64) (kind byte, key, body []byte, ok bool) {
 		rec = read(int64(bodyAt + binary.MaxVarintLen64))
 	}
 	bodyLen, w2 := binary.Uvarint(rec[min(bodyAt, len(rec)):])
-	if w2 <= 0 || bodyLen > uint64(l.recordsLen) {
+	if w2 <= 0 || bodyLen > uint64(l.recordsLen) || bodyLen > math.MaxInt32 {
 		return 0, nil, nil, false
 	}
 	if end := int64(bodyAt+w2) + int64(bodyLen); end > int64(len(rec)) {
