@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Passwords given on command lines: the flags of common tools that take
 // one (mysql -pPW, sshpass -p PW, docker login -p PW, htpasswd -b FILE
@@ -187,8 +190,10 @@ var cliTools = []cliTool{
 	{names: []string{"chpasswd", "--password-stdin", "--stdin", "sudo"}, positional: nil},
 }
 
-// cliToolsByName indexes cliTools by name.
-var cliToolsByName = func() map[string]*cliTool {
+// cliToolsByName indexes cliTools by name, built on first use: a
+// process that redacts nothing (a search, the no-change check) does not
+// pay for it at start.
+var cliToolsByName = sync.OnceValue(func() map[string]*cliTool {
 	m := map[string]*cliTool{}
 	for i := range cliTools {
 		for _, n := range cliTools[i].names {
@@ -196,7 +201,7 @@ var cliToolsByName = func() map[string]*cliTool {
 		}
 	}
 	return m
-}()
+})
 
 // cliKeywordOf is the keyword of a tool whose name alone is in too many
 // words to be one.
@@ -244,9 +249,9 @@ func findCLIPassword(text string, start, end int, out [][2]int) [][2]int {
 		nameEnd++
 	}
 	name := text[start:nameEnd]
-	tool := cliToolsByName[name]
+	tool := cliToolsByName()[name]
 	if tool == nil {
-		tool = cliToolsByName[strings.TrimSuffix(strings.ToLower(name), ".exe")]
+		tool = cliToolsByName()[strings.TrimSuffix(strings.ToLower(name), ".exe")]
 	}
 	if tool == nil {
 		return out

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"strings"
+	"sync"
 )
 
 // Known keys in base64 (standard or URL-safe) or hex: a key pasted as a
@@ -37,7 +38,9 @@ const minEncodedKeyword = 5
 // the decoded text is what decides.
 const maxEncodedKeyword = 6
 
-var encodedKeywords = func() map[string][]encoding {
+// encodedKeywords maps each keyword, lower-cased, to its encodings. It
+// and encodings are built on first use, like cliToolsByName.
+var encodedKeywords = sync.OnceValue(func() map[string][]encoding {
 	m := map[string][]encoding{}
 	add := func(exact string, hx bool) {
 		k := strings.ToLower(exact)
@@ -65,25 +68,26 @@ var encodedKeywords = func() map[string][]encoding {
 		add(h[:min(len(h), 2*maxEncodedKeyword)], true)
 	}
 	return m
-}()
+})
 
 // encodings lists encodedKeywords' encodings.
-var encodings = func() []encoding {
+var encodings = sync.OnceValue(func() []encoding {
 	var out []encoding
 	var keys []string
-	for k := range encodedKeywords {
+	byKeyword := encodedKeywords()
+	for k := range byKeyword {
 		keys = append(keys, k)
 	}
 	sortStrings(keys)
 	for _, k := range keys {
-		out = append(out, encodedKeywords[k]...)
+		out = append(out, byKeyword[k]...)
 	}
 	return out
-}()
+})
 
 func encodedRule() *rule {
 	var keywords []string
-	for k := range encodedKeywords {
+	for k := range encodedKeywords() {
 		keywords = append(keywords, k)
 	}
 	// The order of keywords does not matter to the prefilter; sorted, the
@@ -100,8 +104,9 @@ var csB64Any = charset(alnumChars + "+/_-")
 // findEncoded is the encoded-secret rule's find, run by r.
 func (r *Redactor) findEncoded(text string, start, _ int, out [][2]int) [][2]int {
 	var enc *encoding
-	for i := range encodings {
-		e := &encodings[i]
+	all := encodings()
+	for i := range all {
+		e := &all[i]
 		if strings.HasPrefix(text[start:], e.exact) || e.hex && len(text)-start >= len(e.exact) && strings.EqualFold(text[start:start+len(e.exact)], e.exact) {
 			enc = e
 			break

@@ -171,7 +171,7 @@ func proseValue(text string, i, end int, phrase bool) (int, int, bool) {
 			for n < end && text[n] >= 'a' && text[n] <= 'z' {
 				n++
 			}
-			if n == k+1 || n < end && !isPerlSpace(text[n]) && strings.IndexByte(".,;!?", text[n]) < 0 || valueStopWords[text[k+1:n]] {
+			if n == k+1 || n < end && !isPerlSpace(text[n]) && strings.IndexByte(".,;!?", text[n]) < 0 || valueStopWords()[text[k+1:n]] {
 				break
 			}
 			k = n

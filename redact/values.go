@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // literalSecret reports whether v, found where a password or secret is
 // given (a flag's value, a .netrc's password, an assignment to a
@@ -20,7 +23,7 @@ func literalSecret(v string, letters bool) bool {
 		return false // <password>, [password], {password}
 	}
 	l := strings.ToLower(v)
-	if valueStopWords[l] || valueStopWords[unLeet(l)] {
+	if valueStopWords()[l] || valueStopWords()[unLeet(l)] {
 		return false
 	}
 	if !letters && !hasDigitOrSymbol(v) {
@@ -47,8 +50,9 @@ func isReference(v string) bool {
 
 // valueStopWords are the values that are not secrets where one could be:
 // placeholders, types, keywords of code, and the words of prose that
-// follow "password is" or "password:".
-var valueStopWords = func() map[string]bool {
+// follow "password is" or "password:". Built on first use, like
+// cliToolsByName.
+var valueStopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
 		true false null nil none undefined yes no on off empty blank unset default auto
@@ -70,7 +74,7 @@ var valueStopWords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})
 
 // proseWord reports a lower-case word that ends like an adjective, a
 // participle or an adverb (hashed, missing, securely), or is one of
@@ -78,7 +82,7 @@ var valueStopWords = func() map[string]bool {
 // password.
 func proseWord(w string) bool {
 	l := strings.ToLower(w)
-	if valueStopWords[l] {
+	if valueStopWords()[l] {
 		return true
 	}
 	for _, suf := range []string{"ed", "ing", "ly", "able", "ible", "ive", "ous", "ful", "less", "tion", "ment", "ness"} {
