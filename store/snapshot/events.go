@@ -94,9 +94,10 @@ func (s *Snapshot) PreloadEvents() {
 
 // SessionEvents returns the committed recall events of live generations
 // of one session, in index order: EventsOf for a single session, for a
-// caller that asks session by session. The file's lines are grouped by
-// session in one pass on the first call, so each later call parses only
-// its session's lines (EventsOf scans every line each call).
+// caller that asks session by session. The file's lines are indexed by
+// session in one pass on the first call (sessionLines), so each later
+// call parses only its session's lines (EventsOf scans every line each
+// call).
 // Safe for concurrent use.
 func (s *Snapshot) SessionEvents(id string) ([]Event, error) {
 	if s.stale == "" && (s.events == nil || s.M.EventsBytes == 0) {
@@ -106,35 +107,17 @@ func (s *Snapshot) SessionEvents(id string) ([]Event, error) {
 	if s.eventsErr != nil {
 		return nil, s.eventsErr
 	}
-	s.eventLinesOnce.Do(s.groupEventLines)
+	s.eventLinesOnce.Do(s.indexEventLines)
 	var out []Event
-	for _, line := range s.eventLines[id] {
-		e, ok := parseEvent(line)
-		if ok && !s.Dead(e.Gen) && e.Session == id {
+	s.eventLines.each(id, func(line []byte) {
+		if e, ok := parseEvent(line); ok && !s.Dead(e.Gen) && e.Session == id {
 			out = append(out, e)
 		}
-	}
+	})
 	return out, nil
 }
 
-// groupEventLines lists the events file's lines by their session field.
-func (s *Snapshot) groupEventLines() {
-	s.eventLines = map[string][][]byte{}
-	data := s.eventsData
-	for len(data) > 0 {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		session := line
-		if i := bytes.IndexByte(line, '\t'); i >= 0 {
-			session = line[:i]
-		}
-		id := string(session)
-		if bytes.IndexByte(session, '\\') >= 0 {
-			id = record.Unescape(session)
-		}
-		s.eventLines[id] = append(s.eventLines[id], line)
-	}
-}
+func (s *Snapshot) indexEventLines() { s.eventLines = newSessionLines(s.eventsData) }
 
 // loadEvents reads the committed events file once, past its header. When
 // the derived data is stale the file's events were detected by other

@@ -43,10 +43,10 @@ type Snapshot struct {
 	eventsOnce sync.Once // reads the events file once, for EventsOf
 	eventsData []byte
 	eventsErr  error
-	// eventLines holds each session's lines of eventsData, found in one
-	// pass on the first SessionEvents call.
+	// eventLines finds each session's lines of eventsData, indexed in
+	// one pass on the first SessionEvents or Titles call.
 	eventLinesOnce sync.Once
-	eventLines     map[string][][]byte
+	eventLines     *sessionLines
 }
 
 // Open opens the committed index in dir. It returns ErrNoIndex if

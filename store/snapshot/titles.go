@@ -89,22 +89,22 @@ func (s *Snapshot) Titles(sessions map[string]bool) (map[string]string, error) {
 	if s.eventsErr != nil {
 		return nil, s.eventsErr
 	}
-	s.eventLinesOnce.Do(s.groupEventLines)
-	each := func(lines [][]byte) {
-		for _, line := range lines {
-			if session, kind, text, gen, ok := titleOf(line); ok && !s.Dead(gen) {
-				best.note(session, kind, text)
-			}
+	note := func(line []byte) {
+		if session, kind, text, gen, ok := titleOf(line); ok && !s.Dead(gen) {
+			best.note(session, kind, text)
 		}
 	}
 	if sessions == nil {
-		for _, lines := range s.eventLines {
-			each(lines)
+		for data := s.eventsData; len(data) > 0; {
+			var line []byte
+			line, data, _ = bytes.Cut(data, []byte{'\n'})
+			note(line)
 		}
-	} else {
-		for id := range sessions {
-			each(s.eventLines[id])
-		}
+		return best.texts(), nil
+	}
+	s.eventLinesOnce.Do(s.indexEventLines)
+	for id := range sessions {
+		s.eventLines.each(id, note)
 	}
 	return best.texts(), nil
 }
