@@ -12,9 +12,11 @@ export CGO_ENABLED ?= 0
 
 .PHONY: build index test race fuzz lint bench microbench eval install clean
 
-## build: compile bin/recall, bin/recall-hint (the prompt hint's hook) and bin/recall-bench
+## build: compile bin/recall, bin/recall-mcp (the MCP server `recall mcp` runs),
+## bin/recall-hint (the prompt hint's hook) and bin/recall-bench
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/recall
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/recall-mcp ./cmd/recall-mcp
 	$(GO) build -ldflags '-s -w' -o bin/recall-hint ./cmd/recall-hint
 	$(GO) build -o bin/recall-bench ./cmd/recall-bench
 
@@ -45,8 +47,10 @@ lint:
 	$(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall-hint
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall-mcp
 	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall
 	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall-hint
+	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall-mcp
 
 ## microbench: Go benchmarks of the hot paths
 microbench:
@@ -61,9 +65,9 @@ bench: build
 eval:
 	$(GO) run ./cmd/recall-eval
 
-## install: go install recall into $GOBIN
+## install: go install recall, recall-mcp and recall-hint into $GOBIN
 install:
-	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/recall
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/recall ./cmd/recall-mcp
 	$(GO) install -ldflags '-s -w' ./cmd/recall-hint
 
 clean:

@@ -176,3 +176,45 @@ func isTranscript(path string) bool {
 	_, err := transcript.StatFile(path)
 	return err == nil
 }
+
+// Running is the lineage of the running session (nil when none runs or
+// its transcript is not found among sources), continued from and kept in
+// indexDir's cache, so each call reads only what was appended.
+func Running(indexDir string, sources []string, snap *snapshot.Snapshot, session, path, cwd string) *State {
+	if session == "" {
+		return nil
+	}
+	if path == "" {
+		path = TranscriptOf(sources, session, cwd)
+	}
+	if path == "" {
+		return nil
+	}
+	prev := Load(indexDir, session)
+	st, err := Of(snap, path, session, prev)
+	if err != nil {
+		return st
+	}
+	if prev == nil || st.Offset != prev.Offset || st.KeysBytes != prev.KeysBytes {
+		Save(indexDir, st)
+	}
+	return st
+}
+
+// RunningSessions is the running session's lineage for a search that
+// opens its own snapshot (the CLI's search, the MCP tools): the sessions
+// it descends from and itself, nil when none runs.
+func RunningSessions(indexDir string, sources []string, session, cwd string) []string {
+	if session == "" {
+		return nil
+	}
+	snap, err := store.Open(indexDir).Snapshot()
+	if err != nil {
+		return nil
+	}
+	defer snap.Close()
+	if st := Running(indexDir, sources, snap, session, "", cwd); st != nil {
+		return st.Sessions
+	}
+	return nil
+}

@@ -33,21 +33,27 @@ type env struct {
 
 // config resolves the global flags and environment into indexer settings.
 func (g *Globals) config() (indexer.Config, error) {
+	return indexer.ResolveConfig(g.configInput())
+}
+
+// configInput is the global flags with their paths read from the
+// command's working directory, ~/ expanded in AGENT:PATH sources (the
+// shell expands no ~ after the colon).
+func (g *Globals) configInput() indexer.ConfigInput {
 	sources := make([]string, len(g.Source))
 	for i, s := range g.Source {
 		if src, ok := agents.ParseSource(s); ok {
-			// AGENT:PATH: the shell expands no ~ after the colon.
 			src.Path = g.fromCwd(expandHome(src.Path))
 			sources[i] = src.String()
 			continue
 		}
 		sources[i] = g.fromCwd(s)
 	}
-	return indexer.ResolveConfig(indexer.ConfigInput{
+	return indexer.ConfigInput{
 		IndexDir:       g.fromCwd(g.IndexDir),
 		Sources:        sources,
 		CurrentSession: g.CurrentSession,
-	})
+	}
 }
 
 // expandHome reads a leading ~/ as the home directory.

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-dev/recall/store/snapshot"
-
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/hint"
 	"github.com/recall-dev/recall/hint/judge"
@@ -94,7 +92,7 @@ func findHint(cfg indexer.Config, prompt, cwd, session, transcriptPath string) (
 		return nil, err
 	}
 	defer snap.Close()
-	st := runningLineage(cfg, snap, session, transcriptPath, cwd)
+	st := lineage.Running(cfg.IndexDir, cfg.Sources, snap, session, transcriptPath, cwd)
 	if prompt == "" && st != nil {
 		prompt = st.FirstPrompt
 	}
@@ -103,45 +101,4 @@ func findHint(cfg indexer.Config, prompt, cwd, session, transcriptPath string) (
 		exclude = st.Sessions
 	}
 	return hint.Find(snap, hint.Options{Prompt: prompt, Cwd: cwd, Current: session, Exclude: exclude, Bar: hint.DefaultBar})
-}
-
-// runningLineage is the lineage of the running session (nil when none
-// runs or its transcript is not found), continued from and kept in the
-// index directory's cache, so each call reads only what was appended.
-func runningLineage(cfg indexer.Config, snap *snapshot.Snapshot, session, path, cwd string) *lineage.State {
-	if session == "" {
-		return nil
-	}
-	if path == "" {
-		path = lineage.TranscriptOf(cfg.Sources, session, cwd)
-	}
-	if path == "" {
-		return nil
-	}
-	prev := lineage.Load(cfg.IndexDir, session)
-	st, err := lineage.Of(snap, path, session, prev)
-	if err != nil {
-		return st
-	}
-	if prev == nil || st.Offset != prev.Offset || st.KeysBytes != prev.KeysBytes {
-		lineage.Save(cfg.IndexDir, st)
-	}
-	return st
-}
-
-// lineageOf is the running session's lineage for a search that opens its
-// own snapshot (the CLI's search, the MCP tools): nil when none runs.
-func lineageOf(cfg indexer.Config, session, cwd string) []string {
-	if session == "" {
-		return nil
-	}
-	snap, err := store.Open(cfg.IndexDir).Snapshot()
-	if err != nil {
-		return nil
-	}
-	defer snap.Close()
-	if st := runningLineage(cfg, snap, session, "", cwd); st != nil {
-		return st.Sessions
-	}
-	return nil
 }

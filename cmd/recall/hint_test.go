@@ -14,6 +14,7 @@ import (
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/lineage"
 	"github.com/recall-dev/recall/mcpserver"
+	"github.com/recall-dev/recall/mcpserver/stdio"
 	"github.com/recall-dev/recall/store"
 )
 
@@ -185,16 +186,17 @@ func TestHookStopPrintsNothing(t *testing.T) {
 // tracker on every call.
 func TestMCPFollowsClear(t *testing.T) {
 	src, idx, _ := hintFixture(t)
-	g := &Globals{Source: []string{src}, IndexDir: idx, CurrentSession: hintOther}
-	cfg, err := g.config()
+	env := stdio.Env{Cwd: hintCwd, Getenv: func(name string) string {
+		if name == "CLAUDE_PROJECT_DIR" {
+			return ""
+		}
+		return os.Getenv(name)
+	}, ParentPID: os.Getppid()}
+	srv, err := stdio.ServerConfig(stdio.Flags{Sources: []string{src}, IndexDir: idx, CurrentSession: hintOther, NoUpdate: true}, "test", env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tracker := newSessionTracker(cfg, hintCwd)
-	cs := connectMCP(t, mcpserver.Config{IndexDir: idx, Cwd: hintCwd, Current: func() (string, []string) {
-		id := tracker.Current()
-		return id, lineageOf(cfg, id, hintCwd)
-	}})
+	cs := connectMCP(t, srv)
 	if got := mcpSearchText(t, cs, "grafana dashboard latency"); strings.Contains(got, hintOther) {
 		t.Fatalf("the session the server started in was shown:\n%s", got)
 	}

@@ -57,6 +57,9 @@ func (c *installCmd) Run(g *Globals) error {
 	if err := claude.Install(s); err != nil {
 		return err
 	}
+	if !c.NoMCP && mcpBinaryFor(s.RecallPath) == "" {
+		fmt.Fprintf(g.env.stderr, "recall: no recall-mcp beside %s nor on PATH: the MCP server is registered, but `recall mcp` cannot start it until it is there; `go install github.com/recall-dev/recall/cmd/recall-mcp@latest` or `make install` puts it there\n", s.RecallPath)
+	}
 	if strings.HasPrefix(s.RecallPath, os.TempDir()+string(filepath.Separator)) {
 		fmt.Fprintf(g.env.stderr, "recall: warning: %s is in the temp directory (go run?); the hooks and the MCP server break once it is removed\n", s.RecallPath)
 	}
@@ -65,13 +68,7 @@ func (c *installCmd) Run(g *Globals) error {
 
 // hintBinary is the prompt hook's small binary (cmd/recall-hint) beside
 // recall, "" when there is none.
-func hintBinary(recallPath string) string {
-	path := filepath.Join(filepath.Dir(recallPath), "recall-hint")
-	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
-		return ""
-	}
-	return path
-}
+func hintBinary(recallPath string) string { return besideRecall(recallPath, "recall-hint") }
 
 // Run removes exactly what install added, and puts settings.json back as
 // it was.

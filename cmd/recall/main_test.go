@@ -96,8 +96,9 @@ func recallBinary(tb testing.TB) string {
 			buildErr = err
 			return
 		}
+		// recall-mcp beside it: `recall mcp` hands over to it.
 		bin := filepath.Join(binDir, "recall")
-		cmd := exec.Command(goTool, "build", "-o", bin, ".")
+		cmd := exec.Command(goTool, "build", "-o", binDir+string(filepath.Separator), ".", "../recall-mcp")
 		cmd.Env = buildEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

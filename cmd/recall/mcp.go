@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
-	"log/slog"
+	"errors"
+	"fmt"
 	"os"
-	"os/signal"
-	"strconv"
-	"syscall"
+	"os/exec"
+	"path/filepath"
 
-	"github.com/recall-dev/recall/claude"
-	"github.com/recall-dev/recall/indexer"
-	"github.com/recall-dev/recall/mcpserver"
-	"github.com/recall-dev/recall/transcript"
+	"golang.org/x/sys/unix"
 )
 
 type mcpCmd struct {
@@ -24,68 +20,89 @@ func (c *mcpCmd) Help() string {
   claude mcp add --scope user recall -- /path/to/recall mcp
 (recall install runs that for you). Tools: search, show, sessions. stdout
 carries the protocol only; diagnostics go to stderr (-v logs each call). The
-session Claude Code runs the server in (CLAUDE_CODE_SESSION_ID) is never shown.`
+session Claude Code runs the server in (CLAUDE_CODE_SESSION_ID) is never shown.
+The server is the recall-mcp binary beside recall (make build and make install
+put it there), which this command becomes.`
 }
 
-// Run serves until Claude Code closes stdin or stops the server (SIGTERM,
-// SIGINT): either ends it at once, with status 0 and nothing on stderr.
+// Run hands the process over to recall-mcp (exec: the same process, its
+// stdin, stdout, environment and parent), with the flags resolved as
+// every command resolves them.
 func (c *mcpCmd) Run(g *Globals) error {
-	cfg, err := g.config()
+	bin, err := mcpBinary()
 	if err != nil {
 		return err
 	}
-	level := slog.LevelWarn
+	argv := append([]string{bin}, c.serverArgs(g)...)
+	if err := unix.Exec(bin, argv, os.Environ()); err != nil {
+		return fmt.Errorf("run %s: %w", bin, err)
+	}
+	return nil // not reached: Exec returns only on failure
+}
+
+// serverArgs are recall-mcp's flags for what this command was given:
+// the index directory and sources read from the working directory and
+// with ~ expanded, as config reads them.
+func (c *mcpCmd) serverArgs(g *Globals) []string {
+	in := g.configInput()
+	var args []string
+	if in.IndexDir != "" {
+		args = append(args, "--index-dir", in.IndexDir)
+	}
+	for _, s := range in.Sources {
+		args = append(args, "--source", s)
+	}
+	if in.CurrentSession != "" {
+		args = append(args, "--current-session", in.CurrentSession)
+	}
 	if g.Verbose {
-		level = slog.LevelInfo
+		args = append(args, "-v")
 	}
-	tracker := newSessionTracker(cfg, mcpProjectDir(g))
-	srv := mcpserver.Config{
-		IndexDir:       cfg.IndexDir,
-		Sources:        cfg.Sources,
-		CurrentSession: cfg.CurrentSession,
-		Current: func() (string, []string) {
-			id := tracker.Current()
-			return id, lineageOf(cfg, id, tracker.Project)
-		},
-		Cwd:     mcpProjectDir(g),
-		Version: version,
-		Log:     slog.New(slog.NewTextHandler(g.env.stderr, &slog.HandlerOptions{Level: level})),
+	if c.NoUpdate {
+		args = append(args, "--no-update")
 	}
-	if !c.NoUpdate {
-		srv.Freshen = func() {
-			now := cfg
-			now.CurrentSession = tracker.Current() // its transcript is left for later
-			g.freshen(now)
-		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return mcpserver.Serve(ctx, srv, g.env.stdin, g.env.stdout)
+	return args
 }
 
-// newSessionTracker follows the session the server runs in from the one
-// it started in (the --current-session flag or CLAUDE_CODE_SESSION_ID),
-// through /clear and /resume: see claude.SessionTracker.
-func newSessionTracker(cfg indexer.Config, project string) *claude.SessionTracker {
-	t := &claude.SessionTracker{Start: cfg.CurrentSession, IndexDir: cfg.IndexDir, ParentPID: os.Getppid(), Project: project}
-	if pid, err := strconv.Atoi(os.Getenv("CLAUDE_PID")); err == nil && pid > 1 {
-		t.ParentPID = pid
+// errNoMCPBinary says where recall-mcp was looked for.
+var errNoMCPBinary = errors.New("the MCP server is the recall-mcp binary, and there is none beside recall nor on PATH: `make install`, `make build`, or `go install github.com/recall-dev/recall/cmd/recall-mcp@latest` puts it there")
+
+// mcpBinary is the recall-mcp this recall hands over to.
+func mcpBinary() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = ""
 	}
-	for _, src := range cfg.Sources {
-		if dir := transcript.ConfigDir(src); dir != "" {
-			t.ConfigDir = dir
-			break
-		}
+	if path := mcpBinaryFor(exe); path != "" {
+		return path, nil
 	}
-	return t
+	return "", errNoMCPBinary
 }
 
-// mcpProjectDir is the project Claude Code started the server for:
-// CLAUDE_PROJECT_DIR, which it sets for stdio MCP servers, else the
-// working directory.
-func mcpProjectDir(g *Globals) string {
-	if dir := os.Getenv("CLAUDE_PROJECT_DIR"); dir != "" {
-		return dir
+// mcpBinaryFor is the recall-mcp beside the recall at recallPath
+// (symbolic links resolved: the build that made recall made it), else
+// the one on PATH; "" when there is none.
+func mcpBinaryFor(recallPath string) string {
+	if recallPath != "" {
+		if real, err := filepath.EvalSymlinks(recallPath); err == nil {
+			recallPath = real
+		}
+		if path := besideRecall(recallPath, "recall-mcp"); path != "" {
+			return path
+		}
 	}
-	return g.env.cwd
+	if path, err := exec.LookPath("recall-mcp"); err == nil {
+		return path
+	}
+	return ""
+}
+
+// besideRecall is the executable named name in recall's directory, ""
+// when there is none.
+func besideRecall(recallPath, name string) string {
+	path := filepath.Join(filepath.Dir(recallPath), name)
+	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return ""
+	}
+	return path
 }

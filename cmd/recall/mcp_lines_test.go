@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/recall-dev/recall/mcpserver/stdio"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -50,7 +52,8 @@ func startRawMCP(t *testing.T, args ...string) *rawMCP {
 	r := &rawMCP{t: t, in: inW, out: make(chan map[string]any, 100), code: make(chan int, 1), stderr: &lockedBuffer{}}
 	wd, _ := os.Getwd()
 	go func() {
-		r.code <- runWith(env{stdin: inR, stdout: outW, stderr: r.stderr, cwd: wd}, append([]string{"mcp"}, args...))
+		// recall-mcp's own entry point, in process (`recall mcp` execs it).
+		r.code <- stdio.Main(args, "test", stdio.Env{Stdin: inR, Stdout: outW, Stderr: r.stderr, Cwd: wd, Getenv: os.Getenv, ParentPID: os.Getppid()})
 		outW.Close()
 	}()
 	go func() {

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer/watch"
+	"github.com/recall-dev/recall/internal/problem"
 
 	"github.com/recall-dev/recall/store/manifest"
 	"github.com/recall-dev/recall/store/snapshot"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/lineage"
 	"github.com/recall-dev/recall/render"
 	"github.com/recall-dev/recall/search"
 	"github.com/recall-dev/recall/store"
@@ -111,7 +113,7 @@ func (c *searchCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	for _, w := range res.Stats.Warnings(cliWording) {
+	for _, w := range res.Stats.Warnings(problem.ShellWording) {
 		fmt.Fprintln(g.env.stderr, "recall:", render.SafeText(w))
 	}
 	if g.Verbose {
@@ -241,7 +243,7 @@ func (c *searchCmd) params(g *Globals, cfg indexer.Config) search.Params {
 		NoRecallCutoff: c.NoRecallCutoff, FullScan: c.FullScan, Explain: c.Explain,
 		IncludeHeadless: c.IncludeHeadless, Agents: c.Agent,
 		Cwd: g.env.cwd, CurrentSession: cfg.CurrentSession,
-		ExcludeSessions: lineageOf(cfg, cfg.CurrentSession, g.env.cwd),
+		ExcludeSessions: lineage.RunningSessions(cfg.IndexDir, cfg.Sources, cfg.CurrentSession, g.env.cwd),
 	}
 }
 

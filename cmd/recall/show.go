@@ -57,14 +57,14 @@ func (c *showCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	for _, msg := range append(sh.Notes, problem.SayAll(sh.Warnings, cliWording)...) {
+	for _, msg := range append(sh.Notes, problem.SayAll(sh.Warnings, problem.ShellWording)...) {
 		fmt.Fprintln(g.env.stderr, "recall:", render.Safe(msg))
 	}
 	format := c.Format
 	if c.JSON {
 		format = "json"
 	}
-	if err := render.WriteShown(g.env.stdout, sh, format, wantColor(c.Color, g.env.stdout), cliWording); err != nil {
+	if err := render.WriteShown(g.env.stdout, sh, format, wantColor(c.Color, g.env.stdout), problem.ShellWording); err != nil {
 		return fmt.Errorf("write session: %w", err)
 	}
 	return nil

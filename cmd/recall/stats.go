@@ -199,6 +199,8 @@ func healthWarnings(r *statsReport) []warning {
 	}
 	if r.Wiring.MCPRegistered && len(r.Wiring.MCPCommand) > 0 && !fileExists(r.Wiring.MCPCommand[0]) {
 		add("the MCP server runs "+r.Wiring.MCPCommand[0]+", which does not exist", "run `recall install` from the recall you use")
+	} else if r.Wiring.MCPRegistered && len(r.Wiring.MCPCommand) > 1 && r.Wiring.MCPCommand[1] == "mcp" && mcpBinaryFor(r.Wiring.MCPCommand[0]) == "" {
+		add("the MCP server runs `recall mcp`, and there is no recall-mcp beside "+r.Wiring.MCPCommand[0]+" nor on PATH for it to hand over to: Claude cannot search by itself", "`make install`, or `go install github.com/recall-dev/recall/cmd/recall-mcp@latest`")
 	}
 	if r.Wiring.HooksPath != "" && !fileExists(r.Wiring.HooksPath) {
 		add("the hooks run "+r.Wiring.HooksPath+", which does not exist", "run `recall install` from the recall you use")

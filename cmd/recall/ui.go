@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/internal/problem"
 	"github.com/recall-dev/recall/render"
 	"golang.org/x/term"
 )
@@ -135,7 +136,7 @@ func (u *stderrUI) notice(msg string) {
 // the once-only notices.
 func (u *stderrUI) indexOptions(opts indexer.Options, warn func(string)) indexer.Options {
 	opts.Warn, opts.Progress, opts.Rebuilding, opts.Notice = warn, u.progress, u.rebuilding, u.notice
-	opts.Wording = cliWording
+	opts.Wording = problem.ShellWording
 	return opts
 }
 

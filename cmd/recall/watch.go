@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recall-dev/recall/indexer/watch"
+	"github.com/recall-dev/recall/internal/problem"
 
 	"github.com/recall-dev/recall/indexer"
 )
@@ -77,7 +78,7 @@ func (c *watchCmd) options(cfg indexer.Config, verbose bool, stderr io.Writer) w
 			NoRedact: c.NoRedact,
 			Warn:     ui.verboseWarn,
 			Notice:   logLine, // a rebuild of derived data, once
-			Wording:  cliWording,
+			Wording:  problem.ShellWording,
 		},
 		Debounce: c.Debounce,
 		MaxDelay: c.MaxDelay,

@@ -93,3 +93,17 @@ func RowsSkipped(err error) error {
 func BadRows(n int) error {
 	return RowsSkipped(fmt.Errorf("%d index rows could not be read and were skipped", n))
 }
+
+// ShellWording says a problem's remedy to someone at a shell: the command
+// to run and what it does (the CLI's wording, and the MCP server's log's).
+func ShellWording(p Problem) string {
+	switch p.Remedy {
+	case Index:
+		return "; `recall index` " + p.Mends
+	case Repair:
+		return "; `recall index --repair` " + p.Mends
+	case RestoreTombstone:
+		return " (restore it from a backup, or remove it and run `recall forget` again)"
+	}
+	return ""
+}
