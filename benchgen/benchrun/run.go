@@ -92,6 +92,11 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		rep.results = append(rep.results, res)
 	}
+	if len(rep.results) > 1 {
+		if rep.growth, err = measureGrowth(ctx, cfg, rn, rep.results); err != nil {
+			return fmt.Errorf("growth: %w", err)
+		}
+	}
 	md := withNotes(renderReport(rep), cfg.Out)
 	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
 		return fmt.Errorf("create report directory: %w", err)
@@ -102,6 +107,29 @@ func Run(ctx context.Context, cfg Config) error {
 	fmt.Fprintf(cfg.Log, "recall-bench: wrote %s\n", cfg.Out)
 	_, err = io.WriteString(cfg.Stdout, md)
 	return err
+}
+
+// measureGrowth times the no-change index of the first and the last
+// corpus taking turns, once both are indexed: each size's own no-change
+// runs come minutes apart, and the machine's pace moves between them
+// more than the check does. Each index is first brought up to date with
+// its corpus (untimed), as its incremental measurement left it a
+// transcript cut back and history.jsonl removed.
+func measureGrowth(ctx context.Context, cfg Config, rn runner, results []sizeResult) ([]sample, error) {
+	small, large := results[0], results[len(results)-1]
+	fmt.Fprintf(cfg.Log, "recall-bench: no-change index at %s and %s, taking turns\n", small.label, large.label)
+	for _, res := range []sizeResult{small, large} {
+		if _, err := rn.run(ctx, sweepOf(res.indexCmd)); err != nil {
+			return nil, err
+		}
+	}
+	return rn.interleaved(ctx, freshnessRepeat(cfg.Repeat), small.indexCmd, large.indexCmd)
+}
+
+// sweepOf is an index command with --sweep: every transcript checked.
+func sweepOf(c command) command {
+	argv := append([]string{c.argv[0], c.argv[1], "--sweep"}, c.argv[2:]...)
+	return tool(argv...)
 }
 
 func launcherOrDefault(launcher []string) ([]string, error) {

@@ -87,24 +87,11 @@ func measureAgentScaling(ctx context.Context, cfg Config, rn runner, res *sizeRe
 			return sc, err
 		}
 	}
-	for _, c := range []command{sc.cmd1, sc.cmdN} { // warm-up
-		if _, err := rn.run(ctx, c); err != nil {
-			return sc, err
-		}
+	timed, err := rn.interleaved(ctx, freshnessRepeat(cfg.Repeat), sc.cmd1, sc.cmdN)
+	if err != nil {
+		return sc, err
 	}
-	// Interleaved, so that a slow spell of the machine falls on both.
-	for range freshnessRepeat(cfg.Repeat) {
-		for _, m := range []struct {
-			c   command
-			out *sample
-		}{{sc.cmd1, &sc.noChange1}, {sc.cmdN, &sc.noChangeN}} {
-			r, err := rn.run(ctx, m.c)
-			if err != nil {
-				return sc, err
-			}
-			m.out.runs = append(m.out.runs, r)
-		}
-	}
+	sc.noChange1, sc.noChangeN = timed[0], timed[1]
 	countStats(ctx, rn, &sc, res.label)
 	return sc, nil
 }
