@@ -773,6 +773,20 @@ func (p planned) inputBytes() int64 {
 	return max(p.t.Stat.Size-p.st.Offset, 0)
 }
 
+// aheadBytes is what the file counts in the read-ahead window, which
+// bounds the rows its results hold: its bytes to read, weighed by
+// transcript.DenseWeight when its format is all text (Aider's history)
+// or it is compressed (a .zst rollout), so that a window of them holds
+// no more than one of JSONL transcripts (an index of 4 GB with Aider's
+// histories peaked at 257 MB, 83 MB of it Aider's rows read ahead).
+func (p planned) aheadBytes() int64 {
+	n := p.inputBytes()
+	if f, ok := agents.FormatOf(p.t.Kind); ok && f.Dense || strings.HasSuffix(p.t.Path, ".zst") {
+		n *= transcript.DenseWeight
+	}
+	return n
+}
+
 // work is what a reader hands to transcript.Read.
 func (p planned) work(keepSecrets bool) transcript.Work {
 	return transcript.Work{T: *p.t, State: *p.st, KeepSecrets: keepSecrets}
@@ -1088,7 +1102,7 @@ func readTranscript(w transcript.Work, current string, br *bufio.Reader) transcr
 func (r *reads) feed(n int, next chan<- int) {
 	defer close(next)
 	for i := range n {
-		if !r.ahead.enter(r.work[i].inputBytes()) {
+		if !r.ahead.enter(r.work[i].aheadBytes()) {
 			return
 		}
 		select {
@@ -1102,7 +1116,7 @@ func (r *reads) feed(n int, next chan<- int) {
 // take waits for file i's result and frees its room in the window.
 func (r *reads) take(i int) transcript.Result {
 	res := <-r.slots[i%len(r.slots)]
-	r.ahead.leave(r.work[i].inputBytes())
+	r.ahead.leave(r.work[i].aheadBytes())
 	return res
 }
 

@@ -38,7 +38,19 @@ type Format struct {
 	// copies by their keys).
 	ReadAll func(w Work, b *Builder) (session, project string, cursor int64, err error)
 	Whole   func(path string) bool
+	// Dense marks files that are nearly all message text (Aider's
+	// markdown history): their rows hold about as many bytes as the file,
+	// where a JSONL transcript's hold a tenth. The indexer weighs them so
+	// in what it reads ahead of its committer.
+	Dense bool
 }
+
+// DenseWeight is how much more of rows a byte of a dense file holds
+// than a byte of Claude Code's JSONL (Aider's history at 4 GB: 83 MB of
+// rows and builders live for 64 MB of files read ahead, where Claude
+// Code's transcripts hold about 10), and the most a compressed file
+// (.zst) expands to.
+const DenseWeight = 8
 
 // ReadsWhole reports whether f reads the file at path through ReadAll:
 // its state's offset is then the cursor ReadAll returned, not bytes.

@@ -79,7 +79,7 @@ const (
 // Format is how Aider's chat history is read: line by line, holding back
 // the last message until the next one starts.
 func Format() transcript.Format {
-	return transcript.Format{Agent: record.AgentAider, NewParser: newParser}
+	return transcript.Format{Agent: record.AgentAider, NewParser: newParser, Dense: true}
 }
 
 // DefaultRoot is the history file AIDER_CHAT_HISTORY_FILE names, when
