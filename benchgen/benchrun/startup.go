@@ -138,21 +138,30 @@ const indexerSettle = 100 * time.Millisecond
 func awaitIndexer(indexDir string) error {
 	lock := filepath.Join(indexDir, lockfile.WriterName)
 	deadline := time.Now().Add(time.Minute)
-	free := time.Now()
-	for time.Since(free) < indexerSettle {
+	// freeSince is when the probes last started finding the lock free:
+	// only a probe that finds it free ends the wait, so a pause of this
+	// process between probes (a loaded machine) cannot end it while an
+	// indexer holds the lock.
+	var freeSince time.Time
+	for {
 		held, err := lockfile.Held(lock)
 		if err != nil {
 			return fmt.Errorf("probe the index lock: %w", err)
 		}
-		if held {
-			free = time.Now()
+		now := time.Now()
+		switch {
+		case held:
+			freeSince = time.Time{}
+		case freeSince.IsZero():
+			freeSince = now
+		case now.Sub(freeSince) >= indexerSettle:
+			return nil
 		}
-		if time.Now().After(deadline) {
+		if now.After(deadline) {
 			return fmt.Errorf("an indexer still holds %s after a minute", lock)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return nil
 }
 
 // fileExists reports whether path is a regular file.
