@@ -503,3 +503,27 @@ func TestParseStraceCounts(t *testing.T) {
 		t.Errorf("statCalls = %q", s)
 	}
 }
+
+// TestTakingTurns: each command runs once untimed, then n times in
+// turns, its step before every run; a failing step stops the runs.
+func TestTakingTurns(t *testing.T) {
+	rn := testRunner(t)
+	var order []string
+	step := func(name string) func() error {
+		return func() error { order = append(order, name); return nil }
+	}
+	got, err := rn.takingTurns(context.Background(), 3, turn{tool("true"), step("a")}, turn{tool("true"), step("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0].runs) != 3 || len(got[1].runs) != 3 {
+		t.Fatalf("samples %d, runs %d and %d; want 2 of 3", len(got), len(got[0].runs), len(got[1].runs))
+	}
+	if want := "abababab"; strings.Join(order, "") != want {
+		t.Errorf("steps ran %q, want %q (a warm-up, then three turns)", strings.Join(order, ""), want)
+	}
+	failing := func() error { return errors.New("append failed") }
+	if _, err := rn.takingTurns(context.Background(), 3, turn{tool("true"), failing}); err == nil || !strings.Contains(err.Error(), "append failed") {
+		t.Errorf("a failing step: err %v", err)
+	}
+}

@@ -20,9 +20,10 @@ type report struct {
 	// smallest value any measurement can show.
 	rssFloor int64
 	results  []sizeResult
-	// growth is the no-change index of the first and the last corpus,
-	// timed taking turns once both are indexed (measureGrowth).
-	growth []sample
+	// growth is the no-change and incremental index of the first and
+	// the last corpus, timed taking turns once both are indexed
+	// (measureGrowth); nil with one corpus.
+	growth *growth
 }
 
 func renderReport(r report) string {
@@ -219,34 +220,38 @@ func targets(res sizeResult) []target {
 }
 
 // writeGrowth checks that freshness costs do not grow with the corpus:
-// the larger corpus's no-change and append times against the first's.
-// The no-change times are those taken in turns when there are some.
-func writeGrowth(b *strings.Builder, results []sizeResult, noChange []sample) {
+// the larger corpus's no-change and append times against the first's,
+// those timed taking turns when there are some.
+func writeGrowth(b *strings.Builder, results []sizeResult, turns *growth) {
 	if len(results) < 2 {
 		return
 	}
 	small, large := results[0], results[len(results)-1]
-	noChangeName, smallNoChange, largeNoChange := "No-change index ≤ 1.2×", small.noChange, large.noChange
-	if len(noChange) == 2 {
-		noChangeName = fmt.Sprintf("No-change index ≤ 1.2× (%d runs of each, taking turns)", len(noChange[0].runs))
-		smallNoChange, largeNoChange = noChange[0], noChange[1]
-	}
-	fmt.Fprintf(b, "## Growth, %s against %s\n\n| Target | measured | holds |\n|---|---|---|\n", large.label, small.label)
-	for _, g := range []struct {
+	type check struct {
 		name        string
 		large, base sample
-	}{
-		{noChangeName, largeNoChange, smallNoChange},
+	}
+	checks := []check{
+		{"No-change index ≤ 1.2×", large.noChange, small.noChange},
 		{fmt.Sprintf("+%d lines indexed ≤ 1.2×", appendedLines), large.incremental, small.incremental},
-	} {
+	}
+	if turns != nil {
+		taking := fmt.Sprintf(" (%d runs of each, taking turns)", len(turns.noChange[0].runs))
+		checks[0] = check{checks[0].name + taking, turns.noChange[1], turns.noChange[0]}
+		checks[1] = check{checks[1].name + taking, turns.appended[1], turns.appended[0]}
+	}
+	fmt.Fprintf(b, "## Growth, %s against %s\n\n| Target | measured | holds |\n|---|---|---|\n", large.label, small.label)
+	for _, g := range checks {
 		r := 0.0
 		if g.base.median() > 0 {
 			r = float64(g.large.median()) / float64(g.base.median())
 		}
 		fmt.Fprintf(b, "| %s | %.2f× | %s |\n", tableCell(g.name), r, yesNo(r <= 1.2))
 	}
-	if len(noChange) == 2 {
-		fmt.Fprintf(b, "\nNo-change index in turns: %s against %s (medians); each size's table above has its own run, timed minutes apart.\n", formatDuration(noChange[1].median()), formatDuration(noChange[0].median()))
+	if turns != nil {
+		fmt.Fprintf(b, "\nTaking turns, medians: no-change %s against %s, +%d lines %s against %s; each size's table above has its own runs, timed minutes apart.\n",
+			formatDuration(turns.noChange[1].median()), formatDuration(turns.noChange[0].median()), appendedLines,
+			formatDuration(turns.appended[1].median()), formatDuration(turns.appended[0].median()))
 	}
 	b.WriteString("\n")
 }

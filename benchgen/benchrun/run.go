@@ -93,9 +93,11 @@ func Run(ctx context.Context, cfg Config) error {
 		rep.results = append(rep.results, res)
 	}
 	if len(rep.results) > 1 {
-		if rep.growth, err = measureGrowth(ctx, cfg, rn, rep.results); err != nil {
+		g, err := measureGrowth(ctx, cfg, rn, rep.results)
+		if err != nil {
 			return fmt.Errorf("growth: %w", err)
 		}
+		rep.growth = &g
 	}
 	md := withNotes(renderReport(rep), cfg.Out)
 	if err := os.MkdirAll(filepath.Dir(cfg.Out), 0o755); err != nil {
@@ -109,22 +111,47 @@ func Run(ctx context.Context, cfg Config) error {
 	return err
 }
 
-// measureGrowth times the no-change index of the first and the last
-// corpus taking turns, once both are indexed: each size's own no-change
-// runs come minutes apart, and the machine's pace moves between them
-// more than the check does. Each index is first brought up to date with
-// its corpus (untimed), as its incremental measurement left it a
-// transcript cut back and history.jsonl removed.
-func measureGrowth(ctx context.Context, cfg Config, rn runner, results []sizeResult) ([]sample, error) {
+// measureGrowth times the no-change index and the append of
+// appendedLines records of the first and the last corpus taking turns,
+// once both are indexed: each size's own runs come minutes apart, and
+// the machine's pace moves between them more than the check does. Each
+// index is first brought up to date with its corpus (untimed), as its
+// incremental measurement left it a transcript cut back and
+// history.jsonl removed; the appends are cut off again after.
+func measureGrowth(ctx context.Context, cfg Config, rn runner, results []sizeResult) (g growth, err error) {
 	small, large := results[0], results[len(results)-1]
-	fmt.Fprintf(cfg.Log, "recall-bench: no-change index at %s and %s, taking turns\n", small.label, large.label)
+	fmt.Fprintf(cfg.Log, "recall-bench: no-change and incremental index at %s and %s, taking turns\n", small.label, large.label)
+	var apps []*appender
+	defer func() {
+		for _, a := range apps {
+			err = errors.Join(err, a.restore())
+		}
+	}()
 	for _, res := range []sizeResult{small, large} {
 		if _, err := rn.run(ctx, sweepOf(res.indexCmd)); err != nil {
-			return nil, err
+			return g, err
 		}
+		app, err := newAppender(rn.dir, filepath.Join(res.corpusDir, "projects"), res.corpusDir, cfg.Seed+1000)
+		if err != nil {
+			return g, err
+		}
+		apps = append(apps, app)
 	}
-	return rn.interleaved(ctx, freshnessRepeat(cfg.Repeat), small.indexCmd, large.indexCmd)
+	n := freshnessRepeat(cfg.Repeat)
+	noChange, err := rn.interleaved(ctx, n, small.indexCmd, large.indexCmd)
+	if err != nil {
+		return g, err
+	}
+	appended, err := rn.takingTurns(ctx, n, turn{small.indexCmd, apps[0].add}, turn{large.indexCmd, apps[1].add})
+	if err != nil {
+		return g, err
+	}
+	return growth{noChange: [2]sample{noChange[0], noChange[1]}, appended: [2]sample{appended[0], appended[1]}}, nil
 }
+
+// growth is the first and the last corpus's no-change and incremental
+// index, timed taking turns.
+type growth struct{ noChange, appended [2]sample }
 
 // sweepOf is an index command with --sweep: every transcript checked.
 func sweepOf(c command) command {
@@ -360,24 +387,12 @@ func measureIndexing(ctx context.Context, cfg Config, rn runner, res *sizeResult
 // is the baseline. The transcript is cut back and history.jsonl removed
 // afterwards so the corpus stays reusable.
 func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeResult, recall, projects, indexDir string) (err error) {
-	target, err := appendTarget(filepath.Join(rn.dir, projects))
+	app, err := newAppender(rn.dir, projects, res.corpusDir, cfg.Seed)
 	if err != nil {
 		return err
 	}
-	res.appendTarget, _ = filepath.Rel(rn.dir, target)
-	st, err := os.Stat(target)
-	if err != nil {
-		return errpath.Wrap("stat", target, err)
-	}
-	history := filepath.Join(rn.dir, res.corpusDir, "history.jsonl")
-	defer func() {
-		if terr := os.Truncate(target, st.Size()); terr != nil {
-			err = errors.Join(err, errpath.Wrap("restore", target, terr))
-		}
-		if rerr := os.Remove(history); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			err = errors.Join(err, rerr)
-		}
-	}()
+	res.appendTarget, _ = filepath.Rel(rn.dir, app.target)
+	defer func() { err = errors.Join(err, app.restore()) }()
 	if err := ageTree(filepath.Join(rn.dir, res.corpusDir), 24*time.Hour); err != nil {
 		return err
 	}
@@ -389,19 +404,7 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 		return err
 	}
 	fmt.Fprintf(cfg.Log, "recall-bench: %s incremental index\n", res.label)
-	appended := 0
-	appendLines := func() error {
-		appended++
-		if err := benchgen.AppendTurns(target, appendedLines, cfg.Seed+uint64(appended)); err != nil {
-			return err
-		}
-		line, err := historyLine(target, time.Now())
-		if err != nil {
-			return err
-		}
-		return appendFile(history, line)
-	}
-	if res.incremental, err = rn.repeat(ctx, freshnessRepeat(cfg.Repeat), res.indexCmd, appendLines); err != nil {
+	if res.incremental, err = rn.repeat(ctx, freshnessRepeat(cfg.Repeat), res.indexCmd, app.add); err != nil {
 		return err
 	}
 	if res.noChange, err = rn.repeat(ctx, freshnessRepeat(cfg.Repeat), res.indexCmd, nil); err != nil {
@@ -416,6 +419,54 @@ func measureIncremental(ctx context.Context, cfg Config, rn runner, res *sizeRes
 		return err
 	}
 	return measureFreshSearch(ctx, cfg, rn, res, recall, indexDir)
+}
+
+// appender appends appendedLines records to one transcript of a corpus,
+// with the history.jsonl line Claude Code writes for a prompt typed in
+// that session (a resumed session), and cuts them off again.
+type appender struct {
+	target, history string
+	size            int64 // the target's size before any append
+	seed            uint64
+	appended        int
+}
+
+func newAppender(dir, projects, corpusDir string, seed uint64) (*appender, error) {
+	target, err := appendTarget(filepath.Join(dir, projects))
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		return nil, errpath.Wrap("stat", target, err)
+	}
+	return &appender{target: target, history: filepath.Join(dir, corpusDir, "history.jsonl"), size: st.Size(), seed: seed}, nil
+}
+
+// add appends one turn's records and its history line.
+func (a *appender) add() error {
+	a.appended++
+	if err := benchgen.AppendTurns(a.target, appendedLines, a.seed+uint64(a.appended)); err != nil {
+		return err
+	}
+	line, err := historyLine(a.target, time.Now())
+	if err != nil {
+		return err
+	}
+	return appendFile(a.history, line)
+}
+
+// restore cuts the transcript back and removes history.jsonl, so that
+// the corpus stays reusable.
+func (a *appender) restore() error {
+	var err error
+	if terr := os.Truncate(a.target, a.size); terr != nil {
+		err = errpath.Wrap("restore", a.target, terr)
+	}
+	if rerr := os.Remove(a.history); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		err = errors.Join(err, rerr)
+	}
+	return err
 }
 
 // freshnessRepeat is how many timed runs each freshness measurement
