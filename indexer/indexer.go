@@ -780,11 +780,10 @@ func (p planned) inputBytes() int64 {
 // no more than one of JSONL transcripts (an index of 4 GB with Aider's
 // histories peaked at 257 MB, 83 MB of it Aider's rows read ahead).
 func (p planned) aheadBytes() int64 {
-	n := p.inputBytes()
-	if f, ok := agents.FormatOf(p.t.Kind); ok && f.Dense || strings.HasSuffix(p.t.Path, ".zst") {
-		n *= transcript.DenseWeight
+	if f, ok := agents.FormatOf(p.t.Kind); ok {
+		return p.inputBytes() * f.ReadAheadWeight(p.t.Path)
 	}
-	return n
+	return p.inputBytes()
 }
 
 // work is what a reader hands to transcript.Read.

@@ -23,7 +23,7 @@ func literalSecret(v string, letters bool) bool {
 		return false // <password>, [password], {password}
 	}
 	l := strings.ToLower(v)
-	if valueStopWords()[l] || valueStopWords()[unLeet(l)] {
+	if stop := valueStopWords(); stop[l] || stop[unLeet(l)] {
 		return false
 	}
 	if !letters && !hasDigitOrSymbol(v) {

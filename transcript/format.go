@@ -45,6 +45,16 @@ type Format struct {
 	Dense bool
 }
 
+// ReadAheadWeight is how many bytes of read-ahead a byte of the file at
+// path counts for: DenseWeight for a dense format or a compressed file
+// (ReadFormat decompresses a name ending in .zst), else 1.
+func (f Format) ReadAheadWeight(path string) int64 {
+	if f.Dense || strings.HasSuffix(path, ".zst") {
+		return DenseWeight
+	}
+	return 1
+}
+
 // DenseWeight is how much more of rows a byte of a dense file holds
 // than a byte of Claude Code's JSONL (Aider's history at 4 GB: 83 MB of
 // rows and builders live for 64 MB of files read ahead, where Claude

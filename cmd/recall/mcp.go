@@ -69,10 +69,7 @@ var errNoMCPBinary = errors.New("the MCP server is the recall-mcp binary, and th
 
 // mcpBinary is the recall-mcp this recall hands over to.
 func mcpBinary() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = ""
-	}
+	exe, _ := os.Executable() // "" when unknown: PATH only
 	if path := mcpBinaryFor(exe); path != "" {
 		return path, nil
 	}

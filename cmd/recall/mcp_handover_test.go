@@ -34,7 +34,6 @@ func TestRecallDoesNotLinkTheMCPSDK(t *testing.T) {
 // TestMCPServerArgs: what `recall mcp` passes on, recall-mcp reads back
 // as the same settings, whatever the working directory and flags.
 func TestMCPServerArgs(t *testing.T) {
-	home, _ := os.UserHomeDir()
 	tests := []struct {
 		name string
 		g    Globals
@@ -54,12 +53,16 @@ func TestMCPServerArgs(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := tt.g.configInput()
-			if f.IndexDir != in.IndexDir || !slices.Equal(f.Sources, in.Sources) && len(f.Sources)+len(in.Sources) > 0 || f.CurrentSession != in.CurrentSession || f.Verbose != tt.g.Verbose || f.NoUpdate != tt.cmd.NoUpdate {
+			if f.IndexDir != in.IndexDir || !slices.Equal(f.Sources, in.Sources) || f.CurrentSession != in.CurrentSession || f.Verbose != tt.g.Verbose || f.NoUpdate != tt.cmd.NoUpdate {
 				t.Errorf("recall-mcp read %+v, want %+v (verbose %v, no update %v)", f, in, tt.g.Verbose, tt.cmd.NoUpdate)
 			}
 			for _, s := range f.Sources {
-				if !strings.Contains(s, "/") || strings.Contains(s, "~") || !strings.HasPrefix(s, "/") && !strings.Contains(s, ":/") {
-					t.Errorf("source %q passed on unresolved (home %s)", s, home)
+				path := s
+				if _, p, isAgent := strings.Cut(s, ":"); isAgent {
+					path = p
+				}
+				if !filepath.IsAbs(path) {
+					t.Errorf("source %q passed on unresolved", s)
 				}
 			}
 		})

@@ -179,13 +179,11 @@ func (s *Snapshot) eventsFromRows() ([]byte, error) {
 // wantedSession reports whether an event line's session is in sessions,
 // without allocating for ids that need no unescaping (all real ones).
 func wantedSession(sessions map[string]bool, line []byte) bool {
-	if i := bytes.IndexByte(line, '\t'); i >= 0 {
-		line = line[:i]
+	field := sessionField(line)
+	if bytes.IndexByte(field, '\\') < 0 {
+		return sessions[string(field)]
 	}
-	if bytes.IndexByte(line, '\\') < 0 {
-		return sessions[string(line)]
-	}
-	return sessions[record.Unescape(line)]
+	return sessions[record.Unescape(field)]
 }
 
 func parseEvent(line []byte) (Event, bool) {
