@@ -13,10 +13,12 @@ export CGO_ENABLED ?= 0
 .PHONY: build index test race fuzz lint bench microbench eval install clean
 
 ## build: compile bin/recall, bin/recall-mcp (the MCP server `recall mcp` runs),
+## bin/recall-opencode (the reader of OpenCode's database recall runs),
 ## bin/recall-hint (the prompt hint's hook) and bin/recall-bench
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/recall
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/recall-mcp ./cmd/recall-mcp
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/recall-opencode ./cmd/recall-opencode
 	$(GO) build -ldflags '-s -w' -o bin/recall-hint ./cmd/recall-hint
 	$(GO) build -o bin/recall-bench ./cmd/recall-bench
 
@@ -48,9 +50,11 @@ lint:
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall-hint
 	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall-mcp
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/recall-opencode
 	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall
 	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall-hint
 	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall-mcp
+	GOOS=linux GOARCH=386 $(GO) build -o /dev/null ./cmd/recall-opencode
 
 ## microbench: Go benchmarks of the hot paths
 microbench:
@@ -65,9 +69,9 @@ bench: build
 eval:
 	$(GO) run ./cmd/recall-eval
 
-## install: go install recall, recall-mcp and recall-hint into $GOBIN
+## install: go install recall, recall-mcp, recall-opencode and recall-hint into $GOBIN
 install:
-	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/recall ./cmd/recall-mcp
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/recall ./cmd/recall-mcp ./cmd/recall-opencode
 	$(GO) install -ldflags '-s -w' ./cmd/recall-hint
 
 clean:

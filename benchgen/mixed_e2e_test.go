@@ -23,8 +23,11 @@ func TestMixedCorpusEndToEnd(t *testing.T) {
 	if _, err := Generate(Options{Dir: dir, Size: 3 << 20, Seed: 21, Text: testText(), Mixed: true}); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(t.TempDir(), "recall")
-	build := exec.Command("go", "build", "-o", bin, "github.com/recall-dev/recall/cmd/recall")
+	// recall-opencode beside recall: it reads the OpenCode database.
+	binDir := t.TempDir()
+	bin := filepath.Join(binDir, "recall")
+	build := exec.Command("go", "build", "-o", binDir+string(filepath.Separator),
+		"github.com/recall-dev/recall/cmd/recall", "github.com/recall-dev/recall/cmd/recall-opencode")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

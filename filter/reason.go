@@ -58,6 +58,10 @@ var reasonExplanations = [numReasons]string{
 	Binary:          "a .jsonl file that is not JSON text (binary); skipped whole",
 }
 
+// Valid reports whether r is one of the reasons above (a number read
+// from outside may be none).
+func (r Reason) Valid() bool { return r < numReasons }
+
 // String is the reason's stable name, used in summaries and the manifest.
 func (r Reason) String() string {
 	if r < numReasons {

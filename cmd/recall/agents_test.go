@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	_ "modernc.org/sqlite" // the tests build OpenCode databases, and recall in process reads them so
 )
 
 // Other agents' sessions, end to end through the CLI: found under their
@@ -401,5 +406,78 @@ func TestResumeTypeScriptCodexSession(t *testing.T) {
 	r := runCLI(t, "resume", id, "--source", src, "--index-dir", idx)
 	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "TypeScript Codex CLI") || !strings.Contains(r.stderr, "recall show "+id) {
 		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestOpenCodeDatabaseThroughTheHelper: the built recall, which links no
+// SQLite, reads OpenCode's database through the recall-opencode beside
+// it, and indexes the sessions recall in process does (the tests link
+// the driver, so runCLI reads in process); without the helper it says
+// where to get it and indexes the other agents' sessions.
+func TestOpenCodeDatabaseThroughTheHelper(t *testing.T) {
+	sources := mixedSources(t)
+	bin := recallBinary(t)
+	run := func(bin string, env []string, args ...string) runResult {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("run %s: %v", bin, err)
+		}
+		return runResult{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+	}
+	sessions := func(idx string) string {
+		r := runCLI(t, withSources(sources, "sessions", "--json", "--agent", "opencode", "--index-dir", idx)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "ses_alpha") {
+			t.Fatalf("sessions: %d %s %s", r.code, r.stdout, r.stderr)
+		}
+		return r.stdout
+	}
+
+	inProcess := filepath.Join(t.TempDir(), "index")
+	if r := runCLI(t, withSources(sources, "index", "--index-dir", inProcess)...); r.code != 0 {
+		t.Fatalf("index in process: %d %s", r.code, r.stderr)
+	}
+	built := filepath.Join(t.TempDir(), "index")
+	if r := run(bin, hermeticEnv(t), withSources(sources, "index", "--index-dir", built)...); r.code != 0 || strings.Contains(r.stderr, "opencode.db") {
+		t.Fatalf("index by the built recall: %d %s", r.code, r.stderr)
+	}
+	if got, want := sessions(built), sessions(inProcess); got != want {
+		t.Errorf("OpenCode's sessions indexed through the helper:\n%s\nin process:\n%s", got, want)
+	}
+	_, byBuilt := statsRows(t, built, sources...)
+	_, byInProcess := statsRows(t, inProcess, sources...)
+	if !maps.Equal(byBuilt, byInProcess) {
+		t.Errorf("rows by agent: %v through the helper, %v in process", byBuilt, byInProcess)
+	}
+
+	alone := filepath.Join(t.TempDir(), "recall")
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	without := filepath.Join(t.TempDir(), "index")
+	r := run(alone, append(hermeticEnv(t), "PATH="+t.TempDir()), withSources(sources, "index", "--index-dir", without)...)
+	if !strings.Contains(r.stderr, "go install github.com/recall-dev/recall/cmd/recall-opencode@latest") {
+		t.Errorf("index without the helper: exit %d, stderr %q", r.code, r.stderr)
+	}
+	_, by := statsRows(t, without, sources...)
+	if by["opencode"] != 0 || by["claude"] != byInProcess["claude"] || by["codex"] != byInProcess["codex"] {
+		t.Errorf("rows by agent without the helper: %v (with it: %v)", by, byInProcess)
+	}
+	t.Logf("without the helper: exit %d, %s", r.code, r.stderr)
+	st := run(alone, append(hermeticEnv(t), "PATH="+t.TempDir()), withSources(sources, "stats", "--no-verify", "--index-dir", without)...)
+	if !strings.Contains(st.stdout+st.stderr, "is read by recall-opencode, and there is none beside recall nor on PATH") {
+		t.Errorf("stats without the helper names no problem: %s %s", st.stdout, st.stderr)
+	}
+	st = run(bin, hermeticEnv(t), withSources(sources, "stats", "--no-verify", "--index-dir", built)...)
+	if strings.Contains(st.stdout+st.stderr, "recall-opencode") {
+		t.Errorf("stats with the helper beside recall names it: %s %s", st.stdout, st.stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/indexer"
+	"github.com/recall-dev/recall/internal/sibling"
 )
 
 // setupFlags are shared by install and uninstall.
@@ -68,7 +69,7 @@ func (c *installCmd) Run(g *Globals) error {
 
 // hintBinary is the prompt hook's small binary (cmd/recall-hint) beside
 // recall, "" when there is none.
-func hintBinary(recallPath string) string { return besideRecall(recallPath, "recall-hint") }
+func hintBinary(recallPath string) string { return sibling.Beside(recallPath, "recall-hint") }
 
 // Run removes exactly what install added, and puts settings.json back as
 // it was.

@@ -96,9 +96,10 @@ func recallBinary(tb testing.TB) string {
 			buildErr = err
 			return
 		}
-		// recall-mcp beside it: `recall mcp` hands over to it.
+		// recall-mcp beside it, which `recall mcp` hands over to, and
+		// recall-opencode, which reads OpenCode's databases for it.
 		bin := filepath.Join(binDir, "recall")
-		cmd := exec.Command(goTool, "build", "-o", binDir+string(filepath.Separator), ".", "../recall-mcp")
+		cmd := exec.Command(goTool, "build", "-o", binDir+string(filepath.Separator), ".", "../recall-mcp", "../recall-opencode")
 		cmd.Env = buildEnv
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

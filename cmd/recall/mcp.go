@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/recall-dev/recall/internal/sibling"
 )
 
 type mcpCmd struct {
@@ -69,37 +69,12 @@ var errNoMCPBinary = errors.New("the MCP server is the recall-mcp binary, and th
 
 // mcpBinary is the recall-mcp this recall hands over to.
 func mcpBinary() (string, error) {
-	exe, _ := os.Executable() // "" when unknown: PATH only
-	if path := mcpBinaryFor(exe); path != "" {
+	if path := sibling.Find("recall-mcp"); path != "" {
 		return path, nil
 	}
 	return "", errNoMCPBinary
 }
 
-// mcpBinaryFor is the recall-mcp beside the recall at recallPath
-// (symbolic links resolved: the build that made recall made it), else
-// the one on PATH; "" when there is none.
-func mcpBinaryFor(recallPath string) string {
-	if recallPath != "" {
-		if real, err := filepath.EvalSymlinks(recallPath); err == nil {
-			recallPath = real
-		}
-		if path := besideRecall(recallPath, "recall-mcp"); path != "" {
-			return path
-		}
-	}
-	if path, err := exec.LookPath("recall-mcp"); err == nil {
-		return path
-	}
-	return ""
-}
-
-// besideRecall is the executable named name in recall's directory, ""
-// when there is none.
-func besideRecall(recallPath, name string) string {
-	path := filepath.Join(filepath.Dir(recallPath), name)
-	if info, err := os.Stat(path); err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
-		return ""
-	}
-	return path
-}
+// mcpBinaryFor is the recall-mcp the recall at recallPath hands over to,
+// "" when there is none.
+func mcpBinaryFor(recallPath string) string { return sibling.FindFrom(recallPath, "recall-mcp") }

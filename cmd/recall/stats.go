@@ -26,6 +26,8 @@ import (
 	"github.com/recall-dev/recall/store"
 	"github.com/recall-dev/recall/store/forget"
 	"github.com/recall-dev/recall/transcript"
+	"github.com/recall-dev/recall/transcript/agents"
+	"github.com/recall-dev/recall/transcript/opencode"
 )
 
 type statsCmd struct {
@@ -42,10 +44,13 @@ type statsReport struct {
 	Sources   []string        `json:"sources"`
 	// AgentSources are the other agents' places read (AGENT:PATH), their
 	// defaults that exist or those given.
-	AgentSources []string      `json:"agent_sources"`
-	Wiring       wiring        `json:"claude_code"`
-	Damage       *damageReport `json:"damage"` // nil: not verified (--no-verify)
-	Warnings     []warning     `json:"warnings"`
+	AgentSources []string `json:"agent_sources"`
+	// MissingHelper is an OpenCode source holding a database when there is
+	// no recall-opencode to read it ("" when there is, or none is needed).
+	MissingHelper string        `json:"missing_opencode_reader,omitempty"`
+	Wiring        wiring        `json:"claude_code"`
+	Damage        *damageReport `json:"damage"` // nil: not verified (--no-verify)
+	Warnings      []warning     `json:"warnings"`
 }
 
 // damageReport is what snapshot.Verify found and what `recall index
@@ -101,6 +106,7 @@ func (c *statsCmd) Run(g *Globals) error {
 			return err
 		}
 	}
+	rep.MissingHelper = missingHelper(cfg.Agents)
 	rep.Warnings = healthWarnings(&rep)
 	if c.JSON {
 		enc := json.NewEncoder(g.env.stdout)
@@ -202,10 +208,24 @@ func healthWarnings(r *statsReport) []warning {
 	} else if r.Wiring.MCPRegistered && len(r.Wiring.MCPCommand) > 1 && r.Wiring.MCPCommand[1] == "mcp" && mcpBinaryFor(r.Wiring.MCPCommand[0]) == "" {
 		add("the MCP server runs `recall mcp`, and there is no recall-mcp beside "+r.Wiring.MCPCommand[0]+" nor on PATH for it to hand over to: Claude cannot search by itself", "`make install`, or `go install github.com/recall-dev/recall/cmd/recall-mcp@latest`")
 	}
+	if r.MissingHelper != "" {
+		add("OpenCode's database under "+r.MissingHelper+" is read by recall-opencode, and there is none beside recall nor on PATH: its sessions are not indexed", "`make install`, or `go install github.com/recall-dev/recall/cmd/recall-opencode@latest`")
+	}
 	if r.Wiring.HooksPath != "" && !fileExists(r.Wiring.HooksPath) {
 		add("the hooks run "+r.Wiring.HooksPath+", which does not exist", "run `recall install` from the recall you use")
 	}
 	return out
+}
+
+// missingHelper is the first OpenCode source holding a database when
+// this recall finds no recall-opencode to read it, else "".
+func missingHelper(sources []agents.Source) string {
+	for _, a := range sources {
+		if a.Agent == record.AgentOpenCode && opencode.HasDatabase(a.Path) && opencode.CannotReadDatabases() {
+			return a.Path
+		}
+	}
+	return ""
 }
 
 // transcriptWarnings says when one reason takes more than a tenth of the

@@ -51,9 +51,9 @@ func benchDB(b *testing.B) string {
 	defer db.Close()
 	for i := range 30 {
 		s := "_c" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		exec(b, db, `INSERT INTO session SELECT id||?, project_id, CASE WHEN parent_id IS NULL THEN NULL ELSE parent_id||? END, slug, directory, title, version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, revert, permission, time_created, time_updated, time_compacting, time_archived, workspace_id FROM session WHERE id NOT LIKE '%\_c%' ESCAPE '\'`, s, s)
-		exec(b, db, `INSERT INTO message SELECT id||?, session_id||?, time_created, time_updated, data FROM message WHERE id NOT LIKE '%\_c%' ESCAPE '\'`, s, s)
-		exec(b, db, `INSERT INTO part SELECT id||?, message_id||?, session_id||?, time_created, time_updated,
+		execSQL(b, db, `INSERT INTO session SELECT id||?, project_id, CASE WHEN parent_id IS NULL THEN NULL ELSE parent_id||? END, slug, directory, title, version, share_url, summary_additions, summary_deletions, summary_files, summary_diffs, revert, permission, time_created, time_updated, time_compacting, time_archived, workspace_id FROM session WHERE id NOT LIKE '%\_c%' ESCAPE '\'`, s, s)
+		execSQL(b, db, `INSERT INTO message SELECT id||?, session_id||?, time_created, time_updated, data FROM message WHERE id NOT LIKE '%\_c%' ESCAPE '\'`, s, s)
+		execSQL(b, db, `INSERT INTO part SELECT id||?, message_id||?, session_id||?, time_created, time_updated,
 			CASE WHEN NOT json_valid(data) THEN data ELSE CASE json_extract(data, '$.type')
 			WHEN 'tool' THEN json_set(data, '$.state.output', printf('%.*c', 20000, 'x'))
 			WHEN 'text' THEN json_set(data, '$.text', json_extract(data, '$.text')||printf('%.*c', 3000, 'y'))

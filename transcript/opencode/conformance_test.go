@@ -44,12 +44,12 @@ func (s store) writeDB(t *testing.T, dir string) transcript.Transcript {
 	buildDB(t, path, schemaSQL())
 	db := openRW(t, path)
 	defer db.Close()
-	exec(t, db, `INSERT INTO project VALUES ('prj', '/w', 'git', NULL, NULL, NULL, 1, 1, 1, '[]', NULL)`)
-	exec(t, db, `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
+	execSQL(t, db, `INSERT INTO project VALUES ('prj', '/w', 'git', NULL, NULL, NULL, 1, 1, 1, '[]', NULL)`)
+	execSQL(t, db, `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated)
 		VALUES ('ses_c', 'prj', 'c', '/w', 'New session - 2026-11-11T11:06:40.000Z', '1', ?, ?)`, conformanceT, conformanceT)
-	exec(t, db, `INSERT INTO message VALUES ('msg_c', 'ses_c', ?, ?, ?)`, conformanceT, conformanceT, s.msg)
+	execSQL(t, db, `INSERT INTO message VALUES ('msg_c', 'ses_c', ?, ?, ?)`, conformanceT, conformanceT, s.msg)
 	for i, p := range s.parts {
-		exec(t, db, `INSERT INTO part VALUES (?, 'msg_c', 'ses_c', ?, ?, ?)`, fmt.Sprintf("prt_c%02d", i), conformanceT+int64(i), conformanceT+int64(i), p)
+		execSQL(t, db, `INSERT INTO part VALUES (?, 'msg_c', 'ses_c', ?, ?, ?)`, fmt.Sprintf("prt_c%02d", i), conformanceT+int64(i), conformanceT+int64(i), p)
 	}
 	return dbTranscriptOf(t, path)
 }
@@ -183,7 +183,7 @@ func TestTurnInProgress(t *testing.T) {
 			// A later change elsewhere (the session touched), so that
 			// the cursor would pass the message were it not held.
 			db := openRW(t, tr.Path)
-			exec(t, db, `UPDATE session SET time_updated = ?`, conformanceT+30_000)
+			execSQL(t, db, `UPDATE session SET time_updated = ?`, conformanceT+30_000)
 			db.Close()
 			res := read(t, newFormat(clockAt(c.now)), tr, record.FileState{})
 			if len(res.Rows) != c.rows {

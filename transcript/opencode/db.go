@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/transcript"
-
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 )
 
 // limits bound what one part or message of a database costs to read.
@@ -56,7 +54,7 @@ func dsn(path string) string {
 // transaction (a snapshot: a writer goes on meanwhile). It returns the
 // next cursor: the newest change read, held back before a message still
 // being written so that the next read takes it whole.
-func readDB(w transcript.Work, b *transcript.Builder, now int64, lim limits) (string, string, int64, error) {
+func readDB(w transcript.Work, b rowSink, now int64, lim limits) (string, string, int64, error) {
 	if _, err := transcript.StatFile(w.T.Path); err != nil {
 		return "", "", 0, err
 	}
@@ -120,7 +118,7 @@ func (r *dbReader) query(q string, args ...any) (*sql.Rows, error) {
 	return st.QueryContext(r.ctx, args...)
 }
 
-func (r *dbReader) read(b *transcript.Builder) (int64, error) {
+func (r *dbReader) read(b rowSink) (int64, error) {
 	if err := r.inspect(); err != nil {
 		return 0, err
 	}

@@ -19,15 +19,15 @@ import (
 // OpenCode does, and touches the session.
 func addTurn(t *testing.T, db *sql.DB, session, id string, at int64, prompt, reply string) {
 	t.Helper()
-	exec(t, db, `INSERT INTO message VALUES (?, ?, ?, ?, ?)`, "msg_"+id+"u", session, at, at,
+	execSQL(t, db, `INSERT INTO message VALUES (?, ?, ?, ?, ?)`, "msg_"+id+"u", session, at, at,
 		fmt.Sprintf(`{"role":"user","time":{"created":%d}}`, at))
-	exec(t, db, `INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)`, "prt_"+id+"u", "msg_"+id+"u", session, at, at,
+	execSQL(t, db, `INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)`, "prt_"+id+"u", "msg_"+id+"u", session, at, at,
 		fmt.Sprintf(`{"type":"text","text":%q,"time":{"start":%d}}`, prompt, at))
-	exec(t, db, `INSERT INTO message VALUES (?, ?, ?, ?, ?)`, "msg_"+id+"a", session, at+100, at+900,
+	execSQL(t, db, `INSERT INTO message VALUES (?, ?, ?, ?, ?)`, "msg_"+id+"a", session, at+100, at+900,
 		fmt.Sprintf(`{"role":"assistant","time":{"created":%d,"completed":%d},"path":{"cwd":"/home/dev/api"}}`, at+100, at+900))
-	exec(t, db, `INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)`, "prt_"+id+"a", "msg_"+id+"a", session, at+200, at+800,
+	execSQL(t, db, `INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)`, "prt_"+id+"a", "msg_"+id+"a", session, at+200, at+800,
 		fmt.Sprintf(`{"type":"text","text":%q,"time":{"start":%d}}`, reply, at+200))
-	exec(t, db, `UPDATE session SET time_updated = ? WHERE id = ?`, at+900, session)
+	execSQL(t, db, `UPDATE session SET time_updated = ? WHERE id = ?`, at+900, session)
 }
 
 // TestIncremental: a database read, written to (a new turn in one
@@ -47,11 +47,11 @@ func TestIncremental(t *testing.T) {
 	at := int64(fixtureT + 200_000)
 	addTurn(t, db, "ses_gamma", "g05", at, "Now add tests for the TOML loader, table driven", "Added five table-driven tests for the TOML loader.")
 	// ses_beta's turn ends: its message completed, its text whole, its call done.
-	exec(t, db, `UPDATE message SET time_updated = ?, data = json_set(data, '$.time.completed', ?) WHERE id = 'msg_e02'`, at+500, at+500)
-	exec(t, db, `UPDATE part SET time_updated = ?, data = json_set(data, '$.text', ?) WHERE id = 'prt_e02_1'`, at+400,
+	execSQL(t, db, `UPDATE message SET time_updated = ?, data = json_set(data, '$.time.completed', ?) WHERE id = 'msg_e02'`, at+500, at+500)
+	execSQL(t, db, `UPDATE part SET time_updated = ?, data = json_set(data, '$.text', ?) WHERE id = 'prt_e02_1'`, at+400,
 		"WAL mode lets readers keep reading while a writer appends to the log.")
-	exec(t, db, `UPDATE part SET time_updated = ?, data = json_set(data, '$.state.status', 'completed', '$.state.output', 'wal.md') WHERE id = 'prt_e02_2'`, at+450)
-	exec(t, db, `UPDATE session SET time_updated = ? WHERE id = 'ses_beta'`, at+500)
+	execSQL(t, db, `UPDATE part SET time_updated = ?, data = json_set(data, '$.state.status', 'completed', '$.state.output', 'wal.md') WHERE id = 'prt_e02_2'`, at+450)
+	execSQL(t, db, `UPDATE session SET time_updated = ? WHERE id = 'ses_beta'`, at+500)
 	db.Close()
 
 	later := newFormat(clockAt(at + 300_000))
@@ -99,7 +99,7 @@ func TestPartChangedAlone(t *testing.T) {
 	first := read(t, testFormat(), dbTranscriptOf(t, path), record.FileState{})
 	db := openRW(t, path)
 	at := int64(fixtureT + 200_000)
-	exec(t, db, `INSERT INTO part VALUES ('prt_g01_2', 'msg_g01', 'ses_gamma', ?, ?, '{"type":"text","text":"Also keep YAML working for one release."}')`, at, at)
+	execSQL(t, db, `INSERT INTO part VALUES ('prt_g01_2', 'msg_g01', 'ses_gamma', ?, ?, '{"type":"text","text":"Also keep YAML working for one release."}')`, at, at)
 	addTurn(t, db, "ses_gamma", "g05", at+1000, "Now add tests for the TOML loader, table driven", "Added five table-driven tests for the TOML loader.")
 	db.Close()
 	second := read(t, newFormat(clockAt(at+300_000)), dbTranscriptOf(t, path), stateAfter(first))
@@ -120,7 +120,7 @@ func TestConcurrentWriter(t *testing.T) {
 	ctx := context.Background()
 	// Committed, but only in the log: the writer stays open, so nothing
 	// checkpoints it into the file.
-	exec(t, writer, `PRAGMA wal_autocheckpoint = 0`)
+	execSQL(t, writer, `PRAGMA wal_autocheckpoint = 0`)
 	at := int64(fixtureT + 200_000)
 	addTurn(t, writer, "ses_gamma", "g05", at, "A prompt that is only in the write-ahead log", "A reply that is only in the write-ahead log.")
 	file, err := os.ReadFile(path)
@@ -268,12 +268,12 @@ func TestLargeData(t *testing.T) {
 	buildDB(t, path, schemaSQL())
 	db := openRW(t, path)
 	big := strings.Repeat("x", 5000)
-	exec(t, db, `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES ('ses_l', 'p', 'l', '/w', 'Large data', '1', 1, 2)`)
-	exec(t, db, `INSERT INTO message VALUES ('msg_l', 'ses_l', 1, 2, ?)`,
+	execSQL(t, db, `INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) VALUES ('ses_l', 'p', 'l', '/w', 'Large data', '1', 1, 2)`)
+	execSQL(t, db, `INSERT INTO message VALUES ('msg_l', 'ses_l', 1, 2, ?)`,
 		fmt.Sprintf(`{"role":"assistant","time":{"created":1790000000000,"completed":1790000001000},"summary":{"diffs":[{"before":%q}]}}`, big))
-	exec(t, db, `INSERT INTO part VALUES ('prt_l1', 'msg_l', 'ses_l', 1, 2, ?)`,
+	execSQL(t, db, `INSERT INTO part VALUES ('prt_l1', 'msg_l', 'ses_l', 1, 2, ?)`,
 		fmt.Sprintf(`{"type":"text","text":"A long reply begins here and goes on: %s","time":{"start":1790000000500}}`, big))
-	exec(t, db, `INSERT INTO part VALUES ('prt_l2', 'msg_l', 'ses_l', 1, 2, ?)`,
+	execSQL(t, db, `INSERT INTO part VALUES ('prt_l2', 'msg_l', 'ses_l', 1, 2, ?)`,
 		fmt.Sprintf(`{"type":"tool","tool":"write","state":{"status":"completed","input":{"filePath":"/w/big.txt","content":%q},"output":%q}}`, big, big))
 	db.Close()
 	b := transcript.NewBuilder(transcript.Work{T: dbTranscriptOf(t, path), State: record.FileState{Gen: 1}}, record.AgentOpenCode)
@@ -310,19 +310,19 @@ func TestIdentity(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exec(t, db, `INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, '0.9.1', ?, ?)`,
+		execSQL(t, db, `INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES (?, ?, ?, ?, ?, ?, '0.9.1', ?, ?)`,
 			s.id, s.project, nullable(s.parent), s.id, s.directory, s.title, s.created, s.updated)
 		for _, f := range jsonFiles(filepath.Join(storage, "message", id)) {
 			data, _ := os.ReadFile(f)
 			info, _ := decodeMessage(data)
-			exec(t, db, `INSERT INTO message VALUES (?, ?, ?, ?, json_remove(?, '$.id', '$.sessionID'))`, info.ID, id, info.Time.Created, info.Time.Created, string(data))
+			execSQL(t, db, `INSERT INTO message VALUES (?, ?, ?, ?, json_remove(?, '$.id', '$.sessionID'))`, info.ID, id, info.Time.Created, info.Time.Created, string(data))
 			for _, pf := range jsonFiles(filepath.Join(storage, "part", info.ID)) {
 				pdata, _ := os.ReadFile(pf)
 				if !isPart(pdata) {
 					continue // the migration skips what it cannot parse
 				}
 				p, _ := decodePart(pdata)
-				exec(t, db, `INSERT INTO part VALUES (?, ?, ?, ?, ?, json_remove(?, '$.id', '$.messageID', '$.sessionID'))`,
+				execSQL(t, db, `INSERT INTO part VALUES (?, ?, ?, ?, ?, json_remove(?, '$.id', '$.messageID', '$.sessionID'))`,
 					p.ID, info.ID, id, info.Time.Created, info.Time.Created, string(pdata))
 			}
 		}

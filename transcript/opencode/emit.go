@@ -112,9 +112,20 @@ func judge(m *message, last bool, now int64) (skip, hold bool) {
 	return false, m.info.Role == "user" && age < settleAfter
 }
 
-// emitter makes the rows of sessions through a Builder.
+// rowSink is what an emitter makes rows through: a transcript.Builder in
+// the process that indexes, or the wire to it (wireWriter) in
+// recall-opencode.
+type rowSink interface {
+	Text(m transcript.Meta, role, text string)
+	Tool(m transcript.Meta, name string, input []byte)
+	Title(m transcript.Meta, kind, title string)
+	Drop(reason filter.Reason)
+	Redact(text string) string
+}
+
+// emitter makes the rows of sessions through a rowSink.
 type emitter struct {
-	b        *transcript.Builder
+	b        rowSink
 	sessions map[string]*session
 	// worktrees are the projects' folders by project id: a session's
 	// project when it names no folder of its own.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
+
+	_ "modernc.org/sqlite" // the driver: the tests build databases, and read them in process
 )
 
 // fixtures is OpenCode's data folder of the tests, less its database,
@@ -50,7 +52,7 @@ func buildDB(t testing.TB, path, script string) {
 	}
 }
 
-func exec(t testing.TB, db *sql.DB, q string, args ...any) {
+func execSQL(t testing.TB, db *sql.DB, q string, args ...any) {
 	t.Helper()
 	if _, err := db.Exec(q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)

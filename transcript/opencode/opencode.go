@@ -51,7 +51,7 @@ func newFormat(now func() int64) transcript.Format {
 			if isSessionFile(w.T.Path) {
 				return readLegacy(w, b, now())
 			}
-			return readDB(w, b, now(), defaultLimits)
+			return readDatabase(w, b, now())
 		},
 	}
 }
