@@ -58,7 +58,7 @@ func readDB(w transcript.Work, b rowSink, now int64, lim limits) (string, string
 	if _, err := transcript.StatFile(w.T.Path); err != nil {
 		return "", "", 0, err
 	}
-	db, err := sql.Open("sqlite", dsn(w.T.Path))
+	db, err := sql.Open(driverName, dsn(w.T.Path))
 	if err != nil {
 		return "", "", 0, err
 	}

@@ -68,7 +68,7 @@ func readThroughHelper(bin string, w transcript.Work, b *transcript.Builder, now
 	if bin == "" {
 		return "", "", 0, errNoHelper
 	}
-	cmd := exec.Command(bin, HelperArgs(w.T.Path, max(w.State.Offset, 0), now)...)
+	cmd := exec.Command(bin, helperArgs(w.T.Path, max(w.State.Offset, 0), now)...)
 	stderr := &tailBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
@@ -95,9 +95,9 @@ func readThroughHelper(bin string, w transcript.Work, b *transcript.Builder, now
 	return "", "", cursor, nil
 }
 
-// HelperArgs are recall-opencode's arguments for a read of the database
+// helperArgs are recall-opencode's arguments for a read of the database
 // at path from cursor since, judged at now.
-func HelperArgs(path string, since, now int64) []string {
+func helperArgs(path string, since, now int64) []string {
 	return []string{"--wire", strconv.Itoa(wireVersion), "--since", strconv.FormatInt(since, 10),
 		"--now", strconv.FormatInt(now, 10), "--", path}
 }
@@ -153,7 +153,7 @@ func ServeDB(out io.Writer, path string, since, now int64) error {
 	return ww.end(cursor)
 }
 
-// HelperMain is recall-opencode's main: it parses args (HelperArgs'),
+// HelperMain is recall-opencode's main: it parses args (helperArgs'),
 // reads the database they name (ServeDB) and returns the exit status: 0
 // when the read is whole, 1 when it failed (the reason on stderr, a
 // line), 2 for arguments it does not take. Its process must link
