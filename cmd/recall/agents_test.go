@@ -454,14 +454,7 @@ func TestOpenCodeDatabaseThroughTheHelper(t *testing.T) {
 		t.Errorf("rows by agent: %v through the helper, %v in process", byBuilt, byInProcess)
 	}
 
-	alone := filepath.Join(t.TempDir(), "recall")
-	data, err := os.ReadFile(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	alone := binaryAlone(t, bin)
 	without := filepath.Join(t.TempDir(), "index")
 	r := run(alone, append(hermeticEnv(t), "PATH="+t.TempDir()), withSources(sources, "index", "--index-dir", without)...)
 	if !strings.Contains(r.stderr, "go install github.com/recall-dev/recall/cmd/recall-opencode@latest") {

@@ -116,6 +116,21 @@ func recallBinary(tb testing.TB) string {
 	return builtBin
 }
 
+// binaryAlone is a copy of the binary at built in a directory of its
+// own: no helper binary beside it.
+func binaryAlone(tb testing.TB, built string) string {
+	tb.Helper()
+	alone := filepath.Join(tb.TempDir(), filepath.Base(built))
+	data, err := os.ReadFile(built)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return alone
+}
+
 type runResult struct {
 	stdout, stderr string
 	code           int

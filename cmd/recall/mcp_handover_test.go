@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -13,9 +12,11 @@ import (
 	"github.com/recall-dev/recall/mcpserver/stdio"
 )
 
-// TestRecallDoesNotLinkTheMCPSDK: the MCP server is recall-mcp's; linked
-// into recall, the SDK's packages cost every start (docs/mcp.md).
-func TestRecallDoesNotLinkTheMCPSDK(t *testing.T) {
+// TestRecallLinksNoHelpersPackages: the MCP server is recall-mcp's, and
+// SQLite recall-opencode's; linked into recall, their packages cost
+// every start (docs/mcp.md; docs/performance.md, "OpenCode's database
+// read by a helper").
+func TestRecallLinksNoHelpersPackages(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool")
@@ -25,7 +26,8 @@ func TestRecallDoesNotLinkTheMCPSDK(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
-		if strings.Contains(pkg, "modelcontextprotocol") || pkg == "github.com/recall-dev/recall/mcpserver" || pkg == "encoding/gob" || pkg == "net/http" {
+		if strings.Contains(pkg, "modelcontextprotocol") || pkg == "github.com/recall-dev/recall/mcpserver" || pkg == "encoding/gob" || pkg == "net/http" ||
+			strings.HasPrefix(pkg, "modernc.org/") {
 			t.Errorf("recall links %s", pkg)
 		}
 	}
@@ -72,20 +74,12 @@ func TestMCPServerArgs(t *testing.T) {
 // TestMCPWithoutServerBinary: a recall with no recall-mcp beside it nor
 // on PATH says where to get it, with status 2 and nothing on stdout.
 func TestMCPWithoutServerBinary(t *testing.T) {
-	built := recallBinary(t)
-	alone := filepath.Join(t.TempDir(), "recall")
-	data, err := os.ReadFile(built)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	alone := binaryAlone(t, recallBinary(t))
 	cmd := exec.Command(alone, "mcp", "--index-dir", t.TempDir())
 	cmd.Env = append(hermeticEnv(t), "PATH="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != 2 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "recall-mcp") || !strings.Contains(stderr.String(), "go install github.com/recall-dev/recall/cmd/recall-mcp@latest") {
 		t.Fatalf("exit %d (%v), stdout %q, stderr %q", code, err, stdout.String(), stderr.String())
 	}
