@@ -469,6 +469,14 @@ func TestOpenCodeDatabaseThroughTheHelper(t *testing.T) {
 	if !strings.Contains(st.stdout+st.stderr, "is read by recall-opencode, and there is none beside recall nor on PATH") {
 		t.Errorf("stats without the helper names no problem: %s %s", st.stdout, st.stderr)
 	}
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	in := run(alone, append(hermeticEnv(t), "PATH="+t.TempDir()), withSources(sources, "install", "--dry-run", "--settings", settings, "--index-dir", without)...)
+	if !strings.Contains(in.stderr, "no recall-opencode beside") || !strings.Contains(in.stderr, "go install github.com/recall-dev/recall/cmd/recall-opencode@latest") {
+		t.Errorf("install without the helper does not say so: exit %d, %s", in.code, in.stderr)
+	}
+	if in := run(bin, hermeticEnv(t), withSources(sources, "install", "--dry-run", "--settings", settings, "--index-dir", built)...); strings.Contains(in.stderr, "recall-opencode") {
+		t.Errorf("install with the helper beside recall names it: %s", in.stderr)
+	}
 	st = run(bin, hermeticEnv(t), withSources(sources, "stats", "--no-verify", "--index-dir", built)...)
 	if strings.Contains(st.stdout+st.stderr, "recall-opencode") {
 		t.Errorf("stats with the helper beside recall names it: %s %s", st.stdout, st.stderr)

@@ -61,6 +61,13 @@ func (c *installCmd) Run(g *Globals) error {
 	if !c.NoMCP && mcpBinaryFor(s.RecallPath) == "" {
 		fmt.Fprintf(g.env.stderr, "recall: no recall-mcp beside %s nor on PATH: the MCP server is registered, but `recall mcp` cannot start it until it is there; `go install github.com/recall-dev/recall/cmd/recall-mcp@latest` or `make install` puts it there\n", s.RecallPath)
 	}
+	// The hooks' index runs are detached: a database they cannot read
+	// warns where nobody looks, so install says it now.
+	if cfg, err := g.config(); err == nil {
+		if dir := missingHelper(cfg.Agents); dir != "" {
+			fmt.Fprintf(g.env.stderr, "recall: no recall-opencode beside %s nor on PATH: OpenCode's database under %s is not indexed until it is there; `go install github.com/recall-dev/recall/cmd/recall-opencode@latest` or `make install` puts it there\n", s.RecallPath, dir)
+		}
+	}
 	if strings.HasPrefix(s.RecallPath, os.TempDir()+string(filepath.Separator)) {
 		fmt.Fprintf(g.env.stderr, "recall: warning: %s is in the temp directory (go run?); the hooks and the MCP server break once it is removed\n", s.RecallPath)
 	}
