@@ -101,3 +101,34 @@ func TestIdentityAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderYearsASessionIDHolds: a header whose start in UTC falls
+// outside the years a session id holds (four digits) is refused, so that
+// every session id a read gives, a later read parses back; the years at
+// the edges are taken.
+func TestHeaderYearsASessionIDHolds(t *testing.T) {
+	east, west := time.FixedZone("east", 2*3600), time.FixedZone("west", -5*3600)
+	tests := []struct {
+		header string
+		loc    *time.Location
+		ok     bool
+	}{
+		{"2025-01-01 00:00:00", east, true},
+		{"0001-01-01 02:00:00", east, true},
+		{"0000-01-01 00:00:00", east, false},
+		{"0001-01-01 01:00:00", east, false},
+		{"9999-12-31 18:59:59", west, true},
+		{"9999-12-31 23:30:00", west, false},
+	}
+	for _, tt := range tests {
+		p := &parser{path: "/home/dev/app/.aider.chat.history.md", loc: tt.loc}
+		err := p.header(tt.header, 1)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s in %s: %v, want ok %v", tt.header, tt.loc, err, tt.ok)
+			continue
+		}
+		if _, parsed := sessionStart(p.session); tt.ok && !parsed {
+			t.Errorf("%s in %s: session %q does not parse back", tt.header, tt.loc, p.session)
+		}
+	}
+}

@@ -153,6 +153,12 @@ func (p *parser) header(ts string, n int) error {
 		return fmt.Errorf("session header: %w", err)
 	}
 	start := t.UTC()
+	if y := start.Year(); y < 1 || y > 9999 {
+		// A session id holds its start as four digits of year, which
+		// a later read parses back (sessionStart); no Aider wrote
+		// such a header (year 0000 in a zone east of UTC is year -1).
+		return fmt.Errorf("session header: %s is year %d in UTC, outside 0001-9999", strings.Clone(ts), y)
+	}
 	clash := p.session != "" && start.Equal(p.start)
 	p.setSession(sessionID(p.path, start, n, clash), start)
 	return nil
