@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/recall-dev/recall/internal/tailbuf"
 )
 
 // command is one process to time: argv (or a bash -c script) and the
@@ -80,25 +82,8 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// tailBuffer keeps the last few KB of stderr for error messages.
-type tailBuffer struct{ b []byte }
-
+// stderrTailBytes is how much of a command's stderr an error quotes.
 const stderrTailBytes = 4 << 10
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > 2*stderrTailBytes {
-		t.b = append(t.b[:0], t.b[len(t.b)-stderrTailBytes:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	if len(t.b) > stderrTailBytes {
-		return string(t.b[len(t.b)-stderrTailBytes:])
-	}
-	return string(t.b)
-}
 
 // runner starts commands in a fixed directory with a clean environment,
 // each under the measuring launcher (see launcher.go).
@@ -137,7 +122,7 @@ func (rn runner) run(ctx context.Context, c command) (runResult, error) {
 	cmd.Env = rn.env
 	cmd.ExtraFiles = []*os.File{reportW} // fd 3 in the launcher
 	var out lineCounter
-	var errTail tailBuffer
+	errTail := tailbuf.Buffer{Max: stderrTailBytes}
 	if c.stdout != nil {
 		cmd.Stdout = c.stdout
 	} else {

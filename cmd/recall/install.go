@@ -10,6 +10,7 @@ import (
 	"github.com/recall-dev/recall/claude"
 	"github.com/recall-dev/recall/indexer"
 	"github.com/recall-dev/recall/internal/sibling"
+	"github.com/recall-dev/recall/render"
 )
 
 // setupFlags are shared by install and uninstall.
@@ -65,7 +66,7 @@ func (c *installCmd) Run(g *Globals) error {
 	// warns where nobody looks, so install says it now.
 	if cfg, err := g.config(); err == nil {
 		if dir := missingHelper(cfg.Agents); dir != "" {
-			fmt.Fprintf(g.env.stderr, "recall: no recall-opencode beside %s nor on PATH: OpenCode's database under %s is not indexed until it is there; `go install github.com/recall-dev/recall/cmd/recall-opencode@latest` or `make install` puts it there\n", s.RecallPath, dir)
+			fmt.Fprintf(g.env.stderr, "recall: no recall-opencode beside %s nor on PATH: OpenCode's database under %s is not indexed until it is there; `go install github.com/recall-dev/recall/cmd/recall-opencode@latest` or `make install` puts it there\n", s.RecallPath, render.SafeText(dir))
 		}
 	}
 	if strings.HasPrefix(s.RecallPath, os.TempDir()+string(filepath.Separator)) {

@@ -2,7 +2,6 @@ package opencode
 
 import (
 	"bufio"
-	"bytes"
 	"database/sql"
 	"errors"
 	"flag"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/internal/sibling"
+	"github.com/recall-dev/recall/internal/tailbuf"
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
 )
@@ -69,7 +69,7 @@ func readThroughHelper(bin string, w transcript.Work, b *transcript.Builder, now
 		return "", "", 0, errNoHelper
 	}
 	cmd := exec.Command(bin, helperArgs(w.T.Path, max(w.State.Offset, 0), now)...)
-	stderr := &tailBuffer{max: 4 << 10}
+	stderr := &tailbuf.Buffer{Max: 4 << 10}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -121,24 +121,6 @@ func lastLine(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return s[strings.LastIndexByte(s, '\n')+1:]
 }
-
-// tailBuffer keeps the last max bytes written to it: a helper's stderr,
-// bounded whatever it writes.
-type tailBuffer struct {
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = slices.Clone(t.buf[len(t.buf)-t.max:])
-	}
-	return n, nil
-}
-
-func (t *tailBuffer) String() string { return string(bytes.ToValidUTF8(t.buf, []byte("\uFFFD"))) }
 
 // ServeDB is recall-opencode's job: it reads the database at path from
 // cursor since, judged at now, and writes the rows as a wire to out. Its
