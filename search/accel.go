@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/recall-dev/recall/store/snapshot"
 
@@ -106,7 +107,35 @@ func (a *accel) candidatesOf() []segResult {
 	results := make([]segResult, len(a.segs))
 	counters := make([]counter, min(runtime.GOMAXPROCS(0), len(a.segs)))
 	parallel.EachOn(len(counters), len(a.segs), func(w, i int) { results[i] = a.segment(i, &counters[w]) })
+	if candidateBytes(results) >= collectBeforeBounds {
+		counters = nil // their arrays, as large as the largest segment's rows, are garbage now
+		runtime.GC()
+	}
 	return results
+}
+
+// collectBeforeBounds is how many bytes of candidates make a search
+// collect between finding them and bounding their sessions. The runtime
+// lets the heap reach twice what its last collection found live, which
+// came partway through the candidate pass; bounding allocates the
+// sessions' groups and keys on top of every candidate and the counters'
+// garbage, and the heap peaked there. Collected first, the next
+// collection comes at twice the candidates (docs/performance.md,
+// "Measurements behind the code": a collection before bounding).
+const collectBeforeBounds = 8 << 20
+
+// candidateBytes is the memory the candidates of results hold.
+func candidateBytes(results []segResult) int {
+	n := 0
+	for i := range results {
+		n += results[i].candidateBytes()
+	}
+	return n
+}
+
+// candidateBytes is the memory r's candidates and their counts hold.
+func (r *segResult) candidateBytes() int {
+	return len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
 }
 
 // segment finds one segment's candidates.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/recall-dev/recall/store/snapshot"
 
@@ -89,12 +88,6 @@ func runAccelerated(snap *snapshot.Snapshot, q *query.Query, req *Request) (res 
 	if !sound {
 		return nil, problem.Problem{Err: errors.New("a term segment's row count disagrees with the blocks it covers (damaged)"), Remedy: problem.Index, Mends: "rebuilds it"}, nil
 	}
-	if req.Cutoff {
-		// Confirmation needs the recall events; read them meanwhile.
-		var preload sync.WaitGroup
-		preload.Go(snap.PreloadEvents)
-		defer preload.Wait() // a problem it meets is kept for the first call that needs the events, which returns it
-	}
 	a := &accel{snap: snap, q: q, req: req, segs: segs, rowStarts: rowStarts,
 		positive: q.Positive(), filter: newRowFilter(snap, req), scan: newScan(snap, q, req)}
 	a.cache.blocks = map[int]*cachedBlock{}
@@ -172,7 +165,7 @@ func (a *accel) keepRowsOnly() int {
 				r.holds[j] = r.cands[j].held
 			}
 		}
-		dropped[i] = len(r.cands)*int(unsafe.Sizeof(candidate{})) + len(r.counts)
+		dropped[i] = r.candidateBytes()
 		r.cands, r.counts, r.wide = nil, nil, nil
 	})
 	total := 0

@@ -78,20 +78,6 @@ func (s *Snapshot) EventsOf(sessions map[string]bool) (map[string][]Event, error
 	return out, nil
 }
 
-// PreloadEvents reads the committed events file as the first EventsOf or
-// SessionEvents call would, so that a search can have it read on another
-// core while it looks up its candidates: read between bounding and
-// confirmation, it held up both cores' confirming (half a millisecond at
-// 1 GB). An index whose derived files are stale finds its events in the
-// rows, which is left to the call that needs them. Safe for concurrent
-// use.
-func (s *Snapshot) PreloadEvents() {
-	if s.stale != "" || s.events == nil || s.M.EventsBytes == 0 {
-		return
-	}
-	s.eventsOnce.Do(s.loadEvents)
-}
-
 // SessionEvents returns the committed recall events of live generations
 // of one session, in index order: EventsOf for a single session, for a
 // caller that asks session by session. The file's lines are indexed by

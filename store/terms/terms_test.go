@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/recall-dev/recall/textrules"
 )
@@ -1006,4 +1007,38 @@ func FuzzParseName(f *testing.F) {
 			t.Errorf("ParseName(%q) = %+v, %v; the pattern reads %+v, %v", name, got, ok, want, wantOK)
 		}
 	})
+}
+
+// TestKeysShareTheirProject: the keys of a segment with one project hold
+// one string of it, not a copy each (a question at 4 GB held 2 MB of
+// copies while it bounded), and a project that needs unescaping is
+// unescaped once and the same for every key.
+func TestKeysShareTheirProject(t *testing.T) {
+	rows := []Row{
+		{Session: "s1", Project: "/src/app", Text: []byte("alpha")},
+		{Session: "s2", Project: "/src/tab\there", Text: []byte("beta")},
+		{Session: "s3", Project: "/src/app", Text: []byte("gamma")},
+		{Session: "s4", Project: "/src/tab\there", Text: []byte("delta")},
+		{Session: "s5", Project: "/src/other", Text: []byte("epsilon")},
+	}
+	data := build(rows).encode(0, 1)
+	s, err := newSegment(Ref{Name: "x", First: 0, End: 1}, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byProject := map[string]*byte{}
+	for i := range s.KeyCount() {
+		k := s.Key(uint32(i))
+		if k.Session != rows[i].Session || k.Project != rows[i].Project {
+			t.Fatalf("Key(%d) = %+v, want %s %q", i, k, rows[i].Session, rows[i].Project)
+		}
+		p := unsafe.StringData(k.Project)
+		if first, ok := byProject[k.Project]; ok && first != p {
+			t.Errorf("Key(%d)'s project %q is a copy of an earlier key's", i, k.Project)
+		}
+		byProject[k.Project] = p
+	}
+	if len(byProject) != 3 {
+		t.Errorf("%d projects, want 3", len(byProject))
+	}
 }
