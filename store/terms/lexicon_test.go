@@ -282,3 +282,68 @@ func TestLexiconSegmentsLongHead(t *testing.T) {
 		t.Fatalf("LexiconSegments gave %d names, want %d", len(got), len(want))
 	}
 }
+
+// The lexicon is the same file wherever its words are split between the
+// two merges: before every word, after every word, at each word of a
+// segment and between words. A merge that stopped short of its bound,
+// ran past it or started a word late would drop or repeat records.
+func TestLexiconSameWhereverSplit(t *testing.T) {
+	segs := lexiconSegments(t)
+	whole := splitLexiconBytes(t, segs, nil)
+	pivots := [][]byte{{}, {0}, []byte("\xff\xff"), []byte("jwt_"), []byte("w3")}
+	for _, s := range segs {
+		for id := range s.tokens() {
+			tok := s.token(id)
+			pivots = append(pivots, slices.Clone(tok), append(slices.Clone(tok), 0))
+		}
+	}
+	for _, pivot := range pivots {
+		if got := splitLexiconBytes(t, segs, pivot); !bytes.Equal(got, whole) {
+			t.Fatalf("split at %q: a lexicon of %d bytes, want the %d bytes of one merge", pivot, len(got), len(whole))
+		}
+	}
+}
+
+// A lexicon of segments large enough to be split is split, and is the
+// file one merge makes.
+func TestLexiconSplitsLargeVocabularies(t *testing.T) {
+	// Mapped from files, as WriteLexicon's segments are: the merges let
+	// go of the pages they passed, which a segment in memory would lose.
+	dir := t.TempDir()
+	var segs []*Segment
+	for seg := range 3 {
+		var rows []Row
+		for i := range 2 * minSplitTokens {
+			n := seg*minSplitTokens + i // each segment shares half its words with the next
+			rows = append(rows, Row{TimeMs: int64(i), Type: TypeUser, Session: fmt.Sprint("s", seg), Project: "/p",
+				Text: []byte(fmt.Sprintf("word%d paintings PARAM_%d_%d", n, n%97, seg))})
+		}
+		ref, err := build(rows).WriteFile(dir, 1, seg, seg+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(dir, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		segs = append(segs, s)
+	}
+	if lexPivot(segs) == nil {
+		t.Fatalf("no split of %d tokens", segs[0].tokens())
+	}
+	if got, want := lexiconBytes(t, segs), splitLexiconBytes(t, segs, nil); !bytes.Equal(got, want) {
+		t.Errorf("split: a lexicon of %d bytes, want the %d bytes of one merge", len(got), len(want))
+	}
+}
+
+// splitLexiconBytes is the lexicon file of segs, its words split at pivot.
+func splitLexiconBytes(t testing.TB, segs []*Segment, pivot []byte) []byte {
+	t.Helper()
+	var records bytes.Buffer
+	head, hash, err := encodeLexiconSplit(segs, &records, pivot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Join([][]byte{head, records.Bytes(), hash}, nil)
+}
