@@ -65,6 +65,12 @@ func TestRecordClasses(t *testing.T) {
 			"", " noise=1"},
 		{"user, tool result", []string{meta, msg("u1", "user", `,"content":[{"functionResponse":{"id":"c1","name":"read_file","response":{"output":"package a"}}}]`)},
 			"", " noise=1"},
+		{"user, the CLI's turn after a tool's result", []string{meta, msg("u1", "user",
+			`,"content":[{"text":"System: Please continue."}],"displayContent":[{"functionResponse":{"id":"c1","name":"update_topic","response":{"output":"Current topic"}}}]`)},
+			"", " noise=1"},
+		{"user, typed text shown beside a tool's result", []string{meta, msg("u1", "user",
+			`,"content":[{"text":"Keep going with the report."}],"displayContent":[{"text":"Keep going with the report."},{"functionResponse":{"id":"c1","name":"x","response":{}}}]`)},
+			"user/user 0: Keep going with the report.\n", ""},
 		{"user, compression snapshot", []string{meta, msg("u1", "user", `,"content":[{"text":"<state_snapshot><overall_goal>x</overall_goal></state_snapshot>"}]`)},
 			"", " noise=1"},
 		{"gemini, text and tools", []string{meta, msg("g1", "gemini", `,"content":"Reading both files, then running the tests.","toolCalls":[`+

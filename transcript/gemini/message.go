@@ -74,13 +74,19 @@ const stateSnapshot = "<state_snapshot>"
 // @-reference expanded into a file's contents), else content's text. A
 // message holding a tool's result (a functionResponse part, recorded as a
 // user turn) is noise, and so is one left with no text once the context
-// the harness adds is taken out.
+// the harness adds is taken out. So is one whose displayContent is a
+// tool's result: the CLI's own turn after it ("System: Please
+// continue."), sent as the user's while the screen showed the result.
 func userVersion(r *rawRecord) version {
 	text, toolResult := partsText(r.Content)
 	if toolResult {
 		return version{kind: kindNoise}
 	}
-	if shown, _ := partsText(r.DisplayContent); strings.TrimSpace(shown) != "" {
+	shown, shownResult := partsText(r.DisplayContent)
+	if shownResult && strings.TrimSpace(shown) == "" {
+		return version{kind: kindNoise}
+	}
+	if strings.TrimSpace(shown) != "" {
 		text = shown
 	}
 	if strings.TrimSpace(text) == "" {
