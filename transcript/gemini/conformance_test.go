@@ -68,6 +68,8 @@ func TestRecordClasses(t *testing.T) {
 		{"user, the CLI's turn after a tool's result", []string{meta, msg("u1", "user",
 			`,"content":[{"text":"System: Please continue."}],"displayContent":[{"functionResponse":{"id":"c1","name":"update_topic","response":{"output":"Current topic"}}}]`)},
 			"", " noise=1"},
+		{"user, the CLI's turn, before displayContent", []string{meta, msg("u1", "user", `,"content":[{"text":"System: Please continue."}]`)},
+			"", " noise=1"},
 		{"user, typed text shown beside a tool's result", []string{meta, msg("u1", "user",
 			`,"content":[{"text":"Keep going with the report."}],"displayContent":[{"text":"Keep going with the report."},{"functionResponse":{"id":"c1","name":"x","response":{}}}]`)},
 			"user/user 0: Keep going with the report.\n", ""},

@@ -144,6 +144,9 @@ func discoverSubagents(out []transcript.Transcript, dir string, warn func(string
 		return out
 	}
 	parent := record.SessionIDOf(filepath.Base(dir))
+	if !isUUID(parent) {
+		parent = "" // a background agent's folder (skill extraction): its sessions are their own (newParser)
+	}
 	for _, e := range entries {
 		if !isSessionName(e.Name()) {
 			continue

@@ -33,13 +33,19 @@
 //     text parts of content. A user message holding a functionResponse part
 //     is a tool's result, and text parts the harness adds
 //     (<session_context>, <hook_context>) are not the person's: both are
-//     left out as noise.
+//     left out as noise, and so is a user message whose displayContent
+//     is a tool's result (the CLI's "System: Please continue.").
 //   - gemini: its text parts as the assistant's reply (thought parts and
 //     thoughts make none), and one tool row per toolCalls entry.
 //   - info, error, warning: the CLI's own notices, left out as noise.
 //   - a title from the metadata's summary (kept as an AI title).
 //   - a subagent's file: the same rows, of its parent session (the folder
-//     it is in) and marked with its own id as the subagent's.
+//     it is in) and marked with its own id as the subagent's. One in a
+//     folder that names no session (a background agent's, such as skill
+//     extraction's) is a session of its own, a headless run's. A session
+//     file whose first prompt is the cli_help agent's task (older
+//     versions wrote that agent's chat beside its parent's, under the
+//     parent's id) is that subagent's.
 //
 // A message's UUID is its id, so the same message read from the legacy
 // .json and from the .jsonl it was rewritten as is one message. The rows

@@ -164,7 +164,10 @@ func (f *rootFinder) tryAncestors(path string) {
 		f.tried[dir] = struct{}{}
 		for _, c := range hashCandidates(dir) {
 			if sum := sha256.Sum256([]byte(c)); hex.EncodeToString(sum[:]) == f.hash {
-				f.found = dir
+				// The spelling hashed, which every session of the folder
+				// shares, not the one this path has (a tool given
+				// "C:\..." where the CLI hashed "c:\...").
+				f.found = c
 				return
 			}
 		}

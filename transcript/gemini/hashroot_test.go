@@ -66,7 +66,10 @@ func TestRootFinderScan(t *testing.T) {
 		{"quoted word", "/srv/api", `{"command":"ls '/srv/api/bin'"}`, "/srv/api"},
 		{"windows", `C:\Users\Dev\shop`, `{"file_path":"C:\\Users\\Dev\\shop\\a.ts"}`, `C:\Users\Dev\shop`},
 		{"windows forward slashes", `C:/work/shop`, `{"file_path":"C:/work/shop/a.ts"}`, `C:/work/shop`},
-		{"windows lower-cased drive", `C:\work\shop`, `{"file_path":"c:\\work\\shop\\a.ts"}`, `c:\work\shop`},
+		// The spelling the CLI hashed, which all of the folder's sessions
+		// share, not the one a tool was given.
+		{"windows lower-cased drive", `C:\work\shop`, `{"file_path":"c:\\work\\shop\\a.ts"}`, `C:\work\shop`},
+		{"windows upper-cased drive", `c:\Users\Dev\shop`, `{"file_path":"C:\\Users\\Dev\\shop\\a.ts"}`, `c:\Users\Dev\shop`},
 		{"outside the project", "/home/u/app", `{"p":"/home/u","q":"/etc/hosts","r":"/home/u/other/app"}`, ""},
 		{"a closing quote before a slash", "/x", `{"a":"b"/x"}`, ""},
 		{"relative path", "/home/u/app", `{"file_path":"app/main.go"}`, ""},

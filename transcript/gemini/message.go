@@ -65,6 +65,12 @@ func isHarnessReply(text string) bool {
 	return text == "Got it. Thanks for the additional context!" || text == "Got it. Thanks for the context!"
 }
 
+// continueTurn is the user turn Gemini CLI sends itself when it judges
+// that the model should go on speaking (client.ts, after its next-speaker
+// check); versions that record displayContent show a tool's result for
+// it, older ones nothing but this.
+const continueTurn = "System: Please continue."
+
 // stateSnapshot marks the summary a compression puts in the history as a
 // user turn: the model's, written for itself, not the person's.
 const stateSnapshot = "<state_snapshot>"
@@ -89,7 +95,7 @@ func userVersion(r *rawRecord) version {
 	if strings.TrimSpace(shown) != "" {
 		text = shown
 	}
-	if strings.TrimSpace(text) == "" {
+	if t := strings.TrimSpace(text); t == "" || t == continueTurn {
 		return version{kind: kindNoise}
 	}
 	if strings.Contains(text, stateSnapshot) {
@@ -369,6 +375,10 @@ func (p *parser) message(b *transcript.Builder, r *rawRecord, n int) {
 	}
 	p.lastTS = ts
 	v := versionOf(r, ts)
+	if p.opening && v.kind == kindRows {
+		p.opening = false
+		p.subagentTask(&v)
+	}
 	sig := v.sig()
 	m := p.meta(p.messageUUID(id, n), ts, n)
 	st := p.msgs.get(id)
@@ -528,3 +538,21 @@ func (t *tracker) dropFrom(seq int) {
 		t.order = t.order[:len(t.order)-1]
 	}
 }
+
+// subagentTask makes the file a subagent's of its session when its first
+// message is the task Gemini CLI gives a subagent it runs: versions
+// before subagents' files had their own folder and kind wrote the
+// cli_help agent's chat beside its parent's, under the parent's session
+// id, and its prompt (the question the model put, in the harness's
+// words) was taken for the person's.
+func (p *parser) subagentTask(v *version) {
+	if v.role != "user" || !strings.HasPrefix(v.text, cliHelpTask) {
+		return
+	}
+	p.parent = p.sessionID()
+	p.subagent, p.agentID = true, p.stem
+}
+
+// cliHelpTask opens the prompt of Gemini CLI's cli_help agent
+// (packages/core/src/agents/cli-help-agent.ts).
+const cliHelpTask = "Your task is to answer the following question about Gemini CLI:"

@@ -44,6 +44,14 @@ var errNotObject = errors.New("not a JSON object")
 // earlier rows and a rewind takes back the rows of what it rewound.
 type parser struct {
 	subagent bool
+	// background: a subagent's file in a folder that names no session (a
+	// background agent's, such as skill extraction's, which Gemini CLI
+	// runs on its own): its session is its own id, and its rows are a
+	// headless run's, out of searches unless asked.
+	background bool
+	// opening: no message read yet in a read from the file's start, whose
+	// first prompt may show it is a subagent's (taskOf).
+	opening  bool
 	parent   string // a subagent's file: its parent session's id, its rows' session
 	agentID  string // a subagent's file: its own session's id
 	session  string // a session's file: its id, from the metadata
@@ -74,11 +82,19 @@ func newParser(w transcript.Work) *parser {
 		p.agentID = name
 	}
 	if sub && p.parent == "" {
-		p.parent = record.SessionIDOf(filepath.Base(filepath.Dir(w.T.Path)))
+		if folder := record.SessionIDOf(filepath.Base(filepath.Dir(w.T.Path))); isUUID(folder) {
+			p.parent = folder
+		} else {
+			p.background = true
+		}
 	}
+	p.opening = !sub && w.State.Offset == 0
 	if w.State.Offset > 0 {
 		p.session, p.project = w.State.Session, w.State.Project
 		p.redacted = p.project != ""
+		if p.background {
+			p.parent = w.State.Session
+		}
 	}
 	if !p.redacted {
 		p.rawProject = p.proj.fromPath()
@@ -293,6 +309,9 @@ var (
 // "a2a-server" in every session it records), which would merge into
 // one. The session is then the file's (see fileID).
 func (p *parser) setSession(id string) {
+	if p.background && p.parent == "" && id != "" {
+		p.parent = id
+	}
 	if id == "" || p.subagent {
 		return
 	}
@@ -309,6 +328,9 @@ func (p *parser) setSession(id string) {
 // session's own id, or, if no metadata named it, the file's (fileID).
 func (p *parser) sessionID() string {
 	if p.subagent {
+		if p.parent == "" { // a background agent's file that has not named its id (yet)
+			p.parent = p.stem
+		}
 		return p.parent
 	}
 	if p.session == "" {
@@ -377,8 +399,15 @@ func (p *parser) meta(uuid, ts string, n int) transcript.Meta {
 	if p.subagent {
 		m.Subagent = p.agentID
 	}
+	if p.background {
+		m.Entrypoint = backgroundEntrypoint
+	}
 	return m
 }
+
+// backgroundEntrypoint is the entrypoint of a background agent's rows:
+// a run no person typed into ("sdk-" says so, as Codex's exec runs do).
+const backgroundEntrypoint = "sdk-gemini-background"
 
 // maxIDBytes bounds a message id kept as a row's UUID; a longer one (no
 // id Gemini CLI makes, which are UUIDs) is kept as its hash.
