@@ -42,7 +42,10 @@ const busyTimeoutMs = 2000
 // dsn opens the database at path read-only through SQLite's URI form:
 // mode=ro never creates nor writes it (nor checkpoints its log), and its
 // write-ahead log is read (immutable=1 would skip the log, and with it
-// the changes not yet checkpointed). query_only and trusted_schema(0)
+// the changes not yet checkpointed). A WAL database's reader needs its
+// -wal and -shm files: where OpenCode's last close removed them, SQLite
+// creates them empty, as for any reader, and OpenCode takes them over
+// (statDB leaves an empty log out of the database's stat). query_only and trusted_schema(0)
 // guard against a hostile file's schema.
 func dsn(path string) string {
 	u := url.URL{Scheme: "file", Path: filepath.Clean(path), OmitHost: true}

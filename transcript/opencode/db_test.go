@@ -171,6 +171,7 @@ func TestReadOnly(t *testing.T) {
 	path := filepath.Join(root, "opencode.db")
 	before, _ := os.ReadFile(path)
 	st, _ := transcript.StatFile(path)
+	seen := dbTranscriptOf(t, path).Stat
 	read(t, testFormat(), dbTranscriptOf(t, path), record.FileState{})
 	after, _ := os.ReadFile(path)
 	st2, _ := transcript.StatFile(path)
@@ -179,6 +180,11 @@ func TestReadOnly(t *testing.T) {
 	}
 	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
 		t.Errorf("reading left a log of %d bytes", wal.Size())
+	}
+	// SQLite makes the log a reader needs when there is none; the
+	// database's stat must not move for it, or every run reads it again.
+	if now := dbTranscriptOf(t, path).Stat; now != seen {
+		t.Errorf("after a read, the database's stat is %+v, was %+v: the next run would read it again", now, seen)
 	}
 
 	gone := filepath.Join(root, "gone.db")

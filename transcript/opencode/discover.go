@@ -84,6 +84,10 @@ func dbTranscript(path string, warn func(string)) (transcript.Transcript, bool) 
 }
 
 // statDB is the stat of the database at path with its write-ahead log.
+// An empty log holds no change, and is left out: SQLite creates one
+// (and the -shm index beside it) when recall opens a database whose log
+// is gone, and that log's mtime would have the next run read the
+// database again, and again after each read.
 func statDB(path string, warn func(string)) (transcript.FileStat, bool) {
 	st, err := transcript.StatFile(path)
 	if err != nil {
@@ -92,7 +96,7 @@ func statDB(path string, warn func(string)) (transcript.FileStat, bool) {
 		}
 		return st, false // vanished: nothing to read
 	}
-	if wal, err := transcript.StatFile(path + "-wal"); err == nil {
+	if wal, err := transcript.StatFile(path + "-wal"); err == nil && wal.Size > 0 {
 		st.Size += wal.Size
 		st.MtimeNs = max(st.MtimeNs, wal.MtimeNs)
 	}
