@@ -482,3 +482,20 @@ func TestOpenCodeDatabaseThroughTheHelper(t *testing.T) {
 		t.Errorf("stats with the helper beside recall names it: %s %s", st.stdout, st.stderr)
 	}
 }
+
+// TestStatsWithOnlyOtherAgents: with only other agents' sources, stats
+// names no empty Claude Code folder and warns of none.
+func TestStatsWithOnlyOtherAgents(t *testing.T) {
+	codexDir := filepath.Join(t.TempDir(), "codex")
+	copyTree(t, codexFixtures, codexDir)
+	sources := []string{"codex:" + codexDir}
+	idx := t.TempDir()
+	if r := runCLI(t, withSources(sources, "index", "-q", "--index-dir", idx)...); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	r := runCLI(t, withSources(sources, "stats", "--no-verify", "--index-dir", idx)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "no Claude Code source given") || strings.Contains(r.stdout, "no transcripts under") ||
+		strings.Contains(r.stdout, "on disk under \n") {
+		t.Errorf("stats with only a Codex source: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -163,7 +163,7 @@ func healthWarnings(r *statsReport) []warning {
 		add(fmt.Sprintf("%d derived %s do not read (%s)", len(d.Derived), plural(len(d.Derived), "file", "files"), d.Derived[0]),
 			"run `recall index --repair`: it rebuilds them from the rows")
 	}
-	if r.Freshness.OnDisk == 0 {
+	if r.Freshness.OnDisk == 0 && len(r.Sources) > 0 { // none: only other agents' sources were given
 		add("no transcripts under "+strings.Join(r.Sources, ", "),
 			"give the transcript folder with --source DIR or RECALL_SOURCE, or set CLAUDE_CONFIG_DIR if Claude Code keeps its data elsewhere")
 	}
@@ -267,7 +267,11 @@ func writeStats(w io.Writer, r *statsReport) error {
 		fmt.Fprintf(tw, "hidden\t%d rows of replaced transcripts (removed at the next compaction)\n", st.HiddenRows)
 	}
 	fmt.Fprintf(tw, "sessions\t%d in %d projects (`recall sessions` lists them)\n", st.Sessions, st.Projects)
-	fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, render.Safe(strings.Join(r.Sources, ", ")))
+	if len(r.Sources) > 0 {
+		fmt.Fprintf(tw, "transcripts\t%s indexed; %d on disk under %s\n", kindCounts(st.Transcripts), r.Freshness.OnDisk, render.Safe(strings.Join(r.Sources, ", ")))
+	} else {
+		fmt.Fprintf(tw, "transcripts\t%s indexed; no Claude Code source given (only other agents')\n", kindCounts(st.Transcripts))
+	}
 	writeAgents(tw, st.Agents, r.AgentSources)
 	fmt.Fprintf(tw, "archive\t%d %s whose transcript Claude Code deleted (%d transcripts, %d rows) live only in the index\n",
 		st.Archived, plural(st.Archived, "session", "sessions"), st.GoneFiles, st.GoneRows)
