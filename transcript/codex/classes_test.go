@@ -46,6 +46,8 @@ func TestRecordClasses(t *testing.T) {
 			counts: map[filter.Reason]int64{filter.Noise: 1}},
 		{name: "AGENTS.md instructions are noise", lines: []string{userMsg("# AGENTS.md instructions for /a\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>")},
 			counts: map[filter.Reason]int64{filter.Noise: 1}},
+		{name: "AGENTS.md instructions naming no folder are noise", lines: []string{userMsg("# AGENTS.md instructions\n\n<INSTRUCTIONS>\n# Global rules\n</INSTRUCTIONS>")},
+			counts: map[filter.Reason]int64{filter.Noise: 1}},
 		{name: "user instructions are noise", lines: []string{userMsg("<user_instructions>\nAlways write tests.\n</user_instructions>")},
 			counts: map[filter.Reason]int64{filter.Noise: 1}},
 		{name: "turn aborted is noise, whatever its case", lines: []string{userMsg("  <TURN_ABORTED>\nThe user interrupted.\n</TURN_ABORTED>")},
@@ -215,6 +217,8 @@ func TestSessionMeta(t *testing.T) {
 		{"a subagent named by parent_thread_id", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"review"},"parent_thread_id":"` + parent + `"}`,
 			parent, threadPlain, "", "/a"},
 		{"a fork is its own thread", `{"id":"` + threadPlain + `","cwd":"/a","source":"cli","forked_from_id":"` + parent + `"}`, threadPlain, "", "codex-cli", "/a"},
+		{"a guardian thread: Codex's own run", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":{"other":"guardian"}},"originator":"Codex Desktop"}`, threadPlain, "", "sdk-codex-guardian", "/a"},
+		{"a compaction thread: Codex's own run", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"compact"},"originator":"codex_cli_rs"}`, threadPlain, "", "sdk-codex-compact", "/a"},
 		{"a review subagent without a parent", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"review"},"originator":"codex_cli_rs"}`, threadPlain, "", "codex-cli", "/a"},
 		{"another thread's meta is a copy", `{"id":"` + parent + `","cwd":"/elsewhere","source":"exec"}`, threadPlain, "", "", ""},
 	}

@@ -17,6 +17,7 @@ import "strings"
 // the user's.
 var injectedMarkers = [...]string{
 	"# agents.md instructions for ",
+	"# agents.md instructions\n\n<instructions>", // versions that name no folder (global instructions)
 	"<environment_context>",
 	"<user_instructions>",
 	"<skill>",

@@ -32,6 +32,31 @@ type subagentSource struct {
 	ThreadSpawn *struct {
 		ParentThreadID string `json:"parent_thread_id"`
 	} `json:"thread_spawn"`
+	Other string `json:"other"`
+}
+
+// ownRun names a thread Codex runs for itself, not one a person or a
+// parent thread asked for: a compaction's ({"subagent": "compact"}) or
+// one of its own kind ({"subagent": {"other": "guardian"}}, the approval
+// reviewer, whose prompt is the history it assesses and whose reply is
+// a verdict). "" for any other thread.
+func (m *sessionMeta) ownRun() string {
+	var src source
+	if len(m.Source) == 0 || m.Source[0] != '{' || json.Unmarshal(m.Source, &src) != nil || len(src.Subagent) == 0 {
+		return ""
+	}
+	var kind string
+	if json.Unmarshal(src.Subagent, &kind) == nil {
+		if kind == "compact" {
+			return kind
+		}
+		return ""
+	}
+	var sub subagentSource
+	if json.Unmarshal(src.Subagent, &sub) != nil || sub.ThreadSpawn != nil {
+		return ""
+	}
+	return slug(sub.Other)
 }
 
 // sourceName is the source when it is a string ("cli", "vscode", "exec",
@@ -67,9 +92,14 @@ func (m *sessionMeta) parent() string {
 // extension), "sdk-codex-exec" (`codex exec` and the SDKs built on it)
 // and "sdk-codex-mcp" (Codex run as an MCP server by another program):
 // the last two are runs no person typed into, kept but left out of
-// searches unless asked (the "sdk-" prefix says so). Any other value is
+// searches unless asked (the "sdk-" prefix says so), as are the threads
+// Codex runs for itself ("sdk-codex-guardian", "sdk-codex-compact": see
+// ownRun). Any other value is
 // "codex-" and its name. "" when the record says neither.
 func (m *sessionMeta) entrypoint() string {
+	if own := m.ownRun(); own != "" {
+		return "sdk-codex-" + own // a run no person typed into, whatever client ran it
+	}
 	// Codex Desktop runs its threads as the editor extension does
 	// (source "vscode") and its subagents with no source name: its
 	// originator ("Codex Desktop") names it for both.
