@@ -366,6 +366,10 @@ func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 	if x.titlesOnly {
 		return
 	}
+	if x.kind == record.KindSubagent && isCompactionAgent(x.agent) {
+		x.counts[filter.Noise]++
+		return
+	}
 	switch rec.Type {
 	case "user":
 		x.addUser(rec, lineNo)
@@ -373,6 +377,14 @@ func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 		x.addAssistant(rec, lineNo)
 	}
 }
+
+// isCompactionAgent reports whether a subagent's id is the compaction
+// agent's: Claude Code runs a /compact (since 2.1) as a subagent,
+// subagents/agent-acompact-<id>.jsonl, whose prompt is Claude Code's
+// ("Your task is to create a detailed summary of the conversation so
+// far…") and whose reply is the summary, a recap as the isCompactSummary
+// record that carries it into the session is, and left out as it is.
+func isCompactionAgent(agent string) bool { return strings.HasPrefix(agent, "acompact-") }
 
 // noteTimestamp keeps a line's timestamp if it reads. A timestamp that
 // does not read is not stored, nor inherited by the lines after it: the
