@@ -71,6 +71,26 @@ func isHarnessReply(text string) bool {
 // it, older ones nothing but this.
 const continueTurn = "System: Please continue."
 
+// harnessPrefixes start user turns Gemini CLI writes itself: a tool's
+// result some versions recorded as text, as partToString renders a
+// functionResponse part, and the nudge a subagent gets when it stops
+// calling tools before its complete_task (agents/local-executor.ts).
+var harnessPrefixes = [...]string{
+	"[Function Response: ",
+	"You have stopped calling tools without finishing.",
+}
+
+// harnessPrompt reports whether a user turn's text (trimmed) is one of
+// harnessPrefixes'.
+func harnessPrompt(text string) bool {
+	for _, p := range harnessPrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // stateSnapshot marks the summary a compression puts in the history as a
 // user turn: the model's, written for itself, not the person's.
 const stateSnapshot = "<state_snapshot>"
@@ -95,7 +115,7 @@ func userVersion(r *rawRecord) version {
 	if strings.TrimSpace(shown) != "" {
 		text = shown
 	}
-	if t := strings.TrimSpace(text); t == "" || t == continueTurn {
+	if t := strings.TrimSpace(text); t == "" || t == continueTurn || harnessPrompt(t) {
 		return version{kind: kindNoise}
 	}
 	if strings.Contains(text, stateSnapshot) {
