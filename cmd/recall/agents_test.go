@@ -128,6 +128,7 @@ func TestCodexRolloutKeepsItsRowsWhenArchivedAndCompressed(t *testing.T) {
 	if got, _ := statsRows(t, idx, src); got != rows {
 		t.Errorf("archived: %d rows, want %d", got, rows)
 	}
+	codexStillOnDisk(t, idx, id, archived)
 	data, err := os.ReadFile(archived)
 	if err != nil {
 		t.Fatal(err)
@@ -146,12 +147,34 @@ func TestCodexRolloutKeepsItsRowsWhenArchivedAndCompressed(t *testing.T) {
 	if got := codexShown(t, idx, id); got != before {
 		t.Errorf("show %s after compression: %d messages, want %d", id, got, before)
 	}
+	codexStillOnDisk(t, idx, id, archived+".zst")
 	// The compressed rollout alone, read into a new index, gives the
 	// same messages: it was read, not merely skipped.
 	idx = filepath.Join(t.TempDir(), "fresh")
 	index("compressed, new index")
 	if got := codexShown(t, idx, id); got != before {
 		t.Errorf("show %s from the .zst alone: %d messages, want %d", id, got, before)
+	}
+}
+
+// codexStillOnDisk checks that a moved rollout's session is shown as on
+// disk, at its new place, and that stats counts no session gone.
+func codexStillOnDisk(t *testing.T, idx, id, path string) {
+	t.Helper()
+	r := runCLI(t, "show", id, "--json", "--index-dir", idx, "--no-update")
+	var sh struct {
+		Source string `json:"source"`
+		Exists bool   `json:"transcript_exists"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sh); err != nil || !sh.Exists || sh.Source != path {
+		t.Errorf("show %s: transcript %q, on disk %v (%v); want %s on disk", id, sh.Source, sh.Exists, err, path)
+	}
+	r = runCLI(t, "stats", "--json", "--no-verify", "--index-dir", idx)
+	var st struct {
+		Archived int `json:"archived_sessions"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Archived != 0 {
+		t.Errorf("stats: %d sessions gone from disk (%v), want 0", st.Archived, err)
 	}
 }
 

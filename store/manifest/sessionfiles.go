@@ -60,12 +60,26 @@ func (m *Manifest) ResolveSession(prefix string) (string, error) {
 }
 
 // SessionFiles lists the transcripts of each session that added rows,
-// main transcripts first, then by path.
+// main transcripts first, those on disk before those gone, then by path. A session whose every such file
+// is gone, while a session file of its that added none is on disk (a
+// Codex rollout moved to archived_sessions/ and compressed there: its
+// rows were the ones read from where it was), lists that file first:
+// the session's transcript is still there.
 func (m *Manifest) SessionFiles() map[string][]*record.FileState {
 	out := map[string][]*record.FileState{}
+	moved := map[string]*record.FileState{} // per session, a live session file that added no row
 	for _, f := range m.byPath {
-		if f.Rows > 0 && f.Verdict != record.VerdictFork {
+		switch {
+		case f.Verdict == record.VerdictFork:
+		case f.Rows > 0:
 			out[f.Session] = append(out[f.Session], f)
+		case !f.Gone && record.IsSessionKind(f.Kind) && (moved[f.Session] == nil || f.Path < moved[f.Session].Path):
+			moved[f.Session] = f
+		}
+	}
+	for id, files := range out {
+		if mv := moved[id]; mv != nil && allGone(files) {
+			out[id] = append(files, mv)
 		}
 	}
 	for _, files := range out {
@@ -73,8 +87,21 @@ func (m *Manifest) SessionFiles() map[string][]*record.FileState {
 			if record.IsSessionKind(files[i].Kind) != record.IsSessionKind(files[j].Kind) {
 				return record.IsSessionKind(files[i].Kind)
 			}
+			if files[i].Gone != files[j].Gone {
+				return !files[i].Gone
+			}
 			return files[i].Path < files[j].Path
 		})
 	}
 	return out
+}
+
+// allGone reports whether every one of files is gone.
+func allGone(files []*record.FileState) bool {
+	for _, f := range files {
+		if !f.Gone {
+			return false
+		}
+	}
+	return true
 }
