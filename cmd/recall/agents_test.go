@@ -522,3 +522,30 @@ func TestStatsWithOnlyOtherAgents(t *testing.T) {
 		t.Errorf("stats with only a Codex source: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestResumeTitleOnlyTranscript: a Claude Code transcript of title
+// records alone names no working directory: resume prints the command
+// alone and why, never `cd ”`; --exec refuses.
+func TestResumeTitleOnlyTranscript(t *testing.T) {
+	projects := filepath.Join(t.TempDir(), "projects")
+	dir := filepath.Join(projects, "-home-dev-src-notes")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const id = "4713dbc4-0000-4000-8000-000000000001"
+	line := `{"type":"ai-title","sessionId":"` + id + `","aiTitle":"Quarterly notes cleanup"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(t.TempDir(), "index")
+	if r := runCLI(t, "index", "--source", projects, "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "resume", id, "--source", projects, "--index-dir", idx)
+	if r.code != 0 || r.stdout != "claude --resume "+id+"\n" || !strings.Contains(r.stderr, "names no project directory") {
+		t.Errorf("resume: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "resume", "--exec", id, "--source", projects, "--index-dir", idx); r.code != 2 || r.stdout != "" {
+		t.Errorf("resume --exec: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

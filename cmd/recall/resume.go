@@ -138,8 +138,12 @@ func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string)
 	return "", "", "", false
 }
 
-// resumeCommand is the shell command that reopens session id.
+// resumeCommand is the shell command that reopens session id: in its
+// project, or alone when that is not known.
 func resumeCommand(project, id string) string {
+	if project == "" {
+		return "claude --resume " + claude.ShellQuote(id)
+	}
 	return fmt.Sprintf("cd %s && claude --resume %s", claude.ShellQuote(project), claude.ShellQuote(id))
 }
 
@@ -158,14 +162,19 @@ func resumable(m *manifest.Manifest, id string) (string, error) {
 		return "", fmt.Errorf("session %s: its transcript %s is gone (Claude Code deletes them after 30 days), so claude --resume cannot reopen it; `recall show %s --full` prints it from the index",
 			render.Safe(id), render.Safe(main.Path), render.Safe(id))
 	}
+	if main.Project == "" {
+		// A transcript of title records only names no working directory.
+		return "", movedError{fmt.Errorf("session %s: its transcript names no project directory: run the command in the session's project", render.Safe(id))}
+	}
 	if info, err := os.Stat(main.Project); err != nil || !info.IsDir() {
 		return main.Project, movedError{fmt.Errorf("session %s: its project directory %s no longer exists; claude --resume must run there, so recreate it (or check the project out there again) first", render.Safe(id), render.Safe(main.Project))}
 	}
 	return main.Project, nil
 }
 
-// movedError is a session whose project directory is gone: the resume
-// command is right, but cannot run until the directory is back.
+// movedError is a session whose project directory is gone (or unknown):
+// the resume command is right, but cannot run until the directory is
+// back (or from where it is not known).
 type movedError struct{ error }
 
 // runClaudeResume runs claude --resume in project on recall's own
