@@ -549,3 +549,31 @@ func TestResumeTitleOnlyTranscript(t *testing.T) {
 		t.Errorf("resume --exec: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestCodexSubagentThreadByItsID: a Codex subagent thread's rows are its
+// parent's session, and its own thread id (which Codex shows for it)
+// finds that session in show and resume; a prefix that names several
+// sessions is still ambiguous.
+func TestCodexSubagentThreadByItsID(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "codex")
+	copyTree(t, codexFixtures, home)
+	idx := filepath.Join(t.TempDir(), "index")
+	src := "codex:" + home
+	if r := runCLI(t, "index", "-q", "--source", src, "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	const parent, sub = "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f01", "0199b6f2-1c3a-7d41-9e0a-5b7c2d9e1f04"
+	r := runCLI(t, "show", sub, "--json", "--index-dir", idx, "--no-update")
+	var sh struct {
+		Session string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &sh); err != nil || sh.Session != parent {
+		t.Errorf("show %s: session %q (%v, exit %d %s), want %s", sub, sh.Session, err, r.code, r.stderr, parent)
+	}
+	if r := runCLI(t, "resume", sub, "--source", src, "--index-dir", idx); !strings.HasSuffix(r.stdout, "codex resume "+parent+"\n") {
+		t.Errorf("resume %s: exit %d, stdout %q, stderr %q", sub, r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "show", sub[:8], "--index-dir", idx, "--no-update"); r.code == 0 || !strings.Contains(r.stderr, "names") {
+		t.Errorf("show %s: exit %d, stderr %q; want ambiguous", sub[:8], r.code, r.stderr)
+	}
+}

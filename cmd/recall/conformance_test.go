@@ -316,7 +316,7 @@ func conformanceStats(t *testing.T, common []string) (st struct {
 	BinaryFiles []string         `json:"binary_transcripts"`
 }) {
 	t.Helper()
-	args := append([]string{"stats", "--json", "--no-verify"}, common[:len(common)-1]...) // stats takes no --no-update
+	args := append([]string{"stats", "--json", "--no-verify"}, common...) // --no-update as the other commands take it
 	r := runCLI(t, args...)
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
 		t.Fatalf("stats: %v: code %d, stderr %q", err, r.code, r.stderr)

@@ -33,6 +33,9 @@ import (
 type statsCmd struct {
 	JSON     bool `help:"Print the statistics as one JSON object."`
 	NoVerify bool `name:"no-verify" help:"Skip reading every rows block and derived file to find damage (one pass over the compressed index)."`
+	// NoUpdate is taken as sessions and show take it, so that one set of
+	// flags serves every reading command: stats never indexes.
+	NoUpdate bool `name:"no-update" help:"Accepted as the other commands take it: stats reads the index as it is anyway."`
 }
 
 // statsReport is `recall stats`: what the index holds (store.IndexStats,

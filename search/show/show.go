@@ -255,6 +255,11 @@ func resolveTarget(m *manifest.Manifest, snap *snapshot.Snapshot, req Request) (
 				return rid, "", rerr
 			}
 		}
+		if errors.Is(err, manifest.ErrNoSession) {
+			if fid, ok := byFileID(m, req.Target); ok {
+				return fid, "", nil
+			}
+		}
 		return id, "", err
 	}
 	path := req.Target
@@ -293,6 +298,58 @@ func byBaseName(m *manifest.Manifest, name string) (id, source string, err error
 	}
 	sort.Strings(paths)
 	return "", "", fmt.Errorf("%d indexed transcripts are named %s: give its path (%s)", len(found), name, strings.Join(paths, ", "))
+}
+
+// byFileID finds the session of the one transcript whose name ends with
+// an id that starts with prefix, when that is not its session's id: a
+// Codex subagent thread's rollout (rollout-<time>-<thread id>.jsonl),
+// whose rows are its parent's session, as a Claude Code subagent's are.
+// Its thread id is what Codex shows for it.
+func byFileID(m *manifest.Manifest, prefix string) (string, bool) {
+	if len(prefix) < minFileIDPrefix {
+		return "", false
+	}
+	found := ""
+	for path, f := range m.Files() {
+		id := trailingUUID(filepath.Base(path))
+		if f.Rows == 0 || id == "" || id == f.Session || !strings.HasPrefix(id, prefix) {
+			continue
+		}
+		if found != "" && found != f.Session {
+			return "", false // several: ResolveSession's error stands
+		}
+		found = f.Session
+	}
+	return found, found != ""
+}
+
+// minFileIDPrefix is the shortest prefix byFileID takes: a few
+// characters would name a file by chance.
+const minFileIDPrefix = 8
+
+// trailingUUID is the UUID a file's name ends with before its
+// extensions (.jsonl, .jsonl.zst, .json), "" when it ends with none.
+func trailingUUID(name string) string {
+	for _, ext := range []string{".zst", ".jsonl", ".json"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	const n = len("00000000-0000-0000-0000-000000000000")
+	if len(name) < n {
+		return ""
+	}
+	id := name[len(name)-n:]
+	for i := range n {
+		c := id[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return ""
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return ""
+		}
+	}
+	return id
 }
 
 func readWarnings(r *snapshot.SessionRead) []error {
