@@ -311,7 +311,7 @@ func byFileID(m *manifest.Manifest, prefix string) (string, bool) {
 	}
 	found := ""
 	for path, f := range m.Files() {
-		id := trailingUUID(filepath.Base(path))
+		id := record.TrailingUUID(filepath.Base(path))
 		if f.Rows == 0 || id == "" || id == f.Session || !strings.HasPrefix(id, prefix) {
 			continue
 		}
@@ -326,31 +326,6 @@ func byFileID(m *manifest.Manifest, prefix string) (string, bool) {
 // minFileIDPrefix is the shortest prefix byFileID takes: a few
 // characters would name a file by chance.
 const minFileIDPrefix = 8
-
-// trailingUUID is the UUID a file's name ends with before its
-// extensions (.jsonl, .jsonl.zst, .json), "" when it ends with none.
-func trailingUUID(name string) string {
-	for _, ext := range []string{".zst", ".jsonl", ".json"} {
-		name = strings.TrimSuffix(name, ext)
-	}
-	const n = len("00000000-0000-0000-0000-000000000000")
-	if len(name) < n {
-		return ""
-	}
-	id := name[len(name)-n:]
-	for i := range n {
-		c := id[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return ""
-			}
-		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
-			return ""
-		}
-	}
-	return id
-}
 
 func readWarnings(r *snapshot.SessionRead) []error {
 	var out []error

@@ -149,32 +149,7 @@ func isRollout(name string) bool {
 // threadIDOf is the thread id a rollout's name ends with
 // (rollout-2025-05-07T17-24-21-<uuid>.jsonl), "" when it ends with none.
 func threadIDOf(name string) string {
-	name = strings.TrimSuffix(name, ".zst")
-	name = strings.TrimSuffix(name, ".jsonl")
-	name = strings.TrimSuffix(name, ".json")
-	const n = len("00000000-0000-0000-0000-000000000000")
-	if len(name) < n {
-		return ""
-	}
-	id := name[len(name)-n:]
-	for i := 0; i < n; i++ {
-		c := id[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return ""
-			}
-		default:
-			if !isHex(c) {
-				return ""
-			}
-		}
-	}
-	return strings.ToLower(id)
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+	return strings.ToLower(record.TrailingUUID(name))
 }
 
 // WatchPaths are the few paths whose stat changes when a rollout under

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+
+	"github.com/recall-dev/recall/record"
 )
 
 // maxLogsBytes bounds the logs.json read to name a session whose file
@@ -47,21 +49,7 @@ func isHex(s string) bool {
 
 // isUUID reports whether id looks like a UUID (8-4-4-4-12 hexadecimal
 // digits), as Gemini CLI's session ids are.
-func isUUID(id string) bool {
-	if len(id) != 36 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if id[i] != '-' {
-				return false
-			}
-		} else if !isHex(id[i : i+1]) {
-			return false
-		}
-	}
-	return true
-}
+func isUUID(id string) bool { return record.IsUUID(id) }
 
 // idFromLogs is the one session id in logs.json (the project's prompt
 // log, beside its chats folder) that starts with prefix, "" when there
