@@ -65,17 +65,15 @@ func isHarnessReply(text string) bool {
 	return text == "Got it. Thanks for the additional context!" || text == "Got it. Thanks for the context!"
 }
 
-// continueTurn is the user turn Gemini CLI sends itself when it judges
-// that the model should go on speaking (client.ts, after its next-speaker
-// check); versions that record displayContent show a tool's result for
-// it, older ones nothing but this.
-const continueTurn = "System: Please continue."
-
-// harnessPrefixes start user turns Gemini CLI writes itself: a tool's
+// harnessPrefixes start user turns Gemini CLI writes itself: the turn it
+// sends when it judges that the model should go on speaking (client.ts,
+// after its next-speaker check; versions that record displayContent
+// show a tool's result for it, older ones nothing but this), a tool's
 // result some versions recorded as text, as partToString renders a
 // functionResponse part, and the nudge a subagent gets when it stops
 // calling tools before its complete_task (agents/local-executor.ts).
 var harnessPrefixes = [...]string{
+	"System: Please continue.",
 	"[Function Response: ",
 	"You have stopped calling tools without finishing.",
 }
@@ -115,7 +113,7 @@ func userVersion(r *rawRecord) version {
 	if strings.TrimSpace(shown) != "" {
 		text = shown
 	}
-	if t := strings.TrimSpace(text); t == "" || t == continueTurn || harnessPrompt(t) {
+	if t := strings.TrimSpace(text); t == "" || harnessPrompt(t) {
 		return version{kind: kindNoise}
 	}
 	if strings.Contains(text, stateSnapshot) {
