@@ -43,13 +43,14 @@ type pendingCommit struct {
 // either: the caller may go on adding rows and changing the manifest.
 // A commit started before is waited for first (its error is returned),
 // so commits land in order. final completes the term index of the blocks
-// written, as Sync(true) does, and keeps no journal base for a later
+// written, as Sync(true) does but for its last segment, written while
+// the commit runs and waited for by Close, and keeps no journal base for a later
 // commit of the same manifest (the run's last commit; a later commit of
 // it would write a checkpoint). WaitCommit waits for the commit and must
 // be called before the manifest is committed any other way; Close waits
 // too.
 func (w *RowsWriter) StartCommit(final bool) error {
-	if err := w.flushForCommit(final); err != nil {
+	if err := w.flushForCommit(final, true); err != nil {
 		return err
 	}
 	// The writer goroutine is idle (drained) and the caller waits: the

@@ -57,6 +57,9 @@ type RowsWriter struct {
 	inflight *pendingCommit
 	// commitErr is the failure of a commit in the background, if any.
 	commitErr error
+	// termsDue: the last commit left the term index's last segment to
+	// be written; Close waits for it and warns of its failure.
+	termsDue bool
 	// staged: the data files are written under their part names
 	// (partSuffix) until the first commit, which publishes the derived
 	// ones (OpenNewSequence); rowsStaged: the rows file still is, until
@@ -273,7 +276,7 @@ func (w *RowsWriter) flushBlock() error {
 // without their segment are read in full by searches, and indexed by the
 // next run if this one is killed.
 func (w *RowsWriter) Sync(final bool) error {
-	if err := w.flushForCommit(final); err != nil {
+	if err := w.flushForCommit(final, false); err != nil {
 		return err
 	}
 	publish := w.publishNames()
@@ -439,8 +442,10 @@ func cutStagedTail(dir string, m *manifest.Manifest, staged string) error {
 
 // flushForCommit waits for a commit under way, then writes out what a
 // commit covers: the open block, the encoded blocks, the keys and, on
-// the run's last commit (final), the term index of the blocks written.
-func (w *RowsWriter) flushForCommit(final bool) error {
+// the run's last commit (final), the term index of the blocks written,
+// or, with lastSegmentLater, all of it but the last segment, which
+// Close waits for.
+func (w *RowsWriter) flushForCommit(final, lastSegmentLater bool) error {
 	if err := w.WaitCommit(); err != nil {
 		return err
 	}
@@ -453,7 +458,14 @@ func (w *RowsWriter) flushForCommit(final bool) error {
 	if err := w.flushKeys(); err != nil {
 		return err
 	}
-	if final {
+	switch {
+	case final && lastSegmentLater:
+		// The last segment is encoded and written while the commit
+		// syncs and the key index is sorted: Close waits for it (the
+		// segments are derived, so the commit need not).
+		w.pipe.terms.closeGroup()
+		w.termsDue = true
+	case final:
 		if err := w.pipe.terms.flush(); err != nil && w.warn != nil {
 			w.warn(termsError(err))
 		}
@@ -471,6 +483,12 @@ func (w *RowsWriter) dataFiles() []*os.File {
 func (w *RowsWriter) Close() {
 	_ = w.WaitCommit() // its files are closed next; a failure was the caller's to hear
 	if w.pipe != nil {
+		if w.termsDue {
+			w.termsDue = false
+			if err := w.pipe.terms.flush(); err != nil && w.warn != nil {
+				w.warn(termsError(err))
+			}
+		}
 		w.pipe.stop()
 		w.pipe = nil
 	}

@@ -91,7 +91,7 @@ func TestNewSequenceIsStagedUntilCommitted(t *testing.T) {
 	if err := w.Add(&row, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.flushForCommit(true); err != nil { // written, never committed: a kill here
+	if err := w.flushForCommit(true, false); err != nil { // written, never committed: a kill here
 		t.Fatal(err)
 	}
 	w.Close()
