@@ -722,8 +722,14 @@ func oldestFirst(work []planned) []planned {
 	if len(fresh) < 2 {
 		return work
 	}
-	born := make([]int64, len(fresh)) // a stat each, on all cores: a first index has thousands
-	parallel.Each(len(fresh), func(i int) { born[i] = transcript.BirthNs(fresh[i].t.Path) })
+	// Discovery read most creation times; a stat each for the others,
+	// on all cores: a first index has thousands.
+	born := make([]int64, len(fresh))
+	parallel.Each(len(fresh), func(i int) {
+		if born[i] = fresh[i].t.BornNs; born[i] == 0 {
+			born[i] = transcript.BirthNs(fresh[i].t.Path)
+		}
+	})
 	order := make([]int, len(fresh))
 	for i := range order {
 		order[i] = i

@@ -13,3 +13,13 @@ func BirthNs(path string) int64 {
 	}
 	return st.Btim.Nano()
 }
+
+// statAt stats name in the directory dirfd, following a link, with its
+// creation time.
+func statAt(dirfd int, name string) (entryStat, error) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, 0); err != nil {
+		return entryStat{}, err
+	}
+	return entryStat{mode: uint32(st.Mode), stat: fileStatOf(&st), bornNs: st.Btim.Nano()}, nil
+}

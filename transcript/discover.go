@@ -21,6 +21,9 @@ type Transcript struct {
 	Session string // known from the path for main and subagent files
 	Agent   string // subagent id for subagent files
 	Stat    FileStat
+	// BornNs is when the file was created (Unix nanoseconds), as
+	// discovery read it; 0 when it did not (BirthNs then).
+	BornNs int64
 }
 
 // FileStat is what the indexer needs of a stat: enough to tell an
@@ -193,21 +196,33 @@ func warnSpecial(dirfd int, dir, name string, warn func(string)) {
 // it relative to its directory.
 func appendTranscript(out []Transcript, dirfd int, dir, name, session string, warn func(string)) []Transcript {
 	path := filepath.Join(dir, name)
-	var st unix.Stat_t
-	if err := unix.Fstatat(dirfd, name, &st, 0); err != nil {
+	st, err := statAt(dirfd, name)
+	if err != nil {
 		warn(fmt.Sprintf("stat %s: %v", path, err))
 		return out
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		warn(fmt.Sprintf("skipped %s: %s, not a regular file", path, kindOf(uint32(st.Mode))))
+	if st.mode&unix.S_IFMT != unix.S_IFREG {
+		warn(fmt.Sprintf("skipped %s: %s, not a regular file", path, kindOf(st.mode)))
 		return out
 	}
 	t := classify(path)
 	if session != "" {
 		t.Session = session
 	}
-	t.Stat = FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
+	t.Stat, t.BornNs = st.stat, st.bornNs
 	return append(out, t)
+}
+
+// entryStat is what discovery reads of a directory entry.
+type entryStat struct {
+	mode   uint32
+	stat   FileStat
+	bornNs int64 // 0 when unknown
+}
+
+// fileStatOf is the FileStat of a stat(2) result.
+func fileStatOf(st *unix.Stat_t) FileStat {
+	return FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
 }
 
 func classify(path string) Transcript {
@@ -234,5 +249,5 @@ func StatFile(path string) (FileStat, error) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return FileStat{}, notRegular(path, uint32(st.Mode))
 	}
-	return FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}, nil
+	return fileStatOf(&st), nil
 }

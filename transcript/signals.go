@@ -253,7 +253,7 @@ func StatTranscript(path string) (Transcript, error) {
 	if t.Kind != "main" {
 		t.Session = sessionOfSubagent(path)
 	}
-	t.Stat = FileStat{Size: st.Size, MtimeNs: st.Mtim.Nano(), Dev: uint64(st.Dev), Ino: st.Ino}
+	t.Stat = fileStatOf(&st)
 	return t, nil
 }
 
