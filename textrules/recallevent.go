@@ -57,8 +57,7 @@ func DetectRecallEvent(role, text string) ([]string, bool) {
 	if role == "tool" {
 		return detectToolEvent(text)
 	}
-	lower := strings.ToLower(text)
-	if end := phraseEnd(lower); end >= 0 {
+	if end := phraseEndOf(text); end >= 0 {
 		return contentWords(text[end:]), true
 	}
 	if args, ok := quotedInvocation(text); ok {
@@ -78,6 +77,129 @@ var recallPhraseKernelAt = func() []int {
 	}
 	return out
 }()
+
+// phraseEndOf returns where the first recall phrase ends in text, in any
+// case, or -1. An ASCII text (most) is searched as it is, folding case
+// as it compares; another is searched lowercased, as the rule has always
+// been (strings.ToLower, whose copy of the text was most of an event
+// check's cost).
+func phraseEndOf(text string) int {
+	if isASCII(text) {
+		return phraseEndFold(text)
+	}
+	return phraseEnd(strings.ToLower(text))
+}
+
+// isASCII reports whether s has no byte of 0x80 or more.
+func isASCII(s string) bool {
+	const highs = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// phraseEndFold is phraseEnd of an ASCII text's lowercase, comparing
+// ASCII letters in either case instead of lowering a copy: the same
+// offsets, as lowering ASCII keeps every byte in its place.
+func phraseEndFold(text string) int {
+	best := -1
+	note := func(end int) {
+		if best < 0 || end < best {
+			best = end
+		}
+	}
+	for k, kernel := range phraseKernels {
+		for from := 0; ; {
+			at := indexFold(text, kernel, from)
+			if at < 0 {
+				break
+			}
+			for n, p := range recallPhrases {
+				if recallPhraseKernels[n] != k {
+					continue
+				}
+				if start := at - recallPhraseKernelAt[n]; start >= 0 && hasPrefixFold(text[start:], p) {
+					note(start + len(p))
+				}
+			}
+			from = at + 1
+		}
+	}
+	for n, p := range recallPhrases {
+		if recallPhraseKernels[n] < 0 {
+			if i := indexFold(text, p, 0); i >= 0 {
+				note(i + len(p))
+			}
+		}
+	}
+	if i := indexFold(text, "did you remember", 0); i >= 0 {
+		if j := indexFold(text, "talked about", i); j >= 0 {
+			note(j + len("talked about"))
+		}
+	}
+	return best
+}
+
+// indexFold is the index of the first lower (lowercase ASCII) in s at
+// or after from, ASCII letters of s in either case, or -1. It jumps
+// between occurrences of lower's first byte in both cases.
+func indexFold(s, lower string, from int) int {
+	c, other := lower[0], lower[0]
+	if 'a' <= c && c <= 'z' {
+		other = c - 'a' + 'A'
+	}
+	next := func(b byte, at int) int {
+		if i := strings.IndexByte(s[at:], b); i >= 0 {
+			return at + i
+		}
+		return len(s)
+	}
+	nc, no := next(c, from), next(other, from)
+	for {
+		at := min(nc, no)
+		if at+len(lower) > len(s) {
+			return -1
+		}
+		if hasPrefixFold(s[at:], lower) {
+			return at
+		}
+		if at == nc {
+			nc = next(c, at+1)
+		}
+		if at == no {
+			no = next(other, at+1)
+		}
+	}
+}
+
+// hasPrefixFold reports whether s starts with lower (lowercase ASCII),
+// ASCII letters of s in either case.
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
 
 // phraseEnd returns where the first recall phrase ends, or -1 (the
 // smallest end of any phrase's first occurrence). A phrase with a kernel
@@ -174,7 +296,7 @@ func detectToolEvent(text string) ([]string, bool) {
 	if q, ok := recallInvocation(args); ok {
 		return queryWords(q), true
 	}
-	if end := phraseEnd(strings.ToLower(args)); end >= 0 {
+	if end := phraseEndOf(args); end >= 0 {
 		return queryWords(args[end:]), true
 	}
 	return nil, false

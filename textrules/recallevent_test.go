@@ -25,6 +25,9 @@ func TestDetectRecallEvent(t *testing.T) {
 		{"user", "Did you remember what we talked about caching?", true, "[caching]"},
 		{"assistant", "I don't recall the exact flag, let me check the docs.", false, "[]"},
 		{"assistant", "I'll search the codebase for the handler.", false, "[]"},
+		{"assistant", "Now I'LL SEARCH MY memory for jwt refresh.", true, "[jwt refresh]"},
+		{"user", "DID YOU remember what we TALKED ABOUT the cache", true, "[cache]"},
+		{"assistant", "Über memory search zebra", true, "[zebra]"},
 	}
 	for _, tt := range tests {
 		words, ok := DetectRecallEvent(tt.role, tt.text)
@@ -100,13 +103,19 @@ func TestPhraseKernels(t *testing.T) {
 func FuzzPhraseEnd(f *testing.F) {
 	for _, s := range []string{"", "memory search", "i'll search my past sessions now", "i'll search the memory, go back to a memory",
 		"did you remember what we talked about", "memory", "i'll search", "xmemory recall", "i'll search the history and memory search",
-		"memory is memory search", "i'll search, i'll search my history", "memory recall, memory search"} {
+		"memory is memory search", "i'll search, i'll search my history", "memory recall, memory search",
+		"I'LL Search MY Memory", "Did You Remember what we Talked About", "MEMORY SEARCH", "mEmOrY sEaRcH"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		lower := strings.ToLower(s)
 		if got, want := phraseEnd(lower), referencePhraseEnd(lower); got != want {
 			t.Fatalf("phraseEnd(%q) = %d, want %d", lower, got, want)
+		}
+		if isASCII(s) {
+			if got, want := phraseEndFold(s), phraseEnd(lower); got != want {
+				t.Fatalf("phraseEndFold(%q) = %d, phraseEnd of its lowercase %d", s, got, want)
+			}
 		}
 	})
 }
