@@ -10,7 +10,7 @@ FUZZTIME ?= 10s
 # which kong imports, would otherwise pull in cgo).
 export CGO_ENABLED ?= 0
 
-.PHONY: build index test race fuzz lint bench microbench eval install clean
+.PHONY: build index test race fuzz lint bench microbench pgo eval install clean
 
 ## build: compile bin/recall, bin/recall-mcp (the MCP server `recall mcp` runs),
 ## bin/recall-opencode (the reader of OpenCode's database recall runs),
@@ -64,6 +64,23 @@ microbench:
 ## BENCH_MIXED=1 adds Codex, Gemini CLI, OpenCode and Aider sessions to it and writes docs/benchmarks-mixed.md
 bench: build
 	./bin/recall-bench run --recall ./$(BIN) --size $(BENCH_SIZE) --also-4x $(if $(BENCH_MIXED),--mixed --out docs/benchmarks-mixed.md,--out docs/benchmarks.md)
+
+## pgo: profile a full index and searches of a generated mixed corpus and write
+## the compiler's profiles (cmd/recall/default.pgo, cmd/recall-opencode/default.pgo),
+## which every build and go install then uses; see docs/performance.md
+PGO_DIR ?= /tmp/recall-pgo
+PGO_QUERIES := "connection refused" "retry backoff" "how do we migrate the schema" \
+	"panic --require nil" "cache --exclude redis" "--regex time.?out" "render the sidebar" "flaky login test"
+pgo: build
+	rm -rf $(PGO_DIR) && mkdir -p $(PGO_DIR)/prof
+	./bin/recall-bench gen --size 1GB --seed 7 --mixed --out $(PGO_DIR)/corpus
+	@set -ef; c=$(PGO_DIR)/corpus; src="--source $$c/projects --source codex:$$c/codex --source gemini:$$c/gemini --source opencode:$$c/opencode --source aider:$$c/aider"; \
+	for i in 1 2 3; do rm -rf $(PGO_DIR)/index; RECALL_CPUPROFILE_DIR=$(PGO_DIR)/prof ./$(BIN) index $$src --index-dir $(PGO_DIR)/index; done; \
+	for i in $$(seq 20); do RECALL_CPUPROFILE_DIR=$(PGO_DIR)/prof ./bin/recall-opencode --wire 1 --since 0 --now 1764000000000 -- $$c/opencode/opencode.db >/dev/null; done; \
+	for i in 1 2 3 4 5 6 7 8 9 10; do for q in $(PGO_QUERIES); do \
+	  RECALL_CPUPROFILE_DIR=$(PGO_DIR)/prof ./$(BIN) --no-update --index-dir $(PGO_DIR)/index $$q >/dev/null 2>&1 || [ $$? = 1 ]; done; done
+	$(GO) tool pprof -proto $(PGO_DIR)/prof/recall-[0-9]*.pprof > cmd/recall/default.pgo
+	$(GO) tool pprof -proto $(PGO_DIR)/prof/recall-opencode-*.pprof > cmd/recall-opencode/default.pgo
 
 ## eval: ranking quality on the relevance set (hit@1, hit@5, MRR)
 eval:

@@ -13,9 +13,15 @@ package main
 import (
 	"os"
 
+	"github.com/recall-dev/recall/internal/cpuprofile"
 	"github.com/recall-dev/recall/transcript/opencode"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
 )
 
-func main() { os.Exit(opencode.HelperMain(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	stop := cpuprofile.Start("recall-opencode", os.Stderr) // make pgo's profile, when asked
+	code := opencode.HelperMain(os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

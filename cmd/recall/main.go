@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/recall-dev/recall/claude"
+	"github.com/recall-dev/recall/internal/cpuprofile"
 	"github.com/recall-dev/recall/search/show"
 
 	"github.com/alecthomas/kong"
@@ -77,7 +78,10 @@ func commandsOf(c *cli) []command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := cpuprofile.Start("recall", os.Stderr) // make pgo's profile, when asked
+	code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // run parses args and runs the chosen command on the given streams in the
