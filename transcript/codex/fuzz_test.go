@@ -65,8 +65,8 @@ func FuzzCodexLine(f *testing.F) {
 		if len(rows) == 2 && rows[0].UUID == rows[1].UUID {
 			t.Fatalf("a line read twice is one message: %q", rows[0].Text)
 		}
-		if len(p.seen) > 2 {
-			t.Fatalf("%d identities counted from one line read twice", len(p.seen))
+		if len(p.seen.counts) > 2 {
+			t.Fatalf("%d identities counted from one line read twice", len(p.seen.counts))
 		}
 	})
 }

@@ -60,7 +60,7 @@ type parser struct {
 // first line, or continuing the reads before when w.State.Offset is not
 // 0 (catchUp).
 func newParser(w transcript.Work) transcript.LineParser {
-	p := &parser{path: w.T.Path, state: w.State, fileID: threadIDOf(filepath.Base(w.T.Path)), seen: occurrences{}}
+	p := &parser{path: w.T.Path, state: w.State, fileID: threadIDOf(filepath.Base(w.T.Path)), seen: newOccurrences()}
 	if w.State.Offset > 0 {
 		p.project = w.State.Project
 	} else {
