@@ -340,7 +340,7 @@ func fileID(s transcript.FileStat) record.FileID {
 // finishNoChange keeps the state of a run that found nothing to read,
 // writing it only if it moved (history read on, hot set shrunk).
 func (q *quick) finishNoChange() {
-	if string(q.next.Encode()) == string(q.prev.Encode()) {
+	if q.next.Equal(q.prev) {
 		return
 	}
 	if err := freshstate.Write(q.opts.writer(), q.next); err != nil {

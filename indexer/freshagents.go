@@ -1,8 +1,9 @@
 package indexer
 
 import (
-	"os"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/recall-dev/recall/indexer/freshstate"
 	"github.com/recall-dev/recall/transcript/agents"
@@ -25,13 +26,15 @@ import (
 func watchKey(src agents.Source, path string) string { return "@" + src.Agent + ":" + path }
 
 // watchMtime is path's mtime, -1 when it does not exist (its appearing
-// is a change too).
+// is a change too). A stat(2) of its own: os.Stat's FileInfo, made for
+// each of the few hundred paths a no-change check stats, was a third
+// of the check's time spent on them.
 func watchMtime(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
+	var st unix.Stat_t
+	if unix.Stat(path, &st) != nil {
 		return -1
 	}
-	return fi.ModTime().UnixNano()
+	return st.Mtim.Nano()
 }
 
 // noteAgents records the watched paths of every agent source before a

@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -144,6 +146,15 @@ func (s *State) parseLine(f [][]byte) error {
 		return fmt.Errorf("unknown line %q", f[0])
 	}
 	return p.err
+}
+
+// Equal reports whether s and o say the same (Encode gives the same
+// bytes for both): what a run that found no change compares before it
+// writes the state, without encoding either.
+func (s *State) Equal(o *State) bool {
+	return s.Feature == o.Feature && slices.Equal(s.Sources, o.Sources) && s.Manifest == o.Manifest &&
+		s.Forgotten == o.Forgotten && s.SweepNs == o.SweepNs && s.Files == o.Files &&
+		maps.Equal(s.Dirs, o.Dirs) && maps.Equal(s.History, o.History) && maps.Equal(s.Hot, o.Hot)
 }
 
 // Encode is the state as written to freshName.

@@ -69,3 +69,36 @@ func FuzzFreshState(f *testing.F) {
 		}
 	})
 }
+
+// Equal says two states are the same exactly when they encode to the
+// same bytes: a run that found no change writes the state only then.
+func TestEqualIsSameEncoding(t *testing.T) {
+	changes := []struct {
+		name   string
+		change func(*State)
+	}{
+		{"nothing", func(*State) {}},
+		{"feature", func(s *State) { s.Feature++ }},
+		{"a source", func(s *State) { s.Sources = append(s.Sources, "/x") }},
+		{"the manifest", func(s *State) { s.Manifest.Journal.Size++ }},
+		{"the tombstone", func(s *State) { s.Forgotten.Ino = 9 }},
+		{"the sweep", func(s *State) { s.SweepNs++ }},
+		{"the files", func(s *State) { s.Files-- }},
+		{"a folder's mtime", func(s *State) { s.Dirs["/home/u/.claude/projects/-a"] = Dir{MtimeNs: 1} }},
+		{"a folder more", func(s *State) { s.Dirs["/b"] = Dir{} }},
+		{"a history", func(s *State) { s.History["/home/u/.claude/history.jsonl"] = History{Dev: 1, Ino: 2, Offset: 301} }},
+		{"a hot transcript gone", func(s *State) { delete(s.Hot, "/home/u/.claude/projects/-a/s.jsonl") }},
+		{"a hot transcript's stat", func(s *State) { s.Hot["/home/u/.claude/projects/-a/s.jsonl"] = record.FileID{Size: 11} }},
+	}
+	for _, c := range changes {
+		a, b := sampleFresh(), sampleFresh()
+		c.change(b)
+		same := string(a.Encode()) == string(b.Encode())
+		if got := a.Equal(b); got != same {
+			t.Errorf("%s: Equal = %v, same encoding %v", c.name, got, same)
+		}
+		if got := b.Equal(a); got != same {
+			t.Errorf("%s (other way): Equal = %v, same encoding %v", c.name, got, same)
+		}
+	}
+}

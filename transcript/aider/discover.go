@@ -83,22 +83,26 @@ func FindInProjects(dirs []string) []transcript.Transcript {
 // a history under root or one grows: the history files themselves (Aider
 // appends to them, and to nothing else), the history a project folder
 // would hold even before it exists (its appearing is a change), and
-// root (a project folder added to a folder of projects). A history
-// started in a project folder that had none is found by the next full
-// sweep: watching every project folder would wake for every file saved
-// in one. Their number is that of the projects, never of the sessions.
+// root (a project folder added to a folder of projects). Each folder's
+// history path is watched whether it is there or not, so a history
+// started in a project folder that had none is a change too (watching
+// the folders themselves would wake for every file saved in one), and
+// none is stat'ed here: the check stats each path once. Their number is
+// that of the projects, never of the sessions.
 func WatchPaths(root string) []string {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	fi, err := os.Stat(root)
-	if err != nil || !fi.IsDir() {
-		return []string{root}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return []string{root} // a history file, or nothing yet
 	}
 	paths := []string{root, filepath.Join(root, historyName)}
-	for _, t := range discover(root, func(string) {}, false) {
-		if t.Path != paths[1] {
-			paths = append(paths, t.Path)
+	for _, e := range entries {
+		// A link may name a project folder (one to a file names a
+		// path that is never there).
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			paths = append(paths, filepath.Join(root, e.Name(), historyName))
 		}
 	}
 	return paths

@@ -151,8 +151,10 @@ func TestWatchPaths(t *testing.T) {
 	got := WatchPaths(root)
 	// The linked project folder is watched through its link: resolving
 	// each history's path would cost an lstat per path component on
-	// every no-change check.
-	want := []string{root, filepath.Join(root, historyName), filepath.Join(root, "api", historyName), filepath.Join(root, "linked", historyName), filepath.Join(root, "webapp", historyName)}
+	// every no-change check. A folder with no history yet is watched
+	// for one (empty, mono: its history would be in its root).
+	want := []string{root, filepath.Join(root, historyName), filepath.Join(root, "api", historyName), filepath.Join(root, "empty", historyName),
+		filepath.Join(root, "linked", historyName), filepath.Join(root, "mono", historyName), filepath.Join(root, "webapp", historyName)}
 	if !slices.Equal(got, want) {
 		t.Errorf("WatchPaths(folder):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

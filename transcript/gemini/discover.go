@@ -47,22 +47,26 @@ type layout struct {
 
 // layoutOf reads where root's sessions are. A root is Gemini CLI's
 // folder (~/.gemini, holding tmp/), its tmp folder, one project's folder
-// (holding chats/), or a chats folder itself.
-func layoutOf(root string, warn func(string)) layout {
+// (holding chats/), or a chats folder itself. check: a project's chats
+// folder is listed only when it is there (see projectChats).
+func layoutOf(root string, warn func(string), check bool) layout {
 	switch {
 	case isDir(filepath.Join(root, "tmp")):
 		tmp := filepath.Join(root, "tmp")
-		return layout{tmp: tmp, chats: projectChats(tmp, warn)}
+		return layout{tmp: tmp, chats: projectChats(tmp, warn, check)}
 	case isDir(filepath.Join(root, "chats")):
 		return layout{chats: []string{filepath.Join(root, "chats")}}
 	case filepath.Base(root) == "chats" || holdsSessions(root):
 		return layout{chats: []string{root}}
 	}
-	return layout{tmp: root, chats: projectChats(root, warn)}
+	return layout{tmp: root, chats: projectChats(root, warn, check)}
 }
 
-// projectChats lists the chats folders of the projects' folders in tmp.
-func projectChats(tmp string, warn func(string)) []string {
+// projectChats lists the chats folders of the projects' folders in tmp;
+// with check unset, the chats folder each folder in tmp would hold,
+// there or not (a watch stats each anyway: one that is not there yet
+// changes when it comes).
+func projectChats(tmp string, warn func(string), check bool) []string {
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -72,7 +76,11 @@ func projectChats(tmp string, warn func(string)) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if chats := filepath.Join(tmp, e.Name(), "chats"); isDir(chats) {
+		chats := filepath.Join(tmp, e.Name(), "chats")
+		switch {
+		case check && isDir(chats):
+			out = append(out, chats)
+		case !check && (e.IsDir() || e.Type()&fs.ModeSymlink != 0):
 			out = append(out, chats)
 		}
 	}
@@ -105,7 +113,7 @@ func isDir(path string) bool {
 // session file that is not a regular file.
 func Discover(root string, warn func(string)) []transcript.Transcript {
 	var out []transcript.Transcript
-	for _, chats := range layoutOf(root, warn).chats {
+	for _, chats := range layoutOf(root, warn, true).chats {
 		out = discoverChats(out, chats, warn)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
@@ -193,7 +201,7 @@ func warnUnread(err error, warn func(string)) {
 // file grows with the tool call that ran it. Their number grows with the
 // projects, never with the sessions.
 func WatchPaths(root string) []string {
-	l := layoutOf(root, func(string) {})
+	l := layoutOf(root, func(string) {}, false)
 	var out []string
 	if l.tmp != "" {
 		out = append(out, l.tmp)

@@ -115,8 +115,8 @@ func TestDiscoverUnreadable(t *testing.T) {
 	}
 }
 
-// TestWatchPaths checks the paths the no-change check stats: one per
-// project and the registry, however many sessions there are.
+// TestWatchPaths checks the paths the no-change check stats: two per
+// folder of tmp and the registry, however many sessions there are.
 func TestWatchPaths(t *testing.T) {
 	gemini := copyTree(t)
 	got := WatchPaths(gemini)
@@ -125,6 +125,11 @@ func TestWatchPaths(t *testing.T) {
 		filepath.Join(gemini, "projects.json"),
 		filepath.Join(gemini, "tmp", "2a6ccb57ba04a55f8c7a40ad86a9635916177c62077e1a0a9d9f9e0308d2dc29", "chats"),
 		filepath.Join(gemini, "tmp", "2a6ccb57ba04a55f8c7a40ad86a9635916177c62077e1a0a9d9f9e0308d2dc29", "logs.json"),
+		// A folder of tmp with no chats (Gemini CLI's tools) is
+		// watched for them all the same: a stat each, none to
+		// see whether it holds them.
+		filepath.Join(gemini, "tmp", "bin", "chats"),
+		filepath.Join(gemini, "tmp", "bin", "logs.json"),
 		filepath.Join(gemini, "tmp", "old-tool", "chats"),
 		filepath.Join(gemini, "tmp", "old-tool", "logs.json"),
 		filepath.Join(gemini, "tmp", "scratch", "chats"),
