@@ -112,44 +112,7 @@ func isASCII(s string) bool {
 // phraseEndFold is phraseEnd of an ASCII text's lowercase, comparing
 // ASCII letters in either case instead of lowering a copy: the same
 // offsets, as lowering ASCII keeps every byte in its place.
-func phraseEndFold(text string) int {
-	best := -1
-	note := func(end int) {
-		if best < 0 || end < best {
-			best = end
-		}
-	}
-	for k, kernel := range phraseKernels {
-		for from := 0; ; {
-			at := indexFold(text, kernel, from)
-			if at < 0 {
-				break
-			}
-			for n, p := range recallPhrases {
-				if recallPhraseKernels[n] != k {
-					continue
-				}
-				if start := at - recallPhraseKernelAt[n]; start >= 0 && hasPrefixFold(text[start:], p) {
-					note(start + len(p))
-				}
-			}
-			from = at + 1
-		}
-	}
-	for n, p := range recallPhrases {
-		if recallPhraseKernels[n] < 0 {
-			if i := indexFold(text, p, 0); i >= 0 {
-				note(i + len(p))
-			}
-		}
-	}
-	if i := indexFold(text, "did you remember", 0); i >= 0 {
-		if j := indexFold(text, "talked about", i); j >= 0 {
-			note(j + len("talked about"))
-		}
-	}
-	return best
-}
+func phraseEndFold(text string) int { return phraseEndWith(text, indexFold, hasPrefixFold) }
 
 // indexFold is the index of the first lower (lowercase ASCII) in s at
 // or after from, ASCII letters of s in either case, or -1. It jumps
@@ -201,13 +164,26 @@ func hasPrefixFold(s, lower string) bool {
 	return true
 }
 
-// phraseEnd returns where the first recall phrase ends, or -1 (the
-// smallest end of any phrase's first occurrence). A phrase with a kernel
-// (phraseKernels) is compared only where its kernel occurs in lower: one
-// search per kernel instead of one per phrase over the whole text, as
-// most texts that mention memory hold no phrase, and those searches
-// were most of the detection's cost.
-func phraseEnd(lower string) int {
+// phraseEnd returns where the first recall phrase ends in lower (a
+// lowercased text), or -1.
+func phraseEnd(lower string) int { return phraseEndWith(lower, indexFrom, strings.HasPrefix) }
+
+// indexFrom is strings.Index of sub in s at or after from, or -1.
+func indexFrom(s, sub string, from int) int {
+	if i := strings.Index(s[from:], sub); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// phraseEndWith returns where the first recall phrase ends in text, or
+// -1 (the smallest end of any phrase's first occurrence), finding a
+// phrase (lowercase) with index and comparing it with hasPrefix. A
+// phrase with a kernel (phraseKernels) is compared only where its kernel
+// occurs: one search per kernel instead of one per phrase over the whole
+// text, as most texts that mention memory hold no phrase, and those
+// searches were most of the detection's cost.
+func phraseEndWith(text string, index func(s, sub string, from int) int, hasPrefix func(s, prefix string) bool) int {
 	best := -1
 	note := func(end int) {
 		if best < 0 || end < best {
@@ -216,16 +192,15 @@ func phraseEnd(lower string) int {
 	}
 	for k, kernel := range phraseKernels {
 		for from := 0; ; {
-			i := strings.Index(lower[from:], kernel)
-			if i < 0 {
+			at := index(text, kernel, from)
+			if at < 0 {
 				break
 			}
-			at := from + i
 			for n, p := range recallPhrases {
 				if recallPhraseKernels[n] != k {
 					continue
 				}
-				if start := at - recallPhraseKernelAt[n]; start >= 0 && strings.HasPrefix(lower[start:], p) {
+				if start := at - recallPhraseKernelAt[n]; start >= 0 && hasPrefix(text[start:], p) {
 					note(start + len(p))
 				}
 			}
@@ -234,14 +209,14 @@ func phraseEnd(lower string) int {
 	}
 	for n, p := range recallPhrases {
 		if recallPhraseKernels[n] < 0 {
-			if i := strings.Index(lower, p); i >= 0 {
+			if i := index(text, p, 0); i >= 0 {
 				note(i + len(p))
 			}
 		}
 	}
-	if i := strings.Index(lower, "did you remember"); i >= 0 {
-		if j := strings.Index(lower[i:], "talked about"); j >= 0 {
-			note(i + j + len("talked about"))
+	if i := index(text, "did you remember", 0); i >= 0 {
+		if j := index(text, "talked about", i); j >= 0 {
+			note(j + len("talked about"))
 		}
 	}
 	return best
