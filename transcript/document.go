@@ -97,6 +97,18 @@ func (d *Document) ReadObject(array string, member func(key string, raw json.Raw
 	return nil
 }
 
+// ErrNotArrayDocument is a document that is not one JSON array.
+var ErrNotArrayDocument = errors.New("not a JSON array")
+
+// ReadArray reads the document, one JSON array, element by element, as
+// ReadObject reads its array member.
+func (d *Document) ReadArray(elem func(raw json.RawMessage, line int)) error {
+	if tok, err := d.Decoder.Token(); err != nil || tok != json.Delim('[') {
+		return ErrNotArrayDocument
+	}
+	return d.readElements("array", elem)
+}
+
 // readArray reads the array member name, element by element.
 func (d *Document) readArray(name string, elem func(raw json.RawMessage, line int)) error {
 	dec := d.Decoder
@@ -110,6 +122,13 @@ func (d *Document) readArray(name string, elem func(raw json.RawMessage, line in
 		}
 		return nil // null or another value: no elements
 	}
+	return d.readElements(name, elem)
+}
+
+// readElements reads the elements of an array whose '[' was read, and
+// its ']'.
+func (d *Document) readElements(name string, elem func(raw json.RawMessage, line int)) error {
+	dec := d.Decoder
 	for n := 1; dec.More(); n++ {
 		line := d.Lines.LineAt(dec.InputOffset())
 		var raw json.RawMessage

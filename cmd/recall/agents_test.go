@@ -432,6 +432,54 @@ func TestResumeTypeScriptCodexSession(t *testing.T) {
 	}
 }
 
+// TestGeminiSessionOnlyInItsPromptLog: a Gemini CLI session whose chat
+// is gone (or was never written) is found by the prompts its project's
+// logs.json keeps, shown and listed, and resume says gemini --resume
+// cannot reopen it; a session with a chat gets its prompts from the
+// chat alone, and its command.
+func TestGeminiSessionOnlyInItsPromptLog(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "tmp", "shop")
+	if err := os.MkdirAll(filepath.Join(project, "chats"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const logged, chatted = "5e4d3c2b-1a09-4f8e-8d7c-6b5a49382716", "7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d"
+	logs := `[{"sessionId":"` + chatted + `","messageId":0,"type":"user","message":"Why is the cart total off by a cent?","timestamp":"2026-03-02T10:00:00.000Z"},` +
+		`{"sessionId":"` + logged + `","messageId":0,"type":"user","message":"Sketch a migration for the coupons table","timestamp":"2026-02-11T08:30:00.000Z"}]`
+	chat := `{"sessionId":"` + chatted + `","projectHash":"","startTime":"2026-03-02T10:00:00.000Z","lastUpdated":"2026-03-02T10:00:09.000Z","kind":"main"}` + "\n" +
+		`{"id":"m1","timestamp":"2026-03-02T10:00:00.000Z","type":"user","content":[{"text":"Why is the cart total off by a cent?"}]}` + "\n"
+	for name, data := range map[string]string{
+		filepath.Join(project, ".project_root"):                                    home + "\n",
+		filepath.Join(project, "logs.json"):                                        logs,
+		filepath.Join(project, "chats", "session-2026-03-02T10-00-7a6b5c4d.jsonl"): chat,
+	} {
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	idx := filepath.Join(t.TempDir(), "index")
+	src := "gemini:" + home
+	if r := runCLI(t, "index", "--source", src, "--index-dir", idx); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "coupons migration", "--source", src, "--index-dir", idx, "--no-update")
+	if r.code != 0 || !strings.Contains(r.stdout, logged[:7]) {
+		t.Fatalf("search: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "cart total cent", "--source", src, "--index-dir", idx, "--no-update", "-c")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "1" {
+		t.Errorf("the chat's prompt, also in the log: counted %q (want 1: the chat's), stderr %q", r.stdout, r.stderr)
+	}
+	r = runCLI(t, "resume", logged, "--source", src, "--index-dir", idx)
+	if r.code == 0 || r.stdout != "" || !strings.Contains(r.stderr, "kept no chat") || !strings.Contains(r.stderr, "recall show "+logged) {
+		t.Errorf("resume of the logged session: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "resume", chatted, "--source", src, "--index-dir", idx)
+	if r.code != 0 || !strings.Contains(r.stdout, "gemini --resume "+chatted) {
+		t.Errorf("resume of the chatted session: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestOpenCodeDatabaseThroughTheHelper: the built recall, which links no
 // SQLite, reads OpenCode's database through the recall-opencode beside
 // it, and indexes the sessions recall in process does (the tests link

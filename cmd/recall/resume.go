@@ -119,7 +119,7 @@ func (c *resumeCmd) resumeOther(g *Globals, agent, project, file, id string) err
 // Claude Code's, and its agent, project and session file: from its
 // session file's entry when the manifest knows it, else from its rows
 // (a session of a file that holds many, whose entry names only the
-// last; file is then "").
+// last; file is then the one its first prompt came from).
 func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string) (agent, project, file string, ok bool) {
 	if files := m.SessionFiles()[id]; len(files) > 0 {
 		agent = record.KindAgent(files[0].Kind)
@@ -132,7 +132,11 @@ func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string)
 	for i := range sums {
 		if sums[i].ID == id {
 			agent = record.AgentOf(sums[i].Agent)
-			return agent, sums[i].Project, "", agent != record.AgentClaude
+			one := sums[i : i+1]
+			if snap.FillFirstPrompts(one) != nil {
+				one[0].Source = ""
+			}
+			return agent, one[0].Project, one[0].Source, agent != record.AgentClaude
 		}
 	}
 	return "", "", "", false

@@ -53,7 +53,7 @@ type Agent struct {
 var others = sync.OnceValue(func() []Agent {
 	return []Agent{
 		{record.AgentCodex, codex.Format(), codex.DefaultRoot, codex.Discover, codex.ResumeCommand, codex.WatchPaths, codex.CurrentSession, codex.Reopens},
-		{record.AgentGemini, gemini.Format(), gemini.DefaultRoot, gemini.Discover, gemini.ResumeCommand, gemini.WatchPaths, gemini.CurrentSession, nil},
+		{record.AgentGemini, gemini.Format(), gemini.DefaultRoot, gemini.Discover, gemini.ResumeCommand, gemini.WatchPaths, gemini.CurrentSession, gemini.Reopens},
 		{record.AgentOpenCode, opencode.Format(), opencode.DefaultRoot, opencode.Discover, opencode.ResumeCommand, opencode.WatchPaths, nil, nil},
 		{record.AgentAider, aider.Format(), aider.DefaultRoot, aider.Discover, aider.ResumeCommand, aider.WatchPaths, nil, nil},
 	}

@@ -108,14 +108,16 @@ func isDir(path string) bool {
 }
 
 // Discover lists the session files under root (see layoutOf), sorted by
-// path: each project's sessions, and each subagent's under its parent
-// session's folder. warn reports a folder that cannot be read and a
+// path: each project's sessions, each subagent's under its parent
+// session's folder, and each project's prompt log (logs.go). warn reports a folder that cannot be read and a
 // session file that is not a regular file.
 func Discover(root string, warn func(string)) []transcript.Transcript {
 	var out []transcript.Transcript
-	for _, chats := range layoutOf(root, warn, true).chats {
+	l := layoutOf(root, warn, true)
+	for _, chats := range l.chats {
 		out = discoverChats(out, chats, warn)
 	}
+	out = appendLogs(out, l, warn)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }

@@ -64,6 +64,8 @@ func TestDiscover(t *testing.T) {
 	want := []string{
 		"tmp/2a6ccb57ba04a55f8c7a40ad86a9635916177c62077e1a0a9d9f9e0308d2dc29/chats/session-2025-11-30T12-00-0badc0de.json " + main + "  ",
 		"tmp/old-tool/chats/session-2026-01-05T08-30-77aa88bb.jsonl " + main + "  ",
+		// A project whose sessions have no chat: its prompt log.
+		"tmp/prelog/logs.json " + main + "  ",
 		"tmp/scratch/chats/session-2026-03-05T16-20-3c3c3c3c.jsonl " + main + "  ",
 		"tmp/webapp/chats/1f2e3d4c-5b6a-4789-9abc-def012345678/9a8b7c6d-aaaa-4bbb-8ccc-ddddeeeeffff.jsonl " + sub +
 			" 1f2e3d4c-5b6a-4789-9abc-def012345678 9a8b7c6d-aaaa-4bbb-8ccc-ddddeeeeffff",
@@ -71,6 +73,7 @@ func TestDiscover(t *testing.T) {
 		"tmp/webapp/chats/session-2026-02-20T09-15-5a6b7c8d.jsonl " + main + "  ",
 		"tmp/webapp/chats/session-2026-03-01T10-00-1f2e3d4c.jsonl " + main + "  ",
 		"tmp/webapp/chats/session-2026-03-09T09-00-11112222.jsonl " + main + "  ",
+		"tmp/webapp/logs.json " + main + "  ",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -81,9 +84,9 @@ func TestDiscover(t *testing.T) {
 		root string
 		n    int
 	}{
-		{filepath.Join(gemini, "tmp"), 8},
-		{filepath.Join(gemini, "tmp", "webapp"), 5},
-		{chats, 5},
+		{filepath.Join(gemini, "tmp"), 10},
+		{filepath.Join(gemini, "tmp", "webapp"), 6},
+		{chats, 6},
 		{filepath.Join(gemini, "tmp", "old-tool", "chats"), 1},
 		{filepath.Join(gemini, "nowhere"), 0},
 	} {
@@ -132,6 +135,9 @@ func TestWatchPaths(t *testing.T) {
 		filepath.Join(gemini, "tmp", "bin", "logs.json"),
 		filepath.Join(gemini, "tmp", "old-tool", "chats"),
 		filepath.Join(gemini, "tmp", "old-tool", "logs.json"),
+		// A project whose sessions have no chat yet: its prompt log.
+		filepath.Join(gemini, "tmp", "prelog", "chats"),
+		filepath.Join(gemini, "tmp", "prelog", "logs.json"),
 		filepath.Join(gemini, "tmp", "scratch", "chats"),
 		filepath.Join(gemini, "tmp", "scratch", "logs.json"),
 		filepath.Join(gemini, "tmp", "webapp", "chats"),

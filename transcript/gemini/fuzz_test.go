@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,4 +83,38 @@ func check(t *testing.T, rows []transcript.Extracted, n, records int) {
 	if limit := 4*n + 64*len(rows); total > limit {
 		t.Fatalf("%d bytes of rows from %d bytes of input", total, n)
 	}
+}
+
+// FuzzGeminiLogs: a project's prompt log, whatever its bytes, gives rows
+// only of prompts of sessions with a UUID, each row a user row of that
+// session, and never fails the read for a bad element (counted instead).
+func FuzzGeminiLogs(f *testing.F) {
+	for _, path := range []string{filepath.Join(fixtureGemini, "tmp", "webapp", logsName), filepath.Join(fixtureGemini, "tmp", "prelog", logsName)} {
+		if data, err := os.ReadFile(path); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`[{"sessionId":"6d5c4b3a-2f1e-4d0c-9b8a-7f6e5d4c3b2a","messageId":7,"type":"user","message":"x\u0000y","timestamp":1}]`))
+	f.Add([]byte(`[1, "a", null, {"sessionId": 3}]`))
+	f.Add([]byte(`{"not":"an array"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir := filepath.Join(t.TempDir(), "tmp", "p")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, logsName)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		w := transcript.Work{T: transcript.Transcript{Path: path, Kind: record.KindOf(record.AgentGemini, false)}, State: record.FileState{Gen: 1}}
+		b := transcript.NewBuilder(w, record.AgentGemini)
+		if _, _, _, err := readLogs(w, b); err != nil && json.Valid(data) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+			t.Fatalf("a JSON array failed the read: %v", err)
+		}
+		for _, r := range b.Rows() {
+			if !isUUID(r.Session) || r.Role != "user" || r.Type != "user" {
+				t.Fatalf("row %+v: want a user row of a session with a UUID", r)
+			}
+		}
+	})
 }

@@ -12,6 +12,7 @@
 //	tmp/<slug>/chats/session-<time>-<id8>.jsonl    a session
 //	tmp/<slug>/chats/session-<time>-<id8>.json     a session of the older, whole-file format
 //	tmp/<slug>/chats/<parentId>/<sessionId>.jsonl  a subagent's session (.json before)
+//	tmp/<slug>/logs.json                           the prompts typed, of every session
 //	projects.json                                  {"projects": {"<path>": "<slug>"}}
 //
 // A session file of lines (chatRecordingService.ts, chatRecordingTypes.ts)
@@ -39,6 +40,8 @@
 //     thoughts make none), and one tool row per toolCalls entry.
 //   - info, error, warning: the CLI's own notices, left out as noise.
 //   - a title from the metadata's summary (kept as an AI title).
+//   - a project's logs.json: a user row per prompt of each session that
+//     has no chat file (logs.go).
 //   - a subagent's file: the same rows, of its parent session (the folder
 //     it is in) and marked with its own id as the subagent's. One in a
 //     folder that names no session (a background agent's, such as skill
@@ -68,6 +71,7 @@
 package gemini
 
 import (
+	"errors"
 	"path/filepath"
 
 	"github.com/recall-dev/recall/record"
@@ -86,9 +90,18 @@ func Format() transcript.Format {
 	return transcript.Format{
 		Agent:     record.AgentGemini,
 		NewParser: func(w transcript.Work) transcript.LineParser { return newParser(w) },
-		ReadAll:   readLegacy,
+		ReadAll:   readWhole,
 		Whole:     isLegacy,
 	}
+}
+
+// readWhole reads a file read whole: a project's prompt log, or a
+// session of the older format.
+func readWhole(w transcript.Work, b *transcript.Builder) (session, project string, cursor int64, err error) {
+	if isLogs(w.T.Path) {
+		return readLogs(w, b)
+	}
+	return readLegacy(w, b)
 }
 
 // DefaultRoot is Gemini CLI's folder for the user whose home is home:
@@ -107,6 +120,16 @@ func DefaultRoot(getenv func(string) string, home string) string {
 // ResumeCommand reopens session in Gemini CLI, run from the session's
 // project directory (sessions are kept per project).
 func ResumeCommand(session string) []string { return []string{"gemini", "--resume", session} }
+
+// Reopens says why a session whose rows come from file cannot be
+// reopened by gemini --resume: one read from a project's prompt log has
+// no chat for Gemini CLI to load.
+func Reopens(file string) error {
+	if isLogs(file) {
+		return errors.New("Gemini CLI kept no chat of it, only its prompts (" + logsName + "), so gemini --resume cannot reopen it")
+	}
+	return nil
+}
 
 // CurrentSession is the id of the Gemini CLI session running the calling
 // process, "" when none is known. Gemini CLI sets GEMINI_SESSION_ID only

@@ -20,8 +20,8 @@ func TestGolden(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# file\tsession\ttimestamp\ttype\trole\ttext\tproject\tline\tagent_id\tentrypoint\tagent\tuuid\n")
 	found := Discover(fixtureGemini, func(s string) { t.Errorf("warning: %s", s) })
-	if len(found) != 7 {
-		t.Fatalf("found %d session files, want 7", len(found))
+	if len(found) != 9 {
+		t.Fatalf("found %d session files, want 9", len(found))
 	}
 	for _, tr := range found {
 		res := read(t, tr, record.FileState{})

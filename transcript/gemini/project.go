@@ -53,8 +53,14 @@ func projectsOf(path string, subagent bool) *projects {
 	if filepath.Base(chats) != "chats" {
 		return &projects{file: path}
 	}
-	p := &projects{file: path, slugDir: filepath.Dir(chats)}
-	if tmp := filepath.Dir(p.slugDir); filepath.Base(tmp) == "tmp" {
+	return projectsOfFolder(path, filepath.Dir(chats))
+}
+
+// projectsOfFolder locates the project whose folder (under tmp) is
+// slugDir, for the file at path in it (its prompt log, logs.json).
+func projectsOfFolder(path, slugDir string) *projects {
+	p := &projects{file: path, slugDir: slugDir}
+	if tmp := filepath.Dir(slugDir); filepath.Base(tmp) == "tmp" {
 		p.registry = filepath.Join(filepath.Dir(tmp), "projects.json")
 	}
 	return p

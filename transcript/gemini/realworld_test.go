@@ -62,12 +62,19 @@ func TestSessionIDFromFile(t *testing.T) {
 		"session-2026-05-10T09-30-a2a-serv.jsonl": "session-2026-05-10T09-30-a2a-serv",
 	}
 	found := Discover(fixtureIDs, func(s string) { t.Errorf("warning: %s", s) })
-	if len(found) != len(want) {
-		t.Fatalf("found %d session files, want %d", len(found), len(want))
+	if len(found) != len(want)+1 {
+		t.Fatalf("found %d files, want %d session files and the prompt log", len(found), len(want))
 	}
 	for _, tr := range found {
 		res := read(t, tr, record.FileState{})
 		name := filepath.Base(tr.Path)
+		if name == logsName {
+			// 7c1d2e3f's prompt is its file's; 0a0b0c0d has no file.
+			if res.Err != nil || len(res.Rows) != 1 || res.Rows[0].Session != "0a0b0c0d-1e1f-4a2b-9c3d-4e5f60718293" || res.Rows[0].Text != "why is the nightly build slow" {
+				t.Errorf("the prompt log: %+v, err %v", res.Rows, res.Err)
+			}
+			continue
+		}
 		if res.Err != nil || res.Session != want[name] || len(res.Rows) == 0 || res.Rows[0].Session != want[name] ||
 			res.Project != "/home/dev/box" {
 			t.Errorf("%s: session %q, project %q, %d rows, err %v", name, res.Session, res.Project, len(res.Rows), res.Err)
