@@ -40,6 +40,8 @@ type jsonRecord struct {
 	// forkedFrom is the raw forkedFrom object a fork's copied records
 	// carry (2.1.123): {"sessionId": parent, "messageUuid": …}.
 	forkedFrom []byte
+	// attachment is an attachment record's object (raw JSON).
+	attachment []byte
 }
 
 // lazyString is a raw JSON string value decoded on first use, as
@@ -84,6 +86,8 @@ func decodeType(raw []byte) string {
 			return "system"
 		case "queue-operation":
 			return "queue-operation"
+		case "attachment":
+			return "attachment"
 		}
 	}
 	s, _ := jsonscan.DecodeString(raw)
@@ -176,6 +180,8 @@ func parseRecord(line []byte, m *skipMemo) (r jsonRecord, rest []byte, err error
 			r.leafUUID = lazyString{raw: val}
 		case "forkedFrom":
 			r.forkedFrom = val
+		case "attachment":
+			r.attachment = val
 		}
 	}
 	return r, w.rest(), w.err
@@ -344,7 +350,15 @@ func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 		x.addTitle(rec, lineNo)
 		return
 	}
-	if rec.Type != "user" && rec.Type != "assistant" {
+	var queued string
+	switch rec.Type {
+	case "user", "assistant":
+	case "attachment":
+		var ok bool
+		if queued, ok = queuedPrompt(rec.attachment, &x.block); !ok {
+			return
+		}
+	default:
 		return
 	}
 	x.noteTimestamp(rec.timestamp)
@@ -375,7 +389,36 @@ func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 		x.addUser(rec, lineNo)
 	case "assistant":
 		x.addAssistant(rec, lineNo)
+	case "attachment":
+		x.addText(rec, lineNo, 0, "user", queued)
 	}
+}
+
+// queuedPrompt is the prompt of a queued_command attachment that holds
+// one the person typed while Claude worked ("commandMode": "prompt"):
+// Claude Code hands it to the model inside the turn, as this attachment,
+// and writes it nowhere else (real VS Code sessions of 2.1.129: four
+// prompts, none in a user record). ok is false for any other
+// attachment (a task's notification, a hook's output, a file). The
+// walk stops at the attachment's type when it is another's.
+func queuedPrompt(raw []byte, block *contentBlock) (string, bool) {
+	var typ, mode, prompt []byte
+	eachMember(raw, nil, func(key, val []byte) bool {
+		switch string(key) {
+		case "type":
+			typ = val
+			return isJSONString(val, "queued_command")
+		case "commandMode":
+			mode = val
+		case "prompt":
+			prompt = val
+		}
+		return true
+	})
+	if !isJSONString(typ, "queued_command") || !isJSONString(mode, "prompt") || prompt == nil {
+		return "", false
+	}
+	return userText(prompt, nil, block)
 }
 
 // isCompactionAgent reports whether a subagent's id is the compaction

@@ -79,6 +79,10 @@ func FuzzExtractMatchesEncodingJSON(f *testing.F) {
 	f.Add(uint8(2), "<ide_opened_file>x</ide_opened_file>real question here", "Grep", "pattern", false, true)
 	f.Add(uint8(3), "\xff\xfe invalid utf8 text here", "Write", "\x00", false, false)
 	f.Add(uint8(3), "", strings.Repeat("T", 600), "", false, false) // a bare tool name over the row cap
+	f.Add(uint8(4), "Isn't the main agent the coordinator?", "", "", false, false)
+	f.Add(uint8(4), "keep the old name", "", "and the tests", true, false)
+	f.Add(uint8(4), "<task-notification>x</task-notification>", "", "", false, true)
+	f.Add(uint8(4), "not a prompt", "file", "", false, false)
 	f.Fuzz(func(t *testing.T, shape uint8, text, tool, arg string, meta, sidechain bool) {
 		line := fuzzLine(shape, text, tool, arg, meta, sidechain)
 		// Secrets kept: this compares decoding, and the reference does
@@ -99,7 +103,7 @@ func FuzzExtractMatchesEncodingJSON(f *testing.F) {
 func fuzzLine(shape uint8, text, tool, arg string, meta, sidechain bool) []byte {
 	rec := map[string]any{"uuid": "u-1", "sessionId": "s-1", "timestamp": "2026-01-01T00:00:00.000Z",
 		"cwd": "/p", "isMeta": meta, "isSidechain": sidechain}
-	switch shape % 4 {
+	switch shape % 5 {
 	case 0:
 		rec["type"] = "user"
 		rec["message"] = map[string]any{"role": "user", "content": text}
@@ -113,6 +117,23 @@ func fuzzLine(shape uint8, text, tool, arg string, meta, sidechain bool) []byte 
 		rec["message"] = map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "text", "text": text}, map[string]any{"type": "text", "text": arg},
 		}}
+	case 4:
+		// A prompt typed mid-turn (queued_command), or a task's
+		// notification queued the same way; tool names the
+		// attachment's type when it is not "queued_command".
+		typ, mode := "queued_command", "prompt"
+		if sidechain {
+			mode = "task-notification"
+		}
+		if tool == "file" {
+			typ = tool
+		}
+		var prompt any = text
+		if meta {
+			prompt = []any{map[string]any{"type": "text", "text": text}, map[string]any{"type": "text", "text": arg}}
+		}
+		rec["type"] = "attachment"
+		rec["attachment"] = map[string]any{"type": typ, "prompt": prompt, "commandMode": mode}
 	default:
 		rec["type"] = "assistant"
 		rec["message"] = map[string]any{"role": "assistant", "content": []any{
@@ -141,16 +162,10 @@ func referenceExtract(line []byte) ([]string, error) {
 		IsCompactSummary  bool            `json:"isCompactSummary"`
 		IsAPIErrorMessage bool            `json:"isApiErrorMessage"`
 		Message           json.RawMessage `json:"message"`
+		Attachment        json.RawMessage `json:"attachment"`
 	}
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return nil, err
-	}
-	var msg struct {
-		Model   string          `json:"model"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(rec.Message, &msg) != nil {
-		return out, nil
 	}
 	type block struct {
 		Type  string                     `json:"type"`
@@ -162,6 +177,38 @@ func referenceExtract(line []byte) ([]string, error) {
 		if clean, reason := filter.Clean(text); reason == filter.Kept {
 			out = append(out, role+":"+clean)
 		}
+	}
+	var a struct {
+		Type        string          `json:"type"`
+		CommandMode string          `json:"commandMode"`
+		Prompt      json.RawMessage `json:"prompt"`
+	}
+	if rec.Type == "attachment" && json.Unmarshal(rec.Attachment, &a) == nil && a.Type == "queued_command" && a.CommandMode == "prompt" {
+		if p := bytes.TrimSpace(a.Prompt); len(p) > 0 && p[0] == '"' {
+			var s string
+			json.Unmarshal(p, &s)
+			keep("user", s)
+			return out, nil
+		}
+		var blocks []block
+		json.Unmarshal(a.Prompt, &blocks)
+		var parts []string
+		for _, b := range blocks {
+			if b.Type == "text" {
+				parts = append(parts, b.Text)
+			}
+		}
+		if len(parts) > 0 {
+			keep("user", strings.Join(parts, "\n"))
+		}
+		return out, nil
+	}
+	var msg struct {
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(rec.Message, &msg) != nil {
+		return out, nil
 	}
 	switch rec.Type {
 	case "user":

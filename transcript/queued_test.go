@@ -1,0 +1,46 @@
+package transcript
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/recall-dev/recall/record"
+)
+
+// TestQueuedPromptIsThePersons: a prompt typed while Claude worked is
+// written as a queued_command attachment only (VS Code, 2.1.129), and is
+// a user row; a task's notification queued the same way, a hook's
+// output and a file attachment are not.
+func TestQueuedPromptIsThePersons(t *testing.T) {
+	lines := `{"type":"user","uuid":"u1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:09:00.000Z","entrypoint":"claude-vscode","message":{"role":"user","content":"Create a brainstorming skill"}}
+{"type":"attachment","uuid":"q1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:09:30.000Z","entrypoint":"claude-vscode","attachment":{"type":"queued_command","prompt":[{"type":"text","text":"Isn't the main agent the coordinator?"}],"source_uuid":"x","commandMode":"prompt"}}
+{"type":"attachment","uuid":"q2","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:09:40.000Z","attachment":{"type":"queued_command","prompt":"also keep the old name","commandMode":"prompt"}}
+{"type":"attachment","uuid":"q3","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:10:00.000Z","attachment":{"type":"queued_command","prompt":"<task-notification>\n<task-id>b1</task-id>\n<status>failed</status>\n</task-notification>","commandMode":"task-notification"}}
+{"type":"attachment","uuid":"h1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:10:05.000Z","attachment":{"type":"hook_success","hookName":"SessionStart","content":"Isn't the main agent the coordinator?"}}
+{"type":"attachment","uuid":"f1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:10:06.000Z","attachment":{"commandMode":"prompt","type":"file","prompt":"not a prompt"}}
+`
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := Read(Work{T: Transcript{Path: path, Kind: record.KindMain, Session: "s1"}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
+	if res.Err != nil || res.BadLines != 0 {
+		t.Fatalf("read: %v, %d bad lines", res.Err, res.BadLines)
+	}
+	want := []struct{ uuid, text, ts string }{
+		{"u1", "Create a brainstorming skill", "2026-05-08T00:09:00.000Z"},
+		{"q1", "Isn't the main agent the coordinator?", "2026-05-08T00:09:30.000Z"},
+		{"q2", "also keep the old name", "2026-05-08T00:09:40.000Z"},
+	}
+	if len(res.Rows) != len(want) {
+		t.Fatalf("%d rows %+v, want %d", len(res.Rows), res.Rows, len(want))
+	}
+	for i, w := range want {
+		r := res.Rows[i]
+		if r.UUID != w.uuid || r.Text != w.text || r.Type != "user" || r.Timestamp != w.ts || r.Line != i+1 || r.Project != "/w" {
+			t.Errorf("row %d: %+v, want %s %q at %s", i, r, w.uuid, w.text, w.ts)
+		}
+	}
+}
