@@ -183,23 +183,26 @@ func referenceExtract(line []byte) ([]string, error) {
 		CommandMode string          `json:"commandMode"`
 		Prompt      json.RawMessage `json:"prompt"`
 	}
-	if rec.Type == "attachment" && json.Unmarshal(rec.Attachment, &a) == nil && a.Type == "queued_command" && a.CommandMode == "prompt" {
-		if p := bytes.TrimSpace(a.Prompt); len(p) > 0 && p[0] == '"' {
+	// A prompt: a string, or the text blocks of an array joined.
+	prompt := func(content json.RawMessage) (string, bool) {
+		if c := bytes.TrimSpace(content); len(c) > 0 && c[0] == '"' {
 			var s string
-			json.Unmarshal(p, &s)
-			keep("user", s)
-			return out, nil
+			json.Unmarshal(c, &s)
+			return s, true
 		}
 		var blocks []block
-		json.Unmarshal(a.Prompt, &blocks)
+		json.Unmarshal(content, &blocks)
 		var parts []string
 		for _, b := range blocks {
 			if b.Type == "text" {
 				parts = append(parts, b.Text)
 			}
 		}
-		if len(parts) > 0 {
-			keep("user", strings.Join(parts, "\n"))
+		return strings.Join(parts, "\n"), len(parts) > 0
+	}
+	if rec.Type == "attachment" && json.Unmarshal(rec.Attachment, &a) == nil && a.Type == "queued_command" && a.CommandMode == "prompt" {
+		if text, ok := prompt(a.Prompt); ok {
+			keep("user", text)
 		}
 		return out, nil
 	}
@@ -212,24 +215,8 @@ func referenceExtract(line []byte) ([]string, error) {
 	}
 	switch rec.Type {
 	case "user":
-		if c := bytes.TrimSpace(msg.Content); len(c) > 0 && c[0] == '"' {
-			var s string
-			json.Unmarshal(c, &s)
-			if !rec.IsMeta && !rec.IsCompactSummary {
-				keep("user", s)
-			}
-			return out, nil
-		}
-		var blocks []block
-		json.Unmarshal(msg.Content, &blocks)
-		var parts []string
-		for _, b := range blocks {
-			if b.Type == "text" {
-				parts = append(parts, b.Text)
-			}
-		}
-		if len(parts) > 0 && !rec.IsMeta && !rec.IsCompactSummary {
-			keep("user", strings.Join(parts, "\n"))
+		if text, ok := prompt(msg.Content); ok && !rec.IsMeta && !rec.IsCompactSummary {
+			keep("user", text)
 		}
 	case "assistant":
 		var blocks []block
