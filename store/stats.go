@@ -173,9 +173,9 @@ func stats(dir string) (*IndexStats, error) {
 }
 
 // sessionsFromRows counts the sessions the rows hold, and their
-// projects, into st when they are more than the manifest's files name,
-// and returns how many are headless runs (0 when the index does not
-// read: the damage report says why).
+// projects, into st, and returns how many are headless runs (0 when the
+// index does not read: the damage report says why, and st keeps the
+// manifest's count).
 func (st *IndexStats) sessionsFromRows(dir string) int {
 	snap, err := snapshot.Open(dir)
 	if err != nil {
@@ -195,8 +195,10 @@ func (st *IndexStats) sessionsFromRows(dir string) int {
 		projects[sums[i].Project] = true
 	}
 	// The rows know every session; the manifest knows one per file, and
-	// a file can hold many (an OpenCode database, an Aider history).
-	st.Sessions, st.Projects = max(st.Sessions, len(sums)), max(st.Projects, len(projects))
+	// a file can hold many (an OpenCode database, an Aider history), or
+	// one with titles and no message (which `recall sessions` does not
+	// list, having nothing to show of it).
+	st.Sessions, st.Projects = len(sums), len(projects)
 	return n
 }
 

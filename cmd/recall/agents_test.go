@@ -596,6 +596,18 @@ func TestResumeTitleOnlyTranscript(t *testing.T) {
 	if r := runCLI(t, "resume", "--exec", id, "--source", projects, "--index-dir", idx); r.code != 2 || r.stdout != "" {
 		t.Errorf("resume --exec: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+	// stats counts the sessions `recall sessions` lists: one with a title
+	// and no message has nothing to list.
+	r = runCLI(t, "stats", "--json", "--no-verify", "--source", projects, "--index-dir", idx)
+	var st struct {
+		Sessions int `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Sessions != 0 {
+		t.Errorf("stats: %d sessions (%v), want the 0 sessions lists", st.Sessions, err)
+	}
+	if r := runCLI(t, "sessions", "--source", projects, "--index-dir", idx, "--no-update"); r.stdout != "" {
+		t.Errorf("sessions lists %q", r.stdout)
+	}
 }
 
 // TestCodexSubagentThreadByItsID: a Codex subagent thread's rows are its
