@@ -48,7 +48,10 @@ var errLogEntry = errors.New("not a prompt entry {sessionId, messageId, type, me
 // read again whole when it changes (cursor 0): the rows read before are
 // left out as copies by their keys.
 func readLogs(w transcript.Work, b *transcript.Builder) (session, project string, cursor int64, err error) {
-	doc, err := transcript.OpenDocument(w.T.Path, maxLogsBytes)
+	// Streamed an entry at a time, so a long log costs no more memory
+	// than a short one: the bound is a legacy chat's, not the 16 MiB a
+	// log read whole to name one session may take.
+	doc, err := transcript.OpenDocument(w.T.Path, maxLegacyBytes)
 	if err != nil {
 		return "", "", 0, err
 	}
