@@ -38,35 +38,35 @@ func trimExt(name string) string {
 }
 
 // layout is where the session files under a root are: the tmp folder
-// holding the projects' folders ("" when the root is below it) and each
-// project's chats folder.
+// holding the projects' folders and those folders, or ("" and none when
+// the root is below tmp) the one chats folder.
 type layout struct {
-	tmp   string
-	chats []string
+	tmp      string
+	projects []string
+	chats    []string
 }
 
 // layoutOf reads where root's sessions are. A root is Gemini CLI's
 // folder (~/.gemini, holding tmp/), its tmp folder, one project's folder
-// (holding chats/), or a chats folder itself. check: a project's chats
-// folder is listed only when it is there (see projectChats).
-func layoutOf(root string, warn func(string), check bool) layout {
+// (holding chats/), or a chats folder itself. A folder of tmp is listed
+// whatever it holds: chatFolders and logFolders say which of them hold
+// what.
+func layoutOf(root string, warn func(string)) layout {
 	switch {
 	case isDir(filepath.Join(root, "tmp")):
 		tmp := filepath.Join(root, "tmp")
-		return layout{tmp: tmp, chats: projectChats(tmp, warn, check)}
+		return layout{tmp: tmp, projects: projectFolders(tmp, warn)}
 	case isDir(filepath.Join(root, "chats")):
 		return layout{chats: []string{filepath.Join(root, "chats")}}
 	case filepath.Base(root) == "chats" || holdsSessions(root):
 		return layout{chats: []string{root}}
 	}
-	return layout{tmp: root, chats: projectChats(root, warn, check)}
+	return layout{tmp: root, projects: projectFolders(root, warn)}
 }
 
-// projectChats lists the chats folders of the projects' folders in tmp;
-// with check unset, the chats folder each folder in tmp would hold,
-// there or not (a watch stats each anyway: one that is not there yet
-// changes when it comes).
-func projectChats(tmp string, warn func(string), check bool) []string {
+// projectFolders lists the folders in tmp (and the links, which may
+// name one), one per project.
+func projectFolders(tmp string, warn func(string)) []string {
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -76,12 +76,39 @@ func projectChats(tmp string, warn func(string), check bool) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		chats := filepath.Join(tmp, e.Name(), "chats")
-		switch {
-		case check && isDir(chats):
+		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+			out = append(out, filepath.Join(tmp, e.Name()))
+		}
+	}
+	return out
+}
+
+// chatFolders are the chats folders there are: each project's that is
+// there, or the one chats folder.
+func (l layout) chatFolders() []string {
+	if l.tmp == "" {
+		return l.chats
+	}
+	var out []string
+	for _, p := range l.projects {
+		if chats := filepath.Join(p, "chats"); isDir(chats) {
 			out = append(out, chats)
-		case !check && (e.IsDir() || e.Type()&fs.ModeSymlink != 0):
-			out = append(out, chats)
+		}
+	}
+	return out
+}
+
+// logFolders are the folders a project's prompt log (logs.json) is in:
+// every project's (one whose sessions have no chat at all has a log and
+// no chats folder), or the one chats folder's.
+func (l layout) logFolders() []string {
+	if l.tmp != "" {
+		return l.projects
+	}
+	var out []string
+	for _, chats := range l.chats {
+		if filepath.Base(chats) == "chats" {
+			out = append(out, filepath.Dir(chats))
 		}
 	}
 	return out
@@ -113,11 +140,11 @@ func isDir(path string) bool {
 // session file that is not a regular file.
 func Discover(root string, warn func(string)) []transcript.Transcript {
 	var out []transcript.Transcript
-	l := layoutOf(root, warn, true)
-	for _, chats := range l.chats {
+	l := layoutOf(root, warn)
+	for _, chats := range l.chatFolders() {
 		out = discoverChats(out, chats, warn)
 	}
-	out = appendLogs(out, l, warn)
+	out = appendLogs(out, l.logFolders(), warn)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
@@ -203,7 +230,7 @@ func warnUnread(err error, warn func(string)) {
 // file grows with the tool call that ran it. Their number grows with the
 // projects, never with the sessions.
 func WatchPaths(root string) []string {
-	l := layoutOf(root, func(string) {}, false)
+	l := layoutOf(root, func(string) {})
 	var out []string
 	if l.tmp != "" {
 		out = append(out, l.tmp)
@@ -211,8 +238,13 @@ func WatchPaths(root string) []string {
 			out = append(out, filepath.Join(filepath.Dir(l.tmp), "projects.json"))
 		}
 	}
+	// A project's chats folder is watched whether it is there or not:
+	// its coming is a change, and the check stats each path anyway.
+	for _, p := range l.projects {
+		out = append(out, filepath.Join(p, "chats"), filepath.Join(p, logsName))
+	}
 	for _, chats := range l.chats {
-		out = append(out, chats, filepath.Join(filepath.Dir(chats), "logs.json"))
+		out = append(out, chats, filepath.Join(filepath.Dir(chats), logsName))
 	}
 	return out
 }

@@ -142,29 +142,8 @@ func (r *recorded) list(folder string) {
 	}
 }
 
-// appendLogs appends the logs.json of each project folder of l: every
-// folder of its tmp folder (a project whose sessions have no chat at
-// all has a log and no chats folder), else the folder of each chats
-// folder.
-func appendLogs(out []transcript.Transcript, l layout, warn func(string)) []transcript.Transcript {
-	var folders []string
-	if l.tmp != "" {
-		entries, err := os.ReadDir(l.tmp)
-		if err != nil {
-			return out // said by the chats' listing
-		}
-		for _, e := range entries {
-			if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
-				folders = append(folders, filepath.Join(l.tmp, e.Name()))
-			}
-		}
-	} else {
-		for _, chats := range l.chats {
-			if filepath.Base(chats) == "chats" {
-				folders = append(folders, filepath.Dir(chats))
-			}
-		}
-	}
+// appendLogs appends the logs.json in each of folders (layout.logFolders).
+func appendLogs(out []transcript.Transcript, folders []string, warn func(string)) []transcript.Transcript {
 	for _, folder := range folders {
 		out = appendFile(out, transcript.Transcript{Path: filepath.Join(folder, logsName), Kind: record.KindOf(record.AgentGemini, false)}, warn)
 	}
