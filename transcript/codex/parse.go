@@ -142,26 +142,8 @@ func (p *parser) turnStarted(payload json.RawMessage) {
 	p.origin = ""
 }
 
-// isUUIDv7 reports whether s is a UUID (lower-case) of version 7.
-func isUUIDv7(s string) bool {
-	if len(s) != 36 || s[14] != '7' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
-}
+// isUUIDv7 reports whether s, lowercased, is a UUID of version 7.
+func isUUIDv7(s string) bool { return record.IsUUID(s) && s[14] == '7' }
 
 // ownID is the thread's own id.
 func (p *parser) ownID() string {
