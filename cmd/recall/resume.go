@@ -133,9 +133,7 @@ func otherAgentSession(m *manifest.Manifest, snap *snapshot.Snapshot, id string)
 		if sums[i].ID == id {
 			agent = record.AgentOf(sums[i].Agent)
 			one := sums[i : i+1]
-			if snap.FillFirstPrompts(one) != nil {
-				one[0].Source = ""
-			}
+			_ = snap.FillFirstPrompts(one) // a failure leaves Source "": no file to judge
 			return agent, one[0].Project, one[0].Source, agent != record.AgentClaude
 		}
 	}
