@@ -295,3 +295,32 @@ func TestOldFormatCwd(t *testing.T) {
 		})
 	}
 }
+
+// TestHarnessTextOfNewerAndOlderVersions: the user-role text Codex
+// writes itself in the versions after the first reader (a goal's
+// steering, a hook's context) and before it (the warnings it wrote as
+// the user's turn) is the harness's; a person's text that only looks
+// like it is kept.
+func TestHarnessTextOfNewerAndOlderVersions(t *testing.T) {
+	for _, tc := range []struct {
+		text     string
+		injected bool
+	}{
+		{"<extension_context>\nContinue working toward the goal: ship it\n</extension_context>", true},
+		{"<goal_context>\nContinue working toward the goal: ship it\n</goal_context>", true},
+		{"<external_project>hook context</external_project>", true},
+		{"  <external_ci_status>red on main</external_ci_status>\n", true},
+		{"<external_project>hook context</external_other>", false},
+		{"<external_project> and then my question", false},
+		{"<external_>x</external_>", false},
+		{"Warning: The maximum number of unified exec processes you can keep open is 60 and you currently have 61 processes open.", true},
+		{"Warning: apply_patch was requested via exec_command. Use the apply_patch tool instead of exec_command.", true},
+		{"Warning: Your account was flagged for potentially high-risk cyber activity and this request was routed to gpt-5.2 as a fallback.", true},
+		{"Warning: the build is flaky on arm64, can you look?", false},
+		{"warning: the maximum number of unified exec processes you can keep open is 4", false},
+	} {
+		if got := isInjected(tc.text); got != tc.injected {
+			t.Errorf("isInjected(%q) = %v, want %v", tc.text, got, tc.injected)
+		}
+	}
+}

@@ -37,7 +37,26 @@ var injectedMarkers = [...]string{
 	"<personality_spec>",
 	// the result of a /review run, as Codex puts it in the thread
 	"<user_action>",
+	// a goal's steering prompt (codex-rs/ext/goal: ExtensionContext; the
+	// versions before it wrote <goal_context>)
+	"<extension_context>",
+	"<goal_context>",
 }
+
+// harnessWarnings start the warnings older Codex versions wrote into the
+// thread as the user's turn (Session::record_model_warning; today's
+// contextual_user_message.rs still lists them, as legacy fragments, to
+// leave them out of old threads). Codex compares them as written.
+var harnessWarnings = [...]string{
+	"Warning: The maximum number of unified exec processes you can keep open is",
+	"Warning: apply_patch was requested via exec_command.",
+	"Warning: Your account was flagged for potentially high-risk cyber activity",
+}
+
+// externalContextPrefix opens the context a hook adds to a turn,
+// <external_KEY>VALUE</external_KEY> (context/fragments.rs,
+// AdditionalContextUserFragment), closed by the same key.
+const externalContextPrefix = "<external_"
 
 // isInjected reports whether a user message's text part is the harness's.
 func isInjected(text string) bool {
@@ -47,7 +66,27 @@ func isInjected(text string) bool {
 			return true
 		}
 	}
-	return false
+	for _, w := range harnessWarnings {
+		if strings.HasPrefix(text, w) {
+			return true
+		}
+	}
+	return isExternalContext(text)
+}
+
+// isExternalContext reports whether text (trimmed at its start) is a
+// hook's context: <external_KEY>, then anything, then </external_KEY>
+// at its end. A person's text that only starts so is kept.
+func isExternalContext(text string) bool {
+	rest, ok := strings.CutPrefix(text, externalContextPrefix)
+	if !ok {
+		return false
+	}
+	key, _, ok := strings.Cut(rest, ">")
+	if !ok || key == "" || strings.ContainsAny(key, "<> \t\n") {
+		return false
+	}
+	return strings.HasSuffix(strings.TrimRight(text, " \t\r\n"), "</external_"+key+">")
 }
 
 // reviewPrompts are the prompts Codex writes for a /review
