@@ -156,7 +156,7 @@ func (r *dbReader) read(b rowSink) (int64, error) {
 // projects add what they can.
 func (r *dbReader) inspect() error {
 	r.cols, r.rowid = map[string]map[string]bool{}, map[string]bool{}
-	for _, t := range []string{"session", "message", "part", "project"} {
+	for _, t := range []string{"session", "message", "part", "project", sessionsV2, messagesV2} {
 		rows, err := r.tx.QueryContext(r.ctx, `SELECT name FROM pragma_table_info(?)`, t)
 		if err != nil {
 			return err
@@ -183,18 +183,33 @@ func (r *dbReader) inspect() error {
 	if r.tx.QueryRowContext(r.ctx, `PRAGMA encoding`).Scan(&enc) == nil {
 		r.utf8 = enc == "UTF-8"
 	}
-	var missing []string
-	for _, need := range [][2]string{{"message", "id"}, {"message", "session_id"}, {"message", "data"},
-		{"part", "message_id"}, {"part", "data"}} {
-		if !r.cols[need[0]][need[1]] {
-			missing = append(missing, need[0]+"."+need[1])
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("not an OpenCode database: no %s", strings.Join(missing, ", "))
+	if missing := r.missing(firstGenerationNeeds); len(missing) > 0 && !r.hasSecondGeneration() {
+		return fmt.Errorf("not an OpenCode database: no %s (nor %s)", strings.Join(missing, ", "),
+			strings.Join(r.missing(secondGenerationNeeds), ", "))
 	}
 	return nil
 }
+
+// firstGenerationNeeds are the columns the first generation's messages
+// are read from (OpenCode 1.x: a message's parts in a table of their own).
+var firstGenerationNeeds = [][2]string{{"message", "id"}, {"message", "session_id"}, {"message", "data"},
+	{"part", "message_id"}, {"part", "data"}}
+
+// missing lists the columns of needs the database lacks, as table.column.
+func (r *dbReader) missing(needs [][2]string) []string {
+	var out []string
+	for _, need := range needs {
+		if !r.cols[need[0]][need[1]] {
+			out = append(out, need[0]+"."+need[1])
+		}
+	}
+	return out
+}
+
+// hasFirstGeneration reports whether the database has OpenCode 1.x's
+// message and part tables (a 2.x database keeps them, frozen, beside its
+// own).
+func (r *dbReader) hasFirstGeneration() bool { return len(r.missing(firstGenerationNeeds)) == 0 }
 
 func closeRows(rows *sql.Rows) error {
 	err := rows.Err()
@@ -253,29 +268,42 @@ func (r *dbReader) holdBefore(t int64) {
 }
 
 // sessions reads every session: few rows, and a child's root may be any.
+// OpenCode 2.x keeps its sessions in session_v2 (in some builds in
+// session, whose columns are the same), beside 1.x's: a session in both
+// is the newer's.
 func (r *dbReader) sessions() (map[string]*session, error) {
 	out := map[string]*session{}
-	if !r.cols["session"]["id"] {
-		return out, nil
+	for _, t := range []string{"session", sessionsV2} {
+		if err := r.sessionsOf(t, out); err != nil {
+			return nil, err
+		}
 	}
-	q := `SELECT ` + r.text("session", "id") + `, ` + r.text("session", "parent_id") + `, ` +
-		r.text("session", "project_id") + `, ` + r.text("session", "directory") + `, ` + r.text("session", "title") + `, ` +
-		r.integer("session", "time_created") + `, ` + r.integer("session", "time_updated") + ` FROM session`
+	return out, nil
+}
+
+// sessionsOf reads the sessions of table t into out.
+func (r *dbReader) sessionsOf(t string, out map[string]*session) error {
+	if !r.cols[t]["id"] {
+		return nil
+	}
+	q := `SELECT ` + r.text(t, "id") + `, ` + r.text(t, "parent_id") + `, ` +
+		r.text(t, "project_id") + `, ` + r.text(t, "directory") + `, ` + r.text(t, "title") + `, ` +
+		r.integer(t, "time_created") + `, ` + r.integer(t, "time_updated") + ` FROM "` + t + `"`
 	rows, err := r.tx.QueryContext(r.ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("sessions: %w", err)
+		return fmt.Errorf("sessions: %w", err)
 	}
 	for rows.Next() {
 		s := &session{}
 		if err := rows.Scan(&s.id, &s.parent, &s.project, &s.directory, &s.title, &s.created, &s.updated); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("sessions: %w", err)
+			return fmt.Errorf("sessions: %w", err)
 		}
 		if s.id != "" {
 			out[s.id] = s
 		}
 	}
-	return out, closeRows(rows)
+	return closeRows(rows)
 }
 
 // worktrees reads the projects' folders.
@@ -308,27 +336,13 @@ func (r *dbReader) changedSessions(sessions map[string]*session) ([]string, erro
 			want[id] = true
 		}
 	}
-	q := `SELECT DISTINCT ` + r.text("message", "session_id") + ` FROM message`
-	var args []any
-	if r.since > 0 && r.timed("message") {
-		q += ` WHERE ` + r.changed("message") + ` > ?`
-		args = append(args, r.since)
-	}
-	rows, err := r.tx.QueryContext(r.ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("messages: %w", err)
-	}
-	for rows.Next() {
-		var id string
-		if rows.Scan(&id) == nil && id != "" {
-			want[id] = true
-			if sessions[id] == nil {
-				sessions[id] = &session{id: id}
-			}
+	for _, t := range []string{"message", messagesV2} {
+		if t == "message" && !r.hasFirstGeneration() || t == messagesV2 && !r.hasSecondGeneration() {
+			continue
 		}
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, err
+		if err := r.sessionsChangedIn(t, sessions, want); err != nil {
+			return nil, err
+		}
 	}
 	ids := make([]string, 0, len(want))
 	for id := range want {
@@ -340,35 +354,45 @@ func (r *dbReader) changedSessions(sessions map[string]*session) ([]string, erro
 	return ids, nil
 }
 
+// sessionsChangedIn adds to want the sessions with a message of table t
+// changed after the cursor (every session with one on a first read); a
+// session missing from the session tables is made from its id.
+func (r *dbReader) sessionsChangedIn(t string, sessions map[string]*session, want map[string]bool) error {
+	q := `SELECT DISTINCT ` + r.text(t, "session_id") + ` FROM "` + t + `"`
+	var args []any
+	if r.since > 0 && r.timed(t) {
+		q += ` WHERE ` + r.changed(t) + ` > ?`
+		args = append(args, r.since)
+	}
+	rows, err := r.tx.QueryContext(r.ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("messages: %w", err)
+	}
+	for rows.Next() {
+		var id string
+		if rows.Scan(&id) == nil && id != "" {
+			want[id] = true
+			if sessions[id] == nil {
+				sessions[id] = &session{id: id}
+			}
+		}
+	}
+	return closeRows(rows)
+}
+
 // readSession makes the rows of session s's messages changed after the
-// cursor (all of them on a first read), and of its title.
+// cursor (all of them on a first read), and of its title: those of the
+// first generation's tables, then those of the second's (dbv2.go).
 func (r *dbReader) readSession(e *emitter, s *session) error {
-	msgs, err := r.messages(s.id)
+	msgs, changed, err := r.firstGeneration(s.id)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", s.id, err)
 	}
-	changed := make([]bool, len(msgs))
-	all := true
-	if r.since > 0 && r.timed("message") {
-		newest, err := r.partChanges(s.id)
-		if err != nil {
-			return fmt.Errorf("session %s: %w", s.id, err)
-		}
-		for i := range msgs {
-			m := &msgs[i]
-			r.note(max(m.created, m.updated, newest[m.id]))
-			changed[i] = max(m.created, m.updated, newest[m.id]) > r.since
-			all = all && changed[i]
-		}
-	} else {
-		for i := range msgs {
-			r.note(max(msgs[i].created, msgs[i].updated))
-			changed[i] = true
-		}
-	}
-	if err := r.parts(s.id, msgs, changed, all); err != nil {
+	more, moreChanged, err := r.secondGeneration(s.id, msgs)
+	if err != nil {
 		return fmt.Errorf("session %s: %w", s.id, err)
 	}
+	msgs, changed = append(msgs, more...), append(changed, moreChanged...)
 	s.noteCwd(msgs)
 	if r.since == 0 || max(s.created, s.updated) > r.since {
 		e.title(s)
@@ -387,6 +411,42 @@ func (r *dbReader) readSession(e *emitter, s *session) error {
 		}
 	}
 	return nil
+}
+
+// firstGeneration reads session id's messages of the message and part
+// tables, with whether each changed after the cursor (none in a
+// database without those tables).
+func (r *dbReader) firstGeneration(id string) ([]message, []bool, error) {
+	if !r.hasFirstGeneration() {
+		return nil, nil, nil
+	}
+	msgs, err := r.messages(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	changed := make([]bool, len(msgs))
+	all := true
+	if r.since > 0 && r.timed("message") {
+		newest, err := r.partChanges(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range msgs {
+			m := &msgs[i]
+			r.note(max(m.created, m.updated, newest[m.id]))
+			changed[i] = max(m.created, m.updated, newest[m.id]) > r.since
+			all = all && changed[i]
+		}
+	} else {
+		for i := range msgs {
+			r.note(max(msgs[i].created, msgs[i].updated))
+			changed[i] = true
+		}
+	}
+	if err := r.parts(id, msgs, changed, all); err != nil {
+		return nil, nil, err
+	}
+	return msgs, changed, nil
 }
 
 // messages reads the messages of session id, in order.
@@ -512,17 +572,30 @@ func (r *dbReader) messageData() string {
 // partData is a part's data, or, past lim.partBytes, the members rows
 // need, each cut at lim.textBytes.
 func (r *dbReader) partData() string {
-	cut := func(path string) string { return fmt.Sprintf(`substr(data ->> '%s', 1, %d)`, path, r.lim.textBytes) }
-	input := []string{}
-	for _, k := range []string{"command", "path", "pattern", "url", "query", "description", "prompt"} {
-		input = append(input, `'`+k+`', `+cut("$.state.input."+k))
-	}
-	input = append(input, `'file_path', coalesce(`+cut("$.state.input.filePath")+`, `+cut("$.state.input.file_path")+`)`)
 	return r.asBytes(fmt.Sprintf(`CASE WHEN octet_length(data) <= %d THEN data WHEN json_valid(data) THEN json_object(
 		'type', data ->> '$.type', 'text', %s, 'synthetic', data -> '$.synthetic', 'ignored', data -> '$.ignored',
 		'tool', data ->> '$.tool', 'time', data -> '$.time',
 		'state', json_object('status', data ->> '$.state.status', 'time', data -> '$.state.time',
-			'input', json_object(%s))) END`, r.lim.partBytes, cut("$.text"), strings.Join(input, ", ")))
+			'input', %s)) END`, r.lim.partBytes, r.cut("data", "$.text"), r.toolInput("data")))
+}
+
+// cut is the text member path of the JSON value src, cut at
+// lim.textBytes.
+func (r *dbReader) cut(src, path string) string {
+	return fmt.Sprintf(`substr(%s ->> '%s', 1, %d)`, src, path, r.lim.textBytes)
+}
+
+// toolInput is, as a JSON object, the members of the tool call input
+// of src ($.state.input) that name what the call touched (the
+// Builder's), each cut at lim.textBytes: a file's whole content is not
+// read to name the file.
+func (r *dbReader) toolInput(src string) string {
+	input := []string{}
+	for _, k := range []string{"command", "path", "pattern", "url", "query", "description", "prompt"} {
+		input = append(input, `'`+k+`', `+r.cut(src, "$.state.input."+k))
+	}
+	input = append(input, `'file_path', coalesce(`+r.cut(src, "$.state.input.filePath")+`, `+r.cut(src, "$.state.input.file_path")+`)`)
+	return `json_object(` + strings.Join(input, ", ") + `)`
 }
 
 // asBytes is the data expression e as a BLOB when it is text, in a

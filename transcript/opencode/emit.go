@@ -37,7 +37,11 @@ type message struct {
 	created, updated int64 // its row's time columns (0 in the JSON storage)
 	info             messageInfo
 	bad              bool // its data is not a message: its parts make no row
-	parts            []part
+	// noise: a message of OpenCode's own (2.x: a synthetic or system
+	// message, a compaction, a switch of agent or model); copied: a copy
+	// 2.x made of a 1.x message its old tables still hold.
+	noise, copied bool
+	parts         []part
 }
 
 // part is one part of a message.
@@ -192,8 +196,15 @@ func (e *emitter) title(s *session) {
 
 // message makes the rows of m, a message of session s.
 func (e *emitter) message(s *session, m *message) {
-	if m.bad {
+	switch {
+	case m.bad:
 		e.b.Drop(filter.BadLine)
+		return
+	case m.copied:
+		e.dropCopy()
+		return
+	case m.noise:
+		e.b.Drop(filter.Noise)
 		return
 	}
 	meta := transcript.Meta{Session: e.root(s), Project: e.project(s), Entrypoint: entrypoint}

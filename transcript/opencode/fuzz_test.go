@@ -85,3 +85,43 @@ func FuzzOpenCodePart(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSessionMessage: any bytes as the data of an OpenCode 2.x message
+// of any kind make rows of valid UTF-8 text, each with a UUID of its
+// own, that survive their TSV encoding; nothing panics.
+func FuzzSessionMessage(f *testing.F) {
+	for _, c := range []struct{ kind, data string }{
+		{"user", `{"time":{"created":1795000000000},"text":"Parse the TOML config and report bad keys","files":[]}`},
+		{"assistant", `{"time":{"created":1795000000000,"completed":1795000001000},"content":[{"type":"text","id":"t1","text":"Renamed porrt to port."},` +
+			`{"type":"tool","id":"c1","name":"read","state":{"status":"completed","input":{"filePath":"/a/b.go"}}},{"type":"reasoning","id":"r","text":"hm"}]}`},
+		{"assistant", `{"content":[{"type":"text","text":"same id"},{"type":"text","text":"same id"},{"type":"tool","name":"bash","state":{"status":"pending","input":"ls"}}]}`},
+		{"shell", `{"time":{"created":1},"command":"git status","output":"clean"}`},
+		{"synthetic", `{"text":"Continue"}`},
+		{"user", `{"text":7,"time":"x"}`}, {"assistant", `{"content":{"type":"text"}}`}, {"user", `[1]`}, {"", ``},
+	} {
+		f.Add(c.kind, []byte(c.data))
+	}
+	f.Fuzz(func(t *testing.T, kind string, data []byte) {
+		w := transcript.Work{T: transcript.Transcript{Path: "/data/opencode/opencode.db", Kind: record.KindOf(record.AgentOpenCode, false)},
+			State: record.FileState{Gen: 1}}
+		b := transcript.NewBuilder(w, record.AgentOpenCode)
+		m := message{id: "msg_f", line: 3}
+		decodeSessionMessage(&m, kind, data)
+		s := &session{id: "ses_f", directory: "/w"}
+		e := &emitter{b: b, sessions: map[string]*session{"ses_f": s}}
+		_, _ = judge(&m, true, testNow)
+		e.message(s, &m)
+		seen := map[string]bool{}
+		for _, x := range b.Rows() {
+			r := &x.Row
+			if !utf8.ValidString(r.Text) || r.UUID == "" || seen[r.UUID] {
+				t.Fatalf("row %+v (UUIDs so far %v)", *r, seen)
+			}
+			seen[r.UUID] = true
+			enc := r.AppendTSV(nil)
+			if got, err := record.ParseRow(enc[:len(enc)-1]); err != nil || got != *r {
+				t.Fatalf("row round trip: %v\n got %+v\nwant %+v", err, got, *r)
+			}
+		}
+	})
+}

@@ -18,6 +18,10 @@
 // storage/part/<messageID>/) is one Transcript, read whole when it
 // changes.
 //
+// OpenCode 2.x keeps the 1.x tables frozen and writes to its own:
+// session_v2 and session_message, a message a row (dbv2.go); a database
+// is read in both.
+//
 // Rows are made of a message's parts: text parts are prompts and
 // replies, tool parts are tool calls; a subagent's session (a child
 // session, parent_id set) gives rows of its root session, marked with its
