@@ -72,10 +72,45 @@ func isHarnessReply(text string) bool {
 // result some versions recorded as text, as partToString renders a
 // functionResponse part, and the nudge a subagent gets when it stops
 // calling tools before its complete_task (agents/local-executor.ts).
+//
+// Since 0.44 Gemini CLI records the turns it adds to the history itself
+// (GeminiChat.addHistory, recordSyntheticMessage) as user messages too:
+// the editor's context in IDE mode, whole or its changes (client.ts),
+// the switch out of Plan Mode (approvalModeUtils.ts), the folders a
+// /directory add brought in (environmentContext.ts), and a shell-mode
+// command with its output (useExecutionLifecycle.ts; Claude Code's bang
+// mode is noise too).
 var harnessPrefixes = [...]string{
 	"System: Please continue.",
 	"[Function Response: ",
 	"You have stopped calling tools without finishing.",
+	"Here is the user's editor context as a JSON object. This is for your information only.",
+	"Here is a summary of changes in the user's editor context, in JSON format. This is for your information only.",
+	"User has manually exited Plan Mode. Switching to ",
+	"Plan approved. Switching to ",
+	"- **Workspace Directories:**\n",
+	"I ran the following shell command:\n```sh\n",
+}
+
+// steeringOpen and steeringClose wrap what a person typed while Gemini
+// CLI worked, as it hands it to the model (fastAckHelper.ts,
+// buildUserSteeringHintPrompt: "User steering update:", the text in
+// <user_input> tags, then the CLI's instruction to the model), on its
+// own or before the tool results it sends back.
+const (
+	steeringOpen  = "User steering update:\n<user_input>\n"
+	steeringClose = "\n</user_input>"
+)
+
+// steeringHint is the person's words of a steering update, false when
+// text (trimmed) is none.
+func steeringHint(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, steeringOpen)
+	if !ok {
+		return "", false
+	}
+	hint, _, ok := strings.Cut(rest, steeringClose)
+	return hint, ok
 }
 
 // harnessPrompt reports whether a user turn's text (trimmed) is one of
@@ -103,6 +138,12 @@ const stateSnapshot = "<state_snapshot>"
 // continue."), sent as the user's while the screen showed the result.
 func userVersion(r *rawRecord) version {
 	text, toolResult := partsText(r.Content)
+	if hint, ok := steeringHint(strings.TrimSpace(text)); ok {
+		if strings.TrimSpace(hint) == "" {
+			return version{kind: kindNoise}
+		}
+		return version{kind: kindRows, role: "user", text: hint}
+	}
 	if toolResult {
 		return version{kind: kindNoise}
 	}
