@@ -49,7 +49,7 @@ func (r *dbReader) secondGeneration(id string, first []message) ([]message, []bo
 	}
 	var lastFirst int64
 	for i := range first {
-		lastFirst = max(lastFirst, first[i].firstTime())
+		lastFirst = max(lastFirst, madeAt(&first[i]))
 	}
 	q := `SELECT ` + r.line(messagesV2) + `, ` + r.text(messagesV2, "id") + `, ` + r.text(messagesV2, "type") + `, ` +
 		r.integer(messagesV2, "time_created") + `, ` + r.integer(messagesV2, "time_updated") + `, ` +
@@ -74,13 +74,22 @@ func (r *dbReader) secondGeneration(id string, first []message) ([]message, []bo
 		}
 		decodeSessionMessage(&m, kind, data)
 		r.note(max(m.created, m.updated))
-		if len(first) > 0 && (strings.HasPrefix(m.id, backfillPrefix) || m.firstTime() <= lastFirst) {
+		if len(first) > 0 && (strings.HasPrefix(m.id, backfillPrefix) || madeAt(&m) <= lastFirst) {
 			m.copied = true
 		}
 		msgs = append(msgs, m)
 		changed = append(changed, r.since == 0 || max(m.created, m.updated) > r.since)
 	}
 	return msgs, changed, closeRows(rows)
+}
+
+// madeAt is when m says it was made, else when its row was: a copy
+// keeps its original's time in its data, whenever its row was written.
+func madeAt(m *message) int64 {
+	if t := int64(m.info.Time.Created); t > 0 {
+		return t
+	}
+	return m.created
 }
 
 // sessionData is what rows need of a session_message row's data.

@@ -69,7 +69,8 @@ func TestSecondGenerationRecordClasses(t *testing.T) {
 		{"compaction", `{"time":{"created":%d},"reason":"auto","summary":"we parsed the config","recent":""}`},
 		{"user", `not json`},
 		{"user", `{"time":{"created":%d},"text":"Now fix it"}`},
-		{"assistant", `{"time":{"created":%d,"completed":1795000999000},"agent":"build","content":[{"type":"text","id":"t1","text":"Renamed porrt to port."}]}`},
+		{"assistant", `{"time":{"created":%d,"streamed":1795000998000,"completed":1795000999000},"agent":"build","content":[{"type":"text","text":"Renamed porrt to port."}],"finish":"stop"}`},
+		{"idle", `{"time":{"created":%d},"outcome":"succeeded"}`},
 	}, 1)
 	writeV2(t, path, "ses_child", "ses_root", "/home/dev/cfg", []v2Row{
 		{"user", `{"time":{"created":%d},"text":"Find every config loader"}`},
@@ -95,8 +96,8 @@ func TestSecondGenerationRecordClasses(t *testing.T) {
 			t.Errorf("row %+v", r.Row)
 		}
 	}
-	if res.Counts[filter.Noise] != 5 || res.Counts[filter.BadLine] != 1 {
-		t.Errorf("noise %d (want 5: system, synthetic text, synthetic, model switch, compaction), bad %d (want 1)",
+	if res.Counts[filter.Noise] != 6 || res.Counts[filter.BadLine] != 1 {
+		t.Errorf("noise %d (want 6: system, synthetic text, synthetic, model switch, compaction, idle), bad %d (want 1)",
 			res.Counts[filter.Noise], res.Counts[filter.BadLine])
 	}
 	if keys := keySet(res.Rows); len(keys) != len(res.Rows) {
