@@ -31,6 +31,7 @@ var noiseTags = []string{
 	"bash-stdout",
 	"bash-stderr",
 	"task-notification",
+	"teammate-message", // another agent's message: a team's lead or member, another session (2.1 agent teams)
 	"user-prompt-submit-hook",
 	"persisted-output",
 	"function_calls",
@@ -57,6 +58,7 @@ var noisePrefixes = []string{
 	"Stop hook feedback:",
 	"Read the output file to retrieve the result:",
 	"Full transcript available at:",
+	"Another Claude session sent a message:", // before a <teammate-message>
 }
 
 // noiseFragments are tool-call XML pieces and tag openers the classic
@@ -78,6 +80,9 @@ var noiseFragments = []string{
 // and says whether what is left is worth indexing. The returned text is
 // trimmed; it is empty unless the reason is Kept.
 func Clean(text string) (string, Reason) {
+	if request, ok := commandRequest(text); ok {
+		text = request
+	}
 	stripped, hadNoise := stripNoiseTags(text)
 	stripped = strings.TrimSpace(stripped)
 	if hasNoisePrefix(stripped) || containsNoiseFragment(stripped) {
@@ -99,6 +104,44 @@ func Clean(text string) (string, Reason) {
 		return "", Acknowledgement
 	}
 	return stripped, Kept
+}
+
+// commandRequest is the request of a custom slash command's or skill's
+// echo: "/name arguments". Claude Code writes a custom command or skill
+// message first (<command-message>, <command-name>, <command-args>;
+// a built-in one name first) and its expansion as a meta record after
+// it, so the arguments are all the person typed: "/fix-issue 1234 the
+// login button". false for any other text, for a command without
+// arguments (the name alone says little) and for recall's own skill (a
+// search, not a request).
+func commandRequest(text string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "<command-message>") {
+		return "", false
+	}
+	name, _, okName := element(t, "command-name")
+	args, _, okArgs := element(t, "command-args")
+	name, args = strings.TrimSpace(name), strings.TrimSpace(args)
+	if !okName || !okArgs || name == "" || args == "" || name == "/recall" || strings.HasPrefix(name, "/recall:") {
+		return "", false
+	}
+	rest := t
+	for _, tag := range [...]string{"command-message", "command-name", "command-args"} {
+		rest, _ = stripElement(rest, tag)
+	}
+	if strings.TrimSpace(rest) != "" {
+		return "", false // text besides the echo's elements
+	}
+	return name + " " + args, true
+}
+
+// element finds <tag>body</tag> in text: its body and the text after it.
+func element(text, tag string) (body, after string, ok bool) {
+	_, rest, ok := strings.Cut(text, "<"+tag+">")
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, "</"+tag+">")
 }
 
 // fewerRunesThan is utf8.RuneCountInString(s) < n without counting the

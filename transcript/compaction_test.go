@@ -14,7 +14,9 @@ import (
 // TestCompactionAgentLeftOut: Claude Code runs /compact as a subagent
 // (subagents/agent-acompact-<id>.jsonl): its prompt is Claude Code's and
 // its reply the summary, a recap, left out as noise as the
-// isCompactSummary record is. Another subagent's rows are kept.
+// isCompactSummary record is; so is the prompt suggestion agent's
+// (agent-aprompt_suggestion-<id>.jsonl), a guess at the next prompt.
+// Another subagent's rows are kept, a side question's too.
 func TestCompactionAgentLeftOut(t *testing.T) {
 	lines := `{"parentUuid":null,"isSidechain":true,"sessionId":"s1","agentId":"AGENT","cwd":"/w","type":"user","uuid":"u1","timestamp":"2026-03-05T01:52:11.846Z","message":{"role":"user","content":"Your task is to create a detailed summary of the conversation so far, paying close attention to the user's explicit requests."}}
 {"parentUuid":"u1","isSidechain":true,"sessionId":"s1","agentId":"AGENT","cwd":"/w","type":"assistant","uuid":"a1","timestamp":"2026-03-05T01:53:25.263Z","message":{"role":"assistant","content":[{"type":"text","text":"<analysis>The user asked about the dev container setup and the todo list.</analysis>"}]}}
@@ -24,6 +26,8 @@ func TestCompactionAgentLeftOut(t *testing.T) {
 		rows  int
 	}{
 		{"acompact-870cd0c7b9931190", 0},
+		{"aprompt_suggestion-33a4cf", 0},
+		{"aside_question-4f1e2d", 2},
 		{"a1b2c3d4e5f60718", 2},
 	} {
 		dir := filepath.Join(t.TempDir(), "s1", "subagents")

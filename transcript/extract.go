@@ -2,7 +2,9 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -209,10 +211,11 @@ func parseMessage(raw []byte, memo *skipMemo) (message, bool) {
 // contentBlock is one block of a message's content. Its text and name are
 // decoded only by the blocks that use them (text, tool_use).
 type contentBlock struct {
-	Type  string
-	Text  lazyString
-	Name  lazyString
-	Input []byte // raw JSON
+	Type    string
+	Text    lazyString
+	Name    lazyString
+	Input   []byte // raw JSON
+	Content []byte // raw JSON: a tool result's
 }
 
 // eachBlock calls fn for each content block of an array content, read
@@ -232,6 +235,8 @@ func eachBlock(content []byte, memo *skipMemo, b *contentBlock, fn func(i int, b
 				b.Name = lazyString{raw: v}
 			case "input":
 				b.Input = v
+			case "content":
+				b.Content = v
 			}
 			return true
 		}) != nil {
@@ -380,7 +385,7 @@ func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 	if x.titlesOnly {
 		return
 	}
-	if x.kind == record.KindSubagent && isCompactionAgent(x.agent) {
+	if x.kind == record.KindSubagent && isHarnessAgent(x.agent) {
 		x.counts[filter.Noise]++
 		return
 	}
@@ -421,13 +426,20 @@ func queuedPrompt(raw []byte, block *contentBlock) (string, bool) {
 	return userText(prompt, nil, block)
 }
 
-// isCompactionAgent reports whether a subagent's id is the compaction
-// agent's: Claude Code runs a /compact (since 2.1) as a subagent,
-// subagents/agent-acompact-<id>.jsonl, whose prompt is Claude Code's
-// ("Your task is to create a detailed summary of the conversation so
-// far…") and whose reply is the summary, a recap as the isCompactSummary
-// record that carries it into the session is, and left out as it is.
-func isCompactionAgent(agent string) bool { return strings.HasPrefix(agent, "acompact-") }
+// isHarnessAgent reports whether a subagent's id is one Claude Code runs
+// for itself, whose prompt is its own and whose reply no person asked
+// for: the compaction agent (since 2.1 a /compact runs as
+// subagents/agent-acompact-<id>.jsonl: "Your task is to create a
+// detailed summary of the conversation so far…", its reply the summary,
+// a recap as the isCompactSummary record that carries it into the
+// session is, and left out as it is), and the prompt suggestion agent
+// (agent-aprompt_suggestion-<id>.jsonl: "[SUGGESTION MODE: Suggest what
+// the user might naturally type next…]", its reply a guess at the
+// person's next prompt). A side question's agent (aside_question-) is
+// kept: its prompt is the question the person asked.
+func isHarnessAgent(agent string) bool {
+	return strings.HasPrefix(agent, "acompact-") || strings.HasPrefix(agent, "aprompt_suggestion-")
+}
 
 // noteTimestamp keeps a line's timestamp if it reads. A timestamp that
 // does not read is not stored, nor inherited by the lines after it: the
@@ -556,7 +568,9 @@ func (x *lineExtractor) addUser(rec *jsonRecord, lineNo int) {
 }
 
 // userText returns a prompt's text: the string content, or its text blocks
-// joined. ok is false when the record holds no text (tool results).
+// joined. ok is false when the record holds no text (tool results), but
+// for what the person typed when refusing a tool call, which Claude Code
+// hands the model inside the call's result (rejectionFeedback).
 func userText(content []byte, memo *skipMemo, block *contentBlock) (string, bool) {
 	content = bytes.TrimSpace(content)
 	if len(content) == 0 {
@@ -565,22 +579,69 @@ func userText(content []byte, memo *skipMemo, block *contentBlock) (string, bool
 	if content[0] == '"' {
 		return jsonscan.DecodeString(content)
 	}
-	var parts []string
+	var parts, feedback []string
 	toolResult := false
 	ok := eachBlock(content, memo, block, func(_ int, b *contentBlock) bool {
 		switch b.Type {
 		case "tool_result":
+			if fb, ok := rejectionFeedback(b.Content); ok && !slices.Contains(feedback, fb) {
+				feedback = append(feedback, fb)
+			}
 			toolResult = true
-			return false
 		case "text":
 			parts = append(parts, b.Text.get())
 		}
 		return true
 	})
-	if !ok || toolResult {
+	switch {
+	case !ok:
+		return "", false
+	case len(feedback) > 0:
+		return strings.Join(feedback, "\n"), true
+	case toolResult:
 		return "", false
 	}
 	return strings.Join(parts, "\n"), len(parts) > 0
+}
+
+// rejectPrefix starts the result Claude Code gives a tool call the person
+// refused at its prompt, and feedbackMarker what it puts before the words
+// they typed to say what to do instead (utils/messages.ts,
+// REJECT_MESSAGE_WITH_REASON_PREFIX; "…, the user said:" then a newline,
+// or a space in some versions).
+const (
+	rejectPrefix   = "The user doesn't want to proceed with this tool use."
+	feedbackMarker = "To tell you how to proceed, the user said:"
+)
+
+// rejectionFeedback is what the person typed when refusing a tool call,
+// from the call's result content (raw JSON: a string, or text blocks);
+// false for any other result. Results are most of a transcript's bytes:
+// only one that starts with rejectPrefix is decoded.
+func rejectionFeedback(content []byte) (string, bool) {
+	content = bytes.TrimSpace(content)
+	var text string
+	switch {
+	case bytes.HasPrefix(content, []byte(`"`+rejectPrefix)):
+		text, _ = jsonscan.DecodeString(content)
+	case len(content) > 0 && content[0] == '[' && bytes.Contains(content, []byte(rejectPrefix)):
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(content, &blocks) != nil || len(blocks) == 0 || blocks[0].Type != "text" {
+			return "", false
+		}
+		text = blocks[0].Text
+	default:
+		return "", false
+	}
+	_, fb, ok := strings.Cut(text, feedbackMarker)
+	if !ok || !strings.HasPrefix(text, rejectPrefix) {
+		return "", false
+	}
+	fb = strings.TrimSpace(fb)
+	return fb, fb != ""
 }
 
 func (x *lineExtractor) addAssistant(rec *jsonRecord, lineNo int) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +84,10 @@ func FuzzExtractMatchesEncodingJSON(f *testing.F) {
 	f.Add(uint8(4), "keep the old name", "", "and the tests", true, false)
 	f.Add(uint8(4), "<task-notification>x</task-notification>", "", "", false, true)
 	f.Add(uint8(4), "not a prompt", "file", "", false, false)
+	f.Add(uint8(5), "exit status 1", "", "", false, false)
+	f.Add(uint8(5), "", "reject", "keep the old invoice format, please", false, false)
+	f.Add(uint8(5), "", "reject", "keep the old invoice format, please", true, false)
+	f.Add(uint8(5), "", "reject", "  ", true, false)
 	f.Fuzz(func(t *testing.T, shape uint8, text, tool, arg string, meta, sidechain bool) {
 		line := fuzzLine(shape, text, tool, arg, meta, sidechain)
 		// Secrets kept: this compares decoding, and the reference does
@@ -103,7 +108,22 @@ func FuzzExtractMatchesEncodingJSON(f *testing.F) {
 func fuzzLine(shape uint8, text, tool, arg string, meta, sidechain bool) []byte {
 	rec := map[string]any{"uuid": "u-1", "sessionId": "s-1", "timestamp": "2026-01-01T00:00:00.000Z",
 		"cwd": "/p", "isMeta": meta, "isSidechain": sidechain}
-	switch shape % 5 {
+	switch shape % 6 {
+	case 5:
+		// A tool's result; tool "reject" makes it a refused call's, with
+		// arg as what the person typed, as a string or (meta) a text
+		// block.
+		var content any = text
+		if tool == "reject" {
+			content = rejectPrefix + " The tool use was rejected. " + feedbackMarker + "\n" + arg
+		}
+		if meta {
+			content = []any{map[string]any{"type": "text", "text": content}}
+		}
+		rec["type"] = "user"
+		rec["message"] = map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "t-1", "is_error": true, "content": content},
+		}}
 	case 0:
 		rec["type"] = "user"
 		rec["message"] = map[string]any{"role": "user", "content": text}
@@ -168,10 +188,11 @@ func referenceExtract(line []byte) ([]string, error) {
 		return nil, err
 	}
 	type block struct {
-		Type  string                     `json:"type"`
-		Text  string                     `json:"text"`
-		Name  string                     `json:"name"`
-		Input map[string]json.RawMessage `json:"input"`
+		Type    string                     `json:"type"`
+		Text    string                     `json:"text"`
+		Name    string                     `json:"name"`
+		Input   map[string]json.RawMessage `json:"input"`
+		Content json.RawMessage            `json:"content"`
 	}
 	keep := func(role, text string) {
 		if clean, reason := filter.Clean(text); reason == filter.Kept {
@@ -192,13 +213,33 @@ func referenceExtract(line []byte) ([]string, error) {
 		}
 		var blocks []block
 		json.Unmarshal(content, &blocks)
-		var parts []string
+		var parts, feedback []string
+		results := false
 		for _, b := range blocks {
-			if b.Type == "text" {
+			switch b.Type {
+			case "text":
 				parts = append(parts, b.Text)
+			case "tool_result":
+				results = true
+				// What the person typed when refusing the call: after the
+				// marker of a result that starts as Claude Code's refusal.
+				var s string
+				if json.Unmarshal(b.Content, &s) != nil {
+					var inner []block
+					if json.Unmarshal(b.Content, &inner) == nil && len(inner) > 0 && inner[0].Type == "text" {
+						s = inner[0].Text
+					}
+				}
+				if _, fb, ok := strings.Cut(s, feedbackMarker); ok && strings.HasPrefix(s, rejectPrefix) && strings.TrimSpace(fb) != "" &&
+					!slices.Contains(feedback, strings.TrimSpace(fb)) {
+					feedback = append(feedback, strings.TrimSpace(fb))
+				}
 			}
 		}
-		return strings.Join(parts, "\n"), len(parts) > 0
+		if len(feedback) > 0 {
+			return strings.Join(feedback, "\n"), true
+		}
+		return strings.Join(parts, "\n"), len(parts) > 0 && !results
 	}
 	if rec.Type == "attachment" && json.Unmarshal(rec.Attachment, &a) == nil && a.Type == "queued_command" && a.CommandMode == "prompt" {
 		if text, ok := prompt(a.Prompt); ok {

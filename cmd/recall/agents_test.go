@@ -129,6 +129,10 @@ func TestCodexRolloutKeepsItsRowsWhenArchivedAndCompressed(t *testing.T) {
 		t.Errorf("archived: %d rows, want %d", got, rows)
 	}
 	codexStillOnDisk(t, idx, id, archived)
+	// Codex resumes no archived thread: it is unarchived first.
+	if r := runCLI(t, "resume", id, "--index-dir", idx); !strings.Contains(r.stdout, "codex unarchive "+id+" && codex resume "+id) {
+		t.Errorf("resume of the archived thread: %q %q", r.stdout, r.stderr)
+	}
 	data, err := os.ReadFile(archived)
 	if err != nil {
 		t.Fatal(err)

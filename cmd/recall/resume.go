@@ -81,12 +81,8 @@ func (c *resumeCmd) resumeOther(g *Globals, agent, project, file, id string) err
 			return fmt.Errorf("session %s: %s; `recall show %s --full` prints it", render.Safe(id), render.Safe(err.Error()), render.Safe(id))
 		}
 	}
-	argv := a.Resume(id)
-	command := ""
-	for _, arg := range argv {
-		command += " " + claude.ShellQuote(arg)
-	}
-	command = command[1:]
+	argvs := a.Resume(id, file)
+	command := shellCommands(argvs)
 	if project == "" {
 		// The session file named no working directory (an old Codex
 		// rollout, a Gemini chat of a project it no longer maps): the
@@ -112,7 +108,25 @@ func (c *resumeCmd) resumeOther(g *Globals, agent, project, file, id string) err
 		fmt.Fprintln(g.env.stdout, render.Safe(line))
 		return nil
 	}
-	return runIn(g, project, argv, line)
+	for _, argv := range argvs {
+		if err := runIn(g, project, argv, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shellCommands is argvs as one shell line: each quoted, joined by &&.
+func shellCommands(argvs [][]string) string {
+	var cmds []string
+	for _, argv := range argvs {
+		words := make([]string, len(argv))
+		for i, arg := range argv {
+			words[i] = claude.ShellQuote(arg)
+		}
+		cmds = append(cmds, strings.Join(words, " "))
+	}
+	return strings.Join(cmds, " && ")
 }
 
 // otherAgentSession says whether session id is another agent's than

@@ -31,9 +31,9 @@ type Agent struct {
 	DefaultRoot func(getenv func(string) string, home string) string
 	// Discover lists its session files under a root.
 	Discover func(root string, warn func(string)) []transcript.Transcript
-	// Resume is the command that reopens a session, run in its project
-	// directory.
-	Resume func(session string) []string
+	// Resume is the commands that reopen a session whose session file is
+	// file, run one after the other in its project directory.
+	Resume func(session, file string) [][]string
 	// WatchPaths are the few paths whose stat changes when any session
 	// file under root is added or grows (the no-change check).
 	WatchPaths func(root string) []string

@@ -102,6 +102,12 @@ func DefaultRoot(getenv func(string) string, home string) string {
 // Aider has no way to reopen one session: --restore-chat-history loads
 // the project's whole chat history (its last sessions, summarised to
 // fit) into the new chat, which is as near as it comes.
-func ResumeCommand(string) []string {
-	return []string{"aider", "--restore-chat-history"}
+// A history of another name than Aider's default (--chat-history-file,
+// AIDER_CHAT_HISTORY_FILE) is named, or Aider would restore the default.
+func ResumeCommand(_, file string) [][]string {
+	argv := []string{"aider", "--restore-chat-history"}
+	if file != "" && filepath.Base(file) != historyName {
+		argv = append(argv, "--chat-history-file", file)
+	}
+	return [][]string{argv}
 }

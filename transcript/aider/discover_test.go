@@ -169,8 +169,17 @@ func TestWatchPaths(t *testing.T) {
 }
 
 func TestResumeCommand(t *testing.T) {
-	if got := ResumeCommand("aider-20250314T072653Z-0123abcd"); !slices.Equal(got, []string{"aider", "--restore-chat-history"}) {
-		t.Errorf("ResumeCommand: %v", got)
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"/w/app/.aider.chat.history.md", []string{"aider", "--restore-chat-history"}},
+		{"", []string{"aider", "--restore-chat-history"}},
+		{"/w/app/notes/my-history.md", []string{"aider", "--restore-chat-history", "--chat-history-file", "/w/app/notes/my-history.md"}},
+	} {
+		if got := ResumeCommand("aider-20250314T072653Z-0123abcd", tc.file); len(got) != 1 || !slices.Equal(got[0], tc.want) {
+			t.Errorf("ResumeCommand(%q) = %q, want %q", tc.file, got, tc.want)
+		}
 	}
 	if f := Format(); f.Agent != record.AgentAider || f.NewParser == nil || f.ReadAll != nil {
 		t.Errorf("Format: %+v", f)

@@ -81,9 +81,34 @@ func DefaultRoot(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".codex")
 }
 
-// ResumeCommand reopens a Codex thread, run in its project directory.
-func ResumeCommand(session string) []string {
-	return []string{"codex", "resume", session}
+// ResumeCommand reopens a Codex thread whose rollout is file, run in its
+// project directory. An archived thread (its rollout under
+// archived_sessions, plain or compressed) is one Codex refuses to resume
+// ("session … is archived. Run `codex unarchive …` to unarchive it
+// first": app-server's thread resume): it is unarchived first.
+func ResumeCommand(session, file string) [][]string {
+	resume := []string{"codex", "resume", session}
+	if isArchived(file) {
+		return [][]string{{"codex", "unarchive", session}, resume}
+	}
+	return [][]string{resume}
+}
+
+// isArchived reports whether a rollout's path is in an archived_sessions
+// folder: the nearest of its folders that is Codex's (archived rollouts
+// lie flat, live ones in date folders) is named so.
+func isArchived(file string) bool {
+	dir := filepath.Dir(file)
+	for range 4 { // YYYY/MM/DD below the folder at most
+		switch filepath.Base(dir) {
+		case archivedDir:
+			return true
+		case sessionsDir:
+			return false
+		}
+		dir = filepath.Dir(dir)
+	}
+	return false
 }
 
 // Reopens says why Codex cannot reopen the session whose rollout is

@@ -41,8 +41,21 @@ func TestCurrentSession(t *testing.T) {
 }
 
 func TestResumeCommand(t *testing.T) {
-	if got := ResumeCommand(threadPlain); !slices.Equal(got, []string{"codex", "resume", threadPlain}) {
-		t.Errorf("ResumeCommand = %q", got)
+	resume := []string{"codex", "resume", threadPlain}
+	unarchive := []string{"codex", "unarchive", threadPlain}
+	for _, tc := range []struct {
+		file string
+		want [][]string
+	}{
+		{"/h/.codex/sessions/2026/05/10/rollout-2026-05-10T10-00-00-" + threadPlain + ".jsonl", [][]string{resume}},
+		{"/h/.codex/archived_sessions/rollout-2026-05-10T10-00-00-" + threadPlain + ".jsonl", [][]string{unarchive, resume}},
+		{"/h/.codex/archived_sessions/rollout-2026-05-10T10-00-00-" + threadPlain + ".jsonl.zst", [][]string{unarchive, resume}},
+		{"/archived_sessions/h/.codex/sessions/2026/05/10/rollout-" + threadPlain + ".jsonl", [][]string{resume}},
+		{"", [][]string{resume}},
+	} {
+		if got := ResumeCommand(threadPlain, tc.file); !slices.EqualFunc(got, tc.want, slices.Equal) {
+			t.Errorf("ResumeCommand(%q) = %q, want %q", tc.file, got, tc.want)
+		}
 	}
 }
 

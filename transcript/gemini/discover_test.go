@@ -160,7 +160,7 @@ func TestWatchPaths(t *testing.T) {
 // TestResumeAndCurrent checks the resume command and the running
 // session's id from a hook's environment.
 func TestResumeAndCurrent(t *testing.T) {
-	if got := ResumeCommand("1f2e3d4c"); !slices.Equal(got, []string{"gemini", "--resume", "1f2e3d4c"}) {
+	if got := ResumeCommand("1f2e3d4c", ""); len(got) != 1 || !slices.Equal(got[0], []string{"gemini", "--resume", "1f2e3d4c"}) {
 		t.Errorf("resume: %q", got)
 	}
 	getenv := func(k string) string {

@@ -119,7 +119,7 @@ func DefaultRoot(getenv func(string) string, home string) string {
 
 // ResumeCommand reopens session in Gemini CLI, run from the session's
 // project directory (sessions are kept per project).
-func ResumeCommand(session string) []string { return []string{"gemini", "--resume", session} }
+func ResumeCommand(session, _ string) [][]string { return [][]string{{"gemini", "--resume", session}} }
 
 // Reopens says why a session whose rows come from file cannot be
 // reopened by gemini --resume: one read from a project's prompt log has

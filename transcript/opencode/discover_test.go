@@ -30,7 +30,7 @@ func TestDefaultRoot(t *testing.T) {
 }
 
 func TestResumeCommand(t *testing.T) {
-	if got := ResumeCommand("ses_alpha"); !slices.Equal(got, []string{"opencode", "-s", "ses_alpha"}) {
+	if got := ResumeCommand("ses_alpha", ""); len(got) != 1 || !slices.Equal(got[0], []string{"opencode", "-s", "ses_alpha"}) {
 		t.Errorf("ResumeCommand = %q", got)
 	}
 }

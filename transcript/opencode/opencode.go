@@ -86,4 +86,4 @@ func DefaultRoot(getenv func(string) string, home string) string {
 }
 
 // ResumeCommand reopens session in OpenCode, run in its project folder.
-func ResumeCommand(session string) []string { return []string{"opencode", "-s", session} }
+func ResumeCommand(session, _ string) [][]string { return [][]string{{"opencode", "-s", session}} }

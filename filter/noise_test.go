@@ -1,0 +1,26 @@
+package filter
+
+import "testing"
+
+// TestCommandRequest: a custom command's or skill's echo keeps the
+// request the person typed, "/name arguments"; a built-in command's
+// (name first), one without arguments, recall's own skill and an echo
+// with other text are as before.
+func TestCommandRequest(t *testing.T) {
+	for _, tc := range []struct {
+		text, want string
+		reason     Reason
+	}{
+		{"<command-message>fix-issue</command-message>\n<command-name>/fix-issue</command-name>\n<command-args>1234 login button breaks on Safari</command-args>",
+			"/fix-issue 1234 login button breaks on Safari", Kept},
+		{"<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args></command-args>", "", Noise},
+		{"<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args>claude-opus-4</command-args>", "", Noise},
+		{"<command-message>recall</command-message>\n<command-name>/recall</command-name>\n<command-args>jwt auth middleware</command-args>", "", Noise},
+		{"<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>the retry loop</command-args> and more", "", Noise},
+	} {
+		got, reason := Clean(tc.text)
+		if got != tc.want || reason != tc.reason {
+			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tc.text, got, reason, tc.want, tc.reason)
+		}
+	}
+}
