@@ -641,8 +641,16 @@ func rejectionFeedback(content []byte) (string, bool) {
 		return "", false
 	}
 	fb = strings.TrimSpace(fb)
-	return fb, fb != ""
+	return fb, fb != "" && !strings.HasPrefix(fb, clarifyPrefix)
 }
+
+// clarifyPrefix starts the text Claude Code puts where a person's words
+// go when they chose to clarify the questions Claude asked
+// (AskUserQuestion): its instructions to the model and the questions,
+// not anything typed (a real session of 2.1: "The user wants to clarify
+// these questions.\n    This means they may have additional
+// information…").
+const clarifyPrefix = "The user wants to clarify these questions."
 
 func (x *lineExtractor) addAssistant(rec *jsonRecord, lineNo int) {
 	msg, ok := parseMessage(rec.Message, x.memoOrNil())

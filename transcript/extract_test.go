@@ -231,7 +231,7 @@ func referenceExtract(line []byte) ([]string, error) {
 					}
 				}
 				if _, fb, ok := strings.Cut(s, feedbackMarker); ok && strings.HasPrefix(s, rejectPrefix) && strings.TrimSpace(fb) != "" &&
-					!slices.Contains(feedback, strings.TrimSpace(fb)) {
+					!strings.HasPrefix(strings.TrimSpace(fb), clarifyPrefix) && !slices.Contains(feedback, strings.TrimSpace(fb)) {
 					feedback = append(feedback, strings.TrimSpace(fb))
 				}
 			}
