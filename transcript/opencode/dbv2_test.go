@@ -202,3 +202,29 @@ func TestSecondGenerationLargeData(t *testing.T) {
 		t.Errorf("rows:\n%s\nwant:\n%s", joinLines(got), joinLines(want))
 	}
 }
+
+// TestSecondGenerationTurnInProgress: a reply OpenCode 2.x is still
+// writing (no completion time, its row updated in place) is left for a
+// later read, which takes it whole once it is done; the prompt before it
+// is read at once.
+func TestSecondGenerationTurnInProgress(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "opencode.db")
+	buildDB(t, path, v2Schema)
+	writeV2(t, path, "ses_run", "", "/w", []v2Row{
+		{"user", `{"time":{"created":%d},"text":"Port the loader to the new API"}`},
+		{"assistant", `{"time":{"created":%d},"content":[{"type":"text","text":"Porting the loa"}]}`},
+	}, 1)
+	first := read(t, testFormat(), dbTranscriptOf(t, path), record.FileState{})
+	if got := texts(first.Rows); !slices.Equal(got, []string{"title/ai-title: Parse the TOML config", "user/user: Port the loader to the new API"}) {
+		t.Errorf("first read:\n%s", joinLines(got))
+	}
+	db := openRW(t, path)
+	done := int64(fixtureT + 5_000)
+	execSQL(t, db, `UPDATE session_message SET time_updated = ?, data = ? WHERE id = 'msg_ses_run_02'`, done,
+		fmt.Sprintf(`{"time":{"created":%d,"completed":%d},"content":[{"type":"text","text":"Ported the loader; the old API is gone."}]}`, fixtureT+2000, done))
+	db.Close()
+	second := read(t, testFormat(), dbTranscriptOf(t, path), stateAfter(first))
+	if got := texts(fresh(second.Rows, keySet(first.Rows))); !slices.Equal(got, []string{"assistant/assistant: Ported the loader; the old API is gone."}) {
+		t.Errorf("second read:\n%s", joinLines(got))
+	}
+}
