@@ -1,13 +1,8 @@
 package transcript
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/recall-dev/recall/record"
 )
 
 // TestWordsTypedBesideTheHarness: what a person typed that Claude Code
@@ -28,14 +23,7 @@ func TestWordsTypedBesideTheHarness(t *testing.T) {
 {"type":"user","uuid":"u7","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:14:00.000Z","message":{"role":"user","content":"<teammate-message teammate_id=\"team-lead\" color=\"blue\" summary=\"task\">\nYou are an agent on team \"billing\". Claim task #2 and report back.</teammate-message>"}}
 {"type":"user","uuid":"u8","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:15:00.000Z","message":{"role":"user","content":"Another Claude session sent a message:\n<teammate-message teammate_id=\"worker-one\">{\"type\":\"idle_notification\"}</teammate-message>"}}
 `
-	path := filepath.Join(t.TempDir(), "s1.jsonl")
-	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	res := Read(Work{T: Transcript{Path: path, Kind: record.KindMain, Session: "s1"}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
-	if res.Err != nil || res.BadLines != 0 {
-		t.Fatalf("read: %v, %d bad lines", res.Err, res.BadLines)
-	}
+	res := readMainLines(t, lines)
 	var got []string
 	for _, r := range res.Rows {
 		got = append(got, r.UUID+" "+r.Role+": "+r.Text)

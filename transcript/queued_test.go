@@ -21,14 +21,7 @@ func TestQueuedPromptIsThePersons(t *testing.T) {
 {"type":"attachment","uuid":"h1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:10:05.000Z","attachment":{"type":"hook_success","hookName":"SessionStart","content":"Isn't the main agent the coordinator?"}}
 {"type":"attachment","uuid":"f1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-08T00:10:06.000Z","attachment":{"commandMode":"prompt","type":"file","prompt":"not a prompt"}}
 `
-	path := filepath.Join(t.TempDir(), "s1.jsonl")
-	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	res := Read(Work{T: Transcript{Path: path, Kind: record.KindMain, Session: "s1"}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
-	if res.Err != nil || res.BadLines != 0 {
-		t.Fatalf("read: %v, %d bad lines", res.Err, res.BadLines)
-	}
+	res := readMainLines(t, lines)
 	want := []struct{ uuid, text, ts string }{
 		{"u1", "Create a brainstorming skill", "2026-05-08T00:09:00.000Z"},
 		{"q1", "Isn't the main agent the coordinator?", "2026-05-08T00:09:30.000Z"},
@@ -43,4 +36,19 @@ func TestQueuedPromptIsThePersons(t *testing.T) {
 			t.Errorf("row %d: %+v, want %s %q at %s", i, r, w.uuid, w.text, w.ts)
 		}
 	}
+}
+
+// readMainLines reads lines as session s1's main transcript, which must
+// read with no bad line.
+func readMainLines(t *testing.T, lines string) Result {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s1.jsonl")
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := Read(Work{T: Transcript{Path: path, Kind: record.KindMain, Session: "s1"}}, "", bufio.NewReaderSize(nil, ReadBufferSize))
+	if res.Err != nil || res.BadLines != 0 {
+		t.Fatalf("read: %v, %d bad lines", res.Err, res.BadLines)
+	}
+	return res
 }

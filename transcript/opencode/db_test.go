@@ -282,11 +282,19 @@ func TestLargeData(t *testing.T) {
 	execSQL(t, db, `INSERT INTO part VALUES ('prt_l2', 'msg_l', 'ses_l', 1, 2, ?)`,
 		fmt.Sprintf(`{"type":"tool","tool":"write","state":{"status":"completed","input":{"filePath":"/w/big.txt","content":%q},"output":%q}}`, big, big))
 	db.Close()
+	checkSmallLimits(t, path, "Large data")
+}
+
+// checkSmallLimits reads the database at path with limits far below
+// its data's size: its rows are still a title, a reply's text cut, and a
+// write call named by its file.
+func checkSmallLimits(t *testing.T, path, title string) {
+	t.Helper()
 	b := transcript.NewBuilder(transcript.Work{T: dbTranscriptOf(t, path), State: record.FileState{Gen: 1}}, record.AgentOpenCode)
 	if _, _, _, err := readDB(transcript.Work{T: dbTranscriptOf(t, path)}, b, testNow, limits{partBytes: 1000, messageBytes: 1000, textBytes: 60}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"title/ai-title: Large data", "assistant/assistant: A long reply begins here and goes on: xxxxxxxxxxxxxxxxxxxxxx", "tool/tool: write: /w/big.txt"}
+	want := []string{"title/ai-title: " + title, "assistant/assistant: A long reply begins here and goes on: xxxxxxxxxxxxxxxxxxxxxx", "tool/tool: write: /w/big.txt"}
 	if got := texts(b.Rows()); !slices.Equal(got, want) {
 		t.Errorf("rows:\n%s\nwant:\n%s", joinLines(got), joinLines(want))
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/recall-dev/recall/filter"
 	"github.com/recall-dev/recall/record"
-	"github.com/recall-dev/recall/transcript"
 )
 
 // v2Schema is OpenCode 2.x's tables as 2.0.x releases make them
@@ -193,14 +192,7 @@ func TestSecondGenerationLargeData(t *testing.T) {
 		{"assistant", `{"time":{"created":%d,"completed":1795000999000},"content":[{"type":"text","id":"t","text":"A long reply begins here and goes on: ` + big + `"},` +
 			`{"type":"tool","id":"c","name":"write","state":{"status":"completed","input":{"path":"/w/big.txt","content":"` + big + `"},"content":[{"type":"text","text":"` + big + `"}]}}]}`},
 	}, 1)
-	b := transcript.NewBuilder(transcript.Work{T: dbTranscriptOf(t, path), State: record.FileState{Gen: 1}}, record.AgentOpenCode)
-	if _, _, _, err := readDB(transcript.Work{T: dbTranscriptOf(t, path)}, b, testNow, limits{partBytes: 1000, messageBytes: 1000, textBytes: 60}); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"title/ai-title: Parse the TOML config", "assistant/assistant: A long reply begins here and goes on: xxxxxxxxxxxxxxxxxxxxxx", "tool/tool: write: /w/big.txt"}
-	if got := texts(b.Rows()); !slices.Equal(got, want) {
-		t.Errorf("rows:\n%s\nwant:\n%s", joinLines(got), joinLines(want))
-	}
+	checkSmallLimits(t, path, "Parse the TOML config")
 }
 
 // TestSecondGenerationTurnInProgress: a reply OpenCode 2.x is still
