@@ -324,3 +324,23 @@ func TestHarnessTextOfNewerAndOlderVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestInterAgentMessage: an agent's message to another, which Codex
+// writes into the recipient's thread as JSON, is read for its message;
+// an encrypted one has none; a person's JSON is kept as it is.
+func TestInterAgentMessage(t *testing.T) {
+	for _, tc := range []struct {
+		text, content string
+		ok            bool
+	}{
+		{`{"author":"/root","recipient":"/root/worker","other_recipients":[],"content":"Audit the retry loop in fetch.go","trigger_turn":true}`, "Audit the retry loop in fetch.go", true},
+		{`{"author":"/root/worker","recipient":"/root","content":"","encrypted_content":"gAAAA","trigger_turn":false}`, "", true},
+		{`{"author":"me","title":"x"}`, "", false},
+		{`{"name":"recall","version":"1.0"}`, "", false},
+	} {
+		content, ok := interAgentContent([]string{tc.text})
+		if content != tc.content || ok != tc.ok {
+			t.Errorf("interAgentContent(%s) = %q, %v; want %q, %v", tc.text, content, ok, tc.content, tc.ok)
+		}
+	}
+}

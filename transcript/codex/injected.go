@@ -1,6 +1,9 @@
 package codex
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // injectedMarkers start the user-role text Codex writes itself, not the
 // person: a part of a user message that starts with one (compared
@@ -72,6 +75,31 @@ func isInjected(text string) bool {
 		}
 	}
 	return isExternalContext(text)
+}
+
+// interAgentContent is the message of an agent's message to another
+// (a task a parent gives its subagent, a subagent's report), which Codex
+// writes into the recipient's thread as a message whose one text part is
+// the InterAgentCommunication as JSON ({"author":"/root","recipient":
+// "/root/worker",…,"content":…}; protocol.rs, to_response_input_item);
+// ok is false for any other message.
+func interAgentContent(texts []string) (content string, ok bool) {
+	if len(texts) != 1 {
+		return "", false
+	}
+	t := strings.TrimSpace(texts[0])
+	if !strings.HasPrefix(t, `{"author":`) || !strings.HasSuffix(t, "}") {
+		return "", false
+	}
+	var m struct {
+		Author    string  `json:"author"`
+		Recipient string  `json:"recipient"`
+		Content   *string `json:"content"`
+	}
+	if json.Unmarshal([]byte(t), &m) != nil || m.Author == "" || m.Recipient == "" || m.Content == nil {
+		return "", false
+	}
+	return *m.Content, true
 }
 
 // isExternalContext reports whether text (trimmed at its start) is a

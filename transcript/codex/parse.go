@@ -409,9 +409,14 @@ func (p *parser) message(it *responseItem, n int, ts string, inherited bool) err
 		key = messageKey(p.thread(), it.Role, strings.Join(texts, "\n"))
 	}
 	m := p.meta(n, ts, classItem, key)
+	agentMessage, isAgentMessage := interAgentContent(texts)
 	switch {
 	case inherited || p.origin != "":
 		p.drop(filter.Copy)
+	case isAgentMessage && strings.TrimSpace(agentMessage) == "":
+		p.drop(filter.Noise) // an encrypted one: nothing to read
+	case isAgentMessage:
+		p.text(m, it.Role, agentMessage)
 	case it.Role == "user":
 		p.userText(m, texts)
 	case it.Role == "assistant":
