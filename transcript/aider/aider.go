@@ -30,7 +30,9 @@
 //     question wrapped in docs, lint errors to fix) and commands that
 //     are no prompt (/add, /drop, /undo, …) are noise; /run, /test and
 //     /git make a tool row; /ask, /code, /architect, /context and /ok are
-//     copies of the prompt Aider writes again after them.
+//     copies of the prompt Aider writes again after them, and so is a
+//     prompt that repeats the session's last reply (architect mode hands
+//     the architect's plan to its editor as a prompt).
 //   - a reply: an assistant row.
 //   - Aider's output: no row (the command line and versions it starts
 //     with, token reports, warnings, confirmations, repo maps, test

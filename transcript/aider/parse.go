@@ -55,6 +55,15 @@ type parser struct {
 	last    int // number of the last line read (0: none yet)
 	blanks  int // blank lines just before the one read
 	msg     message
+	// lastReply is the text of the session's last reply (sameTextKey):
+	// in architect mode Aider hands the architect's reply to its editor
+	// as a prompt, which it writes again as one (architect_coder.py
+	// reply_completed, editor_coder.run(with_message=…)), a copy of the
+	// reply.
+	lastReply string
+	// dry makes the parser read without making rows: only to find a
+	// session's last reply again (lastReplyOf).
+	dry bool
 }
 
 // The parser holds back the message it is reading.
@@ -98,7 +107,7 @@ func newParser(w transcript.Work) transcript.LineParser {
 		p.project = w.State.Project
 		if start, ok := sessionStart(w.State.Session); ok {
 			p.setSession(w.State.Session, start)
-			p.entry, p.atStart = continuedRun(w.T.Path, w.State.Offset)
+			p.entry, p.atStart, p.lastReply = continuedRun(w.T.Path, w.State.Offset)
 		}
 	}
 	return p
@@ -166,7 +175,7 @@ func (p *parser) header(ts string, n int) error {
 
 func (p *parser) setSession(id string, start time.Time) {
 	p.session, p.start, p.stamp = id, start, start.Format(rowTimeLayout)
-	p.entry, p.atStart = entrypoint, true
+	p.entry, p.atStart, p.lastReply = entrypoint, true, ""
 }
 
 // add reads a line that is not a session header.
@@ -268,6 +277,10 @@ func (p *parser) flush(b *transcript.Builder) {
 	switch {
 	case m.kind == noMessage:
 		return
+	case p.dry:
+		if m.kind == replyMsg && m.text.lines > 0 {
+			p.lastReply = sameTextKey(m.text.String())
+		}
 	case p.session == "":
 		b.Drop(filter.Noise) // before the first session header: no session to be in
 	case m.kind == promptMsg:
@@ -275,7 +288,9 @@ func (p *parser) flush(b *transcript.Builder) {
 	case m.kind == replyMsg && m.text.lines == 0:
 		b.Drop(filter.Noise) // the model's reasoning only
 	case m.kind == replyMsg:
-		b.Text(p.meta(m.line, "assistant"), "assistant", m.text.String())
+		text := m.text.String()
+		p.lastReply = sameTextKey(text)
+		b.Text(p.meta(m.line, "assistant"), "assistant", text)
 	case m.kind == outputMsg:
 		p.output(b, m)
 	}
@@ -292,6 +307,8 @@ func (p *parser) prompt(b *transcript.Builder, text string, line int) {
 	}
 	name, kind, args := parseCommand(text)
 	switch {
+	case kind == notCommand && p.lastReply != "" && sameTextKey(text) == p.lastReply:
+		b.Drop(filter.Copy) // the architect's reply handed to the editor
 	case kind == notCommand:
 		b.Text(p.meta(line, "user"), "user", text)
 	case kind == chatCmd && args != "":
@@ -317,6 +334,17 @@ func (p *parser) output(b *transcript.Builder, m *message) {
 	if name == "" && m.answer == "" {
 		b.Drop(filter.Noise)
 	}
+}
+
+// sameTextKey is text as a prompt and a reply of the same text compare:
+// each line without the spaces that end it (a prompt's lines end in
+// Aider's line break), and no blank lines around.
+func sameTextKey(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 // meta is the Meta of a row of role made of the message starting on

@@ -70,30 +70,46 @@ const (
 )
 
 // continuedRun is, for a read of the history at path that starts at
-// offset inside a session, that session's rows' entrypoint and whether
-// its first message is still to come: what the parser knew when the
-// read before stopped, found again from the session's header and the
-// lines after it up to offset.
-func continuedRun(path string, offset int64) (entry string, atStart bool) {
+// offset inside a session, that session's rows' entrypoint, whether its
+// first message is still to come, and its last reply: what the parser
+// knew when the read before stopped, found again from the session's
+// header and the lines after it up to offset.
+func continuedRun(path string, offset int64) (entry string, atStart bool, lastReply string) {
 	f, err := transcript.OpenRegular(path)
 	if err != nil {
-		return entrypoint, false
+		return entrypoint, false, ""
 	}
 	defer f.Close()
 	for back := int64(firstLookBack); back <= maxLookBack; back *= 2 {
 		base := max(offset-back, 0)
 		buf := make([]byte, offset-base)
 		if _, err := f.ReadAt(buf, base); err != nil && err != io.EOF {
-			return entrypoint, false
+			return entrypoint, false, ""
 		}
 		if after, ok := afterLastHeader(buf, base == 0); ok {
-			return firstMessageRun(after)
+			entry, atStart = firstMessageRun(after)
+			return entry, atStart, lastReplyOf(after)
 		}
 		if base == 0 {
 			break
 		}
 	}
-	return entrypoint, false
+	return entrypoint, false, ""
+}
+
+// lastReplyOf is the last reply of b, the lines of a session after its
+// header, read by a parser that makes no rows.
+func lastReplyOf(b []byte) string {
+	p := &parser{dry: true, session: "replay", project: "replay"}
+	n := 0
+	for len(b) > 0 {
+		var line []byte
+		line, b, _ = bytes.Cut(b, []byte("\n"))
+		n++
+		_ = p.Line(nil, line, n)
+	}
+	p.flush(nil)
+	return p.lastReply
 }
 
 // afterLastHeader is what follows the last session header in b (whole

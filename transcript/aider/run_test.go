@@ -72,13 +72,13 @@ func TestContinuedRun(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.before+tc.after), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			entry, atStart := continuedRun(path, int64(len(tc.before)))
+			entry, atStart, _ := continuedRun(path, int64(len(tc.before)))
 			if entry != tc.entry || atStart != tc.atStart {
 				t.Errorf("continuedRun = %q, %v; want %q, %v", entry, atStart, tc.entry, tc.atStart)
 			}
 		})
 	}
-	if entry, atStart := continuedRun(filepath.Join(t.TempDir(), "missing"), 10); entry != entrypoint || atStart {
+	if entry, atStart, reply := continuedRun(filepath.Join(t.TempDir(), "missing"), 10); entry != entrypoint || atStart || reply != "" {
 		t.Errorf("missing file: %q, %v", entry, atStart)
 	}
 }
