@@ -612,19 +612,24 @@ func userText(content []byte, memo *skipMemo, block *contentBlock) (string, bool
 const (
 	rejectPrefix   = "The user doesn't want to proceed with this tool use."
 	feedbackMarker = "To tell you how to proceed, the user said:"
+	// rejectWindow is where a text block's text starts, at the latest,
+	// in a result of blocks: [{"type":"text","text":"…, members in any
+	// order and spaced.
+	rejectWindow = 128 + len(rejectPrefix)
 )
 
 // rejectionFeedback is what the person typed when refusing a tool call,
 // from the call's result content (raw JSON: a string, or text blocks);
 // false for any other result. Results are most of a transcript's bytes:
-// only one that starts with rejectPrefix is decoded.
+// only one that starts with rejectPrefix (a string's, or its first
+// block's, within rejectWindow bytes) is decoded.
 func rejectionFeedback(content []byte) (string, bool) {
 	content = bytes.TrimSpace(content)
 	var text string
 	switch {
 	case bytes.HasPrefix(content, []byte(`"`+rejectPrefix)):
 		text, _ = jsonscan.DecodeString(content)
-	case len(content) > 0 && content[0] == '[' && bytes.Contains(content, []byte(rejectPrefix)):
+	case len(content) > 0 && content[0] == '[' && bytes.Contains(content[:min(len(content), rejectWindow)], []byte(rejectPrefix)):
 		var blocks []struct {
 			Type string `json:"type"`
 			Text string `json:"text"`

@@ -55,7 +55,7 @@ type parser struct {
 	last    int // number of the last line read (0: none yet)
 	blanks  int // blank lines just before the one read
 	msg     message
-	// lastReply is the text of the session's last reply (sameTextKey):
+	// lastReply is the text of the session's last reply:
 	// in architect mode Aider hands the architect's reply to its editor
 	// as a prompt, which it writes again as one (architect_coder.py
 	// reply_completed, editor_coder.run(with_message=…)), a copy of the
@@ -279,7 +279,7 @@ func (p *parser) flush(b *transcript.Builder) {
 		return
 	case p.dry:
 		if m.kind == replyMsg && m.text.lines > 0 {
-			p.lastReply = sameTextKey(m.text.String())
+			p.lastReply = m.text.String()
 		}
 	case p.session == "":
 		b.Drop(filter.Noise) // before the first session header: no session to be in
@@ -288,9 +288,8 @@ func (p *parser) flush(b *transcript.Builder) {
 	case m.kind == replyMsg && m.text.lines == 0:
 		b.Drop(filter.Noise) // the model's reasoning only
 	case m.kind == replyMsg:
-		text := m.text.String()
-		p.lastReply = sameTextKey(text)
-		b.Text(p.meta(m.line, "assistant"), "assistant", text)
+		p.lastReply = m.text.String()
+		b.Text(p.meta(m.line, "assistant"), "assistant", p.lastReply)
 	case m.kind == outputMsg:
 		p.output(b, m)
 	}
@@ -307,7 +306,7 @@ func (p *parser) prompt(b *transcript.Builder, text string, line int) {
 	}
 	name, kind, args := parseCommand(text)
 	switch {
-	case kind == notCommand && p.lastReply != "" && sameTextKey(text) == p.lastReply:
+	case kind == notCommand && sameText(text, p.lastReply):
 		b.Drop(filter.Copy) // the architect's reply handed to the editor
 	case kind == notCommand:
 		b.Text(p.meta(line, "user"), "user", text)
@@ -336,15 +335,24 @@ func (p *parser) output(b *transcript.Builder, m *message) {
 	}
 }
 
-// sameTextKey is text as a prompt and a reply of the same text compare:
-// each line without the spaces that end it (a prompt's lines end in
-// Aider's line break), and no blank lines around.
-func sameTextKey(text string) string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " \t\r")
+// sameText reports whether prompt and reply are the same text as Aider
+// writes each: line by line, each without the spaces that end it (a
+// prompt's lines end in Aider's line break), blank lines around left
+// out. It compares in place: every reply is kept for the prompt after it.
+func sameText(prompt, reply string) bool {
+	a, b := strings.TrimSpace(prompt), strings.TrimSpace(reply)
+	if a == "" || b == "" {
+		return false
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	for a != "" || b != "" {
+		la, ra, _ := strings.Cut(a, "\n")
+		lb, rb, _ := strings.Cut(b, "\n")
+		if strings.TrimRight(la, " \t\r") != strings.TrimRight(lb, " \t\r") {
+			return false
+		}
+		a, b = ra, rb
+	}
+	return true
 }
 
 // meta is the Meta of a row of role made of the message starting on

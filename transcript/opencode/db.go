@@ -99,6 +99,10 @@ type dbReader struct {
 	// as a BLOB (its bytes as they are: the driver hands text over as a
 	// string, which Scan copies again).
 	utf8 bool
+	// v1, v2: the database has OpenCode 1.x's message and part tables
+	// (a 2.x database keeps them, frozen, beside its own), and 2.x's
+	// session_message (dbv2.go).
+	v1, v2 bool
 	// stmts are the queries prepared in this read, by their text: each
 	// runs once a session or message, and preparing one (the data
 	// columns' expressions are long) cost as much as running it.
@@ -183,9 +187,10 @@ func (r *dbReader) inspect() error {
 	if r.tx.QueryRowContext(r.ctx, `PRAGMA encoding`).Scan(&enc) == nil {
 		r.utf8 = enc == "UTF-8"
 	}
-	if missing := r.missing(firstGenerationNeeds); len(missing) > 0 && !r.hasSecondGeneration() {
-		return fmt.Errorf("not an OpenCode database: no %s (nor %s)", strings.Join(missing, ", "),
-			strings.Join(r.missing(secondGenerationNeeds), ", "))
+	missing1, missing2 := r.missing(firstGenerationNeeds), r.missing(secondGenerationNeeds)
+	r.v1, r.v2 = len(missing1) == 0, len(missing2) == 0
+	if !r.v1 && !r.v2 {
+		return fmt.Errorf("not an OpenCode database: no %s (nor %s)", strings.Join(missing1, ", "), strings.Join(missing2, ", "))
 	}
 	return nil
 }
@@ -205,11 +210,6 @@ func (r *dbReader) missing(needs [][2]string) []string {
 	}
 	return out
 }
-
-// hasFirstGeneration reports whether the database has OpenCode 1.x's
-// message and part tables (a 2.x database keeps them, frozen, beside its
-// own).
-func (r *dbReader) hasFirstGeneration() bool { return len(r.missing(firstGenerationNeeds)) == 0 }
 
 func closeRows(rows *sql.Rows) error {
 	err := rows.Err()
@@ -336,11 +336,14 @@ func (r *dbReader) changedSessions(sessions map[string]*session) ([]string, erro
 			want[id] = true
 		}
 	}
-	for _, t := range []string{"message", messagesV2} {
-		if t == "message" && !r.hasFirstGeneration() || t == messagesV2 && !r.hasSecondGeneration() {
+	for _, g := range [...]struct {
+		table string
+		has   bool
+	}{{"message", r.v1}, {messagesV2, r.v2}} {
+		if !g.has {
 			continue
 		}
-		if err := r.sessionsChangedIn(t, sessions, want); err != nil {
+		if err := r.sessionsChangedIn(g.table, sessions, want); err != nil {
 			return nil, err
 		}
 	}
@@ -417,7 +420,7 @@ func (r *dbReader) readSession(e *emitter, s *session) error {
 // tables, with whether each changed after the cursor (none in a
 // database without those tables).
 func (r *dbReader) firstGeneration(id string) ([]message, []bool, error) {
-	if !r.hasFirstGeneration() {
+	if !r.v1 {
 		return nil, nil, nil
 	}
 	msgs, err := r.messages(id)

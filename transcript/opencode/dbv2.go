@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/recall-dev/recall/filter"
 )
 
 // OpenCode 2.x keeps its messages in a second generation of tables
@@ -29,10 +27,6 @@ const (
 var secondGenerationNeeds = [][2]string{{messagesV2, "id"}, {messagesV2, "session_id"},
 	{messagesV2, "type"}, {messagesV2, "data"}}
 
-// hasSecondGeneration reports whether the database has OpenCode 2.x's
-// messages.
-func (r *dbReader) hasSecondGeneration() bool { return len(r.missing(secondGenerationNeeds)) == 0 }
-
 // backfillPrefix starts the ids OpenCode gives the copies of a 1.x
 // session's messages it writes into session_message
 // (message-backfill.ts): the 1.x tables still hold the originals.
@@ -44,7 +38,7 @@ const backfillPrefix = "evt_legacy_backfill_"
 // (a backfilled id, or a message made no later than the last of them)
 // are left out as copies.
 func (r *dbReader) secondGeneration(id string, first []message) ([]message, []bool, error) {
-	if !r.hasSecondGeneration() {
+	if !r.v2 {
 		return nil, nil, nil
 	}
 	var lastFirst int64
@@ -168,7 +162,3 @@ func (r *dbReader) sessionMessageData() string {
 		'time', data -> '$.time', 'text', %s, 'command', %s, 'content', json(%s)) END`,
 		r.lim.partBytes, r.cut("data", "$.text"), r.cut("data", "$.command"), items))
 }
-
-// dropCopy counts a message left out as a copy of one the 1.x tables
-// hold.
-func (e *emitter) dropCopy() { e.b.Drop(filter.Copy) }

@@ -201,7 +201,7 @@ func (e *emitter) message(s *session, m *message) {
 		e.b.Drop(filter.BadLine)
 		return
 	case m.copied:
-		e.dropCopy()
+		e.b.Drop(filter.Copy)
 		return
 	case m.noise:
 		e.b.Drop(filter.Noise)
