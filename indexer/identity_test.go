@@ -152,3 +152,88 @@ func TestEveryMessageOnceInItsOwnSession(t *testing.T) {
 		t.Errorf("after forgetting the copies the original has %d of its %d messages (corpus %d)", n, len(want["e0000002-0000-4000-8000-000000000002"]), total)
 	}
 }
+
+// TestResumeCopyCreatedBeforeItsOrigin: an old-style resume copies its
+// origin's history, the first prompts keeping the origin's sessionId and
+// the replies taking its own (real files of 2.1.19). Copied, restored or
+// checked out, the copy may be created before its origin, and a commit
+// may fall between the two: every message is still its origin's, each
+// indexed once, whatever the order and the commits.
+func TestResumeCopyCreatedBeforeItsOrigin(t *testing.T) {
+	const (
+		orig   = "f0000002-0000-4000-8000-000000000002"
+		resume = "f0000001-0000-4000-8000-000000000001"
+	)
+	for _, checkpoint := range []int64{0, 1} {
+		t.Run(fmt.Sprintf("checkpoint %d", checkpoint), func(t *testing.T) {
+			src := t.TempDir()
+			dir := filepath.Join(src, "-home-dev-api")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			line := func(session, typ, uuid, text string) string {
+				r := map[string]any{"type": typ, "sessionId": session, "uuid": uuid, "cwd": "/home/dev/api",
+					"timestamp": "2026-05-01T10:00:00.000Z", "entrypoint": "cli",
+					"message": map[string]any{"role": "user", "content": text}}
+				if typ == "assistant" {
+					r["message"] = map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": text}}}
+				}
+				b, err := json.Marshal(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			var origLines, resumeLines []string
+			want := map[string]string{}
+			for i := range 6 {
+				typ := []string{"user", "assistant"}[i%2]
+				uuid := fmt.Sprintf("f2000000-0000-4000-8000-00000000000%d", i)
+				text := fmt.Sprintf("original message %d about the invoice exporter", i)
+				want[text] = orig
+				origLines = append(origLines, line(orig, typ, uuid, text))
+				copySession := resume // the copied replies carry the resume's id
+				if typ == "user" && i < 4 {
+					copySession = orig
+				}
+				resumeLines = append(resumeLines, line(copySession, typ, uuid, text))
+			}
+			resumeLines = append(resumeLines, line(resume, "user", "f2000001-0000-4000-8000-000000000010", "resumed: now export the invoices as CSV"))
+			want["resumed: now export the invoices as CSV"] = resume
+			write := func(name string, lines []string) {
+				if err := os.WriteFile(filepath.Join(dir, name+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write(resume, resumeLines)
+			time.Sleep(20 * time.Millisecond) // creation times: the copy first, its origin last
+			// More transcripts between the two than the readers hold
+			// ahead, so that the origin is read out of turn by the
+			// committer itself, and commits fall between the two when
+			// checkpoints are small.
+			for i := range maxAheadFiles + 6 {
+				s := fmt.Sprintf("f5%06d-0000-4000-8000-0000000000aa", i)
+				text := fmt.Sprintf("filler session %d asks about the scheduler", i)
+				want[text] = s
+				write(s, []string{line(s, "user", fmt.Sprintf("f3%06d-0000-4000-8000-000000000000", i), text)})
+			}
+			time.Sleep(20 * time.Millisecond)
+			write(orig, origLines)
+
+			idx := t.TempDir()
+			runIndexOpts(t, src, idx, checkpoint)
+			got := map[string][]string{}
+			for _, r := range liveRows(t, idx) {
+				got[r.Text] = append(got[r.Text], r.Session)
+			}
+			for text, session := range want {
+				if g := got[text]; len(g) != 1 || g[0] != session {
+					t.Errorf("%q indexed in %v, want once in %s", text, g, session[:8])
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("indexed %d texts, want %d", len(got), len(want))
+			}
+		})
+	}
+}

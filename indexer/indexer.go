@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/recall-dev/recall/store/snapshot"
@@ -707,8 +708,8 @@ func plan(m *manifest.Manifest, d discovery, roots []string, sum *Summary) ([]pl
 // or an old-style resumed copy repeats messages of an older transcript,
 // and the committer gives a message to the first transcript it reads it
 // from: read oldest first, the one that wrote it owns it, whatever their
-// names. (A copy that names its origin waits for it anyway: see
-// committer.deferred.) Where the file system keeps no creation time, new
+// names. (A copy that names its origin has it applied first anyway:
+// see committer.applyOrigins.) Where the file system keeps no creation time, new
 // transcripts keep path order.
 func oldestFirst(work []planned) []planned {
 	var old, fresh []planned
@@ -885,79 +886,132 @@ type committer struct {
 	// for the small runs to come (store.Writer.EnsureKeyIndex, which then finds
 	// it done); its last commit prepares it.
 	keyIndex bool
-	// ahead counts, per session, its main transcripts this run reads and
-	// has not applied yet; deferred holds the rows of messages copied
-	// from such a session (Extracted.From), added once their original
-	// had its turn: the transcript a message was written in owns it,
-	// whichever of the two comes first in the run.
-	ahead    map[string]int
-	deferred []deferredRow
+	// work is the run's plan; pending holds, per session, the plan
+	// indexes of its main transcripts not applied yet, and early marks
+	// those applied before their turn: a transcript whose messages say
+	// they were copied from another session (Extracted.From) has that
+	// session's transcripts applied first (applyOrigins), so the
+	// transcript a message was written in owns it whichever of the two
+	// the plan put first (creation times say nothing once files were
+	// copied, restored or checked out) and whatever commits fall between.
+	work    []planned
+	reads   *reads
+	pending map[string][]int
+	early   []earliness
+	earlyBr *bufio.Reader // reads the transcripts applied early
 }
 
-// deferredRow is a copied message waiting for its original's transcript.
-type deferredRow struct {
-	path string
-	row  transcript.Extracted
-}
+// earliness says whether, and how, a transcript was applied before its
+// turn: from its reader's result, or read by the committer (its reader
+// then skips it, and its turn takes the empty result).
+type earliness uint8
+
+const (
+	onTurn earliness = iota
+	earlyFromReader
+	earlyReadHere
+)
 
 func (c *committer) run(work []planned) error {
 	c.every = commitEvery(plannedBytes(work))
-	c.ahead = mainSessions(work)
 	reads := startReads(work, c.opts)
 	defer reads.stop()
+	c.work, c.reads, c.pending, c.early = work, reads, pendingMains(work), make([]earliness, len(work))
 	for i := range work {
-		res := reads.take(i)
-		c.cur = &work[i]
-		if err := c.apply(&res); err != nil {
-			return err
+		switch c.early[i] {
+		case earlyFromReader:
+			reads.release(i) // its result was taken and applied before its turn
+		case earlyReadHere:
+			reads.take(i) // its reader skipped it
+		default:
+			res := reads.take(i)
+			c.unpend(i)
+			c.cur = &work[i]
+			if err := c.apply(&res); err != nil {
+				return err
+			}
+			reads.recycle(res.Rows)
 		}
-		if !work[i].titles && work[i].t.Kind == record.KindMain {
-			c.ahead[work[i].t.Session]--
-		}
-		reads.recycle(res.Rows)
 		if c.opts.Progress != nil {
 			c.opts.Progress(i+1, len(work), c.sum.BytesRead)
 		}
 		if c.sinceCheck >= c.checkpointEvery() {
-			if err := c.addDeferred(); err != nil {
-				return err
-			}
 			if err := c.commit(false); err != nil {
 				return err
 			}
 		}
 	}
-	if err := c.addDeferred(); err != nil {
-		return err
-	}
 	return c.commit(true)
 }
 
-// mainSessions counts the main transcripts work reads, by session.
-func mainSessions(work []planned) map[string]int {
-	out := map[string]int{}
-	for _, p := range work {
+// pendingMains lists the main transcripts work reads, by session.
+func pendingMains(work []planned) map[string][]int {
+	out := map[string][]int{}
+	for i, p := range work {
 		if !p.titles && p.t.Kind == record.KindMain && p.t.Session != "" {
-			out[p.t.Session]++
+			out[p.t.Session] = append(out[p.t.Session], i)
 		}
 	}
 	return out
 }
 
-// addDeferred adds the copied messages set aside, before a commit: those
-// their original's transcript indexed are copies now; the others (their
-// original is gone, or holds them no more) are their transcript's own.
-// A commit writes a transcript's offset past its lines, so none may wait
-// across one.
-func (c *committer) addDeferred() error {
-	for i := range c.deferred {
-		d := &c.deferred[i]
-		if err := c.addRow(c.m.File(d.path), &d.row); err != nil {
-			return err
+// unpend takes work[i] off its session's pending list, as it is applied.
+func (c *committer) unpend(i int) {
+	p := c.work[i]
+	if p.titles || p.t.Kind != record.KindMain {
+		return
+	}
+	left := slices.DeleteFunc(c.pending[p.t.Session], func(j int) bool { return j == i })
+	if len(left) == 0 {
+		delete(c.pending, p.t.Session)
+		return
+	}
+	c.pending[p.t.Session] = left
+}
+
+// applyOrigins applies, before the rows of the transcript being applied,
+// the transcripts of every session its messages say they were copied
+// from that this run has yet to apply: read here, out of turn, and
+// skipped at their turn. Their messages are then keyed, and the copies
+// found as copies. A session taken off the pending list first cannot be
+// applied twice, whatever names what.
+func (c *committer) applyOrigins(rows []transcript.Extracted) error {
+	for i := range rows {
+		from := rows[i].From
+		if from == "" || len(c.pending[from]) == 0 {
+			continue
+		}
+		origins := c.pending[from]
+		delete(c.pending, from)
+		for _, j := range origins {
+			if err := c.applyEarly(j); err != nil {
+				return err
+			}
 		}
 	}
-	clear(c.deferred)
-	c.deferred = c.deferred[:0]
+	return nil
+}
+
+// applyEarly applies work[j] ahead of its turn: its reader's result
+// when a reader has taken it, else read here.
+func (c *committer) applyEarly(j int) error {
+	res, ok := c.reads.early(j)
+	if ok {
+		c.early[j] = earlyFromReader
+	} else {
+		c.early[j] = earlyReadHere
+		if c.earlyBr == nil {
+			c.earlyBr = bufio.NewReaderSize(nil, transcript.ReadBufferSize)
+		}
+		res = readOne(c.work[j].work(c.opts.NoRedact), false, c.opts.CurrentSession, c.earlyBr)
+	}
+	cur := c.cur
+	c.cur = &c.work[j]
+	defer func() { c.cur = cur }()
+	if err := c.apply(&res); err != nil {
+		return err
+	}
+	c.reads.recycle(res.Rows)
 	return nil
 }
 
@@ -979,6 +1033,10 @@ type reads struct {
 	slots []chan transcript.Result
 	ahead *aheadWindow
 	quit  chan struct{}
+	// claimed says, per file, who reads it: its reader, or the
+	// committer, which may apply a file ahead of its turn (early). The
+	// first to claim a file is the only one to look at its state.
+	claimed []atomic.Uint32
 	// free holds row slices the committer is done with, for the readers
 	// to extract the next files' rows into (recycle).
 	free chan []transcript.Extracted
@@ -1046,10 +1104,11 @@ func (w *aheadWindow) close() {
 
 func startReads(work []planned, opts Options) *reads {
 	r := &reads{
-		work:  work,
-		slots: make([]chan transcript.Result, maxAheadFiles),
-		ahead: newAheadWindow(),
-		quit:  make(chan struct{}),
+		work:    work,
+		claimed: make([]atomic.Uint32, len(work)),
+		slots:   make([]chan transcript.Result, maxAheadFiles),
+		ahead:   newAheadWindow(),
+		quit:    make(chan struct{}),
 		// A few row slices to reuse are enough: one per reader and a
 		// little slack, each of up to maxRecycledRows rows.
 		free: make(chan []transcript.Extracted, 2*runtime.GOMAXPROCS(0)+2),
@@ -1064,6 +1123,10 @@ func startReads(work []planned, opts Options) *reads {
 			br := bufio.NewReaderSize(nil, transcript.ReadBufferSize)
 			tail := make([]byte, transcript.TailBytes)
 			for i := range next {
+				if !r.claimed[i].CompareAndSwap(unclaimed, claimedByReader) {
+					r.slots[i%len(r.slots)] <- transcript.Result{} // the committer read it
+					continue
+				}
 				w := work[i].work(opts.NoRedact)
 				w.Tail = tail
 				select {
@@ -1121,8 +1184,34 @@ func (r *reads) feed(n int, next chan<- int) {
 // take waits for file i's result and frees its room in the window.
 func (r *reads) take(i int) transcript.Result {
 	res := <-r.slots[i%len(r.slots)]
-	r.ahead.leave(r.work[i].aheadBytes())
+	r.release(i)
 	return res
+}
+
+// Who reads a file (reads.claimed).
+const (
+	unclaimed uint32 = iota
+	claimedByReader
+	claimedByCommitter
+)
+
+// early gives file j's result ahead of its turn, waiting for its reader,
+// when a reader has claimed it (ok); else it claims the file for the
+// committer to read itself, and its reader will skip it. Either way
+// the file keeps its room in the window until its turn (release, or
+// take of the skipped result): a file handed out past the window could
+// otherwise be given the slot of one not taken yet. A reader's file is
+// at most maxAheadFiles ahead, so its slot is its own.
+func (r *reads) early(j int) (transcript.Result, bool) {
+	if r.claimed[j].CompareAndSwap(unclaimed, claimedByCommitter) {
+		return transcript.Result{}, false
+	}
+	return <-r.slots[j%len(r.slots)], true
+}
+
+// release frees the room of file i, taken, in the window.
+func (r *reads) release(i int) {
+	r.ahead.leave(r.work[i].aheadBytes())
 }
 
 // maxRecycledRows bounds the row slices kept for reuse, so that the few
@@ -1296,17 +1385,14 @@ func (c *committer) count(st *record.FileState, counts [16]int64) {
 // runs are kept, and counted: searches leave them out unless asked.
 // Summary titles go last, once the messages they may name are keyed.
 func (c *committer) addRows(st *record.FileState, rows []transcript.Extracted) error {
+	if err := c.applyOrigins(rows); err != nil {
+		return err
+	}
 	var summaries []*transcript.Extracted
 	for i := range rows {
 		r := &rows[i]
 		if r.Leaf != "" {
 			summaries = append(summaries, r)
-			continue
-		}
-		if r.From != "" && c.ahead[r.From] > 0 && r.Key != 0 && !c.isCopy(r) {
-			// Its original's transcript comes later in this run: the
-			// message is that transcript's, unless it no longer has it.
-			c.deferred = append(c.deferred, deferredRow{st.Path, *r})
 			continue
 		}
 		if err := c.addRow(st, r); err != nil {
