@@ -71,7 +71,8 @@ func isHarnessReply(text string) bool {
 // show a tool's result for it, older ones nothing but this), a tool's
 // result some versions recorded as text, as partToString renders a
 // functionResponse part, and the nudge a subagent gets when it stops
-// calling tools before its complete_task (agents/local-executor.ts).
+// calling tools before its complete_task, runs out of turns or out of
+// time (agents/local-executor.ts, getFinalWarningMessage).
 //
 // Since 0.44 Gemini CLI records the turns it adds to the history itself
 // (GeminiChat.addHistory, recordSyntheticMessage) as user messages too:
@@ -84,6 +85,8 @@ var harnessPrefixes = [...]string{
 	"System: Please continue.",
 	"[Function Response: ",
 	"You have stopped calling tools without finishing.",
+	"You have exceeded the maximum number of turns.",
+	"You have exceeded the time limit.",
 	"Here is the user's editor context as a JSON object. This is for your information only.",
 	"Here is a summary of changes in the user's editor context, in JSON format. This is for your information only.",
 	"User has manually exited Plan Mode. Switching to ",
@@ -116,6 +119,9 @@ func steeringHint(text string) (string, bool) {
 // harnessPrompt reports whether a user turn's text (trimmed) is one of
 // harnessPrefixes'.
 func harnessPrompt(text string) bool {
+	if text == continueTurn {
+		return true
+	}
 	for _, p := range harnessPrefixes {
 		if strings.HasPrefix(text, p) {
 			return true
@@ -123,6 +129,14 @@ func harnessPrompt(text string) bool {
 	}
 	return false
 }
+
+// continueTurn is the whole of the turn Gemini CLI sends after its
+// next-speaker check judges that the model should go on (client.ts),
+// and of the one it ends a history with that ends on the model's
+// (historyHardening.ts); recorded with the person's prompt as its
+// displayContent, it was that prompt indexed twice. A person's own
+// "Please continue." says nothing to search for either.
+const continueTurn = "Please continue."
 
 // stateSnapshot marks the summary a compression puts in the history as a
 // user turn: the model's, written for itself, not the person's.
@@ -145,6 +159,11 @@ func userVersion(r *rawRecord) version {
 		return version{kind: kindRows, role: "user", text: hint}
 	}
 	if toolResult {
+		return version{kind: kindNoise}
+	}
+	if harnessPrompt(strings.TrimSpace(text)) {
+		// The CLI's own turn, whatever it shows for it: a retry after a
+		// bad reply shows the prompt it retries, indexed already.
 		return version{kind: kindNoise}
 	}
 	shown, shownResult := partsText(r.DisplayContent)
@@ -601,11 +620,11 @@ func (t *tracker) dropFrom(seq int) {
 // subagentTask makes the file a subagent's of its session when its first
 // message is the task Gemini CLI gives a subagent it runs: versions
 // before subagents' files had their own folder and kind wrote the
-// cli_help agent's chat beside its parent's, under the parent's session
+// cli_help and codebase_investigator agents' chats beside their parent's, under the parent's session
 // id, and its prompt (the question the model put, in the harness's
 // words) was taken for the person's.
 func (p *parser) subagentTask(v *version) {
-	if v.role != "user" || !strings.HasPrefix(v.text, cliHelpTask) {
+	if v.role != "user" || !strings.HasPrefix(v.text, cliHelpTask) && !strings.HasPrefix(v.text, investigatorTask) {
 		return
 	}
 	p.parent = p.sessionID()
@@ -615,3 +634,8 @@ func (p *parser) subagentTask(v *version) {
 // cliHelpTask opens the prompt of Gemini CLI's cli_help agent
 // (packages/core/src/agents/cli-help-agent.ts).
 const cliHelpTask = "Your task is to answer the following question about Gemini CLI:"
+
+// investigatorTask opens the prompt of its codebase_investigator agent
+// (packages/core/src/agents/codebase-investigator.ts), whose chat those
+// versions wrote beside its parent's the same way (0.29).
+const investigatorTask = "Your task is to do a deep investigation of the codebase"

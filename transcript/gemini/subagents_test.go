@@ -64,31 +64,36 @@ func TestSubagentUnderItsSession(t *testing.T) {
 	}
 }
 
-// Versions before subagents had folders wrote the cli_help agent's chat
-// beside its parent's, a session file under the parent's id: its prompt
+// Versions before subagents had folders wrote the cli_help and
+// codebase_investigator agents' chats beside their parent's, a session file under the parent's id: its prompt
 // is the harness's, so its rows are the subagent's in the parent's
 // session, not the person's.
 func TestCLIHelpChatBesideItsParent(t *testing.T) {
 	_, chats := project(t, "app", "/work/app")
 	id := "5b6234f8-0315-4733-a3be-ee67d6712014"
-	doc := `{"sessionId":"` + id + `","projectHash":"h","startTime":"2026-03-29T01:22:55.780Z","lastUpdated":"2026-03-29T01:23:03.054Z","messages":[` +
-		`{"id":"m1","timestamp":"2026-03-29T01:22:55.780Z","type":"user","content":[{"text":"` + cliHelpTask + `\n<question>\nWhat data is sent?\n</question>"}]},` +
-		`{"id":"m2","timestamp":"2026-03-29T01:23:03.000Z","type":"gemini","content":"Usage statistics, unless turned off."}]}`
 	path := filepath.Join(chats, "session-2026-03-29T01-22-5b6234f8.json")
-	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res := read(t, mainFile(path), record.FileState{})
-	if len(res.Rows) != 2 {
-		t.Fatalf("%d rows, want 2", len(res.Rows))
-	}
-	for _, r := range res.Rows {
-		if r.Session != id || r.Type != record.TypeAgent || r.AgentID == "" {
-			t.Errorf("row %q: session %q, type %q, agent %q; want the subagent's in session %s", r.Text, r.Session, r.Type, r.AgentID, id)
+	for _, task := range []string{
+		cliHelpTask + `\n<question>\nWhat data is sent?\n</question>`, // JSON's escapes
+		investigatorTask + ` to find all relevant files, code locations, architectural mental map and insights to solve  for the following user objective:\n<objective>\nFind where the player loads videos\n</objective>`,
+	} {
+		doc := `{"sessionId":"` + id + `","projectHash":"h","startTime":"2026-03-29T01:22:55.780Z","lastUpdated":"2026-03-29T01:23:03.054Z","messages":[` +
+			`{"id":"m1","timestamp":"2026-03-29T01:22:55.780Z","type":"user","content":[{"text":"` + task + `"}]},` +
+			`{"id":"m2","timestamp":"2026-03-29T01:23:03.000Z","type":"gemini","content":"Usage statistics, unless turned off."}]}`
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := read(t, mainFile(path), record.FileState{})
+		if len(res.Rows) != 2 {
+			t.Fatalf("%d rows, want 2", len(res.Rows))
+		}
+		for _, r := range res.Rows {
+			if r.Session != id || r.Type != record.TypeAgent || r.AgentID == "" {
+				t.Errorf("row %q: session %q, type %q, agent %q; want the subagent's in session %s", r.Text, r.Session, r.Type, r.AgentID, id)
+			}
 		}
 	}
 	// The same prompt later in a session is the person's, quoting it.
-	doc = `{"sessionId":"` + id + `","projectHash":"h","startTime":"2026-03-29T01:22:55.780Z","messages":[` +
+	doc := `{"sessionId":"` + id + `","projectHash":"h","startTime":"2026-03-29T01:22:55.780Z","messages":[` +
 		`{"id":"m1","timestamp":"2026-03-29T01:22:55.780Z","type":"user","content":"What does the help agent get asked?"},` +
 		`{"id":"m2","timestamp":"2026-03-29T01:22:56.780Z","type":"user","content":[{"text":"` + cliHelpTask + ` is what it says"}]}]}`
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
