@@ -116,3 +116,34 @@ func machinePrompt(prompt string) bool {
 	}
 	return false
 }
+
+// watchOpeners start the prompts Aider writes for the "AI" comments it
+// finds in files when run with --watch-files (aider/watch_prompts.py:
+// watch_code_prompt, watch_ask_prompt, watch_architect_prompt; the
+// wording of the code one varies by version and file type), before the
+// comments in their code, each marked with watchMark. Only the comments
+// are the person's.
+var watchOpeners = [...]string{`Find the "AI" comments below (marked with █)`, "I've written your instructions in "}
+
+// watchMark marks, in such a prompt, the lines holding the comments.
+const watchMark = "█"
+
+// watchComments is the person's part of a --watch-files prompt (ok):
+// its marked comments, one a line, without the code around them; ""
+// when it has none.
+func watchComments(prompt string) (string, bool) {
+	if !strings.HasPrefix(prompt, watchOpeners[0]) && !(strings.HasPrefix(prompt, watchOpeners[1]) && strings.Contains(prompt[:min(len(prompt), 400)], "(marked with "+watchMark+")")) {
+		return "", false
+	}
+	var out []string
+	for line := range strings.Lines(prompt) {
+		_, comment, ok := strings.Cut(line, watchMark)
+		if !ok || strings.HasPrefix(comment, ")") { // the template's own "(marked with █)"
+			continue
+		}
+		if c := strings.TrimSpace(comment); c != "" {
+			out = append(out, c)
+		}
+	}
+	return strings.Join(out, "\n"), true
+}

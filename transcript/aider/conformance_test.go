@@ -39,6 +39,17 @@ func TestRecordClasses(t *testing.T) {
 		{"multi-line prompt", "\n#### first line of the prompt  \n####   \n#### and a third line  \n",
 			[]string{"user@7: first line of the prompt\n\nand a third line"}, nil},
 		{"blank prompt", "\n#### <blank>  \n", nil, drops{filter.Noise: 1}},
+		{"--watch-files question", "\n#### Find the \"AI\" comments below (marked with █) in the code files I've shared with you.  \n" +
+			"#### They contain my questions that I need you to answer and other instructions for you.  \n####   \n" +
+			"#### src/index.ts:  \n#### ⋮  \n#### │// export * from './old.ts';  \n#### █// AI? What is this fp lib missing?  \n",
+			[]string{"user@7: // AI? What is this fp lib missing?"}, nil},
+		{"--watch-files instructions", "\n#### I've written your instructions in comments in the code and marked them with \"ai\"  \n" +
+			"#### You can see the \"AI\" comments shown below (marked with █).  \n" +
+			"#### Find them in the code files I've shared with you, and follow their instructions.  \n####   \n" +
+			"#### app.py:  \n#### █# make this retry with backoff, ai!  \n#### │def fetch():  \n",
+			[]string{"user@7: # make this retry with backoff, ai!"}, nil},
+		{"--watch-files prompt with no comment left", "\n#### Find the \"AI\" comments below (marked with █) in the code files I've shared with you.  \n",
+			nil, drops{filter.Noise: 1}},
 		{"short prompt", "\n#### hi  \n", nil, drops{filter.TooShort: 1}},
 		{"reply", "\n#### explain the retry loop please  \n\nThe loop retries three times.\n\nThen it gives up.\n\n",
 			[]string{"user@7: explain the retry loop please", "assistant@9: The loop retries three times.\n\nThen it gives up."}, nil},

@@ -304,6 +304,14 @@ func (p *parser) prompt(b *transcript.Builder, text string, line int) {
 		b.Drop(filter.Noise)
 		return
 	}
+	if comments, ok := watchComments(text); ok { // never a command: "// ai? …"
+		if comments == "" {
+			b.Drop(filter.Noise)
+			return
+		}
+		b.Text(p.meta(line, "user"), "user", comments)
+		return
+	}
 	name, kind, args := parseCommand(text)
 	switch {
 	case kind == notCommand && sameText(text, p.lastReply):
