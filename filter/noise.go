@@ -2,13 +2,15 @@ package filter
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/recall-dev/recall/textrules"
 )
 
 // MinChars is the shortest message worth indexing, counted in characters
-// after noise is stripped (the classic pipeline's threshold).
+// after noise is stripped (the classic pipeline's threshold), a Chinese,
+// Japanese or Korean character counting two (runeWeight).
 const MinChars = 10
 
 // noiseTags are tags whose whole element (open tag, body, close tag) is
@@ -85,7 +87,7 @@ func Clean(text string) (string, Reason) {
 	}
 	stripped, hadNoise := stripNoiseTags(text)
 	stripped = strings.TrimSpace(stripped)
-	if hasNoisePrefix(stripped) || containsNoiseFragment(stripped) {
+	if hasNoisePrefix(stripped) || containsNoiseFragment(stripped) || unknownCommand(stripped) {
 		return "", Noise
 	}
 	if IsRecallOutput(stripped) {
@@ -154,7 +156,26 @@ func fewerRunesThan(s string, n int) bool {
 	case len(s) >= n*utf8.UTFMax:
 		return false
 	}
-	return utf8.RuneCountInString(s) < n
+	w := 0
+	for _, r := range s {
+		w += runeWeight(r)
+	}
+	return w < n
+}
+
+// Short reports whether text is too short to index: under MinChars, as
+// runeWeight counts.
+func Short(text string) bool { return fewerRunesThan(text, MinChars) }
+
+// runeWeight is what a character counts for against MinChars: two for
+// a Chinese, Japanese or Korean one, which says about what a word of
+// another script says ("当前使用的大模型", which model is in use now, is
+// eight), one for any other.
+func runeWeight(r rune) int {
+	if r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+		return 2
+	}
+	return 1
 }
 
 // stripNoiseTags removes every <tag>…</tag> element of noiseTags. An opening
@@ -208,6 +229,23 @@ func indexTagOpen(text, open string) int {
 		}
 		from = end
 	}
+}
+
+// unknownCommands open what Claude Code writes, as the user's turn after
+// its caveat, when a slash command names no command or skill it knows
+// ("Unknown skill: btw"; older versions "Unknown slash command: …"): the
+// name alone follows, and the person's words are not in the file.
+var unknownCommands = [...]string{"Unknown skill: ", "Unknown slash command: ", "Unknown command: "}
+
+// unknownCommand reports whether text is such a notice: an opener and a
+// name without spaces.
+func unknownCommand(text string) bool {
+	for _, p := range unknownCommands {
+		if name, ok := strings.CutPrefix(text, p); ok {
+			return name != "" && !strings.ContainsAny(name, " \t\n")
+		}
+	}
+	return false
 }
 
 func hasNoisePrefix(text string) bool {

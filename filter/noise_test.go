@@ -24,3 +24,25 @@ func TestCommandRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandNotice: Claude Code's notice for a slash command it
+// does not know is noise; a person's sentence that starts the same way
+// is kept, and a short CJK question is not too short.
+func TestUnknownCommandNotice(t *testing.T) {
+	for _, tc := range []struct {
+		text, want string
+		reason     Reason
+	}{
+		{"Unknown skill: btw", "", Noise},
+		{"Unknown slash command: flo-convert", "", Noise},
+		{"Unknown command: deploy-prod", "", Noise},
+		{"Unknown command: deploy-prod keeps showing up, why?", "Unknown command: deploy-prod keeps showing up, why?", Kept},
+		{"当前使用的大模型", "当前使用的大模型", Kept},
+		{"你好", "", TooShort},
+	} {
+		got, reason := Clean(tc.text)
+		if got != tc.want || reason != tc.reason {
+			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tc.text, got, reason, tc.want, tc.reason)
+		}
+	}
+}

@@ -72,4 +72,16 @@ func TestFewerRunesThan(t *testing.T) {
 			}
 		}
 	}
+	// A Chinese, Japanese or Korean character counts two.
+	for _, tt := range []struct {
+		s     string
+		short bool
+	}{
+		{"你好", true}, {"谢谢你", true}, {"当前使用的大模型", false}, {"修复这个错误", false},
+		{"バグを直して", false}, {"고쳐줘", true}, {"버그를 고쳐줘", false}, {"fix 这个问题", false}, {"fix 这", true},
+	} {
+		if got := fewerRunesThan(tt.s, MinChars); got != tt.short {
+			t.Errorf("fewerRunesThan(%q, %d) = %v, want %v", tt.s, MinChars, got, tt.short)
+		}
+	}
 }

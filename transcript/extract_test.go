@@ -64,7 +64,7 @@ func FuzzExtractAnyBytes(f *testing.F) {
 		x := &lineExtractor{kind: record.KindMain, source: "/s.jsonl"}
 		_ = x.add(line, 1)
 		for _, r := range x.rows {
-			if r.Role != "tool" && len([]rune(r.Text)) < filter.MinChars {
+			if r.Role != "tool" && filter.Short(r.Text) {
 				t.Fatalf("kept a short row %q from %q", r.Text, line)
 			}
 		}
