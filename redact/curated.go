@@ -100,7 +100,7 @@ func curatedRuleSet() []*rule {
 	}
 	rules = append(rules, prefixRules()...)
 	rules = append(rules, familyRules()...)
-	rules = append(rules, cliRule(), proseRule(), encodedRule())
+	rules = append(rules, cliRule(), proseRule(), encodedRule(), jwtRule())
 	return rules
 }
 
