@@ -1451,7 +1451,9 @@ func (c *committer) ownSummary(st *record.FileState, r *transcript.Extracted) bo
 func (c *committer) addRow(st *record.FileState, r *transcript.Extracted) error {
 	if r.Key != 0 {
 		if c.isCopy(r) {
-			c.exclude(st, filter.Copy, 1)
+			if r.Type != record.TypeTitle { // a title kept already is no message dropped
+				c.exclude(st, filter.Copy, 1)
+			}
 			return nil
 		}
 		c.keys.Put(r.Key, r.Gen)

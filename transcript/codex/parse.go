@@ -73,6 +73,8 @@ func newParser(w transcript.Work) transcript.LineParser {
 func (p *parser) Line(b *transcript.Builder, line []byte, n int) error {
 	if !p.ready {
 		p.catchUp()
+		p.b = b
+		p.nameGivenSince(n)
 	}
 	p.b = b
 	return p.line(line, n)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,9 +18,12 @@ import (
 // named; a thread's last line is its name. The rollout itself does not
 // hold it, so a read of a thread's own session_meta looks its name up
 // there and keeps it as the session's title (a name a person gave:
-// record.TitleCustom). A name given after the rollout was read is taken
-// when the rollout is read again whole (it is rewritten, archived or
-// compressed): a change of session_index.jsonl alone reads no rollout.
+// record.TitleCustom). A name given after the rollout was read (Codex
+// names a thread once its first turn is done, the editor extensions by
+// a run of their own) is taken at the next read of its new lines, when
+// session_index.jsonl changed after the rollout's last read
+// (nameGivenSince); a change of session_index.jsonl alone reads no
+// rollout.
 
 // sessionIndexFile is Codex's list of thread names.
 const sessionIndexFile = "session_index.jsonl"
@@ -87,6 +91,26 @@ func threadName(home, id string) string {
 		return true
 	})
 	return name
+}
+
+// nameGivenSince keeps the thread's name as its session's title at a read
+// that goes on from the last (line n its first), when the names were
+// changed since that read: by then the rollout's own session_meta was
+// read, and the title it looked up is in the index already if it had
+// one. (The rollout's time at the last read stands for that read's.)
+func (p *parser) nameGivenSince(n int) {
+	if p.state.Offset <= 0 || p.state.MtimeNs == 0 {
+		return
+	}
+	home := homeOf(p.path)
+	if home == "" {
+		return
+	}
+	fi, err := os.Stat(filepath.Join(home, sessionIndexFile))
+	if err != nil || fi.ModTime().UnixNano() <= p.state.MtimeNs {
+		return
+	}
+	p.titleOnce(n, p.lastTS)
 }
 
 // titleOnce keeps the thread's name as its session's title, once a read,

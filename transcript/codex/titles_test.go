@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/recall-dev/recall/record"
+	"github.com/recall-dev/recall/transcript"
 )
 
 func TestHomeOf(t *testing.T) {
@@ -82,5 +86,50 @@ func TestReopens(t *testing.T) {
 		if err := Reopens(path); (err == nil) != ok {
 			t.Errorf("Reopens(%s) = %v, want reopenable %v", path, err, ok)
 		}
+	}
+}
+
+// TestNameGivenAfterTheRead: a thread named after its rollout was read
+// (the name in session_index.jsonl, changed since) gets its title at the
+// next read of the rollout's new lines; a read when the names did not
+// change since looks nothing up.
+func TestNameGivenAfterTheRead(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "sessions", "2026", "01", "01", "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
+	writeFile(t, path, []byte(metaLine(threadPlain, "/home/dev/app", "vscode")+"\n"+
+		itemLine("message", `"role":"user","content":[{"type":"input_text","text":"First prompt of the thread here"}]`)+"\n"))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	titles := func(res transcript.Result) []string {
+		var out []string
+		for _, r := range res.Rows {
+			if r.Type == record.TypeTitle {
+				out = append(out, r.Text)
+			}
+		}
+		return out
+	}
+	first := read(t, path, record.FileState{})
+	if got := titles(first); len(got) != 0 {
+		t.Fatalf("first read, no names yet: titles %q", got)
+	}
+	st := next(first)
+	st.MtimeNs = old.UnixNano() // as the indexer notes the file's stat
+	writeFile(t, filepath.Join(home, sessionIndexFile), []byte(`{"id":"`+threadPlain+`","thread_name":"Fix the flaky upload test"}`+"\n"))
+	appendFile(t, path, []byte(itemLine("message", `"role":"assistant","content":[{"type":"output_text","text":"A reply to the first prompt"}]`)+"\n"))
+	second := read(t, path, st)
+	if got := titles(second); len(got) != 1 || got[0] != "Fix the flaky upload test" {
+		t.Fatalf("read after the naming: titles %q, want the name", got)
+	}
+	if second.Rows[0].Session != threadPlain {
+		t.Errorf("title of session %q, want %q", second.Rows[0].Session, threadPlain)
+	}
+	st = next(second)
+	st.MtimeNs = time.Now().Add(time.Hour).UnixNano() // read after the names last changed
+	appendFile(t, path, []byte(itemLine("message", `"role":"user","content":[{"type":"input_text","text":"And the download test too"}]`)+"\n"))
+	if got := titles(read(t, path, st)); len(got) != 0 {
+		t.Errorf("read with no naming since: titles %q", got)
 	}
 }
