@@ -7,17 +7,25 @@ import "testing"
 // (name first), one without arguments, recall's own skill and an echo
 // with other text are as before.
 func TestCommandRequest(t *testing.T) {
-	for _, tc := range []struct {
-		text, want string
-		reason     Reason
-	}{
+	checkClean(t, []cleanCase{
 		{"<command-message>fix-issue</command-message>\n<command-name>/fix-issue</command-name>\n<command-args>1234 login button breaks on Safari</command-args>",
 			"/fix-issue 1234 login button breaks on Safari", Kept},
 		{"<command-message>greet</command-message>\n<command-name>/greet</command-name>\n<command-args></command-args>", "", Noise},
 		{"<command-name>/model</command-name>\n            <command-message>model</command-message>\n            <command-args>claude-opus-4</command-args>", "", Noise},
 		{"<command-message>recall</command-message>\n<command-name>/recall</command-name>\n<command-args>jwt auth middleware</command-args>", "", Noise},
 		{"<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>the retry loop</command-args> and more", "", Noise},
-	} {
+	})
+}
+
+// cleanCase is a text and what Clean should make of it.
+type cleanCase struct {
+	text, want string
+	reason     Reason
+}
+
+func checkClean(t *testing.T, cases []cleanCase) {
+	t.Helper()
+	for _, tc := range cases {
 		got, reason := Clean(tc.text)
 		if got != tc.want || reason != tc.reason {
 			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tc.text, got, reason, tc.want, tc.reason)
@@ -29,20 +37,12 @@ func TestCommandRequest(t *testing.T) {
 // does not know is noise; a person's sentence that starts the same way
 // is kept, and a short CJK question is not too short.
 func TestUnknownCommandNotice(t *testing.T) {
-	for _, tc := range []struct {
-		text, want string
-		reason     Reason
-	}{
+	checkClean(t, []cleanCase{
 		{"Unknown skill: btw", "", Noise},
 		{"Unknown slash command: flo-convert", "", Noise},
 		{"Unknown command: deploy-prod", "", Noise},
 		{"Unknown command: deploy-prod keeps showing up, why?", "Unknown command: deploy-prod keeps showing up, why?", Kept},
 		{"当前使用的大模型", "当前使用的大模型", Kept},
 		{"你好", "", TooShort},
-	} {
-		got, reason := Clean(tc.text)
-		if got != tc.want || reason != tc.reason {
-			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tc.text, got, reason, tc.want, tc.reason)
-		}
-	}
+	})
 }
