@@ -3,6 +3,7 @@ package indexer
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,5 +236,51 @@ func TestResumeCopyCreatedBeforeItsOrigin(t *testing.T) {
 				t.Errorf("indexed %d texts, want %d", len(got), len(want))
 			}
 		})
+	}
+}
+
+// TestRepeatedTitlesKeptOnce: Claude Code writes a session's titles again
+// at every turn; each title is kept once, across reads too, and a new
+// title is kept beside the old.
+func TestRepeatedTitlesKeptOnce(t *testing.T) {
+	const session = "f1000000-0000-4000-8000-000000000001"
+	src := t.TempDir()
+	dir := filepath.Join(src, "-home-dev-api")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, session+".jsonl")
+	turn := func(i int, title string) string {
+		return fmt.Sprintf(`{"type":"user","sessionId":"%s","uuid":"f1100000-0000-4000-8000-00000000000%d","cwd":"/home/dev/api","timestamp":"2026-05-01T10:00:0%dZ","message":{"role":"user","content":"question number %d about the exporter"}}`, session, i, i, i) + "\n" +
+			fmt.Sprintf(`{"type":"ai-title","sessionId":"%s","aiTitle":"%s"}`, session, title) + "\n" +
+			fmt.Sprintf(`{"type":"custom-title","sessionId":"%s","customTitle":"exporter work"}`, session) + "\n"
+	}
+	var b strings.Builder
+	for i := range 3 {
+		b.WriteString(turn(i, "Fix the CSV exporter"))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	idx := t.TempDir()
+	runIndex(t, src, idx, "")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(turn(3, "Fix the CSV exporter") + turn(4, "Fix the CSV and XLSX exporters")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	runIndex(t, src, idx, "")
+	titles := map[string]int{}
+	for _, r := range liveRows(t, idx) {
+		if r.Type == "title" {
+			titles[r.Role+": "+r.Text]++
+		}
+	}
+	want := map[string]int{"ai-title: Fix the CSV exporter": 1, "custom-title: exporter work": 1, "ai-title: Fix the CSV and XLSX exporters": 1}
+	if !maps.Equal(titles, want) {
+		t.Errorf("title rows %v, want %v", titles, want)
 	}
 }

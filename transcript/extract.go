@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -519,9 +521,22 @@ func (x *lineExtractor) addTitle(rec *jsonRecord, lineNo int) {
 	// Redacted before the cap, so that the cap cannot cut a secret into
 	// a part no rule recognises (as toolRow does).
 	x.addRow(rec, lineNo, 0, record.TypeTitle, truncateRunes(x.redactHead(title, maxTitleText*utf8.UTFMax), maxTitleText))
+	r := &x.rows[len(x.rows)-1]
 	if rec.Type == recordSummary {
 		x.awaitLeaf(len(x.rows)-1, rec.leafUUID.get())
+	} else if r.UUID == "" {
+		r.UUID = titleUUID(r.Session, rec.Type, r.Text)
 	}
+}
+
+// titleUUID identifies a session's title of a kind by its text: Claude
+// Code writes its title records again at every turn (2.1.12x: the same
+// ai-title and custom-title, fifty times in a long session), each read
+// meets them anew, and a title the index holds already is then known by
+// its key and kept once.
+func titleUUID(session, kind, title string) string {
+	sum := sha256.Sum256([]byte("title\x00" + session + "\x00" + kind + "\x00" + title))
+	return hex.EncodeToString(sum[:16])
 }
 
 // awaitLeaf marks summary row i as naming the conversation that ends at
