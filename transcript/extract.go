@@ -46,6 +46,10 @@ type jsonRecord struct {
 	forkedFrom []byte
 	// attachment is an attachment record's object (raw JSON).
 	attachment []byte
+	// operation and content are a queue-operation record's: "enqueue"
+	// and the prompt queued (raw JSON).
+	operation lazyString
+	content   []byte
 }
 
 // lazyString is a raw JSON string value decoded on first use, as
@@ -186,6 +190,10 @@ func parseRecord(line []byte, m *skipMemo) (r jsonRecord, rest []byte, err error
 			r.forkedFrom = val
 		case "attachment":
 			r.attachment = val
+		case "operation":
+			r.operation = lazyString{raw: val}
+		case "content":
+			r.content = val
 		}
 	}
 	return r, w.rest(), w.err
@@ -299,6 +307,9 @@ type lineExtractor struct {
 	// leaves maps the leaf uuids of summary rows not yet found in this
 	// read to those rows (indices into rows).
 	leaves map[string][]int
+	// enqueued is the prompt the last queue-operation of this read
+	// queued, until a user record comes (metaQueuedPrompt).
+	enqueued string
 	// lastTitle is the last title row this read made, so that a title
 	// written again unchanged (every resume may) makes no second row.
 	lastTitle string
@@ -360,6 +371,9 @@ func (x *lineExtractor) addRecord(rec *jsonRecord, lineNo int) {
 	var queued string
 	switch rec.Type {
 	case "user", "assistant":
+	case "queue-operation":
+		x.noteEnqueued(rec)
+		return
 	case "attachment":
 		var ok bool
 		if queued, ok = queuedPrompt(rec.attachment, &x.block); !ok {
@@ -575,11 +589,33 @@ func (x *lineExtractor) addUser(rec *jsonRecord, lineNo int) {
 	if !ok {
 		return // tool results, images: not human text
 	}
-	if rec.IsMeta || rec.IsCompactSummary {
+	queued := x.enqueued
+	x.enqueued = ""
+	if rec.IsCompactSummary || rec.IsMeta && (queued == "" || strings.TrimSpace(text) != queued) {
 		x.counts[filter.Noise]++
 		return
 	}
 	x.addText(rec, lineNo, 0, "user", text)
+}
+
+// maxEnqueued bounds the queued prompt kept to compare: a longer one is
+// not kept (its meta record stays noise).
+const maxEnqueued = 64 << 10
+
+// noteEnqueued keeps the prompt an enqueue queues. A scheduled task's
+// run (VS Code, 2.1.123) queues the prompt the person wrote for it and
+// then writes it as a user record marked isMeta, which is otherwise
+// Claude Code's own text: the same words just queued are the person's.
+func (x *lineExtractor) noteEnqueued(rec *jsonRecord) {
+	if rec.operation.get() != "enqueue" {
+		return // its dequeue comes between
+	}
+	x.enqueued = ""
+	if len(rec.content) > maxEnqueued || len(rec.content) == 0 || rec.content[0] != '"' {
+		return
+	}
+	text, _ := jsonscan.DecodeString(rec.content)
+	x.enqueued = strings.TrimSpace(text)
 }
 
 // userText returns a prompt's text: the string content, or its text blocks

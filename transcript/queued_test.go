@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/recall-dev/recall/record"
@@ -51,4 +52,33 @@ func readMainLines(t *testing.T, lines string) Result {
 		t.Fatalf("read: %v, %d bad lines", res.Err, res.BadLines)
 	}
 	return res
+}
+
+// TestScheduledTaskPromptIsThePersons: a scheduled task's run queues the
+// prompt the person wrote for it and writes it again as a user record
+// marked isMeta (VS Code, 2.1.123): a user row, once. A meta record the
+// queue did not just hold (a skill's expansion after its command was
+// queued) stays noise, and so does one after a typed prompt.
+func TestScheduledTaskPromptIsThePersons(t *testing.T) {
+	lines := `{"type":"queue-operation","operation":"enqueue","timestamp":"2026-05-03T00:36:53.289Z","sessionId":"s1","content":"Daily check: run the export script and summarise the new leads."}
+{"type":"queue-operation","operation":"dequeue","timestamp":"2026-05-03T00:36:53.295Z","sessionId":"s1"}
+{"type":"user","uuid":"m1","sessionId":"s1","cwd":"/w","timestamp":"2026-05-03T00:36:56.365Z","isMeta":true,"entrypoint":"claude-vscode","message":{"role":"user","content":"Daily check: run the export script and summarise the new leads."}}
+{"type":"queue-operation","operation":"enqueue","timestamp":"2026-05-03T00:40:00.000Z","sessionId":"s1","content":"/review-leads today"}
+{"type":"user","uuid":"m2","sessionId":"s1","cwd":"/w","timestamp":"2026-05-03T00:40:01.000Z","isMeta":true,"message":{"role":"user","content":"Base directory for this skill: /w/.claude/skills/review-leads\n\nReview the leads."}}
+{"type":"queue-operation","operation":"enqueue","timestamp":"2026-05-03T00:41:00.000Z","sessionId":"s1","content":"And the weekly totals please"}
+{"type":"user","uuid":"u3","sessionId":"s1","cwd":"/w","timestamp":"2026-05-03T00:41:01.000Z","message":{"role":"user","content":"And the weekly totals please"}}
+{"type":"user","uuid":"m3","sessionId":"s1","cwd":"/w","timestamp":"2026-05-03T00:41:02.000Z","isMeta":true,"message":{"role":"user","content":"And the weekly totals please"}}
+`
+	res := readMainLines(t, lines)
+	want := []string{"m1 Daily check: run the export script and summarise the new leads.", "u3 And the weekly totals please"}
+	var got []string
+	for _, r := range res.Rows {
+		if r.Type != "user" {
+			t.Errorf("row %+v: type %q, want user", r, r.Type)
+		}
+		got = append(got, r.UUID+" "+r.Text)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
 }
