@@ -497,6 +497,11 @@ func looksRandom(v string) bool {
 // word's end (NewEncapsulationKey768, max_tokens_v2, node-18-alpine is
 // not: "18" stands alone). Generated secrets are full of one-letter runs
 // between digits and case changes.
+// maxWordLetters is the longest run of letters read as a word of a name:
+// a longer one is random letters (a SiliconFlow key is "sk-" and 48
+// lower-case letters), not a word.
+const maxWordLetters = 30
+
 func wordsIdentifier(v string) bool {
 	words, letters := 0, 0
 	i := 0
@@ -522,7 +527,7 @@ func wordsIdentifier(v string) bool {
 		for j < len(v) && v[j] >= 'a' && v[j] <= 'z' {
 			j++
 		}
-		if j-i < 2 {
+		if j-i < 2 || j-i > maxWordLetters {
 			return false
 		}
 		letters += j - i

@@ -239,3 +239,13 @@ func (r *Redactor) Kinds() []string {
 	slices.Sort(kinds)
 	return slices.Compact(kinds)
 }
+
+// TestKeyOfLettersAlone: a key whose body is lower-case letters alone (a
+// SiliconFlow key: "sk-" and 48 of them) is no name, however it reads.
+func TestKeyOfLettersAlone(t *testing.T) {
+	const key = "sk-qwhzvbtnkdmpyrlcfxgjeoasuiqwhzvbtnkdmpyrlcfxgj"
+	out := New().String("use " + key + " in the .env")
+	if strings.Contains(out, key[3:]) || !strings.Contains(out, "in the .env") {
+		t.Errorf("got %q", out)
+	}
+}
