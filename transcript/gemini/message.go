@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
 	"slices"
@@ -30,6 +31,7 @@ type version struct {
 	text     string
 	tools    []toolCall
 	snapshot bool // a compression's state snapshot
+	opener   bool // the session context a chat opens with (sessionContext)
 }
 
 // toolCall is one entry of a gemini message's toolCalls.
@@ -174,7 +176,7 @@ func userVersion(r *rawRecord) version {
 		text = shown
 	}
 	if t := strings.TrimSpace(text); t == "" || harnessPrompt(t) {
-		return version{kind: kindNoise}
+		return version{kind: kindNoise, opener: t == "" && bytes.Contains(r.Content, []byte(sessionContext))}
 	}
 	if strings.Contains(text, stateSnapshot) {
 		return version{kind: kindNoise, snapshot: true}
@@ -260,11 +262,15 @@ var (
 	callFields = []string{"name", "args", "timestamp"}
 )
 
+// sessionContext opens the context Gemini CLI puts before a chat's
+// first prompt (environmentContext.ts).
+const sessionContext = "<session_context>"
+
 // isInjected reports whether a text part is context the harness
 // injected.
 func isInjected(s string) bool {
 	t := strings.TrimLeft(s, " \t\r\n")
-	return strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+	return strings.HasPrefix(t, sessionContext) || strings.HasPrefix(t, "<hook_context>")
 }
 
 // toolCalls reads a gemini message's toolCalls. An entry that is not an
@@ -500,25 +506,60 @@ func (p *parser) message(b *transcript.Builder, r *rawRecord, n int) {
 // run; a compression cut short by a crash writes no checkpoint). The
 // texts are remembered by hash, for at most maxTracked messages.
 
-// replayed reports whether v, a new message, is a compression's copy.
+//
+// Gemini CLI also records a session's whole history again, mid-session:
+// the session context the chat opened with, then every message (tool
+// calls too) with new ids and the same time, then a checkpoint listing
+// only those (a real 0.45 chat). After a session context that comes
+// once messages were read, a message is a copy when its text, or all of
+// it with its tool calls, is one the read saw.
+
+// replayed reports whether v, a new message, is a copy of one the read
+// saw, written again by a compression or a history recorded anew.
 func (p *parser) replayed(v *version, sig []uint64) bool {
-	if v.snapshot {
+	if v.snapshot || v.opener && len(p.texts) > 0 {
 		p.replay = true
 		return false
 	}
-	if !p.replay || v.kind != kindRows || len(v.tools) > 0 || v.text == "" {
+	if !p.replay || v.kind != kindRows {
 		return false
 	}
-	_, seen := p.texts[sig[0]]
+	key := sig[0]
+	if len(v.tools) > 0 {
+		key = wholeSig(sig)
+	} else if v.text == "" {
+		return false
+	}
+	_, seen := p.texts[key]
 	p.replay = seen
 	return seen
 }
 
-// noteText remembers the text of a message's version.
+// noteText remembers the text of a message's version, and the whole of
+// one with tool calls.
 func (p *parser) noteText(v *version, sig []uint64) {
-	if v.kind == kindRows && v.text != "" && len(p.texts) < maxTracked {
+	if v.kind != kindRows || len(p.texts) >= maxTracked {
+		return
+	}
+	if v.text != "" {
 		p.texts[sig[0]] = struct{}{}
 	}
+	if len(v.tools) > 0 {
+		p.texts[wholeSig(sig)] = struct{}{}
+	}
+}
+
+// wholeSig hashes a signature's blocks together.
+func wholeSig(sig []uint64) uint64 {
+	var h maphash.Hash
+	h.SetSeed(sigSeed)
+	h.WriteString("whole\x00")
+	for _, x := range sig {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], x)
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
 
 // all wants every block.
