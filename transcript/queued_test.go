@@ -82,3 +82,20 @@ func TestScheduledTaskPromptIsThePersons(t *testing.T) {
 		t.Errorf("rows %q, want %q", got, want)
 	}
 }
+
+// TestTitleBeforeTheWorkingDirectory: a title record that comes before
+// any record naming the working directory gets the session's project.
+func TestTitleBeforeTheWorkingDirectory(t *testing.T) {
+	lines := `{"type":"custom-title","sessionId":"s1","customTitle":"invoice exporter"}
+{"type":"user","uuid":"u1","sessionId":"s1","cwd":"/w/app","timestamp":"2026-05-03T00:36:56.365Z","message":{"role":"user","content":"Export the invoices as CSV please"}}
+`
+	res := readMainLines(t, lines)
+	if len(res.Rows) != 2 {
+		t.Fatalf("rows %+v, want a title and a prompt", res.Rows)
+	}
+	for _, r := range res.Rows {
+		if r.Project != "/w/app" {
+			t.Errorf("row %q: project %q, want /w/app", r.Text, r.Project)
+		}
+	}
+}

@@ -84,6 +84,20 @@ func keyRows(rows []Extracted) {
 	}
 }
 
+// fillProject gives the rows read before the file named its working
+// directory (title records come first in some files) the project the
+// read found, so that a project filter finds them too.
+func fillProject(rows []Extracted, project string) {
+	if project == "" {
+		return
+	}
+	for i := range rows {
+		if rows[i].Project == "" {
+			rows[i].Project = project
+		}
+	}
+}
+
 // looksBinary reports whether a file starting with br's next bytes is
 // not text at all: a NUL byte in its first 4 KiB (no JSON text holds
 // one), or bytes there that are not UTF-8 on no line that starts like a
@@ -228,6 +242,7 @@ func scanFrom(w Work, current string, br *bufio.Reader, newSink func(*Builder) l
 		x := sink.(*lineExtractor)
 		capTexts(x.rows)
 		keyRows(x.rows)
+		fillProject(x.rows, x.project)
 		res.Rows, res.Counts = x.rows, x.counts
 	}
 	res.Session, res.Project = sink.where()
