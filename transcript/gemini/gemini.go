@@ -123,10 +123,16 @@ func ResumeCommand(session, _ string) [][]string { return [][]string{{"gemini", 
 
 // Reopens says why a session whose rows come from file cannot be
 // reopened by gemini --resume: one read from a project's prompt log has
-// no chat for Gemini CLI to load.
+// no chat for Gemini CLI to load; one whose chat holds no session UUID
+// (Cloud Shell's agent server writes "a2a-server" in each, and its file
+// names end so) is not one gemini --resume finds by id (it takes a
+// UUID, "latest" or a number: sessionUtils.ts, findSession).
 func Reopens(file string) error {
 	if isLogs(file) {
 		return errors.New("Gemini CLI kept no chat of it, only its prompts (" + logsName + "), so gemini --resume cannot reopen it")
+	}
+	if id, named := fileSessionID(trimExt(filepath.Base(file))); named && id == "" {
+		return errors.New("its chat (" + filepath.Base(file) + ") has no session id of its own (Cloud Shell's agent server writes one id in all its chats), so gemini --resume cannot name it")
 	}
 	return nil
 }

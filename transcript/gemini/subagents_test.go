@@ -105,3 +105,19 @@ func TestCLIHelpChatBesideItsParent(t *testing.T) {
 		}
 	}
 }
+
+// TestReopens: a chat named by its session's id is reopened by gemini
+// --resume; a prompt log's session, and a Cloud Shell agent server's
+// chat (no id of its own), are not.
+func TestReopens(t *testing.T) {
+	for path, ok := range map[string]bool{
+		"/h/.gemini/tmp/app/chats/session-2026-03-29T01-22-5b6234f8.jsonl": true,
+		"/h/.gemini/tmp/app/chats/session-2026-03-29T01-22-5b6234f8.json":  true,
+		"/h/.gemini/tmp/app/logs.json":                                     false,
+		"/h/.gemini/tmp/app/chats/session-2026-07-22T00-41-a2a-serv.jsonl": false,
+	} {
+		if err := Reopens(path); (err == nil) != ok {
+			t.Errorf("Reopens(%s) = %v, want reopenable %v", path, err, ok)
+		}
+	}
+}
