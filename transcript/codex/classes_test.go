@@ -217,8 +217,6 @@ func TestSessionMeta(t *testing.T) {
 		{"a subagent named by parent_thread_id", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"review"},"parent_thread_id":"` + parent + `"}`,
 			parent, threadPlain, "", "/a"},
 		{"a fork is its own thread", `{"id":"` + threadPlain + `","cwd":"/a","source":"cli","forked_from_id":"` + parent + `"}`, threadPlain, "", "codex-cli", "/a"},
-		{"a guardian thread: Codex's own run", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":{"other":"guardian"}},"originator":"Codex Desktop"}`, threadPlain, "", "sdk-codex-guardian", "/a"},
-		{"a compaction thread: Codex's own run", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"compact"},"originator":"codex_cli_rs"}`, threadPlain, "", "sdk-codex-compact", "/a"},
 		{"a review subagent without a parent", `{"id":"` + threadPlain + `","cwd":"/a","source":{"subagent":"review"},"originator":"codex_cli_rs"}`, threadPlain, "", "codex-cli", "/a"},
 		{"another thread's meta is a copy", `{"id":"` + parent + `","cwd":"/elsewhere","source":"exec"}`, threadPlain, "", "", ""},
 	}
@@ -343,4 +341,29 @@ func TestInterAgentMessage(t *testing.T) {
 			t.Errorf("interAgentContent(%s) = %q, %v; want %q, %v", tc.text, content, ok, tc.content, tc.ok)
 		}
 	}
+}
+
+// TestOwnRunsAreNoise: the threads Codex runs for itself, the approval
+// reviewer's (Codex Desktop 0.126) and a compaction's, make no row: their
+// prompts are the history they assess or sum up, their replies verdicts
+// and summaries.
+func TestOwnRunsAreNoise(t *testing.T) {
+	for _, source := range []string{`{"subagent":{"other":"guardian"}}`, `{"subagent":"compact"}`} {
+		path := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
+		writeFile(t, path, []byte(metaLineWith(threadPlain, "/a", source)+"\n"+
+			itemLine("message", `"role":"user","content":[{"type":"input_text","text":"The following is the Codex agent history whose request action you are assessing."}]`)+"\n"+
+			itemLine("message", `"role":"assistant","content":[{"type":"output_text","text":"{\"outcome\":\"allow\"}"}]`)+"\n"+
+			itemLine("function_call", `"name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"`)+"\n"))
+		res := read(t, path, record.FileState{})
+		if len(res.Rows) != 0 || res.Counts[filter.Noise] != 3 {
+			t.Errorf("%s: rows %q, noise %d; want none, 3 noise", source, rowKeys(res.Rows), res.Counts[filter.Noise])
+		}
+	}
+}
+
+// metaLineWith is a session_meta line of thread, run in cwd, whose
+// source is the JSON value source.
+func metaLineWith(thread, cwd, source string) string {
+	return `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"` + thread +
+		`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"` + cwd + `","originator":"Codex Desktop","cli_version":"0.126.0","source":` + source + `}}`
 }

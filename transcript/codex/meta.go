@@ -92,9 +92,10 @@ func (m *sessionMeta) parent() string {
 // extension), "sdk-codex-exec" (`codex exec` and the SDKs built on it)
 // and "sdk-codex-mcp" (Codex run as an MCP server by another program):
 // the last two are runs no person typed into, kept but left out of
-// searches unless asked (the "sdk-" prefix says so), as are the threads
-// Codex runs for itself ("sdk-codex-guardian", "sdk-codex-compact": see
-// ownRun). Any other value is
+// searches unless asked (the "sdk-" prefix says so). The threads Codex
+// runs for itself are "sdk-codex-guardian" and "sdk-codex-compact" (see
+// ownRun), and their messages are left out (parser.ownRun). Any other
+// value is
 // "codex-" and its name. "" when the record says neither.
 func (m *sessionMeta) entrypoint() string {
 	if own := m.ownRun(); own != "" {

@@ -33,6 +33,11 @@ type parser struct {
 	cwd     string // the thread's working directory
 	project string // cwd redacted: what rows and Where carry
 	entry   string // how the thread ran (sessionMeta.entrypoint)
+	// ownRun: a thread Codex ran for itself (sessionMeta.ownRun): the
+	// approval reviewer's, whose prompts are the history it assesses and
+	// whose replies are verdicts, or a compaction's. Every message of it
+	// is the harness's, left out as Claude Code's compaction agent is.
+	ownRun bool
 	// metaSeen: the thread's own session_meta was read.
 	metaSeen bool
 	titled   bool // titleOnce looked the thread's name up
@@ -348,6 +353,9 @@ func (p *parser) sessionMeta(payload json.RawMessage) error {
 	if e := m.entrypoint(); e != "" {
 		p.entry = e
 	}
+	if m.ownRun() != "" {
+		p.ownRun = true
+	}
 	return nil
 }
 
@@ -611,7 +619,10 @@ func (p *parser) toolItem(it *responseItem, payload json.RawMessage, n int, ts s
 	case "tool_search_call":
 		name, input = toolCall("tool_search", it.Arguments)
 	}
-	if name != "" {
+	switch {
+	case name != "" && p.ownRun:
+		p.drop(filter.Noise)
+	case name != "":
 		p.b.Tool(m, name, input)
 	}
 }
@@ -644,7 +655,11 @@ func (p *parser) userText(m transcript.Meta, texts []string) {
 
 // text keeps a prompt or a reply through the Builder's hygiene.
 func (p *parser) text(m transcript.Meta, role, text string) {
-	if p.b != nil && strings.TrimSpace(text) != "" {
+	switch {
+	case p.b == nil || strings.TrimSpace(text) == "":
+	case p.ownRun:
+		p.b.Drop(filter.Noise)
+	default:
 		p.b.Text(m, role, text)
 	}
 }
