@@ -45,7 +45,7 @@
 //   - a subagent's file: the same rows, of its parent session (the folder
 //     it is in) and marked with its own id as the subagent's. One in a
 //     folder that names no session (a background agent's, such as skill
-//     extraction's) is a session of its own, a headless run's. A session
+//     extraction's) is a run Gemini CLI makes for itself: noise. A session
 //     file whose first prompt is the cli_help agent's task (older
 //     versions wrote that agent's chat beside its parent's, under the
 //     parent's id) is that subagent's.

@@ -459,6 +459,9 @@ func (p *parser) message(b *transcript.Builder, r *rawRecord, n int) {
 	}
 	p.lastTS = ts
 	v := versionOf(r, ts)
+	if p.background && v.kind == kindRows {
+		v = version{kind: kindNoise} // a run Gemini CLI makes for itself (parser.background)
+	}
 	if p.opening && v.kind == kindRows {
 		p.opening = false
 		p.subagentTask(&v)

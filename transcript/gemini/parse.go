@@ -46,8 +46,8 @@ type parser struct {
 	subagent bool
 	// background: a subagent's file in a folder that names no session (a
 	// background agent's, such as skill extraction's, which Gemini CLI
-	// runs on its own): its session is its own id, and its rows are a
-	// headless run's, out of searches unless asked.
+	// runs on its own): its session is its own id, and its messages are
+	// the harness's, left out as noise.
 	background bool
 	// opening: no message read yet in a read from the file's start, whose
 	// first prompt may show it is a subagent's (taskOf).
