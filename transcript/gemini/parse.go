@@ -399,15 +399,8 @@ func (p *parser) meta(uuid, ts string, n int) transcript.Meta {
 	if p.subagent {
 		m.Subagent = p.agentID
 	}
-	if p.background {
-		m.Entrypoint = backgroundEntrypoint
-	}
 	return m
 }
-
-// backgroundEntrypoint is the entrypoint of a background agent's rows:
-// a run no person typed into ("sdk-" says so, as Codex's exec runs do).
-const backgroundEntrypoint = "sdk-gemini-background"
 
 // maxIDBytes bounds a message id kept as a row's UUID; a longer one (no
 // id Gemini CLI makes, which are UUIDs) is kept as its hash.
