@@ -344,12 +344,14 @@ func TestInterAgentMessage(t *testing.T) {
 }
 
 // TestOwnRunsAreNoise: the threads Codex runs for itself, the approval
-// reviewer's (Codex Desktop 0.126) and a compaction's, make no row: their
-// prompts are the history they assess or sum up, their replies verdicts
-// and summaries.
+// reviewer's (Codex Desktop 0.126) and a compaction's, make no row, nor
+// a title when named: their prompts are the history they assess or sum
+// up, their replies verdicts and summaries.
 func TestOwnRunsAreNoise(t *testing.T) {
 	for _, source := range []string{`{"subagent":{"other":"guardian"}}`, `{"subagent":"compact"}`} {
-		path := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
+		home := t.TempDir()
+		writeFile(t, filepath.Join(home, sessionIndexFile), []byte(`{"id":"`+threadPlain+`","thread_name":"Approval review"}`+"\n"))
+		path := filepath.Join(home, "sessions", "2026", "01", "01", "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
 		writeFile(t, path, []byte(metaLineWith(threadPlain, "/a", source)+"\n"+
 			itemLine("message", `"role":"user","content":[{"type":"input_text","text":"The following is the Codex agent history whose request action you are assessing."}]`)+"\n"+
 			itemLine("message", `"role":"assistant","content":[{"type":"output_text","text":"{\"outcome\":\"allow\"}"}]`)+"\n"+

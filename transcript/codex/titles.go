@@ -115,10 +115,11 @@ func (p *parser) nameGivenSince(n int) {
 
 // titleOnce keeps the thread's name as its session's title, once a read,
 // when the read meets the thread's own session_meta (line n, at ts). A
+// thread Codex ran for itself makes no rows, nor a title. A
 // subagent's thread is not the session its rows belong to: its name is
 // not the session's.
 func (p *parser) titleOnce(n int, ts string) {
-	if p.b == nil || p.titled || !p.metaSeen || p.origin != "" || p.parent != "" {
+	if p.b == nil || p.titled || !p.metaSeen || p.origin != "" || p.parent != "" || p.ownRun {
 		return
 	}
 	p.titled = true
