@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -368,4 +369,36 @@ func TestOwnRunsAreNoise(t *testing.T) {
 func metaLineWith(thread, cwd, source string) string {
 	return `{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"` + thread +
 		`","timestamp":"2026-01-01T00:00:00.000Z","cwd":"` + cwd + `","originator":"Codex Desktop","cli_version":"0.126.0","source":` + source + `}}`
+}
+
+// TestSpecKitPromptIsItsArguments: a spec-kit prompt run as a Codex
+// custom prompt is recorded expanded; its row is the arguments the
+// person gave, and one run without arguments is the template's alone
+// (noise). A prompt that only opens the same way is kept whole.
+func TestSpecKitPromptIsItsArguments(t *testing.T) {
+	template := "\n## User Input\n\n```text\n%s\n```\n\nYou **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\nYou are updating the project constitution at `.specify/memory/constitution.md`."
+	for _, tc := range []struct {
+		text, want string
+	}{
+		{fmt.Sprintf(template, "Bitte anpassen an Hand der Datei Lastenheft_Change.md"), "Bitte anpassen an Hand der Datei Lastenheft_Change.md"},
+		{fmt.Sprintf(template, "embed the vector store\n```sql\nselect 1\n```\nand keep SQLite"), "embed the vector store\n```sql\nselect 1\n```\nand keep SQLite"},
+		{fmt.Sprintf(template, ""), ""},
+		{"## User Input\n\n```text\nmy own notes on the input form, with no template after", "## User Input\n\n```text\nmy own notes on the input form, with no template after"},
+	} {
+		path := filepath.Join(t.TempDir(), "rollout-2026-01-01T00-00-00-"+threadPlain+".jsonl")
+		b, err := json.Marshal(tc.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, path, []byte(metaLine(threadPlain, "/a", "cli")+"\n"+
+			itemLine("message", `"role":"user","content":[{"type":"input_text","text":`+string(b)+`}]`)+"\n"))
+		res := read(t, path, record.FileState{})
+		var got string
+		if len(res.Rows) == 1 {
+			got = res.Rows[0].Text
+		}
+		if got != tc.want || len(res.Rows) > 1 {
+			t.Errorf("%q: rows %q, want %q", tc.text, rowKeys(res.Rows), tc.want)
+		}
+	}
 }

@@ -176,3 +176,32 @@ func requestOf(text string) string {
 	}
 	return text
 }
+
+// specKitInput opens, and specKitMarker follows the arguments of, the
+// prompts GitHub's spec-kit installs as Codex custom prompts
+// (/prompts:speckit.specify and the others: templates/commands/*.md,
+// "## User Input\n\n```text\n$ARGUMENTS\n```\n\nYou **MUST** consider
+// the user input…"). Codex sends a custom prompt expanded, its arguments
+// in place of $ARGUMENTS, and records only that: the person's words are
+// the arguments, the rest is the template (kilobytes of it).
+const (
+	specKitInput  = "## User Input\n\n```text\n"
+	specKitMarker = "\n```\n\nYou **MUST** consider the user input before proceeding"
+)
+
+// specKitArguments is the arguments a spec-kit prompt was run with (ok),
+// "" when it was run with none.
+func specKitArguments(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(text, " \t\r\n"), specKitInput)
+	if !ok {
+		return "", false
+	}
+	if strings.HasPrefix(rest, specKitMarker[1:]) {
+		return "", true // no arguments: the fence closes at once
+	}
+	args, _, ok := strings.Cut(rest, specKitMarker)
+	if !ok {
+		return "", false
+	}
+	return strings.TrimSpace(args), true
+}

@@ -630,7 +630,8 @@ func (p *parser) toolItem(it *responseItem, payload json.RawMessage, n int, ts s
 // userText keeps a prompt: the text parts that are not the harness's
 // (injectedMarkers, reviewPrompts; the image tags around an attached
 // image), each cut to the request when an editor put its context before
-// it. A message of the harness's only is noise.
+// it, or to its arguments when it is a spec-kit prompt's expansion. A
+// message of the harness's only is noise.
 func (p *parser) userText(m transcript.Meta, texts []string) {
 	var kept []string
 	injected := false
@@ -640,6 +641,14 @@ func (p *parser) userText(m transcript.Meta, texts []string) {
 			injected = true
 		case isImageTag(t):
 		default:
+			if args, ok := specKitArguments(t); ok {
+				if args == "" {
+					injected = true
+				} else {
+					kept = append(kept, args)
+				}
+				continue
+			}
 			kept = append(kept, requestOf(t))
 		}
 	}
