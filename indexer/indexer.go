@@ -1037,6 +1037,11 @@ type reads struct {
 	// committer, which may apply a file ahead of its turn (early). The
 	// first to claim a file is the only one to look at its state.
 	claimed []atomic.Uint32
+	// weight is each file's room in the window (planned.aheadBytes),
+	// taken from the plan once: a file applied ahead of its turn changes
+	// its state before the feeder hands it out, and leaves the window
+	// only at its turn, by what it entered with.
+	weight []int64
 	// free holds row slices the committer is done with, for the readers
 	// to extract the next files' rows into (recycle).
 	free chan []transcript.Extracted
@@ -1106,6 +1111,7 @@ func startReads(work []planned, opts Options) *reads {
 	r := &reads{
 		work:    work,
 		claimed: make([]atomic.Uint32, len(work)),
+		weight:  make([]int64, len(work)),
 		slots:   make([]chan transcript.Result, maxAheadFiles),
 		ahead:   newAheadWindow(),
 		quit:    make(chan struct{}),
@@ -1115,6 +1121,9 @@ func startReads(work []planned, opts Options) *reads {
 	}
 	for i := range r.slots {
 		r.slots[i] = make(chan transcript.Result, 1)
+	}
+	for i := range work {
+		r.weight[i] = work[i].aheadBytes()
 	}
 	next := make(chan int)
 	go r.feed(len(work), next)
@@ -1170,7 +1179,7 @@ func readTranscript(w transcript.Work, current string, br *bufio.Reader) transcr
 func (r *reads) feed(n int, next chan<- int) {
 	defer close(next)
 	for i := range n {
-		if !r.ahead.enter(r.work[i].aheadBytes()) {
+		if !r.ahead.enter(r.weight[i]) {
 			return
 		}
 		select {
@@ -1211,7 +1220,7 @@ func (r *reads) early(j int) (transcript.Result, bool) {
 
 // release frees the room of file i, taken, in the window.
 func (r *reads) release(i int) {
-	r.ahead.leave(r.work[i].aheadBytes())
+	r.ahead.leave(r.weight[i])
 }
 
 // maxRecycledRows bounds the row slices kept for reuse, so that the few
