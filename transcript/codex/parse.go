@@ -77,7 +77,7 @@ func newParser(w transcript.Work) transcript.LineParser {
 // Line reads line n of the file into rows.
 func (p *parser) Line(b *transcript.Builder, line []byte, n int) error {
 	if !p.ready {
-		p.catchUp()
+		p.catchUp() // with no Builder: the lines before make no rows
 		p.b = b
 		p.nameGivenSince(n)
 	}
