@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/recall-dev/recall/record"
 	"github.com/recall-dev/recall/transcript"
@@ -16,12 +19,11 @@ import (
 
 // Discover lists the chat histories under root: root itself when it is
 // a file (a history a user names, whatever its name: --chat-history-file
-// takes any), else root/.aider.chat.history.md (a project folder) and
-// <folder>/.aider.chat.history.md for each folder in root (a folder of
-// projects). It never looks deeper: a project's history is in its root,
-// and walking a tree of source folders for one would cost more than all
-// the other agents' discovery. Sorted by path; a history reached by two
-// paths (a linked project folder) is listed once, by its own.
+// takes any), else those historyPaths lists that are there (a project
+// folder, a folder of projects, or folders of those a few levels deep).
+// Sorted by path; a history reached by two paths (a linked project
+// folder) is listed once, by its own. A tree too large to look through
+// whole is said once.
 func Discover(root string, warn func(string)) []transcript.Transcript {
 	return discover(root, warn, true)
 }
@@ -45,20 +47,101 @@ func discover(root string, warn func(string), resolve bool) []transcript.Transcr
 	if !fi.IsDir() {
 		return appendHistory(nil, root, warn, resolve)
 	}
-	out := appendHistory(nil, filepath.Join(root, historyName), warn, resolve)
-	entries, err := os.ReadDir(root)
+	paths, truncated, err := historyPaths(root)
 	if err != nil {
 		warn(fmt.Sprintf("read source: %v", err))
-		return out
 	}
-	for _, e := range entries {
-		// A link may name a project folder: the stat below follows it
-		// (one to a file fails with ENOTDIR, silently).
-		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			out = appendHistory(out, filepath.Join(root, e.Name(), historyName), warn, resolve)
-		}
+	if truncated {
+		warn(fmt.Sprintf("aider: looked for chat histories in the first %d folders under %s and no further; name the folder that holds them with --source aider:PATH", maxFolders, root))
+	}
+	var out []transcript.Transcript
+	for _, p := range paths {
+		out = appendHistory(out, p, warn, resolve)
 	}
 	return sorted(out)
+}
+
+// maxLevel is how many folders deep under a folder given a history is
+// looked for: root/a/b/c/.aider.chat.history.md at most. A folder of
+// projects holds each project's history one level down; histories
+// copied from many people's projects are kept a level or two deeper
+// (owner/project), and a project Aider ran in a subfolder of (a
+// history outside a git repository is in the folder Aider ran in) has
+// it deeper still.
+const maxLevel = 3
+
+// maxFolders bounds the folders listed below root on the way: a folder
+// of source trees that holds no history is listed this far and no
+// further (the no-change check lists them at every run).
+const maxFolders = 512
+
+// historyPaths lists where root's histories can be: root's own, each
+// subfolder's, and, under a subfolder that has none, its subfolders'
+// (to maxLevel; folders whose names start with a dot and dependency
+// folders are not entered), whether or not one is there yet (a history
+// started in a project folder that had none is a change the no-change
+// check must see); and the files of any folder listed named
+// NAME.aider.chat.history.md (a history kept under a name of its own).
+// A folder with a history is not looked into: a project's history is in
+// its root. truncated reports that maxFolders stopped the walk; err,
+// that root could not be listed (its own history path is listed still).
+func historyPaths(root string) (paths []string, truncated bool, err error) {
+	paths = []string{filepath.Join(root, historyName)}
+	listed := 0
+	var walk func(dir string, level int) error
+	walk = func(dir string, level int) error {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err // a folder below root that cannot be listed has no history to find
+		}
+		for _, e := range entries {
+			name := e.Name()
+			// A link may name a project folder: the stat below follows
+			// it (one to a file fails with ENOTDIR, silently).
+			if !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+				if name != historyName && strings.HasSuffix(name, historyName) {
+					paths = append(paths, filepath.Join(dir, name))
+				}
+				continue
+			}
+			if level > 1 && !worthEntering(name) {
+				continue
+			}
+			folder := filepath.Join(dir, name)
+			history := filepath.Join(folder, historyName)
+			paths = append(paths, history)
+			if level == maxLevel || !worthEntering(name) || exists(history) {
+				continue
+			}
+			if listed == maxFolders {
+				truncated = true
+				continue
+			}
+			listed++
+			_ = walk(folder, level+1)
+		}
+		return nil
+	}
+	err = walk(root, 1)
+	return paths, truncated, err
+}
+
+// worthEntering reports whether a folder named name may hold a project:
+// not a hidden one (.git, .venv, Aider's own caches) nor a dependency
+// tree.
+func worthEntering(name string) bool {
+	switch name {
+	case "node_modules", "__pycache__", "vendor", "site-packages":
+		return false
+	}
+	return !strings.HasPrefix(name, ".")
+}
+
+// exists reports whether something is at path (a stat of its own, no
+// os.FileInfo).
+func exists(path string) bool {
+	var st unix.Stat_t
+	return unix.Stat(path, &st) == nil
 }
 
 // FindInProjects lists the chat histories in the project folders dirs
@@ -81,31 +164,24 @@ func FindInProjects(dirs []string) []transcript.Transcript {
 
 // WatchPaths are the paths whose mtime moves when a session is added to
 // a history under root or one grows: the history files themselves (Aider
-// appends to them, and to nothing else), the history a project folder
-// would hold even before it exists (its appearing is a change), and
-// root (a project folder added to a folder of projects). Each folder's
-// history path is watched whether it is there or not, so a history
-// started in a project folder that had none is a change too (watching
-// the folders themselves would wake for every file saved in one), and
-// none is stat'ed here: the check stats each path once. Their number is
-// that of the projects, never of the sessions.
+// appends to them, and to nothing else), the histories project folders
+// would hold even before they exist (historyPaths: their appearing is a
+// change), and root (a project folder added to a folder of projects; a
+// project folder added deeper lists a new path). Each folder's history
+// path is watched whether it is there or not, so a history started in a
+// project folder that had none is a change too (watching the folders
+// themselves would wake for every file saved in one). Their number is
+// that of the project folders (at most maxFolders below the first
+// level), never of the sessions.
 func WatchPaths(root string) []string {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	entries, err := os.ReadDir(root)
+	paths, _, err := historyPaths(root)
 	if err != nil {
 		return []string{root} // a history file, or nothing yet
 	}
-	paths := []string{root, filepath.Join(root, historyName)}
-	for _, e := range entries {
-		// A link may name a project folder (one to a file names a
-		// path that is never there).
-		if e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
-			paths = append(paths, filepath.Join(root, e.Name(), historyName))
-		}
-	}
-	return paths
+	return append([]string{root}, paths...)
 }
 
 // appendHistory appends the history at path, if there is one: a path

@@ -1,6 +1,7 @@
 package aider
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,13 @@ import (
 //	root/webapp/.aider.chat.history.md
 //	root/api/.aider.chat.history.md
 //	root/empty/                          a project never run with aider
-//	root/mono/pkg/.aider.chat.history.md too deep: not looked for
+//	root/mono/pkg/.aider.chat.history.md a subfolder's, its project has none
+//	root/gh/alice/cli/.aider.chat.history.md  copied histories: owner/project
+//	root/gh/alice/cli/sub/.aider.chat.history.md  in a project that has one: not looked for
+//	root/gh/bob/x/y/.aider.chat.history.md    past maxLevel: not looked for
+//	root/gh/bob/.git/h/.aider.chat.history.md a hidden folder: not entered
+//	root/gh/bob/node_modules/m/.aider.chat.history.md  dependencies: not entered
+//	root/chats/api.aider.chat.history.md a history kept under a name of its own
 //	root/linked -> webapp                the same file again
 //	root/notes.md                        not a folder
 func projectsTree(t *testing.T) string {
@@ -27,7 +34,9 @@ func projectsTree(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{historyName, "webapp/" + historyName, "api/" + historyName, "mono/pkg/" + historyName, "notes.md"} {
+	for _, p := range []string{historyName, "webapp/" + historyName, "api/" + historyName, "mono/pkg/" + historyName, "notes.md",
+		"gh/alice/cli/" + historyName, "gh/alice/cli/sub/" + historyName, "gh/bob/x/y/" + historyName,
+		"gh/bob/.git/h/" + historyName, "gh/bob/node_modules/m/" + historyName, "chats/api" + historyName} {
 		path := filepath.Join(root, p)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -58,7 +67,8 @@ func TestDiscover(t *testing.T) {
 	var warnings []string
 	warn := func(s string) { warnings = append(warnings, s) }
 	got := Discover(root, warn)
-	want := []string{filepath.Join(root, historyName), filepath.Join(root, "api", historyName), filepath.Join(root, "webapp", historyName)}
+	want := []string{filepath.Join(root, historyName), filepath.Join(root, "api", historyName), filepath.Join(root, "chats", "api"+historyName),
+		filepath.Join(root, "gh", "alice", "cli", historyName), filepath.Join(root, "mono", "pkg", historyName), filepath.Join(root, "webapp", historyName)}
 	if !slices.Equal(paths(got), want) {
 		t.Fatalf("Discover:\n%s\nwant:\n%s", strings.Join(paths(got), "\n"), strings.Join(want, "\n"))
 	}
@@ -82,7 +92,7 @@ func TestDiscover(t *testing.T) {
 	}
 	// A project folder, named relative to the working directory.
 	t.Chdir(root)
-	if got := paths(Discover("webapp", warn)); !slices.Equal(got, want[2:]) {
+	if got := paths(Discover("webapp", warn)); !slices.Equal(got, want[5:]) {
 		t.Errorf("Discover(project): %v", got)
 	}
 	if got := Discover(filepath.Join(root, "missing"), warn); got != nil {
@@ -95,6 +105,34 @@ func TestDiscover(t *testing.T) {
 
 // TestDiscoverNotRegular: a FIFO where a history would be is said once
 // and never opened.
+// TestDiscoverBounded: a folder of source trees with no history is
+// looked through to maxFolders folders and no further, and said once; a
+// history in the folders looked through is still found.
+func TestDiscoverBounded(t *testing.T) {
+	root := t.TempDir()
+	for i := range maxFolders + 10 {
+		if err := os.MkdirAll(filepath.Join(root, "src", fmt.Sprintf("p%04d", i), "lib"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	found := filepath.Join(root, "src", "p0000", "lib", historyName)
+	if err := os.WriteFile(found, []byte(session1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var warnings []string
+	got := paths(Discover(root, func(s string) { warnings = append(warnings, s) }))
+	if !slices.Equal(got, []string{found}) {
+		t.Errorf("found %v, want %s", got, found)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "--source aider:PATH") {
+		t.Errorf("warnings %q, want one naming --source aider:PATH", warnings)
+	}
+	// The no-change check's paths are bounded alike.
+	if n := len(WatchPaths(root)); n > 3*maxFolders {
+		t.Errorf("%d watched paths", n)
+	}
+}
+
 func TestDiscoverNotRegular(t *testing.T) {
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, "p"), 0o755); err != nil {
@@ -153,8 +191,14 @@ func TestWatchPaths(t *testing.T) {
 	// each history's path would cost an lstat per path component on
 	// every no-change check. A folder with no history yet is watched
 	// for one (empty, mono: its history would be in its root).
-	want := []string{root, filepath.Join(root, historyName), filepath.Join(root, "api", historyName), filepath.Join(root, "empty", historyName),
-		filepath.Join(root, "linked", historyName), filepath.Join(root, "mono", historyName), filepath.Join(root, "webapp", historyName)}
+	want := []string{root, filepath.Join(root, historyName), filepath.Join(root, "api", historyName),
+		filepath.Join(root, "chats", historyName), filepath.Join(root, "chats", "api"+historyName),
+		filepath.Join(root, "empty", historyName),
+		filepath.Join(root, "gh", historyName), filepath.Join(root, "gh", "alice", historyName), filepath.Join(root, "gh", "alice", "cli", historyName),
+		filepath.Join(root, "gh", "bob", historyName), filepath.Join(root, "gh", "bob", "x", historyName),
+		filepath.Join(root, "linked", historyName), filepath.Join(root, "mono", historyName), filepath.Join(root, "mono", "pkg", historyName),
+		filepath.Join(root, "webapp", historyName)}
+	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("WatchPaths(folder):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
