@@ -47,8 +47,26 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 	return d.out
 }
 
-// scanDirs are the folders of root that hold rollouts.
+// scanDirs are the folders of root that hold rollouts: a home's
+// sessions/ and archived_sessions/; with none, those of the homes below
+// root (nestedHomes); with none either, root.
 func scanDirs(root string) []string {
+	if dirs := homeDirs(root); len(dirs) > 0 {
+		return dirs
+	}
+	var dirs []string
+	for _, home := range nestedHomes(root) {
+		dirs = append(dirs, homeDirs(home)...)
+	}
+	if len(dirs) == 0 {
+		return []string{root}
+	}
+	return dirs
+}
+
+// homeDirs are the sessions/ and archived_sessions/ folders of root,
+// none when it is no Codex home.
+func homeDirs(root string) []string {
 	var dirs []string
 	for _, name := range []string{sessionsDir, archivedDir} {
 		p := filepath.Join(root, name)
@@ -56,10 +74,58 @@ func scanDirs(root string) []string {
 			dirs = append(dirs, p)
 		}
 	}
-	if len(dirs) == 0 {
-		return []string{root}
-	}
 	return dirs
+}
+
+// maxHomeDepth and maxHomeFolders bound the look for Codex homes below a
+// root that is none: the homes of several people or repositories copied
+// into one folder are a level or two down (<who>/<repo>/.codex is three).
+const (
+	maxHomeDepth   = 4
+	maxHomeFolders = 512
+)
+
+// nestedHomes lists the Codex homes (a sessions/ or archived_sessions/
+// folder in them) below root, to maxHomeDepth and through
+// maxHomeFolders folders. It does not look into a home, a date folder
+// (a folder of rollouts given: its own are walked), a repository's .git
+// or a dependency tree.
+func nestedHomes(root string) []string {
+	var homes []string
+	listed := 0
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !(e.IsDir() || e.Type()&fs.ModeSymlink != 0) || isDigits(name) || !worthEntering(name) || listed == maxHomeFolders {
+				continue
+			}
+			listed++
+			sub := filepath.Join(dir, name)
+			if len(homeDirs(sub)) > 0 {
+				homes = append(homes, sub)
+			} else if depth+1 < maxHomeDepth {
+				walk(sub, depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	return homes
+}
+
+// worthEntering reports whether a folder named name may hold a Codex
+// home: not a repository's history, a dependency tree, or a home's own
+// folders (a hidden folder may: .codex).
+func worthEntering(name string) bool {
+	switch name {
+	case ".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "vendor", sessionsDir, archivedDir:
+		return false
+	}
+	return true
 }
 
 type dirID struct{ dev, ino uint64 }
@@ -164,12 +230,18 @@ func threadIDOf(name string) string {
 // is seen at the next prompt or the next full sweep. The list does not
 // grow with the number of rollouts: it reads at most three folders.
 func WatchPaths(root string) []string {
-	dirs := scanDirs(root)
-	paths := slices.Clone(dirs)
-	if dirs[0] == root {
-		paths = append(paths, newestChain(root)...)
-		return paths
+	dirs := homeDirs(root)
+	if len(dirs) == 0 {
+		if homes := nestedHomes(root); len(homes) > 0 {
+			var paths []string
+			for _, home := range homes {
+				paths = append(paths, WatchPaths(home)...)
+			}
+			return paths
+		}
+		return append([]string{root}, newestChain(root)...)
 	}
+	paths := slices.Clone(dirs)
 	sessions := filepath.Join(root, sessionsDir)
 	now := time.Now()
 	day := filepath.Join(sessions, now.Format("2006"), now.Format("01"), now.Format("02"))

@@ -158,6 +158,46 @@ func TestDiscoverFolderGiven(t *testing.T) {
 	}
 }
 
+// TestDiscoverNestedHomes: a folder holding the Codex homes of several
+// people or repositories a level or more down is looked through for them
+// (not into .git or dependencies), each read as a home, and the no-change
+// check watches each home's paths.
+func TestDiscoverNestedHomes(t *testing.T) {
+	data := t.TempDir()
+	var want []string
+	for _, at := range []string{"alice/.codex", "team/bob/repo/.codex"} {
+		home, rollouts := home(t)
+		dst := filepath.Join(data, at)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(home, dst); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rollouts {
+			rel, _ := filepath.Rel(home, r)
+			want = append(want, filepath.Join(dst, rel))
+		}
+	}
+	for _, hidden := range []string{".git/x/.codex", "web/node_modules/m/.codex", "a/b/c/d/.codex"} { // the last past maxHomeDepth
+		writeFile(t, filepath.Join(data, hidden, sessionsDir, "rollout-2026-03-14T09-12-33-"+threadPlain+".jsonl"), []byte(metaLine(threadPlain, "/a", "cli")+"\n"))
+	}
+	slices.Sort(want)
+	var got []string
+	for _, tr := range Discover(data, func(s string) { t.Error(s) }) {
+		got = append(got, tr.Path)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Discover found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	watched := WatchPaths(data)
+	for _, p := range []string{"alice/.codex/sessions", "alice/.codex/session_index.jsonl", "team/bob/repo/.codex/archived_sessions", "team/bob/repo/.codex/history.jsonl"} {
+		if !slices.Contains(watched, filepath.Join(data, p)) {
+			t.Errorf("%s not watched: %q", p, watched)
+		}
+	}
+}
+
 func TestDiscoverUnreadableFolder(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root reads any folder")

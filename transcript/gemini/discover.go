@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,6 +45,10 @@ type layout struct {
 	tmp      string
 	projects []string
 	chats    []string
+	// homes are the folders holding the projects found below a root
+	// that is no Gemini CLI folder (nestedProjects), watched for a
+	// project added.
+	homes []string
 }
 
 // layoutOf reads where root's sessions are. A root is Gemini CLI's
@@ -61,7 +66,88 @@ func layoutOf(root string, warn func(string)) layout {
 	case filepath.Base(root) == "chats" || holdsSessions(root):
 		return layout{chats: []string{root}}
 	}
-	return layout{tmp: root, projects: projectFolders(root, warn)}
+	projects := projectFolders(root, warn)
+	if !slices.ContainsFunc(projects, isProject) {
+		if nested, homes := nestedProjects(root); len(nested) > 0 {
+			return layout{tmp: root, projects: nested, homes: homes}
+		}
+	}
+	return layout{tmp: root, projects: projects}
+}
+
+// isProject reports whether dir is a project's folder of Gemini CLI's:
+// it holds a chats folder or a prompt log.
+func isProject(dir string) bool {
+	return isDir(filepath.Join(dir, "chats")) || isFile(filepath.Join(dir, logsName))
+}
+
+// isFile reports whether something that is not a folder is at path.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.IsDir()
+}
+
+// maxNestedDepth and maxNestedFolders bound the look below a root that
+// is none of Gemini CLI's folders: sessions copied from several people
+// or repositories keep their .gemini folder a level or two down
+// (<repo>/.gemini/tmp/<project>/chats is five).
+const (
+	maxNestedDepth   = 6
+	maxNestedFolders = 512
+)
+
+// nestedProjects lists the project folders (isProject: a chats folder or
+// a prompt log in them) below root, to maxNestedDepth and through
+// maxNestedFolders folders, not looking into a project's folder, a
+// repository's .git or a dependency tree; and the folders holding them.
+func nestedProjects(root string) (projects, homes []string) {
+	listed := 0
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if listed == maxNestedFolders {
+			return
+		}
+		listed++
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		holds := false
+		for _, e := range entries {
+			if (e.Name() == "chats" && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && isDir(filepath.Join(dir, "chats"))) ||
+				(e.Name() == logsName && !e.IsDir()) {
+				holds = true
+				break
+			}
+		}
+		if holds && depth > 0 {
+			projects = append(projects, dir)
+			homes = append(homes, filepath.Dir(dir))
+			return
+		}
+		if depth == maxNestedDepth {
+			return
+		}
+		for _, e := range entries {
+			if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && worthEntering(e.Name()) {
+				walk(filepath.Join(dir, e.Name()), depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	slices.Sort(homes)
+	return projects, slices.Compact(homes)
+}
+
+// worthEntering reports whether a folder named name may hold Gemini CLI's
+// sessions: not a repository's history nor a dependency tree (a hidden
+// folder may: .gemini).
+func worthEntering(name string) bool {
+	switch name {
+	case ".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "vendor":
+		return false
+	}
+	return true
 }
 
 // projectFolders lists the folders in tmp (and the links, which may
@@ -236,6 +322,12 @@ func WatchPaths(root string) []string {
 		out = append(out, l.tmp)
 		if filepath.Base(l.tmp) == "tmp" {
 			out = append(out, filepath.Join(filepath.Dir(l.tmp), "projects.json"))
+		}
+	}
+	for _, home := range l.homes {
+		out = append(out, home)
+		if filepath.Base(home) == "tmp" {
+			out = append(out, filepath.Join(filepath.Dir(home), "projects.json"))
 		}
 	}
 	// A project's chats folder is watched whether it is there or not:

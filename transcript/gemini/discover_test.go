@@ -96,6 +96,44 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
+// TestDiscoverNested: a folder that is none of Gemini CLI's, holding
+// the .gemini folders of several people or repositories a level or more
+// down, is looked through for them (not into .git or dependencies), and
+// the no-change check watches each of their tmp folders.
+func TestDiscoverNested(t *testing.T) {
+	data := t.TempDir()
+	for _, at := range []string{"repoA/.gemini", "people/bob/repoB/.gemini", ".git/x/.gemini", "node_modules/m/.gemini"} {
+		dst := filepath.Join(data, at)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(copyTree(t), dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quiet := func(string) {}
+	one := len(Discover(filepath.Join(data, "repoA", ".gemini"), quiet))
+	found := Discover(data, quiet)
+	if one == 0 || len(found) != 2*one {
+		t.Fatalf("found %d files, want %d", len(found), 2*one)
+	}
+	for _, tr := range found {
+		if rel, _ := filepath.Rel(data, tr.Path); !strings.HasPrefix(rel, "repoA/.gemini/tmp/") && !strings.HasPrefix(rel, "people/bob/repoB/.gemini/tmp/") {
+			t.Errorf("found %s", rel)
+		}
+	}
+	watched := WatchPaths(data)
+	for _, p := range []string{"repoA/.gemini/tmp", "repoA/.gemini/projects.json", "people/bob/repoB/.gemini/tmp", "people/bob/repoB/.gemini/tmp/webapp/chats"} {
+		if !slices.Contains(watched, filepath.Join(data, p)) {
+			t.Errorf("%s not watched: %q", p, watched)
+		}
+	}
+	// A tmp folder whose projects are there is read as before: no walk.
+	if got := len(Discover(filepath.Join(data, "repoA", ".gemini", "tmp"), quiet)); got != one {
+		t.Errorf("tmp: %d files, want %d", got, one)
+	}
+}
+
 // TestDiscoverUnreadable checks that a folder that cannot be read is
 // reported and the rest still listed.
 func TestDiscoverUnreadable(t *testing.T) {

@@ -40,6 +40,26 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 		warn(fmt.Sprintf("read source: %v", err))
 		return nil
 	}
+	if isDataFolder(root, entries) {
+		out = discoverData(root, entries, warn)
+	} else {
+		for _, dir := range nestedDataFolders(root) {
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				warn(fmt.Sprintf("read source: %v", err))
+				continue
+			}
+			out = append(out, discoverData(dir, entries, warn)...)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// discoverData lists the databases and the JSON storage's sessions of
+// the data folder root, whose entries are given.
+func discoverData(root string, entries []os.DirEntry, warn func(string)) []transcript.Transcript {
+	var out []transcript.Transcript
 	for _, e := range entries {
 		if isDBName(e.Name()) {
 			if t, ok := dbTranscript(filepath.Join(root, e.Name()), warn); ok {
@@ -47,9 +67,70 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 			}
 		}
 	}
-	out = append(out, legacySessions(storageDir(root), warn)...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return append(out, legacySessions(storageDir(root), warn)...)
+}
+
+// isDataFolder reports whether root, whose entries are given, is one of
+// OpenCode's data folders (a database in it, or a JSON storage) or a
+// storage folder itself.
+func isDataFolder(root string, entries []os.DirEntry) bool {
+	for _, e := range entries {
+		if isDBName(e.Name()) {
+			return true
+		}
+	}
+	return storageDir(root) != ""
+}
+
+// maxNestedDepth and maxNestedFolders bound the look below a root that
+// is no data folder of OpenCode's: data copied from several people or
+// machines keeps each data folder a few levels down
+// (<who>/.local/share/opencode is four).
+const (
+	maxNestedDepth   = 5
+	maxNestedFolders = 512
+)
+
+// nestedDataFolders lists the data folders below root (isDataFolder), to
+// maxNestedDepth and through maxNestedFolders folders, not looking into a
+// data folder, a repository's .git or a dependency tree.
+func nestedDataFolders(root string) []string {
+	var out []string
+	listed := 0
+	var walk func(dir string, entries []os.DirEntry, depth int)
+	walk = func(dir string, entries []os.DirEntry, depth int) {
+		for _, e := range entries {
+			if !(e.IsDir() || e.Type()&fs.ModeSymlink != 0) || !worthEntering(e.Name()) || listed == maxNestedFolders {
+				continue
+			}
+			listed++
+			sub := filepath.Join(dir, e.Name())
+			subEntries, err := os.ReadDir(sub)
+			if err != nil {
+				continue
+			}
+			if isDataFolder(sub, subEntries) {
+				out = append(out, sub)
+			} else if depth+1 < maxNestedDepth {
+				walk(sub, subEntries, depth+1)
+			}
+		}
+	}
+	if entries, err := os.ReadDir(root); err == nil {
+		walk(root, entries, 0)
+	}
 	return out
+}
+
+// worthEntering reports whether a folder named name may hold OpenCode's
+// data: not a repository's history nor a dependency tree (a hidden
+// folder may: .local).
+func worthEntering(name string) bool {
+	switch name {
+	case ".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "vendor":
+		return false
+	}
+	return true
 }
 
 // isDBName reports whether name is one of OpenCode's databases in its
@@ -162,12 +243,27 @@ func WatchPaths(root string) []string {
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
 		return []string{root, root + "-wal"}
 	}
-	dbs := []string{"opencode.db"}
-	if entries, err := os.ReadDir(root); err == nil {
-		for _, e := range entries {
-			if isDBName(e.Name()) && e.Name() != "opencode.db" {
-				dbs = append(dbs, e.Name())
+	entries, err := os.ReadDir(root)
+	if err == nil && !isDataFolder(root, entries) {
+		if nested := nestedDataFolders(root); len(nested) > 0 {
+			var out []string
+			for _, dir := range nested {
+				sub, _ := os.ReadDir(dir)
+				out = append(out, dataWatchPaths(dir, sub)...)
 			}
+			return out
+		}
+	}
+	return dataWatchPaths(root, entries)
+}
+
+// dataWatchPaths is WatchPaths of the data folder root, whose entries
+// are given (none when it could not be listed).
+func dataWatchPaths(root string, entries []os.DirEntry) []string {
+	dbs := []string{"opencode.db"}
+	for _, e := range entries {
+		if isDBName(e.Name()) && e.Name() != "opencode.db" {
+			dbs = append(dbs, e.Name())
 		}
 	}
 	var out []string

@@ -98,6 +98,44 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
+// TestDiscoverNested: a folder holding the data folders of several
+// people or machines a few levels down is looked through for them (not
+// into .git or dependencies), and the no-change check watches each.
+func TestDiscoverNested(t *testing.T) {
+	data := t.TempDir()
+	put := func(rel string) {
+		p := filepath.Join(data, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("alice/.local/share/opencode/opencode.db")
+	put("bob/opencode/storage/session/prj/ses_b.json")
+	put("carol/laptop/opencode-beta.db")
+	put("bob/opencode/deeper/opencode.db") // in a data folder: not looked into
+	put(".git/x/opencode.db")
+	put("web/node_modules/m/opencode.db")
+	put("a/b/c/d/e/f/opencode.db") // past maxNestedDepth
+	var got []string
+	for _, tr := range Discover(data, func(s string) { t.Error(s) }) {
+		rel, _ := filepath.Rel(data, tr.Path)
+		got = append(got, rel)
+	}
+	want := []string{"alice/.local/share/opencode/opencode.db", "bob/opencode/storage/session/prj/ses_b.json", "carol/laptop/opencode-beta.db"}
+	if !slices.Equal(got, want) {
+		t.Errorf("found:\n%s\nwant:\n%s", joinLines(got), joinLines(want))
+	}
+	watched := WatchPaths(data)
+	for _, p := range []string{"alice/.local/share/opencode/opencode.db-wal", "bob/opencode/storage/session/prj", "carol/laptop/opencode-beta.db"} {
+		if !slices.Contains(watched, filepath.Join(data, p)) {
+			t.Errorf("%s not watched: %q", p, watched)
+		}
+	}
+}
+
 func TestWatchPaths(t *testing.T) {
 	root := fixtureRoot(t)
 	if err := os.WriteFile(filepath.Join(root, "opencode-beta.db"), nil, 0o644); err != nil {
