@@ -352,30 +352,30 @@ func agentSourceArgs(dir string) []string {
 }
 
 // measureIndexing times full indexing into an empty directory against one
-// raw rg pass over the transcripts. One untimed run of each warms the
-// page cache, so neither side pays for the disk alone.
+// raw rg pass over the transcripts, taking turns after an untimed run of
+// each (which warms the page cache, so neither side pays for the disk
+// alone), with every file system synced before each run: timed one after
+// the other, a slow spell of the machine fell on one side only (the same
+// binary measured 8.1× and 11.2× an hour apart), and the index a run
+// had just written was still being written back while rg read.
 func measureIndexing(ctx context.Context, cfg Config, rn runner, res *sizeResult, indexDir string) error {
-	clear := func() error { return os.RemoveAll(filepath.Join(rn.dir, indexDir)) }
-	fmt.Fprintf(cfg.Log, "recall-bench: %s full index, %d runs each\n", res.label, cfg.Repeat)
-	if _, err := rn.run(ctx, res.scanCmd); err != nil {
+	clear := func() error {
+		if err := os.RemoveAll(filepath.Join(rn.dir, indexDir)); err != nil {
+			return err
+		}
+		return syncAll()
+	}
+	fmt.Fprintf(cfg.Log, "recall-bench: %s full index, %d runs each, taking turns\n", res.label, cfg.Repeat)
+	timed, err := rn.takingTurns(ctx, cfg.Repeat, turn{c: res.indexCmd, before: clear}, turn{c: res.scanCmd, before: syncAll})
+	if err != nil {
 		return err
 	}
-	if err := clear(); err != nil {
-		return err
-	}
-	if _, err := rn.run(ctx, res.indexCmd); err != nil {
-		return err
-	}
-	var err error
-	if res.fullIndex, err = rn.repeat(ctx, cfg.Repeat, res.indexCmd, clear); err != nil {
-		return err
-	}
+	res.fullIndex, res.rawScan = timed[0], timed[1]
 	res.indexSummary = lastLine(res.fullIndex.last().stderrTail)
 	if res.mixed {
 		res.indexSummary = summaryLines(res.fullIndex.last().stderrTail)
 	}
-	res.rawScan, err = rn.repeat(ctx, cfg.Repeat, res.scanCmd, nil)
-	return err
+	return nil
 }
 
 // measureIncremental times the freshness check. The corpus is dated a
