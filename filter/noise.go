@@ -64,9 +64,10 @@ var noisePrefixes = []string{
 }
 
 // noiseFragments are tool-call XML pieces and tag openers the classic
-// pipeline dropped wherever they appeared. An element with both tags is
-// stripped above; a stray fragment left after that means the message is
-// tool syntax, not prose.
+// pipeline dropped wherever they appeared, as whole tag names
+// (containsNoiseFragment). An element with both tags is stripped above;
+// a stray fragment left after that means the message is tool syntax,
+// not prose.
 var noiseFragments = []string{
 	"<ide_",
 	"<bash-",
@@ -86,7 +87,8 @@ func Clean(text string) (string, Reason) {
 		text = request
 	}
 	stripped, hadNoise := stripNoiseTags(text)
-	stripped = strings.TrimSpace(stripped)
+	stripped, hadClosing := trimClosingFragments(strings.TrimSpace(stripped))
+	hadNoise = hadNoise || hadClosing
 	if hasNoisePrefix(stripped) || containsNoiseFragment(stripped) || unknownCommand(stripped) {
 		return "", Noise
 	}
@@ -258,9 +260,67 @@ func hasNoisePrefix(text string) bool {
 }
 
 // containsNoiseFragment reports whether text contains one of
-// noiseFragments, which all start with '<'.
+// noiseFragments, which all start with '<', as a whole tag name: a plan
+// that names a "<parameterized kernel>" is prose, "<parameter name=" is
+// tool syntax.
 func containsNoiseFragment(text string) bool {
-	return startsAnyAfterLT(text, noiseFragmentTails)
+	for {
+		i := strings.IndexByte(text, '<')
+		if i < 0 {
+			return false
+		}
+		text = text[i+1:]
+		for _, f := range noiseFragmentTails {
+			if rest, ok := strings.CutPrefix(text, f); ok && fragmentEnds(f, rest) {
+				return true
+			}
+		}
+	}
+}
+
+// trimClosingFragments drops the closing tool-call tags that end text:
+// markup a model leaked after its prose (a task it wrote for a subagent
+// ending "…\n</prompt>\n</invoke>"), which leaves the prose whole; a
+// fragment anywhere else still marks the message as tool syntax. cut
+// reports that there were some.
+func trimClosingFragments(text string) (_ string, cut bool) {
+	for {
+		more := false
+		for _, f := range noiseFragments {
+			if strings.HasPrefix(f, "</") && strings.HasSuffix(text, f) {
+				text = strings.TrimSpace(text[:len(text)-len(f)])
+				more = true
+			}
+		}
+		if !more {
+			return text, cut
+		}
+		cut = true
+	}
+}
+
+// fragmentEnds reports whether the fragment tail f, found after a '<'
+// and followed by rest, is a whole tag name: a closing tag is whole as
+// it is; a family's prefix (ide_, bash-) needs a name after it
+// (<ide_opened_file>, <bash-stdout>); any other name needs the end of a
+// tag's name after it (a space, '>', '/', or the end of the text).
+func fragmentEnds(f, rest string) bool {
+	switch f[len(f)-1] {
+	case '>':
+		return true
+	case '_', '-':
+		n := 0
+		for n < len(rest) && (rest[n] >= 'a' && rest[n] <= 'z' || rest[n] == '_' || rest[n] == '-') {
+			n++
+		}
+		return n > 0 && endsTagName(rest[n:])
+	}
+	return endsTagName(rest)
+}
+
+// endsTagName reports whether rest begins where a tag's name ends.
+func endsTagName(rest string) bool {
+	return rest == "" || strings.IndexByte(" \t\r\n>/", rest[0]) >= 0
 }
 
 // noiseFragmentTails are noiseFragments without their leading '<'.

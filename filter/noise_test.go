@@ -46,3 +46,17 @@ func TestUnknownCommandNotice(t *testing.T) {
 		{"你好", "", TooShort},
 	})
 }
+
+// TestToolMarkupInProse: prose that names a word a tool-call tag begins,
+// or that a model ended with leaked closing tags, is kept (the closing
+// tags left out); a message with tool-call markup anywhere else is tool
+// syntax.
+func TestToolMarkupInProse(t *testing.T) {
+	checkClean(t, []cleanCase{
+		{"Plan: lower each '<parameterized fused kernel region>' to one dispatch", "Plan: lower each '<parameterized fused kernel region>' to one dispatch", Kept},
+		{"Audit the nine repositories and report the ratio\n</prompt>\n</invoke>", "Audit the nine repositories and report the ratio\n</prompt>", Kept},
+		{"Audit the nine repositories </invoke> and report the ratio", "", Noise},
+		{`<invoke name="Bash"><parameter name="command">go test ./...</parameter></invoke>`, "", Noise},
+		{"</parameter>\n</invoke>", "", Noise},
+	})
+}

@@ -23,8 +23,15 @@ func referenceStripNoiseTags(text string) (string, bool) {
 
 func referenceContainsNoiseFragment(text string) bool {
 	for _, f := range noiseFragments {
-		if strings.Contains(text, f) {
-			return true
+		for at := text; ; {
+			i := strings.Index(at, f)
+			if i < 0 {
+				break
+			}
+			if fragmentEnds(f[1:], at[i+len(f):]) {
+				return true
+			}
+			at = at[i+1:]
 		}
 	}
 	return false
@@ -35,6 +42,30 @@ var noiseScanSeeds = []string{
 	"<ide_opened_file>f</ide_opened_file>", "List<String> and <invoke name=x>", "</parameter>",
 	"<<system-reminder", "<command-names-list> stays", "<command-name>/x</command-name><command-args>a</command-args> rest",
 	"ends with <", "<bash-stdout>never closed", "<function_calls", "x<\n/function_calls>",
+	"a <parameterized fused kernel region>", "<invoked> <parameter\tname", "<bash-> <ide_x",
+}
+
+// TestNoiseFragmentWholeName: a fragment is tool syntax only as a whole
+// tag name; a word it begins is prose (a 22,000-character plan naming a
+// "<parameterized fused kernel region>" was dropped as noise).
+func TestNoiseFragmentWholeName(t *testing.T) {
+	for text, want := range map[string]bool{
+		"the plan: lower each '<parameterized fused kernel region>' to one dispatch": false,
+		"<invoked-by> and <parameters-list> and <function_callsite>":                 false,
+		"a <bash-> and <ide_9>":                            false,
+		`<invoke name="Bash"><parameter name="command">ls`: true,
+		"<parameter>x":                                     true,
+		"stray </parameter> closer":                        true,
+		"<function_calls>":                                 true,
+		"ends with <invoke":                                true,
+		"<ide_opened_file>a.go":                            true,
+		"<bash-stdout>ok":                                  true,
+		"<bash-input \n":                                   true,
+	} {
+		if got := containsNoiseFragment(text); got != want {
+			t.Errorf("containsNoiseFragment(%q) = %v, want %v", text, got, want)
+		}
+	}
 }
 
 // FuzzNoiseScan: the one-pass tag and fragment searches give what the

@@ -325,7 +325,7 @@ func plausibleQuoted(v string) bool {
 
 func acceptGenericSecret(text string, m []int) (int, int, bool) {
 	a := parseAssignment(text, m)
-	if a.spacedInProse(text, m[0]) || a.bareColon() || len(a.value) < 8 || a.commaOutsideDefine(text, m[0]) {
+	if a.spacedInProse(text, m[0]) || a.bareColon() || len(a.value) < 8 || a.commaOutsideDefine(text, m[0]) || otherWord(a.name) {
 		return 0, 0, false
 	}
 	if a.quoted {
@@ -339,6 +339,19 @@ func acceptGenericSecret(text string, m []int) (int, int, bool) {
 	}
 	// SESSION_SECRET=saffron-pinecone-dragonfly: a literal, words or not.
 	return a.lo, a.hi, !containsName(a.value) && configLiteral(text, m[0], a, 8, "secret", "token", "key", "passphrase")
+}
+
+// otherWord reports whether a name that starts with a keyword goes on
+// into another word, which holds no secret: a tokenizer (vLLM's
+// tokenizer='org/model'), a secretary.
+func otherWord(name string) bool {
+	lower := strings.ToLower(name)
+	for _, w := range []string{"tokeniz", "secretar"} {
+		if strings.HasPrefix(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func acceptAWSSecret(text string, m []int) (int, int, bool) {

@@ -97,12 +97,20 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 	}
 	v := skipLeadIns(text, link+linkLen, end)
 	if lo, hi, ok := proseValue(text, v, end, kw == "passphrase"); ok {
-		if w := text[lo:hi]; kw == "pass" && isLetters(w) && (strings.ToLower(w) == w || strings.ToUpper(w) == w) {
-			return out // a compiler's "pass: assign", a test's "PASS: x"
+		if w := text[lo:hi]; kw == "pass" && (isLetters(w) && (strings.ToLower(w) == w || strings.ToUpper(w) == w) || !passValue(w)) {
+			return out // a compiler's "pass: assign", a test's "PASS: x", a review's "this pass: E2E"
 		}
 		out = append(out, [2]int{lo, hi})
 	}
 	return out
+}
+
+// passValue reports whether w can be the value of a "pass:" in prose,
+// where the word is as often a stage of work ("this pass: E2E closure",
+// "Pressure pass: **complete**", "files in this pass: `8 -> 0`"): at
+// least six characters, no space, not set in markdown.
+func passValue(w string) bool {
+	return len(w) >= 6 && !strings.ContainsAny(w, " \t") && !strings.HasPrefix(w, "*") && !strings.HasPrefix(w, "~")
 }
 
 // skipLeadIns skips "now", "still", "set to", "just" before a value.

@@ -696,8 +696,23 @@ func rejectionFeedback(content []byte) (string, bool) {
 	if !ok || !strings.HasPrefix(text, rejectPrefix) {
 		return "", false
 	}
-	fb = strings.TrimSpace(fb)
+	fb = strings.TrimSpace(withoutMemoryNote(fb))
 	return fb, fb != "" && !strings.HasPrefix(fb, clarifyPrefix)
+}
+
+// memoryNote starts what Claude Code (2.1.14x) puts after the person's
+// words in a refused call's result: "Note: The user's next message may
+// contain a correction or preference. Pay close attention — if they
+// explain what went wrong …, consider saving that to memory for future
+// sessions." Its instructions to the model, not anything typed.
+const memoryNote = "\nNote: The user's next message may contain a correction or preference."
+
+// withoutMemoryNote is fb without a memoryNote that ends it.
+func withoutMemoryNote(fb string) string {
+	if i := strings.LastIndex(fb, memoryNote); i >= 0 {
+		return fb[:i]
+	}
+	return fb
 }
 
 // clarifyPrefix starts the text Claude Code puts where a person's words

@@ -230,9 +230,11 @@ func referenceExtract(line []byte) ([]string, error) {
 						s = inner[0].Text
 					}
 				}
-				if _, fb, ok := strings.Cut(s, feedbackMarker); ok && strings.HasPrefix(s, rejectPrefix) && strings.TrimSpace(fb) != "" &&
-					!strings.HasPrefix(strings.TrimSpace(fb), clarifyPrefix) && !slices.Contains(feedback, strings.TrimSpace(fb)) {
-					feedback = append(feedback, strings.TrimSpace(fb))
+				if _, fb, ok := strings.Cut(s, feedbackMarker); ok && strings.HasPrefix(s, rejectPrefix) {
+					fb = strings.TrimSpace(withoutMemoryNote(fb))
+					if fb != "" && !strings.HasPrefix(fb, clarifyPrefix) && !slices.Contains(feedback, fb) {
+						feedback = append(feedback, fb)
+					}
 				}
 			}
 		}

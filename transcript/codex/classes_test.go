@@ -205,6 +205,7 @@ func TestSessionMeta(t *testing.T) {
 	}{
 		{"cli", `{"id":"` + threadPlain + `","cwd":"/a","source":"cli","originator":"codex_cli_rs"}`, threadPlain, "", "codex-cli", "/a"},
 		{"Codex Desktop: its originator, not vscode", `{"id":"` + threadPlain + `","cwd":"/a","source":"vscode","originator":"Codex Desktop"}`, threadPlain, "", "codex-desktop", "/a"},
+		{"codex exec run from Codex Desktop's shell: headless, as its source says", `{"id":"` + threadPlain + `","cwd":"/a","source":"exec","originator":"Codex Desktop"}`, threadPlain, "", "sdk-codex-exec", "/a"},
 		{"a Codex Desktop subagent", `{"id":"` + threadPlain + `","cwd":"/a","originator":"Codex Desktop","source":{"subagent":{"thread_spawn":{"parent_thread_id":"` + parent + `","depth":1}}}}`,
 			parent, threadPlain, "codex-desktop", "/a"},
 		{"vscode", `{"id":"` + threadPlain + `","cwd":"/a","source":"vscode","originator":"codex_vscode"}`, threadPlain, "", "codex-vscode", "/a"},

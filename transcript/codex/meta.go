@@ -101,13 +101,17 @@ func (m *sessionMeta) entrypoint() string {
 	if own := m.ownRun(); own != "" {
 		return "sdk-codex-" + own // a run no person typed into, whatever client ran it
 	}
+	src := m.sourceName()
 	// Codex Desktop runs its threads as the editor extension does
 	// (source "vscode") and its subagents with no source name: its
-	// originator ("Codex Desktop") names it for both.
-	if e := originatorEntrypoint(m.Originator); e == "codex-desktop" {
+	// originator ("Codex Desktop") names it for both. A `codex exec`
+	// run from a shell of Desktop's agent inherits that originator
+	// (Desktop passes it down in the environment) and is headless
+	// still, as its source says.
+	if e := originatorEntrypoint(m.Originator); e == "codex-desktop" && src != "exec" && src != "mcp" {
 		return e
 	}
-	switch src := m.sourceName(); src {
+	switch src {
 	case "cli":
 		return "codex-cli"
 	case "vscode":
