@@ -130,11 +130,7 @@ func historyPaths(root string) (paths []string, truncated bool, err error) {
 // not a hidden one (.git, .venv, Aider's own caches) nor a dependency
 // tree.
 func worthEntering(name string) bool {
-	switch name {
-	case "node_modules", "__pycache__", "vendor", "site-packages":
-		return false
-	}
-	return !strings.HasPrefix(name, ".")
+	return !strings.HasPrefix(name, ".") && !transcript.SkippedFolder(name)
 }
 
 // exists reports whether something is at path (a stat of its own, no

@@ -88,44 +88,13 @@ const (
 // nestedHomes lists the Codex homes (a sessions/ or archived_sessions/
 // folder in them) below root, to maxHomeDepth and through
 // maxHomeFolders folders. It does not look into a home, a date folder
-// (a folder of rollouts given: its own are walked), a repository's .git
-// or a dependency tree.
+// (a folder of rollouts given: its own are walked), a home's own
+// folders, a repository's .git or a dependency tree.
 func nestedHomes(root string) []string {
-	var homes []string
-	listed := 0
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			name := e.Name()
-			if !(e.IsDir() || e.Type()&fs.ModeSymlink != 0) || isDigits(name) || !worthEntering(name) || listed == maxHomeFolders {
-				continue
-			}
-			listed++
-			sub := filepath.Join(dir, name)
-			if len(homeDirs(sub)) > 0 {
-				homes = append(homes, sub)
-			} else if depth+1 < maxHomeDepth {
-				walk(sub, depth+1)
-			}
-		}
-	}
-	walk(root, 0)
-	return homes
-}
-
-// worthEntering reports whether a folder named name may hold a Codex
-// home: not a repository's history, a dependency tree, or a home's own
-// folders (a hidden folder may: .codex).
-func worthEntering(name string) bool {
-	switch name {
-	case ".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "vendor", sessionsDir, archivedDir:
-		return false
-	}
-	return true
+	enter := func(name string) bool { return !isDigits(name) && name != sessionsDir && name != archivedDir }
+	return transcript.NestedFolders(root, maxHomeDepth, maxHomeFolders, enter, func(dir string, _ []os.DirEntry) bool {
+		return len(homeDirs(dir)) > 0
+	})
 }
 
 type dirID struct{ dev, ino uint64 }

@@ -96,58 +96,31 @@ const (
 	maxNestedFolders = 512
 )
 
-// nestedProjects lists the project folders (isProject: a chats folder or
-// a prompt log in them) below root, to maxNestedDepth and through
+// nestedProjects lists the project folders (a chats folder or a prompt
+// log in them) below root, to maxNestedDepth and through
 // maxNestedFolders folders, not looking into a project's folder, a
 // repository's .git or a dependency tree; and the folders holding them.
 func nestedProjects(root string) (projects, homes []string) {
-	listed := 0
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		if listed == maxNestedFolders {
-			return
-		}
-		listed++
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		holds := false
-		for _, e := range entries {
-			if (e.Name() == "chats" && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && isDir(filepath.Join(dir, "chats"))) ||
-				(e.Name() == logsName && !e.IsDir()) {
-				holds = true
-				break
-			}
-		}
-		if holds && depth > 0 {
-			projects = append(projects, dir)
-			homes = append(homes, filepath.Dir(dir))
-			return
-		}
-		if depth == maxNestedDepth {
-			return
-		}
-		for _, e := range entries {
-			if (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && worthEntering(e.Name()) {
-				walk(filepath.Join(dir, e.Name()), depth+1)
-			}
-		}
+	projects = transcript.NestedFolders(root, maxNestedDepth, maxNestedFolders, func(string) bool { return true }, holdsProject)
+	for _, p := range projects {
+		homes = append(homes, filepath.Dir(p))
 	}
-	walk(root, 0)
 	slices.Sort(homes)
 	return projects, slices.Compact(homes)
 }
 
-// worthEntering reports whether a folder named name may hold Gemini CLI's
-// sessions: not a repository's history nor a dependency tree (a hidden
-// folder may: .gemini).
-func worthEntering(name string) bool {
-	switch name {
-	case ".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "vendor":
-		return false
+// holdsProject reports whether entries, dir's, make it a project's folder
+// of Gemini CLI's: a chats folder or a prompt log.
+func holdsProject(dir string, entries []os.DirEntry) bool {
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == "chats" && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) && isDir(filepath.Join(dir, name)):
+			return true
+		case name == logsName && !e.IsDir():
+			return true
+		}
 	}
-	return true
+	return false
 }
 
 // projectFolders lists the folders in tmp (and the links, which may

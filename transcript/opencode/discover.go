@@ -95,42 +95,7 @@ const (
 // maxNestedDepth and through maxNestedFolders folders, not looking into a
 // data folder, a repository's .git or a dependency tree.
 func nestedDataFolders(root string) []string {
-	var out []string
-	listed := 0
-	var walk func(dir string, entries []os.DirEntry, depth int)
-	walk = func(dir string, entries []os.DirEntry, depth int) {
-		for _, e := range entries {
-			if !(e.IsDir() || e.Type()&fs.ModeSymlink != 0) || !worthEntering(e.Name()) || listed == maxNestedFolders {
-				continue
-			}
-			listed++
-			sub := filepath.Join(dir, e.Name())
-			subEntries, err := os.ReadDir(sub)
-			if err != nil {
-				continue
-			}
-			if isDataFolder(sub, subEntries) {
-				out = append(out, sub)
-			} else if depth+1 < maxNestedDepth {
-				walk(sub, subEntries, depth+1)
-			}
-		}
-	}
-	if entries, err := os.ReadDir(root); err == nil {
-		walk(root, entries, 0)
-	}
-	return out
-}
-
-// worthEntering reports whether a folder named name may hold OpenCode's
-// data: not a repository's history nor a dependency tree (a hidden
-// folder may: .local).
-func worthEntering(name string) bool {
-	switch name {
-	case ".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", "vendor":
-		return false
-	}
-	return true
+	return transcript.NestedFolders(root, maxNestedDepth, maxNestedFolders, func(string) bool { return true }, isDataFolder)
 }
 
 // isDBName reports whether name is one of OpenCode's databases in its
