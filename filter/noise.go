@@ -184,7 +184,7 @@ func runeWeight(r rune) int {
 // tag without its close removes the rest of the text, since the machine
 // text runs to the end.
 func stripNoiseTags(text string) (string, bool) {
-	if !startsAnyAfterLT(text, noiseTags) {
+	if !startsAnyAfterLT(text, noiseTags, nil) {
 		// No element to strip: stripping one only removes text or puts
 		// a newline after a '<', so none can appear on the way either.
 		return text, false
@@ -264,18 +264,7 @@ func hasNoisePrefix(text string) bool {
 // that names a "<parameterized kernel>" is prose, "<parameter name=" is
 // tool syntax.
 func containsNoiseFragment(text string) bool {
-	for {
-		i := strings.IndexByte(text, '<')
-		if i < 0 {
-			return false
-		}
-		text = text[i+1:]
-		for _, f := range noiseFragmentTails {
-			if rest, ok := strings.CutPrefix(text, f); ok && fragmentEnds(f, rest) {
-				return true
-			}
-		}
-	}
+	return startsAnyAfterLT(text, noiseFragmentTails, fragmentEnds)
 }
 
 // trimClosingFragments drops the closing tool-call tags that end text:
@@ -332,11 +321,12 @@ var noiseFragmentTails = func() []string {
 	return out
 }()
 
-// startsAnyAfterLT reports whether one of words follows a '<' in text:
+// startsAnyAfterLT reports whether one of words follows a '<' in text
+// (and is whole there, when whole is given):
 // one pass from '<' to '<' instead of a search of the whole text per word
 // (a message of code holds many a '<', and the tags and fragments were
 // searched for one by one, 27 scans of every such text).
-func startsAnyAfterLT(text string, words []string) bool {
+func startsAnyAfterLT(text string, words []string, whole func(word, rest string) bool) bool {
 	for {
 		i := strings.IndexByte(text, '<')
 		if i < 0 {
@@ -344,7 +334,7 @@ func startsAnyAfterLT(text string, words []string) bool {
 		}
 		text = text[i+1:]
 		for _, w := range words {
-			if strings.HasPrefix(text, w) {
+			if rest, ok := strings.CutPrefix(text, w); ok && (whole == nil || whole(w, rest)) {
 				return true
 			}
 		}
