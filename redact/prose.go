@@ -108,9 +108,9 @@ func findProsePassword(text string, start, end int, out [][2]int) [][2]int {
 // passValue reports whether w can be the value of a "pass:" in prose,
 // where the word is as often a stage of work ("this pass: E2E closure",
 // "Pressure pass: **complete**", "files in this pass: `8 -> 0`"): at
-// least six characters, no space, not set in markdown.
+// least four characters ("E2E" is not), no space, not set in markdown.
 func passValue(w string) bool {
-	return len(w) >= 6 && !strings.ContainsAny(w, " \t") && !strings.HasPrefix(w, "*") && !strings.HasPrefix(w, "~")
+	return len(w) >= 4 && !strings.ContainsAny(w, " \t") && !strings.HasPrefix(w, "*") && !strings.HasPrefix(w, "~")
 }
 
 // skipLeadIns skips "now", "still", "set to", "just" before a value.
