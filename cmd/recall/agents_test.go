@@ -641,3 +641,30 @@ func TestCodexSubagentThreadByItsID(t *testing.T) {
 		t.Errorf("show %s: exit %d, stderr %q; want ambiguous", sub[:8], r.code, r.stderr)
 	}
 }
+
+// TestOpenCodeChildSessionByItsID: an OpenCode subagent's session is read
+// into its parent's (its rows the parent's, its id their agent), and its
+// own id, which OpenCode shows for it, finds the parent in show and
+// resume; an id no session and no child has is still not found.
+func TestOpenCodeChildSessionByItsID(t *testing.T) {
+	sources := mixedSources(t)
+	idx := filepath.Join(t.TempDir(), "index")
+	if r := runCLI(t, withSources(sources, "index", "-q", "--index-dir", idx)...); r.code != 0 {
+		t.Fatalf("index: %d %s", r.code, r.stderr)
+	}
+	for _, child := range []string{"ses_alpha_explore", "ses_alpha_jitter", "ses_alpha_expl"} {
+		r := runCLI(t, "show", child, "--json", "--index-dir", idx, "--no-update")
+		var sh struct {
+			Session string `json:"session_id"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &sh); err != nil || sh.Session != "ses_alpha" {
+			t.Errorf("show %s: session %q (%v, exit %d %s), want ses_alpha", child, sh.Session, err, r.code, r.stderr)
+		}
+		if r := runCLI(t, withSources(sources, "resume", child, "--index-dir", idx)...); !strings.HasSuffix(r.stdout, "opencode -s ses_alpha\n") {
+			t.Errorf("resume %s: exit %d, stdout %q, stderr %q", child, r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runCLI(t, "show", "ses_nobody_at_all", "--index-dir", idx, "--no-update"); r.code == 0 {
+		t.Errorf("show ses_nobody_at_all: exit 0, stdout %q", r.stdout)
+	}
+}

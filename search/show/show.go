@@ -259,6 +259,11 @@ func resolveTarget(m *manifest.Manifest, snap *snapshot.Snapshot, req Request) (
 			if fid, ok := byFileID(m, req.Target); ok {
 				return fid, "", nil
 			}
+			if snap != nil {
+				if cid, ok := byChildSession(snap, req.Target); ok {
+					return cid, "", nil
+				}
+			}
 		}
 		return id, "", err
 	}
@@ -319,6 +324,43 @@ func byFileID(m *manifest.Manifest, prefix string) (string, bool) {
 			return "", false // several: ResolveSession's error stands
 		}
 		found = f.Session
+	}
+	return found, found != ""
+}
+
+// byChildSession finds the session whose rows hold those of the one
+// child session whose id starts with prefix: an OpenCode subagent's
+// session (a child of its parent's, which OpenCode shows and opens by
+// its own id) is read into its parent's, its id the rows' agent. Only an
+// id the sessions do not know is looked for, and only in OpenCode's
+// sessions, each read whole.
+func byChildSession(snap *snapshot.Snapshot, prefix string) (string, bool) {
+	if len(prefix) < minFileIDPrefix {
+		return "", false
+	}
+	sums, err := snap.SessionSummaries()
+	if err != nil {
+		return "", false
+	}
+	found := ""
+	for i := range sums {
+		if sums[i].Agent != record.AgentOpenCode {
+			continue
+		}
+		read, err := snap.ReadSession(sums[i].ID)
+		if err != nil {
+			return "", false
+		}
+		for _, r := range read.Rows {
+			if !strings.HasPrefix(r.AgentID, prefix) {
+				continue
+			}
+			if found != "" && found != sums[i].ID {
+				return "", false // children of several sessions: the error stands
+			}
+			found = sums[i].ID
+			break
+		}
 	}
 	return found, found != ""
 }
