@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,14 +16,18 @@ import (
 // (SkippedFolder). It is how a source given as a folder of several
 // people's or repositories' copies of an agent's folders finds them
 // (a Codex home, a Gemini CLI project, an OpenCode data folder), in the
-// order of the walk.
-func NestedFolders(root string, maxDepth, maxFolders int, enter func(name string) bool, holds func(dir string, entries []os.DirEntry) bool) []string {
+// order of the walk. warn hears of a folder below root that could not be
+// listed and of a walk maxFolders stopped, once each.
+func NestedFolders(root string, maxDepth, maxFolders int, enter func(name string) bool, holds func(dir string, entries []os.DirEntry) bool, warn func(string)) []string {
 	var out []string
 	listed := 0
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
+			if depth > 0 && !errors.Is(err, fs.ErrNotExist) {
+				warn(fmt.Sprintf("read source: %v", err)) // a *fs.PathError: it names dir
+			}
 			return
 		}
 		if depth > 0 && holds(dir, entries) {
@@ -33,7 +39,14 @@ func NestedFolders(root string, maxDepth, maxFolders int, enter func(name string
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if !(e.IsDir() || e.Type()&fs.ModeSymlink != 0) || SkippedFolder(name) || !enter(name) || listed == maxFolders {
+			if !(e.IsDir() || e.Type()&fs.ModeSymlink != 0) || SkippedFolder(name) || !enter(name) {
+				continue
+			}
+			if listed == maxFolders {
+				warn(fmt.Sprintf("looked in the first %d folders under %s and no further; name the folder that holds the sessions with --source AGENT:PATH", maxFolders, root))
+				listed++ // said once
+			}
+			if listed > maxFolders {
 				continue
 			}
 			listed++

@@ -32,14 +32,34 @@ func TestNestedFolders(t *testing.T) {
 	for _, tt := range []struct {
 		depth, folders int
 		want           []string
+		warnings       int
 	}{
-		{4, 100, []string{".hidden", "a", "b/c"}},
-		{4, 1, []string{".hidden"}},
-		{1, 100, []string{".hidden", "a"}},
-		{5, 100, []string{".hidden", "a", "b/c"}}, // b/c holds one: b/c/d/e is not looked for
+		{4, 100, []string{".hidden", "a", "b/c"}, 0},
+		{4, 1, []string{".hidden"}, 1}, // stopped: said once
+		{1, 100, []string{".hidden", "a"}, 0},
+		{5, 100, []string{".hidden", "a", "b/c"}, 0}, // b/c holds one: b/c/d/e is not looked for
 	} {
-		if got := rel(NestedFolders(root, tt.depth, tt.folders, enter, holds)); !slices.Equal(got, tt.want) {
-			t.Errorf("depth %d, folders %d: %q, want %q", tt.depth, tt.folders, got, tt.want)
+		var warnings []string
+		got := rel(NestedFolders(root, tt.depth, tt.folders, enter, holds, func(s string) { warnings = append(warnings, s) }))
+		if !slices.Equal(got, tt.want) || len(warnings) != tt.warnings {
+			t.Errorf("depth %d, folders %d: %q, warnings %q; want %q and %d", tt.depth, tt.folders, got, warnings, tt.want, tt.warnings)
 		}
+	}
+	// A folder that cannot be listed is said, and the rest still found.
+	if os.Geteuid() == 0 {
+		return // root lists every folder
+	}
+	locked := filepath.Join(root, "locked")
+	if err := os.MkdirAll(filepath.Join(locked, "HOME"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o755)
+	var warnings []string
+	got := rel(NestedFolders(root, 4, 100, enter, holds, func(s string) { warnings = append(warnings, s) }))
+	if !slices.Equal(got, []string{".hidden", "a", "b/c"}) || len(warnings) != 1 {
+		t.Errorf("with a locked folder: %q, warnings %q", got, warnings)
 	}
 }

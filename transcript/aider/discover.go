@@ -47,7 +47,7 @@ func discover(root string, warn func(string), resolve bool) []transcript.Transcr
 	if !fi.IsDir() {
 		return appendHistory(nil, root, warn, resolve)
 	}
-	paths, truncated, err := historyPaths(root)
+	paths, truncated, err := historyPaths(root, warn)
 	if err != nil {
 		warn(fmt.Sprintf("read source: %v", err))
 	}
@@ -84,15 +84,16 @@ const maxFolders = 512
 // NAME.aider.chat.history.md (a history kept under a name of its own).
 // A folder with a history is not looked into: a project's history is in
 // its root. truncated reports that maxFolders stopped the walk; err,
-// that root could not be listed (its own history path is listed still).
-func historyPaths(root string) (paths []string, truncated bool, err error) {
+// that root could not be listed (its own history path is listed still);
+// warn hears of a folder below it that could not be.
+func historyPaths(root string, warn func(string)) (paths []string, truncated bool, err error) {
 	paths = []string{filepath.Join(root, historyName)}
 	listed := 0
 	var walk func(dir string, level int) error
 	walk = func(dir string, level int) error {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
-			return err // a folder below root that cannot be listed has no history to find
+			return err
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -118,7 +119,9 @@ func historyPaths(root string) (paths []string, truncated bool, err error) {
 				continue
 			}
 			listed++
-			_ = walk(folder, level+1)
+			if err := walk(folder, level+1); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				warn(fmt.Sprintf("read source: %v", err)) // a folder below root that could not be listed
+			}
 		}
 		return nil
 	}
@@ -173,7 +176,7 @@ func WatchPaths(root string) []string {
 	if abs, err := filepath.Abs(root); err == nil {
 		root = abs
 	}
-	paths, _, err := historyPaths(root)
+	paths, _, err := historyPaths(root, func(string) {})
 	if err != nil {
 		return []string{root} // a history file, or nothing yet
 	}

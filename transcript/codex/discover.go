@@ -40,7 +40,7 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 		d.add(root)
 		return d.out
 	}
-	for _, dir := range scanDirs(root) {
+	for _, dir := range scanDirs(root, warn) {
 		d.walk(dir, 0)
 	}
 	sort.Slice(d.out, func(i, j int) bool { return d.out[i].Path < d.out[j].Path })
@@ -50,12 +50,12 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 // scanDirs are the folders of root that hold rollouts: a home's
 // sessions/ and archived_sessions/; with none, those of the homes below
 // root (nestedHomes); with none either, root.
-func scanDirs(root string) []string {
+func scanDirs(root string, warn func(string)) []string {
 	if dirs := homeDirs(root); len(dirs) > 0 {
 		return dirs
 	}
 	var dirs []string
-	for _, home := range nestedHomes(root) {
+	for _, home := range nestedHomes(root, warn) {
 		dirs = append(dirs, homeDirs(home)...)
 	}
 	if len(dirs) == 0 {
@@ -90,11 +90,11 @@ const (
 // maxHomeFolders folders. It does not look into a home, a date folder
 // (a folder of rollouts given: its own are walked), a home's own
 // folders, a repository's .git or a dependency tree.
-func nestedHomes(root string) []string {
+func nestedHomes(root string, warn func(string)) []string {
 	enter := func(name string) bool { return !isDigits(name) && name != sessionsDir && name != archivedDir }
 	return transcript.NestedFolders(root, maxHomeDepth, maxHomeFolders, enter, func(dir string, _ []os.DirEntry) bool {
 		return len(homeDirs(dir)) > 0
-	})
+	}, warn)
 }
 
 type dirID struct{ dev, ino uint64 }
@@ -201,7 +201,7 @@ func threadIDOf(name string) string {
 func WatchPaths(root string) []string {
 	dirs := homeDirs(root)
 	if len(dirs) == 0 {
-		if homes := nestedHomes(root); len(homes) > 0 {
+		if homes := nestedHomes(root, func(string) {}); len(homes) > 0 {
 			var paths []string
 			for _, home := range homes {
 				paths = append(paths, WatchPaths(home)...)

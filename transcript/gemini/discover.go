@@ -68,7 +68,7 @@ func layoutOf(root string, warn func(string)) layout {
 	}
 	projects := projectFolders(root, warn)
 	if !slices.ContainsFunc(projects, isProject) {
-		if nested, homes := nestedProjects(root); len(nested) > 0 {
+		if nested, homes := nestedProjects(root, warn); len(nested) > 0 {
 			return layout{tmp: root, projects: nested, homes: homes}
 		}
 	}
@@ -100,8 +100,8 @@ const (
 // log in them) below root, to maxNestedDepth and through
 // maxNestedFolders folders, not looking into a project's folder, a
 // repository's .git or a dependency tree; and the folders holding them.
-func nestedProjects(root string) (projects, homes []string) {
-	projects = transcript.NestedFolders(root, maxNestedDepth, maxNestedFolders, func(string) bool { return true }, holdsProject)
+func nestedProjects(root string, warn func(string)) (projects, homes []string) {
+	projects = transcript.NestedFolders(root, maxNestedDepth, maxNestedFolders, func(string) bool { return true }, holdsProject, warn)
 	for _, p := range projects {
 		homes = append(homes, filepath.Dir(p))
 	}

@@ -43,7 +43,7 @@ func Discover(root string, warn func(string)) []transcript.Transcript {
 	if isDataFolder(root, entries) {
 		out = discoverData(root, entries, warn)
 	} else {
-		for _, dir := range nestedDataFolders(root) {
+		for _, dir := range nestedDataFolders(root, warn) {
 			entries, err := os.ReadDir(dir)
 			if err != nil {
 				warn(fmt.Sprintf("read source: %v", err))
@@ -94,8 +94,8 @@ const (
 // nestedDataFolders lists the data folders below root (isDataFolder), to
 // maxNestedDepth and through maxNestedFolders folders, not looking into a
 // data folder, a repository's .git or a dependency tree.
-func nestedDataFolders(root string) []string {
-	return transcript.NestedFolders(root, maxNestedDepth, maxNestedFolders, func(string) bool { return true }, isDataFolder)
+func nestedDataFolders(root string, warn func(string)) []string {
+	return transcript.NestedFolders(root, maxNestedDepth, maxNestedFolders, func(string) bool { return true }, isDataFolder, warn)
 }
 
 // isDBName reports whether name is one of OpenCode's databases in its
@@ -210,7 +210,7 @@ func WatchPaths(root string) []string {
 	}
 	entries, err := os.ReadDir(root)
 	if err == nil && !isDataFolder(root, entries) {
-		if nested := nestedDataFolders(root); len(nested) > 0 {
+		if nested := nestedDataFolders(root, func(string) {}); len(nested) > 0 {
 			var out []string
 			for _, dir := range nested {
 				sub, _ := os.ReadDir(dir)
