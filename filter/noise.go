@@ -273,6 +273,9 @@ func containsNoiseFragment(text string) bool {
 // fragment anywhere else still marks the message as tool syntax. cut
 // reports that there were some.
 func trimClosingFragments(text string) (_ string, cut bool) {
+	if !strings.HasSuffix(text, ">") {
+		return text, false // most messages: no tag ends them
+	}
 	for {
 		more := false
 		for _, f := range noiseFragments {

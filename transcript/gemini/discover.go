@@ -75,16 +75,11 @@ func layoutOf(root string, warn func(string)) layout {
 	return layout{tmp: root, projects: projects}
 }
 
-// isProject reports whether dir is a project's folder of Gemini CLI's:
-// it holds a chats folder or a prompt log.
+// isProject reports whether dir is a project's folder of Gemini CLI's
+// (holdsProject).
 func isProject(dir string) bool {
-	return isDir(filepath.Join(dir, "chats")) || isFile(filepath.Join(dir, logsName))
-}
-
-// isFile reports whether something that is not a folder is at path.
-func isFile(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && !fi.IsDir()
+	entries, err := os.ReadDir(dir)
+	return err == nil && holdsProject(dir, entries)
 }
 
 // maxNestedDepth and maxNestedFolders bound the look below a root that
